@@ -1,0 +1,201 @@
+//! The catalog: `meta.redb` in the data directory, holding namespaces, table descriptors and
+//! the region list. Every DDL change and every region switch (split, compaction, truncate) is one
+//! durable commit here, so after a crash the catalog names exactly one consistent set of regions.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use serde::{Deserialize, Serialize};
+
+use super::error::{OpenError, StorageError};
+use super::region::RegionMeta;
+use super::schema::{NamespaceDescriptor, TableDescriptor};
+
+const NAMESPACES: TableDefinition<&str, &[u8]> = TableDefinition::new("namespaces");
+const TABLES: TableDefinition<&str, &[u8]> = TableDefinition::new("tables");
+const REGIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("regions");
+const CLUSTER: TableDefinition<&str, &[u8]> = TableDefinition::new("cluster");
+
+/// A table as the catalog keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableRecord {
+    pub descriptor: TableDescriptor,
+    pub enabled: bool,
+}
+
+/// One change to the catalog; a list of them commits atomically.
+#[derive(Debug, Clone)]
+pub enum Change {
+    PutNamespace(NamespaceDescriptor),
+    DeleteNamespace(String),
+    PutTable(TableRecord),
+    DeleteTable(String),
+    PutRegion(RegionMeta),
+    DeleteRegion { table: String, id: u64 },
+}
+
+/// Everything the catalog holds, as loaded at start-up.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub namespaces: BTreeMap<String, NamespaceDescriptor>,
+    pub tables: BTreeMap<String, TableRecord>,
+    pub regions: BTreeMap<String, Vec<RegionMeta>>,
+    pub cluster_id: String,
+}
+
+pub struct Catalog {
+    db: Database,
+    path: PathBuf,
+}
+
+fn region_key(table: &str, id: u64) -> String {
+    format!("{table}\u{0}{id:020}")
+}
+
+impl Catalog {
+    pub fn open(dir: &Path) -> Result<(Catalog, Loaded), OpenError> {
+        let path = dir.join("meta.redb");
+        let bad = |e: &dyn std::fmt::Display| OpenError::Catalog {
+            file: path.clone(),
+            message: e.to_string(),
+        };
+        let db = Database::create(&path).map_err(|e| bad(&e))?;
+        let catalog = Catalog {
+            db,
+            path: path.clone(),
+        };
+        // Make sure every table exists and the cluster has an id.
+        let txn = catalog.db.begin_write().map_err(|e| bad(&e))?;
+        {
+            txn.open_table(NAMESPACES).map_err(|e| bad(&e))?;
+            txn.open_table(TABLES).map_err(|e| bad(&e))?;
+            txn.open_table(REGIONS).map_err(|e| bad(&e))?;
+            let mut c = txn.open_table(CLUSTER).map_err(|e| bad(&e))?;
+            if c.get("id").map_err(|e| bad(&e))?.is_none() {
+                let id = new_cluster_id();
+                c.insert("id", id.as_bytes()).map_err(|e| bad(&e))?;
+            }
+        }
+        txn.commit().map_err(|e| bad(&e))?;
+
+        let mut loaded = Loaded::default();
+        let txn = catalog.db.begin_read().map_err(|e| bad(&e))?;
+        for item in txn
+            .open_table(NAMESPACES)
+            .map_err(|e| bad(&e))?
+            .iter()
+            .map_err(|e| bad(&e))?
+        {
+            let (k, v) = item.map_err(|e| bad(&e))?;
+            let ns: NamespaceDescriptor = serde_json::from_slice(v.value())
+                .map_err(|e| bad(&format!("namespace {}: {e}", k.value())))?;
+            loaded.namespaces.insert(k.value().to_string(), ns);
+        }
+        for item in txn
+            .open_table(TABLES)
+            .map_err(|e| bad(&e))?
+            .iter()
+            .map_err(|e| bad(&e))?
+        {
+            let (k, v) = item.map_err(|e| bad(&e))?;
+            let t: TableRecord = serde_json::from_slice(v.value())
+                .map_err(|e| bad(&format!("table {}: {e}", k.value())))?;
+            loaded.tables.insert(k.value().to_string(), t);
+        }
+        for item in txn
+            .open_table(REGIONS)
+            .map_err(|e| bad(&e))?
+            .iter()
+            .map_err(|e| bad(&e))?
+        {
+            let (k, v) = item.map_err(|e| bad(&e))?;
+            let r: RegionMeta = serde_json::from_slice(v.value())
+                .map_err(|e| bad(&format!("region {}: {e}", k.value())))?;
+            loaded.regions.entry(r.table.clone()).or_default().push(r);
+        }
+        for regions in loaded.regions.values_mut() {
+            regions.sort_by(|a, b| a.start.cmp(&b.start));
+        }
+        loaded.cluster_id = txn
+            .open_table(CLUSTER)
+            .map_err(|e| bad(&e))?
+            .get("id")
+            .map_err(|e| bad(&e))?
+            .map(|v| String::from_utf8_lossy(v.value()).into_owned())
+            .unwrap_or_default();
+        Ok((catalog, loaded))
+    }
+
+    /// Applies the changes in one durable transaction.
+    pub fn commit(&self, changes: &[Change]) -> Result<(), StorageError> {
+        let err = |e: &dyn std::fmt::Display| StorageError::new(&self.path, e);
+        let txn = self.db.begin_write().map_err(|e| err(&e))?;
+        {
+            let mut ns = txn.open_table(NAMESPACES).map_err(|e| err(&e))?;
+            let mut tables = txn.open_table(TABLES).map_err(|e| err(&e))?;
+            let mut regions = txn.open_table(REGIONS).map_err(|e| err(&e))?;
+            for c in changes {
+                match c {
+                    Change::PutNamespace(d) => {
+                        let v = serde_json::to_vec(d).map_err(|e| err(&e))?;
+                        ns.insert(d.name.as_str(), v.as_slice())
+                            .map_err(|e| err(&e))?;
+                    }
+                    Change::DeleteNamespace(n) => {
+                        ns.remove(n.as_str()).map_err(|e| err(&e))?;
+                    }
+                    Change::PutTable(t) => {
+                        let v = serde_json::to_vec(t).map_err(|e| err(&e))?;
+                        let name = t.descriptor.name.to_string();
+                        tables
+                            .insert(name.as_str(), v.as_slice())
+                            .map_err(|e| err(&e))?;
+                    }
+                    Change::DeleteTable(n) => {
+                        tables.remove(n.as_str()).map_err(|e| err(&e))?;
+                    }
+                    Change::PutRegion(r) => {
+                        let v = serde_json::to_vec(r).map_err(|e| err(&e))?;
+                        regions
+                            .insert(region_key(&r.table, r.id).as_str(), v.as_slice())
+                            .map_err(|e| err(&e))?;
+                    }
+                    Change::DeleteRegion { table, id } => {
+                        regions
+                            .remove(region_key(table, *id).as_str())
+                            .map_err(|e| err(&e))?;
+                    }
+                }
+            }
+        }
+        txn.commit().map_err(|e| err(&e))?;
+        Ok(())
+    }
+}
+
+/// A random-enough cluster id, fixed at first start and kept in the catalog.
+fn new_cluster_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut out = String::new();
+    for i in 0..2u64 {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(i);
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0),
+        );
+        h.write_u32(std::process::id());
+        out.push_str(&format!("{:016x}", h.finish()));
+    }
+    format!(
+        "{}-{}-{}-{}-{}",
+        &out[0..8],
+        &out[8..12],
+        &out[12..16],
+        &out[16..20],
+        &out[20..32]
+    )
+}

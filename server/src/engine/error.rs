@@ -1,0 +1,177 @@
+//! One error enum per operation, so a caller matches only on what that operation can say.
+//! The gateways map them onto HBase's IOError / IllegalArgument / AlreadyExists.
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+/// A failure of the storage layer under the engine (redb or the file system).
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+#[error("storage error in {file}: {message}")]
+pub struct StorageError {
+    pub file: PathBuf,
+    pub message: String,
+}
+
+impl StorageError {
+    pub fn new(file: impl Into<PathBuf>, e: impl std::fmt::Display) -> StorageError {
+        StorageError {
+            file: file.into(),
+            message: e.to_string(),
+        }
+    }
+}
+
+/// A descriptor or name that HBase would refuse.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SchemaError {
+    #[error("illegal table name {name:?}: {reason}")]
+    InvalidTableName { name: String, reason: String },
+    #[error("illegal namespace name {name:?}: {reason}")]
+    InvalidNamespaceName { name: String, reason: String },
+    #[error("column family {family:?}: {field} {reason}")]
+    InvalidFamily {
+        family: String,
+        field: String,
+        reason: String,
+    },
+    #[error("table {table} must have at least one column family")]
+    NoFamilies { table: String },
+}
+
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OpenError {
+    #[error("cannot use data directory {dir}: {message}")]
+    DataDir { dir: PathBuf, message: String },
+    #[error("catalog {file} is unreadable: {message}")]
+    Catalog { file: PathBuf, message: String },
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+}
+
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NamespaceError {
+    #[error(transparent)]
+    Invalid(#[from] SchemaError),
+    #[error("namespace {0} already exists")]
+    Exists(String),
+    #[error("namespace {0} does not exist")]
+    NotFound(String),
+    #[error("namespace {name} is not empty: it still holds {tables} table(s)")]
+    NotEmpty { name: String, tables: usize },
+    #[error("namespace {0} is reserved and cannot be removed")]
+    Reserved(String),
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+}
+
+/// Errors of table and family administration.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TableError {
+    #[error(transparent)]
+    Invalid(#[from] SchemaError),
+    #[error("table {0} already exists")]
+    Exists(String),
+    #[error("table {0} does not exist")]
+    NotFound(String),
+    #[error("namespace {0} does not exist")]
+    NamespaceNotFound(String),
+    #[error("table {0} is enabled: disable it first")]
+    NotDisabled(String),
+    #[error("table {0} is already disabled")]
+    AlreadyDisabled(String),
+    #[error("table {0} is already enabled")]
+    AlreadyEnabled(String),
+    #[error("table {table} already has column family {family}")]
+    FamilyExists { table: String, family: String },
+    #[error("table {table} has no column family {family}")]
+    FamilyNotFound { table: String, family: String },
+    #[error("table {0} would have no column family left")]
+    LastFamily(String),
+    #[error("invalid split keys: {0}")]
+    InvalidSplitKeys(String),
+    #[error("table {table} is offline: {reason}")]
+    Offline { table: String, reason: String },
+    #[error("no region named {0}")]
+    RegionNotFound(String),
+    #[error("region {region} cannot split: {reason}")]
+    CannotSplit { region: String, reason: String },
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+}
+
+/// Errors of puts, deletes, increments, appends and check-and-mutate.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MutateError {
+    #[error("table {0} does not exist")]
+    TableNotFound(String),
+    #[error("table {0} is disabled")]
+    TableDisabled(String),
+    #[error("table {table} is offline: {reason}")]
+    TableOffline { table: String, reason: String },
+    #[error("row key is empty: a write needs a row")]
+    EmptyRow,
+    #[error("the mutation of row {row:?} has no columns to write or delete")]
+    EmptyMutation { row: String },
+    #[error("row key is {len} bytes; the maximum is 32767")]
+    RowTooLong { len: usize },
+    #[error("column family {family} does not exist in table {table}")]
+    NoSuchFamily { table: String, family: String },
+    #[error("timestamp {0} is negative")]
+    NegativeTimestamp(i64),
+    #[error("value of {len} bytes exceeds the maximum of {max} bytes")]
+    ValueTooLarge { len: usize, max: usize },
+    #[error("cell TTL {0} ms is not positive")]
+    InvalidTtl(i64),
+    #[error("Attempted to increment field that isn't 64 bits wide: {family}:{qualifier} holds {width} bytes")]
+    NotCounter {
+        family: String,
+        qualifier: String,
+        width: usize,
+    },
+    #[error("counter {family}:{qualifier} overflows i64")]
+    CounterOverflow { family: String, qualifier: String },
+    #[error("the check-and-mutate condition names a different family/column than allowed: {0}")]
+    InvalidCondition(String),
+    #[error("the engine is shutting down")]
+    ShuttingDown,
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+}
+
+/// Errors of gets and scans.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReadError {
+    #[error("table {0} does not exist")]
+    TableNotFound(String),
+    #[error("table {0} is disabled")]
+    TableDisabled(String),
+    #[error("table {table} is offline: {reason}")]
+    TableOffline { table: String, reason: String },
+    #[error("column family {family} does not exist in table {table}")]
+    NoSuchFamily { table: String, family: String },
+    #[error("invalid time range [{min}, {max}): {reason}")]
+    InvalidTimeRange { min: i64, max: i64, reason: String },
+    #[error("invalid read: {0}")]
+    Invalid(String),
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+}
+
+/// Errors of compaction.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CompactError {
+    #[error("table {0} does not exist")]
+    TableNotFound(String),
+    #[error("table {table} is offline: {reason}")]
+    TableOffline { table: String, reason: String },
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+}

@@ -1,0 +1,312 @@
+//! Splits and compactions: the engine side that picks regions, asks [`super::rewrite`] to copy
+//! them, and switches the catalog and the region map.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::Receiver;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use redb::{ReadableDatabase, ReadableTable, TableHandle};
+
+use super::catalog::Change;
+use super::compaction::{keep_flags, CompactStats};
+use super::error::{CompactError, StorageError, TableError};
+use super::keys;
+use super::read::RawEntry;
+use super::region::{family_def, update_size, Region, RegionMeta};
+use super::rewrite::{middle_row, rewrite};
+use super::schema::TableName;
+use super::write::now_ms;
+use super::{Engine, Inner};
+
+/// Runs size-triggered splits, one at a time, until the engine goes away.
+pub(crate) fn split_loop(inner: Weak<Inner>, rx: Receiver<(String, u64)>) {
+    while let Ok((table, id)) = rx.recv() {
+        let Some(inner) = inner.upgrade() else {
+            return;
+        };
+        let engine = Engine { inner };
+        match engine.split_region_by_id(&table, id, None) {
+            Ok(_) => {}
+            Err(e) => tracing::warn!(%table, region = id, error = %e, "split skipped"),
+        }
+        engine
+            .inner
+            .split_pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
+    }
+}
+
+impl Engine {
+    fn find_region(&self, table: &str, id: u64) -> Result<(TableName, Arc<Region>), TableError> {
+        let key = TableName::parse(table)?.to_string();
+        let state = self.inner.state.read().unwrap_or_else(|p| p.into_inner());
+        let t = state
+            .tables
+            .get(&key)
+            .ok_or_else(|| TableError::NotFound(key.clone()))?;
+        let r = t
+            .regions
+            .values()
+            .find(|r| r.meta.id == id)
+            .cloned()
+            .ok_or_else(|| TableError::RegionNotFound(format!("{key} region {id}")))?;
+        Ok((t.desc.name.clone(), r))
+    }
+
+    /// Splits the region containing `row` at `at` (or at its middle row). Returns how long
+    /// writes to it paused.
+    pub fn split_region(
+        &self,
+        table: &str,
+        row: &[u8],
+        at: Option<&[u8]>,
+    ) -> Result<Duration, TableError> {
+        let info = self.region_of(table, row)?;
+        self.split_region_by_id(table, info.meta.id, at)
+    }
+
+    pub(crate) fn split_region_by_id(
+        &self,
+        table: &str,
+        id: u64,
+        at: Option<&[u8]>,
+    ) -> Result<Duration, TableError> {
+        let _ddl = self.inner.ddl.lock().unwrap_or_else(|p| p.into_inner());
+        let (name, parent) = self.find_region(table, id)?;
+        let cannot = |reason: &str| TableError::CannotSplit {
+            region: parent.meta.name(),
+            reason: reason.to_string(),
+        };
+        let mid = match at {
+            Some(a) => a.to_vec(),
+            None => middle_row(&parent)?.ok_or_else(|| cannot("it holds fewer than two rows"))?,
+        };
+        if mid.as_slice() <= parent.meta.start.as_slice()
+            || (!parent.meta.end.is_empty() && mid >= parent.meta.end)
+        {
+            return Err(cannot("the split point lies outside the region"));
+        }
+        let (a, b) = (self.new_region_id(), self.new_region_id());
+        let children = vec![
+            RegionMeta {
+                table: parent.meta.table.clone(),
+                id: a,
+                start: parent.meta.start.clone(),
+                end: mid.clone(),
+                file: format!("{a}.redb"),
+            },
+            RegionMeta {
+                table: parent.meta.table.clone(),
+                id: b,
+                start: mid.clone(),
+                end: parent.meta.end.clone(),
+                file: format!("{b}.redb"),
+            },
+        ];
+        let out = self.replace_region(&name, &parent, children, None)?;
+        self.inner.splits.fetch_add(1, Ordering::Relaxed);
+        self.inner
+            .split_pauses
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(out.pause);
+        tracing::info!(region = %parent.meta.name(), at = %String::from_utf8_lossy(&mid), pause_us = out.pause.as_micros() as u64, "region split");
+        Ok(out.pause)
+    }
+
+    /// Rewrites `parent` into `children` and switches the catalog and the region map.
+    fn replace_region(
+        &self,
+        name: &TableName,
+        parent: &Arc<Region>,
+        children: Vec<RegionMeta>,
+        purge: Option<(&super::TableDescriptor, i64)>,
+    ) -> Result<super::rewrite::Rewritten, StorageError> {
+        let key = name.to_string();
+        let dir = self.table_dir(name);
+        let out = rewrite(parent, &dir, children, purge, self.on_large(), |new| {
+            let mut changes = vec![Change::DeleteRegion {
+                table: key.clone(),
+                id: parent.meta.id,
+            }];
+            changes.extend(new.iter().map(|r| Change::PutRegion(r.meta.clone())));
+            self.inner.catalog.commit(&changes)?;
+            let mut state = self.inner.state.write().unwrap_or_else(|p| p.into_inner());
+            if let Some(t) = state.tables.get_mut(&key) {
+                t.regions.remove(&parent.meta.start);
+                for r in new {
+                    t.regions.insert(r.meta.start.clone(), r.clone());
+                }
+            }
+            Ok(())
+        })?;
+        parent.close();
+        if parent.meta.file != out.regions[0].meta.file {
+            let _ = std::fs::remove_file(&parent.path);
+        }
+        Ok(out)
+    }
+
+    /// Compacts every region of the table. Minor compaction purges in place; major compaction
+    /// also drops delete markers and rewrites each region file to return space.
+    pub fn compact(&self, table: &str, major: bool) -> Result<CompactStats, CompactError> {
+        let _ddl = self.inner.ddl.lock().unwrap_or_else(|p| p.into_inner());
+        let key = TableName::parse(table)
+            .map_err(|_| CompactError::TableNotFound(table.to_string()))?
+            .to_string();
+        let (name, desc, regions) = {
+            let state = self.inner.state.read().unwrap_or_else(|p| p.into_inner());
+            let t = state
+                .tables
+                .get(&key)
+                .ok_or_else(|| CompactError::TableNotFound(key.clone()))?;
+            if let Some(r) = &t.offline {
+                return Err(CompactError::TableOffline {
+                    table: key,
+                    reason: r.clone(),
+                });
+            }
+            (
+                t.desc.name.clone(),
+                t.desc.clone(),
+                t.regions.values().cloned().collect::<Vec<_>>(),
+            )
+        };
+        let mut total = CompactStats::default();
+        for r in regions {
+            let s = if major {
+                let id = r.meta.id;
+                let gen = self.new_region_id();
+                let child = RegionMeta {
+                    file: format!("{id}-{gen}.redb"),
+                    ..r.meta.clone()
+                };
+                self.replace_region(&name, &r, vec![child], Some((&desc, now_ms())))?
+                    .stats
+            } else {
+                minor_compact(&r, &desc)?
+            };
+            total.regions += 1;
+            total.entries_before += s.entries_before;
+            total.entries_after += s.entries_after;
+            total.file_bytes_before += s.file_bytes_before;
+            total.file_bytes_after += s.file_bytes_after;
+        }
+        self.inner.compactions.fetch_add(1, Ordering::Relaxed);
+        Ok(total)
+    }
+
+    pub fn split_count(&self) -> u64 {
+        self.inner.splits.load(Ordering::Relaxed)
+    }
+
+    pub fn compaction_count(&self) -> u64 {
+        self.inner.compactions.load(Ordering::Relaxed)
+    }
+}
+
+/// Drops expired, excess and masked cells in place, keeping delete markers. The decision is
+/// made on a snapshot; an entry is removed only if it is unchanged when writes are paused.
+fn minor_compact(
+    region: &Region,
+    desc: &super::TableDescriptor,
+) -> Result<CompactStats, StorageError> {
+    let _m = region.maintenance.lock().unwrap_or_else(|p| p.into_inner());
+    let now = now_ms();
+    let file_bytes_before = std::fs::metadata(&region.path)
+        .map(|m| m.len())
+        .unwrap_or(0);
+    let snap = region.db.begin_read().map_err(|e| region.storage_err(e))?;
+    let names: Vec<String> = snap
+        .list_tables()
+        .map_err(|e| region.storage_err(e))?
+        .map(|h| h.name().to_string())
+        .filter(|n| n.starts_with("cf:"))
+        .collect();
+    let mut doomed: Vec<(String, RawEntry)> = Vec::new();
+    let mut entries_before = 0u64;
+    for (family, fd) in &desc.families {
+        let name = super::region::family_table_name(family);
+        if !names.contains(&name) {
+            continue;
+        }
+        let t = snap
+            .open_table(family_def(&name))
+            .map_err(|e| region.storage_err(e))?;
+        let mut row: Vec<RawEntry> = Vec::new();
+        for item in t.iter().map_err(|e| region.storage_err(e))? {
+            let (k, v) = item.map_err(|e| region.storage_err(e))?;
+            entries_before += 1;
+            if row
+                .first()
+                .is_some_and(|f| keys::row_of(&f.key) != keys::row_of(k.value()))
+            {
+                let flags = keep_flags(fd, &row, now, false);
+                for (e, keep) in row.drain(..).zip(flags) {
+                    if !keep {
+                        doomed.push((name.clone(), e));
+                    }
+                }
+            }
+            row.push(RawEntry {
+                key: k.value().to_vec(),
+                value: v.value().to_vec(),
+            });
+        }
+        let flags = keep_flags(fd, &row, now, false);
+        for (e, keep) in row.drain(..).zip(flags) {
+            if !keep {
+                doomed.push((name.clone(), e));
+            }
+        }
+    }
+    drop(snap);
+    let mut removed = 0u64;
+    if !doomed.is_empty() {
+        let _gate = region.gate.lock().unwrap_or_else(|p| p.into_inner());
+        let mut txn = region.db.begin_write().map_err(|e| region.storage_err(e))?;
+        let mut delta = 0i64;
+        {
+            let tables: BTreeSet<&String> = doomed.iter().map(|(n, _)| n).collect();
+            for tname in tables {
+                let mut t = txn
+                    .open_table(family_def(tname))
+                    .map_err(|e| region.storage_err(e))?;
+                for (_, e) in doomed.iter().filter(|(n, _)| n == tname) {
+                    let unchanged = t
+                        .get(e.key.as_slice())
+                        .map_err(|er| region.storage_err(er))?
+                        .is_some_and(|v| v.value() == e.value.as_slice());
+                    if unchanged {
+                        t.remove(e.key.as_slice())
+                            .map_err(|er| region.storage_err(er))?;
+                        delta -= (e.key.len() + e.value.len()) as i64;
+                        removed += 1;
+                    }
+                }
+            }
+        }
+        update_size(&mut txn, &region.path, delta)?;
+        txn.commit().map_err(|e| region.storage_err(e))?;
+        let d = delta.unsigned_abs();
+        let _ = region
+            .stats
+            .size
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| {
+                Some(s.saturating_sub(d))
+            });
+    }
+    Ok(CompactStats {
+        regions: 1,
+        entries_before,
+        entries_after: entries_before - removed,
+        file_bytes_before,
+        file_bytes_after: std::fs::metadata(&region.path)
+            .map(|m| m.len())
+            .unwrap_or(0),
+    })
+}

@@ -1,0 +1,724 @@
+//! The region engine: HBase's data model (namespaces, tables, regions, families, versions,
+//! delete markers, TTL, counters, check-and-mutate) on redb. It knows nothing of Thrift.
+//!
+//! Map: [`schema`] descriptors, [`cell`] cells and mutations, [`keys`] the on-disk key format,
+//! [`read`] read options and visibility rules, [`write`] the write path, [`region`] one region
+//! file and its committer, [`catalog`] the metadata file, [`rewrite`] splits and major
+//! compaction, [`compaction`] purge rules, [`scan`] scanners across regions, [`ddl`] table and
+//! namespace administration, [`maintenance`] splits and compactions driven by the engine.
+
+pub mod catalog;
+pub mod cell;
+pub mod compaction;
+mod ddl;
+pub mod error;
+pub mod keys;
+mod maintenance;
+pub mod read;
+pub mod region;
+mod rewrite;
+pub mod scan;
+pub mod schema;
+mod write;
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::Duration;
+
+pub use cell::{Cell, CellType, CompareOp, Condition, Durability, Op, RowMutation, RowResult};
+pub use compaction::CompactStats;
+pub use error::{
+    CompactError, MutateError, NamespaceError, OpenError, ReadError, SchemaError, StorageError,
+    TableError,
+};
+pub use read::{CellVerdict, Filter, Get, ReadOptions, RowVerdict, Scan, TimeRange};
+pub use region::{RegionInfo, RegionMeta};
+pub use scan::Scanner;
+pub use schema::{
+    FamilyDescriptor, KeepDeletedCells, NamespaceDescriptor, TableDescriptor, TableName,
+};
+
+use catalog::{Catalog, TableRecord};
+use region::Region;
+use write::{Fail, Job, Output};
+
+/// The largest row key HBase accepts.
+pub const MAX_ROW_LEN: usize = 32767;
+
+/// Engine settings a deployment may change.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// A region whose stored bytes pass this splits in two (0 = never split by size).
+    pub region_max_size: u64,
+    /// The largest value one cell may hold.
+    pub max_value_size: usize,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            region_max_size: 256 * 1024 * 1024,
+            max_value_size: 10 * 1024 * 1024,
+        }
+    }
+}
+
+/// A table as the engine holds it in memory.
+#[derive(Clone)]
+pub(crate) struct TableState {
+    pub desc: Arc<TableDescriptor>,
+    pub enabled: bool,
+    /// Regions by start key; they cover the key space without gaps.
+    pub regions: BTreeMap<Vec<u8>, Arc<Region>>,
+    /// Set when a region file could not be opened: the table stays unusable, its files untouched.
+    pub offline: Option<String>,
+}
+
+#[derive(Default)]
+pub(crate) struct State {
+    pub namespaces: BTreeMap<String, NamespaceDescriptor>,
+    pub tables: BTreeMap<String, TableState>,
+}
+
+pub(crate) struct Inner {
+    pub dir: PathBuf,
+    pub config: EngineConfig,
+    pub catalog: Catalog,
+    pub state: RwLock<State>,
+    /// Serialises DDL with splits and compactions.
+    pub ddl: Mutex<()>,
+    pub cluster_id: String,
+    last_region_id: AtomicU64,
+    pub split_tx: Mutex<Option<Sender<(String, u64)>>>,
+    pub split_pending: Arc<Mutex<HashSet<u64>>>,
+    pub split_pauses: Mutex<Vec<Duration>>,
+    pub splits: AtomicU64,
+    pub compactions: AtomicU64,
+    maintenance: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+/// A handle to an open engine; cheap to clone, shared by every connection.
+#[derive(Clone)]
+pub struct Engine {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("dir", &self.inner.dir)
+            .finish()
+    }
+}
+
+impl Engine {
+    /// Opens (or creates) the engine in `dir`. A table whose region files are missing or
+    /// unreadable is kept offline, named in [`Engine::offline_tables`], never dropped.
+    pub fn open(dir: impl AsRef<Path>, config: EngineConfig) -> Result<Engine, OpenError> {
+        let dir = dir.as_ref().to_path_buf();
+        std::fs::create_dir_all(dir.join("tables")).map_err(|e| OpenError::DataDir {
+            dir: dir.clone(),
+            message: e.to_string(),
+        })?;
+        let (catalog, loaded) = Catalog::open(&dir)?;
+        let (split_tx, split_rx) = std::sync::mpsc::channel();
+        let inner = Arc::new(Inner {
+            dir: dir.clone(),
+            config,
+            catalog,
+            state: RwLock::new(State::default()),
+            ddl: Mutex::new(()),
+            cluster_id: loaded.cluster_id.clone(),
+            last_region_id: AtomicU64::new(0),
+            split_tx: Mutex::new(Some(split_tx)),
+            split_pending: Arc::new(Mutex::new(HashSet::new())),
+            split_pauses: Mutex::new(Vec::new()),
+            splits: AtomicU64::new(0),
+            compactions: AtomicU64::new(0),
+            maintenance: Mutex::new(None),
+        });
+        let engine = Engine { inner };
+        engine.load(loaded)?;
+        let weak: Weak<Inner> = Arc::downgrade(&engine.inner);
+        let handle = std::thread::Builder::new()
+            .name("region-splitter".into())
+            .spawn(move || maintenance::split_loop(weak, split_rx))
+            .map_err(|e| OpenError::DataDir {
+                dir: dir.clone(),
+                message: format!("cannot start the split thread: {e}"),
+            })?;
+        *engine
+            .inner
+            .maintenance
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(handle);
+        Ok(engine)
+    }
+
+    fn load(&self, loaded: catalog::Loaded) -> Result<(), OpenError> {
+        let mut state = State::default();
+        for ns in ["default", "hbase"] {
+            state
+                .namespaces
+                .insert(ns.to_string(), NamespaceDescriptor::new(ns));
+        }
+        state.namespaces.extend(loaded.namespaces);
+        let mut max_id = 0;
+        for (name, rec) in loaded.tables {
+            let metas = loaded.regions.get(&name).cloned().unwrap_or_default();
+            let dir = self.table_dir(&rec.descriptor.name);
+            let mut regions = BTreeMap::new();
+            let mut offline = None;
+            for meta in metas {
+                max_id = max_id.max(meta.id);
+                match Region::open(&dir, meta.clone(), self.on_large()) {
+                    Ok(r) => {
+                        regions.insert(meta.start.clone(), Arc::new(r));
+                    }
+                    Err(e) => {
+                        tracing::error!(table = %name, error = %e, "region unavailable; table kept offline");
+                        offline = Some(e.to_string());
+                    }
+                }
+            }
+            if regions.is_empty() && offline.is_none() {
+                offline = Some("the catalog lists no region for this table".into());
+            }
+            if offline.is_some() {
+                regions.clear();
+            } else {
+                remove_orphans(&dir, &regions);
+            }
+            state.tables.insert(
+                name,
+                TableState {
+                    desc: Arc::new(rec.descriptor),
+                    enabled: rec.enabled,
+                    regions,
+                    offline,
+                },
+            );
+        }
+        self.inner.last_region_id.store(max_id, Ordering::SeqCst);
+        *self.inner.state.write().unwrap_or_else(|p| p.into_inner()) = state;
+        Ok(())
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.inner.config
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        &self.inner.dir
+    }
+
+    /// A stable id for this data directory (HBase's cluster id).
+    pub fn cluster_id(&self) -> &str {
+        &self.inner.cluster_id
+    }
+
+    /// Tables that could not be opened at start-up, with the reason (naming the file).
+    pub fn offline_tables(&self) -> Vec<(String, String)> {
+        let state = self.inner.state.read().unwrap_or_else(|p| p.into_inner());
+        state
+            .tables
+            .iter()
+            .filter_map(|(n, t)| t.offline.clone().map(|r| (n.clone(), r)))
+            .collect()
+    }
+
+    /// Stops every region's committer after the writes already sent are committed.
+    pub fn close(&self) {
+        self.inner
+            .split_tx
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        let regions: Vec<Arc<Region>> = {
+            let state = self.inner.state.read().unwrap_or_else(|p| p.into_inner());
+            state
+                .tables
+                .values()
+                .flat_map(|t| t.regions.values().cloned())
+                .collect()
+        };
+        for r in regions {
+            r.close();
+        }
+    }
+
+    pub(crate) fn table_dir(&self, name: &TableName) -> PathBuf {
+        self.inner
+            .dir
+            .join("tables")
+            .join(&name.namespace)
+            .join(&name.qualifier)
+    }
+
+    /// A fresh region id: creation time in ms, made unique.
+    pub(crate) fn new_region_id(&self) -> u64 {
+        let now = write::now_ms() as u64;
+        let mut cur = self.inner.last_region_id.load(Ordering::SeqCst);
+        loop {
+            let next = now.max(cur + 1);
+            match self.inner.last_region_id.compare_exchange(
+                cur,
+                next,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => return next,
+                Err(c) => cur = c,
+            }
+        }
+    }
+
+    pub(crate) fn on_large(&self) -> rewrite::OnLarge {
+        let max = self.inner.config.region_max_size;
+        let tx = self
+            .inner
+            .split_tx
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let pending = self.inner.split_pending.clone();
+        let tx = Mutex::new(tx);
+        Arc::new(move |meta: &RegionMeta, size: u64| {
+            if max == 0 || size <= max {
+                return;
+            }
+            let mut p = pending.lock().unwrap_or_else(|p| p.into_inner());
+            if p.insert(meta.id) {
+                if let Some(tx) = tx.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+                    let _ = tx.send((meta.table.clone(), meta.id));
+                }
+            }
+        })
+    }
+
+    /// The table's state if it can serve data, or the reason it cannot.
+    fn serving(&self, table: &str) -> Result<TableState, ServeError> {
+        let key = TableName::parse(table)
+            .map(|n| n.to_string())
+            .map_err(|_| ServeError::NotFound(table.to_string()))?;
+        let state = self.inner.state.read().unwrap_or_else(|p| p.into_inner());
+        let t = state
+            .tables
+            .get(&key)
+            .ok_or_else(|| ServeError::NotFound(key.clone()))?;
+        if let Some(reason) = &t.offline {
+            return Err(ServeError::Offline(key, reason.clone()));
+        }
+        if !t.enabled {
+            return Err(ServeError::Disabled(key));
+        }
+        Ok(t.clone())
+    }
+
+    fn region_for(
+        &self,
+        table: &str,
+        row: &[u8],
+    ) -> Result<(Arc<TableDescriptor>, Arc<Region>), ServeError> {
+        let t = self.serving(table)?;
+        let region = t
+            .regions
+            .range(..=row.to_vec())
+            .next_back()
+            .map(|(_, r)| r.clone())
+            .ok_or_else(|| {
+                ServeError::Offline(table.to_string(), "no region covers the row".into())
+            })?;
+        Ok((t.desc, region))
+    }
+
+    /// Sends a job to the row's region, following splits.
+    fn submit(
+        &self,
+        table: &str,
+        row: &[u8],
+        durable: bool,
+        make: impl Fn() -> Job,
+    ) -> Result<Output, MutateError> {
+        for attempt in 0..1000u32 {
+            let (desc, region) = self.region_for(table, row).map_err(MutateError::from)?;
+            match region.submit(desc, make(), durable) {
+                Ok(o) => return Ok(o),
+                Err(Fail::Error(e)) => return Err(e),
+                Err(Fail::Retired) => {
+                    if attempt > 10 {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                }
+            }
+        }
+        Err(MutateError::ShuttingDown)
+    }
+
+    fn validate_mutation(
+        &self,
+        desc: &TableDescriptor,
+        m: &RowMutation,
+    ) -> Result<(), MutateError> {
+        validate_row(&m.row)?;
+        if m.ops.is_empty() {
+            return Err(MutateError::EmptyMutation {
+                row: String::from_utf8_lossy(&m.row).into_owned(),
+            });
+        }
+        if let Some(ttl) = m.ttl_ms {
+            if ttl <= 0 {
+                return Err(MutateError::InvalidTtl(ttl));
+            }
+        }
+        for op in &m.ops {
+            if let Some(f) = op.family() {
+                self.check_family(desc, f)?;
+            }
+            if let Some(ts) = op.timestamp() {
+                if ts < 0 {
+                    return Err(MutateError::NegativeTimestamp(ts));
+                }
+            }
+            if let Op::Put { value, .. } = op {
+                self.check_value(value)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_family(&self, desc: &TableDescriptor, family: &[u8]) -> Result<(), MutateError> {
+        if desc.family(family).is_none() {
+            return Err(MutateError::NoSuchFamily {
+                table: desc.name.to_string(),
+                family: String::from_utf8_lossy(family).into_owned(),
+            });
+        }
+        Ok(())
+    }
+
+    fn check_value(&self, value: &[u8]) -> Result<(), MutateError> {
+        let max = self.inner.config.max_value_size;
+        if value.len() > max {
+            return Err(MutateError::ValueTooLarge {
+                len: value.len(),
+                max,
+            });
+        }
+        Ok(())
+    }
+
+    fn durable(desc: &TableDescriptor, d: Durability) -> bool {
+        match d {
+            Durability::UseDefault => !matches!(
+                desc.attributes
+                    .get(b"DURABILITY".as_slice())
+                    .map(|v| v.as_slice()),
+                Some(b"ASYNC_WAL") | Some(b"SKIP_WAL")
+            ),
+            other => other.is_durable(),
+        }
+    }
+
+    /// Applies one row's mutations atomically.
+    pub fn mutate_row(&self, table: &str, m: RowMutation) -> Result<(), MutateError> {
+        let t = self.serving(table)?;
+        self.validate_mutation(&t.desc, &m)?;
+        let durable = Self::durable(&t.desc, m.durability);
+        let row = m.row.clone();
+        let m = Arc::new(m);
+        self.submit(table, &row, durable, || Job::Mutate(vec![(*m).clone()]))
+            .map(|_| ())
+    }
+
+    /// Applies many rows' mutations; each row is atomic, the batch is not. One result per row.
+    pub fn mutate_rows(&self, table: &str, rows: Vec<RowMutation>) -> Vec<Result<(), MutateError>> {
+        let t = match self.serving(table) {
+            Ok(t) => t,
+            Err(e) => return rows.iter().map(|_| Err(e.clone().into())).collect(),
+        };
+        let mut results: Vec<Option<Result<(), MutateError>>> = vec![None; rows.len()];
+        let mut valid = Vec::new();
+        for (i, m) in rows.into_iter().enumerate() {
+            match self.validate_mutation(&t.desc, &m) {
+                Ok(()) => valid.push((i, m)),
+                Err(e) => results[i] = Some(Err(e)),
+            }
+        }
+        // Group by region so each region commits its rows once.
+        let mut groups: BTreeMap<Vec<u8>, Vec<(usize, RowMutation)>> = BTreeMap::new();
+        for (i, m) in valid {
+            let start = t
+                .regions
+                .range(..=m.row.clone())
+                .next_back()
+                .map(|(k, _)| k.clone())
+                .unwrap_or_default();
+            groups.entry(start).or_default().push((i, m));
+        }
+        for (_, group) in groups {
+            let durable = group
+                .iter()
+                .any(|(_, m)| Self::durable(&t.desc, m.durability));
+            let first_row = group[0].1.row.clone();
+            let rows: Vec<RowMutation> = group.iter().map(|(_, m)| m.clone()).collect();
+            // All rows of the group lie in one region unless a split intervened; then fall back
+            // to row by row.
+            let same_region = self
+                .region_for(table, &first_row)
+                .ok()
+                .map(|(_, r)| rows.iter().all(|m| r.meta.contains(&m.row)))
+                .unwrap_or(false);
+            if same_region {
+                if let Ok((desc, region)) = self.region_for(table, &first_row) {
+                    match region.submit(desc, Job::Mutate(rows), durable) {
+                        Ok(_) => {
+                            for (i, _) in &group {
+                                results[*i] = Some(Ok(()));
+                            }
+                            continue;
+                        }
+                        Err(Fail::Error(e)) => {
+                            for (i, _) in &group {
+                                results[*i] = Some(Err(e.clone()));
+                            }
+                            continue;
+                        }
+                        // Split meanwhile: go row by row below.
+                        Err(Fail::Retired) => {}
+                    }
+                }
+            }
+            for (i, m) in group {
+                let d = Self::durable(&t.desc, m.durability);
+                let row = m.row.clone();
+                results[i] = Some(
+                    self.submit(table, &row, d, || Job::Mutate(vec![m.clone()]))
+                        .map(|_| ()),
+                );
+            }
+        }
+        results
+            .into_iter()
+            .map(|r| r.unwrap_or(Err(MutateError::ShuttingDown)))
+            .collect()
+    }
+
+    /// Adds `delta` to each 8-byte big-endian counter (a missing cell counts from 0) and
+    /// returns the new values, atomically for the row.
+    pub fn increment(
+        &self,
+        table: &str,
+        row: &[u8],
+        columns: Vec<(Vec<u8>, Vec<u8>, i64)>,
+        ttl_ms: Option<i64>,
+        durability: Durability,
+    ) -> Result<Vec<Cell>, MutateError> {
+        let t = self.serving(table)?;
+        validate_row(row)?;
+        if columns.is_empty() {
+            return Err(MutateError::EmptyMutation {
+                row: String::from_utf8_lossy(row).into_owned(),
+            });
+        }
+        for (f, _, _) in &columns {
+            self.check_family(&t.desc, f)?;
+        }
+        let durable = Self::durable(&t.desc, durability);
+        match self.submit(table, row, durable, || Job::Increment {
+            row: row.to_vec(),
+            columns: columns.clone(),
+            ttl_ms,
+        })? {
+            Output::Cells(c) => Ok(c),
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// Appends bytes to each column's newest value (a missing cell starts empty).
+    pub fn append(
+        &self,
+        table: &str,
+        row: &[u8],
+        columns: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
+        ttl_ms: Option<i64>,
+        durability: Durability,
+    ) -> Result<Vec<Cell>, MutateError> {
+        let t = self.serving(table)?;
+        validate_row(row)?;
+        if columns.is_empty() {
+            return Err(MutateError::EmptyMutation {
+                row: String::from_utf8_lossy(row).into_owned(),
+            });
+        }
+        for (f, _, v) in &columns {
+            self.check_family(&t.desc, f)?;
+            self.check_value(v)?;
+        }
+        let durable = Self::durable(&t.desc, durability);
+        match self.submit(table, row, durable, || Job::Append {
+            row: row.to_vec(),
+            columns: columns.clone(),
+            ttl_ms,
+        })? {
+            Output::Cells(c) => Ok(c),
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// Applies `mutation` if the condition on the same row holds; returns whether it did.
+    pub fn check_and_mutate(
+        &self,
+        table: &str,
+        condition: Condition,
+        mutation: RowMutation,
+    ) -> Result<bool, MutateError> {
+        let t = self.serving(table)?;
+        self.check_family(&t.desc, &condition.family)?;
+        self.validate_mutation(&t.desc, &mutation)?;
+        let durable = Self::durable(&t.desc, mutation.durability);
+        let row = mutation.row.clone();
+        match self.submit(table, &row, durable, || Job::CheckAndMutate {
+            condition: condition.clone(),
+            mutation: mutation.clone(),
+        })? {
+            Output::Checked(b) => Ok(b),
+            _ => Ok(false),
+        }
+    }
+
+    fn validate_read(&self, desc: &TableDescriptor, opts: &ReadOptions) -> Result<(), ReadError> {
+        for f in opts.columns.keys().chain(opts.family_time_ranges.keys()) {
+            if desc.family(f).is_none() {
+                return Err(ReadError::NoSuchFamily {
+                    table: desc.name.to_string(),
+                    family: String::from_utf8_lossy(f).into_owned(),
+                });
+            }
+        }
+        for tr in std::iter::once(&opts.time_range).chain(opts.family_time_ranges.values()) {
+            if tr.min < 0 || tr.max < tr.min {
+                return Err(ReadError::InvalidTimeRange {
+                    min: tr.min,
+                    max: tr.max,
+                    reason: "need 0 <= min <= max".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads one row; None when nothing in it is visible to this read.
+    pub fn get(&self, table: &str, mut get: Get) -> Result<Option<RowResult>, ReadError> {
+        let (desc, region) = self.region_for(table, &get.row)?;
+        self.validate_read(&desc, &get.options)?;
+        Ok(region.read_row(&desc, &get.row, &mut get.options, write::now_ms())?)
+    }
+
+    /// Opens a scanner; rows come from the iterator in order (reverse order when reversed).
+    pub fn scan(&self, table: &str, scan: Scan) -> Result<Scanner, ReadError> {
+        let t = self.serving(table)?;
+        self.validate_read(&t.desc, &scan.options)?;
+        Ok(Scanner::new(self.clone(), table.to_string(), scan))
+    }
+
+    /// The table's regions in key order, with their counters.
+    pub fn regions(&self, table: &str) -> Result<Vec<RegionInfo>, TableError> {
+        let key = TableName::parse(table)?.to_string();
+        let state = self.inner.state.read().unwrap_or_else(|p| p.into_inner());
+        let t = state
+            .tables
+            .get(&key)
+            .ok_or_else(|| TableError::NotFound(key.clone()))?;
+        if let Some(r) = &t.offline {
+            return Err(TableError::Offline {
+                table: key,
+                reason: r.clone(),
+            });
+        }
+        Ok(t.regions.values().map(|r| r.info()).collect())
+    }
+
+    /// The region serving `row`.
+    pub fn region_of(&self, table: &str, row: &[u8]) -> Result<RegionInfo, TableError> {
+        self.regions(table)?
+            .into_iter()
+            .rev()
+            .find(|r| r.meta.start.as_slice() <= row)
+            .ok_or_else(|| TableError::NotFound(table.to_string()))
+    }
+
+    /// How long writes paused in each split so far.
+    pub fn split_pauses(&self) -> Vec<Duration> {
+        self.inner
+            .split_pauses
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+}
+
+/// Why a table cannot serve a data request right now.
+#[derive(Debug, Clone)]
+pub(crate) enum ServeError {
+    NotFound(String),
+    Disabled(String),
+    Offline(String, String),
+}
+
+impl From<ServeError> for MutateError {
+    fn from(e: ServeError) -> MutateError {
+        match e {
+            ServeError::NotFound(t) => MutateError::TableNotFound(t),
+            ServeError::Disabled(t) => MutateError::TableDisabled(t),
+            ServeError::Offline(table, reason) => MutateError::TableOffline { table, reason },
+        }
+    }
+}
+
+impl From<ServeError> for ReadError {
+    fn from(e: ServeError) -> ReadError {
+        match e {
+            ServeError::NotFound(t) => ReadError::TableNotFound(t),
+            ServeError::Disabled(t) => ReadError::TableDisabled(t),
+            ServeError::Offline(table, reason) => ReadError::TableOffline { table, reason },
+        }
+    }
+}
+
+fn validate_row(row: &[u8]) -> Result<(), MutateError> {
+    if row.is_empty() {
+        return Err(MutateError::EmptyRow);
+    }
+    if row.len() > MAX_ROW_LEN {
+        return Err(MutateError::RowTooLong { len: row.len() });
+    }
+    Ok(())
+}
+
+/// Deletes region files a crash left behind (a split or compaction that never reached the
+/// catalog).
+fn remove_orphans(dir: &Path, regions: &BTreeMap<Vec<u8>, Arc<Region>>) {
+    let known: HashSet<&str> = regions.values().map(|r| r.meta.file.as_str()).collect();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".redb") && !known.contains(name.as_str()) {
+                tracing::info!(file = %e.path().display(), "removing orphan region file");
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+impl TableRecord {
+    fn of(t: &TableState) -> TableRecord {
+        TableRecord {
+            descriptor: (*t.desc).clone(),
+            enabled: t.enabled,
+        }
+    }
+}

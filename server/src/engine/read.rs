@@ -1,0 +1,407 @@
+//! What a read asks for, and the rules that turn stored cells into visible ones: time ranges,
+//! delete markers, TTLs, versions and KEEP_DELETED_CELLS, as HBase's query matcher applies them.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::cell::{Cell, CellType};
+use super::keys::{self, KIND_FAMILY};
+use super::schema::{FamilyDescriptor, KeepDeletedCells};
+
+/// A half-open time range `[min, max)` in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeRange {
+    pub min: i64,
+    pub max: i64,
+}
+
+impl TimeRange {
+    pub const ALL: TimeRange = TimeRange {
+        min: 0,
+        max: i64::MAX,
+    };
+
+    pub fn new(min: i64, max: i64) -> TimeRange {
+        TimeRange { min, max }
+    }
+
+    /// Exactly one timestamp.
+    pub fn at(ts: i64) -> TimeRange {
+        TimeRange {
+            min: ts,
+            max: ts.saturating_add(1),
+        }
+    }
+
+    pub fn contains(&self, ts: i64) -> bool {
+        ts >= self.min && ts < self.max
+    }
+}
+
+impl Default for TimeRange {
+    fn default() -> Self {
+        TimeRange::ALL
+    }
+}
+
+/// A filter's say on a row key, before any of the row's cells are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowVerdict {
+    Include,
+    /// Skip this row without reading its cells.
+    Skip,
+    /// End the scan before this row.
+    Stop,
+}
+
+/// A filter's say on one cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellVerdict {
+    Include,
+    Skip,
+    /// Skip the rest of this column's versions.
+    NextColumn,
+    /// Skip the rest of the row (all families).
+    NextRow,
+}
+
+/// The plug for server-side filtering (the filter language builds these). Every method has a
+/// pass-through default so a filter implements only the decisions it makes.
+pub trait Filter: Send {
+    /// Called first for every row; `Skip` saves reading its cells, `Stop` ends a scan early.
+    fn row_key(&mut self, _row: &[u8]) -> RowVerdict {
+        RowVerdict::Include
+    }
+    /// Called for every cell that survived deletes and TTL, before version counting.
+    fn cell(&mut self, _cell: &Cell) -> CellVerdict {
+        CellVerdict::Include
+    }
+    /// Called with the whole row's cells; may change them; false drops the row.
+    fn row(&mut self, _cells: &mut Vec<Cell>) -> bool {
+        true
+    }
+    /// True once no later row can pass (for example a page is full): the scan ends.
+    fn all_remaining_filtered(&self) -> bool {
+        false
+    }
+    /// Called before each new row.
+    fn reset(&mut self) {}
+}
+
+/// Options shared by gets and scans.
+#[derive(Default)]
+pub struct ReadOptions {
+    /// Family -> qualifiers (None = every qualifier). Empty = every family.
+    pub columns: BTreeMap<Vec<u8>, Option<BTreeSet<Vec<u8>>>>,
+    pub time_range: TimeRange,
+    /// Per-family overrides of `time_range`.
+    pub family_time_ranges: BTreeMap<Vec<u8>, TimeRange>,
+    /// Versions per column; 0 is read as 1.
+    pub max_versions: u32,
+    /// At most this many cells per family per row (HBase's storeLimit).
+    pub limit_per_family: Option<usize>,
+    /// Skip this many cells per family per row (HBase's storeOffset).
+    pub offset_per_family: usize,
+    /// Return delete markers and deleted cells too.
+    pub raw: bool,
+    pub filter: Option<Box<dyn Filter>>,
+}
+
+impl std::fmt::Debug for ReadOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadOptions")
+            .field("columns", &self.columns)
+            .field("time_range", &self.time_range)
+            .field("max_versions", &self.max_versions)
+            .field("raw", &self.raw)
+            .field("filter", &self.filter.is_some())
+            .finish()
+    }
+}
+
+impl ReadOptions {
+    pub fn family(mut self, family: &[u8]) -> Self {
+        self.columns.insert(family.to_vec(), None);
+        self
+    }
+
+    pub fn column(mut self, family: &[u8], qualifier: &[u8]) -> Self {
+        let e = self
+            .columns
+            .entry(family.to_vec())
+            .or_insert_with(|| Some(BTreeSet::new()));
+        if let Some(set) = e {
+            set.insert(qualifier.to_vec());
+        }
+        self
+    }
+
+    pub fn versions(mut self, n: u32) -> Self {
+        self.max_versions = n;
+        self
+    }
+
+    pub fn time_range(mut self, tr: TimeRange) -> Self {
+        self.time_range = tr;
+        self
+    }
+
+    pub fn filter(mut self, f: Box<dyn Filter>) -> Self {
+        self.filter = Some(f);
+        self
+    }
+}
+
+/// A single-row read.
+#[derive(Debug, Default)]
+pub struct Get {
+    pub row: Vec<u8>,
+    pub options: ReadOptions,
+}
+
+impl Get {
+    pub fn new(row: &[u8]) -> Get {
+        Get {
+            row: row.to_vec(),
+            options: ReadOptions::default(),
+        }
+    }
+
+    pub fn with(row: &[u8], options: ReadOptions) -> Get {
+        Get {
+            row: row.to_vec(),
+            options,
+        }
+    }
+}
+
+/// A range read. `start` is inclusive, `stop` exclusive (empty = unbounded); when reversed,
+/// `start` is the highest row read and `stop` the exclusive lower bound, as in HBase.
+#[derive(Debug, Default)]
+pub struct Scan {
+    pub start: Vec<u8>,
+    pub stop: Vec<u8>,
+    pub reversed: bool,
+    /// Cut rows into results of at most this many cells (0 = whole rows).
+    pub batch: usize,
+    /// Stop after this many rows (0 = no limit).
+    pub limit: usize,
+    pub options: ReadOptions,
+}
+
+impl Scan {
+    pub fn new() -> Scan {
+        Scan::default()
+    }
+
+    pub fn range(start: &[u8], stop: &[u8]) -> Scan {
+        Scan {
+            start: start.to_vec(),
+            stop: stop.to_vec(),
+            ..Default::default()
+        }
+    }
+
+    /// Rows that start with `prefix` (HBase's setRowPrefixFilter).
+    pub fn prefix(prefix: &[u8]) -> Scan {
+        Scan {
+            start: prefix.to_vec(),
+            stop: prefix_successor(prefix),
+            ..Default::default()
+        }
+    }
+}
+
+/// The smallest key greater than every key starting with `prefix` (empty = none).
+pub fn prefix_successor(prefix: &[u8]) -> Vec<u8> {
+    let mut p = prefix.to_vec();
+    while let Some(last) = p.pop() {
+        if last != 0xff {
+            p.push(last + 1);
+            return p;
+        }
+    }
+    Vec::new()
+}
+
+/// One stored entry of a row, as read from a family table.
+#[derive(Debug, Clone)]
+pub(crate) struct RawEntry {
+    pub key: Vec<u8>,
+    pub value: Vec<u8>,
+}
+
+/// What a family's settings and the read's options say about one family of one row.
+pub(crate) struct FamilyRead<'a> {
+    pub desc: &'a FamilyDescriptor,
+    pub qualifiers: Option<&'a BTreeSet<Vec<u8>>>,
+    pub time_range: TimeRange,
+    pub max_versions: u32,
+    pub raw: bool,
+    pub now: i64,
+}
+
+impl FamilyRead<'_> {
+    /// Whether a delete marker takes part in masking for this read. With KEEP_DELETED_CELLS a
+    /// marker only counts inside the read's time range, so a read that ends before the delete
+    /// still sees the deleted cells (time travel); otherwise any marker at or after `min` counts.
+    fn marker_counts(&self, ts: i64) -> bool {
+        if self.desc.keep_deleted_cells != KeepDeletedCells::False {
+            self.time_range.contains(ts)
+        } else {
+            ts >= self.time_range.min
+        }
+    }
+
+    fn family_expired(&self, ts: i64) -> bool {
+        match self.desc.ttl_ms() {
+            Some(ttl) => ts.saturating_add(ttl) < self.now,
+            None => false,
+        }
+    }
+
+    /// Turns a row's stored entries for this family (in key order) into visible cells, appended
+    /// to `out`. Returns false when a filter asked to skip the rest of the row.
+    pub fn collect(
+        &self,
+        row: &[u8],
+        entries: &[RawEntry],
+        mut filter: Option<&mut (dyn Filter + '_)>,
+        out: &mut Vec<Cell>,
+    ) -> bool {
+        let versions = self
+            .max_versions
+            .max(1)
+            .min(self.desc.max_versions.max(1) as u32);
+        let min_versions = self.desc.min_versions.max(0) as u32;
+        let mut family_delete: Option<i64> = None;
+        let mut family_version_deletes: BTreeSet<i64> = BTreeSet::new();
+        let mut i = 0;
+        // Family-wide markers come first in the row.
+        while i < entries.len() {
+            let Some(k) = keys::decode(&entries[i].key) else {
+                i += 1;
+                continue;
+            };
+            if k.kind != KIND_FAMILY {
+                break;
+            }
+            if self.marker_counts(k.ts) {
+                match k.cell_type {
+                    CellType::DeleteFamily => {
+                        family_delete = Some(family_delete.map_or(k.ts, |d| d.max(k.ts)))
+                    }
+                    CellType::DeleteFamilyVersion => {
+                        family_version_deletes.insert(k.ts);
+                    }
+                    _ => {}
+                }
+            }
+            if self.raw && self.time_range.contains(k.ts) {
+                out.push(self.cell(row, k.qualifier, k.ts, k.cell_type, &[]));
+            }
+            i += 1;
+        }
+        // Then each column, newest version first.
+        while i < entries.len() {
+            let Some(first) = keys::decode(&entries[i].key) else {
+                i += 1;
+                continue;
+            };
+            let qualifier = first.qualifier;
+            let mut end = i;
+            while end < entries.len()
+                && keys::decode(&entries[end].key).is_some_and(|k| k.qualifier == qualifier)
+            {
+                end += 1;
+            }
+            let wanted = self.qualifiers.is_none_or(|q| q.contains(qualifier));
+            if wanted {
+                let mut column_delete: Option<i64> = None;
+                let mut version_deletes: BTreeSet<i64> = BTreeSet::new();
+                let mut counted = 0u32;
+                for e in &entries[i..end] {
+                    let Some(k) = keys::decode(&e.key) else {
+                        continue;
+                    };
+                    if k.cell_type.is_delete() {
+                        if self.marker_counts(k.ts) {
+                            if k.cell_type == CellType::DeleteColumn {
+                                column_delete = Some(column_delete.map_or(k.ts, |d| d.max(k.ts)));
+                            } else {
+                                version_deletes.insert(k.ts);
+                            }
+                        }
+                        if self.raw && self.time_range.contains(k.ts) {
+                            out.push(self.cell(row, qualifier, k.ts, k.cell_type, &[]));
+                        }
+                        continue;
+                    }
+                    if k.ts >= self.time_range.max {
+                        continue;
+                    }
+                    if k.ts < self.time_range.min {
+                        break;
+                    }
+                    let Some((cell_ttl, value)) = keys::decode_value(&e.value) else {
+                        continue;
+                    };
+                    if cell_ttl.is_some_and(|ttl| k.ts.saturating_add(ttl) < self.now) {
+                        continue;
+                    }
+                    let deleted = family_delete.is_some_and(|d| k.ts <= d)
+                        || family_version_deletes.contains(&k.ts)
+                        || column_delete.is_some_and(|d| k.ts <= d)
+                        || version_deletes.contains(&k.ts);
+                    if deleted && !self.raw {
+                        continue;
+                    }
+                    if self.family_expired(k.ts) && counted >= min_versions {
+                        break;
+                    }
+                    let cell = self.cell(row, qualifier, k.ts, CellType::Put, value);
+                    if let Some(f) = filter.as_deref_mut() {
+                        match f.cell(&cell) {
+                            CellVerdict::Include => {}
+                            CellVerdict::Skip => continue,
+                            CellVerdict::NextColumn => break,
+                            CellVerdict::NextRow => return false,
+                        }
+                    }
+                    counted += 1;
+                    if counted > versions {
+                        break;
+                    }
+                    out.push(cell);
+                }
+            }
+            i = end;
+        }
+        true
+    }
+
+    fn cell(&self, row: &[u8], qualifier: &[u8], ts: i64, t: CellType, value: &[u8]) -> Cell {
+        Cell {
+            row: row.to_vec(),
+            family: self.desc.name.clone(),
+            qualifier: qualifier.to_vec(),
+            timestamp: ts,
+            cell_type: t,
+            value: value.to_vec(),
+        }
+    }
+}
+
+/// Applies HBase's per-family offset and limit to one family's cells.
+pub(crate) fn offset_limit(
+    cells: &mut Vec<Cell>,
+    start: usize,
+    offset: usize,
+    limit: Option<usize>,
+) {
+    let fam_cells = cells.len() - start;
+    let skip = offset.min(fam_cells);
+    cells.drain(start..start + skip);
+    if let Some(l) = limit {
+        cells.truncate(start + l.min(cells.len() - start));
+    }
+}

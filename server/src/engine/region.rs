@@ -1,0 +1,655 @@
+//! A region: one redb file holding the rows `[start, end)` of one table, one redb table per
+//! column family, and a committer thread that turns concurrent writers into shared commits.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
+use serde::{Deserialize, Serialize};
+
+use super::cell::RowResult;
+use super::error::StorageError;
+use super::keys::{self, CellKey};
+use super::read::{offset_limit, FamilyRead, RawEntry, ReadOptions, RowVerdict};
+use super::schema::TableDescriptor;
+use super::write::{self, Job, Output};
+
+/// The identity of a region as the catalog records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RegionMeta {
+    pub table: String,
+    pub id: u64,
+    /// Inclusive; empty = the start of the table.
+    pub start: Vec<u8>,
+    /// Exclusive; empty = the end of the table.
+    pub end: Vec<u8>,
+    /// File name inside the table's directory.
+    pub file: String,
+}
+
+impl RegionMeta {
+    pub fn contains(&self, row: &[u8]) -> bool {
+        row >= self.start.as_slice() && (self.end.is_empty() || row < self.end.as_slice())
+    }
+
+    /// HBase's region name, `table,startKey,id.`.
+    pub fn name(&self) -> String {
+        format!(
+            "{},{},{}.",
+            self.table,
+            String::from_utf8_lossy(&self.start),
+            self.id
+        )
+    }
+}
+
+/// Counters a region keeps for region info, metrics and the hotspot view.
+#[derive(Debug, Default)]
+pub struct RegionStats {
+    pub reads: AtomicU64,
+    pub writes: AtomicU64,
+    pub read_bytes: AtomicU64,
+    pub write_bytes: AtomicU64,
+    /// Bytes of keys and values stored (persisted in the region file).
+    pub size: AtomicU64,
+    pub commits: AtomicU64,
+}
+
+/// A snapshot of [`RegionStats`] plus the region's identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionInfo {
+    pub meta: RegionMeta,
+    pub name: String,
+    pub reads: u64,
+    pub writes: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub size: u64,
+    pub commits: u64,
+}
+
+pub(crate) const REGION_TABLE: TableDefinition<&str, &[u8]> = TableDefinition::new("region");
+pub(crate) const SIZE_KEY: &str = "size";
+pub(crate) const INFO_KEY: &str = "info";
+
+/// The redb table name of a family: `cf:` and the family bytes in hex (names are bytes in HBase).
+pub(crate) fn family_table_name(family: &[u8]) -> String {
+    let mut s = String::with_capacity(3 + family.len() * 2);
+    s.push_str("cf:");
+    for b in family {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+pub(crate) fn family_def(name: &str) -> TableDefinition<'_, CellKey, &'static [u8]> {
+    TableDefinition::new(name)
+}
+
+/// A message to the committer.
+pub(crate) struct Request {
+    pub table: Arc<TableDescriptor>,
+    pub job: Job,
+    pub durable: bool,
+    pub reply: Sender<Result<Output, write::Fail>>,
+}
+
+pub struct Region {
+    pub meta: RegionMeta,
+    pub(crate) path: PathBuf,
+    pub(crate) db: Arc<Database>,
+    pub(crate) stats: Arc<RegionStats>,
+    sender: Mutex<Option<Sender<Request>>>,
+    committer: Mutex<Option<JoinHandle<()>>>,
+    /// Held by the committer while it applies a batch; a split holds it to pause writes.
+    pub(crate) gate: Arc<Mutex<()>>,
+    /// Set once the region has been replaced (split or rewritten); writers then re-route.
+    pub(crate) retired: Arc<AtomicBool>,
+    /// While a rewrite copies the region, the keys the committer writes, to replay them.
+    pub(crate) recording: Arc<Mutex<Option<Vec<(Vec<u8>, Vec<u8>)>>>>,
+    /// One split or compaction at a time.
+    pub(crate) maintenance: Mutex<()>,
+}
+
+impl Drop for Region {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl std::fmt::Debug for Region {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Region").field("meta", &self.meta).finish()
+    }
+}
+
+fn storage(path: &Path, e: impl std::fmt::Display) -> StorageError {
+    StorageError::new(path, e)
+}
+
+impl Region {
+    /// Creates a new, empty region file.
+    pub(crate) fn create(
+        dir: &Path,
+        meta: RegionMeta,
+        on_large: Arc<dyn Fn(&RegionMeta, u64) + Send + Sync>,
+    ) -> Result<Region, StorageError> {
+        let path = dir.join(&meta.file);
+        let db = Database::create(&path).map_err(|e| storage(&path, e))?;
+        let txn = db.begin_write().map_err(|e| storage(&path, e))?;
+        {
+            let mut t = txn
+                .open_table(REGION_TABLE)
+                .map_err(|e| storage(&path, e))?;
+            let info = serde_json::to_vec(&meta).map_err(|e| storage(&path, e))?;
+            t.insert(INFO_KEY, info.as_slice())
+                .map_err(|e| storage(&path, e))?;
+            t.insert(SIZE_KEY, 0u64.to_be_bytes().as_slice())
+                .map_err(|e| storage(&path, e))?;
+        }
+        txn.commit().map_err(|e| storage(&path, e))?;
+        Ok(Region::from_db(path, db, meta, 0, on_large))
+    }
+
+    /// Opens an existing region file, checking that it is the region the catalog expects.
+    pub(crate) fn open(
+        dir: &Path,
+        meta: RegionMeta,
+        on_large: Arc<dyn Fn(&RegionMeta, u64) + Send + Sync>,
+    ) -> Result<Region, StorageError> {
+        let path = dir.join(&meta.file);
+        if !path.exists() {
+            return Err(storage(&path, "region file is missing"));
+        }
+        let db = Database::open(&path).map_err(|e| storage(&path, e))?;
+        let txn = db.begin_read().map_err(|e| storage(&path, e))?;
+        let t = txn
+            .open_table(REGION_TABLE)
+            .map_err(|e| storage(&path, format!("not a region file: {e}")))?;
+        let info = t
+            .get(INFO_KEY)
+            .map_err(|e| storage(&path, e))?
+            .ok_or_else(|| storage(&path, "region file has no identity record"))?;
+        let stored: RegionMeta = serde_json::from_slice(info.value())
+            .map_err(|e| storage(&path, format!("corrupt identity record: {e}")))?;
+        if stored.id != meta.id || stored.table != meta.table {
+            return Err(storage(
+                &path,
+                format!(
+                    "file holds region {} of {}, the catalog expects region {} of {}",
+                    stored.id, stored.table, meta.id, meta.table
+                ),
+            ));
+        }
+        let size = t
+            .get(SIZE_KEY)
+            .map_err(|e| storage(&path, e))?
+            .and_then(|v| v.value().try_into().ok().map(u64::from_be_bytes))
+            .unwrap_or(0);
+        drop(t);
+        drop(txn);
+        Ok(Region::from_db(path, db, meta, size, on_large))
+    }
+
+    /// Wraps an open region file and starts its committer.
+    pub(crate) fn from_db(
+        path: PathBuf,
+        db: Database,
+        meta: RegionMeta,
+        size: u64,
+        on_large: Arc<dyn Fn(&RegionMeta, u64) + Send + Sync>,
+    ) -> Region {
+        let db = Arc::new(db);
+        let stats = Arc::new(RegionStats::default());
+        stats.size.store(size, Ordering::Relaxed);
+        let (tx, rx) = mpsc::channel();
+        let gate = Arc::new(Mutex::new(()));
+        let retired = Arc::new(AtomicBool::new(false));
+        let recording = Arc::new(Mutex::new(None));
+        let committer = Committer {
+            path: path.clone(),
+            db: db.clone(),
+            stats: stats.clone(),
+            gate: gate.clone(),
+            retired: retired.clone(),
+            recording: recording.clone(),
+            meta: meta.clone(),
+            on_large,
+        };
+        let handle = std::thread::Builder::new()
+            .name(format!("commit-{}", meta.id))
+            .spawn(move || committer.run(rx))
+            .expect("spawn committer thread");
+        Region {
+            meta,
+            path,
+            db,
+            stats,
+            sender: Mutex::new(Some(tx)),
+            committer: Mutex::new(Some(handle)),
+            gate,
+            retired,
+            recording,
+            maintenance: Mutex::new(()),
+        }
+    }
+
+    /// Hands a job to the committer and waits for its commit.
+    pub(crate) fn submit(
+        &self,
+        table: Arc<TableDescriptor>,
+        job: Job,
+        durable: bool,
+    ) -> Result<Output, write::Fail> {
+        let (reply, rx) = mpsc::channel();
+        {
+            let guard = self.sender.lock().unwrap_or_else(|p| p.into_inner());
+            let Some(sender) = guard.as_ref() else {
+                return Err(write::Fail::Retired);
+            };
+            if sender
+                .send(Request {
+                    table,
+                    job,
+                    durable,
+                    reply,
+                })
+                .is_err()
+            {
+                return Err(write::Fail::Retired);
+            }
+        }
+        rx.recv().unwrap_or(Err(write::Fail::Retired))
+    }
+
+    /// Stops the committer after it has drained what it was sent.
+    pub(crate) fn close(&self) {
+        self.sender.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(h) = self
+            .committer
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
+            let _ = h.join();
+        }
+    }
+
+    pub fn info(&self) -> RegionInfo {
+        let s = &self.stats;
+        RegionInfo {
+            meta: self.meta.clone(),
+            name: self.meta.name(),
+            reads: s.reads.load(Ordering::Relaxed),
+            writes: s.writes.load(Ordering::Relaxed),
+            read_bytes: s.read_bytes.load(Ordering::Relaxed),
+            write_bytes: s.write_bytes.load(Ordering::Relaxed),
+            size: s.size.load(Ordering::Relaxed),
+            commits: s.commits.load(Ordering::Relaxed),
+        }
+    }
+
+    pub(crate) fn storage_err(&self, e: impl std::fmt::Display) -> StorageError {
+        storage(&self.path, e)
+    }
+
+    /// Removes a deleted family's cells, so a family re-added later starts empty.
+    pub(crate) fn drop_family(&self, family: &[u8]) -> Result<(), StorageError> {
+        let name = family_table_name(family);
+        let _maintenance = self.maintenance.lock().unwrap_or_else(|p| p.into_inner());
+        let _gate = self.gate.lock().unwrap_or_else(|p| p.into_inner());
+        let mut txn = self.db.begin_write().map_err(|e| self.storage_err(e))?;
+        let mut bytes = 0i64;
+        {
+            match txn.open_table(family_def(&name)) {
+                Ok(t) => {
+                    for item in t.iter().map_err(|e| self.storage_err(e))? {
+                        let (k, v) = item.map_err(|e| self.storage_err(e))?;
+                        bytes += (k.value().len() + v.value().len()) as i64;
+                    }
+                }
+                Err(e) => return Err(self.storage_err(e)),
+            }
+        }
+        txn.delete_table(family_def(&name))
+            .map_err(|e| self.storage_err(e))?;
+        update_size(&mut txn, &self.path, -bytes)?;
+        txn.commit().map_err(|e| self.storage_err(e))?;
+        let d = bytes as u64;
+        let _ = self
+            .stats
+            .size
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| {
+                Some(s.saturating_sub(d))
+            });
+        Ok(())
+    }
+
+    /// Reads one row under a fresh snapshot.
+    pub(crate) fn read_row(
+        &self,
+        desc: &TableDescriptor,
+        row: &[u8],
+        opts: &mut ReadOptions,
+        now: i64,
+    ) -> Result<Option<RowResult>, StorageError> {
+        if let Some(f) = opts.filter.as_deref_mut() {
+            f.reset();
+            if f.row_key(row) != RowVerdict::Include {
+                return Ok(None);
+            }
+        }
+        let txn = self.db.begin_read().map_err(|e| self.storage_err(e))?;
+        let mut per_family = Vec::new();
+        let start = keys::row_start(row);
+        let mut succ = row.to_vec();
+        succ.push(0);
+        let end = keys::row_start(&succ);
+        for fam in read_families(desc, opts) {
+            let name = family_table_name(&fam);
+            let table = match txn.open_table(family_def(&name)) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => continue,
+                Err(e) => return Err(self.storage_err(e)),
+            };
+            let mut entries = Vec::new();
+            for item in table
+                .range(start.as_slice()..end.as_slice())
+                .map_err(|e| self.storage_err(e))?
+            {
+                let (k, v) = item.map_err(|e| self.storage_err(e))?;
+                entries.push(RawEntry {
+                    key: k.value().to_vec(),
+                    value: v.value().to_vec(),
+                });
+            }
+            per_family.push((fam, entries));
+        }
+        Ok(assemble_row(desc, row, per_family, opts, now, &self.stats))
+    }
+}
+
+/// The families a read touches, in name order.
+pub(crate) fn read_families(desc: &TableDescriptor, opts: &ReadOptions) -> Vec<Vec<u8>> {
+    if opts.columns.is_empty() {
+        desc.families.keys().cloned().collect()
+    } else {
+        opts.columns
+            .keys()
+            .filter(|f| desc.families.contains_key(*f))
+            .cloned()
+            .collect()
+    }
+}
+
+/// Turns one row's stored entries (per family) into its visible result, applying the filter.
+pub(crate) fn assemble_row(
+    desc: &TableDescriptor,
+    row: &[u8],
+    per_family: Vec<(Vec<u8>, Vec<RawEntry>)>,
+    opts: &mut ReadOptions,
+    now: i64,
+    stats: &RegionStats,
+) -> Option<RowResult> {
+    stats.reads.fetch_add(1, Ordering::Relaxed);
+    if per_family.iter().all(|(_, e)| e.is_empty()) {
+        return None;
+    }
+    let mut filter = opts.filter.take();
+    let mut cells = Vec::new();
+    let mut bytes = 0u64;
+    let mut alive = true;
+    for (fam, entries) in &per_family {
+        let Some(fd) = desc.families.get(fam) else {
+            continue;
+        };
+        bytes += entries
+            .iter()
+            .map(|e| (e.key.len() + e.value.len()) as u64)
+            .sum::<u64>();
+        let fr = FamilyRead {
+            desc: fd,
+            qualifiers: opts.columns.get(fam).and_then(|q| q.as_ref()),
+            time_range: opts
+                .family_time_ranges
+                .get(fam)
+                .copied()
+                .unwrap_or(opts.time_range),
+            max_versions: opts.max_versions,
+            raw: opts.raw,
+            now,
+        };
+        let start = cells.len();
+        if !fr.collect(row, entries, filter.as_deref_mut(), &mut cells) {
+            alive = false;
+            break;
+        }
+        offset_limit(
+            &mut cells,
+            start,
+            opts.offset_per_family,
+            opts.limit_per_family,
+        );
+    }
+    stats.read_bytes.fetch_add(bytes, Ordering::Relaxed);
+    if alive {
+        if let Some(f) = filter.as_deref_mut() {
+            if !f.row(&mut cells) {
+                alive = false;
+            }
+        }
+    }
+    opts.filter = filter;
+    if !alive || cells.is_empty() {
+        return None;
+    }
+    Some(RowResult {
+        row: row.to_vec(),
+        cells,
+        partial: false,
+    })
+}
+
+/// Applies batches of jobs, one write transaction and one commit per batch.
+struct Committer {
+    path: PathBuf,
+    db: Arc<Database>,
+    stats: Arc<RegionStats>,
+    gate: Arc<Mutex<()>>,
+    retired: Arc<AtomicBool>,
+    recording: Arc<Mutex<Option<Vec<(Vec<u8>, Vec<u8>)>>>>,
+    meta: RegionMeta,
+    on_large: Arc<dyn Fn(&RegionMeta, u64) + Send + Sync>,
+}
+
+/// How many jobs one commit may carry.
+const MAX_BATCH: usize = 1024;
+
+impl Committer {
+    fn run(self, rx: Receiver<Request>) {
+        while let Ok(first) = rx.recv() {
+            let mut batch = vec![first];
+            while batch.len() < MAX_BATCH {
+                match rx.try_recv() {
+                    Ok(r) => batch.push(r),
+                    Err(_) => break,
+                }
+            }
+            let gate = self.gate.lock().unwrap_or_else(|p| p.into_inner());
+            if self.retired.load(Ordering::Acquire) {
+                for r in batch {
+                    let _ = r.reply.send(Err(write::Fail::Retired));
+                }
+                continue;
+            }
+            // A job for rows outside this region raced a split: send it back to be routed.
+            let (batch, stray): (Vec<Request>, Vec<Request>) = batch
+                .into_iter()
+                .partition(|r| r.job.rows().iter().all(|row| self.meta.contains(row)));
+            for r in stray {
+                let _ = r.reply.send(Err(write::Fail::Retired));
+            }
+            if batch.is_empty() {
+                continue;
+            }
+            let size = self.apply(batch);
+            drop(gate);
+            (self.on_large)(&self.meta, size);
+        }
+    }
+
+    /// Applies a batch and replies to every request. Returns the region size afterwards.
+    fn apply(&self, batch: Vec<Request>) -> u64 {
+        let durable = batch.iter().any(|r| r.durable);
+        let result = (|| -> Result<(Vec<Result<Output, write::Fail>>, i64), StorageError> {
+            let mut txn = self.db.begin_write().map_err(|e| storage(&self.path, e))?;
+            if !durable {
+                txn.set_durability(redb::Durability::None)
+                    .map_err(|e| storage(&self.path, e))?;
+            }
+            let mut outputs = Vec::with_capacity(batch.len());
+            let mut delta = 0i64;
+            let mut recorded = Vec::new();
+            let recording = self
+                .recording
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .is_some();
+            {
+                let mut ctx = write::Apply::new(&txn, &self.path, recording);
+                for r in &batch {
+                    outputs.push(ctx.run(&r.table, &r.job));
+                }
+                delta += ctx.size_delta;
+                recorded.append(&mut ctx.recorded);
+                self.stats
+                    .write_bytes
+                    .fetch_add(ctx.bytes_written, Ordering::Relaxed);
+                ctx.finish()?;
+            }
+            update_size(&mut txn, &self.path, delta)?;
+            txn.commit().map_err(|e| storage(&self.path, e))?;
+            if recording {
+                if let Some(rec) = self
+                    .recording
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .as_mut()
+                {
+                    rec.append(&mut recorded);
+                }
+            }
+            Ok((outputs, delta))
+        })();
+        match result {
+            Ok((outputs, delta)) => {
+                self.stats.commits.fetch_add(1, Ordering::Relaxed);
+                let n = outputs.iter().filter(|o| o.is_ok()).count() as u64;
+                self.stats.writes.fetch_add(n, Ordering::Relaxed);
+                let size = if delta >= 0 {
+                    self.stats.size.fetch_add(delta as u64, Ordering::Relaxed) + delta as u64
+                } else {
+                    let d = delta.unsigned_abs();
+                    self.stats.size.fetch_sub(d, Ordering::Relaxed) - d
+                };
+                for (r, o) in batch.into_iter().zip(outputs) {
+                    let _ = r.reply.send(o);
+                }
+                size
+            }
+            Err(e) => {
+                for r in batch {
+                    let _ =
+                        r.reply
+                            .send(Err(write::Fail::Error(super::error::MutateError::Storage(
+                                e.clone(),
+                            ))));
+                }
+                self.stats.size.load(Ordering::Relaxed)
+            }
+        }
+    }
+}
+
+/// Adds `delta` to the persisted size counter inside `txn`.
+pub(crate) fn update_size(
+    txn: &mut WriteTransaction,
+    path: &Path,
+    delta: i64,
+) -> Result<(), StorageError> {
+    if delta == 0 {
+        return Ok(());
+    }
+    let mut t = txn.open_table(REGION_TABLE).map_err(|e| storage(path, e))?;
+    let cur = t
+        .get(SIZE_KEY)
+        .map_err(|e| storage(path, e))?
+        .and_then(|v| v.value().try_into().ok().map(u64::from_be_bytes))
+        .unwrap_or(0);
+    let new = (cur as i64 + delta).max(0) as u64;
+    t.insert(SIZE_KEY, new.to_be_bytes().as_slice())
+        .map_err(|e| storage(path, e))?;
+    Ok(())
+}
+
+/// Opened family tables of one write transaction.
+pub(crate) struct TxnTables<'t> {
+    txn: &'t WriteTransaction,
+    path: &'t Path,
+    tables: HashMap<Vec<u8>, redb::Table<'t, CellKey, &'static [u8]>>,
+}
+
+impl<'t> TxnTables<'t> {
+    pub fn new(txn: &'t WriteTransaction, path: &'t Path) -> TxnTables<'t> {
+        TxnTables {
+            txn,
+            path,
+            tables: HashMap::new(),
+        }
+    }
+
+    pub fn get(
+        &mut self,
+        family: &[u8],
+    ) -> Result<&mut redb::Table<'t, CellKey, &'static [u8]>, StorageError> {
+        if !self.tables.contains_key(family) {
+            let name = family_table_name(family);
+            let t = self
+                .txn
+                .open_table(family_def(&name))
+                .map_err(|e| storage(self.path, e))?;
+            self.tables.insert(family.to_vec(), t);
+        }
+        Ok(self.tables.get_mut(family).expect("just inserted"))
+    }
+
+    /// All stored entries of `row` in `family`, in key order.
+    pub fn row_entries(
+        &mut self,
+        family: &[u8],
+        row: &[u8],
+    ) -> Result<Vec<RawEntry>, StorageError> {
+        let path = self.path;
+        let t = self.get(family)?;
+        let start = keys::row_start(row);
+        let mut succ = row.to_vec();
+        succ.push(0);
+        let end = keys::row_start(&succ);
+        let mut out = Vec::new();
+        for item in t
+            .range(start.as_slice()..end.as_slice())
+            .map_err(|e| storage(path, e))?
+        {
+            let (k, v) = item.map_err(|e| storage(path, e))?;
+            out.push(RawEntry {
+                key: k.value().to_vec(),
+                value: v.value().to_vec(),
+            });
+        }
+        Ok(out)
+    }
+}

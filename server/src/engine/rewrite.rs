@@ -1,0 +1,362 @@
+//! Rewriting a region into new files: a split writes two halves, a major compaction writes one
+//! purged copy. Reads go on against the old file throughout; writes go on during the copy and
+//! are recorded, then pause only while the recorded keys are replayed and the catalog switches.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use redb::{Database, ReadableDatabase, ReadableTable, TableHandle, WriteTransaction};
+
+use super::compaction::{keep_flags, CompactStats};
+use super::error::StorageError;
+use super::keys::{self, CellKey};
+use super::read::RawEntry;
+use super::region::{family_def, Region, RegionMeta, INFO_KEY, REGION_TABLE, SIZE_KEY};
+use super::schema::TableDescriptor;
+
+/// What a rewrite produced.
+pub(crate) struct Rewritten {
+    pub regions: Vec<Arc<Region>>,
+    /// How long writes to the old region were held.
+    pub pause: Duration,
+    pub stats: CompactStats,
+}
+
+struct Target {
+    meta: RegionMeta,
+    db: Database,
+    size: u64,
+    entries: u64,
+}
+
+pub(crate) type OnLarge = Arc<dyn Fn(&RegionMeta, u64) + Send + Sync>;
+
+/// Copies `parent` into `targets` (which must cover its range, sorted by start), purging as a
+/// major compaction when `purge` is given, then calls `install` with writes paused. The parent
+/// is retired only if `install` succeeds.
+pub(crate) fn rewrite(
+    parent: &Region,
+    dir: &Path,
+    targets: Vec<RegionMeta>,
+    purge: Option<(&TableDescriptor, i64)>,
+    on_large: OnLarge,
+    install: impl FnOnce(&[Arc<Region>]) -> Result<(), StorageError>,
+) -> Result<Rewritten, StorageError> {
+    let _maintenance = parent.maintenance.lock().unwrap_or_else(|p| p.into_inner());
+    *parent.recording.lock().unwrap_or_else(|p| p.into_inner()) = Some(Vec::new());
+    let result = copy_and_install(parent, dir, targets, purge, on_large, install);
+    *parent.recording.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    result
+}
+
+fn copy_and_install(
+    parent: &Region,
+    dir: &Path,
+    metas: Vec<RegionMeta>,
+    purge: Option<(&TableDescriptor, i64)>,
+    on_large: OnLarge,
+    install: impl FnOnce(&[Arc<Region>]) -> Result<(), StorageError>,
+) -> Result<Rewritten, StorageError> {
+    let file_bytes_before = std::fs::metadata(&parent.path)
+        .map(|m| m.len())
+        .unwrap_or(0);
+    let mut targets = Vec::with_capacity(metas.len());
+    for meta in metas {
+        let path = dir.join(&meta.file);
+        let _ = std::fs::remove_file(&path);
+        let db = Database::create(&path).map_err(|e| StorageError::new(&path, e))?;
+        targets.push(Target {
+            meta,
+            db,
+            size: 0,
+            entries: 0,
+        });
+    }
+    let cleanup = |targets: Vec<Target>| {
+        for t in targets {
+            let path = dir.join(&t.meta.file);
+            drop(t.db);
+            let _ = std::fs::remove_file(path);
+        }
+    };
+
+    // Phase 1: copy a snapshot while writes go on.
+    let mut entries_before = 0u64;
+    let copied = (|| -> Result<(), StorageError> {
+        let snap = parent.db.begin_read().map_err(|e| parent.storage_err(e))?;
+        let txns: Vec<WriteTransaction> = targets
+            .iter()
+            .map(|t| t.db.begin_write())
+            .collect::<Result<_, _>>()
+            .map_err(|e| parent.storage_err(e))?;
+        let names: Vec<String> = snap
+            .list_tables()
+            .map_err(|e| parent.storage_err(e))?
+            .map(|h| h.name().to_string())
+            .filter(|n| n.starts_with("cf:"))
+            .collect();
+        for name in &names {
+            let family = hex_family(name);
+            let fam_desc = purge.and_then(|(d, _)| d.family(&family));
+            if purge.is_some() && fam_desc.is_none() {
+                // A family the table no longer has: a major compaction drops its leftovers.
+                continue;
+            }
+            let src = snap
+                .open_table(family_def(name))
+                .map_err(|e| parent.storage_err(e))?;
+            let mut dsts = txns
+                .iter()
+                .map(|t| t.open_table(family_def(name)))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| parent.storage_err(e))?;
+            let mut row_buf: Vec<RawEntry> = Vec::new();
+            let flush = |row_buf: &mut Vec<RawEntry>,
+                         dsts: &mut Vec<redb::Table<'_, CellKey, &'static [u8]>>,
+                         targets: &mut Vec<Target>|
+             -> Result<(), StorageError> {
+                if row_buf.is_empty() {
+                    return Ok(());
+                }
+                let row = keys::row_of(&row_buf[0].key).to_vec();
+                let ti = route(targets, &row);
+                let keep = match (fam_desc, purge) {
+                    (Some(fd), Some((_, now))) => keep_flags(fd, row_buf, now, true),
+                    _ => vec![true; row_buf.len()],
+                };
+                for (e, k) in row_buf.iter().zip(keep) {
+                    if k {
+                        dsts[ti]
+                            .insert(e.key.as_slice(), e.value.as_slice())
+                            .map_err(|e| parent.storage_err(e))?;
+                        targets[ti].size += (e.key.len() + e.value.len()) as u64;
+                        targets[ti].entries += 1;
+                    }
+                }
+                row_buf.clear();
+                Ok(())
+            };
+            for item in src.iter().map_err(|e| parent.storage_err(e))? {
+                let (k, v) = item.map_err(|e| parent.storage_err(e))?;
+                entries_before += 1;
+                if row_buf
+                    .first()
+                    .is_some_and(|f| keys::row_of(&f.key) != keys::row_of(k.value()))
+                {
+                    flush(&mut row_buf, &mut dsts, &mut targets)?;
+                }
+                row_buf.push(RawEntry {
+                    key: k.value().to_vec(),
+                    value: v.value().to_vec(),
+                });
+            }
+            flush(&mut row_buf, &mut dsts, &mut targets)?;
+        }
+        for (txn, t) in txns.into_iter().zip(targets.iter()) {
+            {
+                let mut r = txn
+                    .open_table(REGION_TABLE)
+                    .map_err(|e| parent.storage_err(e))?;
+                let info = serde_json::to_vec(&t.meta).map_err(|e| parent.storage_err(e))?;
+                r.insert(INFO_KEY, info.as_slice())
+                    .map_err(|e| parent.storage_err(e))?;
+                r.insert(SIZE_KEY, t.size.to_be_bytes().as_slice())
+                    .map_err(|e| parent.storage_err(e))?;
+            }
+            txn.commit().map_err(|e| parent.storage_err(e))?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = copied {
+        cleanup(targets);
+        return Err(e);
+    }
+
+    // Phase 2: pause writes, replay what they changed meanwhile, switch.
+    let gate = parent.gate.lock().unwrap_or_else(|p| p.into_inner());
+    let paused = Instant::now();
+    let recorded: BTreeSet<(Vec<u8>, Vec<u8>)> = parent
+        .recording
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take()
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
+    if let Err(e) = replay(parent, &mut targets, &recorded) {
+        drop(gate);
+        cleanup(targets);
+        return Err(e);
+    }
+    let entries_after = targets.iter().map(|t| t.entries).sum();
+    let mut regions = Vec::with_capacity(targets.len());
+    for t in targets {
+        let path = dir.join(&t.meta.file);
+        regions.push(Arc::new(Region::from_db(
+            path,
+            t.db,
+            t.meta,
+            t.size,
+            on_large.clone(),
+        )));
+    }
+    match install(&regions) {
+        Ok(()) => {
+            parent.retired.store(true, Ordering::Release);
+            let pause = paused.elapsed();
+            drop(gate);
+            let file_bytes_after = regions
+                .iter()
+                .map(|r| std::fs::metadata(&r.path).map(|m| m.len()).unwrap_or(0))
+                .sum();
+            Ok(Rewritten {
+                regions,
+                pause,
+                stats: CompactStats {
+                    regions: 1,
+                    entries_before,
+                    entries_after,
+                    file_bytes_before,
+                    file_bytes_after,
+                },
+            })
+        }
+        Err(e) => {
+            drop(gate);
+            for r in regions {
+                r.close();
+                let _ = std::fs::remove_file(&r.path);
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Brings the targets up to date with keys written after the snapshot.
+fn replay(
+    parent: &Region,
+    targets: &mut [Target],
+    recorded: &BTreeSet<(Vec<u8>, Vec<u8>)>,
+) -> Result<(), StorageError> {
+    if recorded.is_empty() {
+        return Ok(());
+    }
+    let snap = parent.db.begin_read().map_err(|e| parent.storage_err(e))?;
+    let txns: Vec<WriteTransaction> = targets
+        .iter()
+        .map(|t| t.db.begin_write())
+        .collect::<Result<_, _>>()
+        .map_err(|e| parent.storage_err(e))?;
+    for (family, key) in recorded {
+        let name = super::region::family_table_name(family);
+        let src = snap
+            .open_table(family_def(&name))
+            .map_err(|e| parent.storage_err(e))?;
+        let current = src
+            .get(key.as_slice())
+            .map_err(|e| parent.storage_err(e))?
+            .map(|v| v.value().to_vec());
+        let ti = route(targets, keys::row_of(key));
+        let mut dst = txns[ti]
+            .open_table(family_def(&name))
+            .map_err(|e| parent.storage_err(e))?;
+        let old = match &current {
+            Some(v) => dst
+                .insert(key.as_slice(), v.as_slice())
+                .map_err(|e| parent.storage_err(e))?
+                .map(|o| o.value().len()),
+            None => dst
+                .remove(key.as_slice())
+                .map_err(|e| parent.storage_err(e))?
+                .map(|o| o.value().len()),
+        };
+        let t = &mut targets[ti];
+        if let Some(old) = old {
+            t.size = t.size.saturating_sub((key.len() + old) as u64);
+            t.entries -= 1;
+        }
+        if let Some(v) = &current {
+            t.size += (key.len() + v.len()) as u64;
+            t.entries += 1;
+        }
+    }
+    for (txn, t) in txns.into_iter().zip(targets.iter()) {
+        {
+            let mut r = txn
+                .open_table(REGION_TABLE)
+                .map_err(|e| parent.storage_err(e))?;
+            r.insert(SIZE_KEY, t.size.to_be_bytes().as_slice())
+                .map_err(|e| parent.storage_err(e))?;
+        }
+        txn.commit().map_err(|e| parent.storage_err(e))?;
+    }
+    Ok(())
+}
+
+fn route(targets: &[Target], row: &[u8]) -> usize {
+    targets
+        .iter()
+        .rposition(|t| t.meta.start.as_slice() <= row)
+        .unwrap_or(0)
+}
+
+fn hex_family(table_name: &str) -> Vec<u8> {
+    let hex = table_name.trim_start_matches("cf:");
+    (0..hex.len() / 2)
+        .filter_map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok())
+        .collect()
+}
+
+/// The row at which a region's data divides in two halves by bytes, if it has two rows.
+pub(crate) fn middle_row(region: &Region) -> Result<Option<Vec<u8>>, StorageError> {
+    let snap = region.db.begin_read().map_err(|e| region.storage_err(e))?;
+    let names: Vec<String> = snap
+        .list_tables()
+        .map_err(|e| region.storage_err(e))?
+        .map(|h| h.name().to_string())
+        .filter(|n| n.starts_with("cf:"))
+        .collect();
+    // The biggest family decides.
+    let mut best: Option<(u64, String)> = None;
+    for n in &names {
+        let t = snap
+            .open_table(family_def(n))
+            .map_err(|e| region.storage_err(e))?;
+        let stored = redb::ReadableTableMetadata::stats(&t)
+            .map_err(|e| region.storage_err(e))?
+            .stored_bytes();
+        if best.as_ref().is_none_or(|(b, _)| stored > *b) {
+            best = Some((stored, n.clone()));
+        }
+    }
+    let Some((total, name)) = best else {
+        return Ok(None);
+    };
+    let t = snap
+        .open_table(family_def(&name))
+        .map_err(|e| region.storage_err(e))?;
+    let mut acc = 0u64;
+    let mut first_row: Option<Vec<u8>> = None;
+    for item in t.iter().map_err(|e| region.storage_err(e))? {
+        let (k, v) = item.map_err(|e| region.storage_err(e))?;
+        let row = keys::row_of(k.value());
+        match &first_row {
+            None => first_row = Some(row.to_vec()),
+            Some(f) if f.as_slice() != row && acc * 2 >= total => return Ok(Some(row.to_vec())),
+            _ => {}
+        }
+        acc += (k.value().len() + v.value().len()) as u64;
+    }
+    // Fewer bytes than expected before the last row: split at the last distinct row, if any.
+    let last = t
+        .last()
+        .map_err(|e| region.storage_err(e))?
+        .map(|(k, _)| keys::row_of(k.value()).to_vec());
+    Ok(match (first_row, last) {
+        (Some(f), Some(l)) if f != l => Some(l),
+        _ => None,
+    })
+}

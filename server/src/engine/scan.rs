@@ -1,0 +1,381 @@
+//! Scanners: a cursor over a table's rows that walks region by region in chunks. Each chunk is
+//! read under its own snapshot of one region, so a scanner survives splits and compactions
+//! (as an HBase scanner does across region moves) and holds no transaction between calls.
+
+use std::collections::VecDeque;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use redb::ReadableDatabase;
+
+use super::cell::RowResult;
+use super::error::ReadError;
+use super::keys::{self, CellKey};
+use super::read::{RawEntry, RowVerdict, Scan};
+use super::region::{assemble_row, family_def, family_table_name, read_families, Region};
+use super::schema::TableDescriptor;
+use super::write::now_ms;
+use super::Engine;
+
+/// Rows read from one region per chunk.
+const CHUNK_ROWS: usize = 256;
+
+/// Where the scanner goes next.
+#[derive(Debug, Clone)]
+enum Position {
+    /// Forward: the next row to read is at or after this one.
+    From(Vec<u8>),
+    /// Reversed: the next row to read is strictly before this one (None = the table's end).
+    Before(Option<Vec<u8>>),
+    Done,
+}
+
+/// An open scan. Yields rows (or row pieces when `batch` is set) in scan order.
+pub struct Scanner {
+    engine: Engine,
+    table: String,
+    scan: Scan,
+    pos: Position,
+    buffer: VecDeque<RowResult>,
+    rows_returned: usize,
+}
+
+impl std::fmt::Debug for Scanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scanner")
+            .field("table", &self.table)
+            .field("pos", &self.pos)
+            .finish()
+    }
+}
+
+impl Scanner {
+    pub(crate) fn new(engine: Engine, table: String, scan: Scan) -> Scanner {
+        let pos = if scan.reversed {
+            Position::Before(if scan.start.is_empty() {
+                None
+            } else {
+                let mut s = scan.start.clone();
+                s.push(0);
+                Some(s)
+            })
+        } else {
+            Position::From(scan.start.clone())
+        };
+        Scanner {
+            engine,
+            table,
+            scan,
+            pos,
+            buffer: VecDeque::new(),
+            rows_returned: 0,
+        }
+    }
+
+    /// Up to `n` more results.
+    pub fn next_batch(&mut self, n: usize) -> Result<Vec<RowResult>, ReadError> {
+        let mut out = Vec::with_capacity(n.min(1024));
+        while out.len() < n {
+            match self.next() {
+                Some(Ok(r)) => out.push(r),
+                Some(Err(e)) => return Err(e),
+                None => break,
+            }
+        }
+        Ok(out)
+    }
+
+    fn limit_reached(&self) -> bool {
+        self.scan.limit > 0 && self.rows_returned >= self.scan.limit
+    }
+
+    fn fill(&mut self) -> Result<(), ReadError> {
+        while self.buffer.is_empty() && !matches!(self.pos, Position::Done) {
+            let t = self.engine.serving(&self.table)?;
+            let desc = t.desc.clone();
+            let region = match &self.pos {
+                Position::From(row) => t.regions.range(..=row.clone()).next_back(),
+                Position::Before(None) => t.regions.iter().next_back(),
+                Position::Before(Some(row)) => t.regions.range(..row.clone()).next_back(),
+                Position::Done => None,
+            }
+            .map(|(_, r)| r.clone());
+            let Some(region) = region else {
+                self.pos = Position::Done;
+                break;
+            };
+            let chunk = self.read_chunk(&desc, &region)?;
+            self.buffer.extend(chunk.rows);
+            self.pos = chunk.next;
+            if chunk.stop {
+                self.pos = Position::Done;
+            }
+        }
+        Ok(())
+    }
+
+    fn read_chunk(
+        &mut self,
+        desc: &TableDescriptor,
+        region: &Arc<Region>,
+    ) -> Result<Chunk, ReadError> {
+        let reversed = self.scan.reversed;
+        let meta = &region.meta;
+        // Key bounds: the scan's bounds intersected with the region's.
+        let (lo_row, hi_row): (Vec<u8>, Option<Vec<u8>>) = if reversed {
+            let Position::Before(upper) = &self.pos else {
+                unreachable!("reversed scans use Before")
+            };
+            let mut lo = meta.start.clone();
+            if !self.scan.stop.is_empty() {
+                let mut s = self.scan.stop.clone();
+                s.push(0);
+                lo = lo.max(s);
+            }
+            let hi = match (upper, meta.end.is_empty()) {
+                (Some(u), true) => Some(u.clone()),
+                (Some(u), false) => Some(u.clone().min(meta.end.clone())),
+                (None, true) => None,
+                (None, false) => Some(meta.end.clone()),
+            };
+            (lo, hi)
+        } else {
+            let Position::From(from) = &self.pos else {
+                unreachable!("forward scans use From")
+            };
+            let lo = from.clone().max(meta.start.clone());
+            let hi = match (self.scan.stop.is_empty(), meta.end.is_empty()) {
+                (true, true) => None,
+                (true, false) => Some(meta.end.clone()),
+                (false, true) => Some(self.scan.stop.clone()),
+                (false, false) => Some(self.scan.stop.clone().min(meta.end.clone())),
+            };
+            (lo, hi)
+        };
+        let lo_key = keys::row_start(&lo_row);
+        let hi_key = hi_row.as_ref().map(|h| keys::row_start(h));
+        let after_region = || -> Position {
+            if reversed {
+                if meta.start.is_empty() {
+                    Position::Done
+                } else if !self.scan.stop.is_empty() && meta.start <= self.scan.stop {
+                    Position::Done
+                } else {
+                    Position::Before(Some(meta.start.clone()))
+                }
+            } else if meta.end.is_empty()
+                || (!self.scan.stop.is_empty() && meta.end >= self.scan.stop)
+            {
+                Position::Done
+            } else {
+                Position::From(meta.end.clone())
+            }
+        };
+        if hi_row.as_ref().is_some_and(|h| h <= &lo_row) {
+            return Ok(Chunk {
+                rows: Vec::new(),
+                next: after_region(),
+                stop: false,
+            });
+        }
+
+        let txn = region.db.begin_read().map_err(|e| region.storage_err(e))?;
+        let mut cursors = Vec::new();
+        for fam in read_families(desc, &self.scan.options) {
+            let name = family_table_name(&fam);
+            let table = match txn.open_table(family_def(&name)) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => continue,
+                Err(e) => return Err(region.storage_err(e).into()),
+            };
+            let bounds: (Bound<&[u8]>, Bound<&[u8]>) = (
+                Bound::Included(lo_key.as_slice()),
+                match &hi_key {
+                    Some(h) => Bound::Excluded(h.as_slice()),
+                    None => Bound::Unbounded,
+                },
+            );
+            let iter = table
+                .range::<&[u8]>(bounds)
+                .map_err(|e| region.storage_err(e))?;
+            let mut c = Cursor {
+                family: fam,
+                iter,
+                head: None,
+                reversed,
+            };
+            c.advance().map_err(|e| region.storage_err(e))?;
+            cursors.push(c);
+        }
+
+        let now = now_ms();
+        let mut rows = Vec::new();
+        let mut seen = 0usize;
+        loop {
+            if self
+                .scan
+                .options
+                .filter
+                .as_ref()
+                .is_some_and(|f| f.all_remaining_filtered())
+            {
+                return Ok(Chunk {
+                    rows,
+                    next: Position::Done,
+                    stop: true,
+                });
+            }
+            let next = cursors
+                .iter()
+                .filter_map(|c| c.head.as_ref().map(|h| keys::row_of(&h.key)))
+                .fold(None::<&[u8]>, |acc, r| match acc {
+                    None => Some(r),
+                    Some(a) if (reversed && r > a) || (!reversed && r < a) => Some(r),
+                    a => a,
+                })
+                .map(|r| r.to_vec());
+            let Some(row) = next else {
+                return Ok(Chunk {
+                    rows,
+                    next: after_region(),
+                    stop: false,
+                });
+            };
+            if seen >= CHUNK_ROWS {
+                // Resume at this row next time.
+                let next = if reversed {
+                    let mut r = row.clone();
+                    r.push(0);
+                    Position::Before(Some(r))
+                } else {
+                    Position::From(row)
+                };
+                return Ok(Chunk {
+                    rows,
+                    next,
+                    stop: false,
+                });
+            }
+            seen += 1;
+            let verdict = match self.scan.options.filter.as_deref_mut() {
+                Some(f) => {
+                    f.reset();
+                    f.row_key(&row)
+                }
+                None => RowVerdict::Include,
+            };
+            if verdict == RowVerdict::Stop {
+                return Ok(Chunk {
+                    rows,
+                    next: Position::Done,
+                    stop: true,
+                });
+            }
+            let mut per_family = Vec::with_capacity(cursors.len());
+            for c in cursors.iter_mut() {
+                let mut entries = Vec::new();
+                while c
+                    .head
+                    .as_ref()
+                    .is_some_and(|h| keys::row_of(&h.key) == row.as_slice())
+                {
+                    let e = c.head.take().expect("checked");
+                    if verdict == RowVerdict::Include {
+                        entries.push(e);
+                    }
+                    c.advance().map_err(|e| region.storage_err(e))?;
+                }
+                if reversed {
+                    entries.reverse();
+                }
+                per_family.push((c.family.clone(), entries));
+            }
+            if verdict == RowVerdict::Skip {
+                continue;
+            }
+            if let Some(r) = assemble_row(
+                desc,
+                &row,
+                per_family,
+                &mut self.scan.options,
+                now,
+                &region.stats,
+            ) {
+                rows.push(r);
+                if self.scan.limit > 0 && self.rows_returned + rows.len() >= self.scan.limit {
+                    return Ok(Chunk {
+                        rows,
+                        next: Position::Done,
+                        stop: true,
+                    });
+                }
+            }
+        }
+    }
+}
+
+struct Chunk {
+    rows: Vec<RowResult>,
+    next: Position,
+    stop: bool,
+}
+
+struct Cursor {
+    family: Vec<u8>,
+    iter: redb::Range<'static, CellKey, &'static [u8]>,
+    head: Option<RawEntry>,
+    reversed: bool,
+}
+
+impl Cursor {
+    fn advance(&mut self) -> Result<(), redb::StorageError> {
+        let item = if self.reversed {
+            self.iter.next_back()
+        } else {
+            self.iter.next()
+        };
+        self.head = match item {
+            None => None,
+            Some(r) => {
+                let (k, v) = r?;
+                Some(RawEntry {
+                    key: k.value().to_vec(),
+                    value: v.value().to_vec(),
+                })
+            }
+        };
+        Ok(())
+    }
+}
+
+impl Iterator for Scanner {
+    type Item = Result<RowResult, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.buffer.is_empty() {
+            if self.limit_reached() {
+                return None;
+            }
+            if let Err(e) = self.fill() {
+                self.pos = Position::Done;
+                return Some(Err(e));
+            }
+        }
+        let mut row = self.buffer.pop_front()?;
+        let batch = self.scan.batch;
+        if batch > 0 && row.cells.len() > batch {
+            // Hand out the first `batch` cells now; the rest of the row comes next.
+            let rest = row.cells.split_off(batch);
+            let tail = RowResult {
+                row: row.row.clone(),
+                cells: rest,
+                partial: false,
+            };
+            row.partial = true;
+            self.buffer.push_front(tail);
+        } else {
+            self.rows_returned += 1;
+        }
+        Some(Ok(row))
+    }
+}

@@ -1,0 +1,356 @@
+//! The write path inside a region's committer: puts, delete markers, counters, appends and
+//! check-and-mutate, each applied inside the batch's write transaction. Because one committer
+//! thread owns a region's writes, everything here is atomic per row without row locks.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use redb::WriteTransaction;
+
+use super::cell::{Cell, CellType, Condition, Op, RowMutation};
+use super::error::{MutateError, StorageError};
+use super::keys::{self, KIND_COLUMN, KIND_FAMILY};
+use super::read::{FamilyRead, TimeRange};
+use super::region::TxnTables;
+use super::schema::TableDescriptor;
+
+/// Work for a committer.
+#[derive(Debug)]
+pub(crate) enum Job {
+    /// Row mutations, each applied all or nothing.
+    Mutate(Vec<RowMutation>),
+    Increment {
+        row: Vec<u8>,
+        columns: Vec<(Vec<u8>, Vec<u8>, i64)>,
+        ttl_ms: Option<i64>,
+    },
+    Append {
+        row: Vec<u8>,
+        columns: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
+        ttl_ms: Option<i64>,
+    },
+    CheckAndMutate {
+        condition: Condition,
+        mutation: RowMutation,
+    },
+}
+
+impl Job {
+    /// The rows the job writes.
+    pub fn rows(&self) -> Vec<&[u8]> {
+        match self {
+            Job::Mutate(ms) => ms.iter().map(|m| m.row.as_slice()).collect(),
+            Job::Increment { row, .. } | Job::Append { row, .. } => vec![row.as_slice()],
+            Job::CheckAndMutate { mutation, .. } => vec![mutation.row.as_slice()],
+        }
+    }
+}
+
+/// What a job produced.
+#[derive(Debug)]
+pub(crate) enum Output {
+    Done,
+    Cells(Vec<Cell>),
+    Checked(bool),
+}
+
+/// Why a job did not produce an output.
+#[derive(Debug)]
+pub(crate) enum Fail {
+    /// The region was replaced; route the job again.
+    Retired,
+    Error(MutateError),
+}
+
+impl From<StorageError> for Fail {
+    fn from(e: StorageError) -> Fail {
+        Fail::Error(MutateError::Storage(e))
+    }
+}
+
+impl From<MutateError> for Fail {
+    fn from(e: MutateError) -> Fail {
+        Fail::Error(e)
+    }
+}
+
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// The state of one batch's write transaction.
+pub(crate) struct Apply<'t> {
+    tables: TxnTables<'t>,
+    recording: bool,
+    pub recorded: Vec<(Vec<u8>, Vec<u8>)>,
+    pub size_delta: i64,
+    pub bytes_written: u64,
+}
+
+impl<'t> Apply<'t> {
+    pub fn new(txn: &'t WriteTransaction, path: &'t Path, recording: bool) -> Apply<'t> {
+        Apply {
+            tables: TxnTables::new(txn, path),
+            recording,
+            recorded: Vec::new(),
+            size_delta: 0,
+            bytes_written: 0,
+        }
+    }
+
+    /// Releases the tables so the transaction can commit.
+    pub fn finish(self) -> Result<(), StorageError> {
+        drop(self.tables);
+        Ok(())
+    }
+
+    pub fn run(&mut self, desc: &Arc<TableDescriptor>, job: &Job) -> Result<Output, Fail> {
+        let now = now_ms();
+        match job {
+            Job::Mutate(rows) => {
+                for m in rows {
+                    self.mutate(desc, m, now)?;
+                }
+                Ok(Output::Done)
+            }
+            Job::Increment {
+                row,
+                columns,
+                ttl_ms,
+            } => {
+                let mut updates = Vec::with_capacity(columns.len());
+                for (fam, qual, delta) in columns {
+                    let cur = self.newest(desc, fam, row, qual, now)?;
+                    let (old, old_ts) = match cur {
+                        None => (0i64, None),
+                        Some((ts, v)) => {
+                            let arr: [u8; 8] =
+                                v.as_slice()
+                                    .try_into()
+                                    .map_err(|_| MutateError::NotCounter {
+                                        family: String::from_utf8_lossy(fam).into_owned(),
+                                        qualifier: String::from_utf8_lossy(qual).into_owned(),
+                                        width: v.len(),
+                                    })?;
+                            (i64::from_be_bytes(arr), Some(ts))
+                        }
+                    };
+                    let new =
+                        old.checked_add(*delta)
+                            .ok_or_else(|| MutateError::CounterOverflow {
+                                family: String::from_utf8_lossy(fam).into_owned(),
+                                qualifier: String::from_utf8_lossy(qual).into_owned(),
+                            })?;
+                    let ts = old_ts.map_or(now, |t| now.max(t.saturating_add(1)));
+                    updates.push((fam, qual, ts, new.to_be_bytes().to_vec()));
+                }
+                self.write_updates(row, updates, *ttl_ms)
+            }
+            Job::Append {
+                row,
+                columns,
+                ttl_ms,
+            } => {
+                let mut updates = Vec::with_capacity(columns.len());
+                for (fam, qual, suffix) in columns {
+                    let (mut value, ts) = match self.newest(desc, fam, row, qual, now)? {
+                        None => (Vec::new(), now),
+                        Some((ts, v)) => (v, now.max(ts.saturating_add(1))),
+                    };
+                    value.extend_from_slice(suffix);
+                    updates.push((fam, qual, ts, value));
+                }
+                self.write_updates(row, updates, *ttl_ms)
+            }
+            Job::CheckAndMutate {
+                condition,
+                mutation,
+            } => {
+                let pass = self.check(desc, &mutation.row, condition, now)?;
+                if pass {
+                    self.mutate(desc, mutation, now)?;
+                }
+                Ok(Output::Checked(pass))
+            }
+        }
+    }
+
+    fn write_updates(
+        &mut self,
+        row: &[u8],
+        updates: Vec<(&Vec<u8>, &Vec<u8>, i64, Vec<u8>)>,
+        ttl_ms: Option<i64>,
+    ) -> Result<Output, Fail> {
+        let mut cells = Vec::with_capacity(updates.len());
+        for (fam, qual, ts, value) in updates {
+            let key = keys::encode(row, KIND_COLUMN, qual, ts, CellType::Put);
+            self.insert(fam, &key, &keys::encode_value(&value, ttl_ms))?;
+            cells.push(Cell {
+                row: row.to_vec(),
+                family: fam.clone(),
+                qualifier: qual.clone(),
+                timestamp: ts,
+                cell_type: CellType::Put,
+                value,
+            });
+        }
+        Ok(Output::Cells(cells))
+    }
+
+    /// HBase's check: an empty or absent expected value means "must not exist (or be empty)".
+    fn check(
+        &mut self,
+        desc: &TableDescriptor,
+        row: &[u8],
+        c: &Condition,
+        now: i64,
+    ) -> Result<bool, Fail> {
+        let cur = self.newest(desc, &c.family, row, &c.qualifier, now)?;
+        let given = c.value.as_deref().unwrap_or(&[]);
+        let not_equal = c.op == super::cell::CompareOp::NotEqual;
+        Ok(match cur {
+            None => given.is_empty() && !not_equal,
+            Some((_, stored)) if given.is_empty() => stored.is_empty() != not_equal,
+            Some((_, stored)) => c.op.matches(&stored, given),
+        })
+    }
+
+    /// The newest visible version of a column: (timestamp, value).
+    fn newest(
+        &mut self,
+        desc: &TableDescriptor,
+        family: &[u8],
+        row: &[u8],
+        qualifier: &[u8],
+        now: i64,
+    ) -> Result<Option<(i64, Vec<u8>)>, Fail> {
+        let Some(fd) = desc.family(family) else {
+            return Err(MutateError::NoSuchFamily {
+                table: desc.name.to_string(),
+                family: String::from_utf8_lossy(family).into_owned(),
+            }
+            .into());
+        };
+        let entries = self.tables.row_entries(family, row)?;
+        let quals = std::collections::BTreeSet::from([qualifier.to_vec()]);
+        let fr = FamilyRead {
+            desc: fd,
+            qualifiers: Some(&quals),
+            time_range: TimeRange::ALL,
+            max_versions: 1,
+            raw: false,
+            now,
+        };
+        let mut out = Vec::new();
+        fr.collect(row, &entries, None, &mut out);
+        Ok(out.pop().map(|c| (c.timestamp, c.value)))
+    }
+
+    fn mutate(&mut self, desc: &TableDescriptor, m: &RowMutation, now: i64) -> Result<(), Fail> {
+        let row = &m.row;
+        for op in &m.ops {
+            match op {
+                Op::Put {
+                    family,
+                    qualifier,
+                    timestamp,
+                    value,
+                } => {
+                    let key = keys::encode(
+                        row,
+                        KIND_COLUMN,
+                        qualifier,
+                        timestamp.unwrap_or(now),
+                        CellType::Put,
+                    );
+                    self.insert(family, &key, &keys::encode_value(value, m.ttl_ms))?;
+                }
+                Op::DeleteVersion {
+                    family,
+                    qualifier,
+                    timestamp,
+                } => {
+                    let ts = match timestamp {
+                        Some(ts) => Some(*ts),
+                        None => self
+                            .newest(desc, family, row, qualifier, now)?
+                            .map(|(ts, _)| ts),
+                    };
+                    if let Some(ts) = ts {
+                        self.marker(family, row, KIND_COLUMN, qualifier, ts, CellType::Delete)?;
+                    }
+                }
+                Op::DeleteColumn {
+                    family,
+                    qualifier,
+                    timestamp,
+                } => self.marker(
+                    family,
+                    row,
+                    KIND_COLUMN,
+                    qualifier,
+                    timestamp.unwrap_or(now),
+                    CellType::DeleteColumn,
+                )?,
+                Op::DeleteFamily { family, timestamp } => self.marker(
+                    family,
+                    row,
+                    KIND_FAMILY,
+                    b"",
+                    timestamp.unwrap_or(now),
+                    CellType::DeleteFamily,
+                )?,
+                Op::DeleteFamilyVersion { family, timestamp } => self.marker(
+                    family,
+                    row,
+                    KIND_FAMILY,
+                    b"",
+                    *timestamp,
+                    CellType::DeleteFamilyVersion,
+                )?,
+                Op::DeleteRow { timestamp } => {
+                    for family in desc.families.keys() {
+                        self.marker(
+                            family,
+                            row,
+                            KIND_FAMILY,
+                            b"",
+                            timestamp.unwrap_or(now),
+                            CellType::DeleteFamily,
+                        )?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn marker(
+        &mut self,
+        family: &[u8],
+        row: &[u8],
+        kind: u8,
+        qualifier: &[u8],
+        ts: i64,
+        t: CellType,
+    ) -> Result<(), StorageError> {
+        let key = keys::encode(row, kind, qualifier, ts, t);
+        self.insert(family, &key, &keys::encode_value(&[], None))
+    }
+
+    fn insert(&mut self, family: &[u8], key: &[u8], value: &[u8]) -> Result<(), StorageError> {
+        let path_err = |e: redb::StorageError| StorageError::new("region", e);
+        let t = self.tables.get(family)?;
+        let old = t.insert(key, value).map_err(path_err)?;
+        let old_len = old.map(|o| o.value().len() as i64 + key.len() as i64);
+        self.size_delta += (key.len() + value.len()) as i64 - old_len.unwrap_or(0);
+        self.bytes_written += (key.len() + value.len()) as u64;
+        if self.recording {
+            self.recorded.push((family.to_vec(), key.to_vec()));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,9 @@
+//! redbase: an HBase-compatible database server on redb.
+//!
+//! The [`engine`] holds HBase's data model (tables split into regions, column families, cell
+//! versions, delete markers, TTL, counters, check-and-mutate, compaction) on redb files. The
+//! Thrift gateways that speak HBase's wire protocols sit on top of it.
+
+#![forbid(unsafe_code)]
+
+pub mod engine;
