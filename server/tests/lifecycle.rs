@@ -1,0 +1,173 @@
+//! Namespaces and the table lifecycle; metadata survives restarts.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::*;
+use redbase::engine::*;
+
+fn reopen(dir: &tempfile::TempDir, e: Engine) -> Engine {
+    e.close();
+    drop(e);
+    Engine::open(dir.path(), EngineConfig::default()).unwrap()
+}
+
+#[test]
+fn namespaces() {
+    let (dir, e) = engine();
+    let names = |e: &Engine| e.list_namespaces().into_iter().map(|n| n.name).collect::<Vec<_>>();
+    assert_eq!(names(&e), vec!["default", "hbase"]);
+    let mut ns = NamespaceDescriptor::new("logs");
+    ns.configuration.insert("owner".into(), "ops".into());
+    e.create_namespace(ns.clone()).unwrap();
+    assert_eq!(e.create_namespace(ns.clone()), Err(NamespaceError::Exists("logs".into())));
+    ns.configuration.insert("tier".into(), "gold".into());
+    e.modify_namespace(ns.clone()).unwrap();
+    table(&e, "logs:access", vec![FamilyDescriptor::new(b"t")]);
+    assert_eq!(
+        e.delete_namespace("logs"),
+        Err(NamespaceError::NotEmpty { name: "logs".into(), tables: 1 })
+    );
+    assert_eq!(e.delete_namespace("default"), Err(NamespaceError::Reserved("default".into())));
+    let e = reopen(&dir, e);
+    assert_eq!(e.get_namespace("logs").unwrap(), ns);
+    assert_eq!(e.list_tables()[0].to_string(), "logs:access");
+    e.disable_table("logs:access").unwrap();
+    e.delete_table("logs:access").unwrap();
+    e.delete_namespace("logs").unwrap();
+    assert_eq!(e.get_namespace("logs"), Err(NamespaceError::NotFound("logs".into())));
+    let e = reopen(&dir, e);
+    assert_eq!(names(&e), vec!["default", "hbase"]);
+}
+
+fn full_family() -> FamilyDescriptor {
+    let mut f = FamilyDescriptor::new(b"fb")
+        .max_versions(5)
+        .min_versions(1)
+        .ttl(86_400)
+        .keep_deleted(KeepDeletedCells::Ttl);
+    f.compression = "SNAPPY".into();
+    f.bloom_filter = "ROWCOL".into();
+    f.block_size = 131072;
+    f.in_memory = true;
+    f.block_cache_enabled = false;
+    f.data_block_encoding = "FAST_DIFF".into();
+    f.scope = 1;
+    f.attributes.insert(b"custom".to_vec(), vec![0, 255, 7]);
+    f.configuration.insert("hbase.hstore.blockingStoreFiles".into(), "20".into());
+    f
+}
+
+#[test]
+fn descriptors_round_trip_exactly_and_survive_restart() {
+    let (dir, e) = engine();
+    let mut d = TableDescriptor::new(TableName::parse("social").unwrap())
+        .with_family(full_family())
+        .with_family(FamilyDescriptor::new(b"tw"));
+    d.attributes.insert(b"OWNER".to_vec(), b"growth".to_vec());
+    d.configuration.insert("split.policy".into(), "x".into());
+    e.create_table(d.clone(), &[]).unwrap();
+    assert_eq!(e.describe_table("social").unwrap(), d);
+    let e = reopen(&dir, e);
+    assert_eq!(e.describe_table("social").unwrap(), d);
+    assert_eq!(e.describe_table("default:social").unwrap(), d);
+}
+
+#[test]
+fn create_with_split_keys_names_regions_like_hbase() {
+    let (_dir, e) = engine();
+    let splits: Vec<Vec<u8>> = "123456789abcdef".chars().map(|c| vec![c as u8]).collect();
+    let d = TableDescriptor::new(TableName::parse("access-logs").unwrap())
+        .with_family(FamilyDescriptor::new(b"t"));
+    e.create_table(d, &splits).unwrap();
+    let regions = e.regions("access-logs").unwrap();
+    assert_eq!(regions.len(), 16);
+    assert!(regions[0].meta.start.is_empty());
+    assert_eq!(regions[15].meta.end, Vec::<u8>::new());
+    for w in regions.windows(2) {
+        assert_eq!(w[0].meta.end, w[1].meta.start);
+    }
+    assert_eq!(regions[1].name, format!("access-logs,1,{}.", regions[1].meta.id));
+    // Rows land in the region their first hex character names.
+    put(&e, "access-logs", "16108|jericho|201510", "t:v", 1, "x");
+    let r = e.region_of("access-logs", b"16108|jericho|201510").unwrap();
+    assert_eq!(r.meta.start, b"1");
+    assert_eq!(r.writes, 1);
+}
+
+#[test]
+fn enable_disable_truncate_delete() {
+    let (dir, e) = engine();
+    let d = TableDescriptor::new(TableName::parse("t").unwrap()).with_family(FamilyDescriptor::new(b"f"));
+    e.create_table(d, &[b"m".to_vec()]).unwrap();
+    put(&e, "t", "a", "f:q", 1, "1");
+    put(&e, "t", "z", "f:q", 1, "2");
+    assert!(e.is_table_enabled("t").unwrap());
+    assert_eq!(e.enable_table("t"), Err(TableError::AlreadyEnabled("t".into())));
+    assert_eq!(e.truncate_table("t", true), Err(TableError::NotDisabled("t".into())));
+    e.disable_table("t").unwrap();
+    assert_eq!(e.disable_table("t"), Err(TableError::AlreadyDisabled("t".into())));
+    let e = reopen(&dir, e);
+    assert!(!e.is_table_enabled("t").unwrap(), "disabled state survives restart");
+    e.truncate_table("t", true).unwrap();
+    assert!(e.is_table_enabled("t").unwrap(), "truncate leaves the table enabled, as HBase does");
+    assert!(scan_rows(&e, "t", Scan::new()).is_empty());
+    let starts: Vec<Vec<u8>> = e.regions("t").unwrap().into_iter().map(|r| r.meta.start).collect();
+    assert_eq!(starts, vec![b"".to_vec(), b"m".to_vec()]);
+    put(&e, "t", "a", "f:q", 1, "1");
+    e.disable_table("t").unwrap();
+    e.truncate_table("t", false).unwrap();
+    assert_eq!(e.regions("t").unwrap().len(), 1);
+    assert!(scan_rows(&e, "t", Scan::new()).is_empty());
+    e.disable_table("t").unwrap();
+    e.delete_table("t").unwrap();
+    assert!(!e.table_exists("t"));
+    assert!(!dir.path().join("tables/default/t").exists(), "files removed");
+    let e = reopen(&dir, e);
+    assert!(!e.table_exists("t"));
+    // A new table of the same name starts empty.
+    table(&e, "t", vec![FamilyDescriptor::new(b"f")]);
+    assert!(scan_rows(&e, "t", Scan::new()).is_empty());
+}
+
+#[test]
+fn families_are_added_modified_and_removed() {
+    let (dir, e) = engine();
+    table(&e, "t", vec![FamilyDescriptor::new(b"a")]);
+    e.add_family("t", FamilyDescriptor::new(b"b")).unwrap();
+    assert!(matches!(e.add_family("t", FamilyDescriptor::new(b"b")), Err(TableError::FamilyExists { .. })));
+    put(&e, "t", "r", "b:q", 1, "v1");
+    put(&e, "t", "r", "b:q", 2, "v2");
+    e.modify_family("t", FamilyDescriptor::new(b"b").max_versions(3)).unwrap();
+    assert_eq!(values(&e, "t", "r", ReadOptions::default().versions(3)), vec!["v2", "v1"]);
+    assert!(matches!(e.modify_family("t", FamilyDescriptor::new(b"zz")), Err(TableError::FamilyNotFound { .. })));
+    e.delete_family("t", b"b").unwrap();
+    assert!(matches!(e.delete_family("t", b"a"), Err(TableError::LastFamily(_))));
+    assert!(matches!(
+        e.get("t", Get::with(b"r", ReadOptions::default().family(b"b"))),
+        Err(ReadError::NoSuchFamily { .. })
+    ));
+    // Re-adding the family starts it empty: its cells went with it.
+    e.add_family("t", FamilyDescriptor::new(b"b")).unwrap();
+    assert!(e.get("t", Get::new(b"r")).unwrap().is_none());
+    // modify_table replaces the whole descriptor.
+    let mut d = e.describe_table("t").unwrap();
+    d.families.remove(b"b".as_slice());
+    d = d.with_family(FamilyDescriptor::new(b"c").max_versions(2));
+    d.attributes.insert(b"k".to_vec(), b"v".to_vec());
+    e.modify_table(d.clone()).unwrap();
+    let e = reopen(&dir, e);
+    assert_eq!(e.describe_table("t").unwrap(), d);
+    let fams: BTreeMap<_, _> = d.families.clone();
+    assert_eq!(fams.keys().cloned().collect::<Vec<_>>(), vec![b"a".to_vec(), b"c".to_vec()]);
+}
+
+#[test]
+fn cluster_id_is_stable_across_restarts() {
+    let (dir, e) = engine();
+    let id = e.cluster_id().to_string();
+    assert_eq!(id.len(), 36);
+    let e = reopen(&dir, e);
+    assert_eq!(e.cluster_id(), id);
+}
