@@ -1,0 +1,198 @@
+//! Regions: size-triggered splits with reads and writes going on, counters, and scans that
+//! cross region boundaries while they move.
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::*;
+use redbase::engine::*;
+
+fn small_regions() -> (tempfile::TempDir, Engine) {
+    let dir = tempfile::tempdir().unwrap();
+    let e = Engine::open(
+        dir.path(),
+        EngineConfig {
+            region_max_size: 64 * 1024,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    table(&e, "t", vec![FamilyDescriptor::new(b"f")]);
+    (dir, e)
+}
+
+fn covers_key_space(e: &Engine) {
+    let regions = e.regions("t").unwrap();
+    assert!(regions[0].meta.start.is_empty());
+    assert!(regions.last().unwrap().meta.end.is_empty());
+    for w in regions.windows(2) {
+        assert_eq!(w[0].meta.end, w[1].meta.start, "regions leave a gap or overlap");
+    }
+}
+
+#[test]
+fn regions_split_by_size_while_reads_and_writes_go_on() {
+    let (dir, e) = small_regions();
+    let stop = Arc::new(AtomicBool::new(false));
+    // A reader that keeps scanning and checking order while regions split under it.
+    let reader = {
+        let e = e.clone();
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut scans = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let rows: Vec<Vec<u8>> = e.scan("t", Scan::new()).unwrap().map(|r| r.unwrap().row).collect();
+                assert!(rows.windows(2).all(|w| w[0] < w[1]), "scan out of order");
+                scans += 1;
+            }
+            scans
+        })
+    };
+    let writers: Vec<_> = (0..4)
+        .map(|w| {
+            let e = e.clone();
+            std::thread::spawn(move || {
+                for i in 0..300 {
+                    let row = format!("{:04}-{w}", (i * 7919 + w * 13) % 10000);
+                    e.mutate_row("t", RowMutation::new(row.as_bytes()).with(Op::put(b"f", b"q", &[b'v'; 200])))
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    // Splits run in the background; wait for them to settle.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while e.regions("t").unwrap().iter().any(|r| r.size > 64 * 1024) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    stop.store(true, Ordering::Relaxed);
+    assert!(reader.join().unwrap() > 0);
+    let regions = e.regions("t").unwrap();
+    assert!(regions.len() >= 4, "expected several splits, got {} regions", regions.len());
+    assert!(e.split_count() as usize >= regions.len() - 1);
+    covers_key_space(&e);
+    assert_eq!(scan_rows(&e, "t", Scan::new()).len(), 1200);
+    // Pauses were measured.
+    assert_eq!(e.split_pauses().len() as u64, e.split_count());
+    // The same regions and data after a restart.
+    let names: Vec<String> = regions.iter().map(|r| r.name.clone()).collect();
+    e.close();
+    drop(e);
+    let e = Engine::open(dir.path(), EngineConfig::default()).unwrap();
+    let again: Vec<String> = e.regions("t").unwrap().iter().map(|r| r.name.clone()).collect();
+    assert_eq!(names, again);
+    assert_eq!(scan_rows(&e, "t", Scan::new()).len(), 1200);
+}
+
+#[test]
+fn writes_during_a_split_are_not_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = Engine::open(dir.path(), EngineConfig { region_max_size: 0, ..Default::default() }).unwrap();
+    table(&e, "t", vec![FamilyDescriptor::new(b"f").max_versions(1)]);
+    for i in 0..2000 {
+        put(&e, "t", &format!("r{i:05}"), "f:q", 1, "base");
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let writers: Vec<_> = (0..8)
+        .map(|w| {
+            let e = e.clone();
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut n = 0;
+                while !stop.load(Ordering::Relaxed) || n < 50 {
+                    let row = format!("w{w}-{n:05}");
+                    e.mutate_row("t", RowMutation::new(row.as_bytes()).with(Op::put(b"f", b"q", b"x"))).unwrap();
+                    // Overwrite and delete existing rows too, so the replay sees both.
+                    let base = format!("r{:05}", (n * 37 + w * 101) % 2000);
+                    if n % 2 == 0 {
+                        put(&e, "t", &base, "f:q", 2, &format!("w{w}"));
+                    } else {
+                        mutate(&e, "t", &base, Op::DeleteRow { timestamp: Some(1) });
+                    }
+                    n += 1;
+                }
+                n
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(50));
+    e.split_region("t", b"r01000", Some(b"r01000")).unwrap();
+    e.split_region("t", b"w", None).unwrap();
+    stop.store(true, Ordering::Relaxed);
+    let counts: Vec<usize> = writers.into_iter().map(|w| w.join().unwrap()).collect();
+    assert_eq!(e.regions("t").unwrap().len(), 3);
+    for (w, n) in counts.iter().enumerate() {
+        for i in 0..*n {
+            let row = format!("w{w}-{i:05}");
+            assert!(e.get("t", Get::new(row.as_bytes())).unwrap().is_some(), "lost {row}");
+        }
+    }
+    // Every base row shows what was done to it: a ts-2 put survives the ts-1 row deletes, the
+    // ts-1 base value survives only if no delete reached the row.
+    let mut put_rows = std::collections::HashSet::new();
+    let mut deleted_rows = std::collections::HashSet::new();
+    for (w, n) in counts.iter().enumerate() {
+        for i in 0..*n {
+            let base = (i * 37 + w * 101) % 2000;
+            if i % 2 == 0 {
+                put_rows.insert(base);
+            } else {
+                deleted_rows.insert(base);
+            }
+        }
+    }
+    for i in 0..2000 {
+        let row = format!("r{i:05}");
+        let got = values(&e, "t", &row, ReadOptions::default());
+        if put_rows.contains(&i) {
+            assert!(got.len() == 1 && got[0].starts_with('w'), "{row}: {got:?}");
+        } else if deleted_rows.contains(&i) {
+            assert!(got.is_empty(), "{row}: {got:?}");
+        } else {
+            assert_eq!(got, vec!["base"], "{row}");
+        }
+    }
+    assert!(e.split_pauses().iter().all(|p| *p < Duration::from_secs(5)));
+}
+
+#[test]
+fn regions_count_reads_writes_and_bytes() {
+    let (_d, e) = engine();
+    let d = TableDescriptor::new(TableName::parse("t").unwrap()).with_family(FamilyDescriptor::new(b"f"));
+    e.create_table(d, &[b"m".to_vec()]).unwrap();
+    for i in 0..10 {
+        put(&e, "t", &format!("a{i}"), "f:q", 1, "v");
+    }
+    put(&e, "t", "z", "f:q", 1, "v");
+    for _ in 0..5 {
+        e.get("t", Get::new(b"a1")).unwrap();
+    }
+    let r = e.regions("t").unwrap();
+    assert_eq!((r[0].writes, r[1].writes), (10, 1));
+    assert_eq!((r[0].reads, r[1].reads), (5, 0));
+    assert!(r[0].write_bytes > r[1].write_bytes && r[0].size > r[1].size && r[0].read_bytes > 0);
+    assert!(r[0].commits >= 1);
+}
+
+#[test]
+fn a_scanner_survives_a_split_under_it() {
+    let (_d, e) = engine();
+    table(&e, "t", vec![FamilyDescriptor::new(b"f")]);
+    for i in 0..1000 {
+        put(&e, "t", &format!("r{i:04}"), "f:q", 1, "v");
+    }
+    let mut s = e.scan("t", Scan::new()).unwrap();
+    let first = s.next_batch(300).unwrap();
+    e.split_region("t", b"r0500", Some(b"r0500")).unwrap();
+    e.compact("t", true).unwrap();
+    let rest = s.next_batch(10_000).unwrap();
+    let all: Vec<Vec<u8>> = first.into_iter().chain(rest).map(|r| r.row).collect();
+    assert_eq!(all.len(), 1000);
+    assert!(all.windows(2).all(|w| w[0] < w[1]));
+}
