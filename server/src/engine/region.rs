@@ -72,6 +72,12 @@ pub struct RegionInfo {
     pub commits: u64,
 }
 
+/// Called after each commit with the region's size; the engine uses it to trigger splits.
+pub(crate) type OnLarge = Arc<dyn Fn(&RegionMeta, u64) + Send + Sync>;
+
+/// The (family, key) pairs written while a rewrite copies the region; None when not recording.
+pub(crate) type Recording = Arc<Mutex<Option<Vec<(Vec<u8>, Vec<u8>)>>>>;
+
 pub(crate) const REGION_TABLE: TableDefinition<&str, &[u8]> = TableDefinition::new("region");
 pub(crate) const SIZE_KEY: &str = "size";
 pub(crate) const INFO_KEY: &str = "info";
@@ -110,7 +116,7 @@ pub struct Region {
     /// Set once the region has been replaced (split or rewritten); writers then re-route.
     pub(crate) retired: Arc<AtomicBool>,
     /// While a rewrite copies the region, the keys the committer writes, to replay them.
-    pub(crate) recording: Arc<Mutex<Option<Vec<(Vec<u8>, Vec<u8>)>>>>,
+    pub(crate) recording: Recording,
     /// One split or compaction at a time.
     pub(crate) maintenance: Mutex<()>,
 }
@@ -136,7 +142,7 @@ impl Region {
     pub(crate) fn create(
         dir: &Path,
         meta: RegionMeta,
-        on_large: Arc<dyn Fn(&RegionMeta, u64) + Send + Sync>,
+        on_large: OnLarge,
     ) -> Result<Region, StorageError> {
         let path = dir.join(&meta.file);
         let db = Database::create(&path).map_err(|e| storage(&path, e))?;
@@ -159,7 +165,7 @@ impl Region {
     pub(crate) fn open(
         dir: &Path,
         meta: RegionMeta,
-        on_large: Arc<dyn Fn(&RegionMeta, u64) + Send + Sync>,
+        on_large: OnLarge,
     ) -> Result<Region, StorageError> {
         let path = dir.join(&meta.file);
         if !path.exists() {
@@ -201,7 +207,7 @@ impl Region {
         db: Database,
         meta: RegionMeta,
         size: u64,
-        on_large: Arc<dyn Fn(&RegionMeta, u64) + Send + Sync>,
+        on_large: OnLarge,
     ) -> Region {
         let db = Arc::new(db);
         let stats = Arc::new(RegionStats::default());
@@ -461,9 +467,9 @@ struct Committer {
     stats: Arc<RegionStats>,
     gate: Arc<Mutex<()>>,
     retired: Arc<AtomicBool>,
-    recording: Arc<Mutex<Option<Vec<(Vec<u8>, Vec<u8>)>>>>,
+    recording: Recording,
     meta: RegionMeta,
-    on_large: Arc<dyn Fn(&RegionMeta, u64) + Send + Sync>,
+    on_large: OnLarge,
 }
 
 /// How many jobs one commit may carry.

@@ -32,7 +32,7 @@ struct Target {
     entries: u64,
 }
 
-pub(crate) type OnLarge = Arc<dyn Fn(&RegionMeta, u64) + Send + Sync>;
+pub(crate) use super::region::OnLarge;
 
 /// Copies `parent` into `targets` (which must cover its range, sorted by start), purging as a
 /// major compaction when `purge` is given, then calls `install` with writes paused. The parent

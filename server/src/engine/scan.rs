@@ -156,9 +156,9 @@ impl Scanner {
         let hi_key = hi_row.as_ref().map(|h| keys::row_start(h));
         let after_region = || -> Position {
             if reversed {
-                if meta.start.is_empty() {
-                    Position::Done
-                } else if !self.scan.stop.is_empty() && meta.start <= self.scan.stop {
+                if meta.start.is_empty()
+                    || (!self.scan.stop.is_empty() && meta.start <= self.scan.stop)
+                {
                     Position::Done
                 } else {
                     Position::Before(Some(meta.start.clone()))

@@ -14,6 +14,9 @@ use super::read::{FamilyRead, TimeRange};
 use super::region::TxnTables;
 use super::schema::TableDescriptor;
 
+/// One column a counter or append writes: (family, qualifier, timestamp, new value).
+type Update<'a> = (&'a Vec<u8>, &'a Vec<u8>, i64, Vec<u8>);
+
 /// Work for a committer.
 #[derive(Debug)]
 pub(crate) enum Job {
@@ -181,7 +184,7 @@ impl<'t> Apply<'t> {
     fn write_updates(
         &mut self,
         row: &[u8],
-        updates: Vec<(&Vec<u8>, &Vec<u8>, i64, Vec<u8>)>,
+        updates: Vec<Update<'_>>,
         ttl_ms: Option<i64>,
     ) -> Result<Output, Fail> {
         let mut cells = Vec::with_capacity(updates.len());
