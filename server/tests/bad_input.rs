@@ -47,7 +47,9 @@ fn each_bad_write_is_a_typed_error_and_writes_nothing() {
     let long = vec![b'x'; MAX_ROW_LEN + 1];
     assert_eq!(
         e.mutate_row("t", put_row(&long, b"f", None, b"v")),
-        Err(MutateError::RowTooLong { len: MAX_ROW_LEN + 1 })
+        Err(MutateError::RowTooLong {
+            len: MAX_ROW_LEN + 1
+        })
     );
     assert!(matches!(
         e.mutate_row("t", put_row(b"r", b"nope", None, b"v")),
@@ -59,7 +61,10 @@ fn each_bad_write_is_a_typed_error_and_writes_nothing() {
     );
     assert_eq!(
         e.mutate_row("t", put_row(b"r", b"f", None, &[0u8; 1025])),
-        Err(MutateError::ValueTooLarge { len: 1025, max: 1024 })
+        Err(MutateError::ValueTooLarge {
+            len: 1025,
+            max: 1024
+        })
     );
     assert!(matches!(
         e.mutate_row("t", RowMutation::new(b"r")),
@@ -76,7 +81,13 @@ fn each_bad_write_is_a_typed_error_and_writes_nothing() {
         Err(MutateError::TableNotFound("missing".into()))
     );
     assert!(matches!(
-        e.increment("t", b"r", vec![(b"zz".to_vec(), b"q".to_vec(), 1)], None, Durability::UseDefault),
+        e.increment(
+            "t",
+            b"r",
+            vec![(b"zz".to_vec(), b"q".to_vec(), 1)],
+            None,
+            Durability::UseDefault
+        ),
         Err(MutateError::NoSuchFamily { .. })
     ));
     nothing_written(&e);
@@ -97,11 +108,23 @@ fn bad_reads_are_typed_errors() {
         Err(ReadError::NoSuchFamily { .. })
     ));
     assert!(matches!(
-        e.get("t", Get::with(b"r", ReadOptions::default().time_range(TimeRange::new(10, 5)))),
+        e.get(
+            "t",
+            Get::with(
+                b"r",
+                ReadOptions::default().time_range(TimeRange::new(10, 5))
+            )
+        ),
         Err(ReadError::InvalidTimeRange { .. })
     ));
     assert!(matches!(
-        e.scan("t", Scan { options: ReadOptions::default().time_range(TimeRange::new(-1, 5)), ..Default::default() }),
+        e.scan(
+            "t",
+            Scan {
+                options: ReadOptions::default().time_range(TimeRange::new(-1, 5)),
+                ..Default::default()
+            }
+        ),
         Err(ReadError::InvalidTimeRange { .. })
     ));
 }
@@ -115,8 +138,14 @@ fn disabled_tables_refuse_reads_and_writes_clearly() {
         e.mutate_row("t", put_row(b"r", b"f", None, b"v")),
         Err(MutateError::TableDisabled("t".into()))
     );
-    assert_eq!(e.get("t", Get::new(b"r")).unwrap_err(), ReadError::TableDisabled("t".into()));
-    assert!(matches!(e.scan("t", Scan::new()), Err(ReadError::TableDisabled(_))));
+    assert_eq!(
+        e.get("t", Get::new(b"r")).unwrap_err(),
+        ReadError::TableDisabled("t".into())
+    );
+    assert!(matches!(
+        e.scan("t", Scan::new()),
+        Err(ReadError::TableDisabled(_))
+    ));
     e.enable_table("t").unwrap();
     assert_eq!(values(&e, "t", "r", ReadOptions::default()), vec!["v"]);
 }
@@ -124,23 +153,56 @@ fn disabled_tables_refuse_reads_and_writes_clearly() {
 #[test]
 fn bad_ddl_is_refused() {
     let (_d, e) = setup();
-    let d = |name: &str| TableDescriptor::new(TableName::parse(name).unwrap()).with_family(FamilyDescriptor::new(b"f"));
-    assert_eq!(e.create_table(d("t"), &[]), Err(TableError::Exists("t".into())));
-    assert!(matches!(TableName::parse("bad name"), Err(SchemaError::InvalidTableName { .. })));
-    assert!(matches!(TableName::parse("-x"), Err(SchemaError::InvalidTableName { .. })));
-    assert!(matches!(TableName::parse("b-d:x"), Err(SchemaError::InvalidNamespaceName { .. })));
-    assert_eq!(e.create_table(d("nons:t"), &[]), Err(TableError::NamespaceNotFound("nons".into())));
+    let d = |name: &str| {
+        TableDescriptor::new(TableName::parse(name).unwrap())
+            .with_family(FamilyDescriptor::new(b"f"))
+    };
+    assert_eq!(
+        e.create_table(d("t"), &[]),
+        Err(TableError::Exists("t".into()))
+    );
+    assert!(matches!(
+        TableName::parse("bad name"),
+        Err(SchemaError::InvalidTableName { .. })
+    ));
+    assert!(matches!(
+        TableName::parse("-x"),
+        Err(SchemaError::InvalidTableName { .. })
+    ));
+    assert!(matches!(
+        TableName::parse("b-d:x"),
+        Err(SchemaError::InvalidNamespaceName { .. })
+    ));
+    assert_eq!(
+        e.create_table(d("nons:t"), &[]),
+        Err(TableError::NamespaceNotFound("nons".into()))
+    );
     let no_fam = TableDescriptor::new(TableName::parse("x").unwrap());
-    assert!(matches!(e.create_table(no_fam, &[]), Err(TableError::Invalid(SchemaError::NoFamilies { .. }))));
+    assert!(matches!(
+        e.create_table(no_fam, &[]),
+        Err(TableError::Invalid(SchemaError::NoFamilies { .. }))
+    ));
     for bad in [
         FamilyDescriptor::new(b"f").max_versions(0),
         FamilyDescriptor::new(b"f").max_versions(1).min_versions(2),
         FamilyDescriptor::new(b"a:b"),
         FamilyDescriptor::new(b""),
-        FamilyDescriptor { compression: "ZIP".into(), ..FamilyDescriptor::new(b"f") },
-        FamilyDescriptor { bloom_filter: "ALL".into(), ..FamilyDescriptor::new(b"f") },
-        FamilyDescriptor { block_size: 10, ..FamilyDescriptor::new(b"f") },
-        FamilyDescriptor { data_block_encoding: "X".into(), ..FamilyDescriptor::new(b"f") },
+        FamilyDescriptor {
+            compression: "ZIP".into(),
+            ..FamilyDescriptor::new(b"f")
+        },
+        FamilyDescriptor {
+            bloom_filter: "ALL".into(),
+            ..FamilyDescriptor::new(b"f")
+        },
+        FamilyDescriptor {
+            block_size: 10,
+            ..FamilyDescriptor::new(b"f")
+        },
+        FamilyDescriptor {
+            data_block_encoding: "X".into(),
+            ..FamilyDescriptor::new(b"f")
+        },
     ] {
         let t = TableDescriptor::new(TableName::parse("x").unwrap()).with_family(bad.clone());
         match e.create_table(t, &[]) {
@@ -148,11 +210,23 @@ fn bad_ddl_is_refused() {
             other => panic!("{bad:?} gave {other:?}"),
         }
     }
-    assert!(matches!(e.create_table(d("x"), &[b"a".to_vec(), b"a".to_vec()]), Err(TableError::InvalidSplitKeys(_))));
-    assert!(matches!(e.create_table(d("x"), &[Vec::new()]), Err(TableError::InvalidSplitKeys(_))));
+    assert!(matches!(
+        e.create_table(d("x"), &[b"a".to_vec(), b"a".to_vec()]),
+        Err(TableError::InvalidSplitKeys(_))
+    ));
+    assert!(matches!(
+        e.create_table(d("x"), &[Vec::new()]),
+        Err(TableError::InvalidSplitKeys(_))
+    ));
     assert!(!e.table_exists("x"));
-    assert_eq!(e.delete_table("t"), Err(TableError::NotDisabled("t".into())));
-    assert_eq!(e.delete_table("nope"), Err(TableError::NotFound("nope".into())));
+    assert_eq!(
+        e.delete_table("t"),
+        Err(TableError::NotDisabled("t".into()))
+    );
+    assert_eq!(
+        e.delete_table("nope"),
+        Err(TableError::NotFound("nope".into()))
+    );
 }
 
 #[test]
@@ -185,16 +259,30 @@ fn a_missing_or_corrupt_region_file_keeps_its_table_offline() {
     let offline = e.offline_tables();
     assert_eq!(offline.len(), 2, "{offline:?}");
     let reason = |t: &str| offline.iter().find(|(n, _)| n == t).unwrap().1.clone();
-    assert!(reason("corrupt").contains(&corrupt.display().to_string()), "{}", reason("corrupt"));
-    assert!(reason("missing").contains(&missing.display().to_string()), "{}", reason("missing"));
-    assert!(matches!(e.get("corrupt", Get::new(b"r")), Err(ReadError::TableOffline { .. })));
+    assert!(
+        reason("corrupt").contains(&corrupt.display().to_string()),
+        "{}",
+        reason("corrupt")
+    );
+    assert!(
+        reason("missing").contains(&missing.display().to_string()),
+        "{}",
+        reason("missing")
+    );
+    assert!(matches!(
+        e.get("corrupt", Get::new(b"r")),
+        Err(ReadError::TableOffline { .. })
+    ));
     assert!(matches!(
         e.mutate_row("missing", put_row(b"r", b"f", None, b"v")),
         Err(MutateError::TableOffline { .. })
     ));
     assert_eq!(values(&e, "good", "r", ReadOptions::default()), vec!["v"]);
     // The damaged file is left exactly as it was for an operator to inspect.
-    assert_eq!(std::fs::read(&corrupt).unwrap(), b"this is not a redb file at all");
+    assert_eq!(
+        std::fs::read(&corrupt).unwrap(),
+        b"this is not a redb file at all"
+    );
 }
 
 proptest! {

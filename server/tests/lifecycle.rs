@@ -16,27 +16,44 @@ fn reopen(dir: &tempfile::TempDir, e: Engine) -> Engine {
 #[test]
 fn namespaces() {
     let (dir, e) = engine();
-    let names = |e: &Engine| e.list_namespaces().into_iter().map(|n| n.name).collect::<Vec<_>>();
+    let names = |e: &Engine| {
+        e.list_namespaces()
+            .into_iter()
+            .map(|n| n.name)
+            .collect::<Vec<_>>()
+    };
     assert_eq!(names(&e), vec!["default", "hbase"]);
     let mut ns = NamespaceDescriptor::new("logs");
     ns.configuration.insert("owner".into(), "ops".into());
     e.create_namespace(ns.clone()).unwrap();
-    assert_eq!(e.create_namespace(ns.clone()), Err(NamespaceError::Exists("logs".into())));
+    assert_eq!(
+        e.create_namespace(ns.clone()),
+        Err(NamespaceError::Exists("logs".into()))
+    );
     ns.configuration.insert("tier".into(), "gold".into());
     e.modify_namespace(ns.clone()).unwrap();
     table(&e, "logs:access", vec![FamilyDescriptor::new(b"t")]);
     assert_eq!(
         e.delete_namespace("logs"),
-        Err(NamespaceError::NotEmpty { name: "logs".into(), tables: 1 })
+        Err(NamespaceError::NotEmpty {
+            name: "logs".into(),
+            tables: 1
+        })
     );
-    assert_eq!(e.delete_namespace("default"), Err(NamespaceError::Reserved("default".into())));
+    assert_eq!(
+        e.delete_namespace("default"),
+        Err(NamespaceError::Reserved("default".into()))
+    );
     let e = reopen(&dir, e);
     assert_eq!(e.get_namespace("logs").unwrap(), ns);
     assert_eq!(e.list_tables()[0].to_string(), "logs:access");
     e.disable_table("logs:access").unwrap();
     e.delete_table("logs:access").unwrap();
     e.delete_namespace("logs").unwrap();
-    assert_eq!(e.get_namespace("logs"), Err(NamespaceError::NotFound("logs".into())));
+    assert_eq!(
+        e.get_namespace("logs"),
+        Err(NamespaceError::NotFound("logs".into()))
+    );
     let e = reopen(&dir, e);
     assert_eq!(names(&e), vec!["default", "hbase"]);
 }
@@ -55,7 +72,8 @@ fn full_family() -> FamilyDescriptor {
     f.data_block_encoding = "FAST_DIFF".into();
     f.scope = 1;
     f.attributes.insert(b"custom".to_vec(), vec![0, 255, 7]);
-    f.configuration.insert("hbase.hstore.blockingStoreFiles".into(), "20".into());
+    f.configuration
+        .insert("hbase.hstore.blockingStoreFiles".into(), "20".into());
     f
 }
 
@@ -88,7 +106,10 @@ fn create_with_split_keys_names_regions_like_hbase() {
     for w in regions.windows(2) {
         assert_eq!(w[0].meta.end, w[1].meta.start);
     }
-    assert_eq!(regions[1].name, format!("access-logs,1,{}.", regions[1].meta.id));
+    assert_eq!(
+        regions[1].name,
+        format!("access-logs,1,{}.", regions[1].meta.id)
+    );
     // Rows land in the region their first hex character names.
     put(&e, "access-logs", "16108|jericho|201510", "t:v", 1, "x");
     let r = e.region_of("access-logs", b"16108|jericho|201510").unwrap();
@@ -99,21 +120,42 @@ fn create_with_split_keys_names_regions_like_hbase() {
 #[test]
 fn enable_disable_truncate_delete() {
     let (dir, e) = engine();
-    let d = TableDescriptor::new(TableName::parse("t").unwrap()).with_family(FamilyDescriptor::new(b"f"));
+    let d = TableDescriptor::new(TableName::parse("t").unwrap())
+        .with_family(FamilyDescriptor::new(b"f"));
     e.create_table(d, &[b"m".to_vec()]).unwrap();
     put(&e, "t", "a", "f:q", 1, "1");
     put(&e, "t", "z", "f:q", 1, "2");
     assert!(e.is_table_enabled("t").unwrap());
-    assert_eq!(e.enable_table("t"), Err(TableError::AlreadyEnabled("t".into())));
-    assert_eq!(e.truncate_table("t", true), Err(TableError::NotDisabled("t".into())));
+    assert_eq!(
+        e.enable_table("t"),
+        Err(TableError::AlreadyEnabled("t".into()))
+    );
+    assert_eq!(
+        e.truncate_table("t", true),
+        Err(TableError::NotDisabled("t".into()))
+    );
     e.disable_table("t").unwrap();
-    assert_eq!(e.disable_table("t"), Err(TableError::AlreadyDisabled("t".into())));
+    assert_eq!(
+        e.disable_table("t"),
+        Err(TableError::AlreadyDisabled("t".into()))
+    );
     let e = reopen(&dir, e);
-    assert!(!e.is_table_enabled("t").unwrap(), "disabled state survives restart");
+    assert!(
+        !e.is_table_enabled("t").unwrap(),
+        "disabled state survives restart"
+    );
     e.truncate_table("t", true).unwrap();
-    assert!(e.is_table_enabled("t").unwrap(), "truncate leaves the table enabled, as HBase does");
+    assert!(
+        e.is_table_enabled("t").unwrap(),
+        "truncate leaves the table enabled, as HBase does"
+    );
     assert!(scan_rows(&e, "t", Scan::new()).is_empty());
-    let starts: Vec<Vec<u8>> = e.regions("t").unwrap().into_iter().map(|r| r.meta.start).collect();
+    let starts: Vec<Vec<u8>> = e
+        .regions("t")
+        .unwrap()
+        .into_iter()
+        .map(|r| r.meta.start)
+        .collect();
     assert_eq!(starts, vec![b"".to_vec(), b"m".to_vec()]);
     put(&e, "t", "a", "f:q", 1, "1");
     e.disable_table("t").unwrap();
@@ -123,7 +165,10 @@ fn enable_disable_truncate_delete() {
     e.disable_table("t").unwrap();
     e.delete_table("t").unwrap();
     assert!(!e.table_exists("t"));
-    assert!(!dir.path().join("tables/default/t").exists(), "files removed");
+    assert!(
+        !dir.path().join("tables/default/t").exists(),
+        "files removed"
+    );
     let e = reopen(&dir, e);
     assert!(!e.table_exists("t"));
     // A new table of the same name starts empty.
@@ -136,14 +181,27 @@ fn families_are_added_modified_and_removed() {
     let (dir, e) = engine();
     table(&e, "t", vec![FamilyDescriptor::new(b"a")]);
     e.add_family("t", FamilyDescriptor::new(b"b")).unwrap();
-    assert!(matches!(e.add_family("t", FamilyDescriptor::new(b"b")), Err(TableError::FamilyExists { .. })));
+    assert!(matches!(
+        e.add_family("t", FamilyDescriptor::new(b"b")),
+        Err(TableError::FamilyExists { .. })
+    ));
     put(&e, "t", "r", "b:q", 1, "v1");
     put(&e, "t", "r", "b:q", 2, "v2");
-    e.modify_family("t", FamilyDescriptor::new(b"b").max_versions(3)).unwrap();
-    assert_eq!(values(&e, "t", "r", ReadOptions::default().versions(3)), vec!["v2", "v1"]);
-    assert!(matches!(e.modify_family("t", FamilyDescriptor::new(b"zz")), Err(TableError::FamilyNotFound { .. })));
+    e.modify_family("t", FamilyDescriptor::new(b"b").max_versions(3))
+        .unwrap();
+    assert_eq!(
+        values(&e, "t", "r", ReadOptions::default().versions(3)),
+        vec!["v2", "v1"]
+    );
+    assert!(matches!(
+        e.modify_family("t", FamilyDescriptor::new(b"zz")),
+        Err(TableError::FamilyNotFound { .. })
+    ));
     e.delete_family("t", b"b").unwrap();
-    assert!(matches!(e.delete_family("t", b"a"), Err(TableError::LastFamily(_))));
+    assert!(matches!(
+        e.delete_family("t", b"a"),
+        Err(TableError::LastFamily(_))
+    ));
     assert!(matches!(
         e.get("t", Get::with(b"r", ReadOptions::default().family(b"b"))),
         Err(ReadError::NoSuchFamily { .. })
@@ -160,7 +218,10 @@ fn families_are_added_modified_and_removed() {
     let e = reopen(&dir, e);
     assert_eq!(e.describe_table("t").unwrap(), d);
     let fams: BTreeMap<_, _> = d.families.clone();
-    assert_eq!(fams.keys().cloned().collect::<Vec<_>>(), vec![b"a".to_vec(), b"c".to_vec()]);
+    assert_eq!(
+        fams.keys().cloned().collect::<Vec<_>>(),
+        vec![b"a".to_vec(), b"c".to_vec()]
+    );
 }
 
 #[test]

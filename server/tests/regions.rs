@@ -29,7 +29,10 @@ fn covers_key_space(e: &Engine) {
     assert!(regions[0].meta.start.is_empty());
     assert!(regions.last().unwrap().meta.end.is_empty());
     for w in regions.windows(2) {
-        assert_eq!(w[0].meta.end, w[1].meta.start, "regions leave a gap or overlap");
+        assert_eq!(
+            w[0].meta.end, w[1].meta.start,
+            "regions leave a gap or overlap"
+        );
     }
 }
 
@@ -44,7 +47,11 @@ fn regions_split_by_size_while_reads_and_writes_go_on() {
         std::thread::spawn(move || {
             let mut scans = 0;
             while !stop.load(Ordering::Relaxed) {
-                let rows: Vec<Vec<u8>> = e.scan("t", Scan::new()).unwrap().map(|r| r.unwrap().row).collect();
+                let rows: Vec<Vec<u8>> = e
+                    .scan("t", Scan::new())
+                    .unwrap()
+                    .map(|r| r.unwrap().row)
+                    .collect();
                 assert!(rows.windows(2).all(|w| w[0] < w[1]), "scan out of order");
                 scans += 1;
             }
@@ -57,8 +64,11 @@ fn regions_split_by_size_while_reads_and_writes_go_on() {
             std::thread::spawn(move || {
                 for i in 0..300 {
                     let row = format!("{:04}-{w}", (i * 7919 + w * 13) % 10000);
-                    e.mutate_row("t", RowMutation::new(row.as_bytes()).with(Op::put(b"f", b"q", &[b'v'; 200])))
-                        .unwrap();
+                    e.mutate_row(
+                        "t",
+                        RowMutation::new(row.as_bytes()).with(Op::put(b"f", b"q", &[b'v'; 200])),
+                    )
+                    .unwrap();
                 }
             })
         })
@@ -74,7 +84,11 @@ fn regions_split_by_size_while_reads_and_writes_go_on() {
     stop.store(true, Ordering::Relaxed);
     assert!(reader.join().unwrap() > 0);
     let regions = e.regions("t").unwrap();
-    assert!(regions.len() >= 4, "expected several splits, got {} regions", regions.len());
+    assert!(
+        regions.len() >= 4,
+        "expected several splits, got {} regions",
+        regions.len()
+    );
     assert!(e.split_count() as usize >= regions.len() - 1);
     covers_key_space(&e);
     assert_eq!(scan_rows(&e, "t", Scan::new()).len(), 1200);
@@ -85,7 +99,12 @@ fn regions_split_by_size_while_reads_and_writes_go_on() {
     e.close();
     drop(e);
     let e = Engine::open(dir.path(), EngineConfig::default()).unwrap();
-    let again: Vec<String> = e.regions("t").unwrap().iter().map(|r| r.name.clone()).collect();
+    let again: Vec<String> = e
+        .regions("t")
+        .unwrap()
+        .iter()
+        .map(|r| r.name.clone())
+        .collect();
     assert_eq!(names, again);
     assert_eq!(scan_rows(&e, "t", Scan::new()).len(), 1200);
 }
@@ -93,7 +112,14 @@ fn regions_split_by_size_while_reads_and_writes_go_on() {
 #[test]
 fn writes_during_a_split_are_not_lost() {
     let dir = tempfile::tempdir().unwrap();
-    let e = Engine::open(dir.path(), EngineConfig { region_max_size: 0, ..Default::default() }).unwrap();
+    let e = Engine::open(
+        dir.path(),
+        EngineConfig {
+            region_max_size: 0,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     table(&e, "t", vec![FamilyDescriptor::new(b"f").max_versions(1)]);
     for i in 0..2000 {
         put(&e, "t", &format!("r{i:05}"), "f:q", 1, "base");
@@ -107,7 +133,11 @@ fn writes_during_a_split_are_not_lost() {
                 let mut n = 0;
                 while !stop.load(Ordering::Relaxed) || n < 50 {
                     let row = format!("w{w}-{n:05}");
-                    e.mutate_row("t", RowMutation::new(row.as_bytes()).with(Op::put(b"f", b"q", b"x"))).unwrap();
+                    e.mutate_row(
+                        "t",
+                        RowMutation::new(row.as_bytes()).with(Op::put(b"f", b"q", b"x")),
+                    )
+                    .unwrap();
                     // Overwrite and delete existing rows too, so the replay sees both.
                     let base = format!("r{:05}", (n * 37 + w * 101) % 2000);
                     if n % 2 == 0 {
@@ -130,7 +160,10 @@ fn writes_during_a_split_are_not_lost() {
     for (w, n) in counts.iter().enumerate() {
         for i in 0..*n {
             let row = format!("w{w}-{i:05}");
-            assert!(e.get("t", Get::new(row.as_bytes())).unwrap().is_some(), "lost {row}");
+            assert!(
+                e.get("t", Get::new(row.as_bytes())).unwrap().is_some(),
+                "lost {row}"
+            );
         }
     }
     // Every base row shows what was done to it: a ts-2 put survives the ts-1 row deletes, the
@@ -164,7 +197,8 @@ fn writes_during_a_split_are_not_lost() {
 #[test]
 fn regions_count_reads_writes_and_bytes() {
     let (_d, e) = engine();
-    let d = TableDescriptor::new(TableName::parse("t").unwrap()).with_family(FamilyDescriptor::new(b"f"));
+    let d = TableDescriptor::new(TableName::parse("t").unwrap())
+        .with_family(FamilyDescriptor::new(b"f"));
     e.create_table(d, &[b"m".to_vec()]).unwrap();
     for i in 0..10 {
         put(&e, "t", &format!("a{i}"), "f:q", 1, "v");

@@ -30,7 +30,10 @@ fn versions_come_newest_first_and_explicit_timestamps_are_honoured() {
     assert_eq!(values(&e, "t", "r", ReadOptions::default()), vec!["future"]);
     // More versions than the family keeps are never returned.
     put(&e, "t", "r", "f:q", 5, "oldest");
-    assert_eq!(cells(&e, "t", "r", ReadOptions::default().versions(10)).len(), 3);
+    assert_eq!(
+        cells(&e, "t", "r", ReadOptions::default().versions(10)).len(),
+        3
+    );
 }
 
 #[test]
@@ -38,8 +41,13 @@ fn server_stamps_now_when_no_timestamp() {
     let (_d, e) = engine();
     table(&e, "t", vec![f3()]);
     let before = now();
-    e.mutate_row("t", RowMutation::new(b"r").with(Op::put(b"f", b"a", b"1")).with(Op::put(b"f", b"b", b"2")))
-        .unwrap();
+    e.mutate_row(
+        "t",
+        RowMutation::new(b"r")
+            .with(Op::put(b"f", b"a", b"1"))
+            .with(Op::put(b"f", b"b", b"2")),
+    )
+    .unwrap();
     let after = now();
     let got = cells(&e, "t", "r", ReadOptions::default());
     assert_eq!(got.len(), 2);
@@ -55,12 +63,24 @@ fn time_ranges_are_half_open() {
         put(&e, "t", "r", "f:q", ts, &format!("v{ts}"));
     }
     let r = |min, max| {
-        values(&e, "t", "r", ReadOptions::default().versions(3).time_range(TimeRange::new(min, max)))
+        values(
+            &e,
+            "t",
+            "r",
+            ReadOptions::default()
+                .versions(3)
+                .time_range(TimeRange::new(min, max)),
+        )
     };
     assert_eq!(r(10, 30), vec!["v20", "v10"]);
     assert_eq!(r(11, 31), vec!["v30", "v20"]);
     assert_eq!(
-        values(&e, "t", "r", ReadOptions::default().time_range(TimeRange::at(20))),
+        values(
+            &e,
+            "t",
+            "r",
+            ReadOptions::default().time_range(TimeRange::at(20))
+        ),
         vec!["v20"]
     );
     assert!(r(0, 10).is_empty());
@@ -69,7 +89,11 @@ fn time_ranges_are_half_open() {
 #[test]
 fn delete_kinds_follow_hbase() {
     let (_d, e) = engine();
-    table(&e, "t", vec![f3(), FamilyDescriptor::new(b"g").max_versions(3)]);
+    table(
+        &e,
+        "t",
+        vec![f3(), FamilyDescriptor::new(b"g").max_versions(3)],
+    );
     let all = || ReadOptions::default().versions(3);
     for row in ["v", "c", "fam", "fv", "row", "latest"] {
         for ts in [10, 20, 30] {
@@ -80,24 +104,59 @@ fn delete_kinds_follow_hbase() {
     }
     // One version.
     mutate(&e, "t", "v", del_ver("f", "a", Some(20)));
-    assert_eq!(values(&e, "t", "v", all().column(b"f", b"a")), vec!["a30", "a10"]);
+    assert_eq!(
+        values(&e, "t", "v", all().column(b"f", b"a")),
+        vec!["a30", "a10"]
+    );
     // A column at or before ts.
     mutate(&e, "t", "c", del_col("f", "a", Some(20)));
     assert_eq!(values(&e, "t", "c", all().column(b"f", b"a")), vec!["a30"]);
     assert_eq!(values(&e, "t", "c", all().column(b"f", b"b")).len(), 3);
     // A family at or before ts.
-    mutate(&e, "t", "fam", Op::DeleteFamily { family: b"f".to_vec(), timestamp: Some(20) });
-    assert_eq!(values(&e, "t", "fam", all().family(b"f")), vec!["a30", "b30"]);
+    mutate(
+        &e,
+        "t",
+        "fam",
+        Op::DeleteFamily {
+            family: b"f".to_vec(),
+            timestamp: Some(20),
+        },
+    );
+    assert_eq!(
+        values(&e, "t", "fam", all().family(b"f")),
+        vec!["a30", "b30"]
+    );
     assert_eq!(values(&e, "t", "fam", all().family(b"g")).len(), 3);
     // A family version: exactly ts, every column.
-    mutate(&e, "t", "fv", Op::DeleteFamilyVersion { family: b"f".to_vec(), timestamp: 20 });
-    assert_eq!(values(&e, "t", "fv", all().family(b"f")), vec!["a30", "a10", "b30", "b10"]);
+    mutate(
+        &e,
+        "t",
+        "fv",
+        Op::DeleteFamilyVersion {
+            family: b"f".to_vec(),
+            timestamp: 20,
+        },
+    );
+    assert_eq!(
+        values(&e, "t", "fv", all().family(b"f")),
+        vec!["a30", "a10", "b30", "b10"]
+    );
     // A whole row at or before ts.
-    mutate(&e, "t", "row", Op::DeleteRow { timestamp: Some(20) });
+    mutate(
+        &e,
+        "t",
+        "row",
+        Op::DeleteRow {
+            timestamp: Some(20),
+        },
+    );
     assert_eq!(values(&e, "t", "row", all()), vec!["a30", "b30", "x30"]);
     // Delete of the latest version without a timestamp removes only the newest.
     mutate(&e, "t", "latest", del_ver("f", "a", None));
-    assert_eq!(values(&e, "t", "latest", all().column(b"f", b"a")), vec!["a20", "a10"]);
+    assert_eq!(
+        values(&e, "t", "latest", all().column(b"f", b"a")),
+        vec!["a20", "a10"]
+    );
     // A whole row now.
     mutate(&e, "t", "latest", Op::DeleteRow { timestamp: None });
     assert!(e.get("t", Get::new(b"latest")).unwrap().is_none());
@@ -109,15 +168,28 @@ fn markers_mask_later_puts_until_major_compaction() {
     table(&e, "t", vec![f3()]);
     mutate(&e, "t", "r", del_col("f", "q", Some(100)));
     put(&e, "t", "r", "f:q", 50, "late-but-old");
-    assert!(e.get("t", Get::new(b"r")).unwrap().is_none(), "masked by an earlier marker");
+    assert!(
+        e.get("t", Get::new(b"r")).unwrap().is_none(),
+        "masked by an earlier marker"
+    );
     put(&e, "t", "r", "f:q", 150, "newer");
-    assert_eq!(values(&e, "t", "r", ReadOptions::default().versions(3)), vec!["newer"]);
+    assert_eq!(
+        values(&e, "t", "r", ReadOptions::default().versions(3)),
+        vec!["newer"]
+    );
     e.compact("t", false).unwrap();
     put(&e, "t", "r", "f:q", 60, "after-minor");
-    assert_eq!(values(&e, "t", "r", ReadOptions::default().versions(3)), vec!["newer"], "minor keeps markers");
+    assert_eq!(
+        values(&e, "t", "r", ReadOptions::default().versions(3)),
+        vec!["newer"],
+        "minor keeps markers"
+    );
     e.compact("t", true).unwrap();
     put(&e, "t", "r", "f:q", 70, "after-major");
-    assert_eq!(values(&e, "t", "r", ReadOptions::default().versions(3)), vec!["newer", "after-major"]);
+    assert_eq!(
+        values(&e, "t", "r", ReadOptions::default().versions(3)),
+        vec!["newer", "after-major"]
+    );
 }
 
 #[test]
@@ -126,24 +198,32 @@ fn keep_deleted_cells_allows_time_travel() {
     table(
         &e,
         "t",
-        vec![FamilyDescriptor::new(b"f").max_versions(3).keep_deleted(KeepDeletedCells::True)],
+        vec![FamilyDescriptor::new(b"f")
+            .max_versions(3)
+            .keep_deleted(KeepDeletedCells::True)],
     );
     put(&e, "t", "r", "f:q", 10, "v10");
     put(&e, "t", "r", "f:q", 20, "v20");
     mutate(&e, "t", "r", del_col("f", "q", Some(25)));
     assert!(e.get("t", Get::new(b"r")).unwrap().is_none());
-    let before_delete = ReadOptions::default().versions(3).time_range(TimeRange::new(0, 25));
+    let before_delete = ReadOptions::default()
+        .versions(3)
+        .time_range(TimeRange::new(0, 25));
     assert_eq!(values(&e, "t", "r", before_delete), vec!["v20", "v10"]);
     // Survives a major compaction too.
     e.compact("t", true).unwrap();
-    let before_delete = ReadOptions::default().versions(3).time_range(TimeRange::new(0, 25));
+    let before_delete = ReadOptions::default()
+        .versions(3)
+        .time_range(TimeRange::new(0, 25));
     assert_eq!(values(&e, "t", "r", before_delete), vec!["v20", "v10"]);
     assert!(e.get("t", Get::new(b"r")).unwrap().is_none());
     // Without KEEP_DELETED_CELLS the same read sees nothing.
     table(&e, "plain", vec![f3()]);
     put(&e, "plain", "r", "f:q", 10, "v10");
     mutate(&e, "plain", "r", del_col("f", "q", Some(25)));
-    let before_delete = ReadOptions::default().versions(3).time_range(TimeRange::new(0, 25));
+    let before_delete = ReadOptions::default()
+        .versions(3)
+        .time_range(TimeRange::new(0, 25));
     assert!(values(&e, "plain", "r", before_delete).is_empty());
 }
 
@@ -153,7 +233,11 @@ fn raw_reads_show_markers() {
     table(&e, "t", vec![f3()]);
     put(&e, "t", "r", "f:q", 10, "v");
     mutate(&e, "t", "r", del_col("f", "q", Some(10)));
-    let opts = ReadOptions { raw: true, max_versions: 3, ..Default::default() };
+    let opts = ReadOptions {
+        raw: true,
+        max_versions: 3,
+        ..Default::default()
+    };
     let r = e.get("t", Get::with(b"r", opts)).unwrap().unwrap();
     let types: Vec<CellType> = r.cells.iter().map(|c| c.cell_type).collect();
     assert_eq!(types, vec![CellType::DeleteColumn, CellType::Put]);
@@ -163,22 +247,45 @@ fn raw_reads_show_markers() {
 fn ttl_expires_cells_and_min_versions_keeps_the_newest() {
     let (_d, e) = engine();
     let n = now();
-    table(&e, "ttl", vec![FamilyDescriptor::new(b"f").max_versions(5).ttl(60)]);
+    table(
+        &e,
+        "ttl",
+        vec![FamilyDescriptor::new(b"f").max_versions(5).ttl(60)],
+    );
     put(&e, "ttl", "r", "f:q", n - 120_000, "expired");
     put(&e, "ttl", "r", "f:fresh", n, "fresh");
-    assert_eq!(values(&e, "ttl", "r", ReadOptions::default()), vec!["fresh"]);
+    assert_eq!(
+        values(&e, "ttl", "r", ReadOptions::default()),
+        vec!["fresh"]
+    );
     // TTL <= 0 means forever.
     table(&e, "forever", vec![FamilyDescriptor::new(b"f").ttl(0)]);
     put(&e, "forever", "r", "f:q", 1, "ancient");
-    assert_eq!(values(&e, "forever", "r", ReadOptions::default()), vec!["ancient"]);
+    assert_eq!(
+        values(&e, "forever", "r", ReadOptions::default()),
+        vec!["ancient"]
+    );
     // MIN_VERSIONS keeps the newest N past the TTL.
-    table(&e, "minv", vec![FamilyDescriptor::new(b"f").max_versions(5).min_versions(2).ttl(60)]);
+    table(
+        &e,
+        "minv",
+        vec![FamilyDescriptor::new(b"f")
+            .max_versions(5)
+            .min_versions(2)
+            .ttl(60)],
+    );
     for (i, ts) in [n - 400_000, n - 300_000, n - 200_000].iter().enumerate() {
         put(&e, "minv", "r", "f:q", *ts, &format!("v{i}"));
     }
-    assert_eq!(values(&e, "minv", "r", ReadOptions::default().versions(5)), vec!["v2", "v1"]);
+    assert_eq!(
+        values(&e, "minv", "r", ReadOptions::default().versions(5)),
+        vec!["v2", "v1"]
+    );
     e.compact("minv", true).unwrap();
-    assert_eq!(values(&e, "minv", "r", ReadOptions::default().versions(5)), vec!["v2", "v1"]);
+    assert_eq!(
+        values(&e, "minv", "r", ReadOptions::default().versions(5)),
+        vec!["v2", "v1"]
+    );
 }
 
 #[test]
@@ -200,7 +307,13 @@ fn counters_and_appends() {
     let (_d, e) = engine();
     table(&e, "counters", vec![FamilyDescriptor::new(b"c")]);
     let inc = |q: &str, d: i64| {
-        e.increment("counters", b"rk1", vec![(b"c".to_vec(), q.as_bytes().to_vec(), d)], None, Durability::UseDefault)
+        e.increment(
+            "counters",
+            b"rk1",
+            vec![(b"c".to_vec(), q.as_bytes().to_vec(), d)],
+            None,
+            Durability::UseDefault,
+        )
     };
     assert_eq!(inc("1", 1).unwrap()[0].value, 1i64.to_be_bytes());
     assert_eq!(inc("2", 100).unwrap()[0].value, 100i64.to_be_bytes());
@@ -216,22 +329,41 @@ fn counters_and_appends() {
     let multi = e.increment(
         "counters",
         b"rk1",
-        vec![(b"c".to_vec(), b"1".to_vec(), 1), (b"c".to_vec(), b"s".to_vec(), 1)],
+        vec![
+            (b"c".to_vec(), b"1".to_vec(), 1),
+            (b"c".to_vec(), b"s".to_vec(), 1),
+        ],
         None,
         Durability::UseDefault,
     );
     assert!(multi.is_err());
     assert_eq!(
-        e.get("counters", Get::new(b"rk1")).unwrap().unwrap().value(b"c", b"1").unwrap(),
+        e.get("counters", Get::new(b"rk1"))
+            .unwrap()
+            .unwrap()
+            .value(b"c", b"1")
+            .unwrap(),
         1i64.to_be_bytes(),
         "a failed increment writes none of its columns"
     );
     let a = e
-        .append("counters", b"ap", vec![(b"c".to_vec(), b"x".to_vec(), b"he".to_vec())], None, Durability::UseDefault)
+        .append(
+            "counters",
+            b"ap",
+            vec![(b"c".to_vec(), b"x".to_vec(), b"he".to_vec())],
+            None,
+            Durability::UseDefault,
+        )
         .unwrap();
     assert_eq!(a[0].value, b"he");
     let a = e
-        .append("counters", b"ap", vec![(b"c".to_vec(), b"x".to_vec(), b"llo".to_vec())], None, Durability::UseDefault)
+        .append(
+            "counters",
+            b"ap",
+            vec![(b"c".to_vec(), b"x".to_vec(), b"llo".to_vec())],
+            None,
+            Durability::UseDefault,
+        )
         .unwrap();
     assert_eq!(a[0].value, b"hello");
 }
@@ -244,7 +376,12 @@ fn check_and_mutate_compare_ops() {
     let try_op = |op: CompareOp, given: &str| {
         e.check_and_mutate(
             "t",
-            Condition { family: b"f".to_vec(), qualifier: b"q".to_vec(), op, value: Some(given.as_bytes().to_vec()) },
+            Condition {
+                family: b"f".to_vec(),
+                qualifier: b"q".to_vec(),
+                op,
+                value: Some(given.as_bytes().to_vec()),
+            },
             RowMutation::new(b"r").with(Op::put_at(b"f", b"hit", 1, b"1")),
         )
         .unwrap()
@@ -263,7 +400,12 @@ fn check_and_mutate_compare_ops() {
     let must_not_exist = |q: &str| {
         e.check_and_mutate(
             "t",
-            Condition { family: b"f".to_vec(), qualifier: q.as_bytes().to_vec(), op: CompareOp::Equal, value: None },
+            Condition {
+                family: b"f".to_vec(),
+                qualifier: q.as_bytes().to_vec(),
+                op: CompareOp::Equal,
+                value: None,
+            },
             RowMutation::new(b"r").with(Op::put_at(b"f", q.as_bytes(), 1, b"set")),
         )
         .unwrap()
@@ -274,7 +416,12 @@ fn check_and_mutate_compare_ops() {
     let deleted = e
         .check_and_mutate(
             "t",
-            Condition { family: b"f".to_vec(), qualifier: b"q".to_vec(), op: CompareOp::Equal, value: Some(b"m".to_vec()) },
+            Condition {
+                family: b"f".to_vec(),
+                qualifier: b"q".to_vec(),
+                op: CompareOp::Equal,
+                value: Some(b"m".to_vec()),
+            },
             RowMutation::new(b"r").with(del_col("f", "q", None)),
         )
         .unwrap();
@@ -295,7 +442,10 @@ fn a_row_mutation_mixing_puts_and_deletes_applies_in_order() {
             .with(Op::put_at(b"f", b"b", 11, b"b")),
     )
     .unwrap();
-    assert_eq!(values(&e, "t", "r", ReadOptions::default()), vec!["new", "b"]);
+    assert_eq!(
+        values(&e, "t", "r", ReadOptions::default()),
+        vec!["new", "b"]
+    );
     // A batch where one row is invalid fails only that row.
     let res = e.mutate_rows(
         "t",
@@ -322,7 +472,10 @@ fn scans_bounds_reverse_prefix_batch_limit() {
         put(&e, "t", &row, "g:z", 1, "z");
     }
     put(&e, "t", "s0", "f:a", 1, "x");
-    assert_eq!(scan_rows(&e, "t", Scan::range(b"r3", b"r6")), vec!["r3", "r4", "r5"]);
+    assert_eq!(
+        scan_rows(&e, "t", Scan::range(b"r3", b"r6")),
+        vec!["r3", "r4", "r5"]
+    );
     let mut rev = Scan::range(b"r6", b"r3");
     rev.reversed = true;
     assert_eq!(scan_rows(&e, "t", rev), vec!["r6", "r5", "r4"]);
@@ -337,28 +490,42 @@ fn scans_bounds_reverse_prefix_batch_limit() {
     let mut b = Scan::range(b"r0", b"r1");
     b.batch = 3;
     let parts: Vec<RowResult> = e.scan("t", b).unwrap().map(|r| r.unwrap()).collect();
-    assert_eq!(parts.iter().map(|p| p.cells.len()).collect::<Vec<_>>(), vec![3, 1]);
+    assert_eq!(
+        parts.iter().map(|p| p.cells.len()).collect::<Vec<_>>(),
+        vec![3, 1]
+    );
     assert!(parts[0].partial && !parts[1].partial);
     // Columns and families select what comes back.
     let mut cols = Scan::new();
     cols.options = ReadOptions::default().column(b"f", b"b");
     let r: Vec<RowResult> = e.scan("t", cols).unwrap().map(|r| r.unwrap()).collect();
     assert_eq!(r.len(), 10, "s0 has no f:b");
-    assert!(r.iter().all(|x| x.cells.len() == 1 && x.cells[0].qualifier == b"b"));
+    assert!(r
+        .iter()
+        .all(|x| x.cells.len() == 1 && x.cells[0].qualifier == b"b"));
     // Per-family limit and offset.
-    let opts = ReadOptions { limit_per_family: Some(1), offset_per_family: 1, ..Default::default() };
+    let opts = ReadOptions {
+        limit_per_family: Some(1),
+        offset_per_family: 1,
+        ..Default::default()
+    };
     assert_eq!(values(&e, "t", "r0", opts), vec!["b"]);
 }
 
 #[test]
 fn per_family_time_ranges() {
     let (_d, e) = engine();
-    table(&e, "t", vec![f3(), FamilyDescriptor::new(b"g").max_versions(3)]);
+    table(
+        &e,
+        "t",
+        vec![f3(), FamilyDescriptor::new(b"g").max_versions(3)],
+    );
     put(&e, "t", "r", "f:q", 10, "f10");
     put(&e, "t", "r", "g:q", 10, "g10");
     put(&e, "t", "r", "g:q", 30, "g30");
     let mut opts = ReadOptions::default().versions(3);
-    opts.family_time_ranges.insert(b"g".to_vec(), TimeRange::new(0, 20));
+    opts.family_time_ranges
+        .insert(b"g".to_vec(), TimeRange::new(0, 20));
     assert_eq!(values(&e, "t", "r", opts), vec!["f10", "g10"]);
 }
 
@@ -391,14 +558,28 @@ fn filters_plug_into_reads_and_stop_scans_early() {
     let (_d, e) = engine();
     table(&e, "t", vec![f3()]);
     for i in 0..50 {
-        put(&e, "t", &format!("r{i:02}"), "f:q", 1, &format!("v{}", i % 2));
+        put(
+            &e,
+            "t",
+            &format!("r{i:02}"),
+            "f:q",
+            1,
+            &format!("v{}", i % 2),
+        );
     }
     let reads_before: u64 = e.regions("t").unwrap().iter().map(|r| r.reads).sum();
     let mut s = Scan::new();
     s.options = ReadOptions::default().filter(Box::new(StopAfter(b"r05".to_vec())));
-    assert_eq!(scan_rows(&e, "t", s), vec!["r00", "r02", "r03", "r04", "r05"]);
+    assert_eq!(
+        scan_rows(&e, "t", s),
+        vec!["r00", "r02", "r03", "r04", "r05"]
+    );
     let reads_after: u64 = e.regions("t").unwrap().iter().map(|r| r.reads).sum();
-    assert!(reads_after - reads_before <= 6, "the scan stopped early: {}", reads_after - reads_before);
+    assert!(
+        reads_after - reads_before <= 6,
+        "the scan stopped early: {}",
+        reads_after - reads_before
+    );
     let mut s = Scan::new();
     s.options = ReadOptions::default().filter(Box::new(OnlyValue(b"v1")));
     assert_eq!(scan_rows(&e, "t", s).len(), 25);
@@ -418,7 +599,12 @@ fn major_compaction_gives_space_back() {
         put(&e, "t", &format!("r{i:03}"), "f:q", 1, &big);
     }
     for i in 0..200 {
-        mutate(&e, "t", &format!("r{i:03}"), Op::DeleteRow { timestamp: None });
+        mutate(
+            &e,
+            "t",
+            &format!("r{i:03}"),
+            Op::DeleteRow { timestamp: None },
+        );
     }
     let s = e.compact("t", true).unwrap();
     assert_eq!(s.entries_after, 0, "{s:?}");

@@ -128,7 +128,7 @@ pub enum MutateError {
     ValueTooLarge { len: usize, max: usize },
     #[error("cell TTL {0} ms is not positive")]
     InvalidTtl(i64),
-    #[error("Attempted to increment field that isn't 64 bits wide: {family}:{qualifier} holds {width} bytes")]
+    #[error("Field is not a long, it's {width} bytes wide ({family}:{qualifier})")]
     NotCounter {
         family: String,
         qualifier: String,

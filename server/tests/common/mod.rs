@@ -29,13 +29,19 @@ pub fn put(e: &Engine, t: &str, row: &str, fq: &str, ts: i64, v: &str) {
     let (f, q) = fq.split_once(':').unwrap();
     e.mutate_row(
         t,
-        RowMutation::new(row.as_bytes()).with(Op::put_at(f.as_bytes(), q.as_bytes(), ts, v.as_bytes())),
+        RowMutation::new(row.as_bytes()).with(Op::put_at(
+            f.as_bytes(),
+            q.as_bytes(),
+            ts,
+            v.as_bytes(),
+        )),
     )
     .unwrap();
 }
 
 pub fn mutate(e: &Engine, t: &str, row: &str, op: Op) {
-    e.mutate_row(t, RowMutation::new(row.as_bytes()).with(op)).unwrap();
+    e.mutate_row(t, RowMutation::new(row.as_bytes()).with(op))
+        .unwrap();
 }
 
 /// (qualifier, ts, value) of every cell a get returns, as strings.
