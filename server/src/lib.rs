@@ -7,3 +7,8 @@
 #![forbid(unsafe_code)]
 
 pub mod engine;
+pub mod generated;
+pub mod scanners;
+pub mod server;
+pub mod thrift;
+pub mod thrift1;

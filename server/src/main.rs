@@ -1,10 +1,14 @@
-//! The `redbase` binary: parses flags, sets up logging, opens the engine and serves until a
-//! signal asks it to stop.
+//! The `redbase` binary: parses flags, sets up logging, opens the engine, binds the listeners
+//! and calls `server::run` until SIGINT or SIGTERM.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use redbase::engine::{Engine, EngineConfig};
+use redbase::scanners::ScannerLimits;
+use redbase::server::{self, Config, Listeners};
+use redbase::thrift::Limits;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -19,7 +23,7 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Open the data directory and serve until SIGINT or SIGTERM.
+    /// Serve HBase's Thrift interfaces from a data directory until SIGINT or SIGTERM.
     Serve(ServeArgs),
 }
 
@@ -28,12 +32,33 @@ struct ServeArgs {
     /// Where region files and the catalog live.
     #[arg(long, env = "REDBASE_DATA_DIR", default_value = "./redbase-data")]
     data_dir: PathBuf,
+    /// Address of the Thrift1 (`Hbase`) gateway.
+    #[arg(long, env = "REDBASE_THRIFT1_ADDR", default_value = "0.0.0.0:9090")]
+    thrift1_addr: String,
     /// A region whose stored bytes pass this splits in two (0 = never).
     #[arg(long, env = "REDBASE_REGION_MAX_SIZE", default_value_t = 256 * 1024 * 1024)]
     region_max_size: u64,
     /// The largest value one cell may hold, in bytes.
     #[arg(long, env = "REDBASE_MAX_VALUE_SIZE", default_value_t = 10 * 1024 * 1024)]
     max_value_size: usize,
+    /// The largest Thrift message (frame, buffered message or HTTP body), in bytes.
+    #[arg(long, env = "REDBASE_MAX_MESSAGE_SIZE", default_value_t = 16 * 1024 * 1024)]
+    max_message_size: usize,
+    /// Connections served at once per gateway.
+    #[arg(long, env = "REDBASE_MAX_CONNECTIONS", default_value_t = 1024)]
+    max_connections: usize,
+    /// Close a connection that sends nothing for this many seconds.
+    #[arg(long, env = "REDBASE_IDLE_TIMEOUT_SECS", default_value_t = 60)]
+    idle_timeout_secs: u64,
+    /// Close a scanner unused for this many seconds (HBase's scanner lease).
+    #[arg(long, env = "REDBASE_SCANNER_LEASE_SECS", default_value_t = 60)]
+    scanner_lease_secs: u64,
+    /// Open scanners allowed per gateway.
+    #[arg(long, env = "REDBASE_MAX_SCANNERS", default_value_t = 10_000)]
+    max_scanners: usize,
+    /// Host name reported as the region server in region info (default: this host's name).
+    #[arg(long, env = "REDBASE_ADVERTISED_HOST")]
+    advertised_host: Option<String>,
 }
 
 fn main() -> std::process::ExitCode {
@@ -64,7 +89,6 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
     for (table, reason) in engine.offline_tables() {
         tracing::error!(%table, %reason, "table offline");
     }
-    tracing::info!(data_dir = %args.data_dir.display(), tables = engine.list_tables().len(), "engine open");
     let rt = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {
@@ -72,10 +96,41 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    rt.block_on(shutdown_signal());
-    tracing::info!("shutting down");
+    let code = rt.block_on(async {
+        let thrift1 = match tokio::net::TcpListener::bind(&args.thrift1_addr).await {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::error!(addr = %args.thrift1_addr, error = %e, "cannot bind the Thrift1 address");
+                return std::process::ExitCode::FAILURE;
+            }
+        };
+        tracing::info!(data_dir = %args.data_dir.display(), tables = engine.list_tables().len(), "engine open");
+        let cfg = Config {
+            limits: Limits {
+                max_message: args.max_message_size,
+                max_connections: args.max_connections,
+                idle_timeout: Duration::from_secs(args.idle_timeout_secs),
+            },
+            scanners: ScannerLimits {
+                lease: Duration::from_secs(args.scanner_lease_secs),
+                max_open: args.max_scanners,
+            },
+            advertised_host: args.advertised_host.clone(),
+        };
+        server::run(
+            engine.clone(),
+            Listeners {
+                thrift1: Some(thrift1),
+            },
+            cfg,
+            shutdown_signal(),
+        )
+        .await;
+        std::process::ExitCode::SUCCESS
+    });
+    tracing::info!("shutting down: committing and closing regions");
     engine.close();
-    std::process::ExitCode::SUCCESS
+    code
 }
 
 async fn shutdown_signal() {
@@ -91,4 +146,5 @@ async fn shutdown_signal() {
             let _ = tokio::signal::ctrl_c().await;
         }
     }
+    tracing::info!("signal received");
 }

@@ -39,6 +39,7 @@ pub use region::{RegionInfo, RegionMeta};
 pub use scan::Scanner;
 pub use schema::{
     FamilyDescriptor, KeepDeletedCells, NamespaceDescriptor, TableDescriptor, TableName,
+    TTL_FOREVER,
 };
 
 use catalog::{Catalog, TableRecord};

@@ -1,0 +1,70 @@
+//! Wires the gateways to their listeners: `run` serves until `shutdown` completes, then waits
+//! for in-flight calls and returns. The binary and the tests both call it.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+use crate::engine::Engine;
+use crate::scanners::ScannerLimits;
+use crate::thrift::{self, Limits};
+use crate::thrift1::{self, Advertised};
+
+/// Server settings (the binary's flags).
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    pub limits: Limits,
+    pub scanners: ScannerLimits,
+    /// Host name reported as the region server in region info.
+    pub advertised_host: Option<String>,
+}
+
+/// Listeners to serve; each is optional so tests can run one gateway.
+pub struct Listeners {
+    pub thrift1: Option<TcpListener>,
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "localhost".into())
+}
+
+/// Serves every listener until `shutdown` completes.
+pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown: impl Future) {
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let host = config.advertised_host.clone().unwrap_or_else(host_name);
+    let mut tasks = Vec::new();
+    if let Some(l) = listeners.thrift1 {
+        let port = l.local_addr().map(|a| a.port() as i32).unwrap_or(0);
+        let handler = thrift1::Handler::new(
+            engine.clone(),
+            config.scanners.clone(),
+            Advertised {
+                host: host.clone(),
+                port,
+            },
+        );
+        let service = Arc::new(thrift1::Thrift1::new(handler));
+        let mut rx = stop_rx.clone();
+        tracing::info!(addr = ?l.local_addr().ok(), "Thrift1 gateway listening");
+        tasks.push(tokio::spawn(thrift::run(
+            l,
+            service,
+            "thrift1",
+            config.limits.clone(),
+            async move {
+                let _ = rx.changed().await;
+            },
+        )));
+    }
+    shutdown.await;
+    let _ = stop_tx.send(true);
+    for t in tasks {
+        let _ = t.await;
+    }
+}

@@ -1,0 +1,232 @@
+//! Thrift1's view of the data model: column specs, results and errors.
+
+use std::collections::BTreeMap;
+
+use crate::engine::{
+    Cell, CellType, FamilyDescriptor, MutateError, ReadError, ReadOptions, RowResult, TableError,
+    TimeRange, TTL_FOREVER,
+};
+use crate::generated::hbase1::{
+    AlreadyExists, ColumnDescriptor, IOError, IllegalArgument, TCell, TColumn, TRowResult,
+};
+
+/// A Thrift1 column spec: "f" is the whole family, "f:" the empty qualifier, "f:a:b" the
+/// qualifier "a:b" (split at the first ':').
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColumnSpec {
+    Family(Vec<u8>),
+    Column(Vec<u8>, Vec<u8>),
+}
+
+impl ColumnSpec {
+    pub fn parse(spec: &[u8]) -> ColumnSpec {
+        match spec.iter().position(|&b| b == b':') {
+            None => ColumnSpec::Family(spec.to_vec()),
+            Some(i) => ColumnSpec::Column(spec[..i].to_vec(), spec[i + 1..].to_vec()),
+        }
+    }
+
+    pub fn family(&self) -> &[u8] {
+        match self {
+            ColumnSpec::Family(f) | ColumnSpec::Column(f, _) => f,
+        }
+    }
+
+    /// The (family, qualifier) a write to this spec targets: a bare family means the empty
+    /// qualifier, as HBase does.
+    pub fn write_target(&self) -> (Vec<u8>, Vec<u8>) {
+        match self {
+            ColumnSpec::Family(f) => (f.clone(), Vec::new()),
+            ColumnSpec::Column(f, q) => (f.clone(), q.clone()),
+        }
+    }
+}
+
+/// Read options selecting `columns` (none = every column).
+pub fn read_options(columns: &[Vec<u8>]) -> ReadOptions {
+    let mut o = ReadOptions::default();
+    for c in columns {
+        o = match ColumnSpec::parse(c) {
+            ColumnSpec::Family(f) => {
+                // A whole family wins over single columns of it.
+                o.columns.insert(f, None);
+                o
+            }
+            ColumnSpec::Column(f, q) => {
+                if matches!(o.columns.get(&f), Some(None)) {
+                    o
+                } else {
+                    o.column(&f, &q)
+                }
+            }
+        };
+    }
+    o
+}
+
+/// Thrift1 reads "at" a timestamp see cells strictly older than it: `[0, ts)`.
+pub fn before(ts: i64) -> TimeRange {
+    TimeRange::new(0, ts.max(0))
+}
+
+pub fn column_name(c: &Cell) -> Vec<u8> {
+    let mut name = Vec::with_capacity(c.family.len() + 1 + c.qualifier.len());
+    name.extend_from_slice(&c.family);
+    name.push(b':');
+    name.extend_from_slice(&c.qualifier);
+    name
+}
+
+pub fn tcell(c: &Cell) -> TCell {
+    TCell {
+        value: Some(c.value.clone()),
+        timestamp: Some(c.timestamp),
+    }
+}
+
+pub fn tcells(r: Option<RowResult>) -> Vec<TCell> {
+    r.map(|r| {
+        r.cells
+            .iter()
+            .filter(|c| c.cell_type == CellType::Put)
+            .map(tcell)
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// A row as Thrift1 returns it: a map keyed "family:qualifier" (the newest cell of each
+/// column), or the cells in order when the scan asked for sorted columns.
+pub fn row_result(r: RowResult, sorted: bool) -> TRowResult {
+    if sorted {
+        let cols = r
+            .cells
+            .iter()
+            .map(|c| TColumn {
+                column_name: Some(column_name(c)),
+                cell: Some(tcell(c)),
+            })
+            .collect();
+        TRowResult {
+            row: Some(r.row),
+            columns: None,
+            sorted_columns: Some(cols),
+        }
+    } else {
+        let mut map = BTreeMap::new();
+        for c in &r.cells {
+            map.entry(column_name(c)).or_insert_with(|| tcell(c));
+        }
+        TRowResult {
+            row: Some(r.row),
+            columns: Some(map),
+            sorted_columns: None,
+        }
+    }
+}
+
+pub fn family_to_thrift(f: &FamilyDescriptor) -> ColumnDescriptor {
+    let mut name = f.name.clone();
+    name.push(b':');
+    ColumnDescriptor {
+        name: Some(name),
+        max_versions: Some(f.max_versions),
+        compression: Some(f.compression.clone()),
+        in_memory: Some(f.in_memory),
+        bloom_filter_type: Some(f.bloom_filter.clone()),
+        bloom_filter_vector_size: Some(0),
+        bloom_filter_nb_hashes: Some(0),
+        block_cache_enabled: Some(f.block_cache_enabled),
+        time_to_live: Some(f.ttl_seconds),
+    }
+}
+
+/// A family from a Thrift1 descriptor, with Thrift1's defaults for unset fields.
+pub fn family_from_thrift(c: &ColumnDescriptor) -> FamilyDescriptor {
+    let name = c.name.clone().unwrap_or_default();
+    let fam = match ColumnSpec::parse(&name) {
+        ColumnSpec::Family(f) | ColumnSpec::Column(f, _) => f,
+    };
+    let mut f = FamilyDescriptor::new(&fam);
+    f.max_versions = c.max_versions.unwrap_or(3);
+    f.compression = c.compression.clone().unwrap_or_else(|| "NONE".into());
+    f.in_memory = c.in_memory.unwrap_or(false);
+    f.bloom_filter = c.bloom_filter_type.clone().unwrap_or_else(|| "NONE".into());
+    f.block_cache_enabled = c.block_cache_enabled.unwrap_or(false);
+    let ttl = c.time_to_live.unwrap_or(TTL_FOREVER);
+    f.ttl_seconds = if ttl <= 0 { TTL_FOREVER } else { ttl };
+    f
+}
+
+pub fn io_error(message: impl Into<String>, can_retry: bool) -> thrift::Error {
+    thrift::Error::User(Box::new(IOError {
+        message: Some(message.into()),
+        can_retry: Some(can_retry),
+    }))
+}
+
+pub fn illegal(message: impl Into<String>) -> thrift::Error {
+    thrift::Error::User(Box::new(IllegalArgument {
+        message: Some(message.into()),
+    }))
+}
+
+pub fn already_exists(message: impl Into<String>) -> thrift::Error {
+    thrift::Error::User(Box::new(AlreadyExists {
+        message: Some(message.into()),
+    }))
+}
+
+/// HBase marks storage trouble retryable and everything it knows will fail again not.
+pub fn from_mutate(e: MutateError) -> thrift::Error {
+    match e {
+        MutateError::EmptyRow
+        | MutateError::RowTooLong { .. }
+        | MutateError::NegativeTimestamp(_)
+        | MutateError::ValueTooLarge { .. }
+        | MutateError::EmptyMutation { .. }
+        | MutateError::InvalidTtl(_) => illegal(e.to_string()),
+        MutateError::Storage(_) | MutateError::ShuttingDown => io_error(e.to_string(), true),
+        other => io_error(other.to_string(), false),
+    }
+}
+
+pub fn from_read(e: ReadError) -> thrift::Error {
+    let retry = matches!(e, ReadError::Storage(_));
+    io_error(e.to_string(), retry)
+}
+
+pub fn from_table(e: TableError) -> thrift::Error {
+    match e {
+        TableError::Exists(_) => already_exists(e.to_string()),
+        TableError::Invalid(_) | TableError::InvalidSplitKeys(_) => illegal(e.to_string()),
+        TableError::Storage(_) => io_error(e.to_string(), true),
+        other => io_error(other.to_string(), false),
+    }
+}
+
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn column_specs_split_at_the_first_colon() {
+        assert_eq!(ColumnSpec::parse(b"f"), ColumnSpec::Family(b"f".to_vec()));
+        assert_eq!(
+            ColumnSpec::parse(b"f:"),
+            ColumnSpec::Column(b"f".to_vec(), Vec::new())
+        );
+        assert_eq!(
+            ColumnSpec::parse(b"f:a:b"),
+            ColumnSpec::Column(b"f".to_vec(), b"a:b".to_vec())
+        );
+        assert_eq!(
+            ColumnSpec::parse(b"f").write_target(),
+            (b"f".to_vec(), Vec::new())
+        );
+    }
+}

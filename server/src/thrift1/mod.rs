@@ -1,0 +1,529 @@
+//! The Thrift1 gateway: HBase's `Hbase` service over the engine.
+//!
+//! Each method is a handler function here (or in [`data`] / [`scan`]); the generated processor
+//! decodes the arguments and encodes the reply or the declared exception.
+
+pub mod convert;
+mod data;
+mod scan;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use thrift::server::TProcessor;
+
+use crate::engine::{Engine, TableDescriptor, TableName};
+use crate::generated::hbase1::*;
+use crate::scanners::{ScannerLimits, Scanners};
+use crate::thrift::frame::Protocol;
+use crate::thrift::{process_message, Service};
+use convert::*;
+
+/// Where clients are told regions live (HBase reports the region server's host and port).
+#[derive(Debug, Clone)]
+pub struct Advertised {
+    pub host: String,
+    pub port: i32,
+}
+
+/// How a Thrift1 scanner presents rows.
+pub struct ScanView {
+    pub sorted: bool,
+}
+
+pub struct Handler {
+    pub(crate) engine: Engine,
+    pub(crate) scanners: Scanners<ScanView>,
+    pub(crate) advertised: Advertised,
+}
+
+impl Handler {
+    pub fn new(engine: Engine, limits: ScannerLimits, advertised: Advertised) -> Handler {
+        Handler {
+            engine,
+            scanners: Scanners::new(limits),
+            advertised,
+        }
+    }
+}
+
+/// The Thrift1 service: the generated processor around [`Handler`].
+pub struct Thrift1 {
+    processor: HbaseSyncProcessor<Arc<Handler>>,
+    pub handler: Arc<Handler>,
+}
+
+impl Thrift1 {
+    pub fn new(handler: Handler) -> Thrift1 {
+        let handler = Arc::new(handler);
+        Thrift1 {
+            processor: HbaseSyncProcessor::new(handler.clone()),
+            handler,
+        }
+    }
+}
+
+impl Service for Thrift1 {
+    fn process(&self, message: &[u8], protocol: Protocol) -> Vec<u8> {
+        process_message(&self.processor as &dyn TProcessor, message, protocol)
+    }
+}
+
+pub(crate) fn table_str(name: &[u8]) -> String {
+    text(name)
+}
+
+/// Table administration methods.
+impl Handler {
+    fn enable_table(&self, name: Bytes) -> thrift::Result<()> {
+        self.engine
+            .enable_table(&table_str(&name))
+            .map_err(from_table)
+    }
+
+    fn disable_table(&self, name: Bytes) -> thrift::Result<()> {
+        self.engine
+            .disable_table(&table_str(&name))
+            .map_err(from_table)
+    }
+
+    fn is_table_enabled(&self, name: Bytes) -> thrift::Result<bool> {
+        self.engine
+            .is_table_enabled(&table_str(&name))
+            .map_err(from_table)
+    }
+
+    /// Accepts a table name or a region name (`table,start,id.`); compacts the table.
+    fn compact(&self, name: Bytes, major: bool) -> thrift::Result<()> {
+        let s = table_str(&name);
+        let table = if self.engine.table_exists(&s) {
+            s
+        } else {
+            s.split(',').next().unwrap_or_default().to_string()
+        };
+        self.engine
+            .compact(&table, major)
+            .map(|_| ())
+            .map_err(|e| io_error(e.to_string(), false))
+    }
+
+    fn get_table_names(&self) -> thrift::Result<Vec<Text>> {
+        Ok(self
+            .engine
+            .list_tables()
+            .into_iter()
+            .map(|t| t.to_string().into_bytes())
+            .collect())
+    }
+
+    fn get_table_names_with_is_table_enabled(&self) -> thrift::Result<BTreeMap<Text, bool>> {
+        let mut out = BTreeMap::new();
+        for t in self.engine.list_tables() {
+            let name = t.to_string();
+            let enabled = self.engine.is_table_enabled(&name).map_err(from_table)?;
+            out.insert(name.into_bytes(), enabled);
+        }
+        Ok(out)
+    }
+
+    fn get_column_descriptors(
+        &self,
+        name: Text,
+    ) -> thrift::Result<BTreeMap<Text, ColumnDescriptor>> {
+        let d = self
+            .engine
+            .describe_table(&table_str(&name))
+            .map_err(from_table)?;
+        Ok(d.families
+            .values()
+            .map(|f| {
+                let c = family_to_thrift(f);
+                (c.name.clone().unwrap_or_default(), c)
+            })
+            .collect())
+    }
+
+    fn region_info(&self, r: &crate::engine::RegionInfo) -> TRegionInfo {
+        TRegionInfo {
+            start_key: Some(r.meta.start.clone()),
+            end_key: Some(r.meta.end.clone()),
+            id: Some(r.meta.id as i64),
+            name: Some(r.name.clone().into_bytes()),
+            version: Some(1),
+            server_name: Some(self.advertised.host.clone().into_bytes()),
+            port: Some(self.advertised.port),
+        }
+    }
+
+    fn get_table_regions(&self, name: Text) -> thrift::Result<Vec<TRegionInfo>> {
+        let regions = self.engine.regions(&table_str(&name)).map_err(from_table)?;
+        Ok(regions.iter().map(|r| self.region_info(r)).collect())
+    }
+
+    fn create_table(&self, name: Text, families: Vec<ColumnDescriptor>) -> thrift::Result<()> {
+        let name = TableName::parse(&table_str(&name)).map_err(|e| illegal(e.to_string()))?;
+        if families.is_empty() {
+            return Err(illegal(format!(
+                "table {name} needs at least one column family"
+            )));
+        }
+        let mut d = TableDescriptor::new(name);
+        for c in &families {
+            let f = family_from_thrift(c);
+            if d.families.contains_key(&f.name) {
+                return Err(illegal(format!(
+                    "column family {} is listed twice",
+                    f.name_str()
+                )));
+            }
+            d = d.with_family(f);
+        }
+        self.engine.create_table(d, &[]).map_err(from_table)
+    }
+
+    fn delete_table(&self, name: Text) -> thrift::Result<()> {
+        self.engine
+            .delete_table(&table_str(&name))
+            .map_err(from_table)
+    }
+
+    /// `row` is a catalog row key, `table,row[,suffix]`: answers the region holding that row.
+    fn get_region_info(&self, row: Text) -> thrift::Result<TRegionInfo> {
+        let s = row.as_slice();
+        let Some(first) = s.iter().position(|&b| b == b',') else {
+            return Err(io_error(
+                format!("{:?} is not a region search key (table,row)", text(s)),
+                false,
+            ));
+        };
+        let table = text(&s[..first]);
+        let rest = &s[first + 1..];
+        let key = match rest.iter().rposition(|&b| b == b',') {
+            Some(i) => &rest[..i],
+            None => rest,
+        };
+        let r = self.engine.region_of(&table, key).map_err(from_table)?;
+        Ok(self.region_info(&r))
+    }
+}
+
+impl HbaseSyncHandler for Arc<Handler> {
+    fn handle_enable_table(&self, table_name: Bytes) -> thrift::Result<()> {
+        self.enable_table(table_name)
+    }
+    fn handle_disable_table(&self, table_name: Bytes) -> thrift::Result<()> {
+        self.disable_table(table_name)
+    }
+    fn handle_is_table_enabled(&self, table_name: Bytes) -> thrift::Result<bool> {
+        self.is_table_enabled(table_name)
+    }
+    fn handle_compact(&self, name: Bytes) -> thrift::Result<()> {
+        self.compact(name, false)
+    }
+    fn handle_major_compact(&self, name: Bytes) -> thrift::Result<()> {
+        self.compact(name, true)
+    }
+    fn handle_get_table_names(&self) -> thrift::Result<Vec<Text>> {
+        self.get_table_names()
+    }
+    fn handle_get_table_names_with_is_table_enabled(&self) -> thrift::Result<BTreeMap<Text, bool>> {
+        self.get_table_names_with_is_table_enabled()
+    }
+    fn handle_get_column_descriptors(
+        &self,
+        table_name: Text,
+    ) -> thrift::Result<BTreeMap<Text, ColumnDescriptor>> {
+        self.get_column_descriptors(table_name)
+    }
+    fn handle_get_table_regions(&self, table_name: Text) -> thrift::Result<Vec<TRegionInfo>> {
+        self.get_table_regions(table_name)
+    }
+    fn handle_create_table(
+        &self,
+        table_name: Text,
+        column_families: Vec<ColumnDescriptor>,
+    ) -> thrift::Result<()> {
+        self.create_table(table_name, column_families)
+    }
+    fn handle_delete_table(&self, table_name: Text) -> thrift::Result<()> {
+        self.delete_table(table_name)
+    }
+    fn handle_get(
+        &self,
+        t: Text,
+        row: Text,
+        column: Text,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<Vec<TCell>> {
+        self.get_cells(t, row, column, None, 1)
+    }
+    fn handle_get_ver(
+        &self,
+        t: Text,
+        row: Text,
+        column: Text,
+        n: i32,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<Vec<TCell>> {
+        self.get_cells(t, row, column, None, n)
+    }
+    fn handle_get_ver_ts(
+        &self,
+        t: Text,
+        row: Text,
+        column: Text,
+        ts: i64,
+        n: i32,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<Vec<TCell>> {
+        self.get_cells(t, row, column, Some(ts), n)
+    }
+    fn handle_get_row(
+        &self,
+        t: Text,
+        row: Text,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<Vec<TRowResult>> {
+        self.get_rows(t, vec![row], Vec::new(), None)
+    }
+    fn handle_get_row_with_columns(
+        &self,
+        t: Text,
+        row: Text,
+        columns: Vec<Text>,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<Vec<TRowResult>> {
+        self.get_rows(t, vec![row], columns, None)
+    }
+    fn handle_get_row_ts(
+        &self,
+        t: Text,
+        row: Text,
+        ts: i64,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<Vec<TRowResult>> {
+        self.get_rows(t, vec![row], Vec::new(), Some(ts))
+    }
+    fn handle_get_row_with_columns_ts(
+        &self,
+        t: Text,
+        row: Text,
+        columns: Vec<Text>,
+        ts: i64,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<Vec<TRowResult>> {
+        self.get_rows(t, vec![row], columns, Some(ts))
+    }
+    fn handle_get_rows(
+        &self,
+        t: Text,
+        rows: Vec<Text>,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<Vec<TRowResult>> {
+        self.get_rows(t, rows, Vec::new(), None)
+    }
+    fn handle_get_rows_with_columns(
+        &self,
+        t: Text,
+        rows: Vec<Text>,
+        columns: Vec<Text>,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<Vec<TRowResult>> {
+        self.get_rows(t, rows, columns, None)
+    }
+    fn handle_get_rows_ts(
+        &self,
+        t: Text,
+        rows: Vec<Text>,
+        ts: i64,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<Vec<TRowResult>> {
+        self.get_rows(t, rows, Vec::new(), Some(ts))
+    }
+    fn handle_get_rows_with_columns_ts(
+        &self,
+        t: Text,
+        rows: Vec<Text>,
+        columns: Vec<Text>,
+        ts: i64,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<Vec<TRowResult>> {
+        self.get_rows(t, rows, columns, Some(ts))
+    }
+    fn handle_mutate_row(
+        &self,
+        t: Text,
+        row: Text,
+        m: Vec<Mutation>,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<()> {
+        self.mutate_rows(t, vec![(row, m)], None)
+    }
+    fn handle_mutate_row_ts(
+        &self,
+        t: Text,
+        row: Text,
+        m: Vec<Mutation>,
+        ts: i64,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<()> {
+        self.mutate_rows(t, vec![(row, m)], Some(ts))
+    }
+    fn handle_mutate_rows(
+        &self,
+        t: Text,
+        batches: Vec<BatchMutation>,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<()> {
+        self.mutate_rows(t, data::batches(batches), None)
+    }
+    fn handle_mutate_rows_ts(
+        &self,
+        t: Text,
+        batches: Vec<BatchMutation>,
+        ts: i64,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<()> {
+        self.mutate_rows(t, data::batches(batches), Some(ts))
+    }
+    fn handle_atomic_increment(
+        &self,
+        t: Text,
+        row: Text,
+        column: Text,
+        value: i64,
+    ) -> thrift::Result<i64> {
+        self.atomic_increment(t, row, column, value)
+    }
+    fn handle_delete_all(
+        &self,
+        t: Text,
+        row: Text,
+        column: Text,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<()> {
+        self.delete_all(t, row, Some(column), None)
+    }
+    fn handle_delete_all_ts(
+        &self,
+        t: Text,
+        row: Text,
+        column: Text,
+        ts: i64,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<()> {
+        self.delete_all(t, row, Some(column), Some(ts))
+    }
+    fn handle_delete_all_row(
+        &self,
+        t: Text,
+        row: Text,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<()> {
+        self.delete_all(t, row, None, None)
+    }
+    fn handle_increment(&self, increment: TIncrement) -> thrift::Result<()> {
+        self.increment(vec![increment])
+    }
+    fn handle_increment_rows(&self, increments: Vec<TIncrement>) -> thrift::Result<()> {
+        self.increment(increments)
+    }
+    fn handle_delete_all_row_ts(
+        &self,
+        t: Text,
+        row: Text,
+        ts: i64,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<()> {
+        self.delete_all(t, row, None, Some(ts))
+    }
+    fn handle_scanner_open_with_scan(
+        &self,
+        t: Text,
+        scan: TScan,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<ScannerID> {
+        self.open_with_scan(t, scan)
+    }
+    fn handle_scanner_open(
+        &self,
+        t: Text,
+        start: Text,
+        columns: Vec<Text>,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<ScannerID> {
+        self.open_range(t, start, Vec::new(), columns, None)
+    }
+    fn handle_scanner_open_with_stop(
+        &self,
+        t: Text,
+        start: Text,
+        stop: Text,
+        columns: Vec<Text>,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<ScannerID> {
+        self.open_range(t, start, stop, columns, None)
+    }
+    fn handle_scanner_open_with_prefix(
+        &self,
+        t: Text,
+        prefix: Text,
+        columns: Vec<Text>,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<ScannerID> {
+        self.open_prefix(t, prefix, columns)
+    }
+    fn handle_scanner_open_ts(
+        &self,
+        t: Text,
+        start: Text,
+        columns: Vec<Text>,
+        ts: i64,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<ScannerID> {
+        self.open_range(t, start, Vec::new(), columns, Some(ts))
+    }
+    fn handle_scanner_open_with_stop_ts(
+        &self,
+        t: Text,
+        start: Text,
+        stop: Text,
+        columns: Vec<Text>,
+        ts: i64,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<ScannerID> {
+        self.open_range(t, start, stop, columns, Some(ts))
+    }
+    fn handle_scanner_get(&self, id: ScannerID) -> thrift::Result<Vec<TRowResult>> {
+        self.scanner_get(id, 1)
+    }
+    fn handle_scanner_get_list(&self, id: ScannerID, n: i32) -> thrift::Result<Vec<TRowResult>> {
+        self.scanner_get(id, n)
+    }
+    fn handle_scanner_close(&self, id: ScannerID) -> thrift::Result<()> {
+        self.scanner_close(id)
+    }
+    fn handle_get_region_info(&self, row: Text) -> thrift::Result<TRegionInfo> {
+        self.get_region_info(row)
+    }
+    fn handle_append(&self, append: TAppend) -> thrift::Result<Vec<TCell>> {
+        self.append(append)
+    }
+    fn handle_check_and_put(
+        &self,
+        t: Text,
+        row: Text,
+        column: Text,
+        value: Text,
+        mput: Mutation,
+        _a: BTreeMap<Text, Text>,
+    ) -> thrift::Result<bool> {
+        self.check_and_put(t, row, column, value, mput)
+    }
+    fn handle_get_thrift_server_type(&self) -> thrift::Result<TThriftServerType> {
+        Ok(TThriftServerType::ONE)
+    }
+    fn handle_get_cluster_id(&self) -> thrift::Result<String> {
+        Ok(self.engine.cluster_id().to_string())
+    }
+}
