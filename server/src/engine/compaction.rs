@@ -49,7 +49,7 @@ pub(crate) fn keep_flags(
     let mut family_versions: BTreeSet<i64> = BTreeSet::new();
     let mut i = 0;
     while i < entries.len() {
-        let Some(k) = keys::decode(&entries[i].key) else {
+        let Some(k) = keys::decode(entries[i].key()) else {
             i += 1;
             continue;
         };
@@ -72,7 +72,7 @@ pub(crate) fn keep_flags(
     let mut version_deletes: BTreeSet<i64> = BTreeSet::new();
     let mut counted = 0u32;
     while i < entries.len() {
-        let Some(k) = keys::decode(&entries[i].key) else {
+        let Some(k) = keys::decode(entries[i].key()) else {
             keep[i] = true;
             i += 1;
             continue;
@@ -93,7 +93,7 @@ pub(crate) fn keep_flags(
             i += 1;
             continue;
         }
-        let cell_expired = keys::decode_value(&entries[i].value)
+        let cell_expired = keys::decode_value(entries[i].value())
             .and_then(|(t, _)| t)
             .is_some_and(|t| k.ts.saturating_add(t) < now);
         let deleted = family_delete.is_some_and(|d| k.ts <= d)

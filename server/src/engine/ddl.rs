@@ -130,12 +130,12 @@ impl Engine {
         let mut state = self.inner.state.write().unwrap_or_else(|p| p.into_inner());
         state.tables.insert(
             key,
-            TableState {
+            Arc::new(TableState {
                 desc: Arc::new(desc),
                 enabled: true,
                 regions,
                 offline: None,
-            },
+            }),
         );
         Ok(())
     }
@@ -189,10 +189,10 @@ impl Engine {
             .tables
             .get(&key)
             .ok_or_else(|| TableError::NotFound(key.clone()))?;
-        let mut next = current.clone();
+        let mut next = (**current).clone();
         let changes = f(&mut next)?;
         self.inner.catalog.commit(&changes)?;
-        state.tables.insert(key, next);
+        state.tables.insert(key, Arc::new(next));
         Ok(())
     }
 
@@ -274,7 +274,7 @@ impl Engine {
             state.tables.remove(&key).expect("checked above")
         };
         let dir = self.table_dir(&removed.desc.name);
-        drop_regions(removed.regions.into_values());
+        drop_regions(removed.regions.values().cloned());
         let _ = std::fs::remove_dir_all(dir);
         Ok(())
     }
@@ -325,7 +325,7 @@ impl Engine {
             .write()
             .unwrap_or_else(|p| p.into_inner())
             .tables
-            .insert(key, next);
+            .insert(key, Arc::new(next));
         drop_regions(old.into_values());
         Ok(())
     }

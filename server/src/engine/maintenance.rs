@@ -136,7 +136,7 @@ impl Engine {
             changes.extend(new.iter().map(|r| Change::PutRegion(r.meta.clone())));
             self.inner.catalog.commit(&changes)?;
             let mut state = self.inner.state.write().unwrap_or_else(|p| p.into_inner());
-            if let Some(t) = state.tables.get_mut(&key) {
+            if let Some(t) = state.tables.get_mut(&key).map(Arc::make_mut) {
                 t.regions.remove(&parent.meta.start);
                 for r in new {
                     t.regions.insert(r.meta.start.clone(), r.clone());
@@ -238,29 +238,26 @@ fn minor_compact(
             .open_table(family_def(&name))
             .map_err(|e| region.storage_err(e))?;
         let mut row: Vec<RawEntry> = Vec::new();
-        for item in t.iter().map_err(|e| region.storage_err(e))? {
+        for item in t.range::<&[u8]>(..).map_err(|e| region.storage_err(e))? {
             let (k, v) = item.map_err(|e| region.storage_err(e))?;
             entries_before += 1;
             if row
                 .first()
-                .is_some_and(|f| keys::row_of(&f.key) != keys::row_of(k.value()))
+                .is_some_and(|f| keys::row_of(f.key()) != keys::row_of(k.value()))
             {
                 let flags = keep_flags(fd, &row, now, false);
                 for (e, keep) in row.drain(..).zip(flags) {
                     if !keep {
-                        doomed.push((name.clone(), e));
+                        doomed.push((name.clone(), detach(&e)));
                     }
                 }
             }
-            row.push(RawEntry {
-                key: k.value().to_vec(),
-                value: v.value().to_vec(),
-            });
+            row.push(RawEntry::guarded(k, v));
         }
         let flags = keep_flags(fd, &row, now, false);
         for (e, keep) in row.drain(..).zip(flags) {
             if !keep {
-                doomed.push((name.clone(), e));
+                doomed.push((name.clone(), detach(&e)));
             }
         }
     }
@@ -278,13 +275,12 @@ fn minor_compact(
                     .map_err(|e| region.storage_err(e))?;
                 for (_, e) in doomed.iter().filter(|(n, _)| n == tname) {
                     let unchanged = t
-                        .get(e.key.as_slice())
+                        .get(e.key())
                         .map_err(|er| region.storage_err(er))?
-                        .is_some_and(|v| v.value() == e.value.as_slice());
+                        .is_some_and(|v| v.value() == e.value());
                     if unchanged {
-                        t.remove(e.key.as_slice())
-                            .map_err(|er| region.storage_err(er))?;
-                        delta -= (e.key.len() + e.value.len()) as i64;
+                        t.remove(e.key()).map_err(|er| region.storage_err(er))?;
+                        delta -= (e.key().len() + e.value().len()) as i64;
                         removed += 1;
                     }
                 }
@@ -309,4 +305,10 @@ fn minor_compact(
             .map(|m| m.len())
             .unwrap_or(0),
     })
+}
+
+/// A copy that does not pin the snapshot's pages: the doomed list outlives the snapshot, and a
+/// page guard must never outlive its transaction into a later commit.
+fn detach(e: &RawEntry) -> RawEntry {
+    RawEntry::owned(e.key().to_vec(), e.value().to_vec())
 }

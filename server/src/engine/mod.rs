@@ -81,7 +81,8 @@ pub(crate) struct TableState {
 #[derive(Default)]
 pub(crate) struct State {
     pub namespaces: BTreeMap<String, NamespaceDescriptor>,
-    pub tables: BTreeMap<String, TableState>,
+    /// Each table's state is replaced whole on change, so readers clone an Arc, not a map.
+    pub tables: BTreeMap<String, Arc<TableState>>,
 }
 
 pub(crate) struct Inner {
@@ -195,12 +196,12 @@ impl Engine {
             }
             state.tables.insert(
                 name,
-                TableState {
+                Arc::new(TableState {
                     desc: Arc::new(rec.descriptor),
                     enabled: rec.enabled,
                     regions,
                     offline,
-                },
+                }),
             );
         }
         self.inner.last_region_id.store(max_id, Ordering::SeqCst);
@@ -301,22 +302,29 @@ impl Engine {
     }
 
     /// The table's state if it can serve data, or the reason it cannot.
-    fn serving(&self, table: &str) -> Result<TableState, ServeError> {
-        let key = TableName::parse(table)
-            .map(|n| n.to_string())
-            .map_err(|_| ServeError::NotFound(table.to_string()))?;
+    fn serving(&self, table: &str) -> Result<Arc<TableState>, ServeError> {
         let state = self.inner.state.read().unwrap_or_else(|p| p.into_inner());
-        let t = state
-            .tables
-            .get(&key)
-            .ok_or_else(|| ServeError::NotFound(key.clone()))?;
+        // The name as given is almost always the canonical one; parse only when it is not.
+        let (key, t) = match state.tables.get(table) {
+            Some(t) => (table.to_string(), t),
+            None => {
+                let key = TableName::parse(table)
+                    .map(|n| n.to_string())
+                    .map_err(|_| ServeError::NotFound(table.to_string()))?;
+                let t = state
+                    .tables
+                    .get(&key)
+                    .ok_or_else(|| ServeError::NotFound(key.clone()))?;
+                (key, t)
+            }
+        };
         if let Some(reason) = &t.offline {
             return Err(ServeError::Offline(key, reason.clone()));
         }
         if !t.enabled {
             return Err(ServeError::Disabled(key));
         }
-        Ok(t.clone())
+        Ok(Arc::clone(t))
     }
 
     fn region_for(
@@ -333,7 +341,7 @@ impl Engine {
             .ok_or_else(|| {
                 ServeError::Offline(table.to_string(), "no region covers the row".into())
             })?;
-        Ok((t.desc, region))
+        Ok((t.desc.clone(), region))
     }
 
     /// Sends a job to the row's region, following splits.

@@ -223,11 +223,65 @@ pub fn prefix_successor(prefix: &[u8]) -> Vec<u8> {
     Vec::new()
 }
 
-/// One stored entry of a row, as read from a family table.
-#[derive(Debug, Clone)]
+/// One stored entry of a row, as read from a family table. Reads keep redb's page guards
+/// instead of copying, so an entry costs no allocation until it becomes a result cell. A guard
+/// must be dropped before its read transaction: an entry that must live longer is copied with
+/// [`RawEntry::owned`].
 pub(crate) struct RawEntry {
-    pub key: Vec<u8>,
-    pub value: Vec<u8>,
+    key: KeySlot,
+    value: ValueSlot,
+}
+
+enum KeySlot {
+    Owned(Vec<u8>),
+    Guard(redb::AccessGuard<'static, super::keys::CellKey>),
+}
+
+enum ValueSlot {
+    Owned(Vec<u8>),
+    Guard(redb::AccessGuard<'static, &'static [u8]>),
+}
+
+impl RawEntry {
+    pub fn owned(key: Vec<u8>, value: Vec<u8>) -> RawEntry {
+        RawEntry {
+            key: KeySlot::Owned(key),
+            value: ValueSlot::Owned(value),
+        }
+    }
+
+    pub fn guarded(
+        key: redb::AccessGuard<'static, super::keys::CellKey>,
+        value: redb::AccessGuard<'static, &'static [u8]>,
+    ) -> RawEntry {
+        RawEntry {
+            key: KeySlot::Guard(key),
+            value: ValueSlot::Guard(value),
+        }
+    }
+
+    pub fn key(&self) -> &[u8] {
+        match &self.key {
+            KeySlot::Owned(v) => v,
+            KeySlot::Guard(g) => g.value(),
+        }
+    }
+
+    pub fn value(&self) -> &[u8] {
+        match &self.value {
+            ValueSlot::Owned(v) => v,
+            ValueSlot::Guard(g) => g.value(),
+        }
+    }
+}
+
+impl std::fmt::Debug for RawEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RawEntry")
+            .field("key", &self.key())
+            .field("value", &self.value())
+            .finish()
+    }
 }
 
 /// What a family's settings and the read's options say about one family of one row.
@@ -278,7 +332,7 @@ impl FamilyRead<'_> {
         let mut i = 0;
         // Family-wide markers come first in the row.
         while i < entries.len() {
-            let Some(k) = keys::decode(&entries[i].key) else {
+            let Some(k) = keys::decode(entries[i].key()) else {
                 i += 1;
                 continue;
             };
@@ -303,14 +357,14 @@ impl FamilyRead<'_> {
         }
         // Then each column, newest version first.
         while i < entries.len() {
-            let Some(first) = keys::decode(&entries[i].key) else {
+            let Some(first) = keys::decode(entries[i].key()) else {
                 i += 1;
                 continue;
             };
             let qualifier = first.qualifier;
             let mut end = i;
             while end < entries.len()
-                && keys::decode(&entries[end].key).is_some_and(|k| k.qualifier == qualifier)
+                && keys::decode(entries[end].key()).is_some_and(|k| k.qualifier == qualifier)
             {
                 end += 1;
             }
@@ -320,7 +374,7 @@ impl FamilyRead<'_> {
                 let mut version_deletes: BTreeSet<i64> = BTreeSet::new();
                 let mut counted = 0u32;
                 for e in &entries[i..end] {
-                    let Some(k) = keys::decode(&e.key) else {
+                    let Some(k) = keys::decode(e.key()) else {
                         continue;
                     };
                     if k.cell_type.is_delete() {
@@ -342,7 +396,7 @@ impl FamilyRead<'_> {
                     if k.ts < self.time_range.min {
                         break;
                     }
-                    let Some((cell_ttl, value)) = keys::decode_value(&e.value) else {
+                    let Some((cell_ttl, value)) = keys::decode_value(e.value()) else {
                         continue;
                     };
                     if cell_ttl.is_some_and(|ttl| k.ts.saturating_add(ttl) < self.now) {

@@ -84,10 +84,12 @@ pub(crate) const INFO_KEY: &str = "info";
 
 /// The redb table name of a family: `cf:` and the family bytes in hex (names are bytes in HBase).
 pub(crate) fn family_table_name(family: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(3 + family.len() * 2);
     s.push_str("cf:");
     for b in family {
-        s.push_str(&format!("{b:02x}"));
+        s.push(HEX[(b >> 4) as usize] as char);
+        s.push(HEX[(b & 15) as usize] as char);
     }
     s
 }
@@ -368,10 +370,7 @@ impl Region {
                 .map_err(|e| self.storage_err(e))?
             {
                 let (k, v) = item.map_err(|e| self.storage_err(e))?;
-                entries.push(RawEntry {
-                    key: k.value().to_vec(),
-                    value: v.value().to_vec(),
-                });
+                entries.push(RawEntry::guarded(k, v));
             }
             per_family.push((fam, entries));
         }
@@ -415,7 +414,7 @@ pub(crate) fn assemble_row(
         };
         bytes += entries
             .iter()
-            .map(|e| (e.key.len() + e.value.len()) as u64)
+            .map(|e| (e.key().len() + e.value().len()) as u64)
             .sum::<u64>();
         let fr = FamilyRead {
             desc: fd,
@@ -651,10 +650,7 @@ impl<'t> TxnTables<'t> {
             .map_err(|e| storage(path, e))?
         {
             let (k, v) = item.map_err(|e| storage(path, e))?;
-            out.push(RawEntry {
-                key: k.value().to_vec(),
-                value: v.value().to_vec(),
-            });
+            out.push(RawEntry::owned(k.value().to_vec(), v.value().to_vec()));
         }
         Ok(out)
     }

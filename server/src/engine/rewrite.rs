@@ -121,7 +121,7 @@ fn copy_and_install(
                 if row_buf.is_empty() {
                     return Ok(());
                 }
-                let row = keys::row_of(&row_buf[0].key).to_vec();
+                let row = keys::row_of(row_buf[0].key()).to_vec();
                 let ti = route(targets, &row);
                 let keep = match (fam_desc, purge) {
                     (Some(fd), Some((_, now))) => keep_flags(fd, row_buf, now, true),
@@ -130,28 +130,25 @@ fn copy_and_install(
                 for (e, k) in row_buf.iter().zip(keep) {
                     if k {
                         dsts[ti]
-                            .insert(e.key.as_slice(), e.value.as_slice())
+                            .insert(e.key(), e.value())
                             .map_err(|e| parent.storage_err(e))?;
-                        targets[ti].size += (e.key.len() + e.value.len()) as u64;
+                        targets[ti].size += (e.key().len() + e.value().len()) as u64;
                         targets[ti].entries += 1;
                     }
                 }
                 row_buf.clear();
                 Ok(())
             };
-            for item in src.iter().map_err(|e| parent.storage_err(e))? {
+            for item in src.range::<&[u8]>(..).map_err(|e| parent.storage_err(e))? {
                 let (k, v) = item.map_err(|e| parent.storage_err(e))?;
                 entries_before += 1;
                 if row_buf
                     .first()
-                    .is_some_and(|f| keys::row_of(&f.key) != keys::row_of(k.value()))
+                    .is_some_and(|f| keys::row_of(f.key()) != keys::row_of(k.value()))
                 {
                     flush(&mut row_buf, &mut dsts, &mut targets)?;
                 }
-                row_buf.push(RawEntry {
-                    key: k.value().to_vec(),
-                    value: v.value().to_vec(),
-                });
+                row_buf.push(RawEntry::guarded(k, v));
             }
             flush(&mut row_buf, &mut dsts, &mut targets)?;
         }

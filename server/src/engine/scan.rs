@@ -227,7 +227,7 @@ impl Scanner {
             }
             let next = cursors
                 .iter()
-                .filter_map(|c| c.head.as_ref().map(|h| keys::row_of(&h.key)))
+                .filter_map(|c| c.head.as_ref().map(|h| keys::row_of(h.key())))
                 .fold(None::<&[u8]>, |acc, r| match acc {
                     None => Some(r),
                     Some(a) if (reversed && r > a) || (!reversed && r < a) => Some(r),
@@ -277,7 +277,7 @@ impl Scanner {
                 while c
                     .head
                     .as_ref()
-                    .is_some_and(|h| keys::row_of(&h.key) == row.as_slice())
+                    .is_some_and(|h| keys::row_of(h.key()) == row.as_slice())
                 {
                     let e = c.head.take().expect("checked");
                     if verdict == RowVerdict::Include {
@@ -338,10 +338,7 @@ impl Cursor {
             None => None,
             Some(r) => {
                 let (k, v) = r?;
-                Some(RawEntry {
-                    key: k.value().to_vec(),
-                    value: v.value().to_vec(),
-                })
+                Some(RawEntry::guarded(k, v))
             }
         };
         Ok(())
