@@ -315,9 +315,9 @@ fn counters_and_appends() {
             Durability::UseDefault,
         )
     };
-    assert_eq!(inc("1", 1).unwrap()[0].value, 1i64.to_be_bytes());
-    assert_eq!(inc("2", 100).unwrap()[0].value, 100i64.to_be_bytes());
-    assert_eq!(inc("2", -30).unwrap()[0].value, 70i64.to_be_bytes());
+    assert_eq!(inc("1", 1).unwrap()[0].value[..], 1i64.to_be_bytes());
+    assert_eq!(inc("2", 100).unwrap()[0].value[..], 100i64.to_be_bytes());
+    assert_eq!(inc("2", -30).unwrap()[0].value[..], 70i64.to_be_bytes());
     let r = e.get("counters", Get::new(b"rk1")).unwrap().unwrap();
     assert_eq!(r.value(b"c", b"2").unwrap(), 70i64.to_be_bytes());
     // A cell that is not 8 bytes wide is an error naming its width, and nothing changes.
@@ -355,7 +355,7 @@ fn counters_and_appends() {
             Durability::UseDefault,
         )
         .unwrap();
-    assert_eq!(a[0].value, b"he");
+    assert_eq!(&a[0].value[..], b"he");
     let a = e
         .append(
             "counters",
@@ -365,7 +365,7 @@ fn counters_and_appends() {
             Durability::UseDefault,
         )
         .unwrap();
-    assert_eq!(a[0].value, b"hello");
+    assert_eq!(&a[0].value[..], b"hello");
 }
 
 #[test]
@@ -502,7 +502,7 @@ fn scans_bounds_reverse_prefix_batch_limit() {
     assert_eq!(r.len(), 10, "s0 has no f:b");
     assert!(r
         .iter()
-        .all(|x| x.cells.len() == 1 && x.cells[0].qualifier == b"b"));
+        .all(|x| x.cells.len() == 1 && x.cells[0].qualifier[..] == b"b"[..]));
     // Per-family limit and offset.
     let opts = ReadOptions {
         limit_per_family: Some(1),

@@ -19,7 +19,7 @@ fn put_get_scan_split_compact() {
     }
     let r = e.get("t", Get::new(b"r005")).unwrap().unwrap();
     assert_eq!(r.cells.len(), 1);
-    assert_eq!(r.cells[0].value, b"v2");
+    assert_eq!(&r.cells[0].value[..], b"v2");
     let r = e
         .get("t", Get::with(b"r005", ReadOptions::default().versions(5)))
         .unwrap()
@@ -34,7 +34,7 @@ fn put_get_scan_split_compact() {
     let mut s = Scan::new();
     s.reversed = true;
     let rows: Vec<_> = e.scan("t", s).unwrap().map(|r| r.unwrap().row).collect();
-    assert_eq!(rows.first().unwrap(), b"r099");
+    assert_eq!(&rows.first().unwrap()[..], b"r099");
     assert_eq!(rows.len(), 100);
     e.split_region("t", b"r050", Some(b"r050")).unwrap();
     assert_eq!(e.regions("t").unwrap().len(), 3);
@@ -65,7 +65,7 @@ fn put_get_scan_split_compact() {
             Durability::UseDefault,
         )
         .unwrap();
-    assert_eq!(c[0].value, 5i64.to_be_bytes());
+    assert_eq!(c[0].value[..], 5i64.to_be_bytes());
     drop(e);
     let e = Engine::open(dir.path(), EngineConfig::default()).unwrap();
     let rows: Vec<_> = e

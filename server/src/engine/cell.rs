@@ -1,5 +1,7 @@
 //! Cells and the mutations that write them.
 
+use bytes::Bytes;
+
 /// HBase's KeyValue types, with HBase's codes (they are also what raw reads report).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CellType {
@@ -37,21 +39,23 @@ impl CellType {
     }
 }
 
-/// One cell as a read returns it.
+/// One cell as a read returns it. The byte fields are shared buffers: a row's cells share one
+/// copy of the row key and of each family name, and a cell's qualifier and value share one
+/// allocation, so building results costs about one allocation per cell.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cell {
-    pub row: Vec<u8>,
-    pub family: Vec<u8>,
-    pub qualifier: Vec<u8>,
+    pub row: Bytes,
+    pub family: Bytes,
+    pub qualifier: Bytes,
     pub timestamp: i64,
     pub cell_type: CellType,
-    pub value: Vec<u8>,
+    pub value: Bytes,
 }
 
 /// A row as a read returns it: cells ordered family, qualifier ascending, timestamp descending.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RowResult {
-    pub row: Vec<u8>,
+    pub row: Bytes,
     pub cells: Vec<Cell>,
     /// True when a batch-limited scan cut the row and more of it follows in the next result.
     pub partial: bool,
@@ -65,7 +69,7 @@ impl RowResult {
             .find(|c| {
                 c.family == family && c.qualifier == qualifier && c.cell_type == CellType::Put
             })
-            .map(|c| c.value.as_slice())
+            .map(|c| &c.value[..])
     }
 }
 

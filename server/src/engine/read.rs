@@ -3,6 +3,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use bytes::Bytes;
+
 use super::cell::{Cell, CellType};
 use super::keys::{self, KIND_FAMILY};
 use super::schema::{FamilyDescriptor, KeepDeletedCells};
@@ -287,6 +289,8 @@ impl std::fmt::Debug for RawEntry {
 /// What a family's settings and the read's options say about one family of one row.
 pub(crate) struct FamilyRead<'a> {
     pub desc: &'a FamilyDescriptor,
+    /// The family name, shared by every cell of the result.
+    pub family: Bytes,
     pub qualifiers: Option<&'a BTreeSet<Vec<u8>>>,
     pub time_range: TimeRange,
     pub max_versions: u32,
@@ -317,7 +321,7 @@ impl FamilyRead<'_> {
     /// to `out`. Returns false when a filter asked to skip the rest of the row.
     pub fn collect(
         &self,
-        row: &[u8],
+        row: &Bytes,
         entries: &[RawEntry],
         mut filter: Option<&mut (dyn Filter + '_)>,
         out: &mut Vec<Cell>,
@@ -433,14 +437,19 @@ impl FamilyRead<'_> {
         true
     }
 
-    fn cell(&self, row: &[u8], qualifier: &[u8], ts: i64, t: CellType, value: &[u8]) -> Cell {
+    fn cell(&self, row: &Bytes, qualifier: &[u8], ts: i64, t: CellType, value: &[u8]) -> Cell {
+        // One allocation holds both the qualifier and the value.
+        let mut buf = Vec::with_capacity(qualifier.len() + value.len());
+        buf.extend_from_slice(qualifier);
+        buf.extend_from_slice(value);
+        let buf = Bytes::from(buf);
         Cell {
-            row: row.to_vec(),
-            family: self.desc.name.clone(),
-            qualifier: qualifier.to_vec(),
+            row: row.clone(),
+            family: self.family.clone(),
+            qualifier: buf.slice(..qualifier.len()),
             timestamp: ts,
             cell_type: t,
-            value: value.to_vec(),
+            value: buf.slice(qualifier.len()..),
         }
     }
 }

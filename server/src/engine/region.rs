@@ -8,6 +8,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
+use bytes::Bytes;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 use serde::{Deserialize, Serialize};
 
@@ -372,7 +373,7 @@ impl Region {
                 let (k, v) = item.map_err(|e| self.storage_err(e))?;
                 entries.push(RawEntry::guarded(k, v));
             }
-            per_family.push((fam, entries));
+            per_family.push((Bytes::from(fam), entries));
         }
         Ok(assemble_row(desc, row, per_family, opts, now, &self.stats))
     }
@@ -395,7 +396,7 @@ pub(crate) fn read_families(desc: &TableDescriptor, opts: &ReadOptions) -> Vec<V
 pub(crate) fn assemble_row(
     desc: &TableDescriptor,
     row: &[u8],
-    per_family: Vec<(Vec<u8>, Vec<RawEntry>)>,
+    per_family: Vec<(Bytes, Vec<RawEntry>)>,
     opts: &mut ReadOptions,
     now: i64,
     stats: &RegionStats,
@@ -405,11 +406,12 @@ pub(crate) fn assemble_row(
         return None;
     }
     let mut filter = opts.filter.take();
-    let mut cells = Vec::new();
+    let row_bytes = Bytes::copy_from_slice(row);
+    let mut cells = Vec::with_capacity(per_family.iter().map(|(_, e)| e.len()).sum());
     let mut bytes = 0u64;
     let mut alive = true;
     for (fam, entries) in &per_family {
-        let Some(fd) = desc.families.get(fam) else {
+        let Some(fd) = desc.families.get(fam.as_ref()) else {
             continue;
         };
         bytes += entries
@@ -418,10 +420,11 @@ pub(crate) fn assemble_row(
             .sum::<u64>();
         let fr = FamilyRead {
             desc: fd,
-            qualifiers: opts.columns.get(fam).and_then(|q| q.as_ref()),
+            family: fam.clone(),
+            qualifiers: opts.columns.get(fam.as_ref()).and_then(|q| q.as_ref()),
             time_range: opts
                 .family_time_ranges
-                .get(fam)
+                .get(fam.as_ref())
                 .copied()
                 .unwrap_or(opts.time_range),
             max_versions: opts.max_versions,
@@ -429,7 +432,7 @@ pub(crate) fn assemble_row(
             now,
         };
         let start = cells.len();
-        if !fr.collect(row, entries, filter.as_deref_mut(), &mut cells) {
+        if !fr.collect(&row_bytes, entries, filter.as_deref_mut(), &mut cells) {
             alive = false;
             break;
         }
@@ -453,7 +456,7 @@ pub(crate) fn assemble_row(
         return None;
     }
     Some(RowResult {
-        row: row.to_vec(),
+        row: row_bytes,
         cells,
         partial: false,
     })

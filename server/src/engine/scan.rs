@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
 
+use bytes::Bytes;
 use redb::ReadableDatabase;
 
 use super::cell::RowResult;
@@ -199,7 +200,7 @@ impl Scanner {
                 .range::<&[u8]>(bounds)
                 .map_err(|e| region.storage_err(e))?;
             let mut c = Cursor {
-                family: fam,
+                family: Bytes::from(fam),
                 iter,
                 head: None,
                 reversed,
@@ -321,7 +322,7 @@ struct Chunk {
 }
 
 struct Cursor {
-    family: Vec<u8>,
+    family: Bytes,
     iter: redb::Range<'static, CellKey, &'static [u8]>,
     head: Option<RawEntry>,
     reversed: bool,

@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use bytes::Bytes;
 use redb::WriteTransaction;
 
 use super::cell::{Cell, CellType, Condition, Op, RowMutation};
@@ -192,12 +193,12 @@ impl<'t> Apply<'t> {
             let key = keys::encode(row, KIND_COLUMN, qual, ts, CellType::Put);
             self.insert(fam, &key, &keys::encode_value(&value, ttl_ms))?;
             cells.push(Cell {
-                row: row.to_vec(),
-                family: fam.clone(),
-                qualifier: qual.clone(),
+                row: Bytes::copy_from_slice(row),
+                family: Bytes::copy_from_slice(fam),
+                qualifier: Bytes::copy_from_slice(qual),
                 timestamp: ts,
                 cell_type: CellType::Put,
-                value,
+                value: Bytes::from(value),
             });
         }
         Ok(Output::Cells(cells))
@@ -241,6 +242,7 @@ impl<'t> Apply<'t> {
         let quals = std::collections::BTreeSet::from([qualifier.to_vec()]);
         let fr = FamilyRead {
             desc: fd,
+            family: Bytes::copy_from_slice(family),
             qualifiers: Some(&quals),
             time_range: TimeRange::ALL,
             max_versions: 1,
@@ -248,8 +250,8 @@ impl<'t> Apply<'t> {
             now,
         };
         let mut out = Vec::new();
-        fr.collect(row, &entries, None, &mut out);
-        Ok(out.pop().map(|c| (c.timestamp, c.value)))
+        fr.collect(&Bytes::copy_from_slice(row), &entries, None, &mut out);
+        Ok(out.pop().map(|c| (c.timestamp, c.value.to_vec())))
     }
 
     fn mutate(&mut self, desc: &TableDescriptor, m: &RowMutation, now: i64) -> Result<(), Fail> {

@@ -79,7 +79,7 @@ pub fn column_name(c: &Cell) -> Vec<u8> {
 
 pub fn tcell(c: &Cell) -> TCell {
     TCell {
-        value: Some(c.value.clone()),
+        value: Some(c.value.to_vec()),
         timestamp: Some(c.timestamp),
     }
 }
@@ -108,7 +108,7 @@ pub fn row_result(r: RowResult, sorted: bool) -> TRowResult {
             })
             .collect();
         TRowResult {
-            row: Some(r.row),
+            row: Some(r.row.to_vec()),
             columns: None,
             sorted_columns: Some(cols),
         }
@@ -118,7 +118,7 @@ pub fn row_result(r: RowResult, sorted: bool) -> TRowResult {
             map.entry(column_name(c)).or_insert_with(|| tcell(c));
         }
         TRowResult {
-            row: Some(r.row),
+            row: Some(r.row.to_vec()),
             columns: Some(map),
             sorted_columns: None,
         }

@@ -151,7 +151,7 @@ impl Handler {
             .map_err(from_mutate)?;
         let v = cells
             .first()
-            .and_then(|c| <[u8; 8]>::try_from(c.value.as_slice()).ok())
+            .and_then(|c| <[u8; 8]>::try_from(&c.value[..]).ok())
             .map(i64::from_be_bytes)
             .unwrap_or(0);
         Ok(v)
