@@ -438,8 +438,12 @@ mod tests {
             detect_transport(&nonstrict),
             Scan::Done(Transport::Buffered, 0)
         );
+        // A TLS hello reads as a frame header, and then as a frame far over the limit.
+        let tls = b"\x16\x03\x01\x02\x00\x01";
+        assert_eq!(detect_transport(tls), Scan::Done(Transport::Framed, 0));
+        assert!(matches!(frame_len(tls, 16 << 20), Scan::Invalid(_)));
         assert!(matches!(
-            detect_transport(b"\x16\x03\x01\x02\x00"),
+            detect_transport(b"\x16\x03\x01\x02\x41"),
             Scan::Invalid(_)
         ));
     }
