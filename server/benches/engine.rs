@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Barrier, Mutex};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use redb::{Database, ReadableDatabase, TableDefinition};
 use redbase::engine::keys::{self, CellKey};
 use redbase::engine::{
@@ -688,18 +689,26 @@ fn bench_writers(settings: &Settings, report: &mut Report) {
 fn push_cell(out: &mut Vec<RowResult>, key: &[u8], stored: &[u8]) {
     let k = keys::decode(key).expect("cell key");
     let (_, value) = keys::decode_value(stored).expect("cell value");
+    let row = match out.last() {
+        Some(r) if r.row == k.row => r.row.clone(),
+        _ => Bytes::copy_from_slice(k.row),
+    };
+    let mut buf = Vec::with_capacity(k.qualifier.len() + value.len());
+    buf.extend_from_slice(k.qualifier);
+    buf.extend_from_slice(value);
+    let buf = Bytes::from(buf);
     let cell = Cell {
-        row: k.row.to_vec(),
-        family: FAMILY.to_vec(),
-        qualifier: k.qualifier.to_vec(),
+        row: row.clone(),
+        family: Bytes::from_static(FAMILY),
+        qualifier: buf.slice(..k.qualifier.len()),
         timestamp: k.ts,
         cell_type: k.cell_type,
-        value: value.to_vec(),
+        value: buf.slice(k.qualifier.len()..),
     };
     match out.last_mut() {
         Some(r) if r.row == k.row => r.cells.push(cell),
         _ => out.push(RowResult {
-            row: k.row.to_vec(),
+            row,
             cells: vec![cell],
             partial: false,
         }),

@@ -317,14 +317,15 @@ impl FamilyRead<'_> {
         }
     }
 
-    /// Turns a row's stored entries for this family (in key order) into visible cells, appended
-    /// to `out`. Returns false when a filter asked to skip the rest of the row.
-    pub fn collect(
+    /// Finds the visible cells among a row's stored entries for this family (in key order) and
+    /// appends them to `out`, still pointing into the entries. Returns false when a filter asked
+    /// to skip the rest of the row.
+    pub fn collect<'e>(
         &self,
-        row: &Bytes,
-        entries: &[RawEntry],
+        row: &[u8],
+        entries: &'e [RawEntry],
         mut filter: Option<&mut (dyn Filter + '_)>,
-        out: &mut Vec<Cell>,
+        out: &mut Vec<Pending<'e>>,
     ) -> bool {
         let versions = self
             .max_versions
@@ -355,7 +356,7 @@ impl FamilyRead<'_> {
                 }
             }
             if self.raw && self.time_range.contains(k.ts) {
-                out.push(self.cell(row, k.qualifier, k.ts, k.cell_type, &[]));
+                out.push(self.pending(k.qualifier, k.ts, k.cell_type, &[]));
             }
             i += 1;
         }
@@ -390,7 +391,7 @@ impl FamilyRead<'_> {
                             }
                         }
                         if self.raw && self.time_range.contains(k.ts) {
-                            out.push(self.cell(row, qualifier, k.ts, k.cell_type, &[]));
+                            out.push(self.pending(qualifier, k.ts, k.cell_type, &[]));
                         }
                         continue;
                     }
@@ -416,9 +417,9 @@ impl FamilyRead<'_> {
                     if self.family_expired(k.ts) && counted >= min_versions {
                         break;
                     }
-                    let cell = self.cell(row, qualifier, k.ts, CellType::Put, value);
+                    let cell = self.pending(qualifier, k.ts, CellType::Put, value);
                     if let Some(f) = filter.as_deref_mut() {
-                        match f.cell(&cell) {
+                        match f.cell(&materialize(row, std::slice::from_ref(&cell))[0]) {
                             CellVerdict::Include => {}
                             CellVerdict::Skip => continue,
                             CellVerdict::NextColumn => break,
@@ -437,26 +438,70 @@ impl FamilyRead<'_> {
         true
     }
 
-    fn cell(&self, row: &Bytes, qualifier: &[u8], ts: i64, t: CellType, value: &[u8]) -> Cell {
-        // One allocation holds both the qualifier and the value.
-        let mut buf = Vec::with_capacity(qualifier.len() + value.len());
-        buf.extend_from_slice(qualifier);
-        buf.extend_from_slice(value);
-        let buf = Bytes::from(buf);
-        Cell {
-            row: row.clone(),
+    fn pending<'e>(
+        &self,
+        qualifier: &'e [u8],
+        ts: i64,
+        t: CellType,
+        value: &'e [u8],
+    ) -> Pending<'e> {
+        Pending {
             family: self.family.clone(),
-            qualifier: buf.slice(..qualifier.len()),
+            qualifier,
             timestamp: ts,
             cell_type: t,
-            value: buf.slice(qualifier.len()..),
+            value,
         }
     }
 }
 
+/// A visible cell found by [`FamilyRead::collect`], still pointing into the stored entries.
+pub(crate) struct Pending<'e> {
+    pub family: Bytes,
+    pub qualifier: &'e [u8],
+    pub timestamp: i64,
+    pub cell_type: CellType,
+    pub value: &'e [u8],
+}
+
+/// Copies a row's visible cells out of the stored entries into one buffer that every cell of
+/// the row shares (row key, qualifiers and values), so a row costs a few allocations in all.
+pub(crate) fn materialize(row: &[u8], pending: &[Pending<'_>]) -> Vec<Cell> {
+    let total = row.len()
+        + pending
+            .iter()
+            .map(|p| p.qualifier.len() + p.value.len())
+            .sum::<usize>();
+    let mut buf = Vec::with_capacity(total);
+    buf.extend_from_slice(row);
+    for p in pending {
+        buf.extend_from_slice(p.qualifier);
+        buf.extend_from_slice(p.value);
+    }
+    let buf = Bytes::from(buf);
+    let row = buf.slice(..row.len());
+    let mut at = row.len();
+    let mut take = |n: usize| {
+        let b = buf.slice(at..at + n);
+        at += n;
+        b
+    };
+    pending
+        .iter()
+        .map(|p| Cell {
+            row: row.clone(),
+            family: p.family.clone(),
+            qualifier: take(p.qualifier.len()),
+            timestamp: p.timestamp,
+            cell_type: p.cell_type,
+            value: take(p.value.len()),
+        })
+        .collect()
+}
+
 /// Applies HBase's per-family offset and limit to one family's cells.
-pub(crate) fn offset_limit(
-    cells: &mut Vec<Cell>,
+pub(crate) fn offset_limit<T>(
+    cells: &mut Vec<T>,
     start: usize,
     offset: usize,
     limit: Option<usize>,

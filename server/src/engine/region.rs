@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::cell::RowResult;
 use super::error::StorageError;
 use super::keys::{self, CellKey};
-use super::read::{offset_limit, FamilyRead, RawEntry, ReadOptions, RowVerdict};
+use super::read::{materialize, offset_limit, FamilyRead, RawEntry, ReadOptions, RowVerdict};
 use super::schema::TableDescriptor;
 use super::write::{self, Job, Output};
 
@@ -375,7 +375,7 @@ impl Region {
             }
             per_family.push((Bytes::from(fam), entries));
         }
-        Ok(assemble_row(desc, row, per_family, opts, now, &self.stats))
+        Ok(assemble_row(desc, row, &per_family, opts, now, &self.stats))
     }
 }
 
@@ -396,7 +396,7 @@ pub(crate) fn read_families(desc: &TableDescriptor, opts: &ReadOptions) -> Vec<V
 pub(crate) fn assemble_row(
     desc: &TableDescriptor,
     row: &[u8],
-    per_family: Vec<(Bytes, Vec<RawEntry>)>,
+    per_family: &[(Bytes, Vec<RawEntry>)],
     opts: &mut ReadOptions,
     now: i64,
     stats: &RegionStats,
@@ -406,11 +406,10 @@ pub(crate) fn assemble_row(
         return None;
     }
     let mut filter = opts.filter.take();
-    let row_bytes = Bytes::copy_from_slice(row);
-    let mut cells = Vec::with_capacity(per_family.iter().map(|(_, e)| e.len()).sum());
+    let mut pending = Vec::with_capacity(per_family.iter().map(|(_, e)| e.len()).sum());
     let mut bytes = 0u64;
     let mut alive = true;
-    for (fam, entries) in &per_family {
+    for (fam, entries) in per_family {
         let Some(fd) = desc.families.get(fam.as_ref()) else {
             continue;
         };
@@ -431,24 +430,27 @@ pub(crate) fn assemble_row(
             raw: opts.raw,
             now,
         };
-        let start = cells.len();
-        if !fr.collect(&row_bytes, entries, filter.as_deref_mut(), &mut cells) {
+        let start = pending.len();
+        if !fr.collect(row, entries, filter.as_deref_mut(), &mut pending) {
             alive = false;
             break;
         }
         offset_limit(
-            &mut cells,
+            &mut pending,
             start,
             opts.offset_per_family,
             opts.limit_per_family,
         );
     }
     stats.read_bytes.fetch_add(bytes, Ordering::Relaxed);
-    if alive {
-        if let Some(f) = filter.as_deref_mut() {
-            if !f.row(&mut cells) {
-                alive = false;
-            }
+    if !alive || pending.is_empty() {
+        opts.filter = filter;
+        return None;
+    }
+    let mut cells = materialize(row, &pending);
+    if let Some(f) = filter.as_deref_mut() {
+        if !f.row(&mut cells) {
+            alive = false;
         }
     }
     opts.filter = filter;
@@ -456,7 +458,7 @@ pub(crate) fn assemble_row(
         return None;
     }
     Some(RowResult {
-        row: row_bytes,
+        row: cells[0].row.clone(),
         cells,
         partial: false,
     })

@@ -212,6 +212,12 @@ impl Scanner {
         let now = now_ms();
         let mut rows = Vec::new();
         let mut seen = 0usize;
+        // Buffers reused from row to row.
+        let mut row: Vec<u8> = Vec::new();
+        let mut per_family: Vec<(Bytes, Vec<RawEntry>)> = cursors
+            .iter()
+            .map(|c| (c.family.clone(), Vec::new()))
+            .collect();
         loop {
             if self
                 .scan
@@ -233,15 +239,16 @@ impl Scanner {
                     None => Some(r),
                     Some(a) if (reversed && r > a) || (!reversed && r < a) => Some(r),
                     a => a,
-                })
-                .map(|r| r.to_vec());
-            let Some(row) = next else {
+                });
+            let Some(next) = next else {
                 return Ok(Chunk {
                     rows,
                     next: after_region(),
                     stop: false,
                 });
             };
+            row.clear();
+            row.extend_from_slice(next);
             if seen >= CHUNK_ROWS {
                 // Resume at this row next time.
                 let next = if reversed {
@@ -272,9 +279,8 @@ impl Scanner {
                     stop: true,
                 });
             }
-            let mut per_family = Vec::with_capacity(cursors.len());
-            for c in cursors.iter_mut() {
-                let mut entries = Vec::new();
+            for (c, (_, entries)) in cursors.iter_mut().zip(per_family.iter_mut()) {
+                entries.clear();
                 while c
                     .head
                     .as_ref()
@@ -289,19 +295,19 @@ impl Scanner {
                 if reversed {
                     entries.reverse();
                 }
-                per_family.push((c.family.clone(), entries));
             }
             if verdict == RowVerdict::Skip {
                 continue;
             }
-            if let Some(r) = assemble_row(
+            let result = assemble_row(
                 desc,
                 &row,
-                per_family,
+                &per_family,
                 &mut self.scan.options,
                 now,
                 &region.stats,
-            ) {
+            );
+            if let Some(r) = result {
                 rows.push(r);
                 if self.scan.limit > 0 && self.rows_returned + rows.len() >= self.scan.limit {
                     return Ok(Chunk {

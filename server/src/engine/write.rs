@@ -250,7 +250,7 @@ impl<'t> Apply<'t> {
             now,
         };
         let mut out = Vec::new();
-        fr.collect(&Bytes::copy_from_slice(row), &entries, None, &mut out);
+        fr.collect(row, &entries, None, &mut out);
         Ok(out.pop().map(|c| (c.timestamp, c.value.to_vec())))
     }
 
