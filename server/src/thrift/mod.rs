@@ -98,7 +98,7 @@ pub async fn run(
             let done = done_tx.clone();
             let limits = limits.clone();
             tokio::spawn(async move {
-                tracing::debug!(service = name, %peer, "connection opened");
+                tracing::info!(service = name, %peer, "connection opened");
                 let mut conn = Connection::new(stream, limits.max_message);
                 let end = conn
                     .serve(service, limits.idle_timeout, &mut shutdown_rx)
