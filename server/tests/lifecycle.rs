@@ -5,6 +5,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::*;
+use md5::Digest;
 use redbase::engine::*;
 
 fn reopen(dir: &tempfile::TempDir, e: Engine) -> Engine {
@@ -106,10 +107,13 @@ fn create_with_split_keys_names_regions_like_hbase() {
     for w in regions.windows(2) {
         assert_eq!(w[0].meta.end, w[1].meta.start);
     }
-    assert_eq!(
-        regions[1].name,
-        format!("access-logs,1,{}.", regions[1].meta.id)
-    );
+    // HBase's format: table,startKey,id.<md5 hex of "table,startKey,id">.
+    let base = format!("access-logs,1,{}", regions[1].meta.id);
+    let md5: String = md5::Md5::digest(base.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(regions[1].name, format!("{base}.{md5}."));
     // Rows land in the region their first hex character names.
     put(&e, "access-logs", "16108|jericho|201510", "t:v", 1, "x");
     let r = e.region_of("access-logs", b"16108|jericho|201510").unwrap();

@@ -20,9 +20,15 @@ use super::schema::TableName;
 use super::write::now_ms;
 use super::{Engine, Inner};
 
-/// Runs size-triggered splits, one at a time, until the engine goes away.
+/// The message that ends the split thread.
+pub(crate) const STOP: u64 = u64::MAX;
+
+/// Runs size-triggered splits, one at a time, until the engine closes or goes away.
 pub(crate) fn split_loop(inner: Weak<Inner>, rx: Receiver<(String, u64)>) {
     while let Ok((table, id)) = rx.recv() {
+        if id == STOP {
+            return;
+        }
         let Some(inner) = inner.upgrade() else {
             return;
         };
@@ -109,6 +115,11 @@ impl Engine {
         ];
         let out = self.replace_region(&name, &parent, children, None)?;
         self.inner.splits.fetch_add(1, Ordering::Relaxed);
+        // A half that is still too big splits again without waiting for another write.
+        let on_large = self.on_large();
+        for r in &out.regions {
+            on_large(&r.meta, r.info().size);
+        }
         self.inner
             .split_pauses
             .lock()

@@ -234,11 +234,27 @@ impl Engine {
 
     /// Stops every region's committer after the writes already sent are committed.
     pub fn close(&self) {
-        self.inner
+        // Stop the split thread first, letting a split in progress finish.
+        if let Some(tx) = self
+            .inner
             .split_tx
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .take();
+            .take()
+        {
+            let _ = tx.send((String::new(), maintenance::STOP));
+        }
+        if let Some(h) = self
+            .inner
+            .maintenance
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
+            if h.thread().id() != std::thread::current().id() {
+                let _ = h.join();
+            }
+        }
         let regions: Vec<Arc<Region>> = {
             let state = self.inner.state.read().unwrap_or_else(|p| p.into_inner());
             state

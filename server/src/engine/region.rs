@@ -37,14 +37,28 @@ impl RegionMeta {
         row >= self.start.as_slice() && (self.end.is_empty() || row < self.end.as_slice())
     }
 
-    /// HBase's region name, `table,startKey,id.`.
+    /// HBase's region name, `table,startKey,id.encoded.`, where `encoded` is the hex MD5 of
+    /// `table,startKey,id` (HBase's encoded region name).
     pub fn name(&self) -> String {
-        format!(
-            "{},{},{}.",
+        let base = format!(
+            "{},{},{}",
             self.table,
             String::from_utf8_lossy(&self.start),
             self.id
-        )
+        );
+        format!("{base}.{}.", self.encoded_name())
+    }
+
+    /// HBase's encoded region name: the MD5 of `table,startKey,id` in hex.
+    pub fn encoded_name(&self) -> String {
+        use md5::{Digest, Md5};
+        let mut h = Md5::new();
+        h.update(self.table.as_bytes());
+        h.update(b",");
+        h.update(&self.start);
+        h.update(b",");
+        h.update(self.id.to_string().as_bytes());
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }
 }
 

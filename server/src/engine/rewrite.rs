@@ -46,14 +46,25 @@ pub(crate) fn rewrite(
     install: impl FnOnce(&[Arc<Region>]) -> Result<(), StorageError>,
 ) -> Result<Rewritten, StorageError> {
     let _maintenance = parent.maintenance.lock().unwrap_or_else(|p| p.into_inner());
-    *parent.recording.lock().unwrap_or_else(|p| p.into_inner()) = Some(Vec::new());
-    let result = copy_and_install(parent, dir, targets, purge, on_large, install);
+    // Start recording and take the snapshot together, between two batches: every batch then
+    // either is in the snapshot or has its keys recorded. (A batch that began before recording
+    // and committed after the snapshot would otherwise be lost.)
+    let snap = {
+        let _gate = parent.gate.lock().unwrap_or_else(|p| p.into_inner());
+        *parent.recording.lock().unwrap_or_else(|p| p.into_inner()) = Some(Vec::new());
+        parent.db.begin_read()
+    };
+    let result = match snap {
+        Ok(snap) => copy_and_install(parent, snap, dir, targets, purge, on_large, install),
+        Err(e) => Err(parent.storage_err(e)),
+    };
     *parent.recording.lock().unwrap_or_else(|p| p.into_inner()) = None;
     result
 }
 
 fn copy_and_install(
     parent: &Region,
+    snap: redb::ReadTransaction,
     dir: &Path,
     metas: Vec<RegionMeta>,
     purge: Option<(&TableDescriptor, i64)>,
@@ -86,7 +97,6 @@ fn copy_and_install(
     // Phase 1: copy a snapshot while writes go on.
     let mut entries_before = 0u64;
     let copied = (|| -> Result<(), StorageError> {
-        let snap = parent.db.begin_read().map_err(|e| parent.storage_err(e))?;
         let txns: Vec<WriteTransaction> = targets
             .iter()
             .map(|t| t.db.begin_write())

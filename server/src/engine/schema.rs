@@ -106,9 +106,25 @@ pub struct FamilyDescriptor {
     pub block_cache_enabled: bool,
     pub data_block_encoding: String,
     pub scope: i32,
+    #[serde(default)]
+    pub dfs_replication: i16,
+    #[serde(default)]
+    pub cache_blooms_on_write: bool,
+    #[serde(default)]
+    pub cache_data_on_write: bool,
+    #[serde(default)]
+    pub cache_indexes_on_write: bool,
+    #[serde(default = "yes")]
+    pub compress_tags: bool,
+    #[serde(default)]
+    pub evict_blocks_on_close: bool,
     #[serde(with = "pairs")]
     pub attributes: BTreeMap<Vec<u8>, Vec<u8>>,
     pub configuration: BTreeMap<String, String>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// HBase's "FOREVER".
@@ -131,6 +147,12 @@ impl FamilyDescriptor {
             block_cache_enabled: true,
             data_block_encoding: "NONE".into(),
             scope: 0,
+            dfs_replication: 0,
+            cache_blooms_on_write: false,
+            cache_data_on_write: false,
+            cache_indexes_on_write: false,
+            compress_tags: true,
+            evict_blocks_on_close: false,
             attributes: BTreeMap::new(),
             configuration: BTreeMap::new(),
         }
@@ -242,6 +264,12 @@ impl FamilyDescriptor {
             return Err(bad(
                 "BLOCKSIZE",
                 format!("must be between 1 KiB and 16 MiB, got {}", self.block_size),
+            ));
+        }
+        if self.dfs_replication < 0 {
+            return Err(bad(
+                "DFS_REPLICATION",
+                format!("must not be negative, got {}", self.dfs_replication),
             ));
         }
         if !(0..=1).contains(&self.scope) {

@@ -149,7 +149,12 @@ pub fn family_from_thrift(c: &ColumnDescriptor) -> FamilyDescriptor {
     };
     let mut f = FamilyDescriptor::new(&fam);
     f.max_versions = c.max_versions.unwrap_or(3);
-    f.compression = c.compression.clone().unwrap_or_else(|| "NONE".into());
+    // HBase looks compression names up ignoring case.
+    f.compression = c
+        .compression
+        .as_deref()
+        .unwrap_or("NONE")
+        .to_ascii_uppercase();
     f.in_memory = c.in_memory.unwrap_or(false);
     f.bloom_filter = c.bloom_filter_type.clone().unwrap_or_else(|| "NONE".into());
     f.block_cache_enabled = c.block_cache_enabled.unwrap_or(false);

@@ -67,8 +67,15 @@ impl Handler {
     }
 
     /// One row's Thrift1 mutations as an engine mutation: deletes first, then puts, as HBase
-    /// applies them; a delete with a timestamp removes every version at or before it.
-    fn row_mutation(row: Text, mutations: Vec<Mutation>, ts: Option<i64>) -> RowMutation {
+    /// applies them; a delete with a timestamp removes every version at or before it. A put to a
+    /// bare family is skipped (HBase only logs it) unless `strict`, as in HBase's mutateRows,
+    /// where it is an IllegalArgument.
+    fn row_mutation(
+        row: Text,
+        mutations: Vec<Mutation>,
+        ts: Option<i64>,
+        strict: bool,
+    ) -> thrift::Result<RowMutation> {
         let mut m = RowMutation::new(&row);
         let mut puts = Vec::new();
         let mut durable = true;
@@ -90,20 +97,27 @@ impl Handler {
                     },
                 });
             } else {
-                let (family, qualifier) = spec.write_target();
-                puts.push(Op::Put {
-                    family,
-                    qualifier,
-                    timestamp: ts,
-                    value: mu.value.unwrap_or_default(),
-                });
+                match spec {
+                    ColumnSpec::Family(_) if strict => {
+                        return Err(illegal("Invalid famAndQf provided."));
+                    }
+                    ColumnSpec::Family(f) => {
+                        tracing::warn!(family = %text(&f), "put without a qualifier skipped, as HBase does");
+                    }
+                    ColumnSpec::Column(family, qualifier) => puts.push(Op::Put {
+                        family,
+                        qualifier,
+                        timestamp: ts,
+                        value: mu.value.unwrap_or_default(),
+                    }),
+                }
             }
         }
         m.ops.extend(puts);
         if !durable {
             m.durability = Durability::SkipWal;
         }
-        m
+        Ok(m)
     }
 
     pub(super) fn mutate_rows(
@@ -111,13 +125,17 @@ impl Handler {
         table: Text,
         rows: Vec<(Text, Vec<Mutation>)>,
         ts: Option<i64>,
+        batch: bool,
     ) -> thrift::Result<()> {
         let table = table_str(&table);
-        let muts: Vec<RowMutation> = rows
-            .into_iter()
-            .filter(|(_, m)| !m.is_empty())
-            .map(|(row, m)| Self::row_mutation(row, m, ts))
-            .collect();
+        let strict = batch;
+        let mut muts = Vec::with_capacity(rows.len());
+        for (row, m) in rows {
+            let m = Self::row_mutation(row, m, ts, strict)?;
+            if !m.ops.is_empty() {
+                muts.push(m);
+            }
+        }
         if muts.is_empty() {
             return Ok(());
         }
@@ -243,7 +261,7 @@ impl Handler {
         mput: Mutation,
     ) -> thrift::Result<bool> {
         let (family, qualifier) = ColumnSpec::parse(&column).write_target();
-        let m = Self::row_mutation(row, vec![mput], None);
+        let m = Self::row_mutation(row, vec![mput], None, false)?;
         let cond = Condition {
             family,
             qualifier,

@@ -155,8 +155,14 @@ impl Handler {
         }
     }
 
+    /// HBase answers an empty list for a table that does not exist.
     fn get_table_regions(&self, name: Text) -> thrift::Result<Vec<TRegionInfo>> {
-        let regions = self.engine.regions(&table_str(&name)).map_err(from_table)?;
+        let regions = match self.engine.regions(&table_str(&name)) {
+            Ok(r) => r,
+            Err(crate::engine::TableError::NotFound(_))
+            | Err(crate::engine::TableError::Invalid(_)) => Vec::new(),
+            Err(e) => return Err(from_table(e)),
+        };
         Ok(regions.iter().map(|r| self.region_info(r)).collect())
     }
 
@@ -357,7 +363,7 @@ impl HbaseSyncHandler for Arc<Handler> {
         m: Vec<Mutation>,
         _a: BTreeMap<Text, Text>,
     ) -> thrift::Result<()> {
-        self.mutate_rows(t, vec![(row, m)], None)
+        self.mutate_rows(t, vec![(row, m)], None, false)
     }
     fn handle_mutate_row_ts(
         &self,
@@ -367,7 +373,7 @@ impl HbaseSyncHandler for Arc<Handler> {
         ts: i64,
         _a: BTreeMap<Text, Text>,
     ) -> thrift::Result<()> {
-        self.mutate_rows(t, vec![(row, m)], Some(ts))
+        self.mutate_rows(t, vec![(row, m)], Some(ts), false)
     }
     fn handle_mutate_rows(
         &self,
@@ -375,7 +381,7 @@ impl HbaseSyncHandler for Arc<Handler> {
         batches: Vec<BatchMutation>,
         _a: BTreeMap<Text, Text>,
     ) -> thrift::Result<()> {
-        self.mutate_rows(t, data::batches(batches), None)
+        self.mutate_rows(t, data::batches(batches), None, true)
     }
     fn handle_mutate_rows_ts(
         &self,
@@ -384,7 +390,7 @@ impl HbaseSyncHandler for Arc<Handler> {
         ts: i64,
         _a: BTreeMap<Text, Text>,
     ) -> thrift::Result<()> {
-        self.mutate_rows(t, data::batches(batches), Some(ts))
+        self.mutate_rows(t, data::batches(batches), Some(ts), true)
     }
     fn handle_atomic_increment(
         &self,
