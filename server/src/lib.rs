@@ -10,5 +10,7 @@ pub mod engine;
 pub mod generated;
 pub mod scanners;
 pub mod server;
+pub mod slowlog;
 pub mod thrift;
 pub mod thrift1;
+pub mod thrift2;

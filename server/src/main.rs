@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 use redbase::engine::{Engine, EngineConfig};
 use redbase::scanners::ScannerLimits;
 use redbase::server::{self, Config, Listeners};
+use redbase::slowlog::SlowLogConfig;
 use redbase::thrift::Limits;
 
 #[derive(Parser, Debug)]
@@ -35,6 +36,22 @@ struct ServeArgs {
     /// Address of the Thrift1 (`Hbase`) gateway.
     #[arg(long, env = "REDBASE_THRIFT1_ADDR", default_value = "0.0.0.0:9090")]
     thrift1_addr: String,
+    /// Address of the Thrift2 (`THBaseService`) gateway. To serve Thrift2 on 9090 as HBase's
+    /// `hbase thrift2` does, give it 0.0.0.0:9090 and move Thrift1 elsewhere (or turn it off).
+    #[arg(long, env = "REDBASE_THRIFT2_ADDR", default_value = "0.0.0.0:9091")]
+    thrift2_addr: String,
+    /// Serve only the named gateways: `thrift1`, `thrift2` or both (comma-separated).
+    #[arg(long, env = "REDBASE_GATEWAYS", default_value = "thrift1,thrift2")]
+    gateways: String,
+    /// Refuse every data mutation, as HBase's read-only Thrift mode.
+    #[arg(long, env = "REDBASE_READ_ONLY")]
+    read_only: bool,
+    /// Requests taking at least this many milliseconds go to the Thrift2 slow log.
+    #[arg(long, env = "REDBASE_SLOW_LOG_THRESHOLD_MS", default_value_t = 10_000)]
+    slow_log_threshold_ms: u64,
+    /// Slow-log records kept (the oldest go first).
+    #[arg(long, env = "REDBASE_SLOW_LOG_CAPACITY", default_value_t = 256)]
+    slow_log_capacity: usize,
     /// A region whose stored bytes pass this splits in two (0 = never).
     #[arg(long, env = "REDBASE_REGION_MAX_SIZE", default_value_t = 256 * 1024 * 1024)]
     region_max_size: u64,
@@ -97,13 +114,26 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
         }
     };
     let code = rt.block_on(async {
-        let thrift1 = match tokio::net::TcpListener::bind(&args.thrift1_addr).await {
-            Ok(l) => l,
-            Err(e) => {
-                tracing::error!(addr = %args.thrift1_addr, error = %e, "cannot bind the Thrift1 address");
-                return std::process::ExitCode::FAILURE;
-            }
+        let want = |g: &str| args.gateways.split(',').any(|x| x.trim() == g);
+        let mut listeners = Listeners {
+            thrift1: None,
+            thrift2: None,
         };
+        for (name, addr, slot) in [
+            ("thrift1", &args.thrift1_addr, &mut listeners.thrift1),
+            ("thrift2", &args.thrift2_addr, &mut listeners.thrift2),
+        ] {
+            if !want(name) {
+                continue;
+            }
+            match tokio::net::TcpListener::bind(addr).await {
+                Ok(l) => *slot = Some(l),
+                Err(e) => {
+                    tracing::error!(gateway = name, %addr, error = %e, "cannot bind");
+                    return std::process::ExitCode::FAILURE;
+                }
+            }
+        }
         tracing::info!(data_dir = %args.data_dir.display(), tables = engine.list_tables().len(), "engine open");
         let cfg = Config {
             limits: Limits {
@@ -116,12 +146,16 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
                 max_open: args.max_scanners,
             },
             advertised_host: args.advertised_host.clone(),
+            read_only: args.read_only,
+            slow_log: SlowLogConfig {
+                threshold: Duration::from_millis(args.slow_log_threshold_ms),
+                capacity: args.slow_log_capacity,
+                ..SlowLogConfig::default()
+            },
         };
         server::run(
             engine.clone(),
-            Listeners {
-                thrift1: Some(thrift1),
-            },
+            listeners,
             cfg,
             shutdown_signal(),
         )

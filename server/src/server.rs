@@ -9,8 +9,10 @@ use tokio::sync::watch;
 
 use crate::engine::Engine;
 use crate::scanners::ScannerLimits;
+use crate::slowlog::SlowLogConfig;
 use crate::thrift::{self, Limits};
 use crate::thrift1::{self, Advertised};
+use crate::thrift2;
 
 /// Server settings (the binary's flags).
 #[derive(Debug, Clone, Default)]
@@ -19,11 +21,15 @@ pub struct Config {
     pub scanners: ScannerLimits,
     /// Host name reported as the region server in region info.
     pub advertised_host: Option<String>,
+    /// Refuse every data mutation, as HBase's `hbase.thrift.readonly`.
+    pub read_only: bool,
+    pub slow_log: SlowLogConfig,
 }
 
 /// Listeners to serve; each is optional so tests can run one gateway.
 pub struct Listeners {
     pub thrift1: Option<TcpListener>,
+    pub thrift2: Option<TcpListener>,
 }
 
 fn host_name() -> String {
@@ -48,7 +54,8 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
                 host: host.clone(),
                 port,
             },
-        );
+        )
+        .read_only(config.read_only);
         let service = Arc::new(thrift1::Thrift1::new(handler));
         let mut rx = stop_rx.clone();
         tracing::info!(addr = ?l.local_addr().ok(), "Thrift1 gateway listening");
@@ -56,6 +63,31 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
             l,
             service,
             "thrift1",
+            config.limits.clone(),
+            async move {
+                let _ = rx.changed().await;
+            },
+        )));
+    }
+    if let Some(l) = listeners.thrift2 {
+        let port = l.local_addr().map(|a| a.port() as i32).unwrap_or(0);
+        let handler = thrift2::Handler::new(
+            engine.clone(),
+            config.scanners.clone(),
+            Advertised {
+                host: host.clone(),
+                port,
+            },
+            config.read_only,
+            config.slow_log.clone(),
+        );
+        let service = Arc::new(thrift2::Thrift2::new(handler));
+        let mut rx = stop_rx.clone();
+        tracing::info!(addr = ?l.local_addr().ok(), "Thrift2 gateway listening");
+        tasks.push(tokio::spawn(thrift::run(
+            l,
+            service,
+            "thrift2",
             config.limits.clone(),
             async move {
                 let _ = rx.changed().await;

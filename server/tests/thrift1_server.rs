@@ -39,7 +39,10 @@ impl TestServer {
                 addr_tx.send(l.local_addr().unwrap()).unwrap();
                 server::run(
                     engine.clone(),
-                    Listeners { thrift1: Some(l) },
+                    Listeners {
+                        thrift1: Some(l),
+                        thrift2: None,
+                    },
                     config,
                     async move {
                         let _ = stop_rx.await;
@@ -116,7 +119,7 @@ fn generated_types_match_the_idl() {
         .status()
         .expect("idl/generate.sh needs the thrift compiler (Debian: thrift-compiler)");
     assert!(status.success());
-    for f in ["hbase1.rs"] {
+    for f in ["hbase1.rs", "hbase2.rs"] {
         let fresh = std::fs::read_to_string(out.path().join(f)).unwrap();
         let committed = std::fs::read_to_string(root.join("server/src/generated").join(f)).unwrap();
         assert!(

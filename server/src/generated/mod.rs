@@ -12,3 +12,15 @@
     non_snake_case
 )]
 pub mod hbase1;
+
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    dead_code,
+    unused_imports,
+    unused_variables,
+    unused_mut,
+    non_camel_case_types,
+    non_snake_case
+)]
+pub mod hbase2;

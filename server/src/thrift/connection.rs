@@ -36,6 +36,7 @@ pub enum End {
 
 pub struct Connection {
     stream: TcpStream,
+    peer: std::net::SocketAddr,
     buffer: BytesMut,
     transport: Option<Transport>,
     max_message: usize,
@@ -45,8 +46,12 @@ const MAX_HTTP_HEADER: usize = 64 * 1024;
 
 impl Connection {
     pub fn new(stream: TcpStream, max_message: usize) -> Connection {
+        let peer = stream
+            .peer_addr()
+            .unwrap_or_else(|_| std::net::SocketAddr::from(([0, 0, 0, 0], 0)));
         Connection {
             stream,
+            peer,
             buffer: BytesMut::with_capacity(8 * 1024),
             transport: None,
             max_message,
@@ -74,11 +79,12 @@ impl Connection {
             let svc = service.clone();
             let protocol = req.protocol;
             let body = req.body;
-            let reply =
-                match tokio::task::spawn_blocking(move || svc.process(&body, protocol)).await {
-                    Ok(r) => r,
-                    Err(e) => return End::Malformed(format!("handler failed: {e}")),
-                };
+            let peer = self.peer;
+            let work = move || svc.process_from(&body, protocol, peer);
+            let reply = match tokio::task::spawn_blocking(work).await {
+                Ok(r) => r,
+                Err(e) => return End::Malformed(format!("handler failed: {e}")),
+            };
             if let Err(e) = self.write_reply(&reply, req.keep_alive).await {
                 return End::Io(e);
             }

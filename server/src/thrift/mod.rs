@@ -5,6 +5,7 @@ pub mod connection;
 pub mod frame;
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,6 +23,11 @@ use frame::Protocol;
 /// It runs on a blocking thread: engine calls may wait for a disk sync.
 pub trait Service: Send + Sync + 'static {
     fn process(&self, message: &[u8], protocol: Protocol) -> Vec<u8>;
+
+    /// As `process`, knowing the peer (for services that log who called).
+    fn process_from(&self, message: &[u8], protocol: Protocol, _peer: SocketAddr) -> Vec<u8> {
+        self.process(message, protocol)
+    }
 }
 
 /// Limits a client cannot raise.

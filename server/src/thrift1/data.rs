@@ -127,6 +127,7 @@ impl Handler {
         ts: Option<i64>,
         batch: bool,
     ) -> thrift::Result<()> {
+        self.writable()?;
         let table = table_str(&table);
         let strict = batch;
         let mut muts = Vec::with_capacity(rows.len());
@@ -156,6 +157,7 @@ impl Handler {
         column: Text,
         value: i64,
     ) -> thrift::Result<i64> {
+        self.writable()?;
         let (f, q) = ColumnSpec::parse(&column).write_target();
         let cells = self
             .engine
@@ -176,6 +178,7 @@ impl Handler {
     }
 
     pub(super) fn increment(&self, incs: Vec<TIncrement>) -> thrift::Result<()> {
+        self.writable()?;
         for i in incs {
             let (f, q) = ColumnSpec::parse(&i.column.unwrap_or_default()).write_target();
             self.engine
@@ -199,6 +202,7 @@ impl Handler {
         column: Option<Text>,
         ts: Option<i64>,
     ) -> thrift::Result<()> {
+        self.writable()?;
         let op = match column.map(|c| ColumnSpec::parse(&c)) {
             None => Op::DeleteRow { timestamp: ts },
             Some(ColumnSpec::Family(family)) => Op::DeleteFamily {
@@ -217,6 +221,7 @@ impl Handler {
     }
 
     pub(super) fn append(&self, a: TAppend) -> thrift::Result<Vec<TCell>> {
+        self.writable()?;
         let columns = a.columns.unwrap_or_default();
         let values = a.values.unwrap_or_default();
         if columns.len() != values.len() {
@@ -260,6 +265,7 @@ impl Handler {
         value: Text,
         mput: Mutation,
     ) -> thrift::Result<bool> {
+        self.writable()?;
         let (family, qualifier) = ColumnSpec::parse(&column).write_target();
         let m = Self::row_mutation(row, vec![mput], None, false)?;
         let cond = Condition {

@@ -35,6 +35,7 @@ pub struct Handler {
     pub(crate) engine: Engine,
     pub(crate) scanners: Scanners<ScanView>,
     pub(crate) advertised: Advertised,
+    pub(crate) read_only: bool,
 }
 
 impl Handler {
@@ -43,6 +44,21 @@ impl Handler {
             engine,
             scanners: Scanners::new(limits),
             advertised,
+            read_only: false,
+        }
+    }
+
+    /// Refuses data mutations, as HBase's read-only Thrift mode.
+    pub fn read_only(mut self, on: bool) -> Handler {
+        self.read_only = on;
+        self
+    }
+
+    pub(crate) fn writable(&self) -> thrift::Result<()> {
+        if self.read_only {
+            Err(io_error("Thrift Server is in Read-only mode.", false))
+        } else {
+            Ok(())
         }
     }
 }

@@ -1,0 +1,283 @@
+//! Thrift2 reads, writes and scanners.
+
+use crate::engine::{CompareOp, Condition, Durability, Get, RowMutation, Scan};
+use crate::generated::hbase2::*;
+
+use super::convert::*;
+use super::Handler;
+
+fn table(t: &[u8]) -> String {
+    String::from_utf8_lossy(t).into_owned()
+}
+
+/// Filter strings wait for the filter language; until then they are refused, never ignored.
+fn no_filter(f: &Option<Vec<u8>>) -> thrift::Result<()> {
+    match f {
+        Some(f) if !f.is_empty() => Err(io_error(
+            format!(
+                "filter strings are not supported yet (got {:?})",
+                String::from_utf8_lossy(f)
+            ),
+            false,
+        )),
+        _ => Ok(()),
+    }
+}
+
+impl Handler {
+    pub(super) fn get(&self, t: &[u8], g: TGet) -> thrift::Result<TResult> {
+        no_filter(&g.filter_string)?;
+        let opts = get_options(&g);
+        let r = self
+            .engine
+            .get(&table(t), Get::with(&g.row, opts))
+            .map_err(from_read)?;
+        if g.existence_only == Some(true) {
+            // HBase answers an existence-only get with an empty result either way.
+            return Ok(result(None));
+        }
+        Ok(result(r))
+    }
+
+    pub(super) fn exists(&self, t: &[u8], g: TGet) -> thrift::Result<bool> {
+        no_filter(&g.filter_string)?;
+        let opts = get_options(&g);
+        Ok(self
+            .engine
+            .get(&table(t), Get::with(&g.row, opts))
+            .map_err(from_read)?
+            .is_some())
+    }
+
+    pub(super) fn put(&self, t: &[u8], puts: Vec<TPut>) -> thrift::Result<()> {
+        self.writable()?;
+        let muts = puts
+            .iter()
+            .map(put_mutation)
+            .collect::<thrift::Result<Vec<_>>>()?;
+        self.apply(t, muts)
+    }
+
+    pub(super) fn delete(&self, t: &[u8], deletes: Vec<TDelete>) -> thrift::Result<()> {
+        self.writable()?;
+        let muts = deletes
+            .iter()
+            .map(delete_mutation)
+            .collect::<thrift::Result<Vec<_>>>()?;
+        self.apply(t, muts)
+    }
+
+    fn apply(&self, t: &[u8], muts: Vec<RowMutation>) -> thrift::Result<()> {
+        let t = table(t);
+        if muts.len() == 1 {
+            let m = muts.into_iter().next().expect("one");
+            return self.engine.mutate_row(&t, m).map_err(from_mutate);
+        }
+        for r in self.engine.mutate_rows(&t, muts) {
+            r.map_err(from_mutate)?;
+        }
+        Ok(())
+    }
+
+    /// The mutations of a TRowMutations as one atomic row mutation.
+    pub(super) fn row_mutations(&self, rm: &TRowMutations) -> thrift::Result<RowMutation> {
+        let mut all = RowMutation::new(&rm.row);
+        for m in &rm.mutations {
+            let part = match m {
+                TMutation::Put(p) => put_mutation(p)?,
+                TMutation::DeleteSingle(d) => delete_mutation(d)?,
+            };
+            if part.row != rm.row {
+                return Err(io_error(
+                    format!(
+                        "mutation for row {:?} inside row mutations of {:?}",
+                        String::from_utf8_lossy(&part.row),
+                        String::from_utf8_lossy(&rm.row)
+                    ),
+                    false,
+                ));
+            }
+            if part.ttl_ms.is_some() {
+                all.ttl_ms = part.ttl_ms;
+            }
+            if part.durability != Durability::UseDefault {
+                all.durability = part.durability;
+            }
+            all.ops.extend(part.ops);
+        }
+        Ok(all)
+    }
+
+    pub(super) fn mutate_row(&self, t: &[u8], rm: TRowMutations) -> thrift::Result<()> {
+        self.writable()?;
+        let m = self.row_mutations(&rm)?;
+        self.engine.mutate_row(&table(t), m).map_err(from_mutate)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn check_and_mutate(
+        &self,
+        t: &[u8],
+        row: Vec<u8>,
+        family: Vec<u8>,
+        qualifier: Vec<u8>,
+        op: TCompareOperator,
+        value: Vec<u8>,
+        m: RowMutation,
+    ) -> thrift::Result<bool> {
+        self.writable()?;
+        if m.row != row {
+            return Err(io_error(
+                format!(
+                    "the mutation's row {:?} differs from the checked row {:?}",
+                    String::from_utf8_lossy(&m.row),
+                    String::from_utf8_lossy(&row)
+                ),
+                false,
+            ));
+        }
+        let op = match op {
+            TCompareOperator::LESS => CompareOp::Less,
+            TCompareOperator::LESS_OR_EQUAL => CompareOp::LessOrEqual,
+            TCompareOperator::EQUAL => CompareOp::Equal,
+            TCompareOperator::NOT_EQUAL => CompareOp::NotEqual,
+            TCompareOperator::GREATER_OR_EQUAL => CompareOp::GreaterOrEqual,
+            TCompareOperator::GREATER => CompareOp::Greater,
+            other => {
+                return Err(io_error(
+                    format!("compare operator {} cannot check a value", other.0),
+                    false,
+                ))
+            }
+        };
+        let cond = Condition {
+            family,
+            qualifier,
+            op,
+            value: if value.is_empty() { None } else { Some(value) },
+        };
+        self.engine
+            .check_and_mutate(&table(t), cond, m)
+            .map_err(from_mutate)
+    }
+
+    pub(super) fn increment(&self, t: &[u8], inc: TIncrement) -> thrift::Result<TResult> {
+        self.writable()?;
+        let cols = inc
+            .columns
+            .iter()
+            .map(|c| (c.family.clone(), c.qualifier.clone(), c.amount.unwrap_or(1)))
+            .collect();
+        let ttl = ttl_attribute(&inc.attributes)?;
+        let cells = self
+            .engine
+            .increment(&table(t), &inc.row, cols, ttl, durability(inc.durability))
+            .map_err(from_mutate)?;
+        Ok(if inc.return_results == Some(false) {
+            result(None)
+        } else {
+            cells_result(&inc.row, &cells)
+        })
+    }
+
+    pub(super) fn append(&self, t: &[u8], app: TAppend) -> thrift::Result<TResult> {
+        self.writable()?;
+        let cols = app
+            .columns
+            .iter()
+            .map(|c| (c.family.clone(), c.qualifier.clone(), c.value.clone()))
+            .collect();
+        let ttl = ttl_attribute(&app.attributes)?;
+        let cells = self
+            .engine
+            .append(&table(t), &app.row, cols, ttl, durability(app.durability))
+            .map_err(from_mutate)?;
+        Ok(if app.return_results == Some(false) {
+            result(None)
+        } else {
+            cells_result(&app.row, &cells)
+        })
+    }
+
+    fn scan_of(s: &TScan) -> thrift::Result<Scan> {
+        no_filter(&s.filter_string)?;
+        let mut opts = crate::engine::ReadOptions::default();
+        read_columns(&mut opts, s.columns.as_deref().unwrap_or_default());
+        if let Some(tr) = &s.time_range {
+            opts.time_range = time_range(tr);
+        }
+        for (f, tr) in s.col_fam_time_range_map.iter().flatten() {
+            opts.family_time_ranges.insert(f.clone(), time_range(tr));
+        }
+        opts.max_versions = s.max_versions.unwrap_or(1).max(1) as u32;
+        Ok(Scan {
+            start: s.start_row.clone().unwrap_or_default(),
+            stop: s.stop_row.clone().unwrap_or_default(),
+            reversed: s.reversed.unwrap_or(false),
+            batch: s.batch_size.unwrap_or(0).max(0) as usize,
+            limit: s.limit.unwrap_or(0).max(0) as usize,
+            options: opts,
+        })
+    }
+
+    pub(super) fn open_scanner(&self, t: &[u8], s: TScan) -> thrift::Result<i32> {
+        let scan = Self::scan_of(&s)?;
+        let scanner = self.engine.scan(&table(t), scan).map_err(from_read)?;
+        self.scanners
+            .open(scanner, ())
+            .map_err(|e| io_error(format!("too many open scanners (limit {})", e.0), true))
+    }
+
+    pub(super) fn scanner_rows(&self, id: i32, n: i32) -> thrift::Result<Vec<TResult>> {
+        let Some(open) = self.scanners.get(id) else {
+            return Err(illegal("Invalid scanner Id"));
+        };
+        let mut open = open.lock().unwrap_or_else(|p| p.into_inner());
+        let rows = open
+            .scanner
+            .next_batch(n.max(0) as usize)
+            .map_err(from_read)?;
+        Ok(rows.into_iter().map(|r| result(Some(r))).collect())
+    }
+
+    pub(super) fn scanner_results(
+        &self,
+        t: &[u8],
+        s: TScan,
+        n: i32,
+    ) -> thrift::Result<Vec<TResult>> {
+        let scan = Self::scan_of(&s)?;
+        let mut scanner = self.engine.scan(&table(t), scan).map_err(from_read)?;
+        let rows = scanner.next_batch(n.max(0) as usize).map_err(from_read)?;
+        Ok(rows.into_iter().map(|r| result(Some(r))).collect())
+    }
+
+    fn location(&self, r: &crate::engine::RegionInfo) -> THRegionLocation {
+        THRegionLocation {
+            server_name: TServerName {
+                host_name: self.advertised.host.clone(),
+                port: Some(self.advertised.port),
+                start_code: Some(self.start_code),
+            },
+            region_info: THRegionInfo {
+                region_id: r.meta.id as i64,
+                table_name: r.meta.table.clone().into_bytes(),
+                start_key: Some(r.meta.start.clone()),
+                end_key: Some(r.meta.end.clone()),
+                offline: Some(false),
+                split: Some(false),
+                replica_id: Some(0),
+            },
+        }
+    }
+
+    pub(super) fn region_location(&self, t: &[u8], row: &[u8]) -> thrift::Result<THRegionLocation> {
+        let r = self.engine.region_of(&table(t), row).map_err(from_table)?;
+        Ok(self.location(&r))
+    }
+
+    pub(super) fn all_region_locations(&self, t: &[u8]) -> thrift::Result<Vec<THRegionLocation>> {
+        let regions = self.engine.regions(&table(t)).map_err(from_table)?;
+        Ok(regions.iter().map(|r| self.location(r)).collect())
+    }
+}
