@@ -198,21 +198,27 @@ pub fn put_mutation(p: &TPut) -> Result<RowMutation, thrift::Error> {
     Ok(m)
 }
 
-/// HBase's delete rules: no columns deletes the row; otherwise `deleteType` applies to every
-/// column, and a column without a qualifier means the empty qualifier for the column kinds.
+/// HBase's delete rules: without columns the whole row goes (at or before `timestamp` when
+/// given); with columns, `deleteType` applies to every column, each column's own timestamp is
+/// the only one used (the TDelete's is ignored, as HBase builds the delete without it), and a
+/// column without a qualifier means the empty qualifier for the column kinds. A column list
+/// that is present but empty deletes the row now, as HBase's empty Delete does.
 pub fn delete_mutation(d: &TDelete) -> Result<RowMutation, thrift::Error> {
     let mut m = RowMutation::new(&d.row);
     m.durability = durability(d.durability);
-    let cols = d.columns.as_deref().unwrap_or_default();
-    if cols.is_empty() {
+    let Some(cols) = d.columns.as_deref() else {
         m.ops.push(Op::DeleteRow {
             timestamp: d.timestamp,
         });
         return Ok(m);
+    };
+    if cols.is_empty() {
+        m.ops.push(Op::DeleteRow { timestamp: None });
+        return Ok(m);
     }
     let kind = d.delete_type.unwrap_or(TDeleteType::DELETE_COLUMNS);
     for c in cols {
-        let ts = c.timestamp.or(d.timestamp);
+        let ts = c.timestamp;
         let family = c.family.clone();
         let qualifier = c.qualifier.clone().unwrap_or_default();
         m.ops.push(match kind {
