@@ -59,14 +59,21 @@ impl SlowLog {
         }
     }
 
-    /// Records the call if it was slow or its response large.
-    pub fn observe(&self, mut r: Record, elapsed: Duration) {
-        let slow = elapsed >= self.config.threshold;
-        let large = r.response_size as usize >= self.config.large_response;
-        if !slow && !large {
-            return;
+    /// Which log a call of this duration and response size belongs in, if any. Callers build a
+    /// record only when this says so, keeping the common path free of work.
+    pub fn classify(&self, elapsed: Duration, response_size: usize) -> Option<LogKind> {
+        if elapsed >= self.config.threshold {
+            Some(LogKind::Slow)
+        } else if response_size >= self.config.large_response {
+            Some(LogKind::Large)
+        } else {
+            None
         }
-        r.kind = if slow { LogKind::Slow } else { LogKind::Large };
+    }
+
+    /// Records a call that [`SlowLog::classify`] placed in a log.
+    pub fn record(&self, mut r: Record, kind: LogKind, elapsed: Duration) {
+        r.kind = kind;
         r.processing_ms = elapsed.as_millis().min(i32::MAX as u128) as i32;
         let mut recs = self.records.lock().unwrap_or_else(|p| p.into_inner());
         if recs.len() >= self.config.capacity.max(1) {

@@ -18,7 +18,7 @@ use thrift::server::TProcessor;
 use crate::engine::Engine;
 use crate::generated::hbase2::*;
 use crate::scanners::{ScannerLimits, Scanners};
-use crate::slowlog::{LogKind, Record, SlowLog, SlowLogConfig};
+use crate::slowlog::{Record, SlowLog, SlowLogConfig};
 use crate::thrift::frame::Protocol;
 use crate::thrift::{process_message, Service};
 use crate::thrift1::Advertised;
@@ -108,25 +108,30 @@ impl Service for Thrift2 {
 
     fn process_from(&self, message: &[u8], protocol: Protocol, peer: SocketAddr) -> Vec<u8> {
         let started = Instant::now();
-        let start_time = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as i64)
-            .unwrap_or(0);
         let reply = self.process(message, protocol);
-        let (method, table) = describe(message, protocol);
-        self.handler.slow_log.observe(
-            Record {
-                kind: LogKind::Slow,
-                start_time,
-                processing_ms: 0,
-                response_size: reply.len() as i64,
-                client_address: peer.to_string(),
-                method,
-                params: format!("{} bytes", message.len()),
-                table,
-            },
-            started.elapsed(),
-        );
+        let elapsed = started.elapsed();
+        if let Some(kind) = self.handler.slow_log.classify(elapsed, reply.len()) {
+            let (method, table) = describe(message, protocol);
+            let start_time = std::time::SystemTime::now()
+                .checked_sub(elapsed)
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_millis() as i64)
+                .unwrap_or(0);
+            self.handler.slow_log.record(
+                Record {
+                    kind,
+                    start_time,
+                    processing_ms: 0,
+                    response_size: reply.len() as i64,
+                    client_address: peer.to_string(),
+                    method,
+                    params: format!("{} bytes", message.len()),
+                    table,
+                },
+                kind,
+                elapsed,
+            );
+        }
         reply
     }
 }
