@@ -1,12 +1,17 @@
-//! `loadgen`: a load generator for the Thrift1 gateway.
+//! `loadgen`: a load generator for the Thrift1 and Thrift2 gateways.
 //!
-//! `loadgen [bench]` drives N client connections (the generated `HbaseSyncClient`, one thread
-//! and one connection each) with get / put / scan / mixed work against two servers started in
-//! this process on loopback: the real redbase gateway (`redbase::server::run` over an engine in
-//! a temporary directory) and a *null* server (the same `redbase::thrift::run` with a handler
-//! that returns canned replies). Both sides take turns in short rounds, so the ratio of their
-//! throughputs shows how close redbase gets to the RPC limit of this transport and protocol on
-//! a noisy machine. `--addr` points the redbase side at an external server instead.
+//! `loadgen [bench]` drives N client connections (one thread and one connection each) with
+//! get / put / scan / mixed work against two servers started in this process on loopback: the
+//! real redbase gateway (`redbase::server::run` over an engine in a temporary directory) and a
+//! *null* server (the same `redbase::thrift::run` with a handler that returns canned replies).
+//! Both sides take turns in short rounds, so the ratio of their throughputs shows how close
+//! redbase gets to the RPC limit of this transport and protocol on a noisy machine. `--addr`
+//! points the redbase side at an external server instead.
+//!
+//! `--service thrift1` (the default) measures the Thrift1 `Hbase` service with the generated
+//! `HbaseSyncClient`; `--service thrift2` measures `THBaseService` with the generated
+//! `THBaseServiceSyncClient` (see the `t2` module); `--service both` runs the one, then the
+//! other, each with its own pair of servers.
 //!
 //! `loadgen startup --bin target/release/redbase` runs the real binary on a fresh data
 //! directory and measures the time from exec to the first answered request, the idle RSS
@@ -44,7 +49,7 @@ use thrift::transport::{
 #[derive(Parser, Debug)]
 #[command(
     name = "loadgen",
-    about = "Thrift1 load generator: redbase vs a null server, and start-up / RSS measurement",
+    about = "Thrift1 / Thrift2 load generator: redbase vs a null server, and start-up / RSS measurement",
     args_conflicts_with_subcommands = true
 )]
 struct Cli {
@@ -92,6 +97,14 @@ struct ClientArgs {
 struct BenchArgs {
     #[command(flatten)]
     client: ClientArgs,
+    /// Gateway to measure: Thrift1 (`Hbase`), Thrift2 (`THBaseService`), or both one after the
+    /// other (each with its own servers).
+    #[arg(long, value_enum, default_value_t = ServiceKind::Thrift1)]
+    service: ServiceKind,
+    /// How a Thrift2 scan op reads its rows: `scanner` is openScanner + getScannerRows +
+    /// closeScanner (three calls, as the Thrift1 scan); `results` is one getScannerResults.
+    #[arg(long, value_enum, default_value_t = T2Scan::Scanner)]
+    thrift2_scan: T2Scan,
     /// Drive an already running redbase at this (loopback) address instead of starting one in
     /// this process. The null server still runs in-process.
     #[arg(long)]
@@ -143,6 +156,31 @@ struct StartupArgs {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ServiceKind {
+    Thrift1,
+    Thrift2,
+    Both,
+}
+
+impl ServiceKind {
+    fn name(self) -> &'static str {
+        match self {
+            ServiceKind::Thrift1 => "Thrift1",
+            ServiceKind::Thrift2 => "Thrift2",
+            ServiceKind::Both => "Thrift1 and Thrift2",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum T2Scan {
+    /// openScanner + getScannerRows + closeScanner.
+    Scanner,
+    /// One getScannerResults.
+    Results,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum TransportKind {
     Buffered,
     Framed,
@@ -156,13 +194,14 @@ enum ProtocolKind {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Workload {
-    /// `get` of one cell of a random preloaded row.
+    /// `get` of one cell of a random preloaded row (Thrift2: `get` of a TGet naming f:q).
     Get,
-    /// `getRow` of a random preloaded row (one cell).
+    /// `getRow` of a random preloaded row (one cell) (Thrift2: `get` of a TGet of the row).
     Getrow,
-    /// `mutateRow` of one cell to a random new row (durable).
+    /// `mutateRow` of one cell to a random new row (durable) (Thrift2: `put` of a TPut).
     Put,
-    /// scannerOpenWithStop + scannerGetList + scannerClose over consecutive preloaded rows.
+    /// scannerOpenWithStop + scannerGetList + scannerClose over consecutive preloaded rows
+    /// (Thrift2: openScanner + getScannerRows + closeScanner, or getScannerResults).
     Scan,
     /// The `--mix` blend.
     Mix,
@@ -304,13 +343,16 @@ fn loadavg() -> String {
 // Clients
 // ---------------------------------------------------------------------------------------------
 
-type Client = HbaseSyncClient<Box<dyn TInputProtocol + Send>, Box<dyn TOutputProtocol + Send>>;
+type InProt = Box<dyn TInputProtocol + Send>;
+type OutProt = Box<dyn TOutputProtocol + Send>;
+type Client = HbaseSyncClient<InProt, OutProt>;
 
-fn connect(
+/// One connection's protocol pair, for either generated client.
+fn open_protocols(
     addr: SocketAddr,
     transport: TransportKind,
     protocol: ProtocolKind,
-) -> Result<Client, String> {
+) -> Result<(InProt, OutProt), String> {
     let s = TcpStream::connect_timeout(&addr, Duration::from_secs(5))
         .map_err(|e| format!("connect {addr}: {e}"))?;
     s.set_nodelay(true).map_err(|e| e.to_string())?;
@@ -330,10 +372,7 @@ fn connect(
             Box::new(TFramedWriteTransport::new(w)),
         ),
     };
-    let (i, o): (
-        Box<dyn TInputProtocol + Send>,
-        Box<dyn TOutputProtocol + Send>,
-    ) = match protocol {
+    Ok(match protocol {
         ProtocolKind::Binary => (
             Box::new(TBinaryInputProtocol::new(r, true)),
             Box::new(TBinaryOutputProtocol::new(w, true)),
@@ -342,14 +381,32 @@ fn connect(
             Box::new(TCompactInputProtocol::new(r)),
             Box::new(TCompactOutputProtocol::new(w)),
         ),
-    };
+    })
+}
+
+fn connect(
+    addr: SocketAddr,
+    transport: TransportKind,
+    protocol: ProtocolKind,
+) -> Result<Client, String> {
+    let (i, o) = open_protocols(addr, transport, protocol)?;
     Ok(HbaseSyncClient::new(i, o))
+}
+
+/// A connection of the gateway being measured.
+enum Session {
+    T1(Client),
+    T2(t2::Client),
 }
 
 /// What every client needs to know about the work.
 struct Spec {
+    /// `Thrift1` or `Thrift2`, never `Both`.
+    service: ServiceKind,
+    t2_scan: T2Scan,
     table: Vec<u8>,
     family: Vec<u8>,
+    qualifier: Vec<u8>,
     column: Vec<u8>,
     rows: u64,
     scan_rows: u32,
@@ -360,7 +417,10 @@ struct Spec {
 }
 
 impl Spec {
-    fn new(a: &ClientArgs) -> Result<Spec, String> {
+    fn new(a: &ClientArgs, service: ServiceKind, t2_scan: T2Scan) -> Result<Spec, String> {
+        if service == ServiceKind::Both {
+            return Err("one Spec per service".into());
+        }
         if a.rows <= a.scan_rows as u64 {
             return Err(format!(
                 "--rows ({}) must exceed --scan-rows ({})",
@@ -371,8 +431,11 @@ impl Spec {
             return Err("--scan-rows must be positive".into());
         }
         Ok(Spec {
+            service,
+            t2_scan,
             table: a.table.as_bytes().to_vec(),
             family: b"f".to_vec(),
+            qualifier: b"q".to_vec(),
             column: b"f:q".to_vec(),
             rows: a.rows,
             scan_rows: a.scan_rows,
@@ -383,8 +446,34 @@ impl Spec {
         })
     }
 
+    /// A Thrift1 client (start-up polling).
     fn connect(&self, addr: SocketAddr) -> Result<Client, String> {
         connect(addr, self.transport, self.protocol)
+    }
+
+    /// A client of the measured gateway.
+    fn session(&self, addr: SocketAddr) -> Result<Session, String> {
+        Ok(match self.service {
+            ServiceKind::Thrift2 => Session::T2(t2::connect(self, addr)?),
+            _ => Session::T1(self.connect(addr)?),
+        })
+    }
+
+    /// One operation on the measured gateway.
+    fn op(&self, c: &mut Session, kind: OpKind, rng: &mut Rng) -> Result<(), String> {
+        match c {
+            Session::T1(c) => self.op1(c, kind, rng),
+            Session::T2(c) => t2::op(self, c, kind, rng),
+        }
+    }
+
+    /// Creates the table (if missing) and loads the rows gets and scans read, through the
+    /// measured gateway.
+    fn prepare(&self, addr: SocketAddr) -> Result<(), String> {
+        match self.service {
+            ServiceKind::Thrift2 => t2::prepare(self, addr),
+            _ => self.prepare1(addr),
+        }
     }
 
     fn pick(&self, workload: Workload, rng: &mut Rng) -> OpKind {
@@ -416,8 +505,9 @@ impl Spec {
         }
     }
 
-    /// One operation; replies are checked so that neither side can win by answering less.
-    fn op(&self, c: &mut Client, kind: OpKind, rng: &mut Rng) -> Result<(), String> {
+    /// One Thrift1 operation; replies are checked so that neither side can win by answering
+    /// less.
+    fn op1(&self, c: &mut Client, kind: OpKind, rng: &mut Rng) -> Result<(), String> {
         let e = |what: &str, err: thrift::Error| format!("{what}: {err}");
         match kind {
             OpKind::Get => {
@@ -479,8 +569,8 @@ impl Spec {
         Ok(())
     }
 
-    /// Creates the table (if missing) and loads the rows gets and scans read.
-    fn prepare(&self, addr: SocketAddr) -> Result<(), String> {
+    /// `prepare` over Thrift1.
+    fn prepare1(&self, addr: SocketAddr) -> Result<(), String> {
         let mut c = self.connect(addr)?;
         let exists = c
             .get_table_names()
@@ -690,7 +780,7 @@ fn run_phase(
         let h = thread::Builder::new()
             .name(format!("{CLIENT_THREAD}-{w}"))
             .spawn(move || {
-                let client = spec.connect(addr);
+                let client = spec.session(addr);
                 ready.wait();
                 let mut out = WorkerOut {
                     ops: 0,
@@ -1203,16 +1293,18 @@ impl Drop for InProc {
     }
 }
 
-fn start_redbase(dir: &Path) -> Result<InProc, String> {
+/// redbase serving only the gateway `service` on the listener.
+fn start_redbase(dir: &Path, service: ServiceKind) -> Result<InProc, String> {
     let engine = Engine::open(dir, EngineConfig::default())
         .map_err(|e| format!("cannot open the engine in {}: {e}", dir.display()))?;
     InProc::start("rt-redbase", move |l, stop| async move {
+        let (thrift1, thrift2) = match service {
+            ServiceKind::Thrift2 => (None, Some(l)),
+            _ => (Some(l), None),
+        };
         server::run(
             engine.clone(),
-            Listeners {
-                thrift1: Some(l),
-                thrift2: None,
-            },
+            Listeners { thrift1, thrift2 },
             Config::default(),
             async move {
                 let _ = stop.await;
@@ -1224,9 +1316,12 @@ fn start_redbase(dir: &Path) -> Result<InProc, String> {
 }
 
 fn start_null(spec: &Spec) -> Result<InProc, String> {
-    let service: Arc<dyn Service> = Arc::new(NullService {
-        processor: HbaseSyncProcessor::new(NullHandler::new(spec)),
-    });
+    let service: Arc<dyn Service> = match spec.service {
+        ServiceKind::Thrift2 => t2::null_service(spec),
+        _ => Arc::new(NullService {
+            processor: HbaseSyncProcessor::new(NullHandler::new(spec)),
+        }),
+    };
     InProc::start(NULL_THREAD, move |l, stop| async move {
         rthrift::run(l, service, "null", Limits::default(), async move {
             let _ = stop.await;
@@ -1261,7 +1356,37 @@ fn bench(a: BenchArgs) -> Result<bool, String> {
     if a.rounds == 0 || a.secs.is_nan() || a.secs <= 0.0 {
         return Err("--rounds and --secs must be positive".into());
     }
-    let spec = Arc::new(Spec::new(&a.client)?);
+    if a.service != ServiceKind::Both {
+        return bench_one(&a, a.service).map(|v| v != Some(false));
+    }
+    if a.addr.is_some() {
+        return Err("--addr is one gateway's address: use --service thrift1 or thrift2".into());
+    }
+    let mut verdicts = Vec::new();
+    for s in [ServiceKind::Thrift1, ServiceKind::Thrift2] {
+        println!("## {}", s.name());
+        println!();
+        verdicts.push((s, bench_one(&a, s)?));
+        println!();
+    }
+    for (s, v) in &verdicts {
+        println!(
+            "{}: gets at 16 connections >= {:.0}% of the null server: {}",
+            s.name(),
+            a.target * 100.0,
+            match v {
+                Some(true) => "pass",
+                Some(false) => "FAIL",
+                None => "not measured",
+            }
+        );
+    }
+    Ok(verdicts.iter().all(|v| v.1 != Some(false)))
+}
+
+/// One gateway, redbase vs its null server: the verdict on the target, if measured.
+fn bench_one(a: &BenchArgs, service: ServiceKind) -> Result<Option<bool>, String> {
+    let spec = Arc::new(Spec::new(&a.client, service, a.thrift2_scan)?);
     let ticks = clock_ticks();
     let cores = thread::available_parallelism().map_or(0, |n| n.get());
     let load_before = loadavg();
@@ -1272,7 +1397,7 @@ fn bench(a: BenchArgs) -> Result<bool, String> {
         Some(addr) => loopback(addr)?,
         None => {
             dir = TempDir::new("data")?;
-            let s = start_redbase(dir.path())?;
+            let s = start_redbase(dir.path(), service)?;
             let addr = s.addr;
             redbase_srv = Some(s);
             addr
@@ -1286,7 +1411,8 @@ fn bench(a: BenchArgs) -> Result<bool, String> {
     let null_addr = null_srv.as_ref().map(|s| s.addr);
 
     println!(
-        "loadgen: redbase at {redbase_addr}{}, null server at {}; transport {:?}, protocol {:?}",
+        "loadgen: {} gateway: redbase at {redbase_addr}{}, null server at {}; transport {:?}, protocol {:?}{}",
+        service.name(),
         if a.addr.is_some() {
             " (external)"
         } else {
@@ -1294,7 +1420,13 @@ fn bench(a: BenchArgs) -> Result<bool, String> {
         },
         null_addr.map_or("-".to_string(), |x| x.to_string()),
         spec.transport,
-        spec.protocol
+        spec.protocol,
+        match (service, a.thrift2_scan) {
+            (ServiceKind::Thrift2, T2Scan::Scanner) =>
+                "; scans: openScanner + getScannerRows + closeScanner",
+            (ServiceKind::Thrift2, T2Scan::Results) => "; scans: getScannerResults",
+            _ => "",
+        }
     );
     println!(
         "loadgen: {} rows of {} B, scans of {} rows, mix {:?}; {} s per side and cell in {} rounds; {} cores; load average {}",
@@ -1486,13 +1618,19 @@ fn bench(a: BenchArgs) -> Result<bool, String> {
         "load average before {load_before}, after {load_after}; {cores} cores; CPU from /proc/self/task (clock tick {:.0} Hz)",
         ticks
     );
+    // Thrift1's line is as it always was; Thrift2's names the gateway.
+    let which = if service == ServiceKind::Thrift2 {
+        "Thrift2 "
+    } else {
+        ""
+    };
     match verdict {
         Some(true) => println!(
-            "target: gets at 16 connections >= {:.0}% of the null server: pass",
+            "target: {which}gets at 16 connections >= {:.0}% of the null server: pass",
             a.target * 100.0
         ),
         Some(false) => println!(
-            "target: gets at 16 connections >= {:.0}% of the null server: FAIL",
+            "target: {which}gets at 16 connections >= {:.0}% of the null server: FAIL",
             a.target * 100.0
         ),
         None => println!(
@@ -1502,7 +1640,7 @@ fn bench(a: BenchArgs) -> Result<bool, String> {
     if failed {
         return Err("some operations failed (see above)".into());
     }
-    Ok(verdict != Some(false))
+    Ok(verdict)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1710,7 +1848,7 @@ fn startup_run(
 }
 
 fn startup(a: StartupArgs) -> Result<bool, String> {
-    let spec = Arc::new(Spec::new(&a.client)?);
+    let spec = Arc::new(Spec::new(&a.client, ServiceKind::Thrift1, T2Scan::Scanner)?);
     let bin = match &a.bin {
         Some(b) => b.clone(),
         None => std::env::current_exe()
@@ -1804,5 +1942,558 @@ fn main() -> ExitCode {
             eprintln!("loadgen: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Thrift2: the client side of each operation, and the null `THBaseService`
+// ---------------------------------------------------------------------------------------------
+
+/// Thrift2 (`THBaseService`) clients and the null Thrift2 server. Kept apart from the Thrift1
+/// code because both generated modules define `TScan`, `TIncrement` and more.
+mod t2 {
+    use std::collections::BTreeSet;
+    use std::net::SocketAddr;
+    use std::sync::Arc;
+
+    use redbase::generated::hbase2::*;
+    use redbase::thrift::frame::Protocol;
+    use redbase::thrift::{process_message, Service};
+    use thrift::server::TProcessor;
+
+    use super::{open_protocols, row_key, InProt, OpKind, OutProt, Rng, Spec, T2Scan};
+
+    pub(super) type Client = THBaseServiceSyncClient<InProt, OutProt>;
+
+    pub(super) fn connect(spec: &Spec, addr: SocketAddr) -> Result<Client, String> {
+        let (i, o) = open_protocols(addr, spec.transport, spec.protocol)?;
+        Ok(THBaseServiceSyncClient::new(i, o))
+    }
+
+    fn table_name(spec: &Spec) -> TTableName {
+        TTableName {
+            ns: None,
+            qualifier: spec.table.clone(),
+        }
+    }
+
+    /// The one column every row has (`f:q`).
+    fn column(spec: &Spec) -> TColumn {
+        TColumn {
+            family: spec.family.clone(),
+            qualifier: Some(spec.qualifier.clone()),
+            timestamp: None,
+        }
+    }
+
+    fn tget(row: Vec<u8>, columns: Option<Vec<TColumn>>) -> TGet {
+        TGet {
+            row,
+            columns,
+            timestamp: None,
+            time_range: None,
+            max_versions: None,
+            filter_string: None,
+            attributes: None,
+            authorizations: None,
+            consistency: None,
+            target_replica_id: None,
+            cache_blocks: None,
+            store_limit: None,
+            store_offset: None,
+            existence_only: None,
+            filter_bytes: None,
+        }
+    }
+
+    /// One cell at `f:q`, with the table's default durability (durable, as Thrift1's puts).
+    fn tput(spec: &Spec, row: Vec<u8>) -> TPut {
+        TPut {
+            row,
+            column_values: vec![TColumnValue {
+                family: spec.family.clone(),
+                qualifier: spec.qualifier.clone(),
+                value: spec.value.clone(),
+                timestamp: None,
+                tags: None,
+                type_: None,
+            }],
+            timestamp: None,
+            attributes: None,
+            durability: None,
+            cell_visibility: None,
+        }
+    }
+
+    fn tscan(spec: &Spec, start: Vec<u8>, stop: Vec<u8>) -> TScan {
+        TScan {
+            start_row: Some(start),
+            stop_row: Some(stop),
+            columns: Some(vec![column(spec)]),
+            caching: Some(spec.scan_rows as i32),
+            max_versions: None,
+            time_range: None,
+            filter_string: None,
+            batch_size: None,
+            attributes: None,
+            authorizations: None,
+            reversed: None,
+            cache_blocks: None,
+            col_fam_time_range_map: None,
+            read_type: None,
+            limit: None,
+            consistency: None,
+            target_replica_id: None,
+            filter_bytes: None,
+        }
+    }
+
+    /// A get must return the row and exactly its one cell of the full value size.
+    fn check_one(spec: &Spec, r: &TResult, what: &str) -> Result<(), String> {
+        let ok = r.row.is_some()
+            && r.column_values.len() == 1
+            && r.column_values[0].value.len() == spec.value.len();
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} returned {} cells (row {}), not one of {} B",
+                r.column_values.len(),
+                if r.row.is_some() { "set" } else { "unset" },
+                spec.value.len()
+            ))
+        }
+    }
+
+    /// One operation; replies are checked so that neither side can win by answering less.
+    pub(super) fn op(
+        spec: &Spec,
+        c: &mut Client,
+        kind: OpKind,
+        rng: &mut Rng,
+    ) -> Result<(), String> {
+        let e = |what: &str, err: thrift::Error| format!("{what}: {err}");
+        match kind {
+            OpKind::Get => {
+                let row = row_key(rng.below(spec.rows));
+                let r = c
+                    .get(spec.table.clone(), tget(row, Some(vec![column(spec)])))
+                    .map_err(|x| e("get", x))?;
+                check_one(spec, &r, "get")?;
+            }
+            OpKind::GetRow => {
+                let row = row_key(rng.below(spec.rows));
+                let r = c
+                    .get(spec.table.clone(), tget(row, None))
+                    .map_err(|x| e("get (whole row)", x))?;
+                check_one(spec, &r, "get (whole row)")?;
+            }
+            OpKind::Put => {
+                let row = format!("w{:016x}", rng.next()).into_bytes();
+                c.put(spec.table.clone(), tput(spec, row))
+                    .map_err(|x| e("put", x))?;
+            }
+            OpKind::Scan => {
+                let n = spec.scan_rows as u64;
+                let start = rng.below(spec.rows - n);
+                let scan = tscan(spec, row_key(start), row_key(start + n));
+                let rows = match spec.t2_scan {
+                    T2Scan::Scanner => {
+                        let id = c
+                            .open_scanner(spec.table.clone(), scan)
+                            .map_err(|x| e("openScanner", x))?;
+                        let rows = c
+                            .get_scanner_rows(id, spec.scan_rows as i32)
+                            .map_err(|x| e("getScannerRows", x))?;
+                        c.close_scanner(id).map_err(|x| e("closeScanner", x))?;
+                        rows
+                    }
+                    T2Scan::Results => c
+                        .get_scanner_results(spec.table.clone(), scan, spec.scan_rows as i32)
+                        .map_err(|x| e("getScannerResults", x))?,
+                };
+                if rows.len() as u64 != n {
+                    return Err(format!("scan returned {} rows, not {n}", rows.len()));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Creates the table (if missing) and loads the rows gets and scans read.
+    pub(super) fn prepare(spec: &Spec, addr: SocketAddr) -> Result<(), String> {
+        let mut c = connect(spec, addr)?;
+        let exists = c
+            .table_exists(table_name(spec))
+            .map_err(|e| format!("tableExists: {e}"))?;
+        if !exists {
+            let desc = TTableDescriptor {
+                table_name: table_name(spec),
+                columns: Some(vec![family_descriptor(spec)]),
+                attributes: None,
+                durability: None,
+            };
+            c.create_table(desc, Vec::new())
+                .map_err(|e| format!("createTable: {e}"))?;
+        }
+        let mut i = 0;
+        while i < spec.rows {
+            let end = (i + 1000).min(spec.rows);
+            let batch = (i..end).map(|r| tput(spec, row_key(r))).collect();
+            c.put_multiple(spec.table.clone(), batch)
+                .map_err(|e| format!("putMultiple: {e}"))?;
+            i = end;
+        }
+        Ok(())
+    }
+
+    fn family_descriptor(spec: &Spec) -> TColumnFamilyDescriptor {
+        TColumnFamilyDescriptor {
+            name: spec.family.clone(),
+            attributes: None,
+            configuration: None,
+            block_size: None,
+            bloomn_filter_type: None,
+            compression_type: None,
+            dfs_replication: None,
+            data_block_encoding: None,
+            keep_deleted_cells: None,
+            max_versions: Some(1),
+            min_versions: None,
+            scope: None,
+            time_to_live: None,
+            block_cache_enabled: None,
+            cache_blooms_on_write: None,
+            cache_data_on_write: None,
+            cache_indexes_on_write: None,
+            compress_tags: None,
+            evict_blocks_on_close: None,
+            in_memory: None,
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // The null server
+    // -----------------------------------------------------------------------------------------
+
+    /// Canned replies shaped as redbase's: a get answers one `TResult` with the row and one
+    /// `TColumnValue` (family, qualifier, value, timestamp, type), a scan 100 of them.
+    struct NullHandler {
+        table: TTableName,
+        descriptor: TTableDescriptor,
+        result: TResult,
+        scan: Vec<TResult>,
+    }
+
+    impl NullHandler {
+        fn new(spec: &Spec) -> NullHandler {
+            let result_of = |i: u64| TResult {
+                row: Some(row_key(i)),
+                column_values: vec![TColumnValue {
+                    family: spec.family.clone(),
+                    qualifier: spec.qualifier.clone(),
+                    value: spec.value.clone(),
+                    timestamp: Some(1_700_000_000_000),
+                    tags: None,
+                    // HBase's Put cell type.
+                    type_: Some(4),
+                }],
+                stale: Some(false),
+                partial: Some(false),
+            };
+            NullHandler {
+                table: table_name(spec),
+                descriptor: TTableDescriptor {
+                    table_name: table_name(spec),
+                    columns: Some(vec![family_descriptor(spec)]),
+                    attributes: None,
+                    durability: None,
+                },
+                result: result_of(0),
+                scan: (0..spec.scan_rows as u64).map(result_of).collect(),
+            }
+        }
+
+        fn rows(&self, n: i32) -> thrift::Result<Vec<TResult>> {
+            Ok(self.scan.iter().take(n.max(0) as usize).cloned().collect())
+        }
+
+        fn location(&self) -> THRegionLocation {
+            THRegionLocation {
+                server_name: TServerName {
+                    host_name: "localhost".into(),
+                    port: Some(0),
+                    start_code: Some(1),
+                },
+                region_info: THRegionInfo {
+                    region_id: 1,
+                    table_name: self.table.qualifier.clone(),
+                    start_key: Some(Vec::new()),
+                    end_key: Some(Vec::new()),
+                    offline: Some(false),
+                    split: Some(false),
+                    replica_id: Some(0),
+                },
+            }
+        }
+
+        fn namespace(name: &str) -> TNamespaceDescriptor {
+            TNamespaceDescriptor {
+                name: name.into(),
+                configuration: None,
+            }
+        }
+    }
+
+    type Row = Vec<u8>;
+
+    impl THBaseServiceSyncHandler for NullHandler {
+        fn handle_exists(&self, _t: Row, _g: TGet) -> thrift::Result<bool> {
+            Ok(true)
+        }
+        fn handle_exists_all(&self, _t: Row, g: Vec<TGet>) -> thrift::Result<Vec<bool>> {
+            Ok(vec![true; g.len()])
+        }
+        fn handle_get(&self, _t: Row, _g: TGet) -> thrift::Result<TResult> {
+            Ok(self.result.clone())
+        }
+        fn handle_get_multiple(&self, _t: Row, g: Vec<TGet>) -> thrift::Result<Vec<TResult>> {
+            Ok(vec![self.result.clone(); g.len()])
+        }
+        fn handle_put(&self, _t: Row, _p: TPut) -> thrift::Result<()> {
+            Ok(())
+        }
+        fn handle_check_and_put(
+            &self,
+            _t: Row,
+            _r: Row,
+            _f: Row,
+            _q: Row,
+            _v: Row,
+            _p: TPut,
+        ) -> thrift::Result<bool> {
+            Ok(true)
+        }
+        fn handle_put_multiple(&self, _t: Row, _p: Vec<TPut>) -> thrift::Result<()> {
+            Ok(())
+        }
+        fn handle_delete_single(&self, _t: Row, _d: TDelete) -> thrift::Result<()> {
+            Ok(())
+        }
+        fn handle_delete_multiple(
+            &self,
+            _t: Row,
+            _d: Vec<TDelete>,
+        ) -> thrift::Result<Vec<TDelete>> {
+            Ok(Vec::new())
+        }
+        fn handle_check_and_delete(
+            &self,
+            _t: Row,
+            _r: Row,
+            _f: Row,
+            _q: Row,
+            _v: Row,
+            _d: TDelete,
+        ) -> thrift::Result<bool> {
+            Ok(true)
+        }
+        fn handle_increment(&self, _t: Row, _i: TIncrement) -> thrift::Result<TResult> {
+            Ok(self.result.clone())
+        }
+        fn handle_append(&self, _t: Row, _a: TAppend) -> thrift::Result<TResult> {
+            Ok(self.result.clone())
+        }
+        fn handle_open_scanner(&self, _t: Row, _s: TScan) -> thrift::Result<i32> {
+            Ok(1)
+        }
+        fn handle_get_scanner_rows(&self, _id: i32, n: i32) -> thrift::Result<Vec<TResult>> {
+            self.rows(n)
+        }
+        fn handle_close_scanner(&self, _id: i32) -> thrift::Result<()> {
+            Ok(())
+        }
+        fn handle_mutate_row(&self, _t: Row, _m: TRowMutations) -> thrift::Result<()> {
+            Ok(())
+        }
+        fn handle_get_scanner_results(
+            &self,
+            _t: Row,
+            _s: TScan,
+            n: i32,
+        ) -> thrift::Result<Vec<TResult>> {
+            self.rows(n)
+        }
+        fn handle_get_region_location(
+            &self,
+            _t: Row,
+            _r: Row,
+            _reload: bool,
+        ) -> thrift::Result<THRegionLocation> {
+            Ok(self.location())
+        }
+        fn handle_get_all_region_locations(
+            &self,
+            _t: Row,
+        ) -> thrift::Result<Vec<THRegionLocation>> {
+            Ok(vec![self.location()])
+        }
+        fn handle_check_and_mutate(
+            &self,
+            _t: Row,
+            _r: Row,
+            _f: Row,
+            _q: Row,
+            _op: TCompareOperator,
+            _v: Row,
+            _m: TRowMutations,
+        ) -> thrift::Result<bool> {
+            Ok(true)
+        }
+        fn handle_get_table_descriptor(&self, _t: TTableName) -> thrift::Result<TTableDescriptor> {
+            Ok(self.descriptor.clone())
+        }
+        fn handle_get_table_descriptors(
+            &self,
+            t: Vec<TTableName>,
+        ) -> thrift::Result<Vec<TTableDescriptor>> {
+            Ok(vec![self.descriptor.clone(); t.len()])
+        }
+        fn handle_table_exists(&self, _t: TTableName) -> thrift::Result<bool> {
+            Ok(true)
+        }
+        fn handle_get_table_descriptors_by_pattern(
+            &self,
+            _regex: String,
+            _sys: bool,
+        ) -> thrift::Result<Vec<TTableDescriptor>> {
+            Ok(vec![self.descriptor.clone()])
+        }
+        fn handle_get_table_descriptors_by_namespace(
+            &self,
+            _ns: String,
+        ) -> thrift::Result<Vec<TTableDescriptor>> {
+            Ok(vec![self.descriptor.clone()])
+        }
+        fn handle_get_table_names_by_pattern(
+            &self,
+            _regex: String,
+            _sys: bool,
+        ) -> thrift::Result<Vec<TTableName>> {
+            Ok(vec![self.table.clone()])
+        }
+        fn handle_get_table_names_by_namespace(
+            &self,
+            _ns: String,
+        ) -> thrift::Result<Vec<TTableName>> {
+            Ok(vec![self.table.clone()])
+        }
+        fn handle_create_table(&self, _d: TTableDescriptor, _s: Vec<Row>) -> thrift::Result<()> {
+            Ok(())
+        }
+        fn handle_delete_table(&self, _t: TTableName) -> thrift::Result<()> {
+            Ok(())
+        }
+        fn handle_truncate_table(&self, _t: TTableName, _keep: bool) -> thrift::Result<()> {
+            Ok(())
+        }
+        fn handle_enable_table(&self, _t: TTableName) -> thrift::Result<()> {
+            Ok(())
+        }
+        fn handle_disable_table(&self, _t: TTableName) -> thrift::Result<()> {
+            Ok(())
+        }
+        fn handle_is_table_enabled(&self, _t: TTableName) -> thrift::Result<bool> {
+            Ok(true)
+        }
+        fn handle_is_table_disabled(&self, _t: TTableName) -> thrift::Result<bool> {
+            Ok(false)
+        }
+        fn handle_is_table_available(&self, _t: TTableName) -> thrift::Result<bool> {
+            Ok(true)
+        }
+        fn handle_is_table_available_with_split(
+            &self,
+            _t: TTableName,
+            _s: Vec<Row>,
+        ) -> thrift::Result<bool> {
+            Ok(true)
+        }
+        fn handle_add_column_family(
+            &self,
+            _t: TTableName,
+            _c: TColumnFamilyDescriptor,
+        ) -> thrift::Result<()> {
+            Ok(())
+        }
+        fn handle_delete_column_family(&self, _t: TTableName, _c: Row) -> thrift::Result<()> {
+            Ok(())
+        }
+        fn handle_modify_column_family(
+            &self,
+            _t: TTableName,
+            _c: TColumnFamilyDescriptor,
+        ) -> thrift::Result<()> {
+            Ok(())
+        }
+        fn handle_modify_table(&self, _d: TTableDescriptor) -> thrift::Result<()> {
+            Ok(())
+        }
+        fn handle_create_namespace(&self, _d: TNamespaceDescriptor) -> thrift::Result<()> {
+            Ok(())
+        }
+        fn handle_modify_namespace(&self, _d: TNamespaceDescriptor) -> thrift::Result<()> {
+            Ok(())
+        }
+        fn handle_delete_namespace(&self, _name: String) -> thrift::Result<()> {
+            Ok(())
+        }
+        fn handle_get_namespace_descriptor(
+            &self,
+            name: String,
+        ) -> thrift::Result<TNamespaceDescriptor> {
+            Ok(Self::namespace(&name))
+        }
+        fn handle_list_namespace_descriptors(&self) -> thrift::Result<Vec<TNamespaceDescriptor>> {
+            Ok(vec![Self::namespace("default"), Self::namespace("hbase")])
+        }
+        fn handle_list_namespaces(&self) -> thrift::Result<Vec<String>> {
+            Ok(vec!["default".into(), "hbase".into()])
+        }
+        fn handle_get_thrift_server_type(&self) -> thrift::Result<TThriftServerType> {
+            Ok(TThriftServerType::TWO)
+        }
+        fn handle_get_cluster_id(&self) -> thrift::Result<String> {
+            Ok("null".into())
+        }
+        fn handle_get_slow_log_responses(
+            &self,
+            _s: BTreeSet<TServerName>,
+            _f: TLogQueryFilter,
+        ) -> thrift::Result<Vec<TOnlineLogRecord>> {
+            Ok(Vec::new())
+        }
+        fn handle_clear_slow_log_responses(
+            &self,
+            s: BTreeSet<TServerName>,
+        ) -> thrift::Result<Vec<bool>> {
+            Ok(vec![true; s.len()])
+        }
+    }
+
+    struct NullService {
+        processor: THBaseServiceSyncProcessor<NullHandler>,
+    }
+
+    impl Service for NullService {
+        fn process(&self, message: &[u8], protocol: Protocol) -> Vec<u8> {
+            process_message(&self.processor as &dyn TProcessor, message, protocol)
+        }
+    }
+
+    pub(super) fn null_service(spec: &Spec) -> Arc<dyn Service> {
+        Arc::new(NullService {
+            processor: THBaseServiceSyncProcessor::new(NullHandler::new(spec)),
+        })
     }
 }
