@@ -1,0 +1,306 @@
+#!/usr/bin/env bash
+# A real Apache HBase as a differential oracle for redbase: standalone HBase (one JVM holding the
+# master, a region server and ZooKeeper, data on the local filesystem) plus its Thrift1 and Thrift2
+# gateways, each in its own JVM, everything bound to 127.0.0.1.
+#
+#   tests/oracle/hbase.sh fetch    download the jars with Maven (cached; start does this too)
+#   tests/oracle/hbase.sh start    start all three JVMs, return once both gateways answer a call
+#   tests/oracle/hbase.sh status   exit 0 if all three run and both gateways answer
+#   tests/oracle/hbase.sh stop     stop the JVMs (by recorded PID) and delete the run directory
+#
+# Environment (defaults in brackets):
+#   ORACLE_HBASE_VERSION  HBase artifact version [2.6.1]
+#   ORACLE_CACHE_DIR      jar cache [~/.cache/redbase-oracle]; jars go to <cache>/<version>/lib
+#   ORACLE_RUN_DIR        config, data, logs and PIDs of the running oracle
+#                         [${TMPDIR:-/tmp}/redbase-oracle-<uid>]; stop deletes it and keeps a copy
+#                         of the logs in <cache>/last-logs
+#   ORACLE_THRIFT1_PORT [19090]  ORACLE_THRIFT2_PORT [19091]  ORACLE_ZK_PORT [19181]
+#   ORACLE_MASTER_PORT [19160]   ORACLE_RS_PORT [19162]
+#   ORACLE_MASTER_XMX [768m]     ORACLE_THRIFT_XMX [160m]  (heap of each gateway); direct
+#                         memory is capped at 256m (master) and 64m (each gateway)
+#   ORACLE_START_TIMEOUT  seconds start waits for both gateways [300]
+#   ORACLE_STOP_GRACE     seconds stop waits after SIGTERM before SIGKILL, per JVM [8]
+#   PYTHON                interpreter for the readiness probe (needs thriftpy2) [python3]
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+HBASE_VERSION="${ORACLE_HBASE_VERSION:-2.6.1}"
+CACHE_DIR="${ORACLE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/redbase-oracle}"
+LIB="$CACHE_DIR/$HBASE_VERSION/lib"
+RUN_DIR="${ORACLE_RUN_DIR:-${TMPDIR:-/tmp}/redbase-oracle-$(id -u)}"
+HOST=127.0.0.1
+T1_PORT="${ORACLE_THRIFT1_PORT:-19090}"
+T2_PORT="${ORACLE_THRIFT2_PORT:-19091}"
+ZK_PORT="${ORACLE_ZK_PORT:-19181}"
+MASTER_PORT="${ORACLE_MASTER_PORT:-19160}"
+RS_PORT="${ORACLE_RS_PORT:-19162}"
+MASTER_XMX="${ORACLE_MASTER_XMX:-768m}"
+THRIFT_XMX="${ORACLE_THRIFT_XMX:-160m}"
+START_TIMEOUT="${ORACLE_START_TIMEOUT:-300}"
+STOP_GRACE="${ORACLE_STOP_GRACE:-8}"
+PY="${PYTHON:-python3}"
+ROLES=(thrift2 thrift1 master) # stop order; start goes the other way
+
+log() { echo "oracle: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+# ---------------------------------------------------------------------------------------------
+# jars
+
+fetch() {
+  local stamp want
+  want="$HBASE_VERSION $(sha256sum "$HERE/pom.xml" | cut -d' ' -f1)"
+  stamp="$CACHE_DIR/$HBASE_VERSION/.fetched"
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    return 0
+  fi
+  command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
+  log "fetching HBase $HBASE_VERSION jars into $LIB (Maven; first time takes a while)"
+  rm -rf "$LIB" "$LIB.tmp"
+  mkdir -p "$LIB.tmp"
+  if ! mvn -B -q -f "$HERE/pom.xml" -Dhbase.version="$HBASE_VERSION" \
+    dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$LIB.tmp" \
+    >"$CACHE_DIR/mvn.log" 2>&1; then
+    tail -n 30 "$CACHE_DIR/mvn.log" >&2
+    die "Maven could not fetch the jars (full log: $CACHE_DIR/mvn.log)"
+  fi
+  mv "$LIB.tmp" "$LIB"
+  echo "$want" >"$stamp"
+}
+
+# ---------------------------------------------------------------------------------------------
+# processes
+
+pid_of() { # role -> pid of a live JVM of ours, or nothing
+  local f="$RUN_DIR/pids/$1.pid" pid
+  [[ -f "$f" ]] || return 0
+  pid="$(cat "$f")"
+  [[ -n "$pid" && -r "/proc/$pid/cmdline" ]] || return 0
+  # the PID may have been reused: only a JVM carrying our run-dir marker counts
+  if tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "-Dredbase.oracle.run=$RUN_DIR "; then
+    echo "$pid"
+  fi
+}
+
+alive() { # pid -> true while the process exists and is not a zombie
+  [[ -r "/proc/$1/status" ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
+}
+
+any_running() {
+  local r
+  for r in "${ROLES[@]}"; do
+    [[ -n "$(pid_of "$r")" ]] && return 0
+  done
+  return 1
+}
+
+port_busy() { # true if something accepts connections on 127.0.0.1:$1
+  (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null
+}
+
+write_site() {
+  local d="$RUN_DIR/data"
+  cat >"$RUN_DIR/conf/hbase-site.xml" <<EOF
+<?xml version="1.0"?>
+<!-- written by tests/oracle/hbase.sh start; deleted by stop -->
+<configuration>
+  <property><name>hbase.cluster.distributed</name><value>false</value></property>
+  <property><name>hbase.rootdir</name><value>file://$d/hbase</value></property>
+  <property><name>hbase.tmp.dir</name><value>$d/tmp</value></property>
+  <property><name>hbase.zookeeper.property.dataDir</name><value>$d/zk</value></property>
+  <!-- everything on loopback, on ports of our own -->
+  <property><name>hbase.zookeeper.quorum</name><value>$HOST</value></property>
+  <property><name>hbase.zookeeper.property.clientPort</name><value>$ZK_PORT</value></property>
+  <property><name>hbase.zookeeper.property.clientPortAddress</name><value>$HOST</value></property>
+  <property><name>hbase.master.port</name><value>$MASTER_PORT</value></property>
+  <property><name>hbase.master.ipc.address</name><value>$HOST</value></property>
+  <property><name>hbase.master.hostname</name><value>localhost</value></property>
+  <property><name>hbase.regionserver.port</name><value>$RS_PORT</value></property>
+  <property><name>hbase.regionserver.ipc.address</name><value>$HOST</value></property>
+  <property><name>hbase.unsafe.regionserver.hostname</name><value>localhost</value></property>
+  <!-- no web UIs -->
+  <property><name>hbase.master.info.port</name><value>-1</value></property>
+  <property><name>hbase.regionserver.info.port</name><value>-1</value></property>
+  <property><name>hbase.thrift.info.port</name><value>-1</value></property>
+  <!-- local filesystem streams lack hflush/hsync: without this the master cannot create its WAL
+       (StreamLacksCapabilityException: hflush) and never finishes initialising -->
+  <property><name>hbase.unsafe.stream.capability.enforce</name><value>false</value></property>
+  <!-- faster start-up: the master stops waiting for region servers once the one it has
+       checked in, and the region server retries its check-in every second, not every 3 -->
+  <property><name>hbase.master.wait.on.regionservers.maxtostart</name><value>1</value></property>
+  <property><name>hbase.regionserver.msginterval</name><value>1000</value></property>
+  <!-- fewer threads for a small machine -->
+  <property><name>hbase.regionserver.handler.count</name><value>10</value></property>
+  <property><name>hbase.master.handler.count</name><value>10</value></property>
+</configuration>
+EOF
+}
+
+jvm_flags() { # role heap direct-memory -> java flags of one JVM
+  # bounded memory: heap, direct buffers (Netty, RPC buffers) and JIT code cache are capped;
+  # serial GC and C1-only JIT keep the overhead (GC threads, compile time) small on 2 cores
+  echo "-Dredbase.oracle.run=$RUN_DIR -Dredbase.oracle.role=$1 -Xms64m -Xmx$2"
+  echo "-XX:MaxDirectMemorySize=$3 -XX:ReservedCodeCacheSize=64m"
+  echo "-XX:+UseSerialGC -XX:TieredStopAtLevel=1"
+  echo "-Djava.net.preferIPv4Stack=true -Djava.io.tmpdir=$RUN_DIR/data/tmp"
+  echo "-Dlog4j2.configurationFile=$HERE/conf/log4j2.properties"
+  echo "-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true"
+  # the module flags HBase's own bin/hbase adds on JDK 11+
+  echo "--add-modules jdk.unsupported"
+  local p
+  for p in java.io java.nio sun.nio.ch java.lang jdk.internal.ref java.lang.reflect java.util \
+    java.util.concurrent; do
+    echo "--add-opens java.base/$p=ALL-UNNAMED"
+  done
+  echo "--add-exports java.base/jdk.internal.misc=ALL-UNNAMED"
+  echo "--add-exports java.security.jgss/sun.security.krb5=ALL-UNNAMED"
+  echo "--add-exports java.base/sun.net.dns=ALL-UNNAMED"
+  echo "--add-exports java.base/sun.net.util=ALL-UNNAMED"
+}
+
+launch() { # role heap direct-memory main-class args...
+  local role="$1" heap="$2" direct="$3"
+  shift 3
+  local -a flags
+  read -r -a flags <<<"$(jvm_flags "$role" "$heap" "$direct" | tr '\n' ' ')"
+  # setsid: the JVMs outlive this script and a ^C in the caller's terminal; the inner bash
+  # records its own PID and then becomes the JVM, so the PID file names the java process.
+  setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$RUN_DIR/pids/$role.pid" \
+    java "${flags[@]}" -cp "$RUN_DIR/conf:$LIB/*" "$@" \
+    </dev/null >"$RUN_DIR/logs/$role.log" 2>&1 &
+  local i
+  for i in $(seq 1 50); do
+    [[ -s "$RUN_DIR/pids/$role.pid" ]] && return 0
+    sleep 0.1
+  done
+  die "$role did not start"
+}
+
+probe() {
+  "$PY" "$HERE/ping.py" "$HOST" "$T1_PORT" "$T2_PORT"
+}
+
+print_endpoints() {
+  echo "thrift1=$HOST:$T1_PORT thrift2=$HOST:$T2_PORT zookeeper=$HOST:$ZK_PORT run_dir=$RUN_DIR"
+}
+
+# ---------------------------------------------------------------------------------------------
+# commands
+
+cmd_start() {
+  if any_running; then
+    die "already running (run dir $RUN_DIR); stop it first"
+  fi
+  rm -rf "$RUN_DIR"
+  local p
+  for p in "$T1_PORT" "$T2_PORT" "$ZK_PORT" "$MASTER_PORT" "$RS_PORT"; do
+    port_busy "$p" && die "port $HOST:$p is in use; pick others with ORACLE_*_PORT"
+  done
+  command -v java >/dev/null || die "java not found (JDK 17 expected)"
+  "$PY" -c 'import thriftpy2' 2>/dev/null || die "$PY cannot import thriftpy2"
+  fetch
+
+  local t0
+  t0=$(date +%s%N)
+  mkdir -p "$RUN_DIR"/{conf,data/tmp,logs,pids}
+  write_site
+  launch master "$MASTER_XMX" 256m org.apache.hadoop.hbase.master.HMaster start
+  launch thrift1 "$THRIFT_XMX" 64m org.apache.hadoop.hbase.thrift.ThriftServer \
+    -b "$HOST" -p "$T1_PORT" start
+  launch thrift2 "$THRIFT_XMX" 64m org.apache.hadoop.hbase.thrift2.ThriftServer \
+    -b "$HOST" -p "$T2_PORT" start
+  log "started master pid $(pid_of master), thrift1 pid $(pid_of thrift1), thrift2 pid $(pid_of thrift2); waiting for both gateways (up to ${START_TIMEOUT}s)"
+
+  local deadline=$(($(date +%s) + START_TIMEOUT)) r out
+  while :; do
+    for r in "${ROLES[@]}"; do
+      if [[ -z "$(pid_of "$r")" ]]; then
+        log "$r exited during start-up; last lines of $RUN_DIR/logs/$r.log:"
+        tail -n 40 "$RUN_DIR/logs/$r.log" >&2 || true
+        cmd_stop
+        exit 1
+      fi
+    done
+    if out=$(probe 2>/dev/null); then
+      break
+    fi
+    if (($(date +%s) >= deadline)); then
+      log "no answer from both gateways after ${START_TIMEOUT}s; last probe:"
+      probe >&2 || true
+      for r in master thrift1 thrift2; do
+        log "--- last lines of $r.log"
+        tail -n 15 "$RUN_DIR/logs/$r.log" >&2 || true
+      done
+      cmd_stop
+      exit 1
+    fi
+    sleep 1
+  done
+  local ms=$((($(date +%s%N) - t0) / 1000000))
+  log "ready after $((ms / 1000)).$(printf '%03d' $((ms % 1000)))s: $out"
+  print_endpoints
+}
+
+cmd_status() {
+  local r pid ok=0
+  for r in master thrift1 thrift2; do
+    pid="$(pid_of "$r")"
+    if [[ -n "$pid" ]]; then
+      echo "$r: running, pid $pid, VmRSS $(awk '/^VmRSS/ {print $2 $3}' "/proc/$pid/status")"
+    else
+      echo "$r: not running"
+      ok=1
+    fi
+  done
+  if ((ok == 0)) && probe; then
+    print_endpoints
+    return 0
+  fi
+  return 1
+}
+
+cmd_stop() {
+  local r pid i stopped=0
+  for r in "${ROLES[@]}"; do
+    pid="$(pid_of "$r")"
+    [[ -n "$pid" ]] || continue
+    log "stopping $r (pid $pid)"
+    kill -TERM "$pid" 2>/dev/null || true
+    # SIGTERM runs HBase's shutdown hooks (gateways: about 2s; master: regions closed, WALs
+    # closed, ZooKeeper stopped, usually 3-6s). The master's hooks race: when ZooKeeper goes
+    # first, its region server retries deleting its znode for 10-20s more. The data is thrown
+    # away anyway, so after STOP_GRACE seconds SIGKILL ends the wait.
+    for i in $(seq 1 $((STOP_GRACE * 10))); do
+      alive "$pid" || break
+      sleep 0.1
+    done
+    if alive "$pid"; then
+      log "$r (pid $pid) still running after ${STOP_GRACE}s; SIGKILL"
+      kill -KILL "$pid" 2>/dev/null || true
+      while alive "$pid"; do sleep 0.1; done
+    fi
+    stopped=1
+  done
+  if [[ -d "$RUN_DIR" ]]; then
+    if [[ -d "$RUN_DIR/logs" ]]; then
+      mkdir -p "$CACHE_DIR"
+      rm -rf "$CACHE_DIR/last-logs"
+      cp -r "$RUN_DIR/logs" "$CACHE_DIR/last-logs"
+    fi
+    rm -rf "$RUN_DIR"
+    log "removed $RUN_DIR (logs kept in $CACHE_DIR/last-logs)"
+  elif ((stopped == 0)); then
+    log "not running"
+  fi
+}
+
+case "${1:-}" in
+  fetch) mkdir -p "$CACHE_DIR" && fetch ;;
+  start) mkdir -p "$CACHE_DIR" && cmd_start ;;
+  stop) cmd_stop ;;
+  status) cmd_status ;;
+  *)
+    echo "usage: $0 fetch|start|stop|status" >&2
+    exit 2
+    ;;
+esac
