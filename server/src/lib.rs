@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod engine;
+pub mod filter;
 pub mod generated;
 pub mod scanners;
 pub mod server;

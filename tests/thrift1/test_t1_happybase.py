@@ -10,6 +10,7 @@ from collections import OrderedDict
 import pytest
 
 import happybase
+from thriftpy2.thrift import TApplicationException
 from t1_util import (
     HB_AlreadyExists,
     HB_IOError,
@@ -533,17 +534,25 @@ def test_scan_reverse(conn, table_name):
     ]
 
 
-@pytest.mark.parametrize("combo", [("buffered", "binary")], ids=["buffered-binary"], indirect=True)
-def test_scan_filter_string_is_refused_not_ignored(conn, table_name):
-    """Until the filter language lands (its own issue), a filter string is refused with an
-    IOError naming the filter: never silently ignored, never an unfiltered result."""
+def test_scan_with_filter_string(conn, table_name):
+    """happybase's scan(filter=...) runs HBase's filter language on the server (every filter is
+    covered by tests/filters); a bad filter string is a clear error, never an unfiltered
+    result."""
     table = make_table(conn, table_name)
-    fill_rows(table, 3)
-    with pytest.raises(Exception) as err:
-        list(table.scan(filter="PrefixFilter('r1')"))
-    assert "PrefixFilter" in str(err.value)
+    fill_rows(table, 20)
+    assert keys(table.scan(filter="PrefixFilter('r1')")) == [b"r%02d" % i for i in range(10, 20)]
+    assert keys(table.scan(filter="PageFilter(3) AND RowFilter(>=, 'binary:r05')")) == [
+        b"r05", b"r06", b"r07"
+    ]
+    assert dict(table.scan(filter="KeyOnlyFilter() AND PrefixFilter('r00')")) == {
+        b"r00": {b"f:a": b"", b"g:b": b""}
+    }
+    assert keys(table.scan(filter="PrefixFilter('r1')", reverse=True))[:2] == [b"r19", b"r18"]
+    with pytest.raises(TApplicationException) as err:
+        list(table.scan(filter="PrefixFilter('r1'"))
+    assert b"at position 12" in err.value.message
     # The connection and the table still work.
-    assert len(list(table.scan())) == 3
+    assert len(list(table.scan())) == 20
 
 
 # ----------------------------------------------------------------------------------------------

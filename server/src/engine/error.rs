@@ -160,6 +160,9 @@ pub enum ReadError {
     InvalidTimeRange { min: i64, max: i64, reason: String },
     #[error("invalid read: {0}")]
     Invalid(String),
+    /// HBase's IncompatibleFilterException.
+    #[error("incompatible filter: {0}")]
+    IncompatibleFilter(String),
     #[error(transparent)]
     Storage(#[from] StorageError),
 }

@@ -55,14 +55,20 @@ pub enum RowVerdict {
     Stop,
 }
 
-/// A filter's say on one cell.
+/// A filter's say on one cell (HBase's Filter.ReturnCode, hints read as `Skip`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CellVerdict {
     Include,
+    /// Include this cell and skip the rest of this column's versions.
+    IncludeAndNextColumn,
+    /// Include this cell and skip the rest of this row in this family.
+    IncludeAndNextRow,
     Skip,
     /// Skip the rest of this column's versions.
     NextColumn,
-    /// Skip the rest of the row (all families).
+    /// Skip the rest of this row in this family. As in HBase, where each family is read by its
+    /// own store scanner, the row's other families are still read and cells already included
+    /// stay.
     NextRow,
 }
 
@@ -73,9 +79,31 @@ pub trait Filter: Send {
     fn row_key(&mut self, _row: &[u8]) -> RowVerdict {
         RowVerdict::Include
     }
-    /// Called for every cell that survived deletes and TTL, before version counting.
+    /// Told once, before the first row, whether the scan runs in reverse (HBase's
+    /// `Filter.setReversed`): filters that end a scan early need to know which way is "past".
+    fn set_reversed(&mut self, _reversed: bool) {}
+    /// After [`Filter::row_key`] said `Skip` for `row`: a row key the scan may jump to because
+    /// no row between `row` and it can pass. Forward, the next row read is the first at or
+    /// after the hint; reversed, the first before it. Ignored unless it moves the scan on.
+    fn seek_hint(&mut self, _row: &[u8]) -> Option<Vec<u8>> {
+        None
+    }
+    /// Called for every cell that survived deletes, TTL and the family's VERSIONS (as HBase's
+    /// column tracker counts them), before the read's own version count: the read's versions are
+    /// counted among the cells the filter includes, as HBase 2 does. Not called once
+    /// [`Filter::all_remaining_filtered`] is true: the row's remaining cells are then dropped.
     fn cell(&mut self, _cell: &Cell) -> CellVerdict {
         CellVerdict::Include
+    }
+    /// Called right after [`Filter::cell`] included `cell`; `Some(value)` replaces the cell's
+    /// value in the result (HBase's `transformCell`, which only KeyOnlyFilter uses).
+    fn transform_value(&mut self, _cell: &Cell) -> Option<Bytes> {
+        None
+    }
+    /// True when [`Filter::row`] needs the whole row (HBase's `hasFilterRow`). As in HBase, a
+    /// scan whose batch would cut a row then fails instead of filtering row pieces.
+    fn needs_whole_rows(&self) -> bool {
+        false
     }
     /// Called with the whole row's cells; may change them; false drops the row.
     fn row(&mut self, _cells: &mut Vec<Cell>) -> bool {
@@ -318,8 +346,8 @@ impl FamilyRead<'_> {
     }
 
     /// Finds the visible cells among a row's stored entries for this family (in key order) and
-    /// appends them to `out`, still pointing into the entries. Returns false when a filter asked
-    /// to skip the rest of the row.
+    /// appends them to `out`, still pointing into the entries. Returns false when the filter has
+    /// ended the scan (its `all_remaining_filtered`): no further family of the row is read.
     pub fn collect<'e>(
         &self,
         row: &[u8],
@@ -327,10 +355,8 @@ impl FamilyRead<'_> {
         mut filter: Option<&mut (dyn Filter + '_)>,
         out: &mut Vec<Pending<'e>>,
     ) -> bool {
-        let versions = self
-            .max_versions
-            .max(1)
-            .min(self.desc.max_versions.max(1) as u32);
+        let family_versions = self.desc.max_versions.max(1) as u32;
+        let versions = self.max_versions.max(1).min(family_versions);
         let min_versions = self.desc.min_versions.max(0) as u32;
         let mut family_delete: Option<i64> = None;
         let mut family_version_deletes: BTreeSet<i64> = BTreeSet::new();
@@ -377,6 +403,8 @@ impl FamilyRead<'_> {
             if wanted {
                 let mut column_delete: Option<i64> = None;
                 let mut version_deletes: BTreeSet<i64> = BTreeSet::new();
+                // Versions visible under the family's VERSIONS, and those the read returns.
+                let mut seen = 0u32;
                 let mut counted = 0u32;
                 for e in &entries[i..end] {
                     let Some(k) = keys::decode(e.key()) else {
@@ -414,23 +442,41 @@ impl FamilyRead<'_> {
                     if deleted && !self.raw {
                         continue;
                     }
-                    if self.family_expired(k.ts) && counted >= min_versions {
+                    if self.family_expired(k.ts) && seen >= min_versions {
                         break;
                     }
-                    let cell = self.pending(qualifier, k.ts, CellType::Put, value);
+                    seen += 1;
+                    if seen > family_versions {
+                        break;
+                    }
+                    let mut cell = self.pending(qualifier, k.ts, CellType::Put, value);
+                    let mut after = CellVerdict::Include;
                     if let Some(f) = filter.as_deref_mut() {
-                        match f.cell(&materialize(row, std::slice::from_ref(&cell))[0]) {
-                            CellVerdict::Include => {}
+                        if f.all_remaining_filtered() {
+                            return false;
+                        }
+                        let full = materialize(row, std::slice::from_ref(&cell));
+                        after = f.cell(&full[0]);
+                        match after {
+                            CellVerdict::Include
+                            | CellVerdict::IncludeAndNextColumn
+                            | CellVerdict::IncludeAndNextRow => {}
                             CellVerdict::Skip => continue,
                             CellVerdict::NextColumn => break,
-                            CellVerdict::NextRow => return false,
+                            CellVerdict::NextRow => return true,
                         }
+                        cell.replaced = f.transform_value(&full[0]);
                     }
                     counted += 1;
                     if counted > versions {
                         break;
                     }
                     out.push(cell);
+                    match after {
+                        CellVerdict::IncludeAndNextColumn => break,
+                        CellVerdict::IncludeAndNextRow => return true,
+                        _ => {}
+                    }
                 }
             }
             i = end;
@@ -451,6 +497,7 @@ impl FamilyRead<'_> {
             timestamp: ts,
             cell_type: t,
             value,
+            replaced: None,
         }
     }
 }
@@ -462,6 +509,14 @@ pub(crate) struct Pending<'e> {
     pub timestamp: i64,
     pub cell_type: CellType,
     pub value: &'e [u8],
+    /// The value a filter put in place of `value` (KeyOnlyFilter).
+    pub replaced: Option<Bytes>,
+}
+
+impl Pending<'_> {
+    fn value(&self) -> &[u8] {
+        self.replaced.as_deref().unwrap_or(self.value)
+    }
 }
 
 /// Copies a row's visible cells out of the stored entries into one buffer that every cell of
@@ -470,13 +525,13 @@ pub(crate) fn materialize(row: &[u8], pending: &[Pending<'_>]) -> Vec<Cell> {
     let total = row.len()
         + pending
             .iter()
-            .map(|p| p.qualifier.len() + p.value.len())
+            .map(|p| p.qualifier.len() + p.value().len())
             .sum::<usize>();
     let mut buf = Vec::with_capacity(total);
     buf.extend_from_slice(row);
     for p in pending {
         buf.extend_from_slice(p.qualifier);
-        buf.extend_from_slice(p.value);
+        buf.extend_from_slice(p.value());
     }
     let buf = Bytes::from(buf);
     let row = buf.slice(..row.len());
@@ -494,7 +549,7 @@ pub(crate) fn materialize(row: &[u8], pending: &[Pending<'_>]) -> Vec<Cell> {
             qualifier: take(p.qualifier.len()),
             timestamp: p.timestamp,
             cell_type: p.cell_type,
-            value: take(p.value.len()),
+            value: take(p.value().len()),
         })
         .collect()
 }

@@ -422,7 +422,6 @@ pub(crate) fn assemble_row(
     let mut filter = opts.filter.take();
     let mut pending = Vec::with_capacity(per_family.iter().map(|(_, e)| e.len()).sum());
     let mut bytes = 0u64;
-    let mut alive = true;
     for (fam, entries) in per_family {
         let Some(fd) = desc.families.get(fam.as_ref()) else {
             continue;
@@ -445,30 +444,31 @@ pub(crate) fn assemble_row(
             now,
         };
         let start = pending.len();
-        if !fr.collect(row, entries, filter.as_deref_mut(), &mut pending) {
-            alive = false;
-            break;
-        }
+        let more = fr.collect(row, entries, filter.as_deref_mut(), &mut pending);
         offset_limit(
             &mut pending,
             start,
             opts.offset_per_family,
             opts.limit_per_family,
         );
+        if !more {
+            // The filter ended the scan inside this row: the cells it took so far stay, as
+            // HBase's store scanners keep theirs when the filter says it is done.
+            break;
+        }
     }
     stats.read_bytes.fetch_add(bytes, Ordering::Relaxed);
-    if !alive || pending.is_empty() {
+    if pending.is_empty() {
         opts.filter = filter;
         return None;
     }
     let mut cells = materialize(row, &pending);
-    if let Some(f) = filter.as_deref_mut() {
-        if !f.row(&mut cells) {
-            alive = false;
-        }
-    }
+    let keep = match filter.as_deref_mut() {
+        Some(f) => f.row(&mut cells),
+        None => true,
+    };
     opts.filter = filter;
-    if !alive || cells.is_empty() {
+    if !keep || cells.is_empty() {
         return None;
     }
     Some(RowResult {

@@ -51,7 +51,10 @@ impl std::fmt::Debug for Scanner {
 }
 
 impl Scanner {
-    pub(crate) fn new(engine: Engine, table: String, scan: Scan) -> Scanner {
+    pub(crate) fn new(engine: Engine, table: String, mut scan: Scan) -> Scanner {
+        if let Some(f) = scan.options.filter.as_deref_mut() {
+            f.set_reversed(scan.reversed);
+        }
         let pos = if scan.reversed {
             Position::Before(if scan.start.is_empty() {
                 None
@@ -297,7 +300,30 @@ impl Scanner {
                 }
             }
             if verdict == RowVerdict::Skip {
-                continue;
+                let hint = self
+                    .scan
+                    .options
+                    .filter
+                    .as_deref_mut()
+                    .and_then(|f| f.seek_hint(&row));
+                match hint {
+                    // Jump: the next chunk starts at the hint.
+                    Some(h) if !reversed && h.as_slice() > row.as_slice() => {
+                        return Ok(Chunk {
+                            rows,
+                            next: Position::From(h),
+                            stop: false,
+                        });
+                    }
+                    Some(h) if reversed && h.as_slice() <= row.as_slice() => {
+                        return Ok(Chunk {
+                            rows,
+                            next: Position::Before(Some(h)),
+                            stop: false,
+                        });
+                    }
+                    _ => continue,
+                }
             }
             let result = assemble_row(
                 desc,
@@ -367,6 +393,26 @@ impl Iterator for Scanner {
         }
         let mut row = self.buffer.pop_front()?;
         let batch = self.scan.batch;
+        if batch > 0
+            && row.cells.len() > batch
+            && self
+                .scan
+                .options
+                .filter
+                .as_ref()
+                .is_some_and(|f| f.needs_whole_rows())
+        {
+            // HBase's IncompatibleFilterException: the filter judged whole rows, the batch
+            // would hand out pieces of one.
+            self.buffer.clear();
+            self.pos = Position::Done;
+            return Some(Err(ReadError::IncompatibleFilter(format!(
+                "a filter that needs whole rows (hasFilterRow) cannot be used with a batch of {batch} \
+                 cells: row {:?} has {} cells",
+                String::from_utf8_lossy(&row.row),
+                row.cells.len()
+            ))));
+        }
         if batch > 0 && row.cells.len() > batch {
             // Hand out the first `batch` cells now; the rest of the row comes next.
             let rest = row.cells.split_off(batch);

@@ -176,6 +176,15 @@ pub fn illegal(message: impl Into<String>) -> thrift::Error {
     }))
 }
 
+/// What HBase's Thrift1 server lets escape as an unchecked exception: the client sees a
+/// TApplicationException carrying the message.
+pub fn application(message: impl Into<String>) -> thrift::Error {
+    thrift::Error::Application(thrift::ApplicationError::new(
+        thrift::ApplicationErrorKind::Unknown,
+        message.into(),
+    ))
+}
+
 pub fn already_exists(message: impl Into<String>) -> thrift::Error {
     thrift::Error::User(Box::new(AlreadyExists {
         message: Some(message.into()),

@@ -19,11 +19,15 @@ impl Handler {
     }
 
     pub(super) fn open_with_scan(&self, table: Text, t: TScan) -> thrift::Result<ScannerID> {
-        if let Some(f) = t.filter_string.as_ref().filter(|f| !f.is_empty()) {
-            return Err(io_error(
-                format!("filter strings are not supported yet (got {:?})", text(f)),
-                false,
-            ));
+        let mut options = scan_options(&t.columns.unwrap_or_default(), t.timestamp);
+        if let Some(f) = &t.filter_string {
+            // HBase lets ParseFilter's IllegalArgumentException escape the handler, so the
+            // client sees a TApplicationException (scannerOpenWithScan declares only IOError);
+            // ours carries the message, naming the position and the problem.
+            options.filter =
+                Some(crate::filter::parse_bytes(f).map_err(|e| {
+                    application(format!("invalid filter string {:?}: {e}", text(f)))
+                })?);
         }
         let scan = Scan {
             start: t.start_row.unwrap_or_default(),
@@ -31,7 +35,7 @@ impl Handler {
             reversed: t.reversed.unwrap_or(false),
             batch: t.batch_size.unwrap_or(0).max(0) as usize,
             limit: 0,
-            options: scan_options(&t.columns.unwrap_or_default(), t.timestamp),
+            options,
         };
         self.open(table, scan, t.sort_columns.unwrap_or(false))
     }

@@ -10,24 +10,36 @@ fn table(t: &[u8]) -> String {
     String::from_utf8_lossy(t).into_owned()
 }
 
-/// Filter strings wait for the filter language; until then they are refused, never ignored.
-fn no_filter(f: &Option<Vec<u8>>) -> thrift::Result<()> {
+/// The filter a TGet or TScan asks for. A bad filter string is an error, never ignored: as in
+/// HBase, whose ParseFilter throws an unchecked IllegalArgumentException that reaches the
+/// client as a TApplicationException (these methods declare only TIOError); ours carries the
+/// message, naming the position and the problem. `filterBytes` (a serialized protobuf filter)
+/// cannot be read here: refused, never ignored.
+fn filter_of(
+    f: &Option<Vec<u8>>,
+    bytes: &Option<Vec<u8>>,
+) -> thrift::Result<Option<Box<dyn crate::engine::Filter>>> {
+    if bytes.is_some() {
+        return Err(application(
+            "filterBytes (a serialized protobuf filter) is not supported: send the filter as \
+             filterString",
+        ));
+    }
     match f {
-        Some(f) if !f.is_empty() => Err(io_error(
-            format!(
-                "filter strings are not supported yet (got {:?})",
+        None => Ok(None),
+        Some(f) => crate::filter::parse_bytes(f).map(Some).map_err(|e| {
+            application(format!(
+                "invalid filter string {:?}: {e}",
                 String::from_utf8_lossy(f)
-            ),
-            false,
-        )),
-        _ => Ok(()),
+            ))
+        }),
     }
 }
 
 impl Handler {
     pub(super) fn get(&self, t: &[u8], g: TGet) -> thrift::Result<TResult> {
-        no_filter(&g.filter_string)?;
-        let opts = get_options(&g);
+        let mut opts = get_options(&g);
+        opts.filter = filter_of(&g.filter_string, &g.filter_bytes)?;
         let r = self
             .engine
             .get(&table(t), Get::with(&g.row, opts))
@@ -40,8 +52,8 @@ impl Handler {
     }
 
     pub(super) fn exists(&self, t: &[u8], g: TGet) -> thrift::Result<bool> {
-        no_filter(&g.filter_string)?;
-        let opts = get_options(&g);
+        let mut opts = get_options(&g);
+        opts.filter = filter_of(&g.filter_string, &g.filter_bytes)?;
         Ok(self
             .engine
             .get(&table(t), Get::with(&g.row, opts))
@@ -200,8 +212,10 @@ impl Handler {
     }
 
     fn scan_of(s: &TScan) -> thrift::Result<Scan> {
-        no_filter(&s.filter_string)?;
-        let mut opts = crate::engine::ReadOptions::default();
+        let mut opts = crate::engine::ReadOptions {
+            filter: filter_of(&s.filter_string, &s.filter_bytes)?,
+            ..Default::default()
+        };
         read_columns(&mut opts, s.columns.as_deref().unwrap_or_default());
         if let Some(tr) = &s.time_range {
             opts.time_range = time_range(tr);
@@ -276,8 +290,14 @@ impl Handler {
         Ok(self.location(&r))
     }
 
+    /// HBase answers an empty list for a table that does not exist.
     pub(super) fn all_region_locations(&self, t: &[u8]) -> thrift::Result<Vec<THRegionLocation>> {
-        let regions = self.engine.regions(&table(t)).map_err(from_table)?;
+        let regions = match self.engine.regions(&table(t)) {
+            Ok(r) => r,
+            Err(crate::engine::TableError::NotFound(_))
+            | Err(crate::engine::TableError::Invalid(_)) => Vec::new(),
+            Err(e) => return Err(from_table(e)),
+        };
         Ok(regions.iter().map(|r| self.location(r)).collect())
     }
 }
