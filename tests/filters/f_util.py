@@ -1,11 +1,6 @@
 """Helpers for the filter-language suite: one redbase process serving both gateways, and the
 clients (happybase on Thrift1, a thriftpy2 client generated from idl/hbase2.thrift on Thrift2)."""
 
-import os
-import signal
-import socket
-import subprocess
-import time
 from pathlib import Path
 
 import thriftpy2
@@ -14,6 +9,11 @@ from thriftpy2.rpc import make_client
 from thriftpy2.transport import TBufferedTransportFactory
 
 import happybase
+
+import sys
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from redbase_proc import RedbaseProcess, free_port, server_binary, wait_until  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -24,100 +24,19 @@ hbase2 = thriftpy2.load(str(REPO / "idl" / "hbase2.thrift"), module_name="redbas
 CLIENT_TIMEOUT_MS = 10_000
 
 
-def server_binary() -> Path:
-    path = Path(os.environ.get("REDBASE_BIN", REPO / "target" / "debug" / "redbase"))
-    return path if path.is_absolute() else REPO / path
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
+class Server(RedbaseProcess):
     """One `redbase serve` process with Thrift1 and Thrift2 on free loopback ports."""
 
     def __init__(self, data_dir: Path):
-        self.data_dir = Path(data_dir)
-        self.host = "127.0.0.1"
-        self.port1 = self.port2 = None
-        self.proc = None
-        self.log_path = self.data_dir.parent / f"{self.data_dir.name}.log"
-        self._log = None
+        super().__init__(data_dir, gateways=("thrift1", "thrift2"))
 
-    def start(self, timeout=30.0):
-        binary = server_binary()
-        if not binary.exists():
-            raise RuntimeError(f"redbase binary not found at {binary}: cargo build -p redbase")
-        self.data_dir.parent.mkdir(parents=True, exist_ok=True)
-        # The ports were free a moment ago; if someone took one since, try others.
-        for _ in range(5):
-            self.port1, self.port2 = free_port(), free_port()
-            if self.port1 != self.port2 and self._launch(binary, timeout):
-                return self
-        raise RuntimeError(f"redbase could not bind its ports:\n{self.log_tail()}")
+    @property
+    def port1(self) -> int:
+        return self.ports["thrift1"]
 
-    def _launch(self, binary, timeout) -> bool:
-        cmd = [
-            str(binary),
-            "serve",
-            "--data-dir",
-            str(self.data_dir),
-            "--thrift1-addr",
-            f"{self.host}:{self.port1}",
-            "--thrift2-addr",
-            f"{self.host}:{self.port2}",
-            "--advertised-host",
-            "localhost",
-        ]
-        self._log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + timeout
-        pending = [self.port1, self.port2]
-        while pending:
-            if self.proc.poll() is not None:
-                self._log.close()
-                if "cannot bind" in self.log_tail():
-                    return False
-                raise RuntimeError(f"redbase exited with {self.proc.returncode}:\n{self.log_tail()}")
-            try:
-                socket.create_connection((self.host, pending[0]), timeout=0.5).close()
-                pending.pop(0)
-            except OSError:
-                if time.monotonic() > deadline:
-                    self.proc.kill()
-                    self.proc.wait()
-                    self._log.close()
-                    raise RuntimeError(f"redbase did not listen:\n{self.log_tail()}")
-                time.sleep(0.02)
-        return True
-
-    def stop(self, timeout=30.0):
-        """SIGTERM and wait; the exit code, or None if it had to be killed."""
-        if self.proc is None:
-            return 0
-        code = self.proc.poll()
-        if code is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                code = self.proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-                code = None
-        if self._log and not self._log.closed:
-            self._log.close()
-        return code
-
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def log_tail(self, n=40) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
-        except OSError:
-            return "(no log)"
+    @property
+    def port2(self) -> int:
+        return self.ports["thrift2"]
 
     def happybase(self):
         return happybase.Connection(self.host, self.port1, timeout=CLIENT_TIMEOUT_MS)

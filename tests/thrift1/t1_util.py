@@ -1,9 +1,6 @@
 """Shared helpers for the Thrift1 suite: the server process and client factories."""
 
-import os
-import signal
 import socket
-import subprocess
 import time
 from pathlib import Path
 
@@ -13,6 +10,11 @@ from thriftpy2.rpc import make_client
 from thriftpy2.transport import TBufferedTransportFactory, TFramedTransportFactory
 
 import happybase
+
+import sys
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from redbase_proc import RedbaseProcess, free_port, server_binary, wait_until  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 IDL = REPO / "idl" / "hbase1.thrift"
@@ -33,117 +35,17 @@ COMBOS = [
 COMBO_IDS = [f"{t}-{p}" for t, p in COMBOS]
 
 
-def server_binary() -> Path:
-    path = Path(os.environ.get("REDBASE_BIN", REPO / "target" / "debug" / "redbase"))
-    if not path.is_absolute():
-        path = REPO / path
-    return path
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """One running `redbase serve` process."""
+class Server(RedbaseProcess):
+    """One running `redbase serve` with the Thrift1 gateway only."""
 
     def __init__(self, data_dir: Path, args=(), port=None):
-        self.data_dir = Path(data_dir)
-        self.args = list(args)
-        self.port = port or free_port()
-        self.host = "127.0.0.1"
-        self.proc = None
-        self.log_path = self.data_dir.parent / f"{self.data_dir.name}.log"
+        super().__init__(
+            data_dir, args, gateways=("thrift1",), ports={"thrift1": port} if port else None
+        )
 
-    def start(self, timeout=30.0):
-        binary = server_binary()
-        if not binary.exists():
-            raise RuntimeError(
-                f"redbase binary not found at {binary}: build it (cargo build -p redbase) "
-                "or set REDBASE_BIN"
-            )
-        self.data_dir.parent.mkdir(parents=True, exist_ok=True)
-        # The port was free a moment ago; if someone took it since, try another.
-        for attempt in range(5):
-            if self._launch(binary, timeout):
-                return self
-            self.port = free_port()
-        raise RuntimeError(f"redbase could not bind a port:\n{self.log_tail()}")
-
-    def _launch(self, binary, timeout) -> bool:
-        """Starts the process; True once the port accepts, False if the bind failed."""
-        cmd = [
-            str(binary),
-            "serve",
-            "--data-dir",
-            str(self.data_dir),
-            "--thrift1-addr",
-            f"{self.host}:{self.port}",
-            # This suite exercises Thrift1 only; the Thrift2 gateway stays off so parallel
-            # servers never compete for its default port.
-            "--gateways",
-            "thrift1",
-            "--advertised-host",
-            "localhost",
-            *self.args,
-        ]
-        self._log = open(self.log_path, "ab")
-        env = dict(os.environ)
-        env.setdefault("RUST_LOG", "info")
-        self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=env)
-        deadline = time.monotonic() + timeout
-        while True:
-            if self.proc.poll() is not None:
-                self._log.close()
-                if "cannot bind" in self.log_tail():
-                    return False
-                raise RuntimeError(
-                    f"redbase exited with {self.proc.returncode} while starting:\n{self.log_tail()}"
-                )
-            try:
-                socket.create_connection((self.host, self.port), timeout=0.5).close()
-                return True
-            except OSError:
-                if time.monotonic() > deadline:
-                    self.proc.kill()
-                    self.proc.wait()
-                    self._log.close()
-                    raise RuntimeError(f"redbase did not listen on {self.port}:\n{self.log_tail()}")
-                time.sleep(0.02)
-
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def stop(self, timeout=30.0, sig=signal.SIGTERM):
-        """Signals (SIGTERM) and waits. Returns the exit code, or None if the process did not
-        exit within `timeout` (it is then killed)."""
-        if self.proc is None:
-            return 0
-        code = self.proc.poll()
-        if code is None:
-            self.proc.send_signal(sig)
-            try:
-                code = self.proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-                code = None
-        self._log.close()
-        return code
-
-    def stop_and_check(self):
-        code = self.stop()
-        assert code is not None, f"redbase did not exit after SIGTERM:\n{self.log_tail()}"
-        assert code == 0, f"redbase exited with {code} after SIGTERM:\n{self.log_tail()}"
-
-    def log_tail(self, n=40) -> str:
-        try:
-            lines = self.log_path.read_text(errors="replace").splitlines()
-        except OSError:
-            return "(no log)"
-        return "\n".join(lines[-n:])
+    @property
+    def port(self) -> int:
+        return self.ports["thrift1"]
 
     # Clients -----------------------------------------------------------------------------
 
@@ -196,16 +98,6 @@ def i64(n: int) -> bytes:
     return n.to_bytes(8, "big", signed=True)
 
 
-def wait_until(predicate, timeout=10.0, interval=0.05):
-    """Polls `predicate` until it returns a truthy value (returned) or `timeout` passes (None)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            return None
-        time.sleep(interval)
 
 
 def now_ms() -> int:

@@ -5,10 +5,6 @@ Clients are generated at import time from this repository's IDL with `thriftpy2.
 (Thrift1, `Hbase`, used by the cross-gateway tests).
 """
 
-import os
-import signal
-import socket
-import subprocess
 import time
 from pathlib import Path
 
@@ -17,6 +13,11 @@ import thriftpy2.http
 from thriftpy2.protocol import TBinaryProtocolFactory, TCompactProtocolFactory
 from thriftpy2.rpc import make_client
 from thriftpy2.transport import TBufferedTransportFactory, TFramedTransportFactory
+
+import sys
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from redbase_proc import RedbaseProcess, free_port, server_binary, wait_until  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -40,19 +41,6 @@ COMBO_IDS = [f"{t}-{p}" for t, p in COMBOS]
 TYPE_PUT = 4
 
 
-def server_binary() -> Path:
-    path = Path(os.environ.get("REDBASE_BIN", REPO / "target" / "debug" / "redbase"))
-    if not path.is_absolute():
-        path = REPO / path
-    return path
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _proto(protocol):
     return TCompactProtocolFactory() if protocol == "compact" else TBinaryProtocolFactory()
 
@@ -61,104 +49,19 @@ def _trans(transport):
     return TFramedTransportFactory() if transport == "framed" else TBufferedTransportFactory()
 
 
-class Server:
+class Server(RedbaseProcess):
     """One running `redbase serve` process with both gateways on free loopback ports."""
 
     def __init__(self, data_dir: Path, args=()):
-        self.data_dir = Path(data_dir)
-        self.args = list(args)
-        self.host = "127.0.0.1"
-        self.port1 = free_port()
-        self.port2 = free_port()
-        self.proc = None
-        self._log = None
-        self.log_path = self.data_dir.parent / f"{self.data_dir.name}.log"
+        super().__init__(data_dir, args, gateways=("thrift1", "thrift2"))
 
-    def start(self, timeout=30.0):
-        binary = server_binary()
-        if not binary.exists():
-            raise RuntimeError(
-                f"redbase binary not found at {binary}: build it (cargo build -p redbase) "
-                "or set REDBASE_BIN"
-            )
-        self.data_dir.parent.mkdir(parents=True, exist_ok=True)
-        for _ in range(5):
-            if self._launch(binary, timeout):
-                return self
-            # A port was taken between choosing and binding it: choose again.
-            self.port1, self.port2 = free_port(), free_port()
-        raise RuntimeError(f"redbase could not bind its ports:\n{self.log_tail()}")
+    @property
+    def port1(self) -> int:
+        return self.ports["thrift1"]
 
-    def _launch(self, binary, timeout) -> bool:
-        cmd = [
-            str(binary),
-            "serve",
-            "--data-dir",
-            str(self.data_dir),
-            "--thrift1-addr",
-            f"{self.host}:{self.port1}",
-            "--thrift2-addr",
-            f"{self.host}:{self.port2}",
-            "--advertised-host",
-            "localhost",
-            *self.args,
-        ]
-        self._log = open(self.log_path, "ab")
-        env = dict(os.environ)
-        env.setdefault("RUST_LOG", "info")
-        self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=env)
-        deadline = time.monotonic() + timeout
-        pending = [self.port1, self.port2]
-        while pending:
-            if self.proc.poll() is not None:
-                self._log.close()
-                if "cannot bind" in self.log_tail():
-                    return False
-                raise RuntimeError(
-                    f"redbase exited with {self.proc.returncode} while starting:\n{self.log_tail()}"
-                )
-            try:
-                socket.create_connection((self.host, pending[0]), timeout=0.5).close()
-                pending.pop(0)
-            except OSError:
-                if time.monotonic() > deadline:
-                    self.proc.kill()
-                    self.proc.wait()
-                    self._log.close()
-                    raise RuntimeError(f"redbase did not listen:\n{self.log_tail()}")
-                time.sleep(0.02)
-        return True
-
-    def stop(self, timeout=30.0):
-        """SIGTERM and wait. Returns the exit code, or None if it had to be killed."""
-        if self.proc is None:
-            return 0
-        code = self.proc.poll()
-        if code is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                code = self.proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-                code = None
-        if self._log and not self._log.closed:
-            self._log.close()
-        return code
-
-    def stop_and_check(self):
-        code = self.stop()
-        assert code is not None, f"redbase did not exit after SIGTERM:\n{self.log_tail()}"
-        assert code == 0, f"redbase exited with {code} after SIGTERM:\n{self.log_tail()}"
-
-    def log_tail(self, n=40) -> str:
-        try:
-            lines = self.log_path.read_text(errors="replace").splitlines()
-        except OSError:
-            return "(no log)"
-        return "\n".join(lines[-n:])
-
-    # Clients ------------------------------------------------------------------------------
+    @property
+    def port2(self) -> int:
+        return self.ports["thrift2"]
 
     def client(self, transport="buffered", protocol="binary"):
         """A Thrift2 (`THBaseService`) client generated from idl/hbase2.thrift."""
@@ -292,12 +195,3 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def wait_until(predicate, timeout=10.0, interval=0.05):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            return None
-        time.sleep(interval)
