@@ -72,7 +72,9 @@ def subst(s, prefix):
 
 def to_thrift(spec, val, ctx):
     """spec: a thrift_spec type description (int ttype, or (ttype, extra)); val: JSON value."""
-    if isinstance(val, str) and val.startswith("$") and not val.startswith("${") and val[1:] in ctx["vars"]:
+    if isinstance(val, str) and val.startswith("$") and not val.startswith("${"):
+        if val[1:] not in ctx["vars"]:
+            raise ScenarioError(f"no saved answer {val} (the step that saves it raised)")
         return ctx["vars"][val[1:]]
     if val is None:
         return None
@@ -315,7 +317,11 @@ def run_scenario(path, sides, stamp, allow, report, verbose):
             for side in sides:
                 ctx = ctxs[side.label]
                 svc = SERVICES[service]
-                kwargs = call_args(svc, call, step.get("args"), ctx)
+                try:
+                    kwargs = call_args(svc, call, step.get("args"), ctx)
+                except ScenarioError as e:
+                    answers[side.label] = {"not called": str(e)}
+                    continue
                 fn = getattr(side.client(service), call)
                 res, shown = outcome(call, fn, kwargs, ctx, step)
                 if "raised" in shown and "Transport" in shown["raised"]:
@@ -323,8 +329,6 @@ def run_scenario(path, sides, stamp, allow, report, verbose):
                 if step.get("save") and res is not None:
                     ctx["vars"][step["save"]] = res
                 answers[side.label] = shown
-                if step.get("sleep"):
-                    pass
             if step.get("sleep_after"):
                 time.sleep(float(step["sleep_after"]))
             report["calls"] += 1
