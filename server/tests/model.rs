@@ -1314,7 +1314,10 @@ impl Harness {
             Err(e) => return Err(fail(format!("step {i}: {what} failed: {e:?}"))),
         };
         prop_assert_eq!(cells.len(), cols.len(), "step {}: {} cells", i, what);
-        for ((cell, (fam, qual)), (old_ts, value)) in cells.iter().zip(cols).zip(&expected) {
+        // The engine answers in HBase's cell order (family, then qualifier), not request order.
+        let mut wanted: Vec<_> = cols.iter().zip(&expected).collect();
+        wanted.sort_by(|a, b| a.0.cmp(b.0));
+        for (cell, ((fam, qual), (old_ts, value))) in cells.iter().zip(wanted) {
             prop_assert_eq!(&cell.row, row);
             prop_assert_eq!(&cell.family, fam);
             prop_assert_eq!(&cell.qualifier, qual);

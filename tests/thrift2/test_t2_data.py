@@ -149,6 +149,16 @@ def test_empty_put_is_an_error_and_the_connection_survives(client, table):
     assert cells(get(client, table, b"r")) == {(b"f", b"a"): b"ok"}
 
 
+def test_put_multiple_with_an_empty_put_writes_nothing(client, table):
+    # As observed on HBase 2.6.1 (docs/oracle.md): the client-side check fails the whole call
+    # before any row is written.
+    good = T.TPut(row=b"good", columnValues=[T.TColumnValue(family=b"f", qualifier=b"a", value=b"1")])
+    empty = T.TPut(row=b"empty", columnValues=[])
+    with pytest.raises(TApplicationException):
+        client.putMultiple(table, [good, empty])
+    assert get(client, table, b"good").row is None
+
+
 def test_put_to_unknown_family_is_tioerror(client, table):
     with pytest.raises(TIOError):
         put(client, table, b"r", {(b"nosuch", b"a"): b"1"})

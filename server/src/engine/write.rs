@@ -201,6 +201,8 @@ impl<'t> Apply<'t> {
                 value: Bytes::from(value),
             });
         }
+        // Results come in HBase's cell order, whatever order the request named the columns in.
+        cells.sort_by(|a, b| (&a.family, &a.qualifier).cmp(&(&b.family, &b.qualifier)));
         Ok(Output::Cells(cells))
     }
 

@@ -24,9 +24,10 @@ impl Handler {
         versions: i32,
     ) -> thrift::Result<Vec<TCell>> {
         if versions <= 0 {
+            // HBase sends this as a retryable IOError (observed on 2.6.1).
             return Err(io_error(
                 format!("numVersions must be positive, got {versions}"),
-                false,
+                true,
             ));
         }
         let mut opts = read_options(&[column]).versions(versions as u32);

@@ -203,10 +203,15 @@ impl Handler {
         self.engine.create_table(d, &[]).map_err(from_table)
     }
 
+    /// HBase 2.6.1 answers deleteTable of a missing table with a retryable IOError (observed;
+    /// other calls on a missing table say canRetry=false).
     fn delete_table(&self, name: Text) -> thrift::Result<()> {
         self.engine
             .delete_table(&table_str(&name))
-            .map_err(from_table)
+            .map_err(|e| match e {
+                crate::engine::TableError::NotFound(_) => io_error(e.to_string(), true),
+                other => from_table(other),
+            })
     }
 
     /// `row` is a catalog row key, `table,row[,suffix]`: answers the region holding that row.

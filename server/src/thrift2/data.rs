@@ -63,6 +63,14 @@ impl Handler {
 
     pub(super) fn put(&self, t: &[u8], puts: Vec<TPut>) -> thrift::Result<()> {
         self.writable()?;
+        // HBase's client checks every put before sending any: one empty put fails the whole
+        // call and writes nothing.
+        if let Some(p) = puts.iter().find(|p| p.column_values.is_empty()) {
+            return Err(application(format!(
+                "No columns to insert for row {:?}",
+                String::from_utf8_lossy(&p.row)
+            )));
+        }
         let muts = puts
             .iter()
             .map(put_mutation)
