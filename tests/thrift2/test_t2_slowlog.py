@@ -17,8 +17,11 @@ def slow(client, **filter_fields):
 
 
 def clear(client):
-    out = client.clearSlowLogResponses([])
-    assert out and all(x is True for x in out)
+    # One answer per server named: none named, none answered (as HBase 2.6.1 does); the log is
+    # cleared all the same (the tests check that afterwards).
+    assert client.clearSlowLogResponses([]) == []
+    named = [T.TServerName(hostName="localhost", port=1, startCode=1)]
+    assert client.clearSlowLogResponses(named) == [True]
 
 
 def methods(records):

@@ -394,7 +394,8 @@ pub fn family_to_thrift(f: &FamilyDescriptor) -> TColumnFamilyDescriptor {
     TColumnFamilyDescriptor {
         name: f.name.clone(),
         attributes: Some(f.attributes.clone()),
-        configuration: Some(f.configuration.clone()),
+        // HBase sets the family configuration only when it has entries.
+        configuration: Some(f.configuration.clone()).filter(|c| !c.is_empty()),
         block_size: Some(f.block_size),
         bloomn_filter_type: Some(bloom_enum(&f.bloom_filter)),
         compression_type: Some(compression_enum(&f.compression)),
@@ -469,9 +470,10 @@ pub fn namespace_from_thrift(n: &TNamespaceDescriptor) -> NamespaceDescriptor {
     }
 }
 
+/// HBase leaves the configuration unset when it is empty.
 pub fn namespace_to_thrift(n: &NamespaceDescriptor) -> TNamespaceDescriptor {
     TNamespaceDescriptor {
         name: n.name.clone(),
-        configuration: Some(n.configuration.clone()),
+        configuration: Some(n.configuration.clone()).filter(|c| !c.is_empty()),
     }
 }
