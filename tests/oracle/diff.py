@@ -55,7 +55,8 @@ IDL = ROOT / "idl"
 HOST = "127.0.0.1"
 h1 = thriftpy2.load(str(IDL / "hbase1.thrift"), module_name="oracle_diff_hbase1_thrift")
 h2 = thriftpy2.load(str(IDL / "hbase2.thrift"), module_name="oracle_diff_hbase2_thrift")
-SERVICES = {"thrift1": h1.Hbase, "thrift2": h2.THBaseService}
+# thrift2ro: a Thrift2 server in read-only mode (HBase's -ro; redbase's --read-only).
+SERVICES = {"thrift1": h1.Hbase, "thrift2": h2.THBaseService, "thrift2ro": h2.THBaseService}
 BIG_TS = 10 ** 12  # anything above is a wall-clock millisecond timestamp
 
 
@@ -256,8 +257,8 @@ def wait_port(port, proc, timeout=30):
 
 
 class Side:
-    def __init__(self, label, p1, p2):
-        self.label, self.ports = label, {"thrift1": p1, "thrift2": p2}
+    def __init__(self, label, p1, p2, p2ro):
+        self.label, self.ports = label, {"thrift1": p1, "thrift2": p2, "thrift2ro": p2ro}
         self.clients = {}
 
     def client(self, service):
@@ -375,11 +376,20 @@ def main():
                              "--thrift1-addr", f"{HOST}:{r1}", "--thrift2-addr", f"{HOST}:{r2}",
                              "--advertised-host", "localhost"],
                             stdout=log, stderr=subprocess.STDOUT)
+    # The read-only redbase is its own process (read-only mode is per process); it has its own
+    # empty data directory, so read-only scenarios only compare what read-only mode refuses.
+    o2ro = int(os.environ.get("ORACLE_THRIFT2_RO_PORT", 19092))
+    r2ro = free_port()
+    proc_ro = subprocess.Popen([rb_bin, "serve", "--data-dir", str(Path(data) / "data-ro"),
+                                "--gateways", "thrift2", "--read-only",
+                                "--thrift2-addr", f"{HOST}:{r2ro}", "--advertised-host", "localhost"],
+                               stdout=log, stderr=subprocess.STDOUT)
     report = {"scenarios": 0, "calls": 0, "differences": 0, "allowed": 0}
-    sides = [Side("redbase", r1, r2), Side("hbase", o1, o2)]
+    sides = [Side("redbase", r1, r2, r2ro), Side("hbase", o1, o2, o2ro)]
     try:
         wait_port(r1, proc)
         wait_port(r2, proc)
+        wait_port(r2ro, proc_ro)
         stamp = int(time.time()) % 100000
         for p in paths:
             print(f"== {p.name}")
@@ -388,12 +398,13 @@ def main():
     finally:
         for s in sides:
             s.close()
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        for pr in (proc, proc_ro):
+            pr.send_signal(signal.SIGTERM)
+            try:
+                pr.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pr.kill()
+                pr.wait()
         log.close()
         shutil.rmtree(data, ignore_errors=True)
         if started_oracle:

@@ -31,6 +31,8 @@ RUN_DIR="${ORACLE_RUN_DIR:-${TMPDIR:-/tmp}/redbase-oracle-$(id -u)}"
 HOST=127.0.0.1
 T1_PORT="${ORACLE_THRIFT1_PORT:-19090}"
 T2_PORT="${ORACLE_THRIFT2_PORT:-19091}"
+# A second Thrift2 server in HBase's read-only mode, for the read-only scenarios.
+T2RO_PORT="${ORACLE_THRIFT2_RO_PORT:-19092}"
 ZK_PORT="${ORACLE_ZK_PORT:-19181}"
 MASTER_PORT="${ORACLE_MASTER_PORT:-19160}"
 RS_PORT="${ORACLE_RS_PORT:-19162}"
@@ -39,7 +41,7 @@ THRIFT_XMX="${ORACLE_THRIFT_XMX:-160m}"
 START_TIMEOUT="${ORACLE_START_TIMEOUT:-300}"
 STOP_GRACE="${ORACLE_STOP_GRACE:-8}"
 PY="${PYTHON:-python3}"
-ROLES=(thrift2 thrift1 master) # stop order; start goes the other way
+ROLES=(thrift2ro thrift2 thrift1 master) # stop order; start goes the other way
 
 log() { echo "oracle: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -181,7 +183,7 @@ probe() {
 }
 
 print_endpoints() {
-  echo "thrift1=$HOST:$T1_PORT thrift2=$HOST:$T2_PORT zookeeper=$HOST:$ZK_PORT run_dir=$RUN_DIR"
+  echo "thrift1=$HOST:$T1_PORT thrift2=$HOST:$T2_PORT thrift2-read-only=$HOST:$T2RO_PORT zookeeper=$HOST:$ZK_PORT run_dir=$RUN_DIR"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -193,7 +195,7 @@ cmd_start() {
   fi
   rm -rf "$RUN_DIR"
   local p
-  for p in "$T1_PORT" "$T2_PORT" "$ZK_PORT" "$MASTER_PORT" "$RS_PORT"; do
+  for p in "$T1_PORT" "$T2_PORT" "$T2RO_PORT" "$ZK_PORT" "$MASTER_PORT" "$RS_PORT"; do
     port_busy "$p" && die "port $HOST:$p is in use; pick others with ORACLE_*_PORT"
   done
   command -v java >/dev/null || die "java not found (JDK 17 expected)"
@@ -209,6 +211,8 @@ cmd_start() {
     -b "$HOST" -p "$T1_PORT" start
   launch thrift2 "$THRIFT_XMX" 64m org.apache.hadoop.hbase.thrift2.ThriftServer \
     -b "$HOST" -p "$T2_PORT" start
+  launch thrift2ro "$THRIFT_XMX" 64m org.apache.hadoop.hbase.thrift2.ThriftServer \
+    -b "$HOST" -p "$T2RO_PORT" -ro start
   log "started master pid $(pid_of master), thrift1 pid $(pid_of thrift1), thrift2 pid $(pid_of thrift2); waiting for both gateways (up to ${START_TIMEOUT}s)"
 
   local deadline=$(($(date +%s) + START_TIMEOUT)) r out
@@ -227,7 +231,7 @@ cmd_start() {
     if (($(date +%s) >= deadline)); then
       log "no answer from both gateways after ${START_TIMEOUT}s; last probe:"
       probe >&2 || true
-      for r in master thrift1 thrift2; do
+      for r in master thrift1 thrift2 thrift2ro; do
         log "--- last lines of $r.log"
         tail -n 15 "$RUN_DIR/logs/$r.log" >&2 || true
       done
@@ -243,7 +247,7 @@ cmd_start() {
 
 cmd_status() {
   local r pid ok=0
-  for r in master thrift1 thrift2; do
+  for r in master thrift1 thrift2 thrift2ro; do
     pid="$(pid_of "$r")"
     if [[ -n "$pid" ]]; then
       echo "$r: running, pid $pid, VmRSS $(awk '/^VmRSS/ {print $2 $3}' "/proc/$pid/status")"
