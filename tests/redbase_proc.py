@@ -134,3 +134,56 @@ def wait_until(predicate, timeout=10.0, interval=0.05):
         if time.monotonic() > deadline:
             return None
         time.sleep(interval)
+
+
+def server_fixtures(server_class, table_prefix):
+    """The fixtures the Thrift1 and Thrift2 suites share, for their own `Server` class:
+
+    - `server`: a fresh server per test module (extra flags from the module's REDBASE_ARGS),
+      stopped with SIGTERM at the end and required to exit 0;
+    - `redbase`: a factory for servers of a test's own, `redbase(args=(), data_dir=None)`;
+      those still running at the end are stopped and must exit 0;
+    - `table_name`: a table name unique within the session, readable in server logs.
+
+    A conftest assigns them: `server, redbase, table_name = server_fixtures(Server, "t")`.
+    """
+    import itertools
+    import re
+
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def server(request, tmp_path_factory):
+        args = getattr(request.module, "REDBASE_ARGS", [])
+        base = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1])
+        srv = server_class(base / "data", args).start()
+        yield srv
+        srv.stop_and_check()
+
+    @pytest.fixture
+    def redbase(tmp_path):
+        started = []
+
+        def start(args=(), data_dir=None):
+            srv = server_class(data_dir or (tmp_path / f"data{len(started)}"), args).start()
+            started.append(srv)
+            return srv
+
+        yield start
+        failures = []
+        for srv in started:
+            if srv.proc is not None and srv.proc.returncode is None:
+                code = srv.stop()
+                if code != 0:
+                    what = "did not exit" if code is None else f"exited with {code}"
+                    failures.append(f"redbase {what} after SIGTERM:\n{srv.log_tail()}")
+        assert not failures, "\n".join(failures)
+
+    names = itertools.count()
+
+    @pytest.fixture
+    def table_name(request):
+        base = re.sub(r"[^A-Za-z0-9_]", "_", request.node.name)[:60]
+        return f"{table_prefix}{next(names)}_{base}"
+
+    return server, redbase, table_name

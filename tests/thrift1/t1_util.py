@@ -14,7 +14,13 @@ import happybase
 import sys
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from redbase_proc import RedbaseProcess, free_port, server_binary, wait_until  # noqa: E402
+from redbase_proc import (  # noqa: E402
+    RedbaseProcess,
+    free_port,
+    server_binary,
+    server_fixtures,
+    wait_until,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 IDL = REPO / "idl" / "hbase1.thrift"
