@@ -1,6 +1,8 @@
 //! The `redbase` binary: parses flags, sets up logging, opens the engine, binds the listeners
 //! and calls `server::run` until SIGINT or SIGTERM.
 
+mod codegen_cmd;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -26,6 +28,8 @@ struct Cli {
 enum Command {
     /// Serve HBase's Thrift interfaces from a data directory until SIGINT or SIGTERM.
     Serve(ServeArgs),
+    /// Generate typed client SDKs with row-key helpers from table schema files.
+    Codegen(codegen_cmd::CodegenArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -88,6 +92,7 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Serve(args) => serve(args),
+        Command::Codegen(args) => codegen_cmd::run(args),
     }
 }
 

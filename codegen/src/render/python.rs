@@ -1,0 +1,198 @@
+//! Python: a package with typed dataclasses (mypy --strict), the Apache `thrift` runtime from
+//! PyPI, and the Thrift compiler's `--gen py` output for idl/hbase2.thrift embedded.
+
+use std::path::{Path, PathBuf};
+
+use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
+use serde_json::{json, Value as Json};
+
+use super::{Language, Naming, Planned};
+use crate::model::Model;
+
+pub struct Python;
+
+const TEMPLATES: &[(&str, &str)] = &[
+    (
+        "pyproject",
+        include_str!("../../templates/python/pyproject.toml.hbs"),
+    ),
+    (
+        "init",
+        include_str!("../../templates/python/__init__.py.hbs"),
+    ),
+    ("table", include_str!("../../templates/python/table.py.hbs")),
+];
+
+/// Runtime modules: templates without holes, the same in every Python SDK.
+const RUNTIME: &[(&str, &str)] = &[
+    (
+        "__init__.py",
+        include_str!("../../templates/python/runtime/__init__.py"),
+    ),
+    (
+        "keys.py",
+        include_str!("../../templates/python/runtime/keys.py"),
+    ),
+    (
+        "values.py",
+        include_str!("../../templates/python/runtime/values.py"),
+    ),
+    (
+        "client.py",
+        include_str!("../../templates/python/runtime/client.py"),
+    ),
+];
+
+/// The Thrift compiler's output (codegen/thrift/generate.sh).
+const THRIFT: &[(&str, &str)] = &[
+    (
+        "__init__.py",
+        include_str!("../../thrift/python/hbase2/__init__.py"),
+    ),
+    (
+        "THBaseService.py",
+        include_str!("../../thrift/python/hbase2/THBaseService.py"),
+    ),
+    (
+        "constants.py",
+        include_str!("../../thrift/python/hbase2/constants.py"),
+    ),
+    (
+        "ttypes.py",
+        include_str!("../../thrift/python/hbase2/ttypes.py"),
+    ),
+];
+
+impl Language for Python {
+    fn name(&self) -> &'static str {
+        "python"
+    }
+
+    fn naming(&self) -> &'static dyn Naming {
+        &PythonNaming
+    }
+
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        TEMPLATES
+    }
+
+    fn plan(&self, model: &Model, context: &Json) -> Vec<Planned> {
+        let pkg = PathBuf::from(&model.package);
+        let mut out = vec![
+            Planned::Template {
+                path: "pyproject.toml".into(),
+                template: "pyproject",
+                context: context.clone(),
+            },
+            Planned::Template {
+                path: pkg.join("__init__.py"),
+                template: "init",
+                context: context.clone(),
+            },
+            Planned::Verbatim {
+                path: pkg.join("py.typed"),
+                text: "",
+            },
+            Planned::Verbatim {
+                path: pkg.join("_thrift/__init__.py"),
+                text: "\"\"\"The Thrift compiler's output for idl/hbase2.thrift.\"\"\"\n",
+            },
+        ];
+        for (name, text) in RUNTIME {
+            out.push(Planned::Verbatim {
+                path: pkg.join("_runtime").join(name),
+                text,
+            });
+        }
+        for (name, text) in THRIFT {
+            out.push(Planned::Verbatim {
+                path: pkg.join("_thrift/hbase2").join(name),
+                text,
+            });
+        }
+        for table in context["tables"].as_array().into_iter().flatten() {
+            let id = table["id"].as_str().unwrap_or_default();
+            out.push(Planned::Template {
+                path: pkg.join(format!("{id}.py")),
+                template: "table",
+                context: json!({"package": model.package, "table": table}),
+            });
+        }
+        out
+    }
+
+    fn header(&self, _path: &Path) -> Option<String> {
+        Some(format!("# {}", super::HEADER))
+    }
+}
+
+pub struct PythonNaming;
+
+const KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield", "match", "case", "type",
+];
+
+fn escape(name: String) -> String {
+    if KEYWORDS.contains(&name.as_str()) {
+        name + "_"
+    } else {
+        name
+    }
+}
+
+impl Naming for PythonNaming {
+    fn type_name(&self, name: &str) -> String {
+        escape(name.to_upper_camel_case())
+    }
+    fn func_name(&self, name: &str) -> String {
+        escape(name.to_snake_case())
+    }
+    fn field_name(&self, name: &str) -> String {
+        escape(name.to_snake_case())
+    }
+    fn const_name(&self, name: &str) -> String {
+        escape(name.to_shouty_snake_case())
+    }
+    fn string_literal(&self, text: &str) -> String {
+        let mut s = String::from("\"");
+        for c in text.chars() {
+            match c {
+                '\\' => s.push_str("\\\\"),
+                '"' => s.push_str("\\\""),
+                c if (' '..='~').contains(&c) => s.push(c),
+                c if (c as u32) < 0x100 => s.push_str(&format!("\\x{:02x}", c as u32)),
+                c if (c as u32) < 0x10000 => s.push_str(&format!("\\u{:04x}", c as u32)),
+                c => s.push_str(&format!("\\U{:08x}", c as u32)),
+            }
+        }
+        s.push('"');
+        s
+    }
+    fn bytes_literal(&self, bytes: &[u8]) -> String {
+        let mut s = String::from("b\"");
+        for &b in bytes {
+            match b {
+                b'\\' => s.push_str("\\\\"),
+                b'"' => s.push_str("\\\""),
+                b' '..=b'~' => s.push(b as char),
+                _ => s.push_str(&format!("\\x{b:02x}")),
+            }
+        }
+        s.push('"');
+        s
+    }
+    fn value_type(&self, scalar: &str) -> String {
+        match scalar {
+            "string" => "str",
+            "bytes" => "bytes",
+            "i32" | "i64" | "timestamp-ms" | "counter" => "int",
+            "f32" | "f64" => "float",
+            "bool" => "bool",
+            _ => "Json",
+        }
+        .to_string()
+    }
+}

@@ -1,0 +1,287 @@
+//! Every way a schema can be invalid fails with the file, line and field named.
+
+use std::path::PathBuf;
+
+use redbase_codegen::model::load_sources;
+use redbase_codegen::{CodegenError, SchemaError};
+
+/// A valid table; tests splice one bad line in.
+const BASE: &str = r#"package = "shop"
+
+[tables.orders]
+[tables.orders.families.o]
+columns.total = { qualifier = "t", type = "f64" }
+
+[tables.orders.key]
+layout = "separated"
+separator = "|"
+components = [
+    { name = "customer", type = "string", charset = "alnum" },
+    { name = "day", type = "i32", width = 8 },
+]
+"#;
+
+fn errors(text: &str) -> Vec<SchemaError> {
+    match load_sources(&[(PathBuf::from("shop.toml"), text.to_string())], None) {
+        Err(CodegenError::Schema(e)) => e,
+        Err(other) => panic!("expected schema errors, got {other}"),
+        Ok(_) => panic!("expected schema errors, the schema loaded:\n{text}"),
+    }
+}
+
+/// The single error of `text`: its field, line and message must match.
+fn expect(text: &str, field: &str, line: usize, needle: &str) {
+    let errs = errors(text);
+    let e = errs
+        .iter()
+        .find(|e| e.field == field)
+        .unwrap_or_else(|| panic!("no error for {field}: {errs:?}"));
+    assert_eq!(e.file, PathBuf::from("shop.toml"));
+    assert_eq!(e.line, line, "{e}");
+    assert!(e.column >= 1, "{e}");
+    assert!(e.message.contains(needle), "{e} lacks {needle:?}");
+    let shown = e.to_string();
+    assert!(shown.starts_with(&format!("shop.toml:{line}:")), "{shown}");
+    assert!(shown.contains(field), "{shown}");
+}
+
+fn with(old: &str, new: &str) -> String {
+    assert!(BASE.contains(old), "{old}");
+    BASE.replacen(old, new, 1)
+}
+
+#[test]
+fn the_base_schema_is_valid() {
+    let m = load_sources(&[(PathBuf::from("shop.toml"), BASE.to_string())], None).unwrap();
+    assert_eq!(m.package, "shop");
+    assert_eq!(m.tables[0].name, "orders");
+    assert_eq!(m.tables[0].namespace, "default");
+}
+
+#[test]
+fn unknown_column_type() {
+    expect(
+        &with(r#"type = "f64""#, r#"type = "float64""#),
+        "tables.orders.families.o.columns.total.type",
+        5,
+        "unknown type \"float64\"",
+    );
+}
+
+#[test]
+fn unknown_component_type() {
+    expect(
+        &with(r#"type = "i32""#, r#"type = "int""#),
+        "tables.orders.key.components[1].type",
+        12,
+        "unknown type",
+    );
+}
+
+#[test]
+fn unknown_field_is_a_syntax_error_with_position() {
+    let errs = errors(&with(
+        "layout = \"separated\"",
+        "layout = \"separated\"\ncolour = 1",
+    ));
+    assert_eq!(errs[0].line, 9, "{}", errs[0]);
+    assert!(errs[0].message.contains("colour"), "{}", errs[0]);
+}
+
+#[test]
+fn duplicate_component_names() {
+    expect(
+        &with(r#"name = "day""#, r#"name = "customer""#),
+        "tables.orders.key.components[1].name",
+        12,
+        "duplicate component name",
+    );
+}
+
+#[test]
+fn duplicate_table_names_across_files() {
+    let other = BASE
+        .replace("[tables.orders", "[tables.orders2")
+        .replace("[tables.orders2]", "[tables.orders2]\nname = \"orders\"");
+    let e = match load_sources(
+        &[
+            (PathBuf::from("shop.toml"), BASE.to_string()),
+            (PathBuf::from("more.toml"), other),
+        ],
+        None,
+    ) {
+        Err(CodegenError::Schema(e)) => e,
+        _ => panic!("expected a duplicate"),
+    };
+    assert_eq!(e[0].file, PathBuf::from("more.toml"));
+    assert_eq!(e[0].field, "tables.orders2");
+    assert!(e[0].message.contains("duplicate table"), "{}", e[0]);
+}
+
+#[test]
+fn duplicate_qualifiers_and_fields() {
+    let text = with(
+        "columns.total = { qualifier = \"t\", type = \"f64\" }",
+        "columns.total = { qualifier = \"t\", type = \"f64\" }\ncolumns.tax = { qualifier = \"t\", type = \"f64\" }",
+    );
+    expect(
+        &text,
+        "tables.orders.families.o.columns.total.qualifier",
+        5,
+        "duplicate qualifier",
+    );
+}
+
+#[test]
+fn hash_over_a_missing_component() {
+    let text = with(
+        "layout = \"separated\"",
+        "layout = \"separated\"\nhash = { components = [\"nobody\"], hex_chars = 4, keep = true }",
+    );
+    expect(
+        &text,
+        "tables.orders.key.hash.components[0]",
+        9,
+        "no key component named \"nobody\"",
+    );
+}
+
+#[test]
+fn separator_inside_an_unescaped_string() {
+    expect(
+        &with(r#"charset = "alnum""#, r#"charset = "any""#),
+        "tables.orders.key.components[0]",
+        11,
+        "can appear inside string component",
+    );
+}
+
+#[test]
+fn salt_buckets_out_of_range() {
+    let text = with(
+        "layout = \"separated\"",
+        "layout = \"separated\"\nsalt = { buckets = 300, encoding = \"byte\" }",
+    );
+    expect(
+        &text,
+        "tables.orders.key.salt.buckets",
+        9,
+        "out of range 2..=256",
+    );
+    let text = with(
+        "layout = \"separated\"",
+        "layout = \"separated\"\nsalt = { buckets = 5, encoding = \"char\", alphabet = \"abcd\" }",
+    );
+    expect(
+        &text,
+        "tables.orders.key.salt.buckets",
+        9,
+        "out of range 2..=4",
+    );
+}
+
+#[test]
+fn salt_alphabet_with_the_separator() {
+    let text = with(
+        "layout = \"separated\"",
+        "layout = \"separated\"\nsalt = { buckets = 2, encoding = \"char\", alphabet = \"a|\" }",
+    );
+    expect(
+        &text,
+        "tables.orders.key.salt.alphabet",
+        9,
+        "contains the separator",
+    );
+}
+
+#[test]
+fn width_that_does_not_fit_the_type() {
+    expect(
+        &with("width = 8", "width = 11"),
+        "tables.orders.key.components[1].width",
+        12,
+        "out of range 1..=10",
+    );
+}
+
+#[test]
+fn floats_need_the_binary_layout() {
+    expect(
+        &with(r#"type = "i32", width = 8"#, r#"type = "f64""#),
+        "tables.orders.key.components[1].type",
+        12,
+        "binary layout",
+    );
+}
+
+#[test]
+fn desc_on_a_text_string() {
+    expect(
+        &with(
+            r#"charset = "alnum""#,
+            r#"charset = "alnum", order = "desc""#,
+        ),
+        "tables.orders.key.components[0].order",
+        11,
+        "desc needs the binary layout",
+    );
+}
+
+#[test]
+fn raw_hash_bytes_in_the_separated_layout() {
+    let text = with(
+        "layout = \"separated\"",
+        "layout = \"separated\"\nhash = { components = [\"customer\"], bytes = 4, keep = false }",
+    );
+    expect(&text, "tables.orders.key.hash.bytes", 9, "use hex_chars");
+}
+
+#[test]
+fn bad_family_settings() {
+    let text = with(
+        "[tables.orders.families.o]",
+        "[tables.orders.families.o]\nmax_versions = 0\ncompression = \"zip\"",
+    );
+    expect(
+        &text,
+        "tables.orders.families.o.max_versions",
+        5,
+        "out of range",
+    );
+    expect(
+        &text,
+        "tables.orders.families.o.compression",
+        6,
+        "unknown value \"zip\"",
+    );
+}
+
+#[test]
+fn split_keys_must_ascend() {
+    let text = format!("{BASE}\n[tables.orders.splits]\nkeys = [\"b\", \"a\"]\n");
+    expect(
+        &text,
+        "tables.orders.splits.keys[1]",
+        16,
+        "strictly ascending",
+    );
+}
+
+#[test]
+fn fixed_layout_needs_widths() {
+    expect(
+        &with(
+            "layout = \"separated\"\nseparator = \"|\"",
+            "layout = \"fixed\"",
+        ),
+        "tables.orders.key.components[0].width",
+        10,
+        "needs a width",
+    );
+}
+
+#[test]
+fn several_errors_are_all_reported() {
+    let text = with(r#"type = "f64""#, r#"type = "money""#).replace("width = 8", "width = 0");
+    assert!(errors(&text).len() >= 2);
+}

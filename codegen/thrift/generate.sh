@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Regenerates the Thrift2 client code the SDKs embed, from idl/hbase2.thrift:
+#   codegen/thrift/generate.sh [OUT_DIR]   (default: codegen/thrift)
+# Needs the Apache Thrift compiler 0.17 (Debian: thrift-compiler). `redbase codegen` copies
+# these files into each SDK, so generating an SDK needs no compiler; a test checks they are
+# what the compiler produces.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+out="${1:-$here}"
+mkdir -p "$out/python"
+thrift --gen py -out "$out/python" "$here/../../idl/hbase2.thrift" >/dev/null 2>&1
+rm -f "$out/python/__init__.py" "$out/python/hbase2/THBaseService-remote"
