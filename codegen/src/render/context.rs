@@ -34,13 +34,17 @@ pub fn table(t: &Table) -> Json {
                 } => (
                     json!({
                         "kind": "pattern", "prefix": prefix, "part_name": part_name,
-                        "part_type": part_type, "part_width": part_width, "suffix": suffix,
+                        "part_type": part_type, "part_kind": kind(*part_type),
+                        "part_bits": if *part_type == ScalarType::I32 { 32 } else { 64 },
+                        "part_width": part_width, "suffix": suffix,
+                        "prefix_hex": crate::hex::encode(prefix.as_bytes()),
+                        "suffix_hex": crate::hex::encode(suffix.as_bytes()),
                     }),
                     true,
                 ),
             };
             columns.push(json!({
-                "field": c.field, "doc": c.doc, "type": c.ty, "family": f.name,
+                "field": c.field, "doc": c.doc, "doc_lines": lines(&c.doc), "type": c.ty, "kind": kind(c.ty), "family": f.name,
                 "family_hex": crate::hex::encode(f.name.as_bytes()),
                 "qualifier": qualifier, "is_pattern": pattern,
                 "is_counter": c.ty == ScalarType::Counter,
@@ -54,7 +58,8 @@ pub fn table(t: &Table) -> Json {
         .enumerate()
         .map(|(i, c)| {
             json!({
-                "index": i, "name": c.name, "doc": c.doc, "type": c.ty, "width": c.width,
+                "index": i, "name": c.name, "doc": c.doc, "doc_lines": lines(&c.doc), "type": c.ty, "kind": kind(c.ty),
+                "width": c.width,
                 "charset": c.charset, "escape": c.escape, "desc": c.desc, "reverse": c.reverse,
                 "reverse_timestamp": c.reverse_timestamp, "kept": c.kept,
                 "first": i == 0, "last": i + 1 == k.components.len(),
@@ -95,6 +100,7 @@ pub fn table(t: &Table) -> Json {
         .collect();
     json!({
         "id": t.id, "name": t.name, "namespace": t.namespace, "doc": t.doc,
+        "doc_lines": lines(&t.doc),
         "source": t.source.file_name().map(|s| s.to_string_lossy().into_owned()),
         "families": families,
         "columns": columns,
@@ -107,4 +113,22 @@ pub fn table(t: &Table) -> Json {
         "splits_hex": t.splits.iter().map(|s| crate::hex::encode(s)).collect::<Vec<_>>(),
         "splits_derived": t.splits_derived,
     })
+}
+
+/// The value's shape, for languages whose types are coarser than the schema's:
+/// `string`, `bytes`, `int` (i32, i64, timestamp-ms, counter), `float`, `bool` or `json`.
+pub fn kind(ty: ScalarType) -> &'static str {
+    match ty {
+        ScalarType::String => "string",
+        ScalarType::Bytes => "bytes",
+        ScalarType::F32 | ScalarType::F64 => "float",
+        ScalarType::Bool => "bool",
+        ScalarType::Json => "json",
+        _ => "int",
+    }
+}
+
+/// A doc text as lines, so templates can put each behind the language's comment marker.
+fn lines(doc: &str) -> Vec<&str> {
+    doc.lines().map(str::trim_end).collect()
 }

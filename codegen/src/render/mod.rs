@@ -49,7 +49,7 @@ pub enum Planned {
 
 /// Every language the generator knows, by `--lang` name.
 pub fn languages() -> &'static [&'static dyn Language] {
-    &[]
+    &[&python::Python]
 }
 
 pub fn language(name: &str) -> Result<&'static dyn Language, CodegenError> {
