@@ -135,10 +135,10 @@ class AccessLogsColumns:
     """The table's columns with their families, qualifiers and value codecs."""
 
     hits: _v.Column[int] = _v.Column(
-        "hits", b"t", b"h", _v.enc_counter, _v.dec_counter
+        "hits", b"t", b"h", "counter", _v.enc_counter, _v.dec_counter
     )
     last_seen: _v.Column[int] = _v.Column(
-        "last_seen", b"t", b"l", _v.enc_timestamp_ms, _v.dec_timestamp_ms
+        "last_seen", b"t", b"l", "timestamp-ms", _v.enc_timestamp_ms, _v.dec_timestamp_ms
     )
 
 

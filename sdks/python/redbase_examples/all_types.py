@@ -189,7 +189,7 @@ class AllTypesColumns:
     """The table's columns with their families, qualifiers and value codecs."""
 
     note: _v.Column[str] = _v.Column(
-        "note", b"f", b"n", _v.enc_string, _v.dec_string
+        "note", b"f", b"n", "string", _v.enc_string, _v.dec_string
     )
 
 

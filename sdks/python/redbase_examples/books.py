@@ -102,37 +102,37 @@ class BooksColumns:
     """The table's columns with their families, qualifiers and value codecs."""
 
     added: _v.Column[int] = _v.Column(
-        "added", b"b", b"added", _v.enc_timestamp_ms, _v.dec_timestamp_ms
+        "added", b"b", b"added", "timestamp-ms", _v.enc_timestamp_ms, _v.dec_timestamp_ms
     )
     author: _v.Column[str] = _v.Column(
-        "author", b"b", b"a", _v.enc_string, _v.dec_string
+        "author", b"b", b"a", "string", _v.enc_string, _v.dec_string
     )
     cover: _v.Column[bytes] = _v.Column(
-        "cover", b"b", b"c", _v.enc_bytes, _v.dec_bytes
+        "cover", b"b", b"c", "bytes", _v.enc_bytes, _v.dec_bytes
     )
     date: _v.Column[int] = _v.Column(
-        "date", b"b", b"d", _v.enc_i64, _v.dec_i64
+        "date", b"b", b"d", "i64", _v.enc_i64, _v.dec_i64
     )
     file: _v.Column[bytes] = _v.Column(
-        "file", b"b", b"f", _v.enc_bytes, _v.dec_bytes
+        "file", b"b", b"f", "bytes", _v.enc_bytes, _v.dec_bytes
     )
     in_print: _v.Column[bool] = _v.Column(
-        "in_print", b"b", b"ip", _v.enc_bool, _v.dec_bool
+        "in_print", b"b", b"ip", "bool", _v.enc_bool, _v.dec_bool
     )
     pages: _v.Column[int] = _v.Column(
-        "pages", b"b", b"p", _v.enc_i32, _v.dec_i32
+        "pages", b"b", b"p", "i32", _v.enc_i32, _v.dec_i32
     )
     price: _v.Column[float] = _v.Column(
-        "price", b"b", b"pr", _v.enc_f64, _v.dec_f64
+        "price", b"b", b"pr", "f64", _v.enc_f64, _v.dec_f64
     )
     rating: _v.Column[float] = _v.Column(
-        "rating", b"b", b"r", _v.enc_f32, _v.dec_f32
+        "rating", b"b", b"r", "f32", _v.enc_f32, _v.dec_f32
     )
     tags: _v.Column[Json] = _v.Column(
-        "tags", b"b", b"tags", _v.enc_json, _v.dec_json
+        "tags", b"b", b"tags", "json", _v.enc_json, _v.dec_json
     )
     title: _v.Column[str] = _v.Column(
-        "title", b"b", b"t", _v.enc_string, _v.dec_string
+        "title", b"b", b"t", "string", _v.enc_string, _v.dec_string
     )
 
 

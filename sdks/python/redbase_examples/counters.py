@@ -103,6 +103,8 @@ class CountersColumns:
         b"c",
         b"",
         b"",
+        "counter",
+        "i32",
         _v.part_text_int(None, 32),
         _v.part_parse_int(None, 32),
         _v.enc_counter,

@@ -115,10 +115,10 @@ class DeviceEventsColumns:
     """The table's columns with their families, qualifiers and value codecs."""
 
     count: _v.Column[int] = _v.Column(
-        "count", b"e", b"n", _v.enc_counter, _v.dec_counter
+        "count", b"e", b"n", "counter", _v.enc_counter, _v.dec_counter
     )
     kind: _v.Column[str] = _v.Column(
-        "kind", b"e", b"k", _v.enc_string, _v.dec_string
+        "kind", b"e", b"k", "string", _v.enc_string, _v.dec_string
     )
 
 

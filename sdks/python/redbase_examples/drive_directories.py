@@ -103,13 +103,15 @@ class DriveDirectoriesColumns:
     """The table's columns with their families, qualifiers and value codecs."""
 
     creator: _v.Column[str] = _v.Column(
-        "creator", b"cf", b"creator", _v.enc_string, _v.dec_string
+        "creator", b"cf", b"creator", "string", _v.enc_string, _v.dec_string
     )
     children: _v.PatternColumn[str, str] = _v.PatternColumn(
         "children",
         b"sub",
         b"",
         b"",
+        "string",
+        "string",
         _v.part_text_str,
         _v.part_parse_str,
         _v.enc_string,

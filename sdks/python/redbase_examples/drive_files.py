@@ -102,16 +102,16 @@ class DriveFilesColumns:
     """The table's columns with their families, qualifiers and value codecs."""
 
     content: _v.Column[bytes] = _v.Column(
-        "content", b"c", b"c", _v.enc_bytes, _v.dec_bytes
+        "content", b"c", b"c", "bytes", _v.enc_bytes, _v.dec_bytes
     )
     creator: _v.Column[str] = _v.Column(
-        "creator", b"cf", b"creator", _v.enc_string, _v.dec_string
+        "creator", b"cf", b"creator", "string", _v.enc_string, _v.dec_string
     )
     file_type: _v.Column[str] = _v.Column(
-        "file_type", b"cf", b"type", _v.enc_string, _v.dec_string
+        "file_type", b"cf", b"type", "string", _v.enc_string, _v.dec_string
     )
     size: _v.Column[int] = _v.Column(
-        "size", b"cf", b"size", _v.enc_i64, _v.dec_i64
+        "size", b"cf", b"size", "i64", _v.enc_i64, _v.dec_i64
     )
 
 

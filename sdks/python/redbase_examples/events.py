@@ -100,10 +100,10 @@ class EventsColumns:
     """The table's columns with their families, qualifiers and value codecs."""
 
     at: _v.Column[int] = _v.Column(
-        "at", b"e", b"at", _v.enc_timestamp_ms, _v.dec_timestamp_ms
+        "at", b"e", b"at", "timestamp-ms", _v.enc_timestamp_ms, _v.dec_timestamp_ms
     )
     payload: _v.Column[Json] = _v.Column(
-        "payload", b"e", b"p", _v.enc_json, _v.dec_json
+        "payload", b"e", b"p", "json", _v.enc_json, _v.dec_json
     )
 
 

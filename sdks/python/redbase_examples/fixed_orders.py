@@ -135,7 +135,7 @@ class FixedOrdersColumns:
     """The table's columns with their families, qualifiers and value codecs."""
 
     total: _v.Column[float] = _v.Column(
-        "total", b"o", b"t", _v.enc_f64, _v.dec_f64
+        "total", b"o", b"t", "f64", _v.enc_f64, _v.dec_f64
     )
 
 

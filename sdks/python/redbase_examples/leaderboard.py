@@ -129,7 +129,7 @@ class LeaderboardColumns:
     """The table's columns with their families, qualifiers and value codecs."""
 
     player: _v.Column[Json] = _v.Column(
-        "player", b"s", b"p", _v.enc_json, _v.dec_json
+        "player", b"s", b"p", "json", _v.enc_json, _v.dec_json
     )
 
 

@@ -131,10 +131,10 @@ class MetricsColumns:
     """The table's columns with their families, qualifiers and value codecs."""
 
     unit: _v.Column[str] = _v.Column(
-        "unit", b"m", b"u", _v.enc_string, _v.dec_string
+        "unit", b"m", b"u", "string", _v.enc_string, _v.dec_string
     )
     value: _v.Column[float] = _v.Column(
-        "value", b"m", b"v", _v.enc_f64, _v.dec_f64
+        "value", b"m", b"v", "f64", _v.enc_f64, _v.dec_f64
     )
 
 

@@ -118,10 +118,10 @@ class SensorReadingsColumns:
     """The table's columns with their families, qualifiers and value codecs."""
 
     celsius: _v.Column[float] = _v.Column(
-        "celsius", b"r", b"c", _v.enc_f32, _v.dec_f32
+        "celsius", b"r", b"c", "f32", _v.enc_f32, _v.dec_f32
     )
     ok: _v.Column[bool] = _v.Column(
-        "ok", b"r", b"ok", _v.enc_bool, _v.dec_bool
+        "ok", b"r", b"ok", "bool", _v.enc_bool, _v.dec_bool
     )
 
 

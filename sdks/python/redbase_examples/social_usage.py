@@ -104,32 +104,36 @@ class SocialUsageColumns:
     """The table's columns with their families, qualifiers and value codecs."""
 
     fb_id: _v.Column[str] = _v.Column(
-        "fb_id", b"fb", b"id", _v.enc_string, _v.dec_string
+        "fb_id", b"fb", b"id", "string", _v.enc_string, _v.dec_string
     )
     fb_total: _v.Column[int] = _v.Column(
-        "fb_total", b"fb", b"t", _v.enc_counter, _v.dec_counter
+        "fb_total", b"fb", b"t", "counter", _v.enc_counter, _v.dec_counter
     )
     fb_usage: _v.PatternColumn[int, int] = _v.PatternColumn(
         "fb_usage",
         b"fb",
         b"",
         b"",
+        "counter",
+        "i32",
         _v.part_text_int(6, 32),
         _v.part_parse_int(6, 32),
         _v.enc_counter,
         _v.dec_counter,
     )
     tw_id: _v.Column[str] = _v.Column(
-        "tw_id", b"tw", b"id", _v.enc_string, _v.dec_string
+        "tw_id", b"tw", b"id", "string", _v.enc_string, _v.dec_string
     )
     tw_total: _v.Column[int] = _v.Column(
-        "tw_total", b"tw", b"t", _v.enc_counter, _v.dec_counter
+        "tw_total", b"tw", b"t", "counter", _v.enc_counter, _v.dec_counter
     )
     tw_usage: _v.PatternColumn[int, int] = _v.PatternColumn(
         "tw_usage",
         b"tw",
         b"",
         b"",
+        "counter",
+        "i32",
         _v.part_text_int(6, 32),
         _v.part_parse_int(6, 32),
         _v.enc_counter,

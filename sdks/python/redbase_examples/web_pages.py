@@ -114,10 +114,10 @@ class WebPagesColumns:
     """The table's columns with their families, qualifiers and value codecs."""
 
     fetched: _v.Column[int] = _v.Column(
-        "fetched", b"p", b"f", _v.enc_timestamp_ms, _v.dec_timestamp_ms
+        "fetched", b"p", b"f", "timestamp-ms", _v.enc_timestamp_ms, _v.dec_timestamp_ms
     )
     html: _v.Column[bytes] = _v.Column(
-        "html", b"p", b"h", _v.enc_bytes, _v.dec_bytes
+        "html", b"p", b"h", "bytes", _v.enc_bytes, _v.dec_bytes
     )
 
 

@@ -131,6 +131,7 @@ class Column(Generic[T]):
     field: str
     family: bytes
     qualifier: bytes
+    type: str
     encode: Callable[[T], bytes]
     decode: Callable[[bytes], T]
 
@@ -179,6 +180,8 @@ class PatternColumn(Generic[P, T]):
     family: bytes
     prefix: bytes
     suffix: bytes
+    type: str
+    part_type: str
     part_text: Callable[[P], str]
     part_parse: Callable[[str], Optional[P]]
     encode: Callable[[T], bytes]
