@@ -14,6 +14,9 @@ from redbase_examples import (
     AccessLogsKey,
     AccessLogsTable,
     AccessLogsValues,
+    AllTypesKey,
+    AllTypesTable,
+    AllTypesValues,
     BooksColumns,
     BooksKey,
     BooksTable,
@@ -32,6 +35,9 @@ from redbase_examples import (
     EventsKey,
     EventsTable,
     EventsValues,
+    FixedOrdersKey,
+    FixedOrdersTable,
+    FixedOrdersValues,
     KeyEncodingError,
     LeaderboardKey,
     LeaderboardTable,
@@ -45,6 +51,9 @@ from redbase_examples import (
     SocialUsageKey,
     SocialUsageTable,
     SocialUsageValues,
+    WebPagesKey,
+    WebPagesTable,
+    WebPagesValues,
 )
 from redbase_examples._runtime.keys import region_index
 
@@ -268,3 +277,47 @@ def test_cloud_drive_directories_and_files(fresh):
     assert paths == ["/home/alice", "/home/alice|odd"]
     with pytest.raises(KeyEncodingError):
         DriveFilesKey(b"short").encode()
+
+
+def test_reversed_domains_in_their_own_namespace(fresh):
+    pages = fresh(WebPagesTable)  # namespace "crawl", created with the table
+    assert WebPagesTable.definition.full_name == b"crawl:web-pages"
+    for host, path in (("www.example.com", "/"), ("api.example.com", "/v1|x"), ("www.example.org", "/")):
+        pages.put(WebPagesKey(host, path), WebPagesValues(html=b"<html>", fetched=1))
+    got = [(r.key.domain, r.key.path) for r in pages.scan(WebPagesKey.prefix("www.example.com"))]
+    assert got == [("www.example.com", "/")]
+    everything = [r.row_key for r in pages.scan()]
+    assert everything == [b"com.example.api|/v1\\|x", b"com.example.www|/", b"org.example.www|/"]
+
+
+def test_every_binary_component_type_round_trips_through_the_server(fresh):
+    t = fresh(AllTypesTable)
+    keys = [
+        AllTypesKey("a\x00b", b"\x00\xff", -(2**31), 2**63 - 1, float("-inf"), -0.0, -1),
+        AllTypesKey("", b"", 0, -(2**63), 1.5, float("nan"), 2**62),
+        AllTypesKey("日本", b"z", 2**31 - 1, 0, -0.0, 1e300, 0),
+    ]
+    for i, k in enumerate(keys):
+        t.put(k, AllTypesValues(note=str(i)))
+    rows = list(t.scan())
+    assert [r.row_key for r in rows] == sorted(k.encode() for k in keys)
+    for r in rows:
+        k = keys[int(r.values.note or "0")]
+        assert r.row_key == k.encode()
+        assert (r.key.s, r.key.b, r.key.i, r.key.l, r.key.t) == (k.s, k.b, k.i, k.l, k.t)
+
+
+def test_fixed_layout_with_a_kept_hash(fresh):
+    t = fresh(FixedOrdersTable)
+    for order_no in (5, 7, 6):
+        t.put(FixedOrdersKey("eu", order_no, 4321), FixedOrdersValues(total=order_no * 1.5))
+    key = FixedOrdersKey("eu", 7, 4321)
+    assert len(key.encode()) == 2 + 8 + 10 + 6
+    row = t.get(key)
+    assert row is not None and row.values.total == 10.5
+    assert row.key.hash == key.encode()[:2] and (row.key.region, row.key.order_no, row.key.account) == ("eu", 7, 4321)
+    scanned = list(t.scan())
+    by_hash = {}
+    for r in scanned:
+        by_hash.setdefault(r.key.hash, []).append(r.key.order_no)
+    assert list(by_hash.values()) == [[7, 6, 5]], "one hash (same account); orders descending"

@@ -223,8 +223,12 @@ class TableClient:
             raise _wrap(e) from None
 
     def create(self) -> None:
-        """Creates the table with its families and split keys (the namespace must exist)."""
+        """Creates the table with its families and split keys, and its namespace if missing."""
         t = self.table
+        if t.namespace != "default":
+            names = {d.name for d in self._call("listNamespaceDescriptors")}
+            if t.namespace not in names:
+                self._call("createNamespace", tt.TNamespaceDescriptor(name=t.namespace))
         desc = tt.TTableDescriptor(
             tableName=tt.TTableName(ns=t.namespace.encode(), qualifier=t.name.encode()),
             columns=[f.descriptor() for f in t.families],
