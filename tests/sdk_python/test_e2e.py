@@ -8,6 +8,7 @@ import pytest
 
 import typed_example
 from redbase_examples import (
+    Connection,
     AccessLogsByUserKey,
     AccessLogsByUserTable,
     AccessLogsByUserValues,
@@ -321,3 +322,14 @@ def test_fixed_layout_with_a_kept_hash(fresh):
     for r in scanned:
         by_hash.setdefault(r.key.hash, []).append(r.key.order_no)
     assert list(by_hash.values()) == [[7, 6, 5]], "one hash (same account); orders descending"
+
+
+def test_framed_transport(fresh, target):
+    fresh(CountersTable)
+    with Connection(*target, transport="framed") as framed:
+        t = CountersTable(framed)
+        assert t.increment_slots(CountersKey("framed"), 7, 2) == 2
+        row = t.get(CountersKey("framed"))
+        assert row is not None and row.values.slots == {7: 2}
+    with pytest.raises(ValueError):
+        Connection(*target, transport="http")
