@@ -265,8 +265,8 @@ fn writes_during_splits_are_not_lost() {
         for i in 0..ROWS {
             let row = format!("{}-{t}-{i:05}", (i * 7 + t) % 10);
             match e.get(TABLE, Get::new(row.as_bytes())).unwrap() {
-                Some(r) if r.cells.len() == 2 => {}
-                other => missing.push((row, other.map(|r| r.cells.len()))),
+                Some(r) if r.to_cells().len() == 2 => {}
+                other => missing.push((row, other.map(|r| r.to_cells().len()))),
             }
         }
     }
@@ -276,7 +276,7 @@ fn writes_during_splits_are_not_lost() {
     let scanned: BTreeSet<Vec<u8>> = e
         .scan(TABLE, Scan::new())
         .unwrap()
-        .map(|r| r.unwrap().row.to_vec())
+        .map(|r| r.unwrap().row().to_vec())
         .collect();
     eprintln!(
         "{} rows from {THREADS} threads, {} splits, {} regions, in {elapsed:?}",

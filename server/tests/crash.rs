@@ -470,16 +470,16 @@ fn check(dir: &Path, cycle: u32, acks: &[Vec<Ack>], known: &mut Known) {
     for r in engine.scan(TABLE, Scan::new()).unwrap() {
         let r = r.unwrap_or_else(|e| panic!("cycle {cycle}: scan failed: {e}"));
         assert!(
-            last.as_ref().is_none_or(|l| l[..] < r.row[..]),
+            last.as_ref().is_none_or(|l| l[..] < r.row()[..]),
             "cycle {cycle}: scan returned {:?} after {:?}",
-            String::from_utf8_lossy(&r.row[..]),
+            String::from_utf8_lossy(r.row()),
             last.as_ref()
                 .map(|l| String::from_utf8_lossy(l).into_owned())
         );
-        last = Some(r.row.to_vec());
-        let key = String::from_utf8(r.row.to_vec()).expect("utf-8 row key");
+        last = Some(r.row().to_vec());
+        let key = String::from_utf8(r.row().to_vec()).expect("utf-8 row key");
         let mut cols = BTreeMap::new();
-        for c in &r.cells {
+        for c in &r.to_cells() {
             assert_eq!(&c.family[..], FAMILY, "cycle {cycle}: row {key}: {c:?}");
             assert!(
                 cols.insert(c.qualifier.to_vec(), c.value.to_vec())
@@ -494,7 +494,7 @@ fn check(dir: &Path, cycle: u32, acks: &[Vec<Ack>], known: &mut Known) {
         let g = engine.get(TABLE, Get::new(key.as_bytes())).unwrap();
         let cols: BTreeMap<Vec<u8>, Vec<u8>> = g
             .map(|r| {
-                r.cells
+                r.to_cells()
                     .into_iter()
                     .map(|c| (c.qualifier.to_vec(), c.value.to_vec()))
                     .collect()

@@ -15,7 +15,7 @@ use redbase::filter;
 /// Renders one result: `row[f:q@ts=value ...]`.
 fn render(r: &RowResult) -> String {
     let cells: Vec<String> = r
-        .cells
+        .to_cells()
         .iter()
         .map(|c| {
             format!(
@@ -27,7 +27,7 @@ fn render(r: &RowResult) -> String {
             )
         })
         .collect();
-    format!("{}[{}]", String::from_utf8_lossy(&r.row), cells.join(" "))
+    format!("{}[{}]", String::from_utf8_lossy(r.row()), cells.join(" "))
 }
 
 fn run(e: &Engine, scan: Scan) -> Vec<String> {
@@ -106,7 +106,11 @@ fn key_only_filter_empties_values_or_gives_their_length() {
         .nth(3)
         .unwrap()
         .unwrap();
-    assert_eq!(&r.cells[0].value[..], &5i32.to_be_bytes(), "len('World')");
+    assert_eq!(
+        &r.to_cells()[0].value[..],
+        &5i32.to_be_bytes(),
+        "len('World')"
+    );
 }
 
 #[test]

@@ -191,8 +191,8 @@ struct R {
 impl R {
     fn of(r: &RowResult) -> R {
         R {
-            row: B::of(&r.row),
-            cells: r.cells.iter().map(C::of).collect(),
+            row: B::of(r.row()),
+            cells: r.to_cells().iter().map(C::of).collect(),
             partial: r.partial,
         }
     }

@@ -50,7 +50,7 @@ fn regions_split_by_size_while_reads_and_writes_go_on() {
                 let rows: Vec<Vec<u8>> = e
                     .scan("t", Scan::new())
                     .unwrap()
-                    .map(|r| r.unwrap().row.to_vec())
+                    .map(|r| r.unwrap().row().to_vec())
                     .collect();
                 assert!(rows.windows(2).all(|w| w[0] < w[1]), "scan out of order");
                 scans += 1;
@@ -229,7 +229,7 @@ fn a_scanner_survives_a_split_under_it() {
     let all: Vec<Vec<u8>> = first
         .into_iter()
         .chain(rest)
-        .map(|r| r.row.to_vec())
+        .map(|r| r.row().to_vec())
         .collect();
     assert_eq!(all.len(), 1000);
     assert!(all.windows(2).all(|w| w[0] < w[1]));

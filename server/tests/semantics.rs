@@ -239,7 +239,7 @@ fn raw_reads_show_markers() {
         ..Default::default()
     };
     let r = e.get("t", Get::with(b"r", opts)).unwrap().unwrap();
-    let types: Vec<CellType> = r.cells.iter().map(|c| c.cell_type).collect();
+    let types: Vec<CellType> = r.to_cells().iter().map(|c| c.cell_type).collect();
     assert_eq!(types, vec![CellType::DeleteColumn, CellType::Put]);
 }
 
@@ -491,7 +491,7 @@ fn scans_bounds_reverse_prefix_batch_limit() {
     b.batch = 3;
     let parts: Vec<RowResult> = e.scan("t", b).unwrap().map(|r| r.unwrap()).collect();
     assert_eq!(
-        parts.iter().map(|p| p.cells.len()).collect::<Vec<_>>(),
+        parts.iter().map(|p| p.to_cells().len()).collect::<Vec<_>>(),
         vec![3, 1]
     );
     assert!(parts[0].partial && !parts[1].partial);
@@ -502,7 +502,7 @@ fn scans_bounds_reverse_prefix_batch_limit() {
     assert_eq!(r.len(), 10, "s0 has no f:b");
     assert!(r
         .iter()
-        .all(|x| x.cells.len() == 1 && x.cells[0].qualifier[..] == b"b"[..]));
+        .all(|x| x.to_cells().len() == 1 && x.to_cells()[0].qualifier[..] == b"b"[..]));
     // Per-family limit and offset.
     let opts = ReadOptions {
         limit_per_family: Some(1),

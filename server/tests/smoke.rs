@@ -18,13 +18,13 @@ fn put_get_scan_split_compact() {
         .unwrap();
     }
     let r = e.get("t", Get::new(b"r005")).unwrap().unwrap();
-    assert_eq!(r.cells.len(), 1);
-    assert_eq!(&r.cells[0].value[..], b"v2");
+    assert_eq!(r.to_cells().len(), 1);
+    assert_eq!(&r.to_cells()[0].value[..], b"v2");
     let r = e
         .get("t", Get::with(b"r005", ReadOptions::default().versions(5)))
         .unwrap()
         .unwrap();
-    assert_eq!(r.cells.len(), 2);
+    assert_eq!(r.to_cells().len(), 2);
     let rows: Vec<_> = e
         .scan("t", Scan::new())
         .unwrap()
@@ -33,7 +33,11 @@ fn put_get_scan_split_compact() {
     assert_eq!(rows.len(), 100);
     let mut s = Scan::new();
     s.reversed = true;
-    let rows: Vec<_> = e.scan("t", s).unwrap().map(|r| r.unwrap().row).collect();
+    let rows: Vec<_> = e
+        .scan("t", s)
+        .unwrap()
+        .map(|r| r.unwrap().row().to_vec())
+        .collect();
     assert_eq!(&rows.first().unwrap()[..], b"r099");
     assert_eq!(rows.len(), 100);
     e.split_region("t", b"r050", Some(b"r050")).unwrap();

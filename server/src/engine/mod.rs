@@ -28,7 +28,10 @@ use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
-pub use cell::{Cell, CellType, CompareOp, Condition, Durability, Op, RowMutation, RowResult};
+pub use cell::{
+    Cell, CellType, CellView, CompareOp, Condition, Durability, Op, RowBuilder, RowMutation,
+    RowResult,
+};
 pub use compaction::CompactStats;
 pub use error::{
     CompactError, MutateError, NamespaceError, OpenError, ReadError, SchemaError, StorageError,

@@ -317,8 +317,8 @@ impl std::fmt::Debug for RawEntry {
 /// What a family's settings and the read's options say about one family of one row.
 pub(crate) struct FamilyRead<'a> {
     pub desc: &'a FamilyDescriptor,
-    /// The family name, shared by every cell of the result.
-    pub family: Bytes,
+    /// The family name.
+    pub family: &'a [u8],
     pub qualifiers: Option<&'a BTreeSet<Vec<u8>>>,
     pub time_range: TimeRange,
     pub max_versions: u32,
@@ -326,7 +326,7 @@ pub(crate) struct FamilyRead<'a> {
     pub now: i64,
 }
 
-impl FamilyRead<'_> {
+impl<'a> FamilyRead<'a> {
     /// Whether a delete marker takes part in masking for this read. With KEEP_DELETED_CELLS a
     /// marker only counts inside the read's time range, so a read that ends before the delete
     /// still sees the deleted cells (time travel); otherwise any marker at or after `min` counts.
@@ -354,7 +354,10 @@ impl FamilyRead<'_> {
         entries: &'e [RawEntry],
         mut filter: Option<&mut (dyn Filter + '_)>,
         out: &mut Vec<Pending<'e>>,
-    ) -> bool {
+    ) -> bool
+    where
+        'a: 'e,
+    {
         let family_versions = self.desc.max_versions.max(1) as u32;
         let versions = self.max_versions.max(1).min(family_versions);
         let min_versions = self.desc.min_versions.max(0) as u32;
@@ -484,15 +487,12 @@ impl FamilyRead<'_> {
         true
     }
 
-    fn pending<'e>(
-        &self,
-        qualifier: &'e [u8],
-        ts: i64,
-        t: CellType,
-        value: &'e [u8],
-    ) -> Pending<'e> {
+    fn pending<'e>(&self, qualifier: &'e [u8], ts: i64, t: CellType, value: &'e [u8]) -> Pending<'e>
+    where
+        'a: 'e,
+    {
         Pending {
-            family: self.family.clone(),
+            family: self.family,
             qualifier,
             timestamp: ts,
             cell_type: t,
@@ -504,7 +504,7 @@ impl FamilyRead<'_> {
 
 /// A visible cell found by [`FamilyRead::collect`], still pointing into the stored entries.
 pub(crate) struct Pending<'e> {
-    pub family: Bytes,
+    pub family: &'e [u8],
     pub qualifier: &'e [u8],
     pub timestamp: i64,
     pub cell_type: CellType,
@@ -514,13 +514,13 @@ pub(crate) struct Pending<'e> {
 }
 
 impl Pending<'_> {
-    fn value(&self) -> &[u8] {
+    pub fn value(&self) -> &[u8] {
         self.replaced.as_deref().unwrap_or(self.value)
     }
 }
 
-/// Copies a row's visible cells out of the stored entries into one buffer that every cell of
-/// the row shares (row key, qualifiers and values), so a row costs a few allocations in all.
+/// Copies cells out of the stored entries as owned [`Cell`]s, for filters, which judge cells
+/// one by one and may rewrite a whole row (reads without filters build a [`RowResult`] directly).
 pub(crate) fn materialize(row: &[u8], pending: &[Pending<'_>]) -> Vec<Cell> {
     let total = row.len()
         + pending
@@ -545,7 +545,7 @@ pub(crate) fn materialize(row: &[u8], pending: &[Pending<'_>]) -> Vec<Cell> {
         .iter()
         .map(|p| Cell {
             row: row.clone(),
-            family: p.family.clone(),
+            family: Bytes::copy_from_slice(p.family),
             qualifier: take(p.qualifier.len()),
             timestamp: p.timestamp,
             cell_type: p.cell_type,

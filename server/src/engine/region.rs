@@ -12,7 +12,7 @@ use bytes::Bytes;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 use serde::{Deserialize, Serialize};
 
-use super::cell::RowResult;
+use super::cell::{RowBuilder, RowResult};
 use super::error::StorageError;
 use super::keys::{self, CellKey};
 use super::read::{materialize, offset_limit, FamilyRead, RawEntry, ReadOptions, RowVerdict};
@@ -432,7 +432,7 @@ pub(crate) fn assemble_row(
             .sum::<u64>();
         let fr = FamilyRead {
             desc: fd,
-            family: fam.clone(),
+            family: fam,
             qualifiers: opts.columns.get(fam.as_ref()).and_then(|q| q.as_ref()),
             time_range: opts
                 .family_time_ranges
@@ -462,20 +462,26 @@ pub(crate) fn assemble_row(
         opts.filter = filter;
         return None;
     }
-    let mut cells = materialize(row, &pending);
-    let keep = match filter.as_deref_mut() {
-        Some(f) => f.row(&mut cells),
-        None => true,
+    let result = match filter.as_deref_mut() {
+        // A filter may rewrite the row as a whole, so it gets owned cells.
+        Some(f) => {
+            let mut cells = materialize(row, &pending);
+            (f.row(&mut cells) && !cells.is_empty()).then(|| RowResult::from_cells(row, &cells))
+        }
+        None => {
+            let bytes = pending
+                .iter()
+                .map(|p| p.family.len() + p.qualifier.len() + p.value().len())
+                .sum();
+            let mut b = RowBuilder::new(row, bytes, pending.len());
+            for p in &pending {
+                b.push(p.family, p.qualifier, p.timestamp, p.cell_type, p.value());
+            }
+            Some(b.finish())
+        }
     };
     opts.filter = filter;
-    if !keep || cells.is_empty() {
-        return None;
-    }
-    Some(RowResult {
-        row: cells[0].row.clone(),
-        cells,
-        partial: false,
-    })
+    result
 }
 
 /// Applies batches of jobs, one write transaction and one commit per batch.

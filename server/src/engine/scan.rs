@@ -394,7 +394,7 @@ impl Iterator for Scanner {
         let mut row = self.buffer.pop_front()?;
         let batch = self.scan.batch;
         if batch > 0
-            && row.cells.len() > batch
+            && row.len() > batch
             && self
                 .scan
                 .options
@@ -409,18 +409,13 @@ impl Iterator for Scanner {
             return Some(Err(ReadError::IncompatibleFilter(format!(
                 "a filter that needs whole rows (hasFilterRow) cannot be used with a batch of {batch} \
                  cells: row {:?} has {} cells",
-                String::from_utf8_lossy(&row.row),
-                row.cells.len()
+                String::from_utf8_lossy(row.row()),
+                row.len()
             ))));
         }
-        if batch > 0 && row.cells.len() > batch {
+        if batch > 0 && row.len() > batch {
             // Hand out the first `batch` cells now; the rest of the row comes next.
-            let rest = row.cells.split_off(batch);
-            let tail = RowResult {
-                row: row.row.clone(),
-                cells: rest,
-                partial: false,
-            };
+            let tail = row.split_off(batch);
             row.partial = true;
             self.buffer.push_front(tail);
         } else {

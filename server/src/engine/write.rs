@@ -244,7 +244,7 @@ impl<'t> Apply<'t> {
         let quals = std::collections::BTreeSet::from([qualifier.to_vec()]);
         let fr = FamilyRead {
             desc: fd,
-            family: Bytes::copy_from_slice(family),
+            family,
             qualifiers: Some(&quals),
             time_range: TimeRange::ALL,
             max_versions: 1,

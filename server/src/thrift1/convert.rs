@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 
 use crate::engine::{
-    Cell, CellType, FamilyDescriptor, MutateError, ReadError, ReadOptions, RowResult, TableError,
-    TimeRange, TTL_FOREVER,
+    CellType, CellView, FamilyDescriptor, MutateError, ReadError, ReadOptions, RowResult,
+    TableError, TimeRange, TTL_FOREVER,
 };
 use crate::generated::hbase1::{
     AlreadyExists, ColumnDescriptor, IOError, IllegalArgument, TCell, TColumn, TRowResult,
@@ -69,15 +69,15 @@ pub fn before(ts: i64) -> TimeRange {
     TimeRange::new(0, ts.max(0))
 }
 
-pub fn column_name(c: &Cell) -> Vec<u8> {
+pub fn column_name(c: &CellView<'_>) -> Vec<u8> {
     let mut name = Vec::with_capacity(c.family.len() + 1 + c.qualifier.len());
-    name.extend_from_slice(&c.family);
+    name.extend_from_slice(c.family);
     name.push(b':');
-    name.extend_from_slice(&c.qualifier);
+    name.extend_from_slice(c.qualifier);
     name
 }
 
-pub fn tcell(c: &Cell) -> TCell {
+pub fn tcell(c: &CellView<'_>) -> TCell {
     TCell {
         value: Some(c.value.to_vec()),
         timestamp: Some(c.timestamp),
@@ -86,10 +86,9 @@ pub fn tcell(c: &Cell) -> TCell {
 
 pub fn tcells(r: Option<RowResult>) -> Vec<TCell> {
     r.map(|r| {
-        r.cells
-            .iter()
+        r.iter()
             .filter(|c| c.cell_type == CellType::Put)
-            .map(tcell)
+            .map(|c| tcell(&c))
             .collect()
     })
     .unwrap_or_default()
@@ -100,25 +99,24 @@ pub fn tcells(r: Option<RowResult>) -> Vec<TCell> {
 pub fn row_result(r: RowResult, sorted: bool) -> TRowResult {
     if sorted {
         let cols = r
-            .cells
             .iter()
             .map(|c| TColumn {
-                column_name: Some(column_name(c)),
-                cell: Some(tcell(c)),
+                column_name: Some(column_name(&c)),
+                cell: Some(tcell(&c)),
             })
             .collect();
         TRowResult {
-            row: Some(r.row.to_vec()),
+            row: Some(r.row().to_vec()),
             columns: None,
             sorted_columns: Some(cols),
         }
     } else {
         let mut map = BTreeMap::new();
-        for c in &r.cells {
-            map.entry(column_name(c)).or_insert_with(|| tcell(c));
+        for c in r.iter() {
+            map.entry(column_name(&c)).or_insert_with(|| tcell(&c));
         }
         TRowResult {
-            row: Some(r.row.to_vec()),
+            row: Some(r.row().to_vec()),
             columns: Some(map),
             sorted_columns: None,
         }

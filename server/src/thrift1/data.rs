@@ -253,7 +253,7 @@ impl Handler {
                 Durability::UseDefault,
             )
             .map_err(from_mutate)?;
-        Ok(cells.iter().map(tcell).collect())
+        Ok(cells.iter().map(|c| tcell(&c.view())).collect())
     }
 
     /// Puts `mput` if the column's newest value equals `value` (an empty or unset value means

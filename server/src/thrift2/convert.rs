@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 
 use crate::engine::{
-    Cell, Durability, FamilyDescriptor, KeepDeletedCells, MutateError, NamespaceDescriptor,
-    NamespaceError, Op, ReadError, ReadOptions, RowMutation, RowResult, TableDescriptor,
-    TableError, TableName, TimeRange,
+    Cell, CellView, Durability, FamilyDescriptor, KeepDeletedCells, MutateError,
+    NamespaceDescriptor, NamespaceError, Op, ReadError, ReadOptions, RowMutation, RowResult,
+    TableDescriptor, TableError, TableName, TimeRange,
 };
 use crate::generated::hbase2::*;
 
@@ -120,7 +120,7 @@ pub fn get_options(g: &TGet) -> ReadOptions {
     o
 }
 
-pub fn column_value(c: &Cell) -> TColumnValue {
+pub fn column_value(c: &CellView<'_>) -> TColumnValue {
     TColumnValue {
         family: c.family.to_vec(),
         qualifier: c.qualifier.to_vec(),
@@ -140,8 +140,8 @@ pub fn result(r: Option<RowResult>) -> TResult {
             partial: Some(false),
         },
         Some(r) => TResult {
-            row: Some(r.row.to_vec()),
-            column_values: r.cells.iter().map(column_value).collect(),
+            row: Some(r.row().to_vec()),
+            column_values: r.iter().map(|c| column_value(&c)).collect(),
             stale: Some(false),
             partial: Some(r.partial),
         },
@@ -151,7 +151,7 @@ pub fn result(r: Option<RowResult>) -> TResult {
 pub fn cells_result(row: &[u8], cells: &[Cell]) -> TResult {
     TResult {
         row: Some(row.to_vec()),
-        column_values: cells.iter().map(column_value).collect(),
+        column_values: cells.iter().map(|c| column_value(&c.view())).collect(),
         stale: Some(false),
         partial: Some(false),
     }

@@ -49,7 +49,7 @@ pub fn cells(e: &Engine, t: &str, row: &str, opts: ReadOptions) -> Vec<(String, 
     match e.get(t, Get::with(row.as_bytes(), opts)).unwrap() {
         None => vec![],
         Some(r) => r
-            .cells
+            .to_cells()
             .iter()
             .map(|c| {
                 (
@@ -73,7 +73,7 @@ pub fn values(e: &Engine, t: &str, row: &str, opts: ReadOptions) -> Vec<String> 
 pub fn scan_rows(e: &Engine, t: &str, scan: Scan) -> Vec<String> {
     e.scan(t, scan)
         .unwrap()
-        .map(|r| String::from_utf8_lossy(&r.unwrap().row).into_owned())
+        .map(|r| String::from_utf8_lossy(r.unwrap().row()).into_owned())
         .collect()
 }
 
