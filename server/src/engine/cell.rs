@@ -1,6 +1,7 @@
 //! Cells and the mutations that write them.
 
 use bytes::Bytes;
+use smallvec::SmallVec;
 
 /// HBase's KeyValue types, with HBase's codes (they are also what raw reads report).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -117,7 +118,8 @@ struct CellSpans {
 pub struct RowResult {
     buf: Bytes,
     row_len: u32,
-    cells: Vec<CellSpans>,
+    /// Inline for one-cell rows (the common narrow-table case): one allocation per row.
+    cells: SmallVec<[CellSpans; 1]>,
     /// True when a batch-limited scan cut the row and more of it follows in the next result.
     pub partial: bool,
 }
@@ -136,7 +138,7 @@ impl std::fmt::Debug for RowResult {
 pub struct RowBuilder {
     buf: Vec<u8>,
     row_len: u32,
-    cells: Vec<CellSpans>,
+    cells: SmallVec<[CellSpans; 1]>,
     last_family: Option<Span>,
 }
 
@@ -148,7 +150,7 @@ impl RowBuilder {
         RowBuilder {
             buf,
             row_len: row.len() as u32,
-            cells: Vec::with_capacity(cells),
+            cells: SmallVec::with_capacity(cells),
             last_family: None,
         }
     }
@@ -278,7 +280,7 @@ impl RowResult {
         RowResult {
             buf: self.buf.clone(),
             row_len: self.row_len,
-            cells: self.cells.split_off(at),
+            cells: self.cells.drain(at..).collect(),
             partial: false,
         }
     }

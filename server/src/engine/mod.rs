@@ -354,7 +354,7 @@ impl Engine {
         let t = self.serving(table)?;
         let region = t
             .regions
-            .range(..=row.to_vec())
+            .range::<[u8], _>((std::ops::Bound::Unbounded, std::ops::Bound::Included(row)))
             .next_back()
             .map(|(_, r)| r.clone())
             .ok_or_else(|| {

@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use bytes::Bytes;
+use smallvec::SmallVec;
 
 use super::cell::{Cell, CellType};
 use super::keys::{self, KIND_FAMILY};
@@ -353,7 +354,7 @@ impl<'a> FamilyRead<'a> {
         row: &[u8],
         entries: &'e [RawEntry],
         mut filter: Option<&mut (dyn Filter + '_)>,
-        out: &mut Vec<Pending<'e>>,
+        out: &mut PendingCells<'e>,
     ) -> bool
     where
         'a: 'e,
@@ -363,13 +364,15 @@ impl<'a> FamilyRead<'a> {
         let min_versions = self.desc.min_versions.max(0) as u32;
         let mut family_delete: Option<i64> = None;
         let mut family_version_deletes: BTreeSet<i64> = BTreeSet::new();
+        // Each key decoded once; an undecodable key (only in a corrupt file) is skipped.
+        let decoded: SmallVec<[(keys::KeyParts<'e>, &'e RawEntry); 4]> = entries
+            .iter()
+            .filter_map(|e| keys::decode(e.key()).map(|k| (k, e)))
+            .collect();
         let mut i = 0;
         // Family-wide markers come first in the row.
-        while i < entries.len() {
-            let Some(k) = keys::decode(entries[i].key()) else {
-                i += 1;
-                continue;
-            };
+        while i < decoded.len() {
+            let k = &decoded[i].0;
             if k.kind != KIND_FAMILY {
                 break;
             }
@@ -390,16 +393,10 @@ impl<'a> FamilyRead<'a> {
             i += 1;
         }
         // Then each column, newest version first.
-        while i < entries.len() {
-            let Some(first) = keys::decode(entries[i].key()) else {
-                i += 1;
-                continue;
-            };
-            let qualifier = first.qualifier;
+        while i < decoded.len() {
+            let qualifier = decoded[i].0.qualifier;
             let mut end = i;
-            while end < entries.len()
-                && keys::decode(entries[end].key()).is_some_and(|k| k.qualifier == qualifier)
-            {
+            while end < decoded.len() && decoded[end].0.qualifier == qualifier {
                 end += 1;
             }
             let wanted = self.qualifiers.is_none_or(|q| q.contains(qualifier));
@@ -409,10 +406,7 @@ impl<'a> FamilyRead<'a> {
                 // Versions visible under the family's VERSIONS, and those the read returns.
                 let mut seen = 0u32;
                 let mut counted = 0u32;
-                for e in &entries[i..end] {
-                    let Some(k) = keys::decode(e.key()) else {
-                        continue;
-                    };
+                for (k, e) in &decoded[i..end] {
                     if k.cell_type.is_delete() {
                         if self.marker_counts(k.ts) {
                             if k.cell_type == CellType::DeleteColumn {
@@ -502,6 +496,10 @@ impl<'a> FamilyRead<'a> {
     }
 }
 
+/// A row's visible cells before they are copied out; inline for narrow rows, so a read of a
+/// row allocates only its result.
+pub(crate) type PendingCells<'e> = SmallVec<[Pending<'e>; 4]>;
+
 /// A visible cell found by [`FamilyRead::collect`], still pointing into the stored entries.
 pub(crate) struct Pending<'e> {
     pub family: &'e [u8],
@@ -555,12 +553,15 @@ pub(crate) fn materialize(row: &[u8], pending: &[Pending<'_>]) -> Vec<Cell> {
 }
 
 /// Applies HBase's per-family offset and limit to one family's cells.
-pub(crate) fn offset_limit<T>(
-    cells: &mut Vec<T>,
+pub(crate) fn offset_limit(
+    cells: &mut PendingCells<'_>,
     start: usize,
     offset: usize,
     limit: Option<usize>,
 ) {
+    if offset == 0 && limit.is_none() {
+        return;
+    }
     let fam_cells = cells.len() - start;
     let skip = offset.min(fam_cells);
     cells.drain(start..start + skip);

@@ -8,14 +8,15 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use bytes::Bytes;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 use serde::{Deserialize, Serialize};
 
 use super::cell::{RowBuilder, RowResult};
 use super::error::StorageError;
 use super::keys::{self, CellKey};
-use super::read::{materialize, offset_limit, FamilyRead, RawEntry, ReadOptions, RowVerdict};
+use super::read::{
+    materialize, offset_limit, FamilyRead, PendingCells, RawEntry, ReadOptions, RowVerdict,
+};
 use super::schema::TableDescriptor;
 use super::write::{self, Job, Output};
 
@@ -367,41 +368,44 @@ impl Region {
             }
         }
         let txn = self.db.begin_read().map_err(|e| self.storage_err(e))?;
-        let mut per_family = Vec::new();
-        let start = keys::row_start(row);
-        let mut succ = row.to_vec();
-        succ.push(0);
-        let end = keys::row_start(&succ);
-        for fam in read_families(desc, opts) {
-            let name = family_table_name(&fam);
+        let families = read_families(desc, opts);
+        let mut per_family = Vec::with_capacity(families.len());
+        // The row's key range [row, row + 0x00) in one buffer: two bounds, one allocation.
+        let mut bounds = Vec::with_capacity(2 * row.len() + 5);
+        bounds.extend_from_slice(&(row.len() as u16).to_be_bytes());
+        bounds.extend_from_slice(row);
+        let mid = bounds.len();
+        bounds.extend_from_slice(&(row.len() as u16 + 1).to_be_bytes());
+        bounds.extend_from_slice(row);
+        bounds.push(0);
+        let (start, end) = bounds.split_at(mid);
+        for fam in families {
+            let name = family_table_name(fam);
             let table = match txn.open_table(family_def(&name)) {
                 Ok(t) => t,
                 Err(redb::TableError::TableDoesNotExist(_)) => continue,
                 Err(e) => return Err(self.storage_err(e)),
             };
             let mut entries = Vec::new();
-            for item in table
-                .range(start.as_slice()..end.as_slice())
-                .map_err(|e| self.storage_err(e))?
-            {
+            for item in table.range(start..end).map_err(|e| self.storage_err(e))? {
                 let (k, v) = item.map_err(|e| self.storage_err(e))?;
                 entries.push(RawEntry::guarded(k, v));
             }
-            per_family.push((Bytes::from(fam), entries));
+            per_family.push((fam, entries));
         }
         Ok(assemble_row(desc, row, &per_family, opts, now, &self.stats))
     }
 }
 
 /// The families a read touches, in name order.
-pub(crate) fn read_families(desc: &TableDescriptor, opts: &ReadOptions) -> Vec<Vec<u8>> {
+/// The names are borrowed from the descriptor, so the options stay free to be changed.
+pub(crate) fn read_families<'a>(desc: &'a TableDescriptor, opts: &ReadOptions) -> Vec<&'a [u8]> {
     if opts.columns.is_empty() {
-        desc.families.keys().cloned().collect()
+        desc.families.keys().map(|f| f.as_slice()).collect()
     } else {
         opts.columns
             .keys()
-            .filter(|f| desc.families.contains_key(*f))
-            .cloned()
+            .filter_map(|f| desc.families.get_key_value(f).map(|(k, _)| k.as_slice()))
             .collect()
     }
 }
@@ -410,7 +414,7 @@ pub(crate) fn read_families(desc: &TableDescriptor, opts: &ReadOptions) -> Vec<V
 pub(crate) fn assemble_row(
     desc: &TableDescriptor,
     row: &[u8],
-    per_family: &[(Bytes, Vec<RawEntry>)],
+    per_family: &[(&[u8], Vec<RawEntry>)],
     opts: &mut ReadOptions,
     now: i64,
     stats: &RegionStats,
@@ -420,10 +424,10 @@ pub(crate) fn assemble_row(
         return None;
     }
     let mut filter = opts.filter.take();
-    let mut pending = Vec::with_capacity(per_family.iter().map(|(_, e)| e.len()).sum());
+    let mut pending = PendingCells::new();
     let mut bytes = 0u64;
     for (fam, entries) in per_family {
-        let Some(fd) = desc.families.get(fam.as_ref()) else {
+        let Some(fd) = desc.families.get(*fam) else {
             continue;
         };
         bytes += entries
@@ -433,10 +437,10 @@ pub(crate) fn assemble_row(
         let fr = FamilyRead {
             desc: fd,
             family: fam,
-            qualifiers: opts.columns.get(fam.as_ref()).and_then(|q| q.as_ref()),
+            qualifiers: opts.columns.get(*fam).and_then(|q| q.as_ref()),
             time_range: opts
                 .family_time_ranges
-                .get(fam.as_ref())
+                .get(*fam)
                 .copied()
                 .unwrap_or(opts.time_range),
             max_versions: opts.max_versions,

@@ -6,7 +6,6 @@ use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use bytes::Bytes;
 use redb::ReadableDatabase;
 
 use super::cell::RowResult;
@@ -109,7 +108,6 @@ impl Scanner {
                 break;
             };
             let chunk = self.read_chunk(&desc, &region)?;
-            self.buffer.extend(chunk.rows);
             self.pos = chunk.next;
             if chunk.stop {
                 self.pos = Position::Done;
@@ -177,7 +175,6 @@ impl Scanner {
         };
         if hi_row.as_ref().is_some_and(|h| h <= &lo_row) {
             return Ok(Chunk {
-                rows: Vec::new(),
                 next: after_region(),
                 stop: false,
             });
@@ -185,8 +182,9 @@ impl Scanner {
 
         let txn = region.db.begin_read().map_err(|e| region.storage_err(e))?;
         let mut cursors = Vec::new();
+        let mut per_family: Vec<(&[u8], Vec<RawEntry>)> = Vec::new();
         for fam in read_families(desc, &self.scan.options) {
-            let name = family_table_name(&fam);
+            let name = family_table_name(fam);
             let table = match txn.open_table(family_def(&name)) {
                 Ok(t) => t,
                 Err(redb::TableError::TableDoesNotExist(_)) => continue,
@@ -203,24 +201,19 @@ impl Scanner {
                 .range::<&[u8]>(bounds)
                 .map_err(|e| region.storage_err(e))?;
             let mut c = Cursor {
-                family: Bytes::from(fam),
                 iter,
                 head: None,
                 reversed,
             };
             c.advance().map_err(|e| region.storage_err(e))?;
             cursors.push(c);
+            per_family.push((fam, Vec::new()));
         }
 
         let now = now_ms();
-        let mut rows = Vec::new();
         let mut seen = 0usize;
         // Buffers reused from row to row.
         let mut row: Vec<u8> = Vec::new();
-        let mut per_family: Vec<(Bytes, Vec<RawEntry>)> = cursors
-            .iter()
-            .map(|c| (c.family.clone(), Vec::new()))
-            .collect();
         loop {
             if self
                 .scan
@@ -230,7 +223,6 @@ impl Scanner {
                 .is_some_and(|f| f.all_remaining_filtered())
             {
                 return Ok(Chunk {
-                    rows,
                     next: Position::Done,
                     stop: true,
                 });
@@ -245,7 +237,6 @@ impl Scanner {
                 });
             let Some(next) = next else {
                 return Ok(Chunk {
-                    rows,
                     next: after_region(),
                     stop: false,
                 });
@@ -261,11 +252,7 @@ impl Scanner {
                 } else {
                     Position::From(row)
                 };
-                return Ok(Chunk {
-                    rows,
-                    next,
-                    stop: false,
-                });
+                return Ok(Chunk { next, stop: false });
             }
             seen += 1;
             let verdict = match self.scan.options.filter.as_deref_mut() {
@@ -277,7 +264,6 @@ impl Scanner {
             };
             if verdict == RowVerdict::Stop {
                 return Ok(Chunk {
-                    rows,
                     next: Position::Done,
                     stop: true,
                 });
@@ -310,14 +296,12 @@ impl Scanner {
                     // Jump: the next chunk starts at the hint.
                     Some(h) if !reversed && h.as_slice() > row.as_slice() => {
                         return Ok(Chunk {
-                            rows,
                             next: Position::From(h),
                             stop: false,
                         });
                     }
                     Some(h) if reversed && h.as_slice() <= row.as_slice() => {
                         return Ok(Chunk {
-                            rows,
                             next: Position::Before(Some(h)),
                             stop: false,
                         });
@@ -334,10 +318,10 @@ impl Scanner {
                 &region.stats,
             );
             if let Some(r) = result {
-                rows.push(r);
-                if self.scan.limit > 0 && self.rows_returned + rows.len() >= self.scan.limit {
+                self.buffer.push_back(r);
+                if self.scan.limit > 0 && self.rows_returned + self.buffer.len() >= self.scan.limit
+                {
                     return Ok(Chunk {
-                        rows,
                         next: Position::Done,
                         stop: true,
                     });
@@ -347,14 +331,13 @@ impl Scanner {
     }
 }
 
+/// Where a chunk read left off (its rows went into the scanner's buffer).
 struct Chunk {
-    rows: Vec<RowResult>,
     next: Position,
     stop: bool,
 }
 
 struct Cursor {
-    family: Bytes,
     iter: redb::Range<'static, CellKey, &'static [u8]>,
     head: Option<RawEntry>,
     reversed: bool,
@@ -387,6 +370,8 @@ impl Iterator for Scanner {
                 return None;
             }
             if let Err(e) = self.fill() {
+                // Rows of the failed chunk are not handed out after the error.
+                self.buffer.clear();
                 self.pos = Position::Done;
                 return Some(Err(e));
             }

@@ -251,7 +251,7 @@ impl<'t> Apply<'t> {
             raw: false,
             now,
         };
-        let mut out = Vec::new();
+        let mut out = super::read::PendingCells::new();
         fr.collect(row, &entries, None, &mut out);
         Ok(out.pop().map(|c| (c.timestamp, c.value.to_vec())))
     }
