@@ -91,38 +91,39 @@ impl CellView<'_> {
     }
 }
 
-/// Where a field lies in a row's buffer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Span {
-    start: u32,
-    len: u32,
-}
-
-/// A cell of a row, as offsets into the row's buffer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct CellSpans {
-    family: Span,
-    qualifier: Span,
-    value: Span,
-    timestamp: i64,
-    cell_type: CellType,
-}
+/// Bytes of one cell record in a row buffer's cell table: family, qualifier and value as
+/// (offset, length) pairs of u32, the timestamp (i64) and the type code, little-endian.
+const RECORD: usize = 6 * 4 + 8 + 1;
 
 /// A row as a read returns it: cells ordered family, qualifier ascending, timestamp descending.
 ///
-/// The row key and every cell's family, qualifier and value live in one buffer, and cells are
-/// offsets into it: building a row costs two allocations (buffer and offsets) whatever its cell
-/// count, and reading it touches no reference counts. Reads are the hot path, so this is the
-/// representation the engine hands out; [`RowResult::to_cells`] gives owned cells when needed.
-#[derive(Clone, PartialEq, Eq, Default)]
+/// The whole row is one buffer: the row key, then every cell's family, qualifier and value
+/// bytes, then a table of fixed-size cell records (offsets into the buffer). Building a row is
+/// one allocation whatever its cell count, the struct stays small to move, and reading it
+/// touches no reference counts. Reads are the hot path, so this is what the engine hands out;
+/// [`RowResult::iter`] gives borrowed cells and [`RowResult::to_cells`] owned ones.
+#[derive(Clone, Default)]
 pub struct RowResult {
     buf: Bytes,
     row_len: u32,
-    /// Inline for one-cell rows (the common narrow-table case): one allocation per row.
-    cells: SmallVec<[CellSpans; 1]>,
+    /// Where the cell table starts in `buf`.
+    table: u32,
+    /// The cells this result holds: table records `first..first + count` (a batch split
+    /// shares the buffer and takes a sub-range).
+    first: u32,
+    count: u32,
     /// True when a batch-limited scan cut the row and more of it follows in the next result.
     pub partial: bool,
 }
+
+/// Equal when the row key, the cells and `partial` are, however the buffers are laid out.
+impl PartialEq for RowResult {
+    fn eq(&self, other: &RowResult) -> bool {
+        self.row() == other.row() && self.partial == other.partial && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for RowResult {}
 
 impl std::fmt::Debug for RowResult {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -134,34 +135,42 @@ impl std::fmt::Debug for RowResult {
     }
 }
 
+/// A cell record before it is written into the table.
+#[derive(Clone, Copy)]
+struct Record {
+    family: (u32, u32),
+    qualifier: (u32, u32),
+    value: (u32, u32),
+    timestamp: i64,
+    cell_type: CellType,
+}
+
 /// Builds a [`RowResult`]: the row key first, then cells in result order.
 pub struct RowBuilder {
     buf: Vec<u8>,
     row_len: u32,
-    cells: SmallVec<[CellSpans; 1]>,
-    last_family: Option<Span>,
+    records: SmallVec<[Record; 4]>,
+    last_family: Option<(u32, u32)>,
 }
 
 impl RowBuilder {
-    /// `bytes` and `cells` are capacity hints.
+    /// `bytes` (family, qualifier and value bytes) and `cells` are capacity hints: with exact
+    /// hints the row is built in a single allocation.
     pub fn new(row: &[u8], bytes: usize, cells: usize) -> RowBuilder {
-        let mut buf = Vec::with_capacity(row.len() + bytes);
+        let mut buf = Vec::with_capacity(row.len() + bytes + cells * RECORD);
         buf.extend_from_slice(row);
         RowBuilder {
             buf,
             row_len: row.len() as u32,
-            cells: SmallVec::with_capacity(cells),
+            records: SmallVec::new(),
             last_family: None,
         }
     }
 
-    fn put(&mut self, bytes: &[u8]) -> Span {
+    fn put(&mut self, bytes: &[u8]) -> (u32, u32) {
         let start = self.buf.len() as u32;
         self.buf.extend_from_slice(bytes);
-        Span {
-            start,
-            len: bytes.len() as u32,
-        }
+        (start, bytes.len() as u32)
     }
 
     /// Appends a cell. A family equal to the previous cell's is stored once.
@@ -174,7 +183,7 @@ impl RowBuilder {
         value: &[u8],
     ) {
         let family = match self.last_family {
-            Some(f) if self.slice(f) == family => f,
+            Some((at, len)) if &self.buf[at as usize..(at + len) as usize] == family => (at, len),
             _ => {
                 let f = self.put(family);
                 self.last_family = Some(f);
@@ -183,7 +192,7 @@ impl RowBuilder {
         };
         let qualifier = self.put(qualifier);
         let value = self.put(value);
-        self.cells.push(CellSpans {
+        self.records.push(Record {
             family,
             qualifier,
             value,
@@ -192,15 +201,25 @@ impl RowBuilder {
         });
     }
 
-    fn slice(&self, s: Span) -> &[u8] {
-        &self.buf[s.start as usize..(s.start + s.len) as usize]
-    }
-
-    pub fn finish(self) -> RowResult {
+    pub fn finish(mut self) -> RowResult {
+        let table = self.buf.len() as u32;
+        self.buf.reserve_exact(self.records.len() * RECORD);
+        for r in &self.records {
+            let mut rec = [0u8; RECORD];
+            for (i, (at, len)) in [r.family, r.qualifier, r.value].into_iter().enumerate() {
+                rec[i * 8..i * 8 + 4].copy_from_slice(&at.to_le_bytes());
+                rec[i * 8 + 4..i * 8 + 8].copy_from_slice(&len.to_le_bytes());
+            }
+            rec[24..32].copy_from_slice(&r.timestamp.to_le_bytes());
+            rec[32] = r.cell_type.code();
+            self.buf.extend_from_slice(&rec);
+        }
         RowResult {
             buf: Bytes::from(self.buf),
             row_len: self.row_len,
-            cells: self.cells,
+            table,
+            first: 0,
+            count: self.records.len() as u32,
             partial: false,
         }
     }
@@ -226,44 +245,53 @@ impl RowResult {
 
     /// Number of cells.
     pub fn len(&self) -> usize {
-        self.cells.len()
+        self.count as usize
     }
 
     pub fn is_empty(&self) -> bool {
-        self.cells.is_empty()
+        self.count == 0
     }
 
-    fn slice(&self, s: Span) -> &[u8] {
-        &self.buf[s.start as usize..(s.start + s.len) as usize]
+    fn u32_at(&self, at: usize) -> u32 {
+        u32::from_le_bytes(self.buf[at..at + 4].try_into().expect("4 bytes"))
     }
 
-    fn view(&self, c: &CellSpans) -> CellView<'_> {
+    fn span(&self, at: usize) -> &[u8] {
+        let start = self.u32_at(at) as usize;
+        let len = self.u32_at(at + 4) as usize;
+        &self.buf[start..start + len]
+    }
+
+    /// The cell of table record `index` (absolute, not counting from `first`).
+    fn record(&self, index: u32) -> CellView<'_> {
+        let at = self.table as usize + index as usize * RECORD;
+        let ts = &self.buf[at + 24..at + 32];
         CellView {
             row: self.row(),
-            family: self.slice(c.family),
-            qualifier: self.slice(c.qualifier),
-            timestamp: c.timestamp,
-            cell_type: c.cell_type,
-            value: self.slice(c.value),
+            family: self.span(at),
+            qualifier: self.span(at + 8),
+            timestamp: i64::from_le_bytes(ts.try_into().expect("8 bytes")),
+            // Only codes written by `finish` are stored.
+            cell_type: CellType::from_code(self.buf[at + 32]).unwrap_or(CellType::Put),
+            value: self.span(at + 16),
         }
     }
 
     /// The `i`th cell.
     pub fn cell(&self, i: usize) -> Option<CellView<'_>> {
-        self.cells.get(i).map(|c| self.view(c))
+        (i < self.len()).then(|| self.record(self.first + i as u32))
     }
 
     /// The cells in result order.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = CellView<'_>> + ExactSizeIterator {
-        self.cells.iter().map(|c| self.view(c))
+        (self.first..self.first + self.count).map(|i| self.record(i))
     }
 
     /// Owned copies of the cells.
     pub fn to_cells(&self) -> Vec<Cell> {
         let row = Bytes::copy_from_slice(self.row());
-        let piece = |s: Span| self.buf.slice(s.start as usize..(s.start + s.len) as usize);
-        self.cells
-            .iter()
+        let piece = |s: &[u8]| self.buf.slice_ref(s);
+        self.iter()
             .map(|c| Cell {
                 row: row.clone(),
                 family: piece(c.family),
@@ -277,24 +305,26 @@ impl RowResult {
 
     /// Splits the row after its first `at` cells and returns the rest (sharing the buffer).
     pub fn split_off(&mut self, at: usize) -> RowResult {
-        RowResult {
+        let at = (at as u32).min(self.count);
+        let tail = RowResult {
             buf: self.buf.clone(),
             row_len: self.row_len,
-            cells: self.cells.drain(at..).collect(),
+            table: self.table,
+            first: self.first + at,
+            count: self.count - at,
             partial: false,
-        }
+        };
+        self.count = at;
+        tail
     }
 
     /// The newest value of a column, if the result holds one.
     pub fn value(&self, family: &[u8], qualifier: &[u8]) -> Option<&[u8]> {
-        self.cells
-            .iter()
+        self.iter()
             .find(|c| {
-                c.cell_type == CellType::Put
-                    && self.slice(c.family) == family
-                    && self.slice(c.qualifier) == qualifier
+                c.cell_type == CellType::Put && c.family == family && c.qualifier == qualifier
             })
-            .map(|c| self.slice(c.value))
+            .map(|c| c.value)
     }
 }
 

@@ -15,9 +15,9 @@ use super::cell::{RowBuilder, RowResult};
 use super::error::StorageError;
 use super::keys::{self, CellKey};
 use super::read::{
-    materialize, offset_limit, FamilyRead, PendingCells, RawEntry, ReadOptions, RowVerdict,
+    materialize, offset_limit, FamilyRead, Filter, PendingCells, RawEntry, ReadOptions, RowVerdict,
 };
-use super::schema::TableDescriptor;
+use super::schema::{FamilyDescriptor, TableDescriptor};
 use super::write::{self, Job, Output};
 
 /// The identity of a region as the catalog records it.
@@ -368,8 +368,8 @@ impl Region {
             }
         }
         let txn = self.db.begin_read().map_err(|e| self.storage_err(e))?;
-        let families = read_families(desc, opts);
-        let mut per_family = Vec::with_capacity(families.len());
+        let (plan, filter) = ReadPlan::new(desc, opts, now);
+        let mut per_family = Vec::with_capacity(plan.families.len());
         // The row's key range [row, row + 0x00) in one buffer: two bounds, one allocation.
         let mut bounds = Vec::with_capacity(2 * row.len() + 5);
         bounds.extend_from_slice(&(row.len() as u16).to_be_bytes());
@@ -379,8 +379,9 @@ impl Region {
         bounds.extend_from_slice(row);
         bounds.push(0);
         let (start, end) = bounds.split_at(mid);
-        for fam in families {
-            let name = family_table_name(fam);
+        let mut families = Vec::with_capacity(plan.families.len());
+        for fr in &plan.families {
+            let name = family_table_name(fr.family);
             let table = match txn.open_table(family_def(&name)) {
                 Ok(t) => t,
                 Err(redb::TableError::TableDoesNotExist(_)) => continue,
@@ -391,101 +392,145 @@ impl Region {
                 let (k, v) = item.map_err(|e| self.storage_err(e))?;
                 entries.push(RawEntry::guarded(k, v));
             }
-            per_family.push((fam, entries));
+            families.push(fr);
+            per_family.push(entries);
         }
-        Ok(assemble_row(desc, row, &per_family, opts, now, &self.stats))
+        let mut counter = ReadCounter::new(&self.stats);
+        Ok(plan.assemble(&families, row, &per_family, filter, &mut counter))
     }
 }
 
-/// The families a read touches, in name order.
-/// The names are borrowed from the descriptor, so the options stay free to be changed.
-pub(crate) fn read_families<'a>(desc: &'a TableDescriptor, opts: &ReadOptions) -> Vec<&'a [u8]> {
-    if opts.columns.is_empty() {
-        desc.families.keys().map(|f| f.as_slice()).collect()
-    } else {
-        opts.columns
-            .keys()
-            .filter_map(|f| desc.families.get_key_value(f).map(|(k, _)| k.as_slice()))
-            .collect()
-    }
+/// What a read does per family, worked out once per get or scan chunk rather than per row.
+pub(crate) struct ReadPlan<'a> {
+    /// The families the read touches, in name order.
+    pub families: Vec<FamilyRead<'a>>,
+    offset: usize,
+    limit: Option<usize>,
 }
 
-/// Turns one row's stored entries (per family) into its visible result, applying the filter.
-pub(crate) fn assemble_row(
-    desc: &TableDescriptor,
-    row: &[u8],
-    per_family: &[(&[u8], Vec<RawEntry>)],
-    opts: &mut ReadOptions,
-    now: i64,
-    stats: &RegionStats,
-) -> Option<RowResult> {
-    stats.reads.fetch_add(1, Ordering::Relaxed);
-    if per_family.iter().all(|(_, e)| e.is_empty()) {
-        return None;
-    }
-    let mut filter = opts.filter.take();
-    let mut pending = PendingCells::new();
-    let mut bytes = 0u64;
-    for (fam, entries) in per_family {
-        let Some(fd) = desc.families.get(*fam) else {
-            continue;
-        };
-        bytes += entries
-            .iter()
-            .map(|e| (e.key().len() + e.value().len()) as u64)
-            .sum::<u64>();
-        let fr = FamilyRead {
+impl<'a> ReadPlan<'a> {
+    /// Splits the options: the plan borrows the columns and time ranges, the caller keeps the
+    /// filter (returned), which changes from row to row.
+    pub fn new(
+        desc: &'a TableDescriptor,
+        opts: &'a mut ReadOptions,
+        now: i64,
+    ) -> (ReadPlan<'a>, &'a mut Option<Box<dyn Filter>>) {
+        let ReadOptions {
+            columns,
+            time_range,
+            family_time_ranges,
+            max_versions,
+            limit_per_family,
+            offset_per_family,
+            raw,
+            filter,
+        } = opts;
+        let read = |(name, fd): (&'a Vec<u8>, &'a FamilyDescriptor)| FamilyRead {
             desc: fd,
-            family: fam,
-            qualifiers: opts.columns.get(*fam).and_then(|q| q.as_ref()),
-            time_range: opts
-                .family_time_ranges
-                .get(*fam)
-                .copied()
-                .unwrap_or(opts.time_range),
-            max_versions: opts.max_versions,
-            raw: opts.raw,
+            family: name.as_slice(),
+            qualifiers: columns.get(name).and_then(|q| q.as_ref()),
+            time_range: family_time_ranges.get(name).copied().unwrap_or(*time_range),
+            max_versions: *max_versions,
+            raw: *raw,
             now,
         };
-        let start = pending.len();
-        let more = fr.collect(row, entries, filter.as_deref_mut(), &mut pending);
-        offset_limit(
-            &mut pending,
-            start,
-            opts.offset_per_family,
-            opts.limit_per_family,
-        );
-        if !more {
-            // The filter ended the scan inside this row: the cells it took so far stay, as
-            // HBase's store scanners keep theirs when the filter says it is done.
-            break;
-        }
+        let families = if columns.is_empty() {
+            desc.families.iter().map(read).collect()
+        } else {
+            columns
+                .keys()
+                .filter_map(|f| desc.families.get_key_value(f))
+                .map(read)
+                .collect()
+        };
+        let plan = ReadPlan {
+            families,
+            offset: *offset_per_family,
+            limit: *limit_per_family,
+        };
+        (plan, filter)
     }
-    stats.read_bytes.fetch_add(bytes, Ordering::Relaxed);
-    if pending.is_empty() {
-        opts.filter = filter;
-        return None;
-    }
-    let result = match filter.as_deref_mut() {
-        // A filter may rewrite the row as a whole, so it gets owned cells.
-        Some(f) => {
-            let mut cells = materialize(row, &pending);
-            (f.row(&mut cells) && !cells.is_empty()).then(|| RowResult::from_cells(row, &cells))
+
+    /// Turns one row's stored entries (`per_family[i]` belongs to `families[i]`, a subset of
+    /// the plan's) into its visible result, applying the filter.
+    pub fn assemble(
+        &self,
+        families: &[&FamilyRead<'_>],
+        row: &[u8],
+        per_family: &[Vec<RawEntry>],
+        filter_slot: &mut Option<Box<dyn Filter>>,
+        counter: &mut ReadCounter<'_>,
+    ) -> Option<RowResult> {
+        counter.rows += 1;
+        if per_family.iter().all(|e| e.is_empty()) {
+            return None;
         }
-        None => {
-            let bytes = pending
+        let mut filter = filter_slot.as_deref_mut();
+        let mut pending = PendingCells::new();
+        for (fr, entries) in families.iter().zip(per_family) {
+            counter.bytes += entries
                 .iter()
-                .map(|p| p.family.len() + p.qualifier.len() + p.value().len())
-                .sum();
-            let mut b = RowBuilder::new(row, bytes, pending.len());
-            for p in &pending {
-                b.push(p.family, p.qualifier, p.timestamp, p.cell_type, p.value());
+                .map(|e| (e.key().len() + e.value().len()) as u64)
+                .sum::<u64>();
+            let start = pending.len();
+            let more = fr.collect(row, entries, filter.as_deref_mut(), &mut pending);
+            offset_limit(&mut pending, start, self.offset, self.limit);
+            if !more {
+                // The filter ended the scan inside this row: the cells it took so far stay, as
+                // HBase's store scanners keep theirs when the filter says it is done.
+                break;
             }
-            Some(b.finish())
         }
-    };
-    opts.filter = filter;
-    result
+        if pending.is_empty() {
+            return None;
+        }
+        match filter {
+            // A filter may rewrite the row as a whole, so it gets owned cells.
+            Some(f) => {
+                let mut cells = materialize(row, &pending);
+                (f.row(&mut cells) && !cells.is_empty()).then(|| RowResult::from_cells(row, &cells))
+            }
+            None => {
+                let bytes = pending
+                    .iter()
+                    .map(|p| p.family.len() + p.qualifier.len() + p.value().len())
+                    .sum();
+                let mut b = RowBuilder::new(row, bytes, pending.len());
+                for p in &pending {
+                    b.push(p.family, p.qualifier, p.timestamp, p.cell_type, p.value());
+                }
+                Some(b.finish())
+            }
+        }
+    }
+}
+
+/// Counts a read's rows and bytes locally and adds them to the region's counters once, when
+/// dropped: shared atomic counters touched once per row would cost more than the row.
+pub(crate) struct ReadCounter<'a> {
+    stats: &'a RegionStats,
+    pub rows: u64,
+    pub bytes: u64,
+}
+
+impl<'a> ReadCounter<'a> {
+    pub fn new(stats: &'a RegionStats) -> ReadCounter<'a> {
+        ReadCounter {
+            stats,
+            rows: 0,
+            bytes: 0,
+        }
+    }
+}
+
+impl Drop for ReadCounter<'_> {
+    fn drop(&mut self) {
+        self.stats.reads.fetch_add(self.rows, Ordering::Relaxed);
+        self.stats
+            .read_bytes
+            .fetch_add(self.bytes, Ordering::Relaxed);
+    }
 }
 
 /// Applies batches of jobs, one write transaction and one commit per batch.

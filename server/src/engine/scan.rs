@@ -12,7 +12,7 @@ use super::cell::RowResult;
 use super::error::ReadError;
 use super::keys::{self, CellKey};
 use super::read::{RawEntry, RowVerdict, Scan};
-use super::region::{assemble_row, family_def, family_table_name, read_families, Region};
+use super::region::{family_def, family_table_name, ReadCounter, ReadPlan, Region};
 use super::schema::TableDescriptor;
 use super::write::now_ms;
 use super::Engine;
@@ -181,10 +181,13 @@ impl Scanner {
         }
 
         let txn = region.db.begin_read().map_err(|e| region.storage_err(e))?;
+        let now = now_ms();
+        let (plan, filter) = ReadPlan::new(desc, &mut self.scan.options, now);
         let mut cursors = Vec::new();
-        let mut per_family: Vec<(&[u8], Vec<RawEntry>)> = Vec::new();
-        for fam in read_families(desc, &self.scan.options) {
-            let name = family_table_name(fam);
+        let mut families = Vec::new();
+        let mut per_family: Vec<Vec<RawEntry>> = Vec::new();
+        for fr in &plan.families {
+            let name = family_table_name(fr.family);
             let table = match txn.open_table(family_def(&name)) {
                 Ok(t) => t,
                 Err(redb::TableError::TableDoesNotExist(_)) => continue,
@@ -207,21 +210,16 @@ impl Scanner {
             };
             c.advance().map_err(|e| region.storage_err(e))?;
             cursors.push(c);
-            per_family.push((fam, Vec::new()));
+            families.push(fr);
+            per_family.push(Vec::new());
         }
 
-        let now = now_ms();
+        let mut counter = ReadCounter::new(&region.stats);
         let mut seen = 0usize;
         // Buffers reused from row to row.
         let mut row: Vec<u8> = Vec::new();
         loop {
-            if self
-                .scan
-                .options
-                .filter
-                .as_ref()
-                .is_some_and(|f| f.all_remaining_filtered())
-            {
+            if filter.as_ref().is_some_and(|f| f.all_remaining_filtered()) {
                 return Ok(Chunk {
                     next: Position::Done,
                     stop: true,
@@ -255,7 +253,7 @@ impl Scanner {
                 return Ok(Chunk { next, stop: false });
             }
             seen += 1;
-            let verdict = match self.scan.options.filter.as_deref_mut() {
+            let verdict = match filter.as_deref_mut() {
                 Some(f) => {
                     f.reset();
                     f.row_key(&row)
@@ -268,7 +266,7 @@ impl Scanner {
                     stop: true,
                 });
             }
-            for (c, (_, entries)) in cursors.iter_mut().zip(per_family.iter_mut()) {
+            for (c, entries) in cursors.iter_mut().zip(per_family.iter_mut()) {
                 entries.clear();
                 while c
                     .head
@@ -286,12 +284,7 @@ impl Scanner {
                 }
             }
             if verdict == RowVerdict::Skip {
-                let hint = self
-                    .scan
-                    .options
-                    .filter
-                    .as_deref_mut()
-                    .and_then(|f| f.seek_hint(&row));
+                let hint = filter.as_deref_mut().and_then(|f| f.seek_hint(&row));
                 match hint {
                     // Jump: the next chunk starts at the hint.
                     Some(h) if !reversed && h.as_slice() > row.as_slice() => {
@@ -309,14 +302,7 @@ impl Scanner {
                     _ => continue,
                 }
             }
-            let result = assemble_row(
-                desc,
-                &row,
-                &per_family,
-                &mut self.scan.options,
-                now,
-                &region.stats,
-            );
+            let result = plan.assemble(&families, &row, &per_family, filter, &mut counter);
             if let Some(r) = result {
                 self.buffer.push_back(r);
                 if self.scan.limit > 0 && self.rows_returned + self.buffer.len() >= self.scan.limit
