@@ -1,5 +1,6 @@
 """The `redbase serve` process for the Python suites: free loopback ports, start-up that waits
-until every gateway accepts, SIGTERM shutdown whose exit code the tests check.
+until every gateway and the HTTP operations listener accept, SIGTERM shutdown whose exit code
+the tests check.
 
 Each suite's helper module subclasses `RedbaseProcess` and adds its own clients.
 """
@@ -29,7 +30,9 @@ def free_port() -> int:
 
 
 class RedbaseProcess:
-    """One running `redbase serve` with the named gateways (`thrift1`, `thrift2`) on loopback."""
+    """One running `redbase serve` with the named gateways (`thrift1`, `thrift2`) on loopback,
+    and its HTTP operations listener on `http_port` (always on its own free port, so parallel
+    servers never compete for the default 8080)."""
 
     def __init__(self, data_dir: Path, args=(), gateways=("thrift1", "thrift2"), ports=None):
         self.data_dir = Path(data_dir)
@@ -38,6 +41,7 @@ class RedbaseProcess:
         self.ports = dict(ports or {})
         for g in gateways:
             self.ports.setdefault(g, free_port())
+        self.http_port = free_port()
         self.proc = None
         self._log = None
         self.log_path = self.data_dir.parent / f"{self.data_dir.name}.log"
@@ -52,9 +56,11 @@ class RedbaseProcess:
         self.data_dir.parent.mkdir(parents=True, exist_ok=True)
         # The ports were free a moment ago; if someone took one since, choose again.
         for _ in range(5):
-            if len(set(self.ports.values())) == len(self.ports) and self._launch(binary, timeout):
+            distinct = len({*self.ports.values(), self.http_port}) == len(self.ports) + 1
+            if distinct and self._launch(binary, timeout):
                 return self
             self.ports = {g: free_port() for g in self.ports}
+            self.http_port = free_port()
         raise RuntimeError(f"redbase could not bind its ports:\n{self.log_tail()}")
 
     def _launch(self, binary, timeout) -> bool:
@@ -63,13 +69,14 @@ class RedbaseProcess:
         for g, port in self.ports.items():
             cmd += [f"--{g}-addr", f"{self.host}:{port}"]
         # Gateways not asked for stay off, so parallel servers never compete for their ports.
-        cmd += ["--gateways", ",".join(self.ports), "--advertised-host", "localhost", *self.args]
+        cmd += ["--gateways", ",".join(self.ports), "--advertised-host", "localhost"]
+        cmd += ["--http-addr", f"{self.host}:{self.http_port}", *self.args]
         self._log = open(self.log_path, "ab")
         env = dict(os.environ)
         env.setdefault("RUST_LOG", "info")
         self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + timeout
-        pending = list(self.ports.values())
+        pending = [*self.ports.values(), self.http_port]
         while pending:
             if self.proc.poll() is not None:
                 self._log.close()
@@ -89,6 +96,9 @@ class RedbaseProcess:
                     raise RuntimeError(f"redbase did not listen on {pending}:\n{self.log_tail()}")
                 time.sleep(0.02)
         return True
+
+    def http_url(self, path="/") -> str:
+        return f"http://{self.host}:{self.http_port}{path}"
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

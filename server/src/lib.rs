@@ -9,6 +9,9 @@
 pub mod engine;
 pub mod filter;
 pub mod generated;
+pub mod healthcheck;
+pub mod http;
+pub mod metrics;
 pub mod scanners;
 pub mod server;
 pub mod slowlog;

@@ -1,5 +1,6 @@
 //! The `redbase` binary: parses flags, sets up logging, opens the engine, binds the listeners
-//! and calls `server::run` until SIGINT or SIGTERM.
+//! and calls `server::run` until SIGINT or SIGTERM. `redbase healthcheck` probes a running
+//! server's `/healthz` (the container's HEALTHCHECK).
 
 mod codegen_cmd;
 
@@ -20,8 +21,17 @@ use redbase::thrift::Limits;
     about = "An HBase-compatible database server on redb"
 )]
 struct Cli {
+    /// Log lines as human-readable text (`text`) or one JSON object per line (`json`).
+    #[arg(long, global = true, env = "REDBASE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Subcommand, Debug)]
@@ -30,6 +40,18 @@ enum Command {
     Serve(ServeArgs),
     /// Generate typed client SDKs with row-key helpers from table schema files.
     Codegen(codegen_cmd::CodegenArgs),
+    /// Exit 0 if the server's HTTP listener answers /healthz with 200, 1 otherwise.
+    Healthcheck(HealthcheckArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct HealthcheckArgs {
+    /// The server's `--http-addr`; a wildcard address (0.0.0.0) is probed on loopback.
+    #[arg(long, env = "REDBASE_HTTP_ADDR", default_value = "0.0.0.0:8080")]
+    http_addr: String,
+    /// Give up after this many seconds.
+    #[arg(long, default_value_t = 3)]
+    timeout_secs: u64,
 }
 
 #[derive(clap::Args, Debug)]
@@ -44,6 +66,9 @@ struct ServeArgs {
     /// `hbase thrift2` does, give it 0.0.0.0:9090 and move Thrift1 elsewhere (or turn it off).
     #[arg(long, env = "REDBASE_THRIFT2_ADDR", default_value = "0.0.0.0:9091")]
     thrift2_addr: String,
+    /// Address of the HTTP operations listener: /healthz, /readyz, /metrics and the status page.
+    #[arg(long, env = "REDBASE_HTTP_ADDR", default_value = "0.0.0.0:8080")]
+    http_addr: String,
     /// Serve only the named gateways: `thrift1`, `thrift2` or both (comma-separated).
     #[arg(long, env = "REDBASE_GATEWAYS", default_value = "thrift1,thrift2")]
     gateways: String,
@@ -83,16 +108,47 @@ struct ServeArgs {
 }
 
 fn main() -> std::process::ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .init();
     let cli = Cli::parse();
+    init_logging(cli.log_format);
     match cli.command {
         Command::Serve(args) => serve(args),
         Command::Codegen(args) => codegen_cmd::run(args),
+        Command::Healthcheck(args) => healthcheck(args),
+    }
+}
+
+/// Text for people (colours only on a terminal), JSON for log collectors; `RUST_LOG` filters.
+fn init_logging(format: LogFormat) {
+    use std::io::IsTerminal;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    match format {
+        LogFormat::Json => builder.json().flatten_event(true).init(),
+        LogFormat::Text => builder.with_ansi(std::io::stdout().is_terminal()).init(),
+    }
+}
+
+fn healthcheck(args: HealthcheckArgs) -> std::process::ExitCode {
+    let result = redbase::healthcheck::probe_address(&args.http_addr).and_then(|addr| {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| redbase::healthcheck::HealthError::Http {
+                addr,
+                message: format!("cannot start the runtime: {e}"),
+            })?;
+        rt.block_on(redbase::healthcheck::check(
+            addr,
+            Duration::from_secs(args.timeout_secs),
+        ))
+    });
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("unhealthy: {e}");
+            std::process::ExitCode::FAILURE
+        }
     }
 }
 
@@ -120,10 +176,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
     };
     let code = rt.block_on(async {
         let want = |g: &str| args.gateways.split(',').any(|x| x.trim() == g);
-        let mut listeners = Listeners {
-            thrift1: None,
-            thrift2: None,
-        };
+        let mut listeners = Listeners::default();
         for (name, addr, slot) in [
             ("thrift1", &args.thrift1_addr, &mut listeners.thrift1),
             ("thrift2", &args.thrift2_addr, &mut listeners.thrift2),
@@ -137,6 +190,13 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
                     tracing::error!(gateway = name, %addr, error = %e, "cannot bind");
                     return std::process::ExitCode::FAILURE;
                 }
+            }
+        }
+        match tokio::net::TcpListener::bind(&args.http_addr).await {
+            Ok(l) => listeners.http = Some(l),
+            Err(e) => {
+                tracing::error!(listener = "http", addr = %args.http_addr, error = %e, "cannot bind");
+                return std::process::ExitCode::FAILURE;
             }
         }
         tracing::info!(data_dir = %args.data_dir.display(), tables = engine.list_tables().len(), "engine open");

@@ -1,13 +1,19 @@
 //! Wires the gateways to their listeners: `run` serves until `shutdown` completes, then waits
 //! for in-flight calls and returns. The binary and the tests both call it.
+//!
+//! The operations listener (health, readiness, metrics, status page) stays up until the
+//! gateways have drained, so `/readyz` answers 503 while calls in flight finish.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::engine::Engine;
+use crate::http;
+use crate::metrics::{Metrics, ScannerCount};
 use crate::scanners::ScannerLimits;
 use crate::slowlog::SlowLogConfig;
 use crate::thrift::{self, Limits};
@@ -27,9 +33,12 @@ pub struct Config {
 }
 
 /// Listeners to serve; each is optional so tests can run one gateway.
+#[derive(Default)]
 pub struct Listeners {
     pub thrift1: Option<TcpListener>,
     pub thrift2: Option<TcpListener>,
+    /// The operations endpoints (`/healthz`, `/readyz`, `/metrics`, the status page).
+    pub http: Option<TcpListener>,
 }
 
 fn host_name() -> String {
@@ -45,6 +54,10 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
     let (stop_tx, stop_rx) = watch::channel(false);
     let host = config.advertised_host.clone().unwrap_or_else(host_name);
     let mut tasks = Vec::new();
+    // Built before the gateways so each can report into it; the scanner counts are filled in
+    // as the gateways are made.
+    let mut scanner_counts: Vec<(&'static str, ScannerCount)> = Vec::new();
+    let mut gateways = Vec::new();
     if let Some(l) = listeners.thrift1 {
         let port = l.local_addr().map(|a| a.port() as i32).unwrap_or(0);
         let handler = thrift1::Handler::new(
@@ -57,17 +70,9 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
         )
         .read_only(config.read_only);
         let service = Arc::new(thrift1::Thrift1::new(handler));
-        let mut rx = stop_rx.clone();
-        tracing::info!(addr = ?l.local_addr().ok(), "Thrift1 gateway listening");
-        tasks.push(tokio::spawn(thrift::run(
-            l,
-            service,
-            "thrift1",
-            config.limits.clone(),
-            async move {
-                let _ = rx.changed().await;
-            },
-        )));
+        let h = service.handler.clone();
+        scanner_counts.push(("thrift1", Arc::new(move || h.scanners.len())));
+        gateways.push((l, service as Arc<dyn thrift::Service>, "thrift1"));
     }
     if let Some(l) = listeners.thrift2 {
         let port = l.local_addr().map(|a| a.port() as i32).unwrap_or(0);
@@ -82,21 +87,46 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
             config.slow_log.clone(),
         );
         let service = Arc::new(thrift2::Thrift2::new(handler));
+        let h = service.handler.clone();
+        scanner_counts.push(("thrift2", Arc::new(move || h.scanners.len())));
+        gateways.push((l, service as Arc<dyn thrift::Service>, "thrift2"));
+    }
+    let metrics = Arc::new(Metrics::new(engine.clone(), scanner_counts));
+    for (l, service, name) in gateways {
         let mut rx = stop_rx.clone();
-        tracing::info!(addr = ?l.local_addr().ok(), "Thrift2 gateway listening");
+        tracing::info!(gateway = name, addr = ?l.local_addr().ok(), "gateway listening");
         tasks.push(tokio::spawn(thrift::run(
             l,
             service,
-            "thrift2",
+            name,
             config.limits.clone(),
+            metrics.gateway(name),
             async move {
                 let _ = rx.changed().await;
             },
         )));
     }
+    let ready = Arc::new(AtomicBool::new(true));
+    let (http_stop, http_stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let ops = listeners.http.map(|l| {
+        tokio::spawn(http::run(
+            l,
+            engine.clone(),
+            metrics.clone(),
+            ready.clone(),
+            async move {
+                let _ = http_stop_rx.await;
+            },
+        ))
+    });
     shutdown.await;
+    ready.store(false, Ordering::Release);
     let _ = stop_tx.send(true);
     for t in tasks {
+        let _ = t.await;
+    }
+    let _ = http_stop.send(());
+    if let Some(t) = ops {
         let _ = t.await;
     }
 }

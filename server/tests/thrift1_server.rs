@@ -42,6 +42,7 @@ impl TestServer {
                     Listeners {
                         thrift1: Some(l),
                         thrift2: None,
+                        http: None,
                     },
                     config,
                     async move {

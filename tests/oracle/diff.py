@@ -374,7 +374,7 @@ def main():
     log = open(Path(data) / "redbase.log", "w")
     proc = subprocess.Popen([rb_bin, "serve", "--data-dir", str(Path(data) / "data"),
                              "--thrift1-addr", f"{HOST}:{r1}", "--thrift2-addr", f"{HOST}:{r2}",
-                             "--advertised-host", "localhost"],
+                             "--advertised-host", "localhost", "--http-addr", f"{HOST}:0"],
                             stdout=log, stderr=subprocess.STDOUT)
     # The read-only redbase is its own process (read-only mode is per process); it has its own
     # empty data directory, so read-only scenarios only compare what read-only mode refuses.
@@ -382,7 +382,8 @@ def main():
     r2ro = free_port()
     proc_ro = subprocess.Popen([rb_bin, "serve", "--data-dir", str(Path(data) / "data-ro"),
                                 "--gateways", "thrift2", "--read-only",
-                                "--thrift2-addr", f"{HOST}:{r2ro}", "--advertised-host", "localhost"],
+                                "--thrift2-addr", f"{HOST}:{r2ro}", "--advertised-host", "localhost",
+                                "--http-addr", f"{HOST}:0"],
                                stdout=log, stderr=subprocess.STDOUT)
     report = {"scenarios": 0, "calls": 0, "differences": 0, "allowed": 0}
     sides = [Side("redbase", r1, r2, r2ro), Side("hbase", o1, o2, o2ro)]

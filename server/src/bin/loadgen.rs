@@ -1304,7 +1304,11 @@ fn start_redbase(dir: &Path, service: ServiceKind) -> Result<InProc, String> {
         };
         server::run(
             engine.clone(),
-            Listeners { thrift1, thrift2 },
+            Listeners {
+                thrift1,
+                thrift2,
+                http: None,
+            },
             Config::default(),
             async move {
                 let _ = stop.await;
@@ -1323,9 +1327,16 @@ fn start_null(spec: &Spec) -> Result<InProc, String> {
         }),
     };
     InProc::start(NULL_THREAD, move |l, stop| async move {
-        rthrift::run(l, service, "null", Limits::default(), async move {
-            let _ = stop.await;
-        })
+        rthrift::run(
+            l,
+            service,
+            "null",
+            Limits::default(),
+            std::sync::Arc::new(()),
+            async move {
+                let _ = stop.await;
+            },
+        )
         .await;
     })
 }
@@ -1692,7 +1703,10 @@ impl Child {
             .arg("--data-dir")
             .arg(data)
             .arg("--thrift1-addr")
-            .arg(addr.to_string());
+            .arg(addr.to_string())
+            // The operations listener stays on, as by default, off the shared port 8080.
+            .arg("--http-addr")
+            .arg("127.0.0.1:0");
         if thrift2 {
             cmd.arg("--thrift2-addr")
                 .arg(format!("127.0.0.1:{}", free_port()?));

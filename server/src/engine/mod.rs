@@ -102,6 +102,9 @@ pub(crate) struct Inner {
     pub split_pauses: Mutex<Vec<Duration>>,
     pub splits: AtomicU64,
     pub compactions: AtomicU64,
+    /// Successful region commits since the engine opened (each region's own count restarts
+    /// when a split or major compaction replaces it; this one does not).
+    pub commits: Arc<AtomicU64>,
     maintenance: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
@@ -143,6 +146,7 @@ impl Engine {
             split_pauses: Mutex::new(Vec::new()),
             splits: AtomicU64::new(0),
             compactions: AtomicU64::new(0),
+            commits: Arc::new(AtomicU64::new(0)),
             maintenance: Mutex::new(None),
         });
         let engine = Engine { inner };
@@ -306,8 +310,10 @@ impl Engine {
             .unwrap_or_else(|p| p.into_inner())
             .clone();
         let pending = self.inner.split_pending.clone();
+        let commits = self.inner.commits.clone();
         let tx = Mutex::new(tx);
         Arc::new(move |meta: &RegionMeta, size: u64| {
+            commits.fetch_add(1, Ordering::Relaxed);
             if max == 0 || size <= max {
                 return;
             }
@@ -677,6 +683,11 @@ impl Engine {
             .rev()
             .find(|r| r.meta.start.as_slice() <= row)
             .ok_or_else(|| TableError::NotFound(table.to_string()))
+    }
+
+    /// Successful region commits since the engine opened, across every region there has been.
+    pub fn commit_count(&self) -> u64 {
+        self.inner.commits.load(Ordering::Relaxed)
     }
 
     /// How long writes paused in each split so far.

@@ -88,7 +88,8 @@ pub struct RegionInfo {
     pub commits: u64,
 }
 
-/// Called after each commit with the region's size; the engine uses it to trigger splits.
+/// Called after each successful commit with the region's size; the engine counts commits and
+/// triggers splits with it.
 pub(crate) type OnLarge = Arc<dyn Fn(&RegionMeta, u64) + Send + Sync>;
 
 /// The (family, key) pairs written while a rewrite copies the region; None when not recording.
@@ -602,14 +603,17 @@ impl Committer {
             if batch.is_empty() {
                 continue;
             }
-            let size = self.apply(batch, replies_tx);
+            let committed = self.apply(batch, replies_tx);
             drop(gate);
-            (self.on_large)(&self.meta, size);
+            if let Some(size) = committed {
+                (self.on_large)(&self.meta, size);
+            }
         }
     }
 
-    /// Applies a batch and hands the replies to the replier. Returns the region size afterwards.
-    fn apply(&self, batch: Vec<Request>, replies_tx: &Sender<Replies>) -> u64 {
+    /// Applies a batch and hands the replies to the replier. Returns the region size after a
+    /// successful commit, None when the commit failed (every job got the error).
+    fn apply(&self, batch: Vec<Request>, replies_tx: &Sender<Replies>) -> Option<u64> {
         let durable = batch.iter().any(|r| r.durable);
         let result = (|| -> Result<(Vec<Result<Output, write::Fail>>, i64), StorageError> {
             let mut txn = self.db.begin_write().map_err(|e| storage(&self.path, e))?;
@@ -668,7 +672,7 @@ impl Committer {
                         let _ = tx.send(o);
                     }
                 }
-                size
+                Some(size)
             }
             Err(e) => {
                 for r in batch {
@@ -678,7 +682,7 @@ impl Committer {
                                 e.clone(),
                             ))));
                 }
-                self.stats.size.load(Ordering::Relaxed)
+                None
             }
         }
     }

@@ -10,7 +10,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use super::frame::{self, Protocol, Scan, Transport};
-use super::Service;
+use super::{Observer, Service};
 
 /// A message found in the buffer, with how it arrived.
 struct Request {
@@ -63,6 +63,7 @@ impl Connection {
     pub async fn serve(
         &mut self,
         service: Arc<dyn Service>,
+        observer: &dyn Observer,
         idle: Duration,
         shutdown: &mut tokio::sync::broadcast::Receiver<()>,
     ) -> End {
@@ -80,11 +81,16 @@ impl Connection {
             let protocol = req.protocol;
             let body = req.body;
             let peer = self.peer;
-            let work = move || svc.process_from(&body, protocol, peer);
-            let reply = match tokio::task::spawn_blocking(work).await {
+            let started = std::time::Instant::now();
+            let work = move || {
+                let reply = svc.process_from(&body, protocol, peer);
+                (body, reply)
+            };
+            let (body, reply) = match tokio::task::spawn_blocking(work).await {
                 Ok(r) => r,
                 Err(e) => return End::Malformed(format!("handler failed: {e}")),
             };
+            observer.call(&body, &reply, protocol, started.elapsed());
             if let Err(e) = self.write_reply(&reply, req.keep_alive).await {
                 return End::Io(e);
             }

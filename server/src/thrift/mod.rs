@@ -3,6 +3,7 @@
 
 pub mod connection;
 pub mod frame;
+pub mod outcome;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -29,6 +30,20 @@ pub trait Service: Send + Sync + 'static {
         self.process(message, protocol)
     }
 }
+
+/// What the accept loop and its connections report as they go (the server's metrics). The
+/// default methods report nothing, so `()` serves where nobody is listening.
+pub trait Observer: Send + Sync + 'static {
+    /// A connection was accepted and is being served.
+    fn connection_opened(&self) {}
+    /// A connection opened earlier has ended, however it ended.
+    fn connection_closed(&self) {}
+    /// One call was answered: its request, its reply (empty when none was written) and how
+    /// long it took from the whole request being read to the reply being ready.
+    fn call(&self, _request: &[u8], _reply: &[u8], _protocol: Protocol, _elapsed: Duration) {}
+}
+
+impl Observer for () {}
 
 /// Limits a client cannot raise.
 #[derive(Debug, Clone)]
@@ -79,6 +94,7 @@ pub async fn run(
     service: Arc<dyn Service>,
     name: &'static str,
     limits: Limits,
+    observer: Arc<dyn Observer>,
     shutdown: impl Future,
 ) {
     let (notify_shutdown, _) = broadcast::channel::<()>(1);
@@ -103,12 +119,15 @@ pub async fn run(
             let mut shutdown_rx = notify_shutdown.subscribe();
             let done = done_tx.clone();
             let limits = limits.clone();
+            let observer = observer.clone();
             tokio::spawn(async move {
                 tracing::info!(service = name, %peer, "connection opened");
+                observer.connection_opened();
                 let mut conn = Connection::new(stream, limits.max_message);
                 let end = conn
-                    .serve(service, limits.idle_timeout, &mut shutdown_rx)
+                    .serve(service, &*observer, limits.idle_timeout, &mut shutdown_rx)
                     .await;
+                observer.connection_closed();
                 match &end {
                     End::Malformed(why) => {
                         tracing::warn!(service = name, %peer, reason = %why, "connection dropped: malformed request");

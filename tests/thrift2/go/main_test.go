@@ -74,7 +74,8 @@ func run(m *testing.M) int {
 		"--data-dir", filepath.Join(dir, "data"),
 		"--thrift1-addr", fmt.Sprintf("127.0.0.1:%d", p1),
 		"--thrift2-addr", thrift2Addr,
-		"--advertised-host", "localhost")
+		"--advertised-host", "localhost",
+		"--http-addr", "127.0.0.1:0")
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	if err := cmd.Start(); err != nil {

@@ -1,0 +1,178 @@
+//! The operations listener (`--http-addr`): liveness and readiness probes, Prometheus metrics,
+//! and the region status page with its JSON feed. It is plain HTTP beside the Thrift
+//! gateways, so orchestrators and browsers need nothing Thrift-specific.
+//!
+//! | path | answers |
+//! | --- | --- |
+//! | `/healthz` | 200 while the process serves at all |
+//! | `/readyz` | 200 while the gateways accept calls, 503 once shutdown has begun |
+//! | `/metrics` | every metric, OpenMetrics text (see [`crate::metrics`]) |
+//! | `/`, `/status.css`, `/status.js` | the status page (embedded in the binary) |
+//! | `/api/status` | tables, families, regions and their rates as JSON |
+
+pub mod rates;
+pub mod status;
+
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use tokio::net::TcpListener;
+
+use crate::engine::Engine;
+use crate::metrics::Metrics;
+use rates::Rates;
+
+/// How often region counters are sampled, and over how long rates are measured.
+const SAMPLE_EVERY: Duration = Duration::from_secs(1);
+const RATE_WINDOW: Duration = Duration::from_secs(5);
+
+/// What the handlers share.
+struct Shared {
+    engine: Engine,
+    metrics: Arc<Metrics>,
+    ready: Arc<AtomicBool>,
+    rates: Mutex<Rates>,
+    started: Instant,
+}
+
+/// Serves the operations endpoints on `listener` until `shutdown` completes. `ready` says
+/// whether the gateways are accepting calls (`/readyz`).
+pub async fn run(
+    listener: TcpListener,
+    engine: Engine,
+    metrics: Arc<Metrics>,
+    ready: Arc<AtomicBool>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
+    let shared = Arc::new(Shared {
+        engine,
+        metrics,
+        ready,
+        rates: Mutex::new(Rates::new(RATE_WINDOW)),
+        started: Instant::now(),
+    });
+    let sampler = tokio::spawn(sample(shared.clone()));
+    let app = Router::new()
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics_text))
+        .route("/api/status", get(api_status))
+        .route("/", get(page))
+        .route("/status.css", get(css))
+        .route("/status.js", get(js))
+        .with_state(shared);
+    tracing::info!(addr = ?listener.local_addr().ok(), "HTTP operations listener");
+    if let Err(e) = axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+    {
+        tracing::warn!(error = %e, "HTTP listener failed");
+    }
+    sampler.abort();
+}
+
+/// Records every region's counters each second, for the rates on the status page.
+async fn sample(shared: Arc<Shared>) {
+    let mut tick = tokio::time::interval(SAMPLE_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let engine = shared.engine.clone();
+        let Ok(counters) =
+            tokio::task::spawn_blocking(move || status::region_counters(&engine)).await
+        else {
+            continue;
+        };
+        shared
+            .rates
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .observe(Instant::now(), counters);
+    }
+}
+
+async fn readyz(State(s): State<Arc<Shared>>) -> Response {
+    if s.ready.load(Ordering::Acquire) {
+        (StatusCode::OK, "ready\n").into_response()
+    } else {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "not ready: starting or shutting down\n",
+        )
+            .into_response()
+    }
+}
+
+async fn metrics_text(State(s): State<Arc<Shared>>) -> Response {
+    let m = s.metrics.clone();
+    match tokio::task::spawn_blocking(move || m.render()).await {
+        Ok(Ok(text)) => (
+            [(
+                header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "cannot encode metrics");
+            (StatusCode::INTERNAL_SERVER_ERROR, "cannot encode metrics\n").into_response()
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "metrics task failed");
+            (StatusCode::INTERNAL_SERVER_ERROR, "metrics task failed\n").into_response()
+        }
+    }
+}
+
+async fn api_status(State(s): State<Arc<Shared>>) -> Response {
+    let shared = s.clone();
+    let built = tokio::task::spawn_blocking(move || {
+        let e = &shared.engine;
+        let rates = shared.rates.lock().unwrap_or_else(|p| p.into_inner());
+        status::Status {
+            version: env!("CARGO_PKG_VERSION"),
+            uptime_secs: shared.started.elapsed().as_secs(),
+            ready: shared.ready.load(Ordering::Acquire),
+            commits: e.commit_count(),
+            compactions: e.compaction_count(),
+            splits: e.split_count(),
+            rate_window_secs: RATE_WINDOW.as_secs(),
+            tables: status::tables(e, &rates),
+        }
+    })
+    .await;
+    match built {
+        Ok(st) => ([(header::CACHE_CONTROL, "no-store")], Json(st)).into_response(),
+        Err(e) => {
+            tracing::warn!(error = %e, "status task failed");
+            (StatusCode::INTERNAL_SERVER_ERROR, "status task failed\n").into_response()
+        }
+    }
+}
+
+async fn page() -> Response {
+    asset("text/html; charset=utf-8", include_str!("page/status.html"))
+}
+
+async fn css() -> Response {
+    asset("text/css; charset=utf-8", include_str!("page/status.css"))
+}
+
+async fn js() -> Response {
+    asset(
+        "text/javascript; charset=utf-8",
+        include_str!("page/status.js"),
+    )
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, content_type)], body).into_response()
+}

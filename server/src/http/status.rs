@@ -1,0 +1,156 @@
+//! The status page's data (`/api/status`): tables with their families and settings, and each
+//! region with its key range, size, counters and recent rates. The page draws the heat view
+//! from it; operators and tests can read it directly.
+
+use serde::Serialize;
+
+use super::rates::Rates;
+use crate::engine::{Engine, FamilyDescriptor, KeepDeletedCells, TableDescriptor};
+
+#[derive(Debug, Serialize)]
+pub struct Status {
+    pub version: &'static str,
+    pub uptime_secs: u64,
+    pub ready: bool,
+    pub commits: u64,
+    pub compactions: u64,
+    pub splits: u64,
+    /// Over how many seconds the region rates are measured.
+    pub rate_window_secs: u64,
+    pub tables: Vec<TableStatus>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TableStatus {
+    pub name: String,
+    pub enabled: bool,
+    /// Why the table cannot serve, when its region files are missing or unreadable.
+    pub offline: Option<String>,
+    pub families: Vec<FamilyStatus>,
+    pub regions: Vec<RegionStatus>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FamilyStatus {
+    pub name: String,
+    pub max_versions: i32,
+    pub min_versions: i32,
+    /// Seconds; None = forever.
+    pub ttl_secs: Option<i32>,
+    pub keep_deleted_cells: &'static str,
+    pub in_memory: bool,
+    pub bloom_filter: String,
+    pub compression: String,
+    pub block_size: i32,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RegionStatus {
+    pub id: u64,
+    pub name: String,
+    pub encoded_name: String,
+    /// The key range in HBase's printable form (`\xNN` for other bytes); empty = open end.
+    pub start_key: String,
+    pub end_key: String,
+    pub size_bytes: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub reads_per_sec: f64,
+    pub writes_per_sec: f64,
+}
+
+/// HBase's `Bytes.toStringBinary`: printable ASCII as is, everything else as `\xNN`.
+pub fn printable(key: &[u8]) -> String {
+    let mut s = String::with_capacity(key.len());
+    for &b in key {
+        if (b' '..=b'~').contains(&b) && b != b'\\' {
+            s.push(b as char);
+        } else {
+            s.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    s
+}
+
+fn family(f: &FamilyDescriptor) -> FamilyStatus {
+    FamilyStatus {
+        name: printable(&f.name),
+        max_versions: f.max_versions,
+        min_versions: f.min_versions,
+        ttl_secs: (f.ttl_seconds > 0 && f.ttl_seconds != i32::MAX).then_some(f.ttl_seconds),
+        keep_deleted_cells: match f.keep_deleted_cells {
+            KeepDeletedCells::False => "FALSE",
+            KeepDeletedCells::True => "TRUE",
+            KeepDeletedCells::Ttl => "TTL",
+        },
+        in_memory: f.in_memory,
+        bloom_filter: f.bloom_filter.clone(),
+        compression: f.compression.clone(),
+        block_size: f.block_size,
+    }
+}
+
+/// The engine's tables and regions now, with rates from `rates`.
+pub fn tables(engine: &Engine, rates: &Rates) -> Vec<TableStatus> {
+    let mut out = Vec::new();
+    for name in engine.list_tables() {
+        let table = name.to_string();
+        let desc: Option<TableDescriptor> = engine.describe_table(&table).ok();
+        let (regions, offline) = match engine.regions(&table) {
+            Ok(r) => (r, None),
+            Err(e) => (Vec::new(), Some(e.to_string())),
+        };
+        out.push(TableStatus {
+            enabled: engine.is_table_enabled(&table).unwrap_or(false),
+            offline,
+            families: desc
+                .map(|d| d.families.values().map(family).collect())
+                .unwrap_or_default(),
+            regions: regions
+                .into_iter()
+                .map(|r| {
+                    let rate = rates.rate(r.meta.id);
+                    RegionStatus {
+                        id: r.meta.id,
+                        encoded_name: r.meta.encoded_name(),
+                        name: r.name,
+                        start_key: printable(&r.meta.start),
+                        end_key: printable(&r.meta.end),
+                        size_bytes: r.size,
+                        reads: r.reads,
+                        writes: r.writes,
+                        read_bytes: r.read_bytes,
+                        write_bytes: r.write_bytes,
+                        reads_per_sec: rate.reads,
+                        writes_per_sec: rate.writes,
+                    }
+                })
+                .collect(),
+            name: table,
+        });
+    }
+    out
+}
+
+/// Every region's `(id, reads, writes)`, for the rate sampler.
+pub fn region_counters(engine: &Engine) -> Vec<(u64, u64, u64)> {
+    engine
+        .list_tables()
+        .iter()
+        .flat_map(|t| engine.regions(&t.to_string()).unwrap_or_default())
+        .map(|r| (r.meta.id, r.reads, r.writes))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printable;
+
+    #[test]
+    fn keys_print_as_hbase_does() {
+        assert_eq!(printable(b"row-01"), "row-01");
+        assert_eq!(printable(b"\x00a\xff\\"), "\\x00a\\xFF\\x5C");
+    }
+}

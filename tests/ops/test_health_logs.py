@@ -1,0 +1,64 @@
+"""Probes (/healthz, /readyz, `redbase healthcheck`) and the two log formats, on the real
+binary."""
+
+import json
+import os
+import re
+import subprocess
+
+from ops_util import free_port, server_binary
+
+
+def healthcheck(*args, env=None):
+    return subprocess.run(
+        [str(server_binary()), "healthcheck", *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=env,
+    )
+
+
+def test_probes_answer_while_serving(server):
+    assert server.get("/healthz")[0::2] == (200, "ok\n")
+    assert server.get("/readyz")[0::2] == (200, "ready\n")
+    assert server.get("/no-such-page")[0] == 404
+
+
+def test_healthcheck_command_exit_codes(server):
+    ok = healthcheck("--http-addr", f"127.0.0.1:{server.http_port}")
+    assert ok.returncode == 0, ok.stderr
+    # The container passes the listen address through REDBASE_HTTP_ADDR, often a wildcard.
+    env = dict(os.environ, REDBASE_HTTP_ADDR=f"0.0.0.0:{server.http_port}")
+    assert healthcheck(env=env).returncode == 0
+    down = healthcheck("--http-addr", f"127.0.0.1:{free_port()}")
+    assert down.returncode == 1
+    assert "unhealthy" in down.stderr and "cannot connect" in down.stderr
+    bad = healthcheck("--http-addr", "not-an-address")
+    assert bad.returncode == 1 and "not an address" in bad.stderr
+
+
+def test_json_logs_are_one_object_per_line(redbase):
+    srv = redbase(args=["--log-format", "json"])
+    srv.happybase().tables()
+    assert srv.get("/healthz")[0] == 200
+    srv.stop_and_check()
+    lines = [l for l in srv.log_path.read_text().splitlines() if l.strip()]
+    assert len(lines) >= 4
+    records = [json.loads(l) for l in lines]
+    for r in records:
+        assert {"timestamp", "level", "target", "message"} <= r.keys(), r
+    messages = [r["message"] for r in records]
+    assert "engine open" in messages
+    assert "HTTP operations listener" in messages
+    assert any(r.get("service") == "thrift1" and r["message"] == "connection opened" for r in records)
+
+
+def test_text_logs_are_plain_when_not_a_terminal(redbase):
+    srv = redbase()
+    srv.stop_and_check()
+    text = srv.log_path.read_text()
+    assert "engine open" in text
+    assert "\x1b[" not in text, "no colour codes in a log file"
+    assert not text.lstrip().startswith("{")
+    assert re.search(r"^\S+Z\s+INFO\s+redbase", text, re.M)
