@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The container suite: builds the static (musl) release binary, builds the image from
+# Containerfile with buildah, then runs the server from the image (buildah run, chroot
+# isolation, the host's loopback), talks Thrift to it, stops it with SIGTERM, starts it again
+# on the same /data volume and finds the data still there. Installs what it needs (apt:
+# buildah; rustup: the musl target; pip: tests/requirements.txt); exits with pytest's code.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+PYTHON="${PYTHON:-python3}"
+TARGET=x86_64-unknown-linux-musl
+
+if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+    export PATH="$HOME/.cargo/bin:$PATH"
+fi
+
+if ! command -v buildah >/dev/null 2>&1; then
+    echo "== installing buildah"
+    sudo_cmd=""
+    [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    $sudo_cmd apt-get install -y -qq buildah >/dev/null || {
+        echo "tests/container/run.sh: apt-get install buildah failed" >&2
+        exit 1
+    }
+fi
+if command -v rustup >/dev/null 2>&1; then
+    rustup target add "$TARGET" >/dev/null 2>&1 || {
+        echo "tests/container/run.sh: rustup target add $TARGET failed" >&2
+        exit 1
+    }
+fi
+
+"$PYTHON" -m pip install --disable-pip-version-check -q -r tests/requirements.txt || {
+    echo "tests/container/run.sh: pip install failed" >&2
+    exit 1
+}
+
+# The image carries a stripped binary without debug info (the workspace's release profile
+# keeps line tables for profiling; the image does not need them).
+echo "== cargo build --release --target $TARGET"
+start=$(date +%s)
+CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_STRIP=symbols \
+    cargo build --release --locked -p redbase --bin redbase --target "$TARGET" || {
+    echo "tests/container/run.sh: static build failed" >&2
+    exit 1
+}
+echo "static build took $(( $(date +%s) - start )) s"
+
+export PYTHONDONTWRITEBYTECODE=1
+export REDBASE_STATIC_BIN="$PWD/target/$TARGET/release/redbase"
+"$PYTHON" -m pytest -q -p no:cacheprovider tests/container "$@"
+exit $?
