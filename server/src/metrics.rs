@@ -288,7 +288,7 @@ impl Collector for EngineCollector {
             ),
             (
                 "redbase_region_writes",
-                "Row mutations committed to each region",
+                "Rows written to each region (a multi-row call counts each row)",
                 |r| r.writes,
             ),
             (

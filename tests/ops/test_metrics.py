@@ -117,6 +117,10 @@ def test_regions_sizes_reads_writes_commits_and_compactions(redbase, table_name)
     for i in range(5):
         c2.put(t, hbase2.TPut(row=f"b{i}".encode(), columnValues=[hbase2.TColumnValue(b"f", b"a", b"v")]))
     c2.put(t, hbase2.TPut(row=b"c0", columnValues=[hbase2.TColumnValue(b"f", b"a", b"v")]))
+    # One call carrying ten rows for one region: ten row writes, one commit.
+    c2.putMultiple(t, [hbase2.TPut(row=f"c{i}".encode(),
+                                   columnValues=[hbase2.TColumnValue(b"f", b"a", b"v")])
+                       for i in range(1, 11)])
     for i in range(4):
         assert c2.get(t, hbase2.TGet(row=f"b{i}".encode())).row == f"b{i}".encode()
     c2.close()
@@ -128,7 +132,8 @@ def test_regions_sizes_reads_writes_commits_and_compactions(redbase, table_name)
     assert value(m, "redbase_regions", table=table_name) == 4
     hot, warm, cold = by_start["b"], by_start["c"], by_start["d"]
     assert value(m, "redbase_region_writes_total", table=table_name, region=hot) == 5
-    assert value(m, "redbase_region_writes_total", table=table_name, region=warm) == 1
+    assert value(m, "redbase_region_writes_total", table=table_name, region=warm) == 11
+    assert value(m, "redbase_region_commits_total", table=table_name, region=warm) == 2
     assert value(m, "redbase_region_writes_total", table=table_name, region=cold) == 0
     assert value(m, "redbase_region_reads_total", table=table_name, region=hot) == 4
     assert value(m, "redbase_region_reads_total", table=table_name, region=cold) == 0
@@ -137,8 +142,8 @@ def test_regions_sizes_reads_writes_commits_and_compactions(redbase, table_name)
     assert value(m, "redbase_region_size_bytes", table=table_name, region=cold) == 0
     assert value(m, "redbase_region_write_bytes_total", table=table_name, region=hot) > 0
     assert value(m, "redbase_region_read_bytes_total", table=table_name, region=hot) > 0
-    # Sequential puts commit one by one.
-    assert value(m, "redbase_commits_total") - value(before, "redbase_commits_total") == 6
+    # Sequential calls commit one by one.
+    assert value(m, "redbase_commits_total") - value(before, "redbase_commits_total") == 7
 
     conn = srv.happybase()
     conn.compact_table(table_name, major=True)

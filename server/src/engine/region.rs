@@ -66,7 +66,9 @@ impl RegionMeta {
 /// Counters a region keeps for region info, metrics and the hotspot view.
 #[derive(Debug, Default)]
 pub struct RegionStats {
+    /// Rows read (each row a get or a scan returns).
     pub reads: AtomicU64,
+    /// Rows written by successful write jobs (a multi-row mutation counts each row).
     pub writes: AtomicU64,
     pub read_bytes: AtomicU64,
     pub write_bytes: AtomicU64,
@@ -658,7 +660,13 @@ impl Committer {
         match result {
             Ok((outputs, delta)) => {
                 self.stats.commits.fetch_add(1, Ordering::Relaxed);
-                let n = outputs.iter().filter(|o| o.is_ok()).count() as u64;
+                // Rows, not jobs: a batch of rows sent in one call counts each row, as reads do.
+                let n: u64 = batch
+                    .iter()
+                    .zip(&outputs)
+                    .filter(|(_, o)| o.is_ok())
+                    .map(|(r, _)| r.job.rows().len() as u64)
+                    .sum();
                 self.stats.writes.fetch_add(n, Ordering::Relaxed);
                 let size = if delta >= 0 {
                     self.stats.size.fetch_add(delta as u64, Ordering::Relaxed) + delta as u64

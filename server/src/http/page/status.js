@@ -94,11 +94,13 @@ function render(status) {
         "data-region": r.encoded_name,
         "data-start": r.start_key,
         "data-end": r.end_key,
-        "data-heat": heat.toFixed(3),
+        "data-heat": heat.toFixed(6),
         "data-hottest": hot ? "true" : "false",
         title: `${r.name}\n${keyRange(r)}\n${bytes(r.size_bytes)}, ` +
           `${rate(r.reads_per_sec)} reads/s, ${rate(r.writes_per_sec)} writes/s`,
-        style: `background-color: ${heatColour(heat, load(r) > 0)}`,
+        // Light text where the colour gets dark (orange to red).
+        style: `background-color: ${heatColour(heat, load(r) > 0)}` +
+          (heat > 0.6 ? "; color: #fff" : ""),
       },
       el("div", { class: "range" }, keyRange(r)),
       el("div", { class: "rate" }, `${rate(r.writes_per_sec)} w/s`),
