@@ -175,6 +175,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
         }
     };
     let code = rt.block_on(async {
+        let shutdown = shutdown_signal();
         let want = |g: &str| args.gateways.split(',').any(|x| x.trim() == g);
         let mut listeners = Listeners::default();
         for (name, addr, slot) in [
@@ -222,7 +223,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
             engine.clone(),
             listeners,
             cfg,
-            shutdown_signal(),
+            shutdown,
         )
         .await;
         std::process::ExitCode::SUCCESS
@@ -232,18 +233,30 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
     code
 }
 
-async fn shutdown_signal() {
+/// Installs the SIGINT and SIGTERM handlers at once, before any listener is bound, so a signal
+/// that arrives while the server starts up stops it cleanly instead of killing it; the returned
+/// future completes on the first of them.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     use tokio::signal::unix::{signal, SignalKind};
-    match signal(SignalKind::terminate()) {
-        Ok(mut term) => {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
+    let term = signal(SignalKind::terminate());
+    let int = signal(SignalKind::interrupt());
+    async move {
+        match (term, int) {
+            (Ok(mut term), Ok(mut int)) => {
+                tokio::select! {
+                    _ = int.recv() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            (Ok(mut one), Err(e)) | (Err(e), Ok(mut one)) => {
+                tracing::warn!(error = %e, "cannot watch one of SIGINT/SIGTERM");
+                one.recv().await;
+            }
+            (Err(e), Err(_)) => {
+                tracing::warn!(error = %e, "cannot watch SIGINT/SIGTERM; stopping on Ctrl-C only");
+                let _ = tokio::signal::ctrl_c().await;
             }
         }
-        Err(_) => {
-            let _ = tokio::signal::ctrl_c().await;
-        }
+        tracing::info!("signal received");
     }
-    tracing::info!("signal received");
 }

@@ -62,3 +62,11 @@ def test_text_logs_are_plain_when_not_a_terminal(redbase):
     assert "\x1b[" not in text, "no colour codes in a log file"
     assert not text.lstrip().startswith("{")
     assert re.search(r"^\S+Z\s+INFO\s+redbase", text, re.M)
+
+
+def test_sigterm_right_after_start_is_a_clean_stop(redbase):
+    # The signal handlers are installed before any port is bound, so a SIGTERM the moment the
+    # ports accept (an orchestrator changing its mind) is a clean stop, not a kill.
+    for _ in range(5):
+        srv = redbase()
+        srv.stop_and_check()
