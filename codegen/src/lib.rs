@@ -132,10 +132,6 @@ pub fn differences(out: &Path, files: &BTreeMap<PathBuf, String>) -> Vec<PathBuf
         })
         .map(|(rel, _)| rel.clone())
         .collect();
-    for rel in render::existing_generated(out) {
-        if !files.contains_key(&rel) {
-            diff.push(rel);
-        }
-    }
+    diff.extend(render::stale_generated(out, files));
     diff
 }

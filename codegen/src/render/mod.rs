@@ -182,14 +182,27 @@ pub fn write_files(
         std::fs::write(&path, text).map_err(io(&path))?;
         changed.push(rel.clone());
     }
-    for rel in existing_generated(out) {
-        if !files.contains_key(&rel) {
-            let path = out.join(&rel);
-            std::fs::remove_file(&path).map_err(io(&path))?;
-            changed.push(rel);
-        }
+    for rel in stale_generated(out, files) {
+        let path = out.join(&rel);
+        std::fs::remove_file(&path).map_err(io(&path))?;
+        changed.push(rel);
     }
     Ok(changed)
+}
+
+/// Generated files under `out` that `files` no longer has. Only folders this generation writes
+/// into count (the first component of its paths), so other generated code beside it is safe.
+pub fn stale_generated(out: &Path, files: &BTreeMap<PathBuf, String>) -> Vec<PathBuf> {
+    let tops: std::collections::BTreeSet<_> =
+        files.keys().filter_map(|p| p.components().next()).collect();
+    existing_generated(out)
+        .into_iter()
+        .filter(|rel| !files.contains_key(rel))
+        .filter(|rel| {
+            rel.components().count() > 1
+                && rel.components().next().is_some_and(|c| tops.contains(&c))
+        })
+        .collect()
 }
 
 /// Relative paths of files under `dir` whose first line carries the header.
