@@ -2,6 +2,7 @@
 //! are checked, defaults filled in, families and tables sorted, split keys derived.
 
 mod build;
+mod family_rules;
 mod key_rules;
 mod types;
 
