@@ -7,6 +7,10 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here}"
-mkdir -p "$out/python"
-thrift --gen py -out "$out/python" "$here/../../idl/hbase2.thrift" >/dev/null 2>&1
+idl="$here/../../idl/hbase2.thrift"
+mkdir -p "$out/python" "$out/go"
+thrift --gen py -out "$out/python" "$idl" >/dev/null 2>&1
 rm -f "$out/python/__init__.py" "$out/python/hbase2/THBaseService-remote"
+# Go: package hbase2, no *-remote command; the code imports nothing of its own, so it fits any
+# module path.
+thrift --gen go:skip_remote -out "$out/go" "$idl" >/dev/null 2>&1

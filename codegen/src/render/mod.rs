@@ -5,6 +5,7 @@
 //! docs/schema.md, "Adding a language").
 
 pub mod context;
+pub mod go;
 mod naming;
 pub mod python;
 
@@ -49,7 +50,7 @@ pub enum Planned {
 
 /// Every language the generator knows, by `--lang` name.
 pub fn languages() -> &'static [&'static dyn Language] {
-    &[&python::Python]
+    &[&python::Python, &go::Go]
 }
 
 pub fn language(name: &str) -> Result<&'static dyn Language, CodegenError> {

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The generated Go SDK (sdks/go, module redbase_examples) against a real redbase:
+#   1. gofmt -l and go vet on the SDK (hbase2/ is the Thrift compiler's output, kept byte for
+#      byte as the compiler writes it and checked against it by a cargo test, so gofmt skips it);
+#   2. the shared vectors byte for byte (cmd/vectors: one "VECTORS go <file> ..." line each);
+#   3. go test ./e2e: end-to-end tests over Thrift2 against `redbase serve` on loopback (or,
+#      with REDBASE_SDK_TARGET=host:port, an already running Thrift2 gateway such as HBase's);
+#   4. xlang both ways with the Python tool against one live server (tests/xlang).
+# Installs Go (Debian's golang-go) if missing; Go modules come from the Go module proxy.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+root="$PWD"
+
+if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+    export PATH="$HOME/.cargo/bin:$PATH"
+fi
+if ! command -v go >/dev/null 2>&1; then
+    echo "== installing golang-go"
+    sudo_cmd=""
+    [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+    { $sudo_cmd apt-get update -qq && $sudo_cmd apt-get install -y -qq golang-go >/dev/null; } || {
+        echo "tests/sdk_go/run.sh: cannot install Go" >&2
+        exit 1
+    }
+fi
+
+status=0
+fail() {
+    echo "tests/sdk_go/run.sh: $*" >&2
+    status=1
+}
+
+echo "== go mod download"
+(cd tests/sdk_go && go mod download) || { fail "go mod download failed"; exit 1; }
+
+echo "== gofmt -l, go vet (sdks/go)"
+unformatted="$(cd sdks/go && gofmt -l . | grep -v '^hbase2/')"
+[ -z "$unformatted" ] || fail "not gofmt-clean: $unformatted"
+(cd sdks/go && go vet ./...) || fail "go vet sdks/go"
+(cd tests/sdk_go && go vet ./...) || fail "go vet tests/sdk_go"
+
+echo "== vectors"
+(cd tests/sdk_go && go run ./cmd/vectors "$root/sdks/vectors") || fail "vectors"
+
+exit $status
