@@ -22,7 +22,7 @@
 //   - MetricsTable: default:metrics
 //   - SensorReadingsTable: default:sensor-readings
 //   - SocialUsageTable: default:social-usage
-//   - WebPagesTable: default:web-pages
+//   - WebPagesTable: crawl:web-pages
 package redbaseexamples
 
 import "redbase_examples/redbase"

@@ -2,7 +2,7 @@
 
 package redbaseexamples
 
-// Typed client for table default:web-pages (schema typed_keys.toml).
+// Typed client for table crawl:web-pages (schema typed_keys.toml).
 // Reversed domains keep a site's hosts together: com.example.www|/index.html.
 
 import (
@@ -23,7 +23,7 @@ var webPagesKeySpec = redbase.NewKeySpec("separated", "|",
 // WebPagesDef is the table as its schema declares it: name, families with their
 // settings, split keys and key design.
 var WebPagesDef = &redbase.TableDef{
-	Namespace: "default",
+	Namespace: "crawl",
 	Name:      "web-pages",
 	// The families with the settings the schema gives (the others keep HBase's defaults).
 	Families: []redbase.FamilyDef{

@@ -116,8 +116,11 @@ func NewTableClient(c *Client, def *TableDef) *TableClient {
 // Def is the table's definition.
 func (t *TableClient) Def() *TableDef { return t.def }
 
-// Create creates the table with its families and split keys (the namespace must exist).
+// Create creates the table with its families and split keys, and its namespace if missing.
 func (t *TableClient) Create(ctx context.Context) error {
+	if err := t.createNamespace(ctx); err != nil {
+		return err
+	}
 	desc := &hbase2.TTableDescriptor{TableName: t.def.tableName()}
 	for i := range t.def.Families {
 		f, err := t.def.Families[i].descriptor()
@@ -128,6 +131,28 @@ func (t *TableClient) Create(ctx context.Context) error {
 	}
 	return t.c.call(ctx, "createTable", func(s *hbase2.THBaseServiceClient) error {
 		return s.CreateTable(ctx, desc, t.def.Splits)
+	})
+}
+
+func (t *TableClient) createNamespace(ctx context.Context) error {
+	if t.def.Namespace == "default" {
+		return nil
+	}
+	var names []*hbase2.TNamespaceDescriptor
+	err := t.c.call(ctx, "listNamespaceDescriptors", func(s *hbase2.THBaseServiceClient) (err error) {
+		names, err = s.ListNamespaceDescriptors(ctx)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if n.Name == t.def.Namespace {
+			return nil
+		}
+	}
+	return t.c.call(ctx, "createNamespace", func(s *hbase2.THBaseServiceClient) error {
+		return s.CreateNamespace(ctx, &hbase2.TNamespaceDescriptor{Name: t.def.Namespace})
 	})
 }
 
