@@ -42,4 +42,23 @@ unformatted="$(cd sdks/go && gofmt -l . | grep -v '^hbase2/')"
 echo "== vectors"
 (cd tests/sdk_go && go run ./cmd/vectors "$root/sdks/vectors") || fail "vectors"
 
+if [ -z "${REDBASE_SDK_TARGET:-}" ]; then
+    cargo build -p redbase --bin redbase || { fail "cargo build failed"; exit 1; }
+fi
+export REDBASE_BIN="${REDBASE_BIN:-$root/target/debug/redbase}"
+
+echo "== go test ./e2e"
+(
+    cd tests/sdk_go &&
+        go test -count=1 -v ./e2e 2>&1 | grep -Ev '^(=== (RUN|PAUSE|CONT)|    --- PASS)'
+    exit "${PIPESTATUS[0]}"
+) || fail "go test ./e2e"
+
+echo "== xlang: python <-> go"
+PYTHON="${PYTHON:-python3}"
+"$PYTHON" -m pip install --disable-pip-version-check -q -r tests/sdk_python/requirements.txt ||
+    fail "pip install failed"
+PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$root/sdks/python${PYTHONPATH:+:$PYTHONPATH}" \
+    "$PYTHON" tests/sdk_go/xlang_check.py || fail "xlang python <-> go"
+
 exit $status

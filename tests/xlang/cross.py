@@ -17,6 +17,7 @@ from redbase_proc import RedbaseProcess  # noqa: E402
 
 TOOLS = {
     "python": [sys.executable, str(REPO / "tests" / "xlang" / "xlang.py")],
+    "go": [str(REPO / "tests" / "sdk_go" / "xlang.sh")],
 }
 
 
