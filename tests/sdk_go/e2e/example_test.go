@@ -56,3 +56,19 @@ func TestDocsExample(t *testing.T) {
 		t.Errorf("the docs example printed %q, want %q", got, want)
 	}
 }
+
+// TestFramedTransport: the same calls over the framed transport (HBase's `thrift2 -f`);
+// redbase detects the transport per connection.
+func TestFramedTransport(t *testing.T) {
+	defer catch(t)
+	ctx, _ := connect(t)
+	c, err := rx.Dial(ctx, target, &rx.Options{Transport: rx.Framed})
+	must(t, err)
+	t.Cleanup(func() { c.Close() }) // after the table's drop (cleanups run last first)
+	books := fresh(t, ctx, rx.NewBooksTable(c))
+	key := rx.BooksKey{Isbn: "framed"}
+	must(t, books.Put(ctx, key, rx.BooksValues{Title: rx.Ptr("over frames")}))
+	if row := ok(books.Get(ctx, key)); *row.Values.Title != "over frames" {
+		t.Errorf("read back %+v", row.Values)
+	}
+}
