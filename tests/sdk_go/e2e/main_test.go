@@ -80,7 +80,8 @@ func startServer() (stop func() error, err error) {
 		return nil, err
 	}
 	cmd := exec.Command(bin, "serve", "--data-dir", filepath.Join(dir, "data"),
-		"--thrift2-addr", target, "--gateways", "thrift2", "--advertised-host", "localhost")
+		"--thrift2-addr", target, "--gateways", "thrift2", "--advertised-host", "localhost",
+		"--http-addr", "127.0.0.1:0")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		return nil, err
