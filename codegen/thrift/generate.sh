@@ -8,9 +8,11 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here}"
 idl="$here/../../idl/hbase2.thrift"
-mkdir -p "$out/python" "$out/go"
+mkdir -p "$out/python" "$out/go" "$out/typescript"
 thrift --gen py -out "$out/python" "$idl" >/dev/null 2>&1
 rm -f "$out/python/__init__.py" "$out/python/hbase2/THBaseService-remote"
 # Go: package hbase2, no *-remote command; the code imports nothing of its own, so it fits any
 # module path.
 thrift --gen go:skip_remote -out "$out/go" "$idl" >/dev/null 2>&1
+# TypeScript: Node.js CommonJS modules with TypeScript declarations beside them.
+thrift --gen js:node,ts -out "$out/typescript" "$idl" >/dev/null 2>&1

@@ -8,6 +8,7 @@ pub mod context;
 pub mod go;
 mod naming;
 pub mod python;
+pub mod typescript;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -50,7 +51,7 @@ pub enum Planned {
 
 /// Every language the generator knows, by `--lang` name.
 pub fn languages() -> &'static [&'static dyn Language] {
-    &[&python::Python, &go::Go]
+    &[&python::Python, &go::Go, &typescript::TypeScript]
 }
 
 pub fn language(name: &str) -> Result<&'static dyn Language, CodegenError> {

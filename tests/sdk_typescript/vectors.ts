@@ -1,0 +1,186 @@
+/**
+ * The shared vectors (sdks/vectors/*.json, from the Rust reference) through the generated
+ * TypeScript SDK, byte for byte. Prints one line per file for the cross-language matrix:
+ *   VECTORS typescript <file> pass <n>   |   VECTORS typescript <file> FAIL <n_failed>/<n>
+ * and exits non-zero if any vector fails (the first failures are described on stderr).
+ */
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import * as sdk from "redbase_examples";
+
+type JsonValue = sdk.Json;
+type Obj = { [key: string]: JsonValue };
+
+const VECTORS = join(__dirname, "..", "..", "..", "..", "sdks", "vectors");
+const exported = sdk as unknown as Record<string, unknown>;
+
+interface KeyClass {
+  new (components: Record<string, sdk.KeyValue>): { encode(): Buffer };
+  decode(row: Uint8Array): Record<string, unknown>;
+  prefix(leading: Record<string, sdk.KeyValue>): sdk.KeyRange;
+}
+
+const camel = (s: string): string => s.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+const upperCamel = (s: string): string => camel(s).replace(/^[a-z]/, (c) => c.toUpperCase());
+const shouty = (s: string): string => s.toUpperCase();
+const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
+
+function spec(table: string): sdk.KeySpec {
+  return exported[`${shouty(table)}_KEY`] as sdk.KeySpec;
+}
+
+function keyClass(table: string): KeyClass {
+  return exported[`${upperCamel(table)}Key`] as KeyClass;
+}
+
+/** A vector's JSON value as the SDK's value of type `ty` (docs/schema.md, Test vectors). */
+function fromJson(ty: string, j: JsonValue): unknown {
+  switch (ty) {
+    case "bytes":
+      return Buffer.from(j as string, "hex");
+    case "i64":
+    case "timestamp-ms":
+    case "counter":
+      return BigInt(j as string);
+    case "f32":
+      return Buffer.from(j as string, "hex").readFloatBE(0);
+    case "f64":
+      return Buffer.from(j as string, "hex").readDoubleBE(0);
+    default:
+      return j;
+  }
+}
+
+/** Equal as the vectors mean it: floats by their bits, bytes by content, JSON structurally. */
+function same(ty: string, a: unknown, b: unknown): boolean {
+  if (ty === "f32" || ty === "f64") {
+    const bits = (v: unknown): string => {
+      const buf = Buffer.alloc(ty === "f32" ? 4 : 8);
+      if (ty === "f32") buf.writeFloatBE(v as number);
+      else buf.writeDoubleBE(v as number);
+      return buf.toString("hex");
+    };
+    return typeof a === "number" && typeof b === "number" && (bits(a) === bits(b) || (Number.isNaN(a) && Number.isNaN(b)));
+  }
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return hex(a) === hex(b);
+  if (ty === "json") return JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
+  return typeof a === typeof b && a === b;
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v !== null && typeof v === "object") {
+    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  }
+  return v;
+}
+
+function components(table: string, given: Obj): Record<string, sdk.KeyValue> {
+  const out: Record<string, sdk.KeyValue> = {};
+  for (const c of spec(table).components) {
+    if (c.name in given) out[camel(c.name)] = fromJson(c.type, given[c.name] as JsonValue) as sdk.KeyValue;
+  }
+  return out;
+}
+
+function check(cond: boolean, what: string): void {
+  if (!cond) throw new Error(what);
+}
+
+function throwsKeyError(f: () => unknown): boolean {
+  try {
+    f();
+    return false;
+  } catch (e) {
+    return e instanceof sdk.KeyEncodingError;
+  }
+}
+
+function keyVector(v: Obj): void {
+  const table = v["table"] as string;
+  const cls = keyClass(table);
+  const raw = new cls(components(table, v["components"] as Obj)).encode();
+  check(hex(raw) === v["key_hex"], `encoded ${hex(raw)}, want ${String(v["key_hex"])}`);
+  const parts = cls.decode(raw);
+  const want = v["decoded"] as Obj;
+  check(parts["salt"] === want["salt"], `salt ${String(parts["salt"])}, want ${String(want["salt"])}`);
+  const hash = parts["hash"] instanceof Uint8Array ? hex(parts["hash"]) : parts["hash"];
+  check(hash === want["hash"], `hash ${String(hash)}, want ${String(want["hash"])}`);
+  const kept = spec(table).components.filter((c) => c.kept);
+  const wantComponents = want["components"] as Obj;
+  check(kept.length === Object.keys(wantComponents).length, "kept components differ");
+  for (const c of kept) {
+    const got = parts[camel(c.name)];
+    check(same(c.type, got, fromJson(c.type, wantComponents[c.name] as JsonValue)), `component ${c.name}: got ${String(got)}`);
+  }
+  const splits = exported[`${shouty(table)}_SPLITS`] as Buffer[];
+  check(sdk.regionIndex(splits, raw) === v["region"], `region ${sdk.regionIndex(splits, raw)}, want ${String(v["region"])}`);
+}
+
+function prefixVector(v: Obj): void {
+  const table = v["table"] as string;
+  const cls = keyClass(table);
+  const given = components(table, v["components"] as Obj);
+  if (v["error"] === true) {
+    check(throwsKeyError(() => cls.prefix(given)), "the prefix should be refused");
+    return;
+  }
+  const starts = cls.prefix(given).ranges.map(([start]) => hex(start));
+  check(JSON.stringify(starts) === JSON.stringify(v["prefixes_hex"]), `prefixes ${starts.join(",")}`);
+}
+
+function errorVector(v: Obj): void {
+  const table = v["table"] as string;
+  const cls = keyClass(table);
+  check(throwsKeyError(() => new cls(components(table, v["components"] as Obj)).encode()), "encoding should fail");
+}
+
+function valueVector(v: Obj): void {
+  const ty = v["type"] as keyof typeof sdk.values.CODECS;
+  const codec = sdk.values.CODECS[ty] as sdk.Codec<unknown>;
+  const value = fromJson(ty, v["value"] as JsonValue);
+  const raw = codec.encode(value);
+  check(hex(raw) === v["hex"], `encoded ${hex(raw)}, want ${String(v["hex"])}`);
+  check(same(ty, codec.decode(Buffer.from(v["hex"] as string, "hex")), value), "decoded value differs");
+}
+
+function qualifierVector(v: Obj): void {
+  const table = v["table"] as string;
+  const columns = exported[`${upperCamel(table)}Columns`] as Record<string, sdk.PatternColumn<unknown, unknown>>;
+  const col = columns[camel(v["field"] as string)] as sdk.PatternColumn<unknown, unknown>;
+  const q = col.qualifier(v["part"]);
+  check(hex(q) === v["qualifier_hex"], `qualifier ${hex(q)}, want ${String(v["qualifier_hex"])}`);
+  check(col.parse(q) === v["part"], `parsed ${String(col.parse(q))}`);
+}
+
+/** Runs every vector of one file; returns whether all passed. */
+function runFile(file: string, groups: [string, ((v: Obj) => void)][]): boolean {
+  const data = JSON.parse(readFileSync(join(VECTORS, file), "utf8")) as Obj;
+  let total = 0;
+  let failed = 0;
+  for (const [group, run] of groups) {
+    for (const [i, v] of (data[group] as Obj[]).entries()) {
+      total++;
+      try {
+        run(v);
+      } catch (e) {
+        failed++;
+        if (failed <= 20) console.error(`${file} ${group}[${i}] (${String(v["table"] ?? v["type"])}): ${(e as Error).message}`);
+      }
+    }
+  }
+  console.log(failed === 0 ? `VECTORS typescript ${file} pass ${total}` : `VECTORS typescript ${file} FAIL ${failed}/${total}`);
+  return failed === 0 && total > 0;
+}
+
+const keysOk = runFile("keys.json", [
+  ["keys", keyVector],
+  ["prefixes", prefixVector],
+  ["errors", errorVector],
+]);
+const valuesOk = runFile("values.json", [
+  ["values", valueVector],
+  ["qualifiers", qualifierVector],
+]);
+process.exitCode = keysOk && valuesOk ? 0 : 1;
