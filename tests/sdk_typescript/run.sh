@@ -39,4 +39,7 @@ status=0
 echo "== vectors (sdks/vectors through the generated TypeScript)"
 node "$out/vectors.js" || status=1
 
+echo "== node --test (end to end)"
+node --test "$out/e2e.test.js" || status=1
+
 exit $status
