@@ -31,9 +31,9 @@ rm -rf "$build/sdk" "$build/tests" "$build/stamp"
 mkdir -p "$build/sdk"
 cp -r "$root/sdks/typescript/." "$build/sdk/"
 rm -rf "$build/sdk/dist" "$build/sdk/node_modules"
-node_modules/.bin/tsc -p "$build/sdk"
+node_modules/.bin/tsc -p "$build/sdk" >&2
 ln -sfn ../.build/sdk node_modules/redbase_examples
 
 echo "== tsc --strict: tests/sdk_typescript" >&2
-node_modules/.bin/tsc -p "$here"
+node_modules/.bin/tsc -p "$here" >&2
 echo "$lock_sum $sources_sum" >"$build/stamp"

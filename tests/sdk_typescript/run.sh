@@ -42,4 +42,11 @@ node "$out/vectors.js" || status=1
 echo "== node --test (end to end)"
 node --test "$out/e2e.test.js" || status=1
 
+if [ -z "${REDBASE_SDK_TARGET:-}" ]; then
+    echo "== xlang: python <-> typescript through one redbase serve"
+    # The Python tool needs the Python SDK's runtime (Apache Thrift's library from PyPI).
+    "${PYTHON:-python3}" -m pip install --disable-pip-version-check -q -r tests/sdk_python/requirements.txt &&
+        "${PYTHON:-python3}" tests/sdk_typescript/xlang_check.py || status=1
+fi
+
 exit $status

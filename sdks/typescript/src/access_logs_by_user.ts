@@ -115,8 +115,8 @@ export interface AccessLogsByUserKeyParts {
 
 /** The table's columns with their families, qualifiers and value codecs. */
 export const AccessLogsByUserColumns = {
-  hits: new _v.Column("hits", Buffer.from("t"), Buffer.from("h"), _v.CODECS["counter"]),
-  lastSeen: new _v.Column("last_seen", Buffer.from("t"), Buffer.from("l"), _v.CODECS["timestamp-ms"]),
+  hits: new _v.Column("hits", Buffer.from("t"), Buffer.from("h"), "counter", _v.CODECS["counter"]),
+  lastSeen: new _v.Column("last_seen", Buffer.from("t"), Buffer.from("l"), "timestamp-ms", _v.CODECS["timestamp-ms"]),
 } as const;
 
 /** Typed cells of one row: a field is absent where the row has no cell. */

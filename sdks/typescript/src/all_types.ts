@@ -166,7 +166,7 @@ export interface AllTypesKeyParts {
 
 /** The table's columns with their families, qualifiers and value codecs. */
 export const AllTypesColumns = {
-  note: new _v.Column("note", Buffer.from("f"), Buffer.from("n"), _v.CODECS["string"]),
+  note: new _v.Column("note", Buffer.from("f"), Buffer.from("n"), "string", _v.CODECS["string"]),
 } as const;
 
 /** Typed cells of one row: a field is absent where the row has no cell. */

@@ -91,17 +91,17 @@ export interface BooksKeyParts {
 
 /** The table's columns with their families, qualifiers and value codecs. */
 export const BooksColumns = {
-  added: new _v.Column("added", Buffer.from("b"), Buffer.from("added"), _v.CODECS["timestamp-ms"]),
-  author: new _v.Column("author", Buffer.from("b"), Buffer.from("a"), _v.CODECS["string"]),
-  cover: new _v.Column("cover", Buffer.from("b"), Buffer.from("c"), _v.CODECS["bytes"]),
-  date: new _v.Column("date", Buffer.from("b"), Buffer.from("d"), _v.CODECS["i64"]),
-  file: new _v.Column("file", Buffer.from("b"), Buffer.from("f"), _v.CODECS["bytes"]),
-  inPrint: new _v.Column("in_print", Buffer.from("b"), Buffer.from("ip"), _v.CODECS["bool"]),
-  pages: new _v.Column("pages", Buffer.from("b"), Buffer.from("p"), _v.CODECS["i32"]),
-  price: new _v.Column("price", Buffer.from("b"), Buffer.from("pr"), _v.CODECS["f64"]),
-  rating: new _v.Column("rating", Buffer.from("b"), Buffer.from("r"), _v.CODECS["f32"]),
-  tags: new _v.Column("tags", Buffer.from("b"), Buffer.from("tags"), _v.CODECS["json"]),
-  title: new _v.Column("title", Buffer.from("b"), Buffer.from("t"), _v.CODECS["string"]),
+  added: new _v.Column("added", Buffer.from("b"), Buffer.from("added"), "timestamp-ms", _v.CODECS["timestamp-ms"]),
+  author: new _v.Column("author", Buffer.from("b"), Buffer.from("a"), "string", _v.CODECS["string"]),
+  cover: new _v.Column("cover", Buffer.from("b"), Buffer.from("c"), "bytes", _v.CODECS["bytes"]),
+  date: new _v.Column("date", Buffer.from("b"), Buffer.from("d"), "i64", _v.CODECS["i64"]),
+  file: new _v.Column("file", Buffer.from("b"), Buffer.from("f"), "bytes", _v.CODECS["bytes"]),
+  inPrint: new _v.Column("in_print", Buffer.from("b"), Buffer.from("ip"), "bool", _v.CODECS["bool"]),
+  pages: new _v.Column("pages", Buffer.from("b"), Buffer.from("p"), "i32", _v.CODECS["i32"]),
+  price: new _v.Column("price", Buffer.from("b"), Buffer.from("pr"), "f64", _v.CODECS["f64"]),
+  rating: new _v.Column("rating", Buffer.from("b"), Buffer.from("r"), "f32", _v.CODECS["f32"]),
+  tags: new _v.Column("tags", Buffer.from("b"), Buffer.from("tags"), "json", _v.CODECS["json"]),
+  title: new _v.Column("title", Buffer.from("b"), Buffer.from("t"), "string", _v.CODECS["string"]),
 } as const;
 
 /** Typed cells of one row: a field is absent where the row has no cell. */

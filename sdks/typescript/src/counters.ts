@@ -88,7 +88,7 @@ export interface CountersKeyParts {
 
 /** The table's columns with their families, qualifiers and value codecs. */
 export const CountersColumns = {
-  slots: new _v.PatternColumn("slots", Buffer.from("c"), Buffer.from(""), Buffer.from(""), _v.i32Part(), _v.CODECS["counter"]),
+  slots: new _v.PatternColumn("slots", Buffer.from("c"), Buffer.from(""), Buffer.from(""), "counter", "i32", _v.i32Part(), _v.CODECS["counter"]),
 } as const;
 
 /** Typed cells of one row: a field is absent where the row has no cell. */

@@ -101,8 +101,8 @@ export interface DeviceEventsKeyParts {
 
 /** The table's columns with their families, qualifiers and value codecs. */
 export const DeviceEventsColumns = {
-  count: new _v.Column("count", Buffer.from("e"), Buffer.from("n"), _v.CODECS["counter"]),
-  kind: new _v.Column("kind", Buffer.from("e"), Buffer.from("k"), _v.CODECS["string"]),
+  count: new _v.Column("count", Buffer.from("e"), Buffer.from("n"), "counter", _v.CODECS["counter"]),
+  kind: new _v.Column("kind", Buffer.from("e"), Buffer.from("k"), "string", _v.CODECS["string"]),
 } as const;
 
 /** Typed cells of one row: a field is absent where the row has no cell. */

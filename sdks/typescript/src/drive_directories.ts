@@ -92,8 +92,8 @@ export interface DriveDirectoriesKeyParts {
 
 /** The table's columns with their families, qualifiers and value codecs. */
 export const DriveDirectoriesColumns = {
-  creator: new _v.Column("creator", Buffer.from("cf"), Buffer.from("creator"), _v.CODECS["string"]),
-  children: new _v.PatternColumn("children", Buffer.from("sub"), Buffer.from(""), Buffer.from(""), _v.stringPart, _v.CODECS["string"]),
+  creator: new _v.Column("creator", Buffer.from("cf"), Buffer.from("creator"), "string", _v.CODECS["string"]),
+  children: new _v.PatternColumn("children", Buffer.from("sub"), Buffer.from(""), Buffer.from(""), "string", "string", _v.stringPart, _v.CODECS["string"]),
 } as const;
 
 /** Typed cells of one row: a field is absent where the row has no cell. */

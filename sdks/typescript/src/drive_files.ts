@@ -92,10 +92,10 @@ export interface DriveFilesKeyParts {
 
 /** The table's columns with their families, qualifiers and value codecs. */
 export const DriveFilesColumns = {
-  content: new _v.Column("content", Buffer.from("c"), Buffer.from("c"), _v.CODECS["bytes"]),
-  creator: new _v.Column("creator", Buffer.from("cf"), Buffer.from("creator"), _v.CODECS["string"]),
-  fileType: new _v.Column("file_type", Buffer.from("cf"), Buffer.from("type"), _v.CODECS["string"]),
-  size: new _v.Column("size", Buffer.from("cf"), Buffer.from("size"), _v.CODECS["i64"]),
+  content: new _v.Column("content", Buffer.from("c"), Buffer.from("c"), "bytes", _v.CODECS["bytes"]),
+  creator: new _v.Column("creator", Buffer.from("cf"), Buffer.from("creator"), "string", _v.CODECS["string"]),
+  fileType: new _v.Column("file_type", Buffer.from("cf"), Buffer.from("type"), "string", _v.CODECS["string"]),
+  size: new _v.Column("size", Buffer.from("cf"), Buffer.from("size"), "i64", _v.CODECS["i64"]),
 } as const;
 
 /** Typed cells of one row: a field is absent where the row has no cell. */

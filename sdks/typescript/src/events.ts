@@ -88,8 +88,8 @@ export interface EventsKeyParts {
 
 /** The table's columns with their families, qualifiers and value codecs. */
 export const EventsColumns = {
-  at: new _v.Column("at", Buffer.from("e"), Buffer.from("at"), _v.CODECS["timestamp-ms"]),
-  payload: new _v.Column("payload", Buffer.from("e"), Buffer.from("p"), _v.CODECS["json"]),
+  at: new _v.Column("at", Buffer.from("e"), Buffer.from("at"), "timestamp-ms", _v.CODECS["timestamp-ms"]),
+  payload: new _v.Column("payload", Buffer.from("e"), Buffer.from("p"), "json", _v.CODECS["json"]),
 } as const;
 
 /** Typed cells of one row: a field is absent where the row has no cell. */

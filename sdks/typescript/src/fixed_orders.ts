@@ -123,7 +123,7 @@ export interface FixedOrdersKeyParts {
 
 /** The table's columns with their families, qualifiers and value codecs. */
 export const FixedOrdersColumns = {
-  total: new _v.Column("total", Buffer.from("o"), Buffer.from("t"), _v.CODECS["f64"]),
+  total: new _v.Column("total", Buffer.from("o"), Buffer.from("t"), "f64", _v.CODECS["f64"]),
 } as const;
 
 /** Typed cells of one row: a field is absent where the row has no cell. */

@@ -114,7 +114,7 @@ export interface LeaderboardKeyParts {
 
 /** The table's columns with their families, qualifiers and value codecs. */
 export const LeaderboardColumns = {
-  player: new _v.Column("player", Buffer.from("s"), Buffer.from("p"), _v.CODECS["json"]),
+  player: new _v.Column("player", Buffer.from("s"), Buffer.from("p"), "json", _v.CODECS["json"]),
 } as const;
 
 /** Typed cells of one row: a field is absent where the row has no cell. */

@@ -117,8 +117,8 @@ export interface MetricsKeyParts {
 
 /** The table's columns with their families, qualifiers and value codecs. */
 export const MetricsColumns = {
-  unit: new _v.Column("unit", Buffer.from("m"), Buffer.from("u"), _v.CODECS["string"]),
-  value: new _v.Column("value", Buffer.from("m"), Buffer.from("v"), _v.CODECS["f64"]),
+  unit: new _v.Column("unit", Buffer.from("m"), Buffer.from("u"), "string", _v.CODECS["string"]),
+  value: new _v.Column("value", Buffer.from("m"), Buffer.from("v"), "f64", _v.CODECS["f64"]),
 } as const;
 
 /** Typed cells of one row: a field is absent where the row has no cell. */

@@ -105,8 +105,8 @@ export interface SensorReadingsKeyParts {
 
 /** The table's columns with their families, qualifiers and value codecs. */
 export const SensorReadingsColumns = {
-  celsius: new _v.Column("celsius", Buffer.from("r"), Buffer.from("c"), _v.CODECS["f32"]),
-  ok: new _v.Column("ok", Buffer.from("r"), Buffer.from("ok"), _v.CODECS["bool"]),
+  celsius: new _v.Column("celsius", Buffer.from("r"), Buffer.from("c"), "f32", _v.CODECS["f32"]),
+  ok: new _v.Column("ok", Buffer.from("r"), Buffer.from("ok"), "bool", _v.CODECS["bool"]),
 } as const;
 
 /** Typed cells of one row: a field is absent where the row has no cell. */

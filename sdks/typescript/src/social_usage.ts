@@ -93,12 +93,12 @@ export interface SocialUsageKeyParts {
 
 /** The table's columns with their families, qualifiers and value codecs. */
 export const SocialUsageColumns = {
-  fbId: new _v.Column("fb_id", Buffer.from("fb"), Buffer.from("id"), _v.CODECS["string"]),
-  fbTotal: new _v.Column("fb_total", Buffer.from("fb"), Buffer.from("t"), _v.CODECS["counter"]),
-  fbUsage: new _v.PatternColumn("fb_usage", Buffer.from("fb"), Buffer.from(""), Buffer.from(""), _v.i32Part(6), _v.CODECS["counter"]),
-  twId: new _v.Column("tw_id", Buffer.from("tw"), Buffer.from("id"), _v.CODECS["string"]),
-  twTotal: new _v.Column("tw_total", Buffer.from("tw"), Buffer.from("t"), _v.CODECS["counter"]),
-  twUsage: new _v.PatternColumn("tw_usage", Buffer.from("tw"), Buffer.from(""), Buffer.from(""), _v.i32Part(6), _v.CODECS["counter"]),
+  fbId: new _v.Column("fb_id", Buffer.from("fb"), Buffer.from("id"), "string", _v.CODECS["string"]),
+  fbTotal: new _v.Column("fb_total", Buffer.from("fb"), Buffer.from("t"), "counter", _v.CODECS["counter"]),
+  fbUsage: new _v.PatternColumn("fb_usage", Buffer.from("fb"), Buffer.from(""), Buffer.from(""), "counter", "i32", _v.i32Part(6), _v.CODECS["counter"]),
+  twId: new _v.Column("tw_id", Buffer.from("tw"), Buffer.from("id"), "string", _v.CODECS["string"]),
+  twTotal: new _v.Column("tw_total", Buffer.from("tw"), Buffer.from("t"), "counter", _v.CODECS["counter"]),
+  twUsage: new _v.PatternColumn("tw_usage", Buffer.from("tw"), Buffer.from(""), Buffer.from(""), "counter", "i32", _v.i32Part(6), _v.CODECS["counter"]),
 } as const;
 
 /** Typed cells of one row: a field is absent where the row has no cell. */

@@ -156,9 +156,12 @@ export const CODECS = {
 /** One fixed-qualifier column and its value codec. */
 export class Column<T> {
   constructor(
+    /** The schema's field name. */
     readonly field: string,
     readonly family: Buffer,
     readonly qualifier: Buffer,
+    /** The schema's value type (`counter`, `timestamp-ms`, ...). */
+    readonly type: string,
     readonly codec: Codec<T>,
   ) {}
 }
@@ -214,6 +217,9 @@ export class PatternColumn<P, T> {
     readonly family: Buffer,
     readonly prefix: Buffer,
     readonly suffix: Buffer,
+    readonly type: string,
+    /** The part's schema type: `string`, `i32` or `i64`. */
+    readonly partType: string,
     readonly part: PartCodec<P>,
     readonly codec: Codec<T>,
   ) {}

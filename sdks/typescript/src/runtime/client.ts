@@ -239,8 +239,16 @@ export class TableClient {
     return this.conn.client;
   }
 
-  /** Creates the table with its families and split keys (the namespace must exist). */
+  /** Creates the table with its families and split keys, and its namespace if missing. */
   async create(): Promise<void> {
+    const ns = this.table.namespace;
+    if (ns !== "default") {
+      const known = await this.conn.call<tt.TNamespaceDescriptor[]>((cb) => this.c.listNamespaceDescriptors(cb));
+      if (!known.some((d) => d.name === ns)) {
+        const desc = new tt.TNamespaceDescriptor({ name: ns });
+        await this.conn.call<void>((cb) => this.c.createNamespace(desc, cb));
+      }
+    }
     const desc = new tt.TTableDescriptor({ tableName: this.tableName, columns: this.table.families.map(descriptor) });
     const splits = this.table.splits.length > 0 ? [...this.table.splits] : (null as unknown as Buffer[]);
     await this.conn.call<void>((cb) => this.c.createTable(desc, splits, cb));
