@@ -8,6 +8,13 @@
 import assert = require("node:assert/strict");
 import { after, before, test } from "node:test";
 import {
+  AllTypesKey,
+  AllTypesTable,
+  FixedOrdersKey,
+  FixedOrdersTable,
+  WebPagesKey,
+  WebPagesTable,
+  fullName,
   AccessLogsByUserKey,
   AccessLogsByUserTable,
   AccessLogsKey,
@@ -294,4 +301,61 @@ test("cloud drive directories and files; typed errors", async () => {
   assert.throws(() => new DriveFilesKey({ fileId: Buffer.from("short") }).encode(), KeyEncodingError);
   await files.drop();
   await assert.rejects(files.get(new DriveFilesKey({ fileId })), ThriftError);
+});
+
+test("reversed domains in their own namespace", async () => {
+  const pages = await fresh(WebPagesTable); // namespace "crawl", created with the table
+  assert.equal(fullName(WebPagesTable.definition).toString(), "crawl:web-pages");
+  for (const [domain, path] of [["www.example.com", "/"], ["api.example.com", "/v1|x"], ["www.example.org", "/"]] as const) {
+    await pages.put(new WebPagesKey({ domain, path }), { html: Buffer.from("<html>"), fetched: 1n });
+  }
+  const got = await collect(pages.scan(WebPagesKey.prefix({ domain: "www.example.com" })));
+  assert.deepEqual(got.map((r) => [r.key.domain, r.key.path]), [["www.example.com", "/"]]);
+  const everything = (await collect(pages.scan())).map((r) => r.rowKey.toString());
+  assert.deepEqual(everything, ["com.example.api|/v1\\|x", "com.example.www|/", "org.example.www|/"]);
+});
+
+test("every binary component type round-trips through the server", async () => {
+  const t = await fresh(AllTypesTable);
+  const keys = [
+    new AllTypesKey({ s: "a\u0000b", b: Buffer.from([0, 255]), i: -(2 ** 31), l: 2n ** 63n - 1n, f: -Infinity, d: -0, t: -1n }),
+    new AllTypesKey({ s: "", b: Buffer.alloc(0), i: 0, l: -(2n ** 63n), f: 1.5, d: NaN, t: 2n ** 62n }),
+    new AllTypesKey({ s: "日本", b: Buffer.from("z"), i: 2 ** 31 - 1, l: 0n, f: -0, d: 1e300, t: 0n }),
+  ];
+  for (const [i, k] of keys.entries()) await t.put(k, { note: String(i) });
+  const rows = await collect(t.scan());
+  assert.deepEqual(rows.map((r) => r.rowKey), sorted(keys.map((k) => k.encode())));
+  for (const r of rows) {
+    const k = keys[Number(r.values.note)];
+    assert.ok(k);
+    assert.deepEqual(r.rowKey, k.encode());
+    assert.deepEqual([r.key.s, Buffer.from(r.key.b), r.key.i, r.key.l, r.key.f, r.key.d, r.key.t], [k.s, Buffer.from(k.b), k.i, k.l, k.f, k.d, k.t]);
+  }
+});
+
+test("fixed layout with a kept hash", async () => {
+  const t = await fresh(FixedOrdersTable);
+  for (const orderNo of [5n, 7n, 6n]) await t.put(new FixedOrdersKey({ region: "eu", orderNo, account: 4321 }), { total: Number(orderNo) * 1.5 });
+  const key = new FixedOrdersKey({ region: "eu", orderNo: 7n, account: 4321 });
+  assert.equal(key.encode().length, 2 + 8 + 10 + 6);
+  const row = await t.get(key);
+  assert.equal(row?.values.total, 10.5);
+  assert.deepEqual(row?.key.hash, key.encode().subarray(0, 2));
+  assert.deepEqual([row?.key.region, row?.key.orderNo, row?.key.account], ["eu", 7n, 4321]);
+  const scanned = await collect(t.scan());
+  assert.deepEqual(scanned.map((r) => r.key.orderNo), [7n, 6n, 5n], "one hash (same account); orders descending");
+  assert.ok(scanned.every((r) => Buffer.compare(Buffer.from(r.key.hash ?? []), key.encode().subarray(0, 2)) === 0));
+});
+
+test("framed transport", async () => {
+  await fresh(CountersTable);
+  const framed = await Connection.open(target.host, target.port, { transport: "framed" });
+  try {
+    const t = new CountersTable(framed);
+    assert.equal(await t.incrementSlots(new CountersKey({ name: "framed" }), 7, 2n), 2n);
+    assert.deepEqual((await t.get(new CountersKey({ name: "framed" })))?.values.slots, new Map([[7, 2n]]));
+  } finally {
+    framed.close();
+  }
+  await assert.rejects(Connection.open(target.host, target.port, { transport: "http" as "framed" }), RangeError);
 });

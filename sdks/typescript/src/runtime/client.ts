@@ -68,7 +68,7 @@ export class Connection {
   static open(host = "127.0.0.1", port = 9091, options: ConnectOptions = {}): Promise<Connection> {
     const transport = options.transport ?? "buffered";
     if (transport !== "buffered" && transport !== "framed") {
-      return Promise.reject(new ThriftError(`transport must be "buffered" or "framed", not ${String(transport)}`));
+      return Promise.reject(new RangeError(`transport must be "buffered" or "framed", not ${String(transport)}`));
     }
     return new Promise((resolve, reject) => {
       const conn = thrift.createConnection(host, port, {
