@@ -18,6 +18,8 @@ from redbase_proc import RedbaseProcess  # noqa: E402
 TOOLS = {
     "python": [sys.executable, str(REPO / "tests" / "xlang" / "xlang.py")],
     "go": [str(REPO / "tests" / "sdk_go" / "xlang.sh")],
+    # Builds the TypeScript SDK first if needed (build output on stderr).
+    "typescript": [str(REPO / "tests" / "sdk_typescript" / "xlang.sh")],
 }
 
 
