@@ -54,7 +54,8 @@ export class Target {
       const port = await freePort();
       const log = openSync(join(dir, "redbase.log"), "a");
       const args = ["serve", "--data-dir", join(dir, "data"), "--thrift2-addr", `127.0.0.1:${port}`];
-      args.push("--gateways", "thrift2", "--advertised-host", "localhost");
+      // The operations listener on a port of its own, never the shared default 8080.
+      args.push("--gateways", "thrift2", "--advertised-host", "localhost", "--http-addr", "127.0.0.1:0");
       const proc = spawn(bin, args, { stdio: ["ignore", log, log], env: { RUST_LOG: "info", ...process.env } });
       const deadline = Date.now() + 30_000;
       while (proc.exitCode === null && Date.now() < deadline) {
