@@ -59,6 +59,13 @@ fn embedded_thrift_code_matches_the_compiler() {
             &root().join("codegen/thrift").join(dir),
         );
     }
+    let fresh = std::fs::read_to_string(out.path().join("rust/hbase2.rs")).unwrap();
+    let committed =
+        std::fs::read_to_string(root().join("codegen/thrift/rust/hbase2.rs")).unwrap_or_default();
+    assert!(
+        fresh == committed,
+        "codegen/thrift/rust/hbase2.rs is stale: run codegen/thrift/generate.sh"
+    );
 }
 
 fn compare(fresh: &Path, committed: &Path) {

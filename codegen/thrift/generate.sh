@@ -8,7 +8,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here}"
 idl="$here/../../idl/hbase2.thrift"
-mkdir -p "$out/python" "$out/go" "$out/typescript"
+mkdir -p "$out/python" "$out/go" "$out/typescript" "$out/rust"
 thrift --gen py -out "$out/python" "$idl" >/dev/null 2>&1
 rm -f "$out/python/__init__.py" "$out/python/hbase2/THBaseService-remote"
 # Go: package hbase2, no *-remote command; the code imports nothing of its own, so it fits any
@@ -16,3 +16,7 @@ rm -f "$out/python/__init__.py" "$out/python/hbase2/THBaseService-remote"
 thrift --gen go:skip_remote -out "$out/go" "$idl" >/dev/null 2>&1
 # TypeScript: Node.js CommonJS modules with TypeScript declarations beside them.
 thrift --gen js:node,ts -out "$out/typescript" "$idl" >/dev/null 2>&1
+# Rust: the compiler's plain output. The server's copy (idl/generate.sh) relaxes how its
+# processor reads arguments; a client only writes arguments and reads results, so the SDK
+# needs no edit.
+thrift --gen rs -out "$out/rust" "$idl" >/dev/null 2>&1

@@ -9,6 +9,7 @@ pub mod go;
 mod naming;
 pub mod python;
 pub mod typescript;
+pub mod rust;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -35,6 +36,9 @@ pub trait Language: Sync {
     fn plan(&self, model: &Model, context: &Json) -> Vec<Planned>;
     /// The header line for a file, or `None` for files that cannot hold a comment.
     fn header(&self, path: &Path) -> Option<String>;
+    /// Extra Handlebars helpers this language's templates use (e.g. layout helpers that keep
+    /// the output formatter-clean); none by default.
+    fn register_helpers(&self, _hb: &mut Handlebars<'_>) {}
 }
 
 /// One output file.
@@ -51,7 +55,7 @@ pub enum Planned {
 
 /// Every language the generator knows, by `--lang` name.
 pub fn languages() -> &'static [&'static dyn Language] {
-    &[&python::Python, &go::Go, &typescript::TypeScript]
+    &[&python::Python, &go::Go, &typescript::TypeScript, &rust::Rust]
 }
 
 pub fn language(name: &str) -> Result<&'static dyn Language, CodegenError> {
@@ -84,6 +88,7 @@ pub fn generate(
             })?;
     }
     naming::register(&mut hb, lang.naming());
+    lang.register_helpers(&mut hb);
     let context = context::model(model);
     let mut files = BTreeMap::new();
     for planned in lang.plan(model, &context) {
@@ -218,7 +223,10 @@ pub fn existing_generated(dir: &Path) -> Vec<PathBuf> {
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
-                stack.push(p);
+                // Build output (a Rust SDK's target/) holds no generated sources.
+                if e.file_name() != "target" {
+                    stack.push(p);
+                }
             } else if std::fs::read_to_string(&p)
                 .ok()
                 .is_some_and(|t| t.lines().next().is_some_and(|l| l.contains(HEADER)))

@@ -1,0 +1,299 @@
+//! Rust: a standalone crate (its own `[workspace]`) with typed key, value, row and table
+//! types, the `thrift` crate (=0.17.0, Apache's) as the runtime, and the Thrift compiler's
+//! `--gen rs` output for idl/hbase2.thrift embedded unedited.
+
+use std::path::{Path, PathBuf};
+
+use handlebars::{
+    Context, Handlebars, Helper, HelperDef, HelperResult, Output, RenderContext, RenderError,
+    Renderable, StringOutput,
+};
+use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
+use serde_json::{json, Value as Json};
+
+use super::{Language, Naming, Planned};
+use crate::model::Model;
+
+pub struct Rust;
+
+const TEMPLATES: &[(&str, &str)] = &[
+    ("cargo", include_str!("../../templates/rust/Cargo.toml.hbs")),
+    ("lib", include_str!("../../templates/rust/lib.rs.hbs")),
+    ("table", include_str!("../../templates/rust/table.rs.hbs")),
+];
+
+/// Runtime modules: templates without holes, the same in every Rust SDK.
+const RUNTIME: &[(&str, &str)] = &[
+    (
+        "mod.rs",
+        include_str!("../../templates/rust/runtime/mod.rs"),
+    ),
+    (
+        "error.rs",
+        include_str!("../../templates/rust/runtime/error.rs"),
+    ),
+    (
+        "keys.rs",
+        include_str!("../../templates/rust/runtime/keys.rs"),
+    ),
+    (
+        "key_fields.rs",
+        include_str!("../../templates/rust/runtime/key_fields.rs"),
+    ),
+    (
+        "values.rs",
+        include_str!("../../templates/rust/runtime/values.rs"),
+    ),
+    (
+        "client.rs",
+        include_str!("../../templates/rust/runtime/client.rs"),
+    ),
+    (
+        "scan.rs",
+        include_str!("../../templates/rust/runtime/scan.rs"),
+    ),
+];
+
+impl Language for Rust {
+    fn name(&self) -> &'static str {
+        "rust"
+    }
+
+    fn naming(&self) -> &'static dyn Naming {
+        &RustNaming
+    }
+
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        TEMPLATES
+    }
+
+    fn plan(&self, model: &Model, context: &Json) -> Vec<Planned> {
+        let src = PathBuf::from("src");
+        let mut out = vec![
+            Planned::Template {
+                path: "Cargo.toml".into(),
+                template: "cargo",
+                context: context.clone(),
+            },
+            Planned::Verbatim {
+                path: ".gitignore".into(),
+                text: "/target\n/Cargo.lock\n",
+            },
+            Planned::Template {
+                path: src.join("lib.rs"),
+                template: "lib",
+                context: context.clone(),
+            },
+            Planned::Verbatim {
+                path: src.join("thrift_gen/mod.rs"),
+                text: include_str!("../../templates/rust/thrift_gen.rs"),
+            },
+            Planned::Verbatim {
+                path: src.join("thrift_gen/hbase2.rs"),
+                text: include_str!("../../thrift/rust/hbase2.rs"),
+            },
+        ];
+        for (name, text) in RUNTIME {
+            out.push(Planned::Verbatim {
+                path: src.join("runtime").join(name),
+                text,
+            });
+        }
+        for table in context["tables"].as_array().into_iter().flatten() {
+            let id = table["id"].as_str().unwrap_or_default();
+            out.push(Planned::Template {
+                path: src.join(format!("{id}.rs")),
+                template: "table",
+                context: json!({"package": model.package, "table": table}),
+            });
+        }
+        out
+    }
+
+    fn register_helpers(&self, hb: &mut Handlebars<'_>) {
+        hb.register_helper("fit", Box::new(Fit));
+    }
+
+    fn header(&self, path: &Path) -> Option<String> {
+        let rust = path.extension().is_some_and(|e| e == "rs");
+        Some(format!(
+            "{} {}",
+            if rust { "//" } else { "#" },
+            super::HEADER
+        ))
+    }
+}
+
+pub struct RustNaming;
+
+/// Strict and reserved keywords (2021 edition, plus `gen` of 2024).
+const KEYWORDS: &[&str] = &[
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for",
+    "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
+    "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+];
+
+/// Keywords that cannot be raw identifiers.
+const NOT_RAW: &[&str] = &["crate", "self", "Self", "super"];
+
+/// A standalone identifier: `r#type`, or `self_` where a raw identifier is not allowed.
+fn raw(name: String) -> String {
+    if NOT_RAW.contains(&name.as_str()) {
+        name + "_"
+    } else if KEYWORDS.contains(&name.as_str()) {
+        format!("r#{name}")
+    } else {
+        name
+    }
+}
+
+/// An identifier other text may be glued to (`increment_{{func_name f}}`): keyword + `_`.
+fn suffixed(name: String) -> String {
+    if KEYWORDS.contains(&name.as_str()) {
+        name + "_"
+    } else {
+        name
+    }
+}
+
+impl Naming for RustNaming {
+    fn type_name(&self, name: &str) -> String {
+        suffixed(name.to_upper_camel_case())
+    }
+    fn func_name(&self, name: &str) -> String {
+        suffixed(name.to_snake_case())
+    }
+    fn field_name(&self, name: &str) -> String {
+        raw(name.to_snake_case())
+    }
+    fn const_name(&self, name: &str) -> String {
+        name.to_shouty_snake_case()
+    }
+    fn string_literal(&self, text: &str) -> String {
+        let mut s = String::from("\"");
+        for c in text.chars() {
+            match c {
+                '\\' => s.push_str("\\\\"),
+                '"' => s.push_str("\\\""),
+                c if (' '..='~').contains(&c) => s.push(c),
+                c => s.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            }
+        }
+        s.push('"');
+        s
+    }
+    fn bytes_literal(&self, bytes: &[u8]) -> String {
+        let mut s = String::from("b\"");
+        for &b in bytes {
+            match b {
+                b'\\' => s.push_str("\\\\"),
+                b'"' => s.push_str("\\\""),
+                b' '..=b'~' => s.push(b as char),
+                _ => s.push_str(&format!("\\x{b:02x}")),
+            }
+        }
+        s.push('"');
+        s
+    }
+    fn value_type(&self, scalar: &str) -> String {
+        match scalar {
+            "string" => "String",
+            "bytes" => "Vec<u8>",
+            "i32" => "i32",
+            "i64" | "timestamp-ms" | "counter" => "i64",
+            "f32" => "f32",
+            "f64" => "f64",
+            "bool" => "bool",
+            _ => "serde_json::Value",
+        }
+        .to_string()
+    }
+}
+
+/// rustfmt's line limit (`max_width`).
+const MAX_WIDTH: usize = 100;
+
+/// rustfmt's `short_array_element_width_threshold`: lists of items this short are packed.
+const SHORT_ITEM: usize = 10;
+
+/// `{{#fit N}}...{{/fit}}`: the block is written one item per line (an opening line ending in
+/// `(`, `[` or `{`, the items, a closing line); it comes out on one line where rustfmt would
+/// put it there: the joined line fits `MAX_WIDTH` and the items fit `N` characters (rustfmt's
+/// `fn_call_width`, `array_width`, `struct_lit_width`; no `N`: signatures, only the line).
+/// This keeps the generated crate `cargo fmt --check` clean whatever the schema's names.
+struct Fit;
+
+impl HelperDef for Fit {
+    fn call<'reg: 'rc, 'rc>(
+        &self,
+        h: &Helper<'rc>,
+        r: &'reg Handlebars<'reg>,
+        ctx: &'rc Context,
+        rc: &mut RenderContext<'reg, 'rc>,
+        out: &mut dyn Output,
+    ) -> HelperResult {
+        let limit = h
+            .param(0)
+            .and_then(|p| p.value().as_u64())
+            .map(|n| n as usize);
+        let mixed = h.param(1).and_then(|p| p.value().as_str()) == Some("mixed");
+        let block = h.template().ok_or_else(|| {
+            RenderError::from(handlebars::RenderErrorReason::BlockContentRequired)
+        })?;
+        let mut text = StringOutput::new();
+        block.render(r, ctx, rc, &mut text)?;
+        let text = text.into_string()?;
+        out.write(&fit(&text, limit, mixed))?;
+        Ok(())
+    }
+}
+
+/// The one-line form of a vertical block, if rustfmt would choose it; else the block as is,
+/// or with `mixed` (a list) and only short items, the items packed into full lines.
+pub fn fit(text: &str, limit: Option<usize>, mixed: bool) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let [first, items @ .., last] = lines.as_slice() else {
+        return text.to_string();
+    };
+    let nested = items.iter().any(|l| {
+        let l = l.trim();
+        l.starts_with("//") || l.ends_with(['(', '[', '{']) || l.starts_with([')', ']', '}'])
+    });
+    if items.is_empty() || nested || !first.ends_with(['(', '[', '{']) {
+        return text.to_string();
+    }
+    let inner = items
+        .iter()
+        .map(|l| l.trim().trim_end_matches(','))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let pad = if first.ends_with('{') { " " } else { "" };
+    let line = format!("{first}{pad}{inner}{pad}{}", last.trim_start());
+    let lead = if text.starts_with('\n') { "\n" } else { "" };
+    if line.len() <= MAX_WIDTH && limit.is_none_or(|n| inner.len() <= n) {
+        return format!("{lead}{line}\n");
+    }
+    let short = |l: &&str| l.trim().trim_end_matches(',').len() <= SHORT_ITEM;
+    if !mixed || !items.iter().all(short) {
+        return text.to_string();
+    }
+    // rustfmt's "mixed" list layout: as many items per line as fit, each followed by a comma.
+    let indent = &items[0][..items[0].len() - items[0].trim_start().len()];
+    let mut out = format!("{lead}{first}\n");
+    let mut row = String::new();
+    for item in items {
+        let item = format!("{},", item.trim().trim_end_matches(','));
+        if !row.is_empty() && indent.len() + row.len() + 1 + item.len() > MAX_WIDTH {
+            out.push_str(&format!("{indent}{row}\n"));
+            row.clear();
+        }
+        if !row.is_empty() {
+            row.push(' ');
+        }
+        row.push_str(&item);
+    }
+    out.push_str(&format!("{indent}{row}\n{last}\n"));
+    out
+}

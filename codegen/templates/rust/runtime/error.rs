@@ -1,0 +1,77 @@
+//! The SDK's one error type: every fallible call returns `Result<T>`.
+
+use crate::thrift_gen::hbase2::{TIOError, TIllegalArgument};
+
+/// `std::result::Result` with the SDK's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What can go wrong, split by who is at fault: the caller's values (`KeyEncoding`,
+/// `ValueEncoding`), the server's answer (`Server`, `IllegalArgument`) or the connection
+/// (`Transport`, `Protocol`).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A value the key design refuses (too wide, outside its charset, a negative reverse
+    /// timestamp, ...), or bytes that are not a key of the table.
+    #[error("row key: {0}")]
+    KeyEncoding(String),
+    /// A value that does not fit its column type, or cell bytes that are not of that type.
+    #[error("cell value: {0}")]
+    ValueEncoding(String),
+    /// The server's `TIOError` (a missing table, a failed write, ...).
+    #[error("server error: {message}")]
+    Server {
+        message: String,
+        /// Whether the server says the call may succeed if retried.
+        can_retry: bool,
+    },
+    /// The server's `TIllegalArgument`.
+    #[error("illegal argument: {message}")]
+    IllegalArgument { message: String },
+    /// The connection failed (refused, closed, timed out).
+    #[error("transport: {0}")]
+    Transport(String),
+    /// The peer's bytes were not the Thrift2 protocol this client speaks.
+    #[error("thrift protocol: {0}")]
+    Protocol(String),
+}
+
+impl Error {
+    pub(crate) fn key(message: impl Into<String>) -> Self {
+        Error::KeyEncoding(message.into())
+    }
+
+    pub(crate) fn value(message: impl Into<String>) -> Self {
+        Error::ValueEncoding(message.into())
+    }
+}
+
+impl From<thrift::Error> for Error {
+    fn from(e: thrift::Error) -> Self {
+        match e {
+            thrift::Error::User(user) => {
+                if let Some(io) = user.downcast_ref::<TIOError>() {
+                    return Error::Server {
+                        message: io.message.clone().unwrap_or_default(),
+                        can_retry: io.can_retry.unwrap_or(false),
+                    };
+                }
+                if let Some(arg) = user.downcast_ref::<TIllegalArgument>() {
+                    return Error::IllegalArgument {
+                        message: arg.message.clone().unwrap_or_default(),
+                    };
+                }
+                Error::Protocol(user.to_string())
+            }
+            thrift::Error::Transport(t) => Error::Transport(t.message),
+            thrift::Error::Protocol(p) => Error::Protocol(p.message),
+            thrift::Error::Application(a) => Error::Protocol(a.message),
+        }
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Transport(e.to_string())
+    }
+}

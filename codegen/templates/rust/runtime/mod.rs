@@ -1,0 +1,35 @@
+//! The runtime under every generated table module, the same in every Rust SDK: key and value
+//! encodings, the Thrift2 connection, row-level calls and merged scans.
+
+pub mod client;
+pub mod error;
+mod key_fields;
+pub mod keys;
+pub mod scan;
+pub mod values;
+
+pub use client::{
+    Cell, Cells, ConnectOptions, Connection, FamilyDef, TableClient, TableDef, Transport,
+};
+pub use error::{Error, Result};
+pub use keys::{KeyParts, KeyValue, RowKey};
+pub use scan::{KeyRange, ScanOptions};
+pub use values::{CellValue, Column, PatternColumn};
+
+/// Everything a generated table module names, imported there with one glob (items a table
+/// does not use cost nothing).
+pub mod prelude {
+    pub use super::client::{Cell, Cells, Connection, FamilyDef, TableClient, TableDef};
+    pub use super::error::{Error, Result};
+    pub use super::keys::{
+        leading, Charset, Component, Decoded, FromKeyValue, HashForm, HashPrefix, HashSpec,
+        KeyParts, KeySpec, KeyType, KeyValue, Layout, Reverse, RowKey, SaltSpec,
+    };
+    pub use super::scan::{KeyRange, ScanOptions};
+    pub use super::values::{CellValue, Column, PatternColumn};
+    pub use crate::thrift_gen::hbase2::{
+        TBloomFilterType, TCompressionAlgorithm, TDataBlockEncoding, TKeepDeletedCells,
+    };
+    pub use std::collections::BTreeMap;
+    pub use std::marker::PhantomData;
+}

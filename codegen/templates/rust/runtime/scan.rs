@@ -1,0 +1,292 @@
+//! Scans: key ranges (one per salt bucket), scan options, and the merging scanner that reads
+//! one Thrift2 scanner per range lazily and yields rows in key order.
+
+use std::collections::VecDeque;
+
+use super::client::{cells, Cells, Connection};
+use super::error::{Error, Result};
+use super::keys::{KeySpec, KeyValue};
+use crate::thrift_gen::hbase2::{TScan, TTHBaseServiceSyncClient};
+
+/// The smallest key after every key starting with `prefix` (`None`: no such key).
+pub fn next_prefix(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut b = prefix.to_vec();
+    while b.last() == Some(&0xFF) {
+        b.pop();
+    }
+    let last = b.last_mut()?;
+    *last += 1;
+    Some(b)
+}
+
+/// Row ranges, one per salt bucket (one for unsalted tables): start inclusive, stop exclusive
+/// (`None`: to the end of the table).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyRange {
+    pub ranges: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+}
+
+impl KeyRange {
+    /// Every row whose leading components equal `leading`.
+    pub fn prefix(spec: &KeySpec, leading: &[KeyValue]) -> Result<KeyRange> {
+        Ok(KeyRange {
+            ranges: spec
+                .prefixes(leading)?
+                .into_iter()
+                .map(|p| {
+                    let stop = next_prefix(&p);
+                    (p, stop)
+                })
+                .collect(),
+        })
+    }
+
+    /// Every row of the table (one range per salt bucket).
+    pub fn all(spec: &KeySpec) -> KeyRange {
+        let buckets = spec.salt.map_or(0, |s| s.buckets);
+        let ranges = if buckets == 0 {
+            vec![(Vec::new(), None)]
+        } else {
+            (0..buckets)
+                .map(|b| {
+                    let p = spec.salt_field(b);
+                    let stop = next_prefix(&p);
+                    (p, stop)
+                })
+                .collect()
+        };
+        KeyRange { ranges }
+    }
+
+    /// From `start`'s first row (inclusive) up to `stop`'s first row (exclusive).
+    pub fn between(start: &KeyRange, stop: &KeyRange) -> Result<KeyRange> {
+        if start.ranges.len() != stop.ranges.len() {
+            return Err(Error::key("ranges of different tables"));
+        }
+        Ok(KeyRange {
+            ranges: start
+                .ranges
+                .iter()
+                .zip(&stop.ranges)
+                .map(|(a, b)| (a.0.clone(), Some(b.0.clone())))
+                .collect(),
+        })
+    }
+}
+
+/// How to scan: direction, row limit, rows fetched per round trip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanOptions {
+    pub reversed: bool,
+    pub limit: Option<usize>,
+    pub batch: u32,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            reversed: false,
+            limit: None,
+            batch: 256,
+        }
+    }
+}
+
+impl ScanOptions {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Descending key order.
+    pub fn reversed(mut self) -> Self {
+        self.reversed = true;
+        self
+    }
+
+    /// At most `n` rows in all (over every salt bucket).
+    pub fn limit(mut self, n: usize) -> Self {
+        self.limit = Some(n);
+        self
+    }
+
+    pub fn batch(mut self, n: u32) -> Self {
+        self.batch = n.max(1);
+        self
+    }
+}
+
+/// One range's scanner, opened on first use and read in batches.
+struct Bucket {
+    start: Vec<u8>,
+    stop: Option<Vec<u8>>,
+    scanner: Option<i32>,
+    buffer: VecDeque<(Vec<u8>, Cells)>,
+    done: bool,
+}
+
+/// Rows of several ranges merged in key order; closes its scanners when dropped.
+pub struct RawScan<'c> {
+    conn: &'c mut Connection,
+    table: Vec<u8>,
+    reversed: bool,
+    batch: i32,
+    remaining: Option<usize>,
+    buckets: Vec<Bucket>,
+}
+
+impl<'c> RawScan<'c> {
+    pub(crate) fn new(
+        conn: &'c mut Connection,
+        table: Vec<u8>,
+        keys: &KeyRange,
+        options: &ScanOptions,
+    ) -> Self {
+        let limit = options
+            .limit
+            .map_or(u32::MAX, |l| l.min(u32::MAX as usize) as u32);
+        let batch = options.batch.clamp(1, limit.max(1)).min(i32::MAX as u32) as i32;
+        RawScan {
+            conn,
+            table,
+            reversed: options.reversed,
+            batch,
+            remaining: options.limit,
+            buckets: keys
+                .ranges
+                .iter()
+                .map(|(start, stop)| Bucket {
+                    start: start.clone(),
+                    stop: stop.clone(),
+                    scanner: None,
+                    buffer: VecDeque::new(),
+                    done: false,
+                })
+                .collect(),
+        }
+    }
+
+    /// Reads batches into the bucket's buffer until it holds a row or the range is done.
+    fn fill(&mut self, i: usize) -> Result<()> {
+        let reversed = self.reversed;
+        let b = &mut self.buckets[i];
+        while b.buffer.is_empty() && !b.done {
+            let id = match b.scanner {
+                Some(id) => id,
+                None => {
+                    // Reversed: the scanner's start row is the upper bound (inclusive) and
+                    // its stop row the lower bound (exclusive); rows are trimmed to
+                    // [start, stop) below.
+                    let (start_row, stop_row) = if reversed {
+                        let below =
+                            (!b.start.is_empty()).then(|| b.start[..b.start.len() - 1].to_vec());
+                        (b.stop.clone(), below)
+                    } else {
+                        (
+                            (!b.start.is_empty()).then(|| b.start.clone()),
+                            b.stop.clone(),
+                        )
+                    };
+                    let scan = TScan {
+                        start_row,
+                        stop_row,
+                        caching: Some(self.batch),
+                        reversed: reversed.then_some(true),
+                        ..TScan::default()
+                    };
+                    let id = self.conn.client.open_scanner(self.table.clone(), scan)?;
+                    b.scanner = Some(id);
+                    id
+                }
+            };
+            let rows = self.conn.client.get_scanner_rows(id, self.batch)?;
+            if rows.is_empty() {
+                b.done = true;
+            }
+            for r in rows {
+                let row = r.row.clone().unwrap_or_default();
+                if b.stop.as_ref().is_some_and(|s| row >= *s) {
+                    continue;
+                }
+                if row < b.start {
+                    if reversed {
+                        b.done = true;
+                        break;
+                    }
+                    continue;
+                }
+                b.buffer.push_back((row, cells(r)));
+            }
+            if b.done {
+                if let Some(id) = b.scanner.take() {
+                    self.conn.client.close_scanner(id)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn next_row(&mut self) -> Result<Option<(Vec<u8>, Cells)>> {
+        if self.remaining == Some(0) {
+            self.close();
+            return Ok(None);
+        }
+        for i in 0..self.buckets.len() {
+            self.fill(i)?;
+        }
+        let mut best: Option<usize> = None;
+        for (i, b) in self.buckets.iter().enumerate() {
+            let Some((row, _)) = b.buffer.front() else {
+                continue;
+            };
+            let better = best.is_none_or(|j| {
+                let other = &self.buckets[j].buffer[0].0;
+                if self.reversed {
+                    row > other
+                } else {
+                    row < other
+                }
+            });
+            if better {
+                best = Some(i);
+            }
+        }
+        let Some(i) = best else {
+            return Ok(None);
+        };
+        if let Some(n) = self.remaining.as_mut() {
+            *n -= 1;
+        }
+        Ok(self.buckets[i].buffer.pop_front())
+    }
+
+    /// Closes the open scanners (errors ignored: the server expires them anyway).
+    fn close(&mut self) {
+        for b in &mut self.buckets {
+            b.done = true;
+            if let Some(id) = b.scanner.take() {
+                let _ = self.conn.client.close_scanner(id);
+            }
+        }
+    }
+}
+
+impl Iterator for RawScan<'_> {
+    type Item = Result<(Vec<u8>, Cells)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_row() {
+            Ok(row) => row.map(Ok),
+            Err(e) => {
+                self.remaining = Some(0);
+                self.close();
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl Drop for RawScan<'_> {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
