@@ -52,6 +52,10 @@ const RUNTIME: &[(&str, &str)] = &[
         "scan.rs",
         include_str!("../../templates/rust/runtime/scan.rs"),
     ),
+    (
+        "table.rs",
+        include_str!("../../templates/rust/runtime/table.rs"),
+    ),
 ];
 
 impl Language for Rust {

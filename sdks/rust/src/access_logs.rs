@@ -9,7 +9,7 @@ use crate::runtime::prelude::*;
 // Short names for the bodies below.
 type Key = AccessLogsKey;
 type Parts = AccessLogsKeyParts;
-type Row = AccessLogsRow;
+type TableRow = AccessLogsRow;
 type Values = AccessLogsValues;
 type Columns = AccessLogsColumns;
 
@@ -106,7 +106,7 @@ impl AccessLogsKey {
 
     /// The row key's bytes.
     pub fn encode(&self) -> Result<Vec<u8>> {
-        KEY.encode(&self.to_key_values())
+        self.encode_row()
     }
 
     /// What a row key keeps: salt bucket, hash prefix and kept components.
@@ -158,6 +158,20 @@ impl RowKey for AccessLogsKey {
             Ok(_) => Err(Error::KeyEncoding("too many components".into())),
             Err(_) => Ok(key),
         }
+    }
+
+    fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
+        let mut values = leading.into_iter();
+        let prefix = AccessLogsPrefix {
+            user_id: next_value(&mut values)?,
+            system_id: next_value(&mut values)?,
+            period: next_value(&mut values)?,
+        };
+        prefix.range()
+    }
+
+    fn table() -> &'static TableDef {
+        &DEFINITION
     }
 }
 
@@ -213,6 +227,8 @@ impl AccessLogsKeyParts {
 }
 
 impl KeyParts for AccessLogsKeyParts {
+    const SPEC: KeySpec = KEY;
+
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
@@ -306,28 +322,38 @@ impl AccessLogsValues {
     }
 }
 
+/// The table's columns as data, for generic code over any table.
+pub const COLUMNS: &[ColumnInfo] = &[
+    // hits
+    ColumnInfo {
+        field: "hits",
+        family: b"t",
+        kind: ColumnKind::Fixed { qualifier: b"h" },
+        ty: ValueType::Counter,
+    },
+    // last_seen
+    ColumnInfo {
+        field: "last_seen",
+        family: b"t",
+        kind: ColumnKind::Fixed { qualifier: b"l" },
+        ty: ValueType::TimestampMs,
+    },
+];
+
+impl RowValues for AccessLogsValues {
+    const COLUMNS: &'static [ColumnInfo] = COLUMNS;
+
+    fn to_cells(&self) -> Result<Vec<Cell>> {
+        self.cells()
+    }
+
+    fn from_cells(cells: &Cells) -> Result<Self> {
+        Values::from_cells(cells)
+    }
+}
+
 /// One row read back: its key bytes, the decoded key and the typed values.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AccessLogsRow {
-    pub row_key: Vec<u8>,
-    pub key: AccessLogsKeyParts,
-    pub values: AccessLogsValues,
-}
-
-impl AccessLogsRow {
-    fn from_cells(row_key: Vec<u8>, cells: &Cells) -> Result<Self> {
-        Ok(Row {
-            key: Parts::decode(&row_key)?,
-            values: Values::from_cells(cells)?,
-            row_key,
-        })
-    }
-
-    fn from_scanned(scanned: Result<(Vec<u8>, Cells)>) -> Result<Self> {
-        let (row_key, cells) = scanned?;
-        Row::from_cells(row_key, &cells)
-    }
-}
+pub type AccessLogsRow = Row<AccessLogsKeyParts, AccessLogsValues>;
 
 /// Typed access to `access-logs` over a borrowed connection (cheap: make one per use).
 pub struct AccessLogsTable<'c> {
@@ -364,7 +390,7 @@ impl<'c> AccessLogsTable<'c> {
     pub fn get(&mut self, key: &AccessLogsKey) -> Result<Option<AccessLogsRow>> {
         let row = key.encode()?;
         match self.raw.get(&row)? {
-            Some(cells) => Row::from_cells(row, &cells).map(Some),
+            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
             None => Ok(None),
         }
     }
@@ -413,6 +439,47 @@ impl<'c> AccessLogsTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<AccessLogsRow>> + '_ {
-        self.raw.scan(keys, &options).map(Row::from_scanned)
+        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+    }
+}
+
+impl<'c> TypedTable<'c> for AccessLogsTable<'c> {
+    type Key = AccessLogsKey;
+    type Values = AccessLogsValues;
+
+    fn new(conn: &'c mut Connection) -> Self {
+        AccessLogsTable::new(conn)
+    }
+
+    fn create(&mut self) -> Result<()> {
+        self.raw.create()
+    }
+
+    fn exists(&mut self) -> Result<bool> {
+        self.raw.exists()
+    }
+
+    fn drop_table(&mut self) -> Result<()> {
+        self.raw.drop_table()
+    }
+
+    fn get(&mut self, key: &Key) -> Result<Option<TableRow>> {
+        AccessLogsTable::get(self, key)
+    }
+
+    fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
+        AccessLogsTable::put(self, key, values)
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<()> {
+        AccessLogsTable::delete(self, key)
+    }
+
+    fn scan(
+        &mut self,
+        keys: &KeyRange,
+        options: ScanOptions,
+    ) -> impl Iterator<Item = Result<TableRow>> + '_ {
+        AccessLogsTable::scan(self, keys, options)
     }
 }

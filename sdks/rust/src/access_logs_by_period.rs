@@ -8,7 +8,7 @@ use crate::runtime::prelude::*;
 // Short names for the bodies below.
 type Key = AccessLogsByPeriodKey;
 type Parts = AccessLogsByPeriodKeyParts;
-type Row = AccessLogsByPeriodRow;
+type TableRow = AccessLogsByPeriodRow;
 type Values = AccessLogsByPeriodValues;
 type Columns = AccessLogsByPeriodColumns;
 
@@ -100,7 +100,7 @@ impl AccessLogsByPeriodKey {
 
     /// The row key's bytes.
     pub fn encode(&self) -> Result<Vec<u8>> {
-        KEY.encode(&self.to_key_values())
+        self.encode_row()
     }
 
     /// What a row key keeps: salt bucket, hash prefix and kept components.
@@ -152,6 +152,20 @@ impl RowKey for AccessLogsByPeriodKey {
             Ok(_) => Err(Error::KeyEncoding("too many components".into())),
             Err(_) => Ok(key),
         }
+    }
+
+    fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
+        let mut values = leading.into_iter();
+        let prefix = AccessLogsByPeriodPrefix {
+            period: next_value(&mut values)?,
+            system_id: next_value(&mut values)?,
+            user_id: next_value(&mut values)?,
+        };
+        prefix.range()
+    }
+
+    fn table() -> &'static TableDef {
+        &DEFINITION
     }
 }
 
@@ -206,6 +220,8 @@ impl AccessLogsByPeriodKeyParts {
 }
 
 impl KeyParts for AccessLogsByPeriodKeyParts {
+    const SPEC: KeySpec = KEY;
+
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
@@ -298,28 +314,38 @@ impl AccessLogsByPeriodValues {
     }
 }
 
+/// The table's columns as data, for generic code over any table.
+pub const COLUMNS: &[ColumnInfo] = &[
+    // hits
+    ColumnInfo {
+        field: "hits",
+        family: b"t",
+        kind: ColumnKind::Fixed { qualifier: b"h" },
+        ty: ValueType::Counter,
+    },
+    // last_seen
+    ColumnInfo {
+        field: "last_seen",
+        family: b"t",
+        kind: ColumnKind::Fixed { qualifier: b"l" },
+        ty: ValueType::TimestampMs,
+    },
+];
+
+impl RowValues for AccessLogsByPeriodValues {
+    const COLUMNS: &'static [ColumnInfo] = COLUMNS;
+
+    fn to_cells(&self) -> Result<Vec<Cell>> {
+        self.cells()
+    }
+
+    fn from_cells(cells: &Cells) -> Result<Self> {
+        Values::from_cells(cells)
+    }
+}
+
 /// One row read back: its key bytes, the decoded key and the typed values.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AccessLogsByPeriodRow {
-    pub row_key: Vec<u8>,
-    pub key: AccessLogsByPeriodKeyParts,
-    pub values: AccessLogsByPeriodValues,
-}
-
-impl AccessLogsByPeriodRow {
-    fn from_cells(row_key: Vec<u8>, cells: &Cells) -> Result<Self> {
-        Ok(Row {
-            key: Parts::decode(&row_key)?,
-            values: Values::from_cells(cells)?,
-            row_key,
-        })
-    }
-
-    fn from_scanned(scanned: Result<(Vec<u8>, Cells)>) -> Result<Self> {
-        let (row_key, cells) = scanned?;
-        Row::from_cells(row_key, &cells)
-    }
-}
+pub type AccessLogsByPeriodRow = Row<AccessLogsByPeriodKeyParts, AccessLogsByPeriodValues>;
 
 /// Typed access to `access-logs-by-period` over a borrowed connection (cheap: make one per use).
 pub struct AccessLogsByPeriodTable<'c> {
@@ -356,7 +382,7 @@ impl<'c> AccessLogsByPeriodTable<'c> {
     pub fn get(&mut self, key: &AccessLogsByPeriodKey) -> Result<Option<AccessLogsByPeriodRow>> {
         let row = key.encode()?;
         match self.raw.get(&row)? {
-            Some(cells) => Row::from_cells(row, &cells).map(Some),
+            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
             None => Ok(None),
         }
     }
@@ -409,6 +435,47 @@ impl<'c> AccessLogsByPeriodTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<AccessLogsByPeriodRow>> + '_ {
-        self.raw.scan(keys, &options).map(Row::from_scanned)
+        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+    }
+}
+
+impl<'c> TypedTable<'c> for AccessLogsByPeriodTable<'c> {
+    type Key = AccessLogsByPeriodKey;
+    type Values = AccessLogsByPeriodValues;
+
+    fn new(conn: &'c mut Connection) -> Self {
+        AccessLogsByPeriodTable::new(conn)
+    }
+
+    fn create(&mut self) -> Result<()> {
+        self.raw.create()
+    }
+
+    fn exists(&mut self) -> Result<bool> {
+        self.raw.exists()
+    }
+
+    fn drop_table(&mut self) -> Result<()> {
+        self.raw.drop_table()
+    }
+
+    fn get(&mut self, key: &Key) -> Result<Option<TableRow>> {
+        AccessLogsByPeriodTable::get(self, key)
+    }
+
+    fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
+        AccessLogsByPeriodTable::put(self, key, values)
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<()> {
+        AccessLogsByPeriodTable::delete(self, key)
+    }
+
+    fn scan(
+        &mut self,
+        keys: &KeyRange,
+        options: ScanOptions,
+    ) -> impl Iterator<Item = Result<TableRow>> + '_ {
+        AccessLogsByPeriodTable::scan(self, keys, options)
     }
 }

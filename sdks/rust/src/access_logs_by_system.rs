@@ -8,7 +8,7 @@ use crate::runtime::prelude::*;
 // Short names for the bodies below.
 type Key = AccessLogsBySystemKey;
 type Parts = AccessLogsBySystemKeyParts;
-type Row = AccessLogsBySystemRow;
+type TableRow = AccessLogsBySystemRow;
 type Values = AccessLogsBySystemValues;
 type Columns = AccessLogsBySystemColumns;
 
@@ -98,7 +98,7 @@ impl AccessLogsBySystemKey {
 
     /// The row key's bytes.
     pub fn encode(&self) -> Result<Vec<u8>> {
-        KEY.encode(&self.to_key_values())
+        self.encode_row()
     }
 
     /// What a row key keeps: salt bucket, hash prefix and kept components.
@@ -150,6 +150,20 @@ impl RowKey for AccessLogsBySystemKey {
             Ok(_) => Err(Error::KeyEncoding("too many components".into())),
             Err(_) => Ok(key),
         }
+    }
+
+    fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
+        let mut values = leading.into_iter();
+        let prefix = AccessLogsBySystemPrefix {
+            system_id: next_value(&mut values)?,
+            user_id: next_value(&mut values)?,
+            period: next_value(&mut values)?,
+        };
+        prefix.range()
+    }
+
+    fn table() -> &'static TableDef {
+        &DEFINITION
     }
 }
 
@@ -204,6 +218,8 @@ impl AccessLogsBySystemKeyParts {
 }
 
 impl KeyParts for AccessLogsBySystemKeyParts {
+    const SPEC: KeySpec = KEY;
+
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
@@ -295,28 +311,38 @@ impl AccessLogsBySystemValues {
     }
 }
 
+/// The table's columns as data, for generic code over any table.
+pub const COLUMNS: &[ColumnInfo] = &[
+    // hits
+    ColumnInfo {
+        field: "hits",
+        family: b"t",
+        kind: ColumnKind::Fixed { qualifier: b"h" },
+        ty: ValueType::Counter,
+    },
+    // last_seen
+    ColumnInfo {
+        field: "last_seen",
+        family: b"t",
+        kind: ColumnKind::Fixed { qualifier: b"l" },
+        ty: ValueType::TimestampMs,
+    },
+];
+
+impl RowValues for AccessLogsBySystemValues {
+    const COLUMNS: &'static [ColumnInfo] = COLUMNS;
+
+    fn to_cells(&self) -> Result<Vec<Cell>> {
+        self.cells()
+    }
+
+    fn from_cells(cells: &Cells) -> Result<Self> {
+        Values::from_cells(cells)
+    }
+}
+
 /// One row read back: its key bytes, the decoded key and the typed values.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AccessLogsBySystemRow {
-    pub row_key: Vec<u8>,
-    pub key: AccessLogsBySystemKeyParts,
-    pub values: AccessLogsBySystemValues,
-}
-
-impl AccessLogsBySystemRow {
-    fn from_cells(row_key: Vec<u8>, cells: &Cells) -> Result<Self> {
-        Ok(Row {
-            key: Parts::decode(&row_key)?,
-            values: Values::from_cells(cells)?,
-            row_key,
-        })
-    }
-
-    fn from_scanned(scanned: Result<(Vec<u8>, Cells)>) -> Result<Self> {
-        let (row_key, cells) = scanned?;
-        Row::from_cells(row_key, &cells)
-    }
-}
+pub type AccessLogsBySystemRow = Row<AccessLogsBySystemKeyParts, AccessLogsBySystemValues>;
 
 /// Typed access to `access-logs-by-system` over a borrowed connection (cheap: make one per use).
 pub struct AccessLogsBySystemTable<'c> {
@@ -353,7 +379,7 @@ impl<'c> AccessLogsBySystemTable<'c> {
     pub fn get(&mut self, key: &AccessLogsBySystemKey) -> Result<Option<AccessLogsBySystemRow>> {
         let row = key.encode()?;
         match self.raw.get(&row)? {
-            Some(cells) => Row::from_cells(row, &cells).map(Some),
+            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
             None => Ok(None),
         }
     }
@@ -406,6 +432,47 @@ impl<'c> AccessLogsBySystemTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<AccessLogsBySystemRow>> + '_ {
-        self.raw.scan(keys, &options).map(Row::from_scanned)
+        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+    }
+}
+
+impl<'c> TypedTable<'c> for AccessLogsBySystemTable<'c> {
+    type Key = AccessLogsBySystemKey;
+    type Values = AccessLogsBySystemValues;
+
+    fn new(conn: &'c mut Connection) -> Self {
+        AccessLogsBySystemTable::new(conn)
+    }
+
+    fn create(&mut self) -> Result<()> {
+        self.raw.create()
+    }
+
+    fn exists(&mut self) -> Result<bool> {
+        self.raw.exists()
+    }
+
+    fn drop_table(&mut self) -> Result<()> {
+        self.raw.drop_table()
+    }
+
+    fn get(&mut self, key: &Key) -> Result<Option<TableRow>> {
+        AccessLogsBySystemTable::get(self, key)
+    }
+
+    fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
+        AccessLogsBySystemTable::put(self, key, values)
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<()> {
+        AccessLogsBySystemTable::delete(self, key)
+    }
+
+    fn scan(
+        &mut self,
+        keys: &KeyRange,
+        options: ScanOptions,
+    ) -> impl Iterator<Item = Result<TableRow>> + '_ {
+        AccessLogsBySystemTable::scan(self, keys, options)
     }
 }

@@ -8,7 +8,7 @@ use crate::runtime::prelude::*;
 // Short names for the bodies below.
 type Key = AccessLogsByUserKey;
 type Parts = AccessLogsByUserKeyParts;
-type Row = AccessLogsByUserRow;
+type TableRow = AccessLogsByUserRow;
 type Values = AccessLogsByUserValues;
 type Columns = AccessLogsByUserColumns;
 
@@ -98,7 +98,7 @@ impl AccessLogsByUserKey {
 
     /// The row key's bytes.
     pub fn encode(&self) -> Result<Vec<u8>> {
-        KEY.encode(&self.to_key_values())
+        self.encode_row()
     }
 
     /// What a row key keeps: salt bucket, hash prefix and kept components.
@@ -150,6 +150,20 @@ impl RowKey for AccessLogsByUserKey {
             Ok(_) => Err(Error::KeyEncoding("too many components".into())),
             Err(_) => Ok(key),
         }
+    }
+
+    fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
+        let mut values = leading.into_iter();
+        let prefix = AccessLogsByUserPrefix {
+            user_id: next_value(&mut values)?,
+            system_id: next_value(&mut values)?,
+            period: next_value(&mut values)?,
+        };
+        prefix.range()
+    }
+
+    fn table() -> &'static TableDef {
+        &DEFINITION
     }
 }
 
@@ -204,6 +218,8 @@ impl AccessLogsByUserKeyParts {
 }
 
 impl KeyParts for AccessLogsByUserKeyParts {
+    const SPEC: KeySpec = KEY;
+
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
@@ -295,28 +311,38 @@ impl AccessLogsByUserValues {
     }
 }
 
+/// The table's columns as data, for generic code over any table.
+pub const COLUMNS: &[ColumnInfo] = &[
+    // hits
+    ColumnInfo {
+        field: "hits",
+        family: b"t",
+        kind: ColumnKind::Fixed { qualifier: b"h" },
+        ty: ValueType::Counter,
+    },
+    // last_seen
+    ColumnInfo {
+        field: "last_seen",
+        family: b"t",
+        kind: ColumnKind::Fixed { qualifier: b"l" },
+        ty: ValueType::TimestampMs,
+    },
+];
+
+impl RowValues for AccessLogsByUserValues {
+    const COLUMNS: &'static [ColumnInfo] = COLUMNS;
+
+    fn to_cells(&self) -> Result<Vec<Cell>> {
+        self.cells()
+    }
+
+    fn from_cells(cells: &Cells) -> Result<Self> {
+        Values::from_cells(cells)
+    }
+}
+
 /// One row read back: its key bytes, the decoded key and the typed values.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AccessLogsByUserRow {
-    pub row_key: Vec<u8>,
-    pub key: AccessLogsByUserKeyParts,
-    pub values: AccessLogsByUserValues,
-}
-
-impl AccessLogsByUserRow {
-    fn from_cells(row_key: Vec<u8>, cells: &Cells) -> Result<Self> {
-        Ok(Row {
-            key: Parts::decode(&row_key)?,
-            values: Values::from_cells(cells)?,
-            row_key,
-        })
-    }
-
-    fn from_scanned(scanned: Result<(Vec<u8>, Cells)>) -> Result<Self> {
-        let (row_key, cells) = scanned?;
-        Row::from_cells(row_key, &cells)
-    }
-}
+pub type AccessLogsByUserRow = Row<AccessLogsByUserKeyParts, AccessLogsByUserValues>;
 
 /// Typed access to `access-logs-by-user` over a borrowed connection (cheap: make one per use).
 pub struct AccessLogsByUserTable<'c> {
@@ -353,7 +379,7 @@ impl<'c> AccessLogsByUserTable<'c> {
     pub fn get(&mut self, key: &AccessLogsByUserKey) -> Result<Option<AccessLogsByUserRow>> {
         let row = key.encode()?;
         match self.raw.get(&row)? {
-            Some(cells) => Row::from_cells(row, &cells).map(Some),
+            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
             None => Ok(None),
         }
     }
@@ -406,6 +432,47 @@ impl<'c> AccessLogsByUserTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<AccessLogsByUserRow>> + '_ {
-        self.raw.scan(keys, &options).map(Row::from_scanned)
+        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+    }
+}
+
+impl<'c> TypedTable<'c> for AccessLogsByUserTable<'c> {
+    type Key = AccessLogsByUserKey;
+    type Values = AccessLogsByUserValues;
+
+    fn new(conn: &'c mut Connection) -> Self {
+        AccessLogsByUserTable::new(conn)
+    }
+
+    fn create(&mut self) -> Result<()> {
+        self.raw.create()
+    }
+
+    fn exists(&mut self) -> Result<bool> {
+        self.raw.exists()
+    }
+
+    fn drop_table(&mut self) -> Result<()> {
+        self.raw.drop_table()
+    }
+
+    fn get(&mut self, key: &Key) -> Result<Option<TableRow>> {
+        AccessLogsByUserTable::get(self, key)
+    }
+
+    fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
+        AccessLogsByUserTable::put(self, key, values)
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<()> {
+        AccessLogsByUserTable::delete(self, key)
+    }
+
+    fn scan(
+        &mut self,
+        keys: &KeyRange,
+        options: ScanOptions,
+    ) -> impl Iterator<Item = Result<TableRow>> + '_ {
+        AccessLogsByUserTable::scan(self, keys, options)
     }
 }

@@ -8,7 +8,7 @@ use crate::runtime::prelude::*;
 // Short names for the bodies below.
 type Key = AllTypesKey;
 type Parts = AllTypesKeyParts;
-type Row = AllTypesRow;
+type TableRow = AllTypesRow;
 type Values = AllTypesValues;
 type Columns = AllTypesColumns;
 
@@ -158,7 +158,7 @@ impl AllTypesKey {
 
     /// The row key's bytes.
     pub fn encode(&self) -> Result<Vec<u8>> {
-        KEY.encode(&self.to_key_values())
+        self.encode_row()
     }
 
     /// What a row key keeps: salt bucket, hash prefix and kept components.
@@ -218,6 +218,24 @@ impl RowKey for AllTypesKey {
             Ok(_) => Err(Error::KeyEncoding("too many components".into())),
             Err(_) => Ok(key),
         }
+    }
+
+    fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
+        let mut values = leading.into_iter();
+        let prefix = AllTypesPrefix {
+            s: next_value(&mut values)?,
+            b: next_value(&mut values)?,
+            i: next_value(&mut values)?,
+            l: next_value(&mut values)?,
+            f: next_value(&mut values)?,
+            d: next_value(&mut values)?,
+            t: next_value(&mut values)?,
+        };
+        prefix.range()
+    }
+
+    fn table() -> &'static TableDef {
+        &DEFINITION
     }
 }
 
@@ -304,6 +322,8 @@ impl AllTypesKeyParts {
 }
 
 impl KeyParts for AllTypesKeyParts {
+    const SPEC: KeySpec = KEY;
+
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
@@ -383,28 +403,31 @@ impl AllTypesValues {
     }
 }
 
+/// The table's columns as data, for generic code over any table.
+pub const COLUMNS: &[ColumnInfo] = &[
+    // note
+    ColumnInfo {
+        field: "note",
+        family: b"f",
+        kind: ColumnKind::Fixed { qualifier: b"n" },
+        ty: ValueType::String,
+    },
+];
+
+impl RowValues for AllTypesValues {
+    const COLUMNS: &'static [ColumnInfo] = COLUMNS;
+
+    fn to_cells(&self) -> Result<Vec<Cell>> {
+        self.cells()
+    }
+
+    fn from_cells(cells: &Cells) -> Result<Self> {
+        Values::from_cells(cells)
+    }
+}
+
 /// One row read back: its key bytes, the decoded key and the typed values.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AllTypesRow {
-    pub row_key: Vec<u8>,
-    pub key: AllTypesKeyParts,
-    pub values: AllTypesValues,
-}
-
-impl AllTypesRow {
-    fn from_cells(row_key: Vec<u8>, cells: &Cells) -> Result<Self> {
-        Ok(Row {
-            key: Parts::decode(&row_key)?,
-            values: Values::from_cells(cells)?,
-            row_key,
-        })
-    }
-
-    fn from_scanned(scanned: Result<(Vec<u8>, Cells)>) -> Result<Self> {
-        let (row_key, cells) = scanned?;
-        Row::from_cells(row_key, &cells)
-    }
-}
+pub type AllTypesRow = Row<AllTypesKeyParts, AllTypesValues>;
 
 /// Typed access to `all-types` over a borrowed connection (cheap: make one per use).
 pub struct AllTypesTable<'c> {
@@ -441,7 +464,7 @@ impl<'c> AllTypesTable<'c> {
     pub fn get(&mut self, key: &AllTypesKey) -> Result<Option<AllTypesRow>> {
         let row = key.encode()?;
         match self.raw.get(&row)? {
-            Some(cells) => Row::from_cells(row, &cells).map(Some),
+            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
             None => Ok(None),
         }
     }
@@ -483,6 +506,47 @@ impl<'c> AllTypesTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<AllTypesRow>> + '_ {
-        self.raw.scan(keys, &options).map(Row::from_scanned)
+        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+    }
+}
+
+impl<'c> TypedTable<'c> for AllTypesTable<'c> {
+    type Key = AllTypesKey;
+    type Values = AllTypesValues;
+
+    fn new(conn: &'c mut Connection) -> Self {
+        AllTypesTable::new(conn)
+    }
+
+    fn create(&mut self) -> Result<()> {
+        self.raw.create()
+    }
+
+    fn exists(&mut self) -> Result<bool> {
+        self.raw.exists()
+    }
+
+    fn drop_table(&mut self) -> Result<()> {
+        self.raw.drop_table()
+    }
+
+    fn get(&mut self, key: &Key) -> Result<Option<TableRow>> {
+        AllTypesTable::get(self, key)
+    }
+
+    fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
+        AllTypesTable::put(self, key, values)
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<()> {
+        AllTypesTable::delete(self, key)
+    }
+
+    fn scan(
+        &mut self,
+        keys: &KeyRange,
+        options: ScanOptions,
+    ) -> impl Iterator<Item = Result<TableRow>> + '_ {
+        AllTypesTable::scan(self, keys, options)
     }
 }

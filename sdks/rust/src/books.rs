@@ -8,7 +8,7 @@ use crate::runtime::prelude::*;
 // Short names for the bodies below.
 type Key = BooksKey;
 type Parts = BooksKeyParts;
-type Row = BooksRow;
+type TableRow = BooksRow;
 type Values = BooksValues;
 type Columns = BooksColumns;
 
@@ -67,7 +67,7 @@ impl BooksKey {
 
     /// The row key's bytes.
     pub fn encode(&self) -> Result<Vec<u8>> {
-        KEY.encode(&self.to_key_values())
+        self.encode_row()
     }
 
     /// What a row key keeps: salt bucket, hash prefix and kept components.
@@ -114,6 +114,18 @@ impl RowKey for BooksKey {
             Err(_) => Ok(key),
         }
     }
+
+    fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
+        let mut values = leading.into_iter();
+        let prefix = BooksPrefix {
+            isbn: next_value(&mut values)?,
+        };
+        prefix.range()
+    }
+
+    fn table() -> &'static TableDef {
+        &DEFINITION
+    }
 }
 
 /// Leading key components for a prefix scan; set them in declaration order.
@@ -149,6 +161,8 @@ impl BooksKeyParts {
 }
 
 impl KeyParts for BooksKeyParts {
+    const SPEC: KeySpec = KEY;
+
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
@@ -417,28 +431,103 @@ impl BooksValues {
     }
 }
 
+/// The table's columns as data, for generic code over any table.
+pub const COLUMNS: &[ColumnInfo] = &[
+    // added
+    ColumnInfo {
+        field: "added",
+        family: b"b",
+        kind: ColumnKind::Fixed {
+            qualifier: b"added",
+        },
+        ty: ValueType::TimestampMs,
+    },
+    // author
+    ColumnInfo {
+        field: "author",
+        family: b"b",
+        kind: ColumnKind::Fixed { qualifier: b"a" },
+        ty: ValueType::String,
+    },
+    // cover
+    ColumnInfo {
+        field: "cover",
+        family: b"b",
+        kind: ColumnKind::Fixed { qualifier: b"c" },
+        ty: ValueType::Bytes,
+    },
+    // date
+    ColumnInfo {
+        field: "date",
+        family: b"b",
+        kind: ColumnKind::Fixed { qualifier: b"d" },
+        ty: ValueType::I64,
+    },
+    // file
+    ColumnInfo {
+        field: "file",
+        family: b"b",
+        kind: ColumnKind::Fixed { qualifier: b"f" },
+        ty: ValueType::Bytes,
+    },
+    // in_print
+    ColumnInfo {
+        field: "in_print",
+        family: b"b",
+        kind: ColumnKind::Fixed { qualifier: b"ip" },
+        ty: ValueType::Bool,
+    },
+    // pages
+    ColumnInfo {
+        field: "pages",
+        family: b"b",
+        kind: ColumnKind::Fixed { qualifier: b"p" },
+        ty: ValueType::I32,
+    },
+    // price
+    ColumnInfo {
+        field: "price",
+        family: b"b",
+        kind: ColumnKind::Fixed { qualifier: b"pr" },
+        ty: ValueType::F64,
+    },
+    // rating
+    ColumnInfo {
+        field: "rating",
+        family: b"b",
+        kind: ColumnKind::Fixed { qualifier: b"r" },
+        ty: ValueType::F32,
+    },
+    // tags
+    ColumnInfo {
+        field: "tags",
+        family: b"b",
+        kind: ColumnKind::Fixed { qualifier: b"tags" },
+        ty: ValueType::Json,
+    },
+    // title
+    ColumnInfo {
+        field: "title",
+        family: b"b",
+        kind: ColumnKind::Fixed { qualifier: b"t" },
+        ty: ValueType::String,
+    },
+];
+
+impl RowValues for BooksValues {
+    const COLUMNS: &'static [ColumnInfo] = COLUMNS;
+
+    fn to_cells(&self) -> Result<Vec<Cell>> {
+        self.cells()
+    }
+
+    fn from_cells(cells: &Cells) -> Result<Self> {
+        Values::from_cells(cells)
+    }
+}
+
 /// One row read back: its key bytes, the decoded key and the typed values.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BooksRow {
-    pub row_key: Vec<u8>,
-    pub key: BooksKeyParts,
-    pub values: BooksValues,
-}
-
-impl BooksRow {
-    fn from_cells(row_key: Vec<u8>, cells: &Cells) -> Result<Self> {
-        Ok(Row {
-            key: Parts::decode(&row_key)?,
-            values: Values::from_cells(cells)?,
-            row_key,
-        })
-    }
-
-    fn from_scanned(scanned: Result<(Vec<u8>, Cells)>) -> Result<Self> {
-        let (row_key, cells) = scanned?;
-        Row::from_cells(row_key, &cells)
-    }
-}
+pub type BooksRow = Row<BooksKeyParts, BooksValues>;
 
 /// Typed access to `books` over a borrowed connection (cheap: make one per use).
 pub struct BooksTable<'c> {
@@ -475,7 +564,7 @@ impl<'c> BooksTable<'c> {
     pub fn get(&mut self, key: &BooksKey) -> Result<Option<BooksRow>> {
         let row = key.encode()?;
         match self.raw.get(&row)? {
-            Some(cells) => Row::from_cells(row, &cells).map(Some),
+            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
             None => Ok(None),
         }
     }
@@ -517,6 +606,47 @@ impl<'c> BooksTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<BooksRow>> + '_ {
-        self.raw.scan(keys, &options).map(Row::from_scanned)
+        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+    }
+}
+
+impl<'c> TypedTable<'c> for BooksTable<'c> {
+    type Key = BooksKey;
+    type Values = BooksValues;
+
+    fn new(conn: &'c mut Connection) -> Self {
+        BooksTable::new(conn)
+    }
+
+    fn create(&mut self) -> Result<()> {
+        self.raw.create()
+    }
+
+    fn exists(&mut self) -> Result<bool> {
+        self.raw.exists()
+    }
+
+    fn drop_table(&mut self) -> Result<()> {
+        self.raw.drop_table()
+    }
+
+    fn get(&mut self, key: &Key) -> Result<Option<TableRow>> {
+        BooksTable::get(self, key)
+    }
+
+    fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
+        BooksTable::put(self, key, values)
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<()> {
+        BooksTable::delete(self, key)
+    }
+
+    fn scan(
+        &mut self,
+        keys: &KeyRange,
+        options: ScanOptions,
+    ) -> impl Iterator<Item = Result<TableRow>> + '_ {
+        BooksTable::scan(self, keys, options)
     }
 }

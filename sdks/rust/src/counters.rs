@@ -8,7 +8,7 @@ use crate::runtime::prelude::*;
 // Short names for the bodies below.
 type Key = CountersKey;
 type Parts = CountersKeyParts;
-type Row = CountersRow;
+type TableRow = CountersRow;
 type Values = CountersValues;
 type Columns = CountersColumns;
 
@@ -64,7 +64,7 @@ impl CountersKey {
 
     /// The row key's bytes.
     pub fn encode(&self) -> Result<Vec<u8>> {
-        KEY.encode(&self.to_key_values())
+        self.encode_row()
     }
 
     /// What a row key keeps: salt bucket, hash prefix and kept components.
@@ -111,6 +111,18 @@ impl RowKey for CountersKey {
             Err(_) => Ok(key),
         }
     }
+
+    fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
+        let mut values = leading.into_iter();
+        let prefix = CountersPrefix {
+            name: next_value(&mut values)?,
+        };
+        prefix.range()
+    }
+
+    fn table() -> &'static TableDef {
+        &DEFINITION
+    }
 }
 
 /// Leading key components for a prefix scan; set them in declaration order.
@@ -146,6 +158,8 @@ impl CountersKeyParts {
 }
 
 impl KeyParts for CountersKeyParts {
+    const SPEC: KeySpec = KEY;
+
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
@@ -211,28 +225,36 @@ impl CountersValues {
     }
 }
 
+/// The table's columns as data, for generic code over any table.
+pub const COLUMNS: &[ColumnInfo] = &[
+    // slots
+    ColumnInfo {
+        field: "slots",
+        family: b"c",
+        kind: ColumnKind::Pattern {
+            prefix: b"",
+            suffix: b"",
+            part: PartType::I32,
+            width: None,
+        },
+        ty: ValueType::Counter,
+    },
+];
+
+impl RowValues for CountersValues {
+    const COLUMNS: &'static [ColumnInfo] = COLUMNS;
+
+    fn to_cells(&self) -> Result<Vec<Cell>> {
+        self.cells()
+    }
+
+    fn from_cells(cells: &Cells) -> Result<Self> {
+        Values::from_cells(cells)
+    }
+}
+
 /// One row read back: its key bytes, the decoded key and the typed values.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CountersRow {
-    pub row_key: Vec<u8>,
-    pub key: CountersKeyParts,
-    pub values: CountersValues,
-}
-
-impl CountersRow {
-    fn from_cells(row_key: Vec<u8>, cells: &Cells) -> Result<Self> {
-        Ok(Row {
-            key: Parts::decode(&row_key)?,
-            values: Values::from_cells(cells)?,
-            row_key,
-        })
-    }
-
-    fn from_scanned(scanned: Result<(Vec<u8>, Cells)>) -> Result<Self> {
-        let (row_key, cells) = scanned?;
-        Row::from_cells(row_key, &cells)
-    }
-}
+pub type CountersRow = Row<CountersKeyParts, CountersValues>;
 
 /// Typed access to `counters` over a borrowed connection (cheap: make one per use).
 pub struct CountersTable<'c> {
@@ -269,7 +291,7 @@ impl<'c> CountersTable<'c> {
     pub fn get(&mut self, key: &CountersKey) -> Result<Option<CountersRow>> {
         let row = key.encode()?;
         match self.raw.get(&row)? {
-            Some(cells) => Row::from_cells(row, &cells).map(Some),
+            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
             None => Ok(None),
         }
     }
@@ -320,6 +342,47 @@ impl<'c> CountersTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<CountersRow>> + '_ {
-        self.raw.scan(keys, &options).map(Row::from_scanned)
+        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+    }
+}
+
+impl<'c> TypedTable<'c> for CountersTable<'c> {
+    type Key = CountersKey;
+    type Values = CountersValues;
+
+    fn new(conn: &'c mut Connection) -> Self {
+        CountersTable::new(conn)
+    }
+
+    fn create(&mut self) -> Result<()> {
+        self.raw.create()
+    }
+
+    fn exists(&mut self) -> Result<bool> {
+        self.raw.exists()
+    }
+
+    fn drop_table(&mut self) -> Result<()> {
+        self.raw.drop_table()
+    }
+
+    fn get(&mut self, key: &Key) -> Result<Option<TableRow>> {
+        CountersTable::get(self, key)
+    }
+
+    fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
+        CountersTable::put(self, key, values)
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<()> {
+        CountersTable::delete(self, key)
+    }
+
+    fn scan(
+        &mut self,
+        keys: &KeyRange,
+        options: ScanOptions,
+    ) -> impl Iterator<Item = Result<TableRow>> + '_ {
+        CountersTable::scan(self, keys, options)
     }
 }

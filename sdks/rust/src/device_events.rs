@@ -8,7 +8,7 @@ use crate::runtime::prelude::*;
 // Short names for the bodies below.
 type Key = DeviceEventsKey;
 type Parts = DeviceEventsKeyParts;
-type Row = DeviceEventsRow;
+type TableRow = DeviceEventsRow;
 type Values = DeviceEventsValues;
 type Columns = DeviceEventsColumns;
 
@@ -86,7 +86,7 @@ impl DeviceEventsKey {
 
     /// The row key's bytes.
     pub fn encode(&self) -> Result<Vec<u8>> {
-        KEY.encode(&self.to_key_values())
+        self.encode_row()
     }
 
     /// What a row key keeps: salt bucket, hash prefix and kept components.
@@ -133,6 +133,19 @@ impl RowKey for DeviceEventsKey {
             Ok(_) => Err(Error::KeyEncoding("too many components".into())),
             Err(_) => Ok(key),
         }
+    }
+
+    fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
+        let mut values = leading.into_iter();
+        let prefix = DeviceEventsPrefix {
+            device: next_value(&mut values)?,
+            seq: next_value(&mut values)?,
+        };
+        prefix.range()
+    }
+
+    fn table() -> &'static TableDef {
+        &DEFINITION
     }
 }
 
@@ -181,6 +194,8 @@ impl DeviceEventsKeyParts {
 }
 
 impl KeyParts for DeviceEventsKeyParts {
+    const SPEC: KeySpec = KEY;
+
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
@@ -271,28 +286,38 @@ impl DeviceEventsValues {
     }
 }
 
+/// The table's columns as data, for generic code over any table.
+pub const COLUMNS: &[ColumnInfo] = &[
+    // count
+    ColumnInfo {
+        field: "count",
+        family: b"e",
+        kind: ColumnKind::Fixed { qualifier: b"n" },
+        ty: ValueType::Counter,
+    },
+    // kind
+    ColumnInfo {
+        field: "kind",
+        family: b"e",
+        kind: ColumnKind::Fixed { qualifier: b"k" },
+        ty: ValueType::String,
+    },
+];
+
+impl RowValues for DeviceEventsValues {
+    const COLUMNS: &'static [ColumnInfo] = COLUMNS;
+
+    fn to_cells(&self) -> Result<Vec<Cell>> {
+        self.cells()
+    }
+
+    fn from_cells(cells: &Cells) -> Result<Self> {
+        Values::from_cells(cells)
+    }
+}
+
 /// One row read back: its key bytes, the decoded key and the typed values.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DeviceEventsRow {
-    pub row_key: Vec<u8>,
-    pub key: DeviceEventsKeyParts,
-    pub values: DeviceEventsValues,
-}
-
-impl DeviceEventsRow {
-    fn from_cells(row_key: Vec<u8>, cells: &Cells) -> Result<Self> {
-        Ok(Row {
-            key: Parts::decode(&row_key)?,
-            values: Values::from_cells(cells)?,
-            row_key,
-        })
-    }
-
-    fn from_scanned(scanned: Result<(Vec<u8>, Cells)>) -> Result<Self> {
-        let (row_key, cells) = scanned?;
-        Row::from_cells(row_key, &cells)
-    }
-}
+pub type DeviceEventsRow = Row<DeviceEventsKeyParts, DeviceEventsValues>;
 
 /// Typed access to `device-events` over a borrowed connection (cheap: make one per use).
 pub struct DeviceEventsTable<'c> {
@@ -329,7 +354,7 @@ impl<'c> DeviceEventsTable<'c> {
     pub fn get(&mut self, key: &DeviceEventsKey) -> Result<Option<DeviceEventsRow>> {
         let row = key.encode()?;
         match self.raw.get(&row)? {
-            Some(cells) => Row::from_cells(row, &cells).map(Some),
+            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
             None => Ok(None),
         }
     }
@@ -379,6 +404,47 @@ impl<'c> DeviceEventsTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<DeviceEventsRow>> + '_ {
-        self.raw.scan(keys, &options).map(Row::from_scanned)
+        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+    }
+}
+
+impl<'c> TypedTable<'c> for DeviceEventsTable<'c> {
+    type Key = DeviceEventsKey;
+    type Values = DeviceEventsValues;
+
+    fn new(conn: &'c mut Connection) -> Self {
+        DeviceEventsTable::new(conn)
+    }
+
+    fn create(&mut self) -> Result<()> {
+        self.raw.create()
+    }
+
+    fn exists(&mut self) -> Result<bool> {
+        self.raw.exists()
+    }
+
+    fn drop_table(&mut self) -> Result<()> {
+        self.raw.drop_table()
+    }
+
+    fn get(&mut self, key: &Key) -> Result<Option<TableRow>> {
+        DeviceEventsTable::get(self, key)
+    }
+
+    fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
+        DeviceEventsTable::put(self, key, values)
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<()> {
+        DeviceEventsTable::delete(self, key)
+    }
+
+    fn scan(
+        &mut self,
+        keys: &KeyRange,
+        options: ScanOptions,
+    ) -> impl Iterator<Item = Result<TableRow>> + '_ {
+        DeviceEventsTable::scan(self, keys, options)
     }
 }

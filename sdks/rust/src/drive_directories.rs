@@ -8,7 +8,7 @@ use crate::runtime::prelude::*;
 // Short names for the bodies below.
 type Key = DriveDirectoriesKey;
 type Parts = DriveDirectoriesKeyParts;
-type Row = DriveDirectoriesRow;
+type TableRow = DriveDirectoriesRow;
 type Values = DriveDirectoriesValues;
 type Columns = DriveDirectoriesColumns;
 
@@ -69,7 +69,7 @@ impl DriveDirectoriesKey {
 
     /// The row key's bytes.
     pub fn encode(&self) -> Result<Vec<u8>> {
-        KEY.encode(&self.to_key_values())
+        self.encode_row()
     }
 
     /// What a row key keeps: salt bucket, hash prefix and kept components.
@@ -116,6 +116,18 @@ impl RowKey for DriveDirectoriesKey {
             Err(_) => Ok(key),
         }
     }
+
+    fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
+        let mut values = leading.into_iter();
+        let prefix = DriveDirectoriesPrefix {
+            path: next_value(&mut values)?,
+        };
+        prefix.range()
+    }
+
+    fn table() -> &'static TableDef {
+        &DEFINITION
+    }
 }
 
 /// Leading key components for a prefix scan; set them in declaration order.
@@ -151,6 +163,8 @@ impl DriveDirectoriesKeyParts {
 }
 
 impl KeyParts for DriveDirectoriesKeyParts {
+    const SPEC: KeySpec = KEY;
+
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
@@ -236,28 +250,45 @@ impl DriveDirectoriesValues {
     }
 }
 
+/// The table's columns as data, for generic code over any table.
+pub const COLUMNS: &[ColumnInfo] = &[
+    // creator
+    ColumnInfo {
+        field: "creator",
+        family: b"cf",
+        kind: ColumnKind::Fixed {
+            qualifier: b"creator",
+        },
+        ty: ValueType::String,
+    },
+    // children
+    ColumnInfo {
+        field: "children",
+        family: b"sub",
+        kind: ColumnKind::Pattern {
+            prefix: b"",
+            suffix: b"",
+            part: PartType::String,
+            width: None,
+        },
+        ty: ValueType::String,
+    },
+];
+
+impl RowValues for DriveDirectoriesValues {
+    const COLUMNS: &'static [ColumnInfo] = COLUMNS;
+
+    fn to_cells(&self) -> Result<Vec<Cell>> {
+        self.cells()
+    }
+
+    fn from_cells(cells: &Cells) -> Result<Self> {
+        Values::from_cells(cells)
+    }
+}
+
 /// One row read back: its key bytes, the decoded key and the typed values.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DriveDirectoriesRow {
-    pub row_key: Vec<u8>,
-    pub key: DriveDirectoriesKeyParts,
-    pub values: DriveDirectoriesValues,
-}
-
-impl DriveDirectoriesRow {
-    fn from_cells(row_key: Vec<u8>, cells: &Cells) -> Result<Self> {
-        Ok(Row {
-            key: Parts::decode(&row_key)?,
-            values: Values::from_cells(cells)?,
-            row_key,
-        })
-    }
-
-    fn from_scanned(scanned: Result<(Vec<u8>, Cells)>) -> Result<Self> {
-        let (row_key, cells) = scanned?;
-        Row::from_cells(row_key, &cells)
-    }
-}
+pub type DriveDirectoriesRow = Row<DriveDirectoriesKeyParts, DriveDirectoriesValues>;
 
 /// Typed access to `drive-directory` over a borrowed connection (cheap: make one per use).
 pub struct DriveDirectoriesTable<'c> {
@@ -294,7 +325,7 @@ impl<'c> DriveDirectoriesTable<'c> {
     pub fn get(&mut self, key: &DriveDirectoriesKey) -> Result<Option<DriveDirectoriesRow>> {
         let row = key.encode()?;
         match self.raw.get(&row)? {
-            Some(cells) => Row::from_cells(row, &cells).map(Some),
+            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
             None => Ok(None),
         }
     }
@@ -340,6 +371,47 @@ impl<'c> DriveDirectoriesTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<DriveDirectoriesRow>> + '_ {
-        self.raw.scan(keys, &options).map(Row::from_scanned)
+        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+    }
+}
+
+impl<'c> TypedTable<'c> for DriveDirectoriesTable<'c> {
+    type Key = DriveDirectoriesKey;
+    type Values = DriveDirectoriesValues;
+
+    fn new(conn: &'c mut Connection) -> Self {
+        DriveDirectoriesTable::new(conn)
+    }
+
+    fn create(&mut self) -> Result<()> {
+        self.raw.create()
+    }
+
+    fn exists(&mut self) -> Result<bool> {
+        self.raw.exists()
+    }
+
+    fn drop_table(&mut self) -> Result<()> {
+        self.raw.drop_table()
+    }
+
+    fn get(&mut self, key: &Key) -> Result<Option<TableRow>> {
+        DriveDirectoriesTable::get(self, key)
+    }
+
+    fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
+        DriveDirectoriesTable::put(self, key, values)
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<()> {
+        DriveDirectoriesTable::delete(self, key)
+    }
+
+    fn scan(
+        &mut self,
+        keys: &KeyRange,
+        options: ScanOptions,
+    ) -> impl Iterator<Item = Result<TableRow>> + '_ {
+        DriveDirectoriesTable::scan(self, keys, options)
     }
 }

@@ -8,7 +8,7 @@ use crate::runtime::prelude::*;
 // Short names for the bodies below.
 type Key = DriveFilesKey;
 type Parts = DriveFilesKeyParts;
-type Row = DriveFilesRow;
+type TableRow = DriveFilesRow;
 type Values = DriveFilesValues;
 type Columns = DriveFilesColumns;
 
@@ -70,7 +70,7 @@ impl DriveFilesKey {
 
     /// The row key's bytes.
     pub fn encode(&self) -> Result<Vec<u8>> {
-        KEY.encode(&self.to_key_values())
+        self.encode_row()
     }
 
     /// What a row key keeps: salt bucket, hash prefix and kept components.
@@ -117,6 +117,18 @@ impl RowKey for DriveFilesKey {
             Err(_) => Ok(key),
         }
     }
+
+    fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
+        let mut values = leading.into_iter();
+        let prefix = DriveFilesPrefix {
+            file_id: next_value(&mut values)?,
+        };
+        prefix.range()
+    }
+
+    fn table() -> &'static TableDef {
+        &DEFINITION
+    }
 }
 
 /// Leading key components for a prefix scan; set them in declaration order.
@@ -152,6 +164,8 @@ impl DriveFilesKeyParts {
 }
 
 impl KeyParts for DriveFilesKeyParts {
+    const SPEC: KeySpec = KEY;
+
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
@@ -277,28 +291,54 @@ impl DriveFilesValues {
     }
 }
 
+/// The table's columns as data, for generic code over any table.
+pub const COLUMNS: &[ColumnInfo] = &[
+    // content
+    ColumnInfo {
+        field: "content",
+        family: b"c",
+        kind: ColumnKind::Fixed { qualifier: b"c" },
+        ty: ValueType::Bytes,
+    },
+    // creator
+    ColumnInfo {
+        field: "creator",
+        family: b"cf",
+        kind: ColumnKind::Fixed {
+            qualifier: b"creator",
+        },
+        ty: ValueType::String,
+    },
+    // file_type
+    ColumnInfo {
+        field: "file_type",
+        family: b"cf",
+        kind: ColumnKind::Fixed { qualifier: b"type" },
+        ty: ValueType::String,
+    },
+    // size
+    ColumnInfo {
+        field: "size",
+        family: b"cf",
+        kind: ColumnKind::Fixed { qualifier: b"size" },
+        ty: ValueType::I64,
+    },
+];
+
+impl RowValues for DriveFilesValues {
+    const COLUMNS: &'static [ColumnInfo] = COLUMNS;
+
+    fn to_cells(&self) -> Result<Vec<Cell>> {
+        self.cells()
+    }
+
+    fn from_cells(cells: &Cells) -> Result<Self> {
+        Values::from_cells(cells)
+    }
+}
+
 /// One row read back: its key bytes, the decoded key and the typed values.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DriveFilesRow {
-    pub row_key: Vec<u8>,
-    pub key: DriveFilesKeyParts,
-    pub values: DriveFilesValues,
-}
-
-impl DriveFilesRow {
-    fn from_cells(row_key: Vec<u8>, cells: &Cells) -> Result<Self> {
-        Ok(Row {
-            key: Parts::decode(&row_key)?,
-            values: Values::from_cells(cells)?,
-            row_key,
-        })
-    }
-
-    fn from_scanned(scanned: Result<(Vec<u8>, Cells)>) -> Result<Self> {
-        let (row_key, cells) = scanned?;
-        Row::from_cells(row_key, &cells)
-    }
-}
+pub type DriveFilesRow = Row<DriveFilesKeyParts, DriveFilesValues>;
 
 /// Typed access to `drive-file` over a borrowed connection (cheap: make one per use).
 pub struct DriveFilesTable<'c> {
@@ -335,7 +375,7 @@ impl<'c> DriveFilesTable<'c> {
     pub fn get(&mut self, key: &DriveFilesKey) -> Result<Option<DriveFilesRow>> {
         let row = key.encode()?;
         match self.raw.get(&row)? {
-            Some(cells) => Row::from_cells(row, &cells).map(Some),
+            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
             None => Ok(None),
         }
     }
@@ -377,6 +417,47 @@ impl<'c> DriveFilesTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<DriveFilesRow>> + '_ {
-        self.raw.scan(keys, &options).map(Row::from_scanned)
+        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+    }
+}
+
+impl<'c> TypedTable<'c> for DriveFilesTable<'c> {
+    type Key = DriveFilesKey;
+    type Values = DriveFilesValues;
+
+    fn new(conn: &'c mut Connection) -> Self {
+        DriveFilesTable::new(conn)
+    }
+
+    fn create(&mut self) -> Result<()> {
+        self.raw.create()
+    }
+
+    fn exists(&mut self) -> Result<bool> {
+        self.raw.exists()
+    }
+
+    fn drop_table(&mut self) -> Result<()> {
+        self.raw.drop_table()
+    }
+
+    fn get(&mut self, key: &Key) -> Result<Option<TableRow>> {
+        DriveFilesTable::get(self, key)
+    }
+
+    fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
+        DriveFilesTable::put(self, key, values)
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<()> {
+        DriveFilesTable::delete(self, key)
+    }
+
+    fn scan(
+        &mut self,
+        keys: &KeyRange,
+        options: ScanOptions,
+    ) -> impl Iterator<Item = Result<TableRow>> + '_ {
+        DriveFilesTable::scan(self, keys, options)
     }
 }

@@ -8,7 +8,7 @@ use crate::runtime::prelude::*;
 // Short names for the bodies below.
 type Key = EventsKey;
 type Parts = EventsKeyParts;
-type Row = EventsRow;
+type TableRow = EventsRow;
 type Values = EventsValues;
 type Columns = EventsColumns;
 
@@ -69,7 +69,7 @@ impl EventsKey {
 
     /// The row key's bytes.
     pub fn encode(&self) -> Result<Vec<u8>> {
-        KEY.encode(&self.to_key_values())
+        self.encode_row()
     }
 
     /// What a row key keeps: salt bucket, hash prefix and kept components.
@@ -116,6 +116,18 @@ impl RowKey for EventsKey {
             Err(_) => Ok(key),
         }
     }
+
+    fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
+        let mut values = leading.into_iter();
+        let prefix = EventsPrefix {
+            event: next_value(&mut values)?,
+        };
+        prefix.range()
+    }
+
+    fn table() -> &'static TableDef {
+        &DEFINITION
+    }
 }
 
 /// Leading key components for a prefix scan; set them in declaration order.
@@ -153,6 +165,8 @@ impl EventsKeyParts {
 }
 
 impl KeyParts for EventsKeyParts {
+    const SPEC: KeySpec = KEY;
+
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
@@ -239,28 +253,38 @@ impl EventsValues {
     }
 }
 
+/// The table's columns as data, for generic code over any table.
+pub const COLUMNS: &[ColumnInfo] = &[
+    // at
+    ColumnInfo {
+        field: "at",
+        family: b"e",
+        kind: ColumnKind::Fixed { qualifier: b"at" },
+        ty: ValueType::TimestampMs,
+    },
+    // payload
+    ColumnInfo {
+        field: "payload",
+        family: b"e",
+        kind: ColumnKind::Fixed { qualifier: b"p" },
+        ty: ValueType::Json,
+    },
+];
+
+impl RowValues for EventsValues {
+    const COLUMNS: &'static [ColumnInfo] = COLUMNS;
+
+    fn to_cells(&self) -> Result<Vec<Cell>> {
+        self.cells()
+    }
+
+    fn from_cells(cells: &Cells) -> Result<Self> {
+        Values::from_cells(cells)
+    }
+}
+
 /// One row read back: its key bytes, the decoded key and the typed values.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EventsRow {
-    pub row_key: Vec<u8>,
-    pub key: EventsKeyParts,
-    pub values: EventsValues,
-}
-
-impl EventsRow {
-    fn from_cells(row_key: Vec<u8>, cells: &Cells) -> Result<Self> {
-        Ok(Row {
-            key: Parts::decode(&row_key)?,
-            values: Values::from_cells(cells)?,
-            row_key,
-        })
-    }
-
-    fn from_scanned(scanned: Result<(Vec<u8>, Cells)>) -> Result<Self> {
-        let (row_key, cells) = scanned?;
-        Row::from_cells(row_key, &cells)
-    }
-}
+pub type EventsRow = Row<EventsKeyParts, EventsValues>;
 
 /// Typed access to `events` over a borrowed connection (cheap: make one per use).
 pub struct EventsTable<'c> {
@@ -297,7 +321,7 @@ impl<'c> EventsTable<'c> {
     pub fn get(&mut self, key: &EventsKey) -> Result<Option<EventsRow>> {
         let row = key.encode()?;
         match self.raw.get(&row)? {
-            Some(cells) => Row::from_cells(row, &cells).map(Some),
+            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
             None => Ok(None),
         }
     }
@@ -340,6 +364,47 @@ impl<'c> EventsTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<EventsRow>> + '_ {
-        self.raw.scan(keys, &options).map(Row::from_scanned)
+        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+    }
+}
+
+impl<'c> TypedTable<'c> for EventsTable<'c> {
+    type Key = EventsKey;
+    type Values = EventsValues;
+
+    fn new(conn: &'c mut Connection) -> Self {
+        EventsTable::new(conn)
+    }
+
+    fn create(&mut self) -> Result<()> {
+        self.raw.create()
+    }
+
+    fn exists(&mut self) -> Result<bool> {
+        self.raw.exists()
+    }
+
+    fn drop_table(&mut self) -> Result<()> {
+        self.raw.drop_table()
+    }
+
+    fn get(&mut self, key: &Key) -> Result<Option<TableRow>> {
+        EventsTable::get(self, key)
+    }
+
+    fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
+        EventsTable::put(self, key, values)
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<()> {
+        EventsTable::delete(self, key)
+    }
+
+    fn scan(
+        &mut self,
+        keys: &KeyRange,
+        options: ScanOptions,
+    ) -> impl Iterator<Item = Result<TableRow>> + '_ {
+        EventsTable::scan(self, keys, options)
     }
 }

@@ -8,7 +8,7 @@ use crate::runtime::prelude::*;
 // Short names for the bodies below.
 type Key = FixedOrdersKey;
 type Parts = FixedOrdersKeyParts;
-type Row = FixedOrdersRow;
+type TableRow = FixedOrdersRow;
 type Values = FixedOrdersValues;
 type Columns = FixedOrdersColumns;
 
@@ -105,7 +105,7 @@ impl FixedOrdersKey {
 
     /// The row key's bytes.
     pub fn encode(&self) -> Result<Vec<u8>> {
-        KEY.encode(&self.to_key_values())
+        self.encode_row()
     }
 
     /// What a row key keeps: salt bucket, hash prefix and kept components.
@@ -157,6 +157,20 @@ impl RowKey for FixedOrdersKey {
             Ok(_) => Err(Error::KeyEncoding("too many components".into())),
             Err(_) => Ok(key),
         }
+    }
+
+    fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
+        let mut values = leading.into_iter();
+        let prefix = FixedOrdersPrefix {
+            region: next_value(&mut values)?,
+            order_no: next_value(&mut values)?,
+            account: next_value(&mut values)?,
+        };
+        prefix.range()
+    }
+
+    fn table() -> &'static TableDef {
+        &DEFINITION
     }
 }
 
@@ -213,6 +227,8 @@ impl FixedOrdersKeyParts {
 }
 
 impl KeyParts for FixedOrdersKeyParts {
+    const SPEC: KeySpec = KEY;
+
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
@@ -288,28 +304,31 @@ impl FixedOrdersValues {
     }
 }
 
+/// The table's columns as data, for generic code over any table.
+pub const COLUMNS: &[ColumnInfo] = &[
+    // total
+    ColumnInfo {
+        field: "total",
+        family: b"o",
+        kind: ColumnKind::Fixed { qualifier: b"t" },
+        ty: ValueType::F64,
+    },
+];
+
+impl RowValues for FixedOrdersValues {
+    const COLUMNS: &'static [ColumnInfo] = COLUMNS;
+
+    fn to_cells(&self) -> Result<Vec<Cell>> {
+        self.cells()
+    }
+
+    fn from_cells(cells: &Cells) -> Result<Self> {
+        Values::from_cells(cells)
+    }
+}
+
 /// One row read back: its key bytes, the decoded key and the typed values.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FixedOrdersRow {
-    pub row_key: Vec<u8>,
-    pub key: FixedOrdersKeyParts,
-    pub values: FixedOrdersValues,
-}
-
-impl FixedOrdersRow {
-    fn from_cells(row_key: Vec<u8>, cells: &Cells) -> Result<Self> {
-        Ok(Row {
-            key: Parts::decode(&row_key)?,
-            values: Values::from_cells(cells)?,
-            row_key,
-        })
-    }
-
-    fn from_scanned(scanned: Result<(Vec<u8>, Cells)>) -> Result<Self> {
-        let (row_key, cells) = scanned?;
-        Row::from_cells(row_key, &cells)
-    }
-}
+pub type FixedOrdersRow = Row<FixedOrdersKeyParts, FixedOrdersValues>;
 
 /// Typed access to `fixed-orders` over a borrowed connection (cheap: make one per use).
 pub struct FixedOrdersTable<'c> {
@@ -346,7 +365,7 @@ impl<'c> FixedOrdersTable<'c> {
     pub fn get(&mut self, key: &FixedOrdersKey) -> Result<Option<FixedOrdersRow>> {
         let row = key.encode()?;
         match self.raw.get(&row)? {
-            Some(cells) => Row::from_cells(row, &cells).map(Some),
+            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
             None => Ok(None),
         }
     }
@@ -388,6 +407,47 @@ impl<'c> FixedOrdersTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<FixedOrdersRow>> + '_ {
-        self.raw.scan(keys, &options).map(Row::from_scanned)
+        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+    }
+}
+
+impl<'c> TypedTable<'c> for FixedOrdersTable<'c> {
+    type Key = FixedOrdersKey;
+    type Values = FixedOrdersValues;
+
+    fn new(conn: &'c mut Connection) -> Self {
+        FixedOrdersTable::new(conn)
+    }
+
+    fn create(&mut self) -> Result<()> {
+        self.raw.create()
+    }
+
+    fn exists(&mut self) -> Result<bool> {
+        self.raw.exists()
+    }
+
+    fn drop_table(&mut self) -> Result<()> {
+        self.raw.drop_table()
+    }
+
+    fn get(&mut self, key: &Key) -> Result<Option<TableRow>> {
+        FixedOrdersTable::get(self, key)
+    }
+
+    fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
+        FixedOrdersTable::put(self, key, values)
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<()> {
+        FixedOrdersTable::delete(self, key)
+    }
+
+    fn scan(
+        &mut self,
+        keys: &KeyRange,
+        options: ScanOptions,
+    ) -> impl Iterator<Item = Result<TableRow>> + '_ {
+        FixedOrdersTable::scan(self, keys, options)
     }
 }

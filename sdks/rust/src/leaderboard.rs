@@ -8,7 +8,7 @@ use crate::runtime::prelude::*;
 // Short names for the bodies below.
 type Key = LeaderboardKey;
 type Parts = LeaderboardKeyParts;
-type Row = LeaderboardRow;
+type TableRow = LeaderboardRow;
 type Values = LeaderboardValues;
 type Columns = LeaderboardColumns;
 
@@ -94,7 +94,7 @@ impl LeaderboardKey {
 
     /// The row key's bytes.
     pub fn encode(&self) -> Result<Vec<u8>> {
-        KEY.encode(&self.to_key_values())
+        self.encode_row()
     }
 
     /// What a row key keeps: salt bucket, hash prefix and kept components.
@@ -146,6 +146,20 @@ impl RowKey for LeaderboardKey {
             Ok(_) => Err(Error::KeyEncoding("too many components".into())),
             Err(_) => Ok(key),
         }
+    }
+
+    fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
+        let mut values = leading.into_iter();
+        let prefix = LeaderboardPrefix {
+            game: next_value(&mut values)?,
+            score: next_value(&mut values)?,
+            name: next_value(&mut values)?,
+        };
+        prefix.range()
+    }
+
+    fn table() -> &'static TableDef {
+        &DEFINITION
     }
 }
 
@@ -200,6 +214,8 @@ impl LeaderboardKeyParts {
 }
 
 impl KeyParts for LeaderboardKeyParts {
+    const SPEC: KeySpec = KEY;
+
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
@@ -271,28 +287,31 @@ impl LeaderboardValues {
     }
 }
 
+/// The table's columns as data, for generic code over any table.
+pub const COLUMNS: &[ColumnInfo] = &[
+    // player
+    ColumnInfo {
+        field: "player",
+        family: b"s",
+        kind: ColumnKind::Fixed { qualifier: b"p" },
+        ty: ValueType::Json,
+    },
+];
+
+impl RowValues for LeaderboardValues {
+    const COLUMNS: &'static [ColumnInfo] = COLUMNS;
+
+    fn to_cells(&self) -> Result<Vec<Cell>> {
+        self.cells()
+    }
+
+    fn from_cells(cells: &Cells) -> Result<Self> {
+        Values::from_cells(cells)
+    }
+}
+
 /// One row read back: its key bytes, the decoded key and the typed values.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LeaderboardRow {
-    pub row_key: Vec<u8>,
-    pub key: LeaderboardKeyParts,
-    pub values: LeaderboardValues,
-}
-
-impl LeaderboardRow {
-    fn from_cells(row_key: Vec<u8>, cells: &Cells) -> Result<Self> {
-        Ok(Row {
-            key: Parts::decode(&row_key)?,
-            values: Values::from_cells(cells)?,
-            row_key,
-        })
-    }
-
-    fn from_scanned(scanned: Result<(Vec<u8>, Cells)>) -> Result<Self> {
-        let (row_key, cells) = scanned?;
-        Row::from_cells(row_key, &cells)
-    }
-}
+pub type LeaderboardRow = Row<LeaderboardKeyParts, LeaderboardValues>;
 
 /// Typed access to `leaderboard` over a borrowed connection (cheap: make one per use).
 pub struct LeaderboardTable<'c> {
@@ -329,7 +348,7 @@ impl<'c> LeaderboardTable<'c> {
     pub fn get(&mut self, key: &LeaderboardKey) -> Result<Option<LeaderboardRow>> {
         let row = key.encode()?;
         match self.raw.get(&row)? {
-            Some(cells) => Row::from_cells(row, &cells).map(Some),
+            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
             None => Ok(None),
         }
     }
@@ -371,6 +390,47 @@ impl<'c> LeaderboardTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<LeaderboardRow>> + '_ {
-        self.raw.scan(keys, &options).map(Row::from_scanned)
+        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+    }
+}
+
+impl<'c> TypedTable<'c> for LeaderboardTable<'c> {
+    type Key = LeaderboardKey;
+    type Values = LeaderboardValues;
+
+    fn new(conn: &'c mut Connection) -> Self {
+        LeaderboardTable::new(conn)
+    }
+
+    fn create(&mut self) -> Result<()> {
+        self.raw.create()
+    }
+
+    fn exists(&mut self) -> Result<bool> {
+        self.raw.exists()
+    }
+
+    fn drop_table(&mut self) -> Result<()> {
+        self.raw.drop_table()
+    }
+
+    fn get(&mut self, key: &Key) -> Result<Option<TableRow>> {
+        LeaderboardTable::get(self, key)
+    }
+
+    fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
+        LeaderboardTable::put(self, key, values)
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<()> {
+        LeaderboardTable::delete(self, key)
+    }
+
+    fn scan(
+        &mut self,
+        keys: &KeyRange,
+        options: ScanOptions,
+    ) -> impl Iterator<Item = Result<TableRow>> + '_ {
+        LeaderboardTable::scan(self, keys, options)
     }
 }

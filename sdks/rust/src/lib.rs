@@ -40,8 +40,8 @@ pub mod social_usage;
 pub mod web_pages;
 
 pub use runtime::{
-    CellValue, ConnectOptions, Connection, Error, KeyParts, KeyRange, KeyValue, Result, RowKey,
-    ScanOptions, Transport,
+    CellValue, ConnectOptions, Connection, Error, KeyParts, KeyRange, KeyValue, Result, Row,
+    RowKey, RowValues, ScanOptions, Transport, TypedTable,
 };
 
 pub use access_logs::AccessLogsColumns;

@@ -8,7 +8,7 @@ use crate::runtime::prelude::*;
 // Short names for the bodies below.
 type Key = MetricsKey;
 type Parts = MetricsKeyParts;
-type Row = MetricsRow;
+type TableRow = MetricsRow;
 type Values = MetricsValues;
 type Columns = MetricsColumns;
 
@@ -96,7 +96,7 @@ impl MetricsKey {
 
     /// The row key's bytes.
     pub fn encode(&self) -> Result<Vec<u8>> {
-        KEY.encode(&self.to_key_values())
+        self.encode_row()
     }
 
     /// What a row key keeps: salt bucket, hash prefix and kept components.
@@ -148,6 +148,20 @@ impl RowKey for MetricsKey {
             Ok(_) => Err(Error::KeyEncoding("too many components".into())),
             Err(_) => Ok(key),
         }
+    }
+
+    fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
+        let mut values = leading.into_iter();
+        let prefix = MetricsPrefix {
+            metric: next_value(&mut values)?,
+            host: next_value(&mut values)?,
+            ts: next_value(&mut values)?,
+        };
+        prefix.range()
+    }
+
+    fn table() -> &'static TableDef {
+        &DEFINITION
     }
 }
 
@@ -202,6 +216,8 @@ impl MetricsKeyParts {
 }
 
 impl KeyParts for MetricsKeyParts {
+    const SPEC: KeySpec = KEY;
+
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
@@ -293,28 +309,38 @@ impl MetricsValues {
     }
 }
 
+/// The table's columns as data, for generic code over any table.
+pub const COLUMNS: &[ColumnInfo] = &[
+    // unit
+    ColumnInfo {
+        field: "unit",
+        family: b"m",
+        kind: ColumnKind::Fixed { qualifier: b"u" },
+        ty: ValueType::String,
+    },
+    // value
+    ColumnInfo {
+        field: "value",
+        family: b"m",
+        kind: ColumnKind::Fixed { qualifier: b"v" },
+        ty: ValueType::F64,
+    },
+];
+
+impl RowValues for MetricsValues {
+    const COLUMNS: &'static [ColumnInfo] = COLUMNS;
+
+    fn to_cells(&self) -> Result<Vec<Cell>> {
+        self.cells()
+    }
+
+    fn from_cells(cells: &Cells) -> Result<Self> {
+        Values::from_cells(cells)
+    }
+}
+
 /// One row read back: its key bytes, the decoded key and the typed values.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MetricsRow {
-    pub row_key: Vec<u8>,
-    pub key: MetricsKeyParts,
-    pub values: MetricsValues,
-}
-
-impl MetricsRow {
-    fn from_cells(row_key: Vec<u8>, cells: &Cells) -> Result<Self> {
-        Ok(Row {
-            key: Parts::decode(&row_key)?,
-            values: Values::from_cells(cells)?,
-            row_key,
-        })
-    }
-
-    fn from_scanned(scanned: Result<(Vec<u8>, Cells)>) -> Result<Self> {
-        let (row_key, cells) = scanned?;
-        Row::from_cells(row_key, &cells)
-    }
-}
+pub type MetricsRow = Row<MetricsKeyParts, MetricsValues>;
 
 /// Typed access to `metrics` over a borrowed connection (cheap: make one per use).
 pub struct MetricsTable<'c> {
@@ -351,7 +377,7 @@ impl<'c> MetricsTable<'c> {
     pub fn get(&mut self, key: &MetricsKey) -> Result<Option<MetricsRow>> {
         let row = key.encode()?;
         match self.raw.get(&row)? {
-            Some(cells) => Row::from_cells(row, &cells).map(Some),
+            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
             None => Ok(None),
         }
     }
@@ -393,6 +419,47 @@ impl<'c> MetricsTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<MetricsRow>> + '_ {
-        self.raw.scan(keys, &options).map(Row::from_scanned)
+        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+    }
+}
+
+impl<'c> TypedTable<'c> for MetricsTable<'c> {
+    type Key = MetricsKey;
+    type Values = MetricsValues;
+
+    fn new(conn: &'c mut Connection) -> Self {
+        MetricsTable::new(conn)
+    }
+
+    fn create(&mut self) -> Result<()> {
+        self.raw.create()
+    }
+
+    fn exists(&mut self) -> Result<bool> {
+        self.raw.exists()
+    }
+
+    fn drop_table(&mut self) -> Result<()> {
+        self.raw.drop_table()
+    }
+
+    fn get(&mut self, key: &Key) -> Result<Option<TableRow>> {
+        MetricsTable::get(self, key)
+    }
+
+    fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
+        MetricsTable::put(self, key, values)
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<()> {
+        MetricsTable::delete(self, key)
+    }
+
+    fn scan(
+        &mut self,
+        keys: &KeyRange,
+        options: ScanOptions,
+    ) -> impl Iterator<Item = Result<TableRow>> + '_ {
+        MetricsTable::scan(self, keys, options)
     }
 }

@@ -8,7 +8,7 @@ use crate::runtime::prelude::*;
 // Short names for the bodies below.
 type Key = SensorReadingsKey;
 type Parts = SensorReadingsKeyParts;
-type Row = SensorReadingsRow;
+type TableRow = SensorReadingsRow;
 type Values = SensorReadingsValues;
 type Columns = SensorReadingsColumns;
 
@@ -84,7 +84,7 @@ impl SensorReadingsKey {
 
     /// The row key's bytes.
     pub fn encode(&self) -> Result<Vec<u8>> {
-        KEY.encode(&self.to_key_values())
+        self.encode_row()
     }
 
     /// What a row key keeps: salt bucket, hash prefix and kept components.
@@ -132,6 +132,19 @@ impl RowKey for SensorReadingsKey {
             Err(_) => Ok(key),
         }
     }
+
+    fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
+        let mut values = leading.into_iter();
+        let prefix = SensorReadingsPrefix {
+            sensor: next_value(&mut values)?,
+            ts: next_value(&mut values)?,
+        };
+        prefix.range()
+    }
+
+    fn table() -> &'static TableDef {
+        &DEFINITION
+    }
 }
 
 /// Leading key components for a prefix scan; set them in declaration order.
@@ -177,6 +190,8 @@ impl SensorReadingsKeyParts {
 }
 
 impl KeyParts for SensorReadingsKeyParts {
+    const SPEC: KeySpec = KEY;
+
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
@@ -266,28 +281,38 @@ impl SensorReadingsValues {
     }
 }
 
+/// The table's columns as data, for generic code over any table.
+pub const COLUMNS: &[ColumnInfo] = &[
+    // celsius
+    ColumnInfo {
+        field: "celsius",
+        family: b"r",
+        kind: ColumnKind::Fixed { qualifier: b"c" },
+        ty: ValueType::F32,
+    },
+    // ok
+    ColumnInfo {
+        field: "ok",
+        family: b"r",
+        kind: ColumnKind::Fixed { qualifier: b"ok" },
+        ty: ValueType::Bool,
+    },
+];
+
+impl RowValues for SensorReadingsValues {
+    const COLUMNS: &'static [ColumnInfo] = COLUMNS;
+
+    fn to_cells(&self) -> Result<Vec<Cell>> {
+        self.cells()
+    }
+
+    fn from_cells(cells: &Cells) -> Result<Self> {
+        Values::from_cells(cells)
+    }
+}
+
 /// One row read back: its key bytes, the decoded key and the typed values.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SensorReadingsRow {
-    pub row_key: Vec<u8>,
-    pub key: SensorReadingsKeyParts,
-    pub values: SensorReadingsValues,
-}
-
-impl SensorReadingsRow {
-    fn from_cells(row_key: Vec<u8>, cells: &Cells) -> Result<Self> {
-        Ok(Row {
-            key: Parts::decode(&row_key)?,
-            values: Values::from_cells(cells)?,
-            row_key,
-        })
-    }
-
-    fn from_scanned(scanned: Result<(Vec<u8>, Cells)>) -> Result<Self> {
-        let (row_key, cells) = scanned?;
-        Row::from_cells(row_key, &cells)
-    }
-}
+pub type SensorReadingsRow = Row<SensorReadingsKeyParts, SensorReadingsValues>;
 
 /// Typed access to `sensor-readings` over a borrowed connection (cheap: make one per use).
 pub struct SensorReadingsTable<'c> {
@@ -324,7 +349,7 @@ impl<'c> SensorReadingsTable<'c> {
     pub fn get(&mut self, key: &SensorReadingsKey) -> Result<Option<SensorReadingsRow>> {
         let row = key.encode()?;
         match self.raw.get(&row)? {
-            Some(cells) => Row::from_cells(row, &cells).map(Some),
+            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
             None => Ok(None),
         }
     }
@@ -366,6 +391,47 @@ impl<'c> SensorReadingsTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<SensorReadingsRow>> + '_ {
-        self.raw.scan(keys, &options).map(Row::from_scanned)
+        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+    }
+}
+
+impl<'c> TypedTable<'c> for SensorReadingsTable<'c> {
+    type Key = SensorReadingsKey;
+    type Values = SensorReadingsValues;
+
+    fn new(conn: &'c mut Connection) -> Self {
+        SensorReadingsTable::new(conn)
+    }
+
+    fn create(&mut self) -> Result<()> {
+        self.raw.create()
+    }
+
+    fn exists(&mut self) -> Result<bool> {
+        self.raw.exists()
+    }
+
+    fn drop_table(&mut self) -> Result<()> {
+        self.raw.drop_table()
+    }
+
+    fn get(&mut self, key: &Key) -> Result<Option<TableRow>> {
+        SensorReadingsTable::get(self, key)
+    }
+
+    fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
+        SensorReadingsTable::put(self, key, values)
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<()> {
+        SensorReadingsTable::delete(self, key)
+    }
+
+    fn scan(
+        &mut self,
+        keys: &KeyRange,
+        options: ScanOptions,
+    ) -> impl Iterator<Item = Result<TableRow>> + '_ {
+        SensorReadingsTable::scan(self, keys, options)
     }
 }

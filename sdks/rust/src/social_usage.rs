@@ -8,7 +8,7 @@ use crate::runtime::prelude::*;
 // Short names for the bodies below.
 type Key = SocialUsageKey;
 type Parts = SocialUsageKeyParts;
-type Row = SocialUsageRow;
+type TableRow = SocialUsageRow;
 type Values = SocialUsageValues;
 type Columns = SocialUsageColumns;
 
@@ -72,7 +72,7 @@ impl SocialUsageKey {
 
     /// The row key's bytes.
     pub fn encode(&self) -> Result<Vec<u8>> {
-        KEY.encode(&self.to_key_values())
+        self.encode_row()
     }
 
     /// What a row key keeps: salt bucket, hash prefix and kept components.
@@ -119,6 +119,18 @@ impl RowKey for SocialUsageKey {
             Err(_) => Ok(key),
         }
     }
+
+    fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
+        let mut values = leading.into_iter();
+        let prefix = SocialUsagePrefix {
+            user_id: next_value(&mut values)?,
+        };
+        prefix.range()
+    }
+
+    fn table() -> &'static TableDef {
+        &DEFINITION
+    }
 }
 
 /// Leading key components for a prefix scan; set them in declaration order.
@@ -154,6 +166,8 @@ impl SocialUsageKeyParts {
 }
 
 impl KeyParts for SocialUsageKeyParts {
+    const SPEC: KeySpec = KEY;
+
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
@@ -319,28 +333,76 @@ impl SocialUsageValues {
     }
 }
 
+/// The table's columns as data, for generic code over any table.
+pub const COLUMNS: &[ColumnInfo] = &[
+    // fb_id
+    ColumnInfo {
+        field: "fb_id",
+        family: b"fb",
+        kind: ColumnKind::Fixed { qualifier: b"id" },
+        ty: ValueType::String,
+    },
+    // fb_total
+    ColumnInfo {
+        field: "fb_total",
+        family: b"fb",
+        kind: ColumnKind::Fixed { qualifier: b"t" },
+        ty: ValueType::Counter,
+    },
+    // fb_usage
+    ColumnInfo {
+        field: "fb_usage",
+        family: b"fb",
+        kind: ColumnKind::Pattern {
+            prefix: b"",
+            suffix: b"",
+            part: PartType::I32,
+            width: Some(6),
+        },
+        ty: ValueType::Counter,
+    },
+    // tw_id
+    ColumnInfo {
+        field: "tw_id",
+        family: b"tw",
+        kind: ColumnKind::Fixed { qualifier: b"id" },
+        ty: ValueType::String,
+    },
+    // tw_total
+    ColumnInfo {
+        field: "tw_total",
+        family: b"tw",
+        kind: ColumnKind::Fixed { qualifier: b"t" },
+        ty: ValueType::Counter,
+    },
+    // tw_usage
+    ColumnInfo {
+        field: "tw_usage",
+        family: b"tw",
+        kind: ColumnKind::Pattern {
+            prefix: b"",
+            suffix: b"",
+            part: PartType::I32,
+            width: Some(6),
+        },
+        ty: ValueType::Counter,
+    },
+];
+
+impl RowValues for SocialUsageValues {
+    const COLUMNS: &'static [ColumnInfo] = COLUMNS;
+
+    fn to_cells(&self) -> Result<Vec<Cell>> {
+        self.cells()
+    }
+
+    fn from_cells(cells: &Cells) -> Result<Self> {
+        Values::from_cells(cells)
+    }
+}
+
 /// One row read back: its key bytes, the decoded key and the typed values.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SocialUsageRow {
-    pub row_key: Vec<u8>,
-    pub key: SocialUsageKeyParts,
-    pub values: SocialUsageValues,
-}
-
-impl SocialUsageRow {
-    fn from_cells(row_key: Vec<u8>, cells: &Cells) -> Result<Self> {
-        Ok(Row {
-            key: Parts::decode(&row_key)?,
-            values: Values::from_cells(cells)?,
-            row_key,
-        })
-    }
-
-    fn from_scanned(scanned: Result<(Vec<u8>, Cells)>) -> Result<Self> {
-        let (row_key, cells) = scanned?;
-        Row::from_cells(row_key, &cells)
-    }
-}
+pub type SocialUsageRow = Row<SocialUsageKeyParts, SocialUsageValues>;
 
 /// Typed access to `social-usage` over a borrowed connection (cheap: make one per use).
 pub struct SocialUsageTable<'c> {
@@ -377,7 +439,7 @@ impl<'c> SocialUsageTable<'c> {
     pub fn get(&mut self, key: &SocialUsageKey) -> Result<Option<SocialUsageRow>> {
         let row = key.encode()?;
         match self.raw.get(&row)? {
-            Some(cells) => Row::from_cells(row, &cells).map(Some),
+            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
             None => Ok(None),
         }
     }
@@ -461,6 +523,47 @@ impl<'c> SocialUsageTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<SocialUsageRow>> + '_ {
-        self.raw.scan(keys, &options).map(Row::from_scanned)
+        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+    }
+}
+
+impl<'c> TypedTable<'c> for SocialUsageTable<'c> {
+    type Key = SocialUsageKey;
+    type Values = SocialUsageValues;
+
+    fn new(conn: &'c mut Connection) -> Self {
+        SocialUsageTable::new(conn)
+    }
+
+    fn create(&mut self) -> Result<()> {
+        self.raw.create()
+    }
+
+    fn exists(&mut self) -> Result<bool> {
+        self.raw.exists()
+    }
+
+    fn drop_table(&mut self) -> Result<()> {
+        self.raw.drop_table()
+    }
+
+    fn get(&mut self, key: &Key) -> Result<Option<TableRow>> {
+        SocialUsageTable::get(self, key)
+    }
+
+    fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
+        SocialUsageTable::put(self, key, values)
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<()> {
+        SocialUsageTable::delete(self, key)
+    }
+
+    fn scan(
+        &mut self,
+        keys: &KeyRange,
+        options: ScanOptions,
+    ) -> impl Iterator<Item = Result<TableRow>> + '_ {
+        SocialUsageTable::scan(self, keys, options)
     }
 }

@@ -8,7 +8,7 @@ use crate::runtime::prelude::*;
 // Short names for the bodies below.
 type Key = WebPagesKey;
 type Parts = WebPagesKeyParts;
-type Row = WebPagesRow;
+type TableRow = WebPagesRow;
 type Values = WebPagesValues;
 type Columns = WebPagesColumns;
 
@@ -80,7 +80,7 @@ impl WebPagesKey {
 
     /// The row key's bytes.
     pub fn encode(&self) -> Result<Vec<u8>> {
-        KEY.encode(&self.to_key_values())
+        self.encode_row()
     }
 
     /// What a row key keeps: salt bucket, hash prefix and kept components.
@@ -128,6 +128,19 @@ impl RowKey for WebPagesKey {
             Err(_) => Ok(key),
         }
     }
+
+    fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
+        let mut values = leading.into_iter();
+        let prefix = WebPagesPrefix {
+            domain: next_value(&mut values)?,
+            path: next_value(&mut values)?,
+        };
+        prefix.range()
+    }
+
+    fn table() -> &'static TableDef {
+        &DEFINITION
+    }
 }
 
 /// Leading key components for a prefix scan; set them in declaration order.
@@ -173,6 +186,8 @@ impl WebPagesKeyParts {
 }
 
 impl KeyParts for WebPagesKeyParts {
+    const SPEC: KeySpec = KEY;
+
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
@@ -262,28 +277,38 @@ impl WebPagesValues {
     }
 }
 
+/// The table's columns as data, for generic code over any table.
+pub const COLUMNS: &[ColumnInfo] = &[
+    // fetched
+    ColumnInfo {
+        field: "fetched",
+        family: b"p",
+        kind: ColumnKind::Fixed { qualifier: b"f" },
+        ty: ValueType::TimestampMs,
+    },
+    // html
+    ColumnInfo {
+        field: "html",
+        family: b"p",
+        kind: ColumnKind::Fixed { qualifier: b"h" },
+        ty: ValueType::Bytes,
+    },
+];
+
+impl RowValues for WebPagesValues {
+    const COLUMNS: &'static [ColumnInfo] = COLUMNS;
+
+    fn to_cells(&self) -> Result<Vec<Cell>> {
+        self.cells()
+    }
+
+    fn from_cells(cells: &Cells) -> Result<Self> {
+        Values::from_cells(cells)
+    }
+}
+
 /// One row read back: its key bytes, the decoded key and the typed values.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WebPagesRow {
-    pub row_key: Vec<u8>,
-    pub key: WebPagesKeyParts,
-    pub values: WebPagesValues,
-}
-
-impl WebPagesRow {
-    fn from_cells(row_key: Vec<u8>, cells: &Cells) -> Result<Self> {
-        Ok(Row {
-            key: Parts::decode(&row_key)?,
-            values: Values::from_cells(cells)?,
-            row_key,
-        })
-    }
-
-    fn from_scanned(scanned: Result<(Vec<u8>, Cells)>) -> Result<Self> {
-        let (row_key, cells) = scanned?;
-        Row::from_cells(row_key, &cells)
-    }
-}
+pub type WebPagesRow = Row<WebPagesKeyParts, WebPagesValues>;
 
 /// Typed access to `web-pages` over a borrowed connection (cheap: make one per use).
 pub struct WebPagesTable<'c> {
@@ -320,7 +345,7 @@ impl<'c> WebPagesTable<'c> {
     pub fn get(&mut self, key: &WebPagesKey) -> Result<Option<WebPagesRow>> {
         let row = key.encode()?;
         match self.raw.get(&row)? {
-            Some(cells) => Row::from_cells(row, &cells).map(Some),
+            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
             None => Ok(None),
         }
     }
@@ -362,6 +387,47 @@ impl<'c> WebPagesTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<WebPagesRow>> + '_ {
-        self.raw.scan(keys, &options).map(Row::from_scanned)
+        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+    }
+}
+
+impl<'c> TypedTable<'c> for WebPagesTable<'c> {
+    type Key = WebPagesKey;
+    type Values = WebPagesValues;
+
+    fn new(conn: &'c mut Connection) -> Self {
+        WebPagesTable::new(conn)
+    }
+
+    fn create(&mut self) -> Result<()> {
+        self.raw.create()
+    }
+
+    fn exists(&mut self) -> Result<bool> {
+        self.raw.exists()
+    }
+
+    fn drop_table(&mut self) -> Result<()> {
+        self.raw.drop_table()
+    }
+
+    fn get(&mut self, key: &Key) -> Result<Option<TableRow>> {
+        WebPagesTable::get(self, key)
+    }
+
+    fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
+        WebPagesTable::put(self, key, values)
+    }
+
+    fn delete(&mut self, key: &Key) -> Result<()> {
+        WebPagesTable::delete(self, key)
+    }
+
+    fn scan(
+        &mut self,
+        keys: &KeyRange,
+        options: ScanOptions,
+    ) -> impl Iterator<Item = Result<TableRow>> + '_ {
+        WebPagesTable::scan(self, keys, options)
     }
 }

@@ -368,6 +368,13 @@ pub fn leading(values: Vec<Option<KeyValue>>) -> Result<Vec<KeyValue>> {
     Ok(values.into_iter().flatten().collect())
 }
 
+/// The next value of `values` as a `T`, `None` when there is none (or it is `None`).
+pub fn next_value<T: FromKeyValue>(
+    values: &mut impl Iterator<Item = Option<KeyValue>>,
+) -> Result<Option<T>> {
+    values.next().flatten().map(T::from_key_value).transpose()
+}
+
 /// Conversions between typed key fields and [`KeyValue`]s, used by generated code.
 pub trait FromKeyValue: Sized {
     fn from_key_value(v: KeyValue) -> Result<Self>;
@@ -507,10 +514,25 @@ pub trait RowKey: Sized {
     fn to_key_values(&self) -> Vec<KeyValue>;
     /// The key from one value per component, in declaration order.
     fn from_key_values(values: Vec<KeyValue>) -> Result<Self>;
+    /// The rows whose leading components equal those given (one optional value per
+    /// component, in declaration order; a gap is an error): the typed prefix builder's range.
+    fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<super::scan::KeyRange>;
+    /// The row key's bytes.
+    fn encode_row(&self) -> Result<Vec<u8>> {
+        Self::SPEC.encode(&self.to_key_values())
+    }
+    /// The table the key belongs to.
+    fn table() -> &'static super::client::TableDef;
 }
 
 /// The typed result of decoding a row key.
 pub trait KeyParts: Sized {
+    /// The table's key design.
+    const SPEC: KeySpec;
     fn from_decoded(d: Decoded) -> Result<Self>;
     fn to_decoded(&self) -> Decoded;
+    /// Decodes a row key of the table.
+    fn decode_row(row: &[u8]) -> Result<Self> {
+        Self::from_decoded(Self::SPEC.decode(row)?)
+    }
 }

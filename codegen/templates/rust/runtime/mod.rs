@@ -6,6 +6,7 @@ pub mod error;
 mod key_fields;
 pub mod keys;
 pub mod scan;
+pub mod table;
 pub mod values;
 
 pub use client::{
@@ -14,7 +15,8 @@ pub use client::{
 pub use error::{Error, Result};
 pub use keys::{KeyParts, KeyValue, RowKey};
 pub use scan::{KeyRange, ScanOptions};
-pub use values::{CellValue, Column, PatternColumn};
+pub use table::{Row, TypedTable};
+pub use values::{CellValue, Column, ColumnInfo, PatternColumn, RowValues};
 
 /// Everything a generated table module names, imported there with one glob (items a table
 /// does not use cost nothing).
@@ -22,11 +24,14 @@ pub mod prelude {
     pub use super::client::{Cell, Cells, Connection, FamilyDef, TableClient, TableDef};
     pub use super::error::{Error, Result};
     pub use super::keys::{
-        leading, Charset, Component, Decoded, FromKeyValue, HashForm, HashPrefix, HashSpec,
-        KeyParts, KeySpec, KeyType, KeyValue, Layout, Reverse, RowKey, SaltSpec,
+        leading, next_value, Charset, Component, Decoded, FromKeyValue, HashForm, HashPrefix,
+        HashSpec, KeyParts, KeySpec, KeyType, KeyValue, Layout, Reverse, RowKey, SaltSpec,
     };
     pub use super::scan::{KeyRange, ScanOptions};
-    pub use super::values::{CellValue, Column, PatternColumn};
+    pub use super::table::{Row, TypedTable};
+    pub use super::values::{
+        CellValue, Column, ColumnInfo, ColumnKind, PartType, PatternColumn, RowValues, ValueType,
+    };
     pub use crate::thrift_gen::hbase2::{
         TBloomFilterType, TCompressionAlgorithm, TDataBlockEncoding, TKeepDeletedCells,
     };

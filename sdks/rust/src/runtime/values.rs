@@ -255,3 +255,60 @@ impl<P: QualifierPart, T: CellValue, Tbl> PatternColumn<P, T, Tbl> {
         P::parse_part(std::str::from_utf8(inner).ok()?, self.part_width)
     }
 }
+
+/// A column's value type as the schema names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueType {
+    String,
+    Bytes,
+    I32,
+    I64,
+    F32,
+    F64,
+    Bool,
+    Json,
+    TimestampMs,
+    Counter,
+}
+
+/// The type of a pattern column's part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartType {
+    String,
+    I32,
+    I64,
+}
+
+/// Where a column's cells live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnKind {
+    Fixed {
+        qualifier: &'static [u8],
+    },
+    /// `prefix{part}suffix`; integer parts zero-padded to `width`.
+    Pattern {
+        prefix: &'static [u8],
+        suffix: &'static [u8],
+        part: PartType,
+        width: Option<u32>,
+    },
+}
+
+/// One column as the schema declares it: for generic code (tools, dumps) over any table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColumnInfo {
+    pub field: &'static str,
+    pub family: &'static [u8],
+    pub kind: ColumnKind,
+    pub ty: ValueType,
+}
+
+/// The typed values of one table's row.
+pub trait RowValues: Sized + Default {
+    /// The table's columns, sorted by family, then field.
+    const COLUMNS: &'static [ColumnInfo];
+    /// The (family, qualifier, value) cells to write for the fields that are set.
+    fn to_cells(&self) -> Result<Vec<super::client::Cell>>;
+    /// Typed values from a row's cells; cells no column describes are ignored.
+    fn from_cells(cells: &super::client::Cells) -> Result<Self>;
+}

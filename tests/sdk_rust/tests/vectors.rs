@@ -1,0 +1,223 @@
+//! The shared vectors (sdks/vectors/*.json, from the Rust reference) through the generated
+//! Rust SDK, byte for byte. Prints one line per file for the language matrix:
+//! `VECTORS rust <file> pass <n>` or `VECTORS rust <file> FAIL <failed>/<n>`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use redbase_examples::runtime::keys::region_index;
+use redbase_examples::runtime::values::{PatternColumn, QualifierPart};
+use redbase_examples::{
+    CountersColumns, DriveDirectoriesColumns, Error, KeyParts, RowKey, SocialUsageColumns,
+    TypedTable,
+};
+use sdk_rust_tests::with_table;
+use sdk_rust_tests::{decode_value, encode_value, hash_json, hex, key_json, key_value, value_type};
+use serde_json::{json, Value as Json};
+
+type Key<'c, T> = <T as TypedTable<'c>>::Key;
+
+fn load(name: &str) -> Json {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../sdks/vectors")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// One value per component (declaration order) from the vector's `components` object; `None`
+/// where it names no value.
+fn components<K: RowKey>(given: &Json) -> Result<Vec<Option<redbase_examples::KeyValue>>, String> {
+    K::SPEC
+        .components
+        .iter()
+        .map(|c| given.get(c.name).map(|j| key_value(c.ty, j)).transpose())
+        .collect()
+}
+
+fn check_key<'c, T: TypedTable<'c>>(v: &Json) -> Result<(), String> {
+    let all: Option<Vec<_>> = components::<Key<T>>(&v["components"])?
+        .into_iter()
+        .collect();
+    let key = Key::<T>::from_key_values(all.ok_or("a component is missing")?)
+        .map_err(|e| e.to_string())?;
+    let raw = key.encode_row().map_err(|e| e.to_string())?;
+    if hex(&raw) != v["key_hex"] {
+        return Err(format!("encoded {} want {}", hex(&raw), v["key_hex"]));
+    }
+    let parts = <Key<T> as RowKey>::Parts::decode_row(&raw).map_err(|e| e.to_string())?;
+    let d = parts.to_decoded();
+    let spec = Key::<T>::SPEC;
+    let mut kept = serde_json::Map::new();
+    for (name, value) in &d.components {
+        let c = spec
+            .components
+            .iter()
+            .find(|c| c.name == *name)
+            .ok_or("unknown component")?;
+        kept.insert(name.to_string(), key_json(c.ty, value));
+    }
+    let got = json!({"salt": d.salt, "hash": hash_json(&d.hash), "components": kept});
+    if got != v["decoded"] {
+        return Err(format!("decoded {got} want {}", v["decoded"]));
+    }
+    let region = region_index(Key::<T>::table().splits, &raw);
+    if json!(region) != v["region"] {
+        return Err(format!("region {region} want {}", v["region"]));
+    }
+    Ok(())
+}
+
+fn check_prefix<'c, T: TypedTable<'c>>(v: &Json) -> Result<(), String> {
+    let leading = components::<Key<T>>(&v["components"])?;
+    let range = Key::<T>::prefix_range(leading);
+    if v["error"] == true {
+        return match range {
+            Err(Error::KeyEncoding(_)) => Ok(()),
+            other => Err(format!("expected a key error, got {other:?}")),
+        };
+    }
+    let starts: Vec<String> = range
+        .map_err(|e| e.to_string())?
+        .ranges
+        .iter()
+        .map(|(start, _)| hex(start))
+        .collect();
+    if json!(starts) != v["prefixes_hex"] {
+        return Err(format!("prefixes {starts:?} want {}", v["prefixes_hex"]));
+    }
+    Ok(())
+}
+
+fn check_error<'c, T: TypedTable<'c>>(v: &Json) -> Result<(), String> {
+    let all: Option<Vec<_>> = components::<Key<T>>(&v["components"])?
+        .into_iter()
+        .collect();
+    let encoded = Key::<T>::from_key_values(all.ok_or("a component is missing")?)
+        .and_then(|k| k.encode_row());
+    match encoded {
+        Err(Error::KeyEncoding(_)) => Ok(()),
+        other => Err(format!("expected a key error, got {other:?}")),
+    }
+}
+
+fn check_value(v: &Json) -> Result<(), String> {
+    let ty = value_type(v["type"].as_str().unwrap_or_default())?;
+    let raw = encode_value(ty, &v["value"])?;
+    if hex(&raw) != v["hex"] {
+        return Err(format!("encoded {} want {}", hex(&raw), v["hex"]));
+    }
+    let back = decode_value(ty, &raw)?;
+    if back != v["value"] {
+        return Err(format!("decoded {back} want {}", v["value"]));
+    }
+    Ok(())
+}
+
+/// A pattern column's qualifier through its typed descriptor (`qualifier` and `parse`).
+fn check_qualifier(v: &Json) -> Result<(), String> {
+    fn typed<P, V, Tbl>(col: PatternColumn<P, V, Tbl>, part: P, want: &Json) -> Result<(), String>
+    where
+        P: QualifierPart + PartialEq + std::fmt::Debug,
+        V: redbase_examples::CellValue,
+    {
+        let q = col.qualifier(&part).map_err(|e| e.to_string())?;
+        if hex(&q) != *want {
+            return Err(format!("qualifier {} want {want}", hex(&q)));
+        }
+        match col.parse(&q) {
+            Some(back) if back == part => Ok(()),
+            other => Err(format!("parsed {other:?} want {part:?}")),
+        }
+    }
+    let int = || v["part"].as_i64().ok_or("integer part expected");
+    let text = || {
+        v["part"]
+            .as_str()
+            .map(str::to_string)
+            .ok_or("string part expected")
+    };
+    let want = &v["qualifier_hex"];
+    match (
+        v["table"].as_str().unwrap_or_default(),
+        v["field"].as_str().unwrap_or_default(),
+    ) {
+        ("counters", "slots") => typed(CountersColumns::SLOTS, int()? as i32, want),
+        ("social_usage", "fb_usage") => typed(SocialUsageColumns::FB_USAGE, int()? as i32, want),
+        ("social_usage", "tw_usage") => typed(SocialUsageColumns::TW_USAGE, int()? as i32, want),
+        ("drive_directories", "children") => {
+            typed(DriveDirectoriesColumns::CHILDREN, text()?, want)
+        }
+        (t, f) => Err(format!("no pattern column {t}.{f}")),
+    }
+}
+
+/// Runs `check` over the named lists of a vector file; prints failures and the summary line.
+/// One vector check: `Err` says what differs.
+type Check<'a> = &'a dyn Fn(&Json) -> Result<(), String>;
+
+fn run(file: &str, doc: &Json, lists: &[(&str, Check)]) -> bool {
+    let (mut n, mut failed) = (0, 0);
+    for (list, check) in lists {
+        for (i, v) in doc[*list].as_array().into_iter().flatten().enumerate() {
+            n += 1;
+            if let Err(e) = check(v) {
+                failed += 1;
+                if failed <= 20 {
+                    eprintln!(
+                        "{file} {list}[{i}] ({}): {e}",
+                        v["table"].as_str().unwrap_or("")
+                    );
+                }
+            }
+        }
+    }
+    if n == 0 {
+        println!("VECTORS rust {file} FAIL 0/0");
+        return false;
+    }
+    if failed == 0 {
+        println!("VECTORS rust {file} pass {n}");
+    } else {
+        println!("VECTORS rust {file} FAIL {failed}/{n}");
+    }
+    failed == 0
+}
+
+fn main() -> ExitCode {
+    let keys = load("keys.json");
+    let values = load("values.json");
+    let key = |v: &Json| with_table!(v["table"].as_str().unwrap_or_default(), check_key(v));
+    let prefix = |v: &Json| with_table!(v["table"].as_str().unwrap_or_default(), check_prefix(v));
+    let error = |v: &Json| with_table!(v["table"].as_str().unwrap_or_default(), check_error(v));
+    let mut ok = run(
+        "keys.json",
+        &keys,
+        &[("keys", &key), ("prefixes", &prefix), ("errors", &error)],
+    );
+    ok &= run(
+        "values.json",
+        &values,
+        &[("values", &check_value), ("qualifiers", &check_qualifier)],
+    );
+    // Every generated table is covered by the key vectors.
+    let tables: std::collections::BTreeSet<&str> = keys["keys"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v["table"].as_str())
+        .collect();
+    if tables.len() != redbase_examples::TABLES.len() {
+        eprintln!(
+            "key vectors cover {} tables, the SDK has {}",
+            tables.len(),
+            redbase_examples::TABLES.len()
+        );
+        ok = false;
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
