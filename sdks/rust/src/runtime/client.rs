@@ -20,7 +20,8 @@ use super::scan::{KeyRange, RawScan, ScanOptions};
 use crate::thrift_gen::hbase2::{
     TBloomFilterType, TColumn, TColumnFamilyDescriptor, TColumnIncrement, TColumnValue,
     TCompressionAlgorithm, TDataBlockEncoding, TDelete, TGet, THBaseServiceSyncClient, TIncrement,
-    TKeepDeletedCells, TPut, TResult, TTHBaseServiceSyncClient, TTableDescriptor, TTableName,
+    TKeepDeletedCells, TNamespaceDescriptor, TPut, TResult, TTHBaseServiceSyncClient,
+    TTableDescriptor, TTableName,
 };
 
 /// A row's cells: (family, qualifier) → value, latest version only.
@@ -269,8 +270,19 @@ impl<'c> TableClient<'c> {
         TableClient { conn, table }
     }
 
-    /// Creates the table with its families and split keys (the namespace must exist).
+    /// Creates the table with its families and split keys, and its namespace if missing.
     pub fn create(&mut self) -> Result<()> {
+        let ns = self.table.namespace;
+        if ns != "default" {
+            let known = self.conn.client.list_namespace_descriptors()?;
+            if !known.iter().any(|d| d.name == ns) {
+                let desc = TNamespaceDescriptor {
+                    name: ns.to_string(),
+                    configuration: None,
+                };
+                self.conn.client.create_namespace(desc)?;
+            }
+        }
         let desc = TTableDescriptor {
             table_name: self.table.table_name(),
             columns: Some(
