@@ -52,20 +52,14 @@ fn embedded_thrift_code_matches_the_compiler() {
         .status()
         .expect("codegen/thrift/generate.sh needs the thrift compiler (Debian: thrift-compiler)");
     assert!(status.success());
-    // Python and Go put their files in a package folder, TypeScript beside each other.
-    for dir in ["python/hbase2", "go/hbase2", "typescript"] {
+    // Python and Go put their files in a package folder, TypeScript beside each other, Rust
+    // writes one file.
+    for dir in ["python/hbase2", "go/hbase2", "typescript", "rust"] {
         compare(
             &out.path().join(dir),
             &root().join("codegen/thrift").join(dir),
         );
     }
-    let fresh = std::fs::read_to_string(out.path().join("rust/hbase2.rs")).unwrap();
-    let committed =
-        std::fs::read_to_string(root().join("codegen/thrift/rust/hbase2.rs")).unwrap_or_default();
-    assert!(
-        fresh == committed,
-        "codegen/thrift/rust/hbase2.rs is stale: run codegen/thrift/generate.sh"
-    );
 }
 
 fn compare(fresh: &Path, committed: &Path) {

@@ -8,8 +8,8 @@ pub mod context;
 pub mod go;
 mod naming;
 pub mod python;
-pub mod typescript;
 pub mod rust;
+pub mod typescript;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -55,7 +55,12 @@ pub enum Planned {
 
 /// Every language the generator knows, by `--lang` name.
 pub fn languages() -> &'static [&'static dyn Language] {
-    &[&python::Python, &go::Go, &typescript::TypeScript, &rust::Rust]
+    &[
+        &python::Python,
+        &go::Go,
+        &typescript::TypeScript,
+        &rust::Rust,
+    ]
 }
 
 pub fn language(name: &str) -> Result<&'static dyn Language, CodegenError> {
