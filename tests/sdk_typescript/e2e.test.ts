@@ -6,6 +6,7 @@
  */
 
 import assert = require("node:assert/strict");
+import { AddressInfo, createServer } from "node:net";
 import { after, before, test } from "node:test";
 import {
   AllTypesKey,
@@ -358,4 +359,14 @@ test("framed transport", async () => {
     framed.close();
   }
   await assert.rejects(Connection.open(target.host, target.port, { transport: "http" as "framed" }), RangeError);
+});
+
+test("a refused connection is a ThriftError", async () => {
+  const closed = await new Promise<number>((done) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as AddressInfo).port;
+      s.close(() => done(port));
+    });
+  });
+  await assert.rejects(Connection.open("127.0.0.1", closed), ThriftError);
 });

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The generated TypeScript SDK (sdks/typescript, package redbase_examples) against a real redbase:
 #   1. build.sh: npm ci (package-lock.json), tsc --strict on the SDK and on this suite;
+#      an SDK generated from edge_names.toml (reserved words everywhere) must compile too;
 #   2. the shared vectors byte for byte (one `VECTORS typescript <file> ...` line per file);
 #   3. node --test: end-to-end tests over Thrift2 against `redbase serve` on loopback (or, with
 #      REDBASE_SDK_TARGET=host:port, against an already running Thrift2 gateway);
@@ -35,6 +36,14 @@ tests/sdk_typescript/build.sh || {
 }
 out=tests/sdk_typescript/.build/tests
 status=0
+
+if [ -x "$REDBASE_BIN" ]; then
+    echo "== reserved words: an SDK from edge_names.toml through tsc --strict"
+    edge=tests/sdk_typescript/.build/edge
+    rm -rf "$edge"
+    { "$REDBASE_BIN" codegen --schema tests/sdk_typescript/edge_names.toml --lang typescript --out "$edge" >/dev/null &&
+        tests/sdk_typescript/node_modules/.bin/tsc -p "$edge"; } || status=1
+fi
 
 echo "== vectors (sdks/vectors through the generated TypeScript)"
 node "$out/vectors.js" || status=1

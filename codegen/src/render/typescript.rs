@@ -251,3 +251,25 @@ impl Naming for TypeScriptNaming {
         .to_string()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_typescript_conventions() {
+        let n = TypeScriptNaming;
+        assert_eq!(n.type_name("access_logs"), "AccessLogs");
+        assert_eq!(n.func_name("last_seen"), "lastSeen");
+        assert_eq!(n.field_name("user_id"), "userId");
+        assert_eq!(n.field_name("delete"), "delete_");
+        assert_eq!(n.field_name("type"), "type_");
+        assert_eq!(n.field_name("in"), "in_");
+        assert_eq!(n.const_name("access_logs"), "ACCESS_LOGS");
+        assert_eq!(n.value_type("counter"), "bigint");
+        assert_eq!(n.value_type("i32"), "number");
+        assert_eq!(n.bytes_literal(b"t"), "Buffer.from(\"t\")");
+        assert_eq!(n.bytes_literal(b"t\x00"), "Buffer.from(\"7400\", \"hex\")");
+        assert_eq!(n.string_literal("a\"\u{e9}\n\u{1f600}"), "\"a\\\"\\u00e9\\u000a\\u{1f600}\"");
+    }
+}
