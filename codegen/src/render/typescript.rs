@@ -270,6 +270,9 @@ mod tests {
         assert_eq!(n.value_type("i32"), "number");
         assert_eq!(n.bytes_literal(b"t"), "Buffer.from(\"t\")");
         assert_eq!(n.bytes_literal(b"t\x00"), "Buffer.from(\"7400\", \"hex\")");
-        assert_eq!(n.string_literal("a\"\u{e9}\n\u{1f600}"), "\"a\\\"\\u00e9\\u000a\\u{1f600}\"");
+        assert_eq!(
+            n.string_literal("a\"\u{e9}\n\u{1f600}"),
+            "\"a\\\"\\u00e9\\u000a\\u{1f600}\""
+        );
     }
 }
