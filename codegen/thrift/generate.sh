@@ -20,3 +20,8 @@ thrift --gen js:node,ts -out "$out/typescript" "$idl" >/dev/null 2>&1
 # processor reads arguments; a client only writes arguments and reads results, so the SDK
 # needs no edit.
 thrift --gen rs -out "$out/rust" "$idl" >/dev/null 2>&1
+# Java: package org.redbase.thrift2 (the IDL's `namespace java`); no @Generated annotation, so
+# the output carries no date and needs no javax.annotation dependency.
+rm -rf "$out/java"
+mkdir -p "$out/java"
+thrift --gen java:generated_annotations=suppress -out "$out/java" "$idl" >/dev/null 2>&1

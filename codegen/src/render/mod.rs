@@ -6,6 +6,7 @@
 
 pub mod context;
 pub mod go;
+pub mod java;
 mod naming;
 pub mod python;
 pub mod rust;
@@ -60,6 +61,7 @@ pub fn languages() -> &'static [&'static dyn Language] {
         &go::Go,
         &typescript::TypeScript,
         &rust::Rust,
+        &java::Java,
     ]
 }
 

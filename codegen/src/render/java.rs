@@ -1,0 +1,396 @@
+//! Java: a Maven project (Java 17) with one class per table holding typed records for keys and
+//! rows and a table client, a runtime package `org.redbase.sdk` (the same in every Java SDK),
+//! and the Thrift compiler's `--gen java` output for idl/hbase2.thrift (`org.redbase.thrift2`),
+//! on the Apache `libthrift` runtime from Maven Central.
+
+use std::path::{Path, PathBuf};
+
+use heck::{ToLowerCamelCase, ToShoutySnakeCase, ToUpperCamelCase};
+use serde_json::{json, Value as Json};
+
+use super::{Language, Naming, Planned};
+use crate::model::Model;
+
+pub struct Java;
+
+const TEMPLATES: &[(&str, &str)] = &[
+    ("pom", include_str!("../../templates/java/pom.xml.hbs")),
+    ("table", include_str!("../../templates/java/Table.java.hbs")),
+];
+
+/// The runtime package: templates without holes, the same in every Java SDK.
+macro_rules! runtime {
+    ($($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!("../../templates/java/runtime/", $name, ".java")))),*]
+    };
+}
+const RUNTIME: &[(&str, &str)] = runtime!(
+    "Cell",
+    "Codec",
+    "Codecs",
+    "Column",
+    "Connection",
+    "FamilyDef",
+    "KeyEncodingException",
+    "KeyFields",
+    "KeyRange",
+    "KeySpec",
+    "PatternColumn",
+    "RowScanner",
+    "ScanOptions",
+    "TableClient",
+    "TableDef",
+    "ThriftException",
+    "ValueEncodingException",
+);
+
+/// The Thrift compiler's output (codegen/thrift/generate.sh).
+macro_rules! thrift {
+    ($($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!("../../thrift/java/org/redbase/thrift2/", $name, ".java")))),*]
+    };
+}
+const THRIFT: &[(&str, &str)] = thrift!(
+    "TAppend",
+    "TAuthorization",
+    "TBloomFilterType",
+    "TCellVisibility",
+    "TColumn",
+    "TColumnFamilyDescriptor",
+    "TColumnIncrement",
+    "TColumnValue",
+    "TCompareOperator",
+    "TCompressionAlgorithm",
+    "TConsistency",
+    "TDataBlockEncoding",
+    "TDelete",
+    "TDeleteType",
+    "TDurability",
+    "TFilterByOperator",
+    "TGet",
+    "THBaseService",
+    "THRegionInfo",
+    "THRegionLocation",
+    "TIOError",
+    "TIllegalArgument",
+    "TIncrement",
+    "TKeepDeletedCells",
+    "TLogQueryFilter",
+    "TLogType",
+    "TMutation",
+    "TNamespaceDescriptor",
+    "TOnlineLogRecord",
+    "TPut",
+    "TReadType",
+    "TResult",
+    "TRowMutations",
+    "TScan",
+    "TServerName",
+    "TTableDescriptor",
+    "TTableName",
+    "TThriftServerType",
+    "TTimeRange",
+);
+
+impl Language for Java {
+    fn name(&self) -> &'static str {
+        "java"
+    }
+
+    fn naming(&self) -> &'static dyn Naming {
+        &JavaNaming
+    }
+
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        TEMPLATES
+    }
+
+    fn plan(&self, model: &Model, context: &Json) -> Vec<Planned> {
+        let src = PathBuf::from("src/main/java");
+        let mut out = vec![
+            Planned::Template {
+                path: "pom.xml".into(),
+                template: "pom",
+                context: context.clone(),
+            },
+            Planned::Verbatim {
+                path: ".gitignore".into(),
+                text: "/target/\n",
+            },
+        ];
+        for (name, text) in RUNTIME {
+            out.push(Planned::Verbatim {
+                path: src.join(format!("org/redbase/sdk/{name}.java")),
+                text,
+            });
+        }
+        for (name, text) in THRIFT {
+            out.push(Planned::Verbatim {
+                path: src.join(format!("org/redbase/thrift2/{name}.java")),
+                text,
+            });
+        }
+        for table in context["tables"].as_array().into_iter().flatten() {
+            let id = table["id"].as_str().unwrap_or_default();
+            out.push(Planned::Template {
+                path: src
+                    .join(&model.package)
+                    .join(format!("{}.java", JavaNaming.type_name(id))),
+                template: "table",
+                context: json!({"package": model.package, "table": java_table(table)}),
+            });
+        }
+        out
+    }
+
+    fn header(&self, path: &Path) -> Option<String> {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("xml") => Some(format!("<!-- {} -->", super::HEADER)),
+            Some("java") => Some(format!("// {}", super::HEADER)),
+            _ => Some(format!("# {}", super::HEADER)),
+        }
+    }
+}
+
+/// The boxed Java type of a scalar: cells may be absent, so row fields are nullable.
+fn boxed(scalar: &str) -> &'static str {
+    match scalar {
+        "string" => "String",
+        "bytes" => "byte[]",
+        "i32" => "Integer",
+        "i64" | "timestamp-ms" | "counter" => "Long",
+        "f32" => "Float",
+        "f64" => "Double",
+        "bool" => "Boolean",
+        _ => "JsonNode",
+    }
+}
+
+/// The table context plus what Java needs and cannot spell in a template: boxed types, and
+/// the leading-component lists of the `prefix` overloads (Java has no optional arguments).
+fn java_table(table: &Json) -> Json {
+    let mut t = table.clone();
+    if let Some(cols) = t["columns"].as_array_mut() {
+        for c in cols {
+            c["boxed"] = json!(boxed(c["type"].as_str().unwrap_or_default()));
+            if c["is_pattern"] == true {
+                let part = c["qualifier"]["part_type"].as_str().unwrap_or_default();
+                c["qualifier"]["part_boxed"] = json!(boxed(part));
+            }
+        }
+    }
+    if let Some(comps) = t["key"]["components"].as_array_mut() {
+        for c in comps {
+            c["boxed"] = json!(boxed(c["type"].as_str().unwrap_or_default()));
+        }
+    }
+    let comps = t["key"]["components"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    if t["key"]["hash"].is_object() {
+        let names = t["key"]["hash"]["components"].clone();
+        let indices: Vec<usize> = names
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|n| comps.iter().position(|c| c["name"] == *n))
+            .collect();
+        t["key"]["hash"]["indices"] = json!(indices);
+    }
+    let bytes_hash = t["key"]["hash"]["form"] == "bytes";
+    t["key"]["hash_type"] = json!(if bytes_hash { "byte[]" } else { "String" });
+    let prefixes: Vec<Json> = (0..=comps.len())
+        .map(|k| json!({"components": comps[..k].to_vec()}))
+        .collect();
+    t["key"]["prefixes"] = json!(prefixes);
+    t["has_pattern"] = json!(t["columns"]
+        .as_array()
+        .is_some_and(|cs| cs.iter().any(|c| c["is_pattern"] == true)));
+    t
+}
+
+pub struct JavaNaming;
+
+const KEYWORDS: &[&str] = &[
+    "abstract",
+    "assert",
+    "boolean",
+    "break",
+    "byte",
+    "case",
+    "catch",
+    "char",
+    "class",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extends",
+    "final",
+    "finally",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "implements",
+    "import",
+    "instanceof",
+    "int",
+    "interface",
+    "long",
+    "native",
+    "new",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "return",
+    "short",
+    "static",
+    "strictfp",
+    "super",
+    "switch",
+    "synchronized",
+    "this",
+    "throw",
+    "throws",
+    "transient",
+    "try",
+    "void",
+    "volatile",
+    "while",
+    "true",
+    "false",
+    "null",
+    "var",
+    "yield",
+    "record",
+    "sealed",
+    "permits",
+    "_",
+];
+
+/// Type names the generated code uses unqualified: a table named after one would shadow it.
+const RESERVED_TYPES: &[&str] = &[
+    "String",
+    "Object",
+    "Integer",
+    "Long",
+    "Float",
+    "Double",
+    "Boolean",
+    "Override",
+    "List",
+    "Map",
+    "Optional",
+    "Arrays",
+    "Objects",
+    "JsonNode",
+    "Connection",
+    "KeyRange",
+    "Column",
+    "PatternColumn",
+    "Codecs",
+    "Cell",
+    "KeySpec",
+    "TableClient",
+    "TableDef",
+    "FamilyDef",
+    "RowScanner",
+    "ScanOptions",
+];
+
+fn escape(name: String) -> String {
+    if KEYWORDS.contains(&name.as_str()) || RESERVED_TYPES.contains(&name.as_str()) {
+        name + "_"
+    } else {
+        name
+    }
+}
+
+impl Naming for JavaNaming {
+    fn type_name(&self, name: &str) -> String {
+        escape(name.to_upper_camel_case())
+    }
+    fn func_name(&self, name: &str) -> String {
+        escape(name.to_lower_camel_case())
+    }
+    fn field_name(&self, name: &str) -> String {
+        escape(name.to_lower_camel_case())
+    }
+    fn const_name(&self, name: &str) -> String {
+        escape(name.to_shouty_snake_case())
+    }
+    fn string_literal(&self, text: &str) -> String {
+        let mut s = String::from("\"");
+        for c in text.chars() {
+            match c {
+                '\\' => s.push_str("\\\\"),
+                '"' => s.push_str("\\\""),
+                c if (' '..='~').contains(&c) => s.push(c),
+                c => {
+                    let mut units = [0u16; 2];
+                    for u in c.encode_utf16(&mut units) {
+                        s.push_str(&format!("\\u{u:04x}"));
+                    }
+                }
+            }
+        }
+        s.push('"');
+        s
+    }
+    fn bytes_literal(&self, bytes: &[u8]) -> String {
+        let items: Vec<String> = bytes
+            .iter()
+            .map(|&b| {
+                if b < 0x80 {
+                    format!("0x{b:02x}")
+                } else {
+                    format!("(byte) 0x{b:02x}")
+                }
+            })
+            .collect();
+        format!("new byte[] {{{}}}", items.join(", "))
+    }
+    fn value_type(&self, scalar: &str) -> String {
+        match scalar {
+            "string" => "String",
+            "bytes" => "byte[]",
+            "i32" => "int",
+            "i64" | "timestamp-ms" | "counter" => "long",
+            "f32" => "float",
+            "f64" => "double",
+            "bool" => "boolean",
+            _ => "JsonNode",
+        }
+        .to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_java_idioms() {
+        let n = JavaNaming;
+        assert_eq!(n.type_name("access_logs"), "AccessLogs");
+        assert_eq!(n.field_name("user_id"), "userId");
+        assert_eq!(n.func_name("fb_usage"), "fbUsage");
+        assert_eq!(n.field_name("class"), "class_");
+        assert_eq!(n.const_name("last_seen"), "LAST_SEEN");
+        assert_eq!(n.type_name("string"), "String_");
+        assert_eq!(
+            n.string_literal("a\"\\日😀"),
+            "\"a\\\"\\\\\\u65e5\\ud83d\\ude00\""
+        );
+        assert_eq!(
+            n.bytes_literal(&[0x74, 0xff]),
+            "new byte[] {0x74, (byte) 0xff}"
+        );
+    }
+}

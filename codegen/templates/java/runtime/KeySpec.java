@@ -1,0 +1,279 @@
+package org.redbase.sdk;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One table's row-key design, generated from its schema: {@code [salt][hash][components]},
+ * byte for byte as docs/schema.md ("Row-key encodings") defines it and every redbase SDK
+ * produces it. Values are {@code String}, {@code byte[]}, {@code Integer} (i32), {@code Long}
+ * (i64, timestamp-ms), {@code Float} or {@code Double}.
+ */
+public final class KeySpec {
+    /** A key component as the schema declares it. */
+    public record Component(
+            String name,
+            String type,
+            Integer width,
+            String charset,
+            boolean escape,
+            boolean desc,
+            String reverse,
+            boolean reverseTimestamp,
+            boolean kept) {}
+
+    /** An MD5 prefix of the components at {@code components}: hex characters or raw bytes. */
+    public record Hash(List<Integer> components, String form, int n, boolean keep) {}
+
+    /** A salt of {@code buckets} buckets: one byte, or one character of {@code alphabet}. */
+    public record Salt(int buckets, String form, String alphabet) {}
+
+    /** What a key's bytes hold: salt bucket (or null), hash prefix (String for hex
+     *  characters, byte[] for bytes, or null) and the kept components by name. */
+    public record Decoded(Integer salt, Object hash, Map<String, Object> components) {}
+
+    private final String layout;
+    private final String separator;
+    private final List<Component> components;
+    private final Hash hash;
+    private final Salt salt;
+
+    public KeySpec(String layout, String separator, List<Component> components, Hash hash, Salt salt) {
+        this.layout = layout;
+        this.separator = separator == null ? "" : separator;
+        this.components = List.copyOf(components);
+        this.hash = hash;
+        this.salt = salt;
+    }
+
+    public List<Component> components() {
+        return components;
+    }
+
+    /** The number of salt buckets (1 when unsalted): how many scans a full scan fans out to. */
+    public int buckets() {
+        return salt == null ? 1 : salt.buckets();
+    }
+
+    private byte[] sep() {
+        return separator.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** One component's bytes in this layout. */
+    public byte[] field(Component c, Object v) {
+        KeyFields.check(c, v);
+        return switch (layout) {
+            case "binary" -> KeyFields.binary(c, v);
+            case "separated" -> KeyFields.text(c, v, separator);
+            default -> KeyFields.text(c, v, null);
+        };
+    }
+
+    private byte[] join(List<byte[]> parts) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = 0; i < parts.size(); i++) {
+            if (i > 0) {
+                out.writeBytes(sep());
+            }
+            out.writeBytes(parts.get(i));
+        }
+        return out.toByteArray();
+    }
+
+    static byte[] md5(byte[] input) {
+        try {
+            return MessageDigest.getInstance("MD5").digest(input);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has no MD5", e);
+        }
+    }
+
+    private byte[] body(List<Object> leading) {
+        List<byte[]> fields = new ArrayList<>();
+        for (int i = 0; i < leading.size(); i++) {
+            fields.add(field(components.get(i), leading.get(i)));
+        }
+        List<byte[]> parts = new ArrayList<>();
+        if (hash != null) {
+            List<byte[]> hashed = new ArrayList<>();
+            for (int i : hash.components()) {
+                if (i >= fields.size()) {
+                    throw new KeyEncodingException("component " + components.get(i).name()
+                            + ": the hash prefix needs this component");
+                }
+                hashed.add(fields.get(i));
+            }
+            byte[] digest = md5(join(hashed));
+            parts.add(hash.form().equals("hex_chars")
+                    ? HexFormat.of().formatHex(digest).substring(0, hash.n()).getBytes(StandardCharsets.US_ASCII)
+                    : Arrays.copyOf(digest, hash.n()));
+        }
+        for (int i = 0; i < fields.size(); i++) {
+            if (components.get(i).kept()) {
+                parts.add(fields.get(i));
+            }
+        }
+        byte[] out = join(parts);
+        boolean more = components.subList(fields.size(), components.size()).stream().anyMatch(Component::kept);
+        if (more && !parts.isEmpty()) {
+            out = concat(out, sep());
+        }
+        return out;
+    }
+
+    static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    /** The salt as it starts a key: its byte or character, then the separator if any. */
+    public byte[] saltField(int bucket) {
+        if (salt == null) {
+            return new byte[0];
+        }
+        byte head = salt.form().equals("byte") ? (byte) bucket : (byte) salt.alphabet().charAt(bucket);
+        return concat(new byte[] {head}, sep());
+    }
+
+    /** The row key for one value per component, in declaration order. */
+    public byte[] encode(Object... values) {
+        if (values.length != components.size()) {
+            throw new KeyEncodingException(components.size() + " components expected, got " + values.length);
+        }
+        byte[] body = body(Arrays.asList(values));
+        return salt == null ? body : concat(saltField(saltBucket(body, salt.buckets())), body);
+    }
+
+    /** Prefixes of the keys whose leading components equal {@code leading}: one per bucket. */
+    public List<byte[]> prefixes(List<Object> leading) {
+        if (leading.size() > components.size()) {
+            throw new KeyEncodingException("more values than components");
+        }
+        byte[] body = leading.isEmpty() ? new byte[0] : body(leading);
+        if (salt == null) {
+            return List.of(body);
+        }
+        List<byte[]> out = new ArrayList<>();
+        for (int b = 0; b < salt.buckets(); b++) {
+            out.add(concat(saltField(b), body));
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    /** Salt, hash prefix and kept components of a key. */
+    public Decoded decode(byte[] key) {
+        Reader r = new Reader(key);
+        List<Component> kept = components.stream().filter(Component::kept).toList();
+        Integer bucket = null;
+        if (salt != null) {
+            int b = r.take(1, "salt")[0] & 0xff;
+            bucket = salt.form().equals("byte") ? b : salt.alphabet().indexOf((char) b);
+            if (bucket < 0 || bucket >= salt.buckets()) {
+                throw new KeyEncodingException("salt bucket out of range");
+            }
+            r.separator();
+        }
+        Object hashPart = null;
+        if (hash != null) {
+            byte[] raw = r.take(hash.n(), "hash prefix");
+            hashPart = hash.form().equals("hex_chars") ? new String(raw, StandardCharsets.US_ASCII) : raw;
+            if (!kept.isEmpty()) {
+                r.separator();
+            }
+        }
+        Map<String, Object> comps = new LinkedHashMap<>();
+        switch (layout) {
+            case "separated" -> {
+                List<byte[]> fields = splitUnescaped(Arrays.copyOfRange(key, r.pos, key.length), sep()[0]);
+                if (fields.size() != kept.size()) {
+                    throw new KeyEncodingException(kept.size() + " fields expected after the prefixes, found "
+                            + fields.size());
+                }
+                for (int i = 0; i < kept.size(); i++) {
+                    comps.put(kept.get(i).name(), KeyFields.decodeText(kept.get(i), fields.get(i), separator));
+                }
+                r.pos = key.length;
+            }
+            case "fixed" -> {
+                for (Component c : kept) {
+                    comps.put(c.name(), KeyFields.decodeText(c, r.take(c.width(), c.name()), null));
+                }
+            }
+            default -> {
+                for (Component c : kept) {
+                    Object[] v = KeyFields.decodeBinary(c, key, r.pos);
+                    comps.put(c.name(), v[0]);
+                    r.pos = (int) v[1];
+                }
+            }
+        }
+        if (r.pos != key.length) {
+            throw new KeyEncodingException("trailing bytes after the last component");
+        }
+        return new Decoded(bucket, hashPart, Collections.unmodifiableMap(comps));
+    }
+
+    private final class Reader {
+        final byte[] key;
+        int pos;
+
+        Reader(byte[] key) {
+            this.key = key;
+        }
+
+        byte[] take(int n, String what) {
+            if (pos + n > key.length) {
+                throw new KeyEncodingException("key too short for the " + what);
+            }
+            pos += n;
+            return Arrays.copyOfRange(key, pos - n, pos);
+        }
+
+        void separator() {
+            if (!separator.isEmpty() && !Arrays.equals(take(1, "separator"), sep())) {
+                throw new KeyEncodingException("separator expected");
+            }
+        }
+    }
+
+    private static List<byte[]> splitUnescaped(byte[] b, byte sep) {
+        List<byte[]> fields = new ArrayList<>();
+        int start = 0;
+        int i = 0;
+        while (i < b.length) {
+            if (b[i] == '\\') {
+                i += 2;
+                continue;
+            }
+            if (b[i] == sep) {
+                fields.add(Arrays.copyOfRange(b, start, i));
+                start = i + 1;
+            }
+            i++;
+        }
+        fields.add(Arrays.copyOfRange(b, start, b.length));
+        return fields;
+    }
+
+    /** The first four bytes of MD5(body) as a big-endian u32, modulo the bucket count. */
+    public static int saltBucket(byte[] body, int buckets) {
+        long u = ByteBuffer.wrap(md5(body)).getInt() & 0xffffffffL;
+        return (int) (u % buckets);
+    }
+
+    /** The region a key falls in: how many split keys are {@code <=} it (bytewise). */
+    public static int regionIndex(List<byte[]> splits, byte[] key) {
+        return (int) splits.stream().filter(s -> Arrays.compareUnsigned(s, key) <= 0).count();
+    }
+}
