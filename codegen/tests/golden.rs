@@ -53,30 +53,45 @@ fn embedded_thrift_code_matches_the_compiler() {
         .expect("codegen/thrift/generate.sh needs the thrift compiler (Debian: thrift-compiler)");
     assert!(status.success());
     // Python and Go put their files in a package folder, TypeScript beside each other, Rust
-    // writes one file.
-    for dir in ["python/hbase2", "go/hbase2", "typescript", "rust"] {
-        compare(
-            &out.path().join(dir),
-            &root().join("codegen/thrift").join(dir),
-        );
+    // writes one file, Java its namespace's folders.
+    for dir in [
+        "python/hbase2",
+        "go/hbase2",
+        "typescript",
+        "rust",
+        "java/org/redbase/thrift2",
+    ] {
+        compare(out.path(), &root().join("codegen/thrift"), dir);
     }
 }
 
-fn compare(fresh: &Path, committed: &Path) {
-    let mut names: Vec<_> = std::fs::read_dir(fresh)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name())
-        .collect();
-    names.sort();
-    assert!(!names.is_empty());
-    for n in names {
-        let a = std::fs::read_to_string(fresh.join(&n)).unwrap();
-        let b = std::fs::read_to_string(committed.join(&n)).unwrap_or_default();
+/// Every file the compiler wrote under `fresh/dir` is committed, identical, under
+/// `committed/dir`, and nothing else is committed there.
+fn compare(fresh: &Path, committed: &Path, dir: &str) {
+    let names = |base: &Path| {
+        let mut v: Vec<_> = std::fs::read_dir(base.join(dir))
+            .map(|d| d.flatten().map(|e| e.file_name()).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    let fresh_names = names(fresh);
+    assert!(
+        !fresh_names.is_empty(),
+        "the compiler wrote nothing under {dir}"
+    );
+    assert_eq!(
+        fresh_names,
+        names(committed),
+        "codegen/thrift/{dir} holds other files than the compiler writes: run codegen/thrift/generate.sh"
+    );
+    for n in fresh_names {
+        let a = std::fs::read_to_string(fresh.join(dir).join(&n)).unwrap();
+        let b = std::fs::read_to_string(committed.join(dir).join(&n)).unwrap_or_default();
         assert!(
             a == b,
-            "{} is stale: run codegen/thrift/generate.sh",
-            committed.join(&n).display()
+            "codegen/thrift/{dir}/{} is stale: run codegen/thrift/generate.sh",
+            n.to_string_lossy()
         );
     }
 }

@@ -9,7 +9,7 @@ pub struct CodegenArgs {
     /// A schema file (TOML); repeat to build one SDK from several.
     #[arg(long = "schema", value_name = "FILE")]
     schemas: Vec<PathBuf>,
-    /// Target language: python, go, typescript, rust.
+    /// Target language: python, go, typescript, rust, java.
     #[arg(long)]
     lang: Option<String>,
     /// Where the SDK goes; only files whose content changed are written.

@@ -38,6 +38,7 @@ const RUNTIME: &[(&str, &str)] = runtime!(
     "PatternColumn",
     "RowScanner",
     "ScanOptions",
+    "TableAdmin",
     "TableClient",
     "TableDef",
     "ThriftException",
@@ -302,6 +303,7 @@ const RESERVED_TYPES: &[&str] = &[
     "FamilyDef",
     "RowScanner",
     "ScanOptions",
+    "TableAdmin",
 ];
 
 fn escape(name: String) -> String {

@@ -1,7 +1,8 @@
 package org.redbase.sdk;
 
-/** One fixed-qualifier column and its value codec; {@code check-and-put} takes these. */
-public record Column<T>(String field, byte[] family, byte[] qualifier, Codec<T> codec) {
+/** One fixed-qualifier column, its schema type ({@code "counter"}, ...) and value codec;
+ *  {@code checkAndPut} takes these. */
+public record Column<T>(String field, String type, byte[] family, byte[] qualifier, Codec<T> codec) {
     public byte[] encode(T value) {
         return codec.encode(value);
     }

@@ -5,10 +5,18 @@ import java.util.Arrays;
 
 /**
  * Cells whose qualifier is {@code prefix + part + suffix} (a schema qualifier such as
- * {@code {period}}), read as a map from the typed part to the value.
+ * {@code {period}}), read as a map from the typed part to the value. {@code type} is the
+ * value's schema type, {@code partType} the part's.
  */
 public record PatternColumn<P, T>(
-        String field, byte[] family, byte[] prefix, byte[] suffix, Part<P> part, Codec<T> codec) {
+        String field,
+        String type,
+        String partType,
+        byte[] family,
+        byte[] prefix,
+        byte[] suffix,
+        Part<P> part,
+        Codec<T> codec) {
 
     /** How a part is spelt in a qualifier. */
     public interface Part<P> {
@@ -83,6 +91,11 @@ public record PatternColumn<P, T>(
                 }
             }
         };
+    }
+
+    /** The part as the qualifier spells it ({@code 201510}, zero-padded to the width). */
+    public String partText(P part) {
+        return this.part.text(part);
     }
 
     public byte[] qualifier(P part) {

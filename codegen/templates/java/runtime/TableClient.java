@@ -21,6 +21,7 @@ import org.redbase.thrift2.THRegionLocation;
 import org.redbase.thrift2.TIOError;
 import org.redbase.thrift2.TIllegalArgument;
 import org.redbase.thrift2.TIncrement;
+import org.redbase.thrift2.TNamespaceDescriptor;
 import org.redbase.thrift2.TPut;
 import org.redbase.thrift2.TResult;
 import org.redbase.thrift2.TScan;
@@ -75,8 +76,18 @@ public final class TableClient {
                 .setNs(table.namespace().getBytes(StandardCharsets.UTF_8));
     }
 
-    /** Creates the table with its families and split keys (the namespace must exist). */
+    /** Creates the table with its families and split keys, and its namespace if missing. */
     public void create() {
+        if (!table.namespace().equals("default")) {
+            boolean known = call("listNamespaceDescriptors", c -> c.listNamespaceDescriptors())
+                    .stream().anyMatch(d -> d.getName().equals(table.namespace()));
+            if (!known) {
+                call("createNamespace", c -> {
+                    c.createNamespace(new TNamespaceDescriptor(table.namespace()));
+                    return null;
+                });
+            }
+        }
         TTableDescriptor desc = new TTableDescriptor(tableName());
         desc.setColumns(table.families().stream().map(FamilyDef::descriptor).toList());
         List<ByteBuffer> splits = table.splits().stream().map(ByteBuffer::wrap).toList();

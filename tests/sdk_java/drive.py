@@ -1,0 +1,98 @@
+"""The Java SDK suite around one Thrift2 gateway (tests/sdk_java/run.sh runs this):
+
+1. `redbase serve` on a free loopback port (or REDBASE_SDK_TARGET=host:port, already running);
+2. one Maven build with the JUnit tests (vectors, end to end), the target passed to them as
+   REDBASE_SDK_TARGET;
+3. the vector runner's summary lines;
+4. the cross-language check with the Python tool: Python `write`, then Java `dump` must equal
+   Python `dump`; Java `write`, then Python `dump` must equal Java `dump` (and the first dump).
+
+Exits non-zero if any step fails; the server must exit 0 on SIGTERM.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from redbase_proc import RedbaseProcess  # noqa: E402
+
+
+def java_cp():
+    suite = HERE / "suite" / "target"
+    return f"{suite / 'classes'}:{(suite / 'classpath.txt').read_text().strip()}"
+
+
+def run(title, cmd, env, capture=False):
+    print(f"== {title}", flush=True)
+    r = subprocess.run(cmd, env=env, cwd=REPO, stdout=subprocess.PIPE if capture else None, text=True)
+    if r.returncode != 0:
+        print(f"tests/sdk_java: {title} failed with exit {r.returncode}", file=sys.stderr)
+        return None
+    return r.stdout if capture else ""
+
+
+def xlang(host, port, env):
+    """Both directions of the cross-language check; returns the number of failed comparisons."""
+    py_env = dict(env, PYTHONPATH=f"{REPO / 'sdks' / 'python'}:{env.get('PYTHONPATH', '')}")
+    py = [sys.executable, str(REPO / "tests" / "xlang" / "xlang.py")]
+    java = [str(HERE / "xlang.sh")]
+
+    def dump(side):
+        out = run(f"xlang: {side} dump", (py if side == "python" else java) + ["dump", host, port], py_env, True)
+        return None if out is None else json.loads(out)
+
+    failed = 0
+    if run("xlang: python write", py + ["write", host, port], py_env) is None:
+        return 1
+    java_dump, py_dump = dump("java"), dump("python")
+    if java_dump is None or py_dump is None or java_dump != py_dump:
+        print("XLANG python write: java dump != python dump", file=sys.stderr)
+        failed += 1
+    else:
+        print("XLANG python write: java dump == python dump")
+    first = py_dump
+    if run("xlang: java write", java + ["write", host, port], py_env) is None:
+        return failed + 1
+    py_dump, java_dump = dump("python"), dump("java")
+    if py_dump is None or java_dump is None or py_dump != java_dump or py_dump != first:
+        print("XLANG java write: python dump != java dump (or != the python write's)", file=sys.stderr)
+        failed += 1
+    else:
+        print("XLANG java write: python dump == java dump == python write's dump")
+    return failed
+
+
+def main():
+    target = os.environ.get("REDBASE_SDK_TARGET")
+    proc = None
+    with tempfile.TemporaryDirectory() as tmp:
+        if not target:
+            proc = RedbaseProcess(Path(tmp) / "data", gateways=("thrift2",)).start()
+            target = f"{proc.host}:{proc.ports['thrift2']}"
+        host, _, port = target.rpartition(":")
+        env = dict(os.environ, REDBASE_SDK_TARGET=target)
+        failed = 0
+        try:
+            if run("mvn test (tests/sdk_java: SDK + suite)", [str(HERE / "build.sh"), "--force", "test"], env) is None:
+                return 1
+            if run("vector runner", ["java", "-cp", java_cp(), "org.redbase.tests.Vectors"], env) is None:
+                failed += 1
+            failed += xlang(host, port, env)
+        finally:
+            if proc is not None:
+                code = proc.stop()
+                if code != 0:
+                    print(f"redbase exited with {code} after SIGTERM:\n{proc.log_tail()}", file=sys.stderr)
+                    failed += 1
+        return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

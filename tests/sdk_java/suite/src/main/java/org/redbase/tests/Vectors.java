@@ -1,0 +1,224 @@
+package org.redbase.tests;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.io.IOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import org.redbase.sdk.Codec;
+import org.redbase.sdk.Codecs;
+import org.redbase.sdk.KeyEncodingException;
+import org.redbase.sdk.KeyRange;
+import org.redbase.sdk.KeySpec;
+import org.redbase.sdk.PatternColumn;
+
+/**
+ * The shared vectors (sdks/vectors/*.json, from the Rust reference) through the generated Java
+ * code for the example schemas, byte for byte. {@code main} prints one line per file,
+ * {@code VECTORS java <file> pass <n>} or {@code VECTORS java <file> FAIL <failed>/<n>}, and
+ * exits 1 on any failure.
+ */
+public final class Vectors {
+    private Vectors() {}
+
+    /** One file's outcome: how many vectors ran, and a message per failure. */
+    public record Result(String file, int total, List<String> failures) {
+        public String summary() {
+            return failures.isEmpty()
+                    ? "VECTORS java " + file + " pass " + total
+                    : "VECTORS java " + file + " FAIL " + failures.size() + "/" + total;
+        }
+    }
+
+    @FunctionalInterface
+    private interface Check {
+        void run(JsonNode v) throws Exception;
+    }
+
+    private static void each(JsonNode list, String kind, Check check, int[] total, List<String> failures) {
+        for (JsonNode v : list) {
+            total[0]++;
+            try {
+                check.run(v);
+            } catch (Exception | AssertionError e) {
+                Throwable t = e instanceof InvocationTargetException ite ? ite.getCause() : e;
+                failures.add(kind + " " + v + ": " + t);
+            }
+        }
+    }
+
+    static void expect(boolean ok, String what) {
+        if (!ok) {
+            throw new AssertionError(what);
+        }
+    }
+
+    /** Runs one vector file ({@code keys.json} or {@code values.json}) from {@code dir}. */
+    public static Result run(File dir, String file) throws IOException {
+        JsonNode doc = new ObjectMapper().readTree(new File(dir, file));
+        int[] total = {0};
+        List<String> failures = new ArrayList<>();
+        if (file.equals("keys.json")) {
+            each(doc.get("keys"), "key", Vectors::key, total, failures);
+            each(doc.get("prefixes"), "prefix", Vectors::prefix, total, failures);
+            each(doc.get("errors"), "error", Vectors::error, total, failures);
+        } else {
+            each(doc.get("values"), "value", Vectors::value, total, failures);
+            each(doc.get("qualifiers"), "qualifier", Vectors::qualifier, total, failures);
+        }
+        return new Result(file, total[0], failures);
+    }
+
+    /** A generated {@code Key} record built from a vector's components (every one declared). */
+    static Object newKey(String table, JsonNode given) throws ReflectiveOperationException {
+        KeySpec spec = Forms.keySpec(table);
+        Class<?> keyClass = Forms.nested(table, "Key");
+        RecordComponent[] rc = keyClass.getRecordComponents();
+        Object[] args = new Object[rc.length];
+        Class<?>[] types = new Class<?>[rc.length];
+        for (int i = 0; i < rc.length; i++) {
+            KeySpec.Component c = spec.components().get(i);
+            expect(rc[i].getName().equals(Forms.lowerCamel(c.name())), "record component " + rc[i].getName());
+            args[i] = Forms.fromJson(c.type(), given.get(c.name()));
+            types[i] = rc[i].getType();
+        }
+        Constructor<?> ctor = keyClass.getDeclaredConstructor(types);
+        return ctor.newInstance(args);
+    }
+
+    private static void key(JsonNode v) throws Exception {
+        String table = v.get("table").textValue();
+        Object key = newKey(table, v.get("components"));
+        byte[] raw = (byte[]) key.getClass().getMethod("encode").invoke(key);
+        expect(Forms.hex(raw).equals(v.get("key_hex").textValue()), "encoded " + Forms.hex(raw));
+        Object parts = key.getClass().getMethod("decode", byte[].class).invoke(null, raw);
+        RecordComponent[] rc = parts.getClass().getRecordComponents();
+        JsonNode want = v.get("decoded");
+        Object salt = rc[0].getAccessor().invoke(parts);
+        expect(want.get("salt").isNull() ? salt == null : Integer.valueOf(want.get("salt").intValue()).equals(salt), "salt " + salt);
+        Object hash = rc[1].getAccessor().invoke(parts);
+        Object hashForm = hash instanceof byte[] b ? Forms.hex(b) : hash;
+        expect(want.get("hash").isNull() ? hash == null : want.get("hash").textValue().equals(hashForm), "hash " + hashForm);
+        KeySpec spec = Forms.keySpec(table);
+        List<KeySpec.Component> kept = spec.components().stream().filter(KeySpec.Component::kept).toList();
+        expect(rc.length == 2 + kept.size() && want.get("components").size() == kept.size(), "kept components");
+        for (int i = 0; i < kept.size(); i++) {
+            KeySpec.Component c = kept.get(i);
+            Object got = rc[2 + i].getAccessor().invoke(parts);
+            expect(Forms.same(c.type(), got, Forms.fromJson(c.type(), want.get("components").get(c.name()))),
+                    "decoded " + c.name() + " = " + got);
+        }
+        int region = KeySpec.regionIndex(Forms.splits(table), raw);
+        expect(region == v.get("region").intValue(), "region " + region);
+    }
+
+    private static void prefix(JsonNode v) throws Exception {
+        String table = v.get("table").textValue();
+        KeySpec spec = Forms.keySpec(table);
+        JsonNode given = v.get("components");
+        List<Object> args = new ArrayList<>();
+        for (KeySpec.Component c : spec.components()) {
+            if (given.has(c.name())) {
+                args.add(Forms.fromJson(c.type(), given.get(c.name())));
+            }
+        }
+        expect(args.size() == given.size(), "components are leading ones");
+        Method m = Arrays.stream(Forms.nested(table, "Key").getMethods())
+                .filter(x -> x.getName().equals("prefix") && x.getParameterCount() == args.size())
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no prefix method with " + args.size() + " parameters"));
+        boolean error = v.has("error") && v.get("error").booleanValue();
+        KeyRange range;
+        try {
+            range = (KeyRange) m.invoke(null, args.toArray());
+        } catch (InvocationTargetException e) {
+            if (error && e.getCause() instanceof KeyEncodingException) {
+                return;
+            }
+            throw e;
+        }
+        expect(!error, "a KeyEncodingException was expected");
+        List<String> starts = range.ranges().stream().map(b -> Forms.hex(b.start())).toList();
+        List<String> want = new ArrayList<>();
+        v.get("prefixes_hex").forEach(p -> want.add(p.textValue()));
+        expect(starts.equals(want), "prefixes " + starts);
+    }
+
+    private static void error(JsonNode v) throws Exception {
+        Object key = newKey(v.get("table").textValue(), v.get("components"));
+        try {
+            key.getClass().getMethod("encode").invoke(key);
+        } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof KeyEncodingException) {
+                return;
+            }
+            throw e;
+        }
+        throw new AssertionError("encoding did not fail");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void value(JsonNode v) {
+        String type = v.get("type").textValue();
+        Codec<Object> codec = (Codec<Object>) Codecs.byType(type);
+        Object value = Forms.fromJson(type, v.get("value"));
+        String hex = Forms.hex(codec.encode(value));
+        expect(hex.equals(v.get("hex").textValue()), "encoded " + hex);
+        Object back = codec.decode(java.util.HexFormat.of().parseHex(v.get("hex").textValue()));
+        expect(Forms.same(type, back, value), "decoded " + back);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void qualifier(JsonNode v) throws Exception {
+        String table = v.get("table").textValue();
+        String field = v.get("field").textValue();
+        Object col = Forms.nested(table, "Columns").getField(field.toUpperCase()).get(null);
+        PatternColumn<Object, ?> pc = (PatternColumn<Object, ?>) col;
+        Object part = switch (pc.partType()) {
+            case "string" -> v.get("part").textValue();
+            case "i32" -> v.get("part").intValue();
+            default -> v.get("part").longValue();
+        };
+        byte[] q = pc.qualifier(part);
+        expect(Forms.hex(q).equals(v.get("qualifier_hex").textValue()), "qualifier " + Forms.hex(q));
+        expect(part.equals(pc.parse(q)), "parsed back " + pc.parse(q));
+    }
+
+    /** The vector directory: {@code -Dredbase.vectors=DIR}, else sdks/vectors from the repo root. */
+    public static File vectorDir() {
+        String given = System.getProperty("redbase.vectors");
+        if (given != null) {
+            return new File(given);
+        }
+        File d = new File(".").getAbsoluteFile();
+        while (d != null && !new File(d, "sdks/vectors/keys.json").exists()) {
+            d = d.getParentFile();
+        }
+        if (d == null) {
+            throw new IllegalStateException("sdks/vectors not found above " + new File(".").getAbsolutePath());
+        }
+        return new File(d, "sdks/vectors");
+    }
+
+    public static void main(String[] args) throws IOException {
+        File dir = args.length > 0 ? new File(args[0]) : vectorDir();
+        boolean ok = true;
+        for (String file : List.of("keys.json", "values.json")) {
+            Result r = run(dir, file);
+            for (Iterator<String> it = r.failures().iterator(); it.hasNext(); ) {
+                System.err.println("  " + it.next());
+            }
+            System.out.println(r.summary());
+            ok &= r.failures().isEmpty();
+        }
+        System.exit(ok ? 0 : 1);
+    }
+
+}
