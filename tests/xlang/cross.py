@@ -20,6 +20,9 @@ TOOLS = {
     "go": [str(REPO / "tests" / "sdk_go" / "xlang.sh")],
     # Builds the TypeScript SDK first if needed (build output on stderr).
     "typescript": [str(REPO / "tests" / "sdk_typescript" / "xlang.sh")],
+    # Builds the Java SDK suite first if its sources changed (tests/sdk_java/run.sh installs a
+    # JDK and Maven, and runs before this suite in tests/run).
+    "java": [str(REPO / "tests" / "sdk_java" / "xlang.sh")],
 }
 
 
