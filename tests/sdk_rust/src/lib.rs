@@ -173,3 +173,21 @@ pub fn pattern_qualifier(col: &ColumnInfo, part: &str) -> Result<Vec<u8>, String
     };
     Ok([prefix, text.as_bytes(), suffix].concat())
 }
+
+/// The Thrift2 gateway under test, from `REDBASE_SDK_TARGET=host:port` (tests/sdk_rust/run.sh
+/// starts `redbase serve` and sets it).
+pub fn target() -> (String, u16) {
+    let given = std::env::var("REDBASE_SDK_TARGET").unwrap_or_else(|_| {
+        panic!(
+            "REDBASE_SDK_TARGET=host:port is not set: run tests/sdk_rust/run.sh, which starts \
+             redbase serve, or point it at a running Thrift2 gateway"
+        )
+    });
+    let (host, port) = given
+        .rsplit_once(':')
+        .unwrap_or_else(|| panic!("REDBASE_SDK_TARGET={given:?} is not host:port"));
+    (
+        host.to_string(),
+        port.parse().expect("REDBASE_SDK_TARGET port"),
+    )
+}

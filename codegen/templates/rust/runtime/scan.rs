@@ -186,12 +186,27 @@ impl<'c> RawScan<'c> {
                             b.stop.clone(),
                         )
                     };
+                    // Every field spelt out: the compiler's `TScan::default()` sets optional
+                    // fields to `Some(empty)`, which a server reads as set.
                     let scan = TScan {
                         start_row,
                         stop_row,
+                        columns: None,
                         caching: Some(self.batch),
+                        max_versions: None,
+                        time_range: None,
+                        filter_string: None,
+                        batch_size: None,
+                        attributes: None,
+                        authorizations: None,
                         reversed: reversed.then_some(true),
-                        ..TScan::default()
+                        cache_blocks: None,
+                        col_fam_time_range_map: None,
+                        read_type: None,
+                        limit: None,
+                        consistency: None,
+                        target_replica_id: None,
+                        filter_bytes: None,
                     };
                     let id = self.conn.client.open_scanner(self.table.clone(), scan)?;
                     b.scanner = Some(id);
