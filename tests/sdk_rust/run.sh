@@ -34,4 +34,26 @@ step "cargo clippy -D warnings (generated sdks/rust, tests/sdk_rust)"
 step "vectors"
 (cd tests/sdk_rust && cargo test -q --locked --test vectors) || status=1
 
+if [ -z "${REDBASE_SDK_TARGET:-}" ]; then
+    cargo build -q -p redbase --bin redbase || {
+        echo "tests/sdk_rust/run.sh: cargo build -p redbase failed" >&2
+        exit 1
+    }
+fi
+export REDBASE_BIN="${REDBASE_BIN:-$PWD/target/debug/redbase}"
+PYTHON="${PYTHON:-python3}"
+export PYTHONDONTWRITEBYTECODE=1
+
+step "end to end (redbase serve on loopback, or REDBASE_SDK_TARGET)"
+(cd tests/sdk_rust && "$PYTHON" with_server.py cargo test -q --locked --test e2e) || status=1
+
+step "xlang: python <-> rust"
+"$PYTHON" -m pip install --disable-pip-version-check -q -r tests/sdk_python/requirements.txt || {
+    echo "tests/sdk_rust/run.sh: pip install failed" >&2
+    exit 1
+}
+(cd tests/sdk_rust && cargo build -q --locked --bin xlang) || status=1
+PYTHONPATH="$PWD/sdks/python${PYTHONPATH:+:$PYTHONPATH}" "$PYTHON" tests/sdk_rust/xlang_check.py ||
+    status=1
+
 exit $status

@@ -23,6 +23,8 @@ TOOLS = {
     # Builds the Java SDK suite first if its sources changed (tests/sdk_java/run.sh installs a
     # JDK and Maven, and runs before this suite in tests/run).
     "java": [str(REPO / "tests" / "sdk_java" / "xlang.sh")],
+    # Builds the Rust tool first if needed (cargo output on stderr).
+    "rust": [str(REPO / "tests" / "sdk_rust" / "xlang.sh")],
 }
 
 
