@@ -129,3 +129,18 @@ def test_seed_table_4_keys():
     assert AccessLogsKey("dave", "jericho", 201510).encode() == b"16108|jericho|201510"
     assert AccessLogsKey("elton", "jericho", 201510).encode() == b"d5fe7|jericho|201510"
     assert AccessLogsKey("fred", "jericho", 201510).encode() == b"570a9|jericho|201510"
+
+
+def test_python_numbers_the_type_checker_allows():
+    from redbase_examples import AllTypesKey, ValueEncodingError
+    from redbase_examples._runtime.values import enc_f32, enc_f64
+
+    whole = AllTypesKey("s", b"", 1, 2, 3, 4, 5)  # ints where floats are declared: PEP 484 allows it
+    assert whole.encode() == AllTypesKey("s", b"", 1, 2, 3.0, 4.0, 5).encode()
+    with pytest.raises(KeyEncodingError):
+        AllTypesKey("s", b"", 1, 2, 1e300, 4.0, 5).encode()  # beyond f32
+    with pytest.raises(KeyEncodingError):
+        AllTypesKey("s", b"", True, 2, 3.0, 4.0, 5).encode()  # bool is not an i32
+    with pytest.raises(ValueEncodingError):
+        enc_f32(1e300)
+    assert enc_f64(2) == struct.pack(">d", 2.0)

@@ -66,15 +66,16 @@ def _reversed(how: str, s: str) -> str:
 
 
 def _check_type(c: Component, v: KeyValue) -> None:
+    number = isinstance(v, (int, float)) and not isinstance(v, bool)
     ok = {
         "string": isinstance(v, str),
         "bytes": isinstance(v, bytes),
-        "f32": isinstance(v, float),
-        "f64": isinstance(v, float),
+        "f32": number,
+        "f64": number,
     }.get(c.type, isinstance(v, int) and not isinstance(v, bool))
     if not ok:
         raise KeyEncodingError(f"component {c.name}: {v!r} is not a {c.type}")
-    if isinstance(v, int) and not isinstance(v, bool):
+    if isinstance(v, int) and not isinstance(v, bool) and c.type not in ("f32", "f64"):
         lo, hi = (-(1 << 31), (1 << 31) - 1) if c.type == "i32" else (-(1 << 63), _I64_MAX)
         if not lo <= v <= hi:
             raise KeyEncodingError(f"component {c.name}: {v} is out of {c.type} range")
@@ -91,6 +92,13 @@ def _escaped(b: bytes) -> bytes:
 
 
 def _float_bits(c: Component, v: float) -> bytes:
+    try:
+        return _sortable_float(c, float(v))
+    except (OverflowError, struct.error):
+        raise KeyEncodingError(f"component {c.name}: {v!r} does not fit {c.type}") from None
+
+
+def _sortable_float(c: Component, v: float) -> bytes:
     if c.type == "f32":
         bits = 0x7FC00000 if math.isnan(v) else struct.unpack(">I", struct.pack(">f", v))[0]
         bits = (~bits & 0xFFFFFFFF) if bits >> 31 else bits ^ (1 << 31)
@@ -105,7 +113,7 @@ def _binary(c: Component, v: KeyValue) -> bytes:
         out = _escaped((_reversed(c.reverse, v) if c.reverse else v).encode())
     elif isinstance(v, bytes):
         out = _escaped(v)
-    elif isinstance(v, float):
+    elif isinstance(v, float) or c.type in ("f32", "f64"):
         out = _float_bits(c, v)
     else:
         i = _I64_MAX - v if c.reverse_timestamp else v
@@ -134,7 +142,7 @@ def _text(c: Component, v: KeyValue, sep: Optional[str]) -> bytes:
         if len(v) != c.width:
             raise KeyEncodingError(f"component {c.name}: needs exactly {c.width} bytes, got {len(v)}")
         return v
-    if isinstance(v, float):
+    if isinstance(v, float) or c.type in ("f32", "f64"):
         raise KeyEncodingError(f"component {c.name}: floats need the binary layout")
     i = _I64_MAX - v if c.reverse_timestamp else v
     if c.width is None:

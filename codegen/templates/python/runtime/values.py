@@ -66,7 +66,10 @@ def dec_i64(b: bytes) -> int:
 
 
 def enc_f32(v: float) -> bytes:
-    return struct.pack(">f", v)
+    try:
+        return struct.pack(">f", v)
+    except (OverflowError, struct.error):
+        raise ValueEncodingError(f"{v!r} does not fit f32") from None
 
 
 def dec_f32(b: bytes) -> float:
@@ -74,7 +77,10 @@ def dec_f32(b: bytes) -> float:
 
 
 def enc_f64(v: float) -> bytes:
-    return struct.pack(">d", v)
+    try:
+        return struct.pack(">d", v)
+    except (OverflowError, struct.error):
+        raise ValueEncodingError(f"{v!r} is not a float") from None
 
 
 def dec_f64(b: bytes) -> float:
