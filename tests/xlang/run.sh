@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The cross-language check (tests/xlang/README.md): every SDK tool writes the dataset to a real
-# redbase and every tool's dump must be identical. Installs the Python SDK's requirements.
+# redbase and every tool's dump must be identical (a writer x reader table), and every SDK's
+# vector runner over sdks/vectors (a language x file table). Runs after the tests/sdk_* suites,
+# which install each language's toolchain. Installs the Python SDK's requirements.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -20,4 +22,9 @@ cargo build -p redbase --bin redbase || {
 }
 export REDBASE_BIN="${REDBASE_BIN:-$PWD/target/debug/redbase}"
 export PYTHONDONTWRITEBYTECODE=1
-PYTHONPATH="$PWD/sdks/python${PYTHONPATH:+:$PYTHONPATH}" "$PYTHON" tests/xlang/cross.py
+status=0
+echo "== shared vectors through every SDK (language x vector file)"
+"$PYTHON" tests/xlang/vectors.py || status=1
+echo "== conformance matrix (writer x reader, one live redbase)"
+PYTHONPATH="$PWD/sdks/python${PYTHONPATH:+:$PYTHONPATH}" "$PYTHON" tests/xlang/cross.py || status=1
+exit $status
