@@ -45,6 +45,7 @@ import {
   SocialUsageKey,
   SocialUsageTable,
   ThriftError,
+  ValueEncodingError,
   regionIndex,
 } from "redbase_examples";
 import { main as example } from "./example";
@@ -147,6 +148,8 @@ test("typed values of every column type are put, read back and deleted", async (
   assert.equal(got?.values.title, "HBase 实战");
   await books.delete(key);
   assert.equal(await books.get(key), undefined);
+  await assert.rejects(books.put(key, { rating: 1e300 }), ValueEncodingError, "1e300 does not fit f32");
+  assert.throws(() => new AllTypesKey({ s: "", b: Buffer.alloc(0), i: 0, l: 0n, f: -1e39, d: 0, t: 0n }).encode(), KeyEncodingError);
 });
 
 test("check-and-put writes only when the cell holds the expected value", async () => {

@@ -184,21 +184,21 @@ export class AccessLogsTable {
   }
 
   /** Creates the table with its families and split keys. */
-  create(): Promise<void> {
+  async create(): Promise<void> {
     return this.t.create();
   }
 
-  exists(): Promise<boolean> {
+  async exists(): Promise<boolean> {
     return this.t.exists();
   }
 
   /** Disables and deletes the table. */
-  drop(): Promise<void> {
+  async drop(): Promise<void> {
     return this.t.drop();
   }
 
   /** Start keys of the table's regions, ascending. */
-  regionStarts(): Promise<Buffer[]> {
+  async regionStarts(): Promise<Buffer[]> {
     return this.t.regionStarts();
   }
 
@@ -209,23 +209,23 @@ export class AccessLogsTable {
   }
 
   /** Writes the fields of `values` that are set. */
-  put(key: AccessLogsKey, values: AccessLogsValues): Promise<void> {
+  async put(key: AccessLogsKey, values: AccessLogsValues): Promise<void> {
     return this.t.put(key.encode(), AccessLogsValues.cells(values));
   }
 
   /** Deletes the whole row. */
-  delete(key: AccessLogsKey): Promise<void> {
+  async delete(key: AccessLogsKey): Promise<void> {
     return this.t.delete(key.encode());
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  checkAndPut<T>(key: AccessLogsKey, column: _v.Column<T>, expected: T | null, values: AccessLogsValues): Promise<boolean> {
+  async checkAndPut<T>(key: AccessLogsKey, column: _v.Column<T>, expected: T | null, values: AccessLogsValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, AccessLogsValues.cells(values));
   }
 
   /** Atomically adds `amount` to the hits counter; returns the new value. */
-  incrementHits(key: AccessLogsKey, amount = 1n): Promise<bigint> {
+  async incrementHits(key: AccessLogsKey, amount = 1n): Promise<bigint> {
     const c = AccessLogsColumns.hits;
     return this.t.increment(key.encode(), c.family, c.qualifier, amount);
   }

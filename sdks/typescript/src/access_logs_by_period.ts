@@ -182,21 +182,21 @@ export class AccessLogsByPeriodTable {
   }
 
   /** Creates the table with its families and split keys. */
-  create(): Promise<void> {
+  async create(): Promise<void> {
     return this.t.create();
   }
 
-  exists(): Promise<boolean> {
+  async exists(): Promise<boolean> {
     return this.t.exists();
   }
 
   /** Disables and deletes the table. */
-  drop(): Promise<void> {
+  async drop(): Promise<void> {
     return this.t.drop();
   }
 
   /** Start keys of the table's regions, ascending. */
-  regionStarts(): Promise<Buffer[]> {
+  async regionStarts(): Promise<Buffer[]> {
     return this.t.regionStarts();
   }
 
@@ -207,23 +207,23 @@ export class AccessLogsByPeriodTable {
   }
 
   /** Writes the fields of `values` that are set. */
-  put(key: AccessLogsByPeriodKey, values: AccessLogsByPeriodValues): Promise<void> {
+  async put(key: AccessLogsByPeriodKey, values: AccessLogsByPeriodValues): Promise<void> {
     return this.t.put(key.encode(), AccessLogsByPeriodValues.cells(values));
   }
 
   /** Deletes the whole row. */
-  delete(key: AccessLogsByPeriodKey): Promise<void> {
+  async delete(key: AccessLogsByPeriodKey): Promise<void> {
     return this.t.delete(key.encode());
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  checkAndPut<T>(key: AccessLogsByPeriodKey, column: _v.Column<T>, expected: T | null, values: AccessLogsByPeriodValues): Promise<boolean> {
+  async checkAndPut<T>(key: AccessLogsByPeriodKey, column: _v.Column<T>, expected: T | null, values: AccessLogsByPeriodValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, AccessLogsByPeriodValues.cells(values));
   }
 
   /** Atomically adds `amount` to the hits counter; returns the new value. */
-  incrementHits(key: AccessLogsByPeriodKey, amount = 1n): Promise<bigint> {
+  async incrementHits(key: AccessLogsByPeriodKey, amount = 1n): Promise<bigint> {
     const c = AccessLogsByPeriodColumns.hits;
     return this.t.increment(key.encode(), c.family, c.qualifier, amount);
   }

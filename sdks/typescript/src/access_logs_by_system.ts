@@ -179,21 +179,21 @@ export class AccessLogsBySystemTable {
   }
 
   /** Creates the table with its families and split keys. */
-  create(): Promise<void> {
+  async create(): Promise<void> {
     return this.t.create();
   }
 
-  exists(): Promise<boolean> {
+  async exists(): Promise<boolean> {
     return this.t.exists();
   }
 
   /** Disables and deletes the table. */
-  drop(): Promise<void> {
+  async drop(): Promise<void> {
     return this.t.drop();
   }
 
   /** Start keys of the table's regions, ascending. */
-  regionStarts(): Promise<Buffer[]> {
+  async regionStarts(): Promise<Buffer[]> {
     return this.t.regionStarts();
   }
 
@@ -204,23 +204,23 @@ export class AccessLogsBySystemTable {
   }
 
   /** Writes the fields of `values` that are set. */
-  put(key: AccessLogsBySystemKey, values: AccessLogsBySystemValues): Promise<void> {
+  async put(key: AccessLogsBySystemKey, values: AccessLogsBySystemValues): Promise<void> {
     return this.t.put(key.encode(), AccessLogsBySystemValues.cells(values));
   }
 
   /** Deletes the whole row. */
-  delete(key: AccessLogsBySystemKey): Promise<void> {
+  async delete(key: AccessLogsBySystemKey): Promise<void> {
     return this.t.delete(key.encode());
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  checkAndPut<T>(key: AccessLogsBySystemKey, column: _v.Column<T>, expected: T | null, values: AccessLogsBySystemValues): Promise<boolean> {
+  async checkAndPut<T>(key: AccessLogsBySystemKey, column: _v.Column<T>, expected: T | null, values: AccessLogsBySystemValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, AccessLogsBySystemValues.cells(values));
   }
 
   /** Atomically adds `amount` to the hits counter; returns the new value. */
-  incrementHits(key: AccessLogsBySystemKey, amount = 1n): Promise<bigint> {
+  async incrementHits(key: AccessLogsBySystemKey, amount = 1n): Promise<bigint> {
     const c = AccessLogsBySystemColumns.hits;
     return this.t.increment(key.encode(), c.family, c.qualifier, amount);
   }

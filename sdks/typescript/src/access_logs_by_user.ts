@@ -179,21 +179,21 @@ export class AccessLogsByUserTable {
   }
 
   /** Creates the table with its families and split keys. */
-  create(): Promise<void> {
+  async create(): Promise<void> {
     return this.t.create();
   }
 
-  exists(): Promise<boolean> {
+  async exists(): Promise<boolean> {
     return this.t.exists();
   }
 
   /** Disables and deletes the table. */
-  drop(): Promise<void> {
+  async drop(): Promise<void> {
     return this.t.drop();
   }
 
   /** Start keys of the table's regions, ascending. */
-  regionStarts(): Promise<Buffer[]> {
+  async regionStarts(): Promise<Buffer[]> {
     return this.t.regionStarts();
   }
 
@@ -204,23 +204,23 @@ export class AccessLogsByUserTable {
   }
 
   /** Writes the fields of `values` that are set. */
-  put(key: AccessLogsByUserKey, values: AccessLogsByUserValues): Promise<void> {
+  async put(key: AccessLogsByUserKey, values: AccessLogsByUserValues): Promise<void> {
     return this.t.put(key.encode(), AccessLogsByUserValues.cells(values));
   }
 
   /** Deletes the whole row. */
-  delete(key: AccessLogsByUserKey): Promise<void> {
+  async delete(key: AccessLogsByUserKey): Promise<void> {
     return this.t.delete(key.encode());
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  checkAndPut<T>(key: AccessLogsByUserKey, column: _v.Column<T>, expected: T | null, values: AccessLogsByUserValues): Promise<boolean> {
+  async checkAndPut<T>(key: AccessLogsByUserKey, column: _v.Column<T>, expected: T | null, values: AccessLogsByUserValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, AccessLogsByUserValues.cells(values));
   }
 
   /** Atomically adds `amount` to the hits counter; returns the new value. */
-  incrementHits(key: AccessLogsByUserKey, amount = 1n): Promise<bigint> {
+  async incrementHits(key: AccessLogsByUserKey, amount = 1n): Promise<bigint> {
     const c = AccessLogsByUserColumns.hits;
     return this.t.increment(key.encode(), c.family, c.qualifier, amount);
   }

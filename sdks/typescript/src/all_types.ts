@@ -221,21 +221,21 @@ export class AllTypesTable {
   }
 
   /** Creates the table with its families and split keys. */
-  create(): Promise<void> {
+  async create(): Promise<void> {
     return this.t.create();
   }
 
-  exists(): Promise<boolean> {
+  async exists(): Promise<boolean> {
     return this.t.exists();
   }
 
   /** Disables and deletes the table. */
-  drop(): Promise<void> {
+  async drop(): Promise<void> {
     return this.t.drop();
   }
 
   /** Start keys of the table's regions, ascending. */
-  regionStarts(): Promise<Buffer[]> {
+  async regionStarts(): Promise<Buffer[]> {
     return this.t.regionStarts();
   }
 
@@ -246,17 +246,17 @@ export class AllTypesTable {
   }
 
   /** Writes the fields of `values` that are set. */
-  put(key: AllTypesKey, values: AllTypesValues): Promise<void> {
+  async put(key: AllTypesKey, values: AllTypesValues): Promise<void> {
     return this.t.put(key.encode(), AllTypesValues.cells(values));
   }
 
   /** Deletes the whole row. */
-  delete(key: AllTypesKey): Promise<void> {
+  async delete(key: AllTypesKey): Promise<void> {
     return this.t.delete(key.encode());
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  checkAndPut<T>(key: AllTypesKey, column: _v.Column<T>, expected: T | null, values: AllTypesValues): Promise<boolean> {
+  async checkAndPut<T>(key: AllTypesKey, column: _v.Column<T>, expected: T | null, values: AllTypesValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, AllTypesValues.cells(values));
   }

@@ -239,21 +239,21 @@ export class BooksTable {
   }
 
   /** Creates the table with its families and split keys. */
-  create(): Promise<void> {
+  async create(): Promise<void> {
     return this.t.create();
   }
 
-  exists(): Promise<boolean> {
+  async exists(): Promise<boolean> {
     return this.t.exists();
   }
 
   /** Disables and deletes the table. */
-  drop(): Promise<void> {
+  async drop(): Promise<void> {
     return this.t.drop();
   }
 
   /** Start keys of the table's regions, ascending. */
-  regionStarts(): Promise<Buffer[]> {
+  async regionStarts(): Promise<Buffer[]> {
     return this.t.regionStarts();
   }
 
@@ -264,17 +264,17 @@ export class BooksTable {
   }
 
   /** Writes the fields of `values` that are set. */
-  put(key: BooksKey, values: BooksValues): Promise<void> {
+  async put(key: BooksKey, values: BooksValues): Promise<void> {
     return this.t.put(key.encode(), BooksValues.cells(values));
   }
 
   /** Deletes the whole row. */
-  delete(key: BooksKey): Promise<void> {
+  async delete(key: BooksKey): Promise<void> {
     return this.t.delete(key.encode());
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  checkAndPut<T>(key: BooksKey, column: _v.Column<T>, expected: T | null, values: BooksValues): Promise<boolean> {
+  async checkAndPut<T>(key: BooksKey, column: _v.Column<T>, expected: T | null, values: BooksValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, BooksValues.cells(values));
   }

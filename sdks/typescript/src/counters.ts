@@ -146,21 +146,21 @@ export class CountersTable {
   }
 
   /** Creates the table with its families and split keys. */
-  create(): Promise<void> {
+  async create(): Promise<void> {
     return this.t.create();
   }
 
-  exists(): Promise<boolean> {
+  async exists(): Promise<boolean> {
     return this.t.exists();
   }
 
   /** Disables and deletes the table. */
-  drop(): Promise<void> {
+  async drop(): Promise<void> {
     return this.t.drop();
   }
 
   /** Start keys of the table's regions, ascending. */
-  regionStarts(): Promise<Buffer[]> {
+  async regionStarts(): Promise<Buffer[]> {
     return this.t.regionStarts();
   }
 
@@ -171,23 +171,23 @@ export class CountersTable {
   }
 
   /** Writes the fields of `values` that are set. */
-  put(key: CountersKey, values: CountersValues): Promise<void> {
+  async put(key: CountersKey, values: CountersValues): Promise<void> {
     return this.t.put(key.encode(), CountersValues.cells(values));
   }
 
   /** Deletes the whole row. */
-  delete(key: CountersKey): Promise<void> {
+  async delete(key: CountersKey): Promise<void> {
     return this.t.delete(key.encode());
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  checkAndPut<T>(key: CountersKey, column: _v.Column<T>, expected: T | null, values: CountersValues): Promise<boolean> {
+  async checkAndPut<T>(key: CountersKey, column: _v.Column<T>, expected: T | null, values: CountersValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, CountersValues.cells(values));
   }
 
   /** Atomically adds `amount` to the slots counter for `slot`; returns the new value. */
-  incrementSlots(key: CountersKey, slot: number, amount = 1n): Promise<bigint> {
+  async incrementSlots(key: CountersKey, slot: number, amount = 1n): Promise<bigint> {
     const c = CountersColumns.slots;
     return this.t.increment(key.encode(), c.family, c.qualifier(slot), amount);
   }

@@ -165,21 +165,21 @@ export class DeviceEventsTable {
   }
 
   /** Creates the table with its families and split keys. */
-  create(): Promise<void> {
+  async create(): Promise<void> {
     return this.t.create();
   }
 
-  exists(): Promise<boolean> {
+  async exists(): Promise<boolean> {
     return this.t.exists();
   }
 
   /** Disables and deletes the table. */
-  drop(): Promise<void> {
+  async drop(): Promise<void> {
     return this.t.drop();
   }
 
   /** Start keys of the table's regions, ascending. */
-  regionStarts(): Promise<Buffer[]> {
+  async regionStarts(): Promise<Buffer[]> {
     return this.t.regionStarts();
   }
 
@@ -190,23 +190,23 @@ export class DeviceEventsTable {
   }
 
   /** Writes the fields of `values` that are set. */
-  put(key: DeviceEventsKey, values: DeviceEventsValues): Promise<void> {
+  async put(key: DeviceEventsKey, values: DeviceEventsValues): Promise<void> {
     return this.t.put(key.encode(), DeviceEventsValues.cells(values));
   }
 
   /** Deletes the whole row. */
-  delete(key: DeviceEventsKey): Promise<void> {
+  async delete(key: DeviceEventsKey): Promise<void> {
     return this.t.delete(key.encode());
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  checkAndPut<T>(key: DeviceEventsKey, column: _v.Column<T>, expected: T | null, values: DeviceEventsValues): Promise<boolean> {
+  async checkAndPut<T>(key: DeviceEventsKey, column: _v.Column<T>, expected: T | null, values: DeviceEventsValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, DeviceEventsValues.cells(values));
   }
 
   /** Atomically adds `amount` to the count counter; returns the new value. */
-  incrementCount(key: DeviceEventsKey, amount = 1n): Promise<bigint> {
+  async incrementCount(key: DeviceEventsKey, amount = 1n): Promise<bigint> {
     const c = DeviceEventsColumns.count;
     return this.t.increment(key.encode(), c.family, c.qualifier, amount);
   }

@@ -159,21 +159,21 @@ export class DriveDirectoriesTable {
   }
 
   /** Creates the table with its families and split keys. */
-  create(): Promise<void> {
+  async create(): Promise<void> {
     return this.t.create();
   }
 
-  exists(): Promise<boolean> {
+  async exists(): Promise<boolean> {
     return this.t.exists();
   }
 
   /** Disables and deletes the table. */
-  drop(): Promise<void> {
+  async drop(): Promise<void> {
     return this.t.drop();
   }
 
   /** Start keys of the table's regions, ascending. */
-  regionStarts(): Promise<Buffer[]> {
+  async regionStarts(): Promise<Buffer[]> {
     return this.t.regionStarts();
   }
 
@@ -184,17 +184,17 @@ export class DriveDirectoriesTable {
   }
 
   /** Writes the fields of `values` that are set. */
-  put(key: DriveDirectoriesKey, values: DriveDirectoriesValues): Promise<void> {
+  async put(key: DriveDirectoriesKey, values: DriveDirectoriesValues): Promise<void> {
     return this.t.put(key.encode(), DriveDirectoriesValues.cells(values));
   }
 
   /** Deletes the whole row. */
-  delete(key: DriveDirectoriesKey): Promise<void> {
+  async delete(key: DriveDirectoriesKey): Promise<void> {
     return this.t.delete(key.encode());
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  checkAndPut<T>(key: DriveDirectoriesKey, column: _v.Column<T>, expected: T | null, values: DriveDirectoriesValues): Promise<boolean> {
+  async checkAndPut<T>(key: DriveDirectoriesKey, column: _v.Column<T>, expected: T | null, values: DriveDirectoriesValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, DriveDirectoriesValues.cells(values));
   }

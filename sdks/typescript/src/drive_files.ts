@@ -174,21 +174,21 @@ export class DriveFilesTable {
   }
 
   /** Creates the table with its families and split keys. */
-  create(): Promise<void> {
+  async create(): Promise<void> {
     return this.t.create();
   }
 
-  exists(): Promise<boolean> {
+  async exists(): Promise<boolean> {
     return this.t.exists();
   }
 
   /** Disables and deletes the table. */
-  drop(): Promise<void> {
+  async drop(): Promise<void> {
     return this.t.drop();
   }
 
   /** Start keys of the table's regions, ascending. */
-  regionStarts(): Promise<Buffer[]> {
+  async regionStarts(): Promise<Buffer[]> {
     return this.t.regionStarts();
   }
 
@@ -199,17 +199,17 @@ export class DriveFilesTable {
   }
 
   /** Writes the fields of `values` that are set. */
-  put(key: DriveFilesKey, values: DriveFilesValues): Promise<void> {
+  async put(key: DriveFilesKey, values: DriveFilesValues): Promise<void> {
     return this.t.put(key.encode(), DriveFilesValues.cells(values));
   }
 
   /** Deletes the whole row. */
-  delete(key: DriveFilesKey): Promise<void> {
+  async delete(key: DriveFilesKey): Promise<void> {
     return this.t.delete(key.encode());
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  checkAndPut<T>(key: DriveFilesKey, column: _v.Column<T>, expected: T | null, values: DriveFilesValues): Promise<boolean> {
+  async checkAndPut<T>(key: DriveFilesKey, column: _v.Column<T>, expected: T | null, values: DriveFilesValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, DriveFilesValues.cells(values));
   }

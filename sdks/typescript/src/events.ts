@@ -152,21 +152,21 @@ export class EventsTable {
   }
 
   /** Creates the table with its families and split keys. */
-  create(): Promise<void> {
+  async create(): Promise<void> {
     return this.t.create();
   }
 
-  exists(): Promise<boolean> {
+  async exists(): Promise<boolean> {
     return this.t.exists();
   }
 
   /** Disables and deletes the table. */
-  drop(): Promise<void> {
+  async drop(): Promise<void> {
     return this.t.drop();
   }
 
   /** Start keys of the table's regions, ascending. */
-  regionStarts(): Promise<Buffer[]> {
+  async regionStarts(): Promise<Buffer[]> {
     return this.t.regionStarts();
   }
 
@@ -177,17 +177,17 @@ export class EventsTable {
   }
 
   /** Writes the fields of `values` that are set. */
-  put(key: EventsKey, values: EventsValues): Promise<void> {
+  async put(key: EventsKey, values: EventsValues): Promise<void> {
     return this.t.put(key.encode(), EventsValues.cells(values));
   }
 
   /** Deletes the whole row. */
-  delete(key: EventsKey): Promise<void> {
+  async delete(key: EventsKey): Promise<void> {
     return this.t.delete(key.encode());
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  checkAndPut<T>(key: EventsKey, column: _v.Column<T>, expected: T | null, values: EventsValues): Promise<boolean> {
+  async checkAndPut<T>(key: EventsKey, column: _v.Column<T>, expected: T | null, values: EventsValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, EventsValues.cells(values));
   }

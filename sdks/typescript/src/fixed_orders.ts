@@ -178,21 +178,21 @@ export class FixedOrdersTable {
   }
 
   /** Creates the table with its families and split keys. */
-  create(): Promise<void> {
+  async create(): Promise<void> {
     return this.t.create();
   }
 
-  exists(): Promise<boolean> {
+  async exists(): Promise<boolean> {
     return this.t.exists();
   }
 
   /** Disables and deletes the table. */
-  drop(): Promise<void> {
+  async drop(): Promise<void> {
     return this.t.drop();
   }
 
   /** Start keys of the table's regions, ascending. */
-  regionStarts(): Promise<Buffer[]> {
+  async regionStarts(): Promise<Buffer[]> {
     return this.t.regionStarts();
   }
 
@@ -203,17 +203,17 @@ export class FixedOrdersTable {
   }
 
   /** Writes the fields of `values` that are set. */
-  put(key: FixedOrdersKey, values: FixedOrdersValues): Promise<void> {
+  async put(key: FixedOrdersKey, values: FixedOrdersValues): Promise<void> {
     return this.t.put(key.encode(), FixedOrdersValues.cells(values));
   }
 
   /** Deletes the whole row. */
-  delete(key: FixedOrdersKey): Promise<void> {
+  async delete(key: FixedOrdersKey): Promise<void> {
     return this.t.delete(key.encode());
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  checkAndPut<T>(key: FixedOrdersKey, column: _v.Column<T>, expected: T | null, values: FixedOrdersValues): Promise<boolean> {
+  async checkAndPut<T>(key: FixedOrdersKey, column: _v.Column<T>, expected: T | null, values: FixedOrdersValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, FixedOrdersValues.cells(values));
   }

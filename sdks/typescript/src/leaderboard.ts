@@ -169,21 +169,21 @@ export class LeaderboardTable {
   }
 
   /** Creates the table with its families and split keys. */
-  create(): Promise<void> {
+  async create(): Promise<void> {
     return this.t.create();
   }
 
-  exists(): Promise<boolean> {
+  async exists(): Promise<boolean> {
     return this.t.exists();
   }
 
   /** Disables and deletes the table. */
-  drop(): Promise<void> {
+  async drop(): Promise<void> {
     return this.t.drop();
   }
 
   /** Start keys of the table's regions, ascending. */
-  regionStarts(): Promise<Buffer[]> {
+  async regionStarts(): Promise<Buffer[]> {
     return this.t.regionStarts();
   }
 
@@ -194,17 +194,17 @@ export class LeaderboardTable {
   }
 
   /** Writes the fields of `values` that are set. */
-  put(key: LeaderboardKey, values: LeaderboardValues): Promise<void> {
+  async put(key: LeaderboardKey, values: LeaderboardValues): Promise<void> {
     return this.t.put(key.encode(), LeaderboardValues.cells(values));
   }
 
   /** Deletes the whole row. */
-  delete(key: LeaderboardKey): Promise<void> {
+  async delete(key: LeaderboardKey): Promise<void> {
     return this.t.delete(key.encode());
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  checkAndPut<T>(key: LeaderboardKey, column: _v.Column<T>, expected: T | null, values: LeaderboardValues): Promise<boolean> {
+  async checkAndPut<T>(key: LeaderboardKey, column: _v.Column<T>, expected: T | null, values: LeaderboardValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, LeaderboardValues.cells(values));
   }

@@ -181,21 +181,21 @@ export class MetricsTable {
   }
 
   /** Creates the table with its families and split keys. */
-  create(): Promise<void> {
+  async create(): Promise<void> {
     return this.t.create();
   }
 
-  exists(): Promise<boolean> {
+  async exists(): Promise<boolean> {
     return this.t.exists();
   }
 
   /** Disables and deletes the table. */
-  drop(): Promise<void> {
+  async drop(): Promise<void> {
     return this.t.drop();
   }
 
   /** Start keys of the table's regions, ascending. */
-  regionStarts(): Promise<Buffer[]> {
+  async regionStarts(): Promise<Buffer[]> {
     return this.t.regionStarts();
   }
 
@@ -206,17 +206,17 @@ export class MetricsTable {
   }
 
   /** Writes the fields of `values` that are set. */
-  put(key: MetricsKey, values: MetricsValues): Promise<void> {
+  async put(key: MetricsKey, values: MetricsValues): Promise<void> {
     return this.t.put(key.encode(), MetricsValues.cells(values));
   }
 
   /** Deletes the whole row. */
-  delete(key: MetricsKey): Promise<void> {
+  async delete(key: MetricsKey): Promise<void> {
     return this.t.delete(key.encode());
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  checkAndPut<T>(key: MetricsKey, column: _v.Column<T>, expected: T | null, values: MetricsValues): Promise<boolean> {
+  async checkAndPut<T>(key: MetricsKey, column: _v.Column<T>, expected: T | null, values: MetricsValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, MetricsValues.cells(values));
   }

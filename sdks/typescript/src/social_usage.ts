@@ -199,21 +199,21 @@ export class SocialUsageTable {
   }
 
   /** Creates the table with its families and split keys. */
-  create(): Promise<void> {
+  async create(): Promise<void> {
     return this.t.create();
   }
 
-  exists(): Promise<boolean> {
+  async exists(): Promise<boolean> {
     return this.t.exists();
   }
 
   /** Disables and deletes the table. */
-  drop(): Promise<void> {
+  async drop(): Promise<void> {
     return this.t.drop();
   }
 
   /** Start keys of the table's regions, ascending. */
-  regionStarts(): Promise<Buffer[]> {
+  async regionStarts(): Promise<Buffer[]> {
     return this.t.regionStarts();
   }
 
@@ -224,41 +224,41 @@ export class SocialUsageTable {
   }
 
   /** Writes the fields of `values` that are set. */
-  put(key: SocialUsageKey, values: SocialUsageValues): Promise<void> {
+  async put(key: SocialUsageKey, values: SocialUsageValues): Promise<void> {
     return this.t.put(key.encode(), SocialUsageValues.cells(values));
   }
 
   /** Deletes the whole row. */
-  delete(key: SocialUsageKey): Promise<void> {
+  async delete(key: SocialUsageKey): Promise<void> {
     return this.t.delete(key.encode());
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  checkAndPut<T>(key: SocialUsageKey, column: _v.Column<T>, expected: T | null, values: SocialUsageValues): Promise<boolean> {
+  async checkAndPut<T>(key: SocialUsageKey, column: _v.Column<T>, expected: T | null, values: SocialUsageValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, SocialUsageValues.cells(values));
   }
 
   /** Atomically adds `amount` to the fb_total counter; returns the new value. */
-  incrementFbTotal(key: SocialUsageKey, amount = 1n): Promise<bigint> {
+  async incrementFbTotal(key: SocialUsageKey, amount = 1n): Promise<bigint> {
     const c = SocialUsageColumns.fbTotal;
     return this.t.increment(key.encode(), c.family, c.qualifier, amount);
   }
 
   /** Atomically adds `amount` to the fb_usage counter for `period`; returns the new value. */
-  incrementFbUsage(key: SocialUsageKey, period: number, amount = 1n): Promise<bigint> {
+  async incrementFbUsage(key: SocialUsageKey, period: number, amount = 1n): Promise<bigint> {
     const c = SocialUsageColumns.fbUsage;
     return this.t.increment(key.encode(), c.family, c.qualifier(period), amount);
   }
 
   /** Atomically adds `amount` to the tw_total counter; returns the new value. */
-  incrementTwTotal(key: SocialUsageKey, amount = 1n): Promise<bigint> {
+  async incrementTwTotal(key: SocialUsageKey, amount = 1n): Promise<bigint> {
     const c = SocialUsageColumns.twTotal;
     return this.t.increment(key.encode(), c.family, c.qualifier, amount);
   }
 
   /** Atomically adds `amount` to the tw_usage counter for `period`; returns the new value. */
-  incrementTwUsage(key: SocialUsageKey, period: number, amount = 1n): Promise<bigint> {
+  async incrementTwUsage(key: SocialUsageKey, period: number, amount = 1n): Promise<bigint> {
     const c = SocialUsageColumns.twUsage;
     return this.t.increment(key.encode(), c.family, c.qualifier(period), amount);
   }

@@ -166,21 +166,21 @@ export class WebPagesTable {
   }
 
   /** Creates the table with its families and split keys. */
-  create(): Promise<void> {
+  async create(): Promise<void> {
     return this.t.create();
   }
 
-  exists(): Promise<boolean> {
+  async exists(): Promise<boolean> {
     return this.t.exists();
   }
 
   /** Disables and deletes the table. */
-  drop(): Promise<void> {
+  async drop(): Promise<void> {
     return this.t.drop();
   }
 
   /** Start keys of the table's regions, ascending. */
-  regionStarts(): Promise<Buffer[]> {
+  async regionStarts(): Promise<Buffer[]> {
     return this.t.regionStarts();
   }
 
@@ -191,17 +191,17 @@ export class WebPagesTable {
   }
 
   /** Writes the fields of `values` that are set. */
-  put(key: WebPagesKey, values: WebPagesValues): Promise<void> {
+  async put(key: WebPagesKey, values: WebPagesValues): Promise<void> {
     return this.t.put(key.encode(), WebPagesValues.cells(values));
   }
 
   /** Deletes the whole row. */
-  delete(key: WebPagesKey): Promise<void> {
+  async delete(key: WebPagesKey): Promise<void> {
     return this.t.delete(key.encode());
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  checkAndPut<T>(key: WebPagesKey, column: _v.Column<T>, expected: T | null, values: WebPagesValues): Promise<boolean> {
+  async checkAndPut<T>(key: WebPagesKey, column: _v.Column<T>, expected: T | null, values: WebPagesValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, WebPagesValues.cells(values));
   }

@@ -87,6 +87,9 @@ function checkType(c: Component, v: KeyValue): void {
     if (v < I64_MIN || v > I64_MAX) throw new KeyEncodingError(`component ${c.name}: ${v} is out of ${c.type} range`);
     if (c.reverseTimestamp && v < 0n) throw new KeyEncodingError(`component ${c.name}: a reverse timestamp must be >= 0`);
   }
+  if (c.type === "f32" && Number.isFinite(v) && !Number.isFinite(Math.fround(v as number))) {
+    throw new KeyEncodingError(`component ${c.name}: ${String(v)} does not fit f32`);
+  }
   if (typeof v === "string" && c.charset !== "any") {
     const re = CHARSETS[c.charset];
     for (const ch of v) {

@@ -100,10 +100,19 @@ export const i64: Codec<bigint> = {
   decode: (b) => width(b, 8, "i64").readBigInt64BE(0),
 };
 
+/** A number that fits the float type: f32 refuses finite values that would round to infinity. */
+function checkFloat(v: number, bits: 32 | 64): number {
+  if (typeof v !== "number") throw new ValueEncodingError(`${String(v)} is not an f${bits}`);
+  if (bits === 32 && Number.isFinite(v) && !Number.isFinite(Math.fround(v))) {
+    throw new ValueEncodingError(`${v} does not fit f32`);
+  }
+  return v;
+}
+
 export const f32: Codec<number> = {
   encode: (v) => {
     const b = Buffer.alloc(4);
-    b.writeFloatBE(v);
+    b.writeFloatBE(checkFloat(v, 32));
     return b;
   },
   decode: (b) => width(b, 4, "f32").readFloatBE(0),
@@ -112,7 +121,7 @@ export const f32: Codec<number> = {
 export const f64: Codec<number> = {
   encode: (v) => {
     const b = Buffer.alloc(8);
-    b.writeDoubleBE(v);
+    b.writeDoubleBE(checkFloat(v, 64));
     return b;
   },
   decode: (b) => width(b, 8, "f64").readDoubleBE(0),
