@@ -6,7 +6,8 @@
 #   3. go test ./e2e: end-to-end tests over Thrift2 against `redbase serve` on loopback (or,
 #      with REDBASE_SDK_TARGET=host:port, an already running Thrift2 gateway such as HBase's);
 #   4. xlang both ways with the Python tool against one live server (tests/xlang).
-# Installs Go (Debian's golang-go) if missing; Go modules come from the Go module proxy.
+# Installs Go (Debian's golang-go) if missing; Go modules come from the Go module proxy. Extra
+# arguments go to `go test ./e2e` (e.g. -skip TestFramedTransport against HBase).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root="$PWD"
@@ -50,7 +51,7 @@ export REDBASE_BIN="${REDBASE_BIN:-$root/target/debug/redbase}"
 echo "== go test ./e2e"
 (
     cd tests/sdk_go &&
-        go test -count=1 -v ./e2e 2>&1 | grep -Ev '^(=== (RUN|PAUSE|CONT)|    --- PASS)'
+        go test -count=1 -v ./e2e "$@" 2>&1 | grep -Ev '^(=== (RUN|PAUSE|CONT)|    --- PASS)'
     exit "${PIPESTATUS[0]}"
 ) || fail "go test ./e2e"
 
