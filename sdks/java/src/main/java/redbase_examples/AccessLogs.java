@@ -76,7 +76,8 @@ public final class AccessLogs {
             SPLITS,
             KEY);
 
-    /** The full row key of "access-logs": every component, as the schema declares them.
+    /**
+     * The full row key of "access-logs": every component, as the schema declares them.
      */
     public record Key(String userId, String systemId, int period) {
         /** The row key's bytes. */

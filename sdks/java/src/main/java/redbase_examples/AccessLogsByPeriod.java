@@ -60,8 +60,10 @@ public final class AccessLogsByPeriod {
             SPLITS,
             KEY);
 
-    /** The full row key of "access-logs-by-period": every component, as the schema declares them.
-     *  yyyymm, e.g. 201510.
+    /**
+     * The full row key of "access-logs-by-period": every component, as the schema declares them.
+     *
+     * @param period yyyymm, e.g. 201510.
      */
     public record Key(int period, String systemId, String userId) {
         /** The row key's bytes. */

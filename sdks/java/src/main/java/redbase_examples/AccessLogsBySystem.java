@@ -60,7 +60,8 @@ public final class AccessLogsBySystem {
             SPLITS,
             KEY);
 
-    /** The full row key of "access-logs-by-system": every component, as the schema declares them.
+    /**
+     * The full row key of "access-logs-by-system": every component, as the schema declares them.
      */
     public record Key(String systemId, String userId, int period) {
         /** The row key's bytes. */

@@ -60,7 +60,8 @@ public final class AccessLogsByUser {
             SPLITS,
             KEY);
 
-    /** The full row key of "access-logs-by-user": every component, as the schema declares them.
+    /**
+     * The full row key of "access-logs-by-user": every component, as the schema declares them.
      */
     public record Key(String userId, String systemId, int period) {
         /** The row key's bytes. */

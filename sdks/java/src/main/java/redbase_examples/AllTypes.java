@@ -64,7 +64,8 @@ public final class AllTypes {
             SPLITS,
             KEY);
 
-    /** The full row key of "all-types": every component, as the schema declares them.
+    /**
+     * The full row key of "all-types": every component, as the schema declares them.
      */
     public record Key(String s, byte[] b, int i, long l, float f, double d, long t) {
         /** The row key's bytes. */

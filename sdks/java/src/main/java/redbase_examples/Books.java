@@ -58,7 +58,8 @@ public final class Books {
             SPLITS,
             KEY);
 
-    /** The full row key of "books": every component, as the schema declares them.
+    /**
+     * The full row key of "books": every component, as the schema declares them.
      */
     public record Key(String isbn) {
         /** The row key's bytes. */

@@ -58,7 +58,8 @@ public final class Counters {
             SPLITS,
             KEY);
 
-    /** The full row key of "counters": every component, as the schema declares them.
+    /**
+     * The full row key of "counters": every component, as the schema declares them.
      */
     public record Key(String name) {
         /** The row key's bytes. */

@@ -74,7 +74,8 @@ public final class DeviceEvents {
             SPLITS,
             KEY);
 
-    /** The full row key of "device-events": every component, as the schema declares them.
+    /**
+     * The full row key of "device-events": every component, as the schema declares them.
      */
     public record Key(String device, long seq) {
         /** The row key's bytes. */

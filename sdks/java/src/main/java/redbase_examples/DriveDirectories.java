@@ -62,8 +62,10 @@ public final class DriveDirectories {
             SPLITS,
             KEY);
 
-    /** The full row key of "drive-directory": every component, as the schema declares them.
-     *  /home/alice/photos
+    /**
+     * The full row key of "drive-directory": every component, as the schema declares them.
+     *
+     * @param path /home/alice/photos
      */
     public record Key(String path) {
         /** The row key's bytes. */

@@ -65,7 +65,8 @@ public final class DriveFiles {
             SPLITS,
             KEY);
 
-    /** The full row key of "drive-file": every component, as the schema declares them.
+    /**
+     * The full row key of "drive-file": every component, as the schema declares them.
      */
     public record Key(byte[] fileId) {
         /** The row key's bytes. */

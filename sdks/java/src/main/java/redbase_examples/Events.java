@@ -61,7 +61,8 @@ public final class Events {
             SPLITS,
             KEY);
 
-    /** The full row key of "events": every component, as the schema declares them.
+    /**
+     * The full row key of "events": every component, as the schema declares them.
      */
     public record Key(String event) {
         /** The row key's bytes. */

@@ -75,7 +75,8 @@ public final class FixedOrders {
             SPLITS,
             KEY);
 
-    /** The full row key of "fixed-orders": every component, as the schema declares them.
+    /**
+     * The full row key of "fixed-orders": every component, as the schema declares them.
      */
     public record Key(String region, long orderNo, int account) {
         /** The row key's bytes. */

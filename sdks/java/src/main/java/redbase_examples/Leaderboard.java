@@ -60,7 +60,8 @@ public final class Leaderboard {
             SPLITS,
             KEY);
 
-    /** The full row key of "leaderboard": every component, as the schema declares them.
+    /**
+     * The full row key of "leaderboard": every component, as the schema declares them.
      */
     public record Key(String game, long score, String name) {
         /** The row key's bytes. */

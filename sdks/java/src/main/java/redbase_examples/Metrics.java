@@ -60,7 +60,8 @@ public final class Metrics {
             SPLITS,
             KEY);
 
-    /** The full row key of "metrics": every component, as the schema declares them.
+    /**
+     * The full row key of "metrics": every component, as the schema declares them.
      */
     public record Key(String metric, String host, long ts) {
         /** The row key's bytes. */

@@ -59,7 +59,8 @@ public final class SensorReadings {
             SPLITS,
             KEY);
 
-    /** The full row key of "sensor-readings": every component, as the schema declares them.
+    /**
+     * The full row key of "sensor-readings": every component, as the schema declares them.
      */
     public record Key(long sensor, long ts) {
         /** The row key's bytes. */

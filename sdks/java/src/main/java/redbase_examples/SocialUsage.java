@@ -62,7 +62,8 @@ public final class SocialUsage {
             SPLITS,
             KEY);
 
-    /** The full row key of "social-usage": every component, as the schema declares them.
+    /**
+     * The full row key of "social-usage": every component, as the schema declares them.
      */
     public record Key(String userId) {
         /** The row key's bytes. */

@@ -59,7 +59,8 @@ public final class WebPages {
             SPLITS,
             KEY);
 
-    /** The full row key of "web-pages": every component, as the schema declares them.
+    /**
+     * The full row key of "web-pages": every component, as the schema declares them.
      */
     public record Key(String domain, String path) {
         /** The row key's bytes. */
