@@ -93,7 +93,7 @@ public final class Codecs {
 
     private static byte[] width(byte[] b, int n, String what) {
         if (b.length != n) {
-            throw new ValueEncodingException("a " + what + " value is " + n + " bytes, got " + b.length);
+            throw new ValueEncodingException(what + " values are " + n + " bytes, got " + b.length);
         }
         return b;
     }

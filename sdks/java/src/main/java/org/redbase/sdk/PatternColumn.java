@@ -100,7 +100,12 @@ public record PatternColumn<P, T>(
     }
 
     public byte[] qualifier(P part) {
-        byte[] middle = this.part.text(part).getBytes(StandardCharsets.UTF_8);
+        byte[] middle;
+        try {
+            middle = this.part.text(part).getBytes(StandardCharsets.UTF_8);
+        } catch (ValueEncodingException e) {
+            throw new ValueEncodingException("column " + field + ": " + e.getMessage());
+        }
         byte[] out = new byte[prefix.length + middle.length + suffix.length];
         System.arraycopy(prefix, 0, out, 0, prefix.length);
         System.arraycopy(middle, 0, out, prefix.length, middle.length);
@@ -125,10 +130,19 @@ public record PatternColumn<P, T>(
     }
 
     public byte[] encode(T value) {
-        return codec.encode(value);
+        try {
+            return codec.encode(value);
+        } catch (ValueEncodingException e) {
+            throw new ValueEncodingException("column " + field + ": " + e.getMessage());
+        }
     }
 
+    /** The cell's value; a {@link ValueEncodingException} names this column. */
     public T decode(byte[] raw) {
-        return codec.decode(raw);
+        try {
+            return codec.decode(raw);
+        } catch (ValueEncodingException e) {
+            throw new ValueEncodingException("column " + field + ": " + e.getMessage());
+        }
     }
 }

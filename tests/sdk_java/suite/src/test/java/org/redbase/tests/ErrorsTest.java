@@ -1,0 +1,42 @@
+package org.redbase.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.redbase.sdk.Cell;
+import org.redbase.sdk.KeyEncodingException;
+import org.redbase.sdk.ValueEncodingException;
+import redbase_examples.AccessLogs;
+import redbase_examples.Books;
+import redbase_examples.Events;
+import redbase_examples.SocialUsage;
+
+/** Errors name what failed: the key component, the column, the rule. No server needed. */
+class ErrorsTest {
+    @Test
+    void keyErrorsNameTheComponentAndTheRule() {
+        assertEquals("component period: -1 does not fit 6 zero-padded digits",
+                assertThrows(KeyEncodingException.class, () -> new AccessLogs.Key("dave", "jericho", -1).encode()).getMessage());
+        assertEquals("component user_id: ' ' is outside charset word",
+                assertThrows(KeyEncodingException.class, () -> new AccessLogs.Key("da ve", "jericho", 1).encode()).getMessage());
+        assertEquals("component user_id: a null is not a string",
+                assertThrows(KeyEncodingException.class, () -> AccessLogs.Key.prefix(null)).getMessage());
+        assertThrows(KeyEncodingException.class, () -> Events.Key.decode(new byte[] {'z', '-', 'x'}));
+    }
+
+    @Test
+    void valueErrorsNameTheColumn() {
+        byte[] b = {'b'};
+        ValueEncodingException e = assertThrows(ValueEncodingException.class,
+                () -> Books.Values.fromCells(List.of(new Cell(b, new byte[] {'d'}, new byte[3]))));
+        assertEquals("column date: i64 values are 8 bytes, got 3", e.getMessage());
+        e = assertThrows(ValueEncodingException.class,
+                () -> Books.Values.fromCells(List.of(new Cell(b, "tags".getBytes(), "{nope".getBytes()))));
+        assertEquals(true, e.getMessage().startsWith("column tags: not JSON: "), e.getMessage());
+        e = assertThrows(ValueEncodingException.class,
+                () -> new SocialUsage.Values().fbUsage(-3, 1L).cells());
+        assertEquals("column fb_usage: -3 does not fit 6 zero-padded digits", e.getMessage());
+    }
+}
