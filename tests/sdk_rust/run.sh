@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The generated Rust SDK (sdks/rust, crate redbase_examples) against a real redbase:
-#   1. the generated crate is rustfmt- and clippy-clean (-D warnings), and so is this suite;
+#   1. the generated crate is rustfmt- and clippy-clean (-D warnings), and so is this suite and
+#      a crate generated from keywords.toml (names that are Rust keywords, long names);
 #   2. the shared vectors byte for byte (prints `VECTORS rust <file> pass <n>` lines);
 #   3. end-to-end tests over Thrift2 against `redbase serve` on loopback (or, with
 #      REDBASE_SDK_TARGET=host:port, against an already running Thrift2 gateway);
@@ -30,6 +31,17 @@ step "cargo fmt --check (generated sdks/rust, tests/sdk_rust)"
 step "cargo clippy -D warnings (generated sdks/rust, tests/sdk_rust)"
 (cd sdks/rust && cargo clippy -q --all-targets -- -D warnings) || status=1
 (cd tests/sdk_rust && cargo clippy -q --locked --all-targets -- -D warnings) || status=1
+
+step "a crate generated from keywords.toml (Rust keywords, long names): fmt, clippy"
+kw="$CARGO_TARGET_DIR/keyword_sdk"
+rm -rf "$kw"
+if cargo run -q -p redbase --bin redbase -- codegen --schema tests/sdk_rust/keywords.toml \
+    --lang rust --out "$kw" >/dev/null; then
+    cp tests/sdk_rust/Cargo.lock "$kw/Cargo.lock"
+    (cd "$kw" && cargo fmt --check && cargo clippy -q --all-targets -- -D warnings) || status=1
+else
+    status=1
+fi
 
 step "vectors"
 (cd tests/sdk_rust && cargo test -q --locked --test vectors) || status=1

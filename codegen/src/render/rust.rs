@@ -242,15 +242,31 @@ impl HelperDef for Fit {
             .param(0)
             .and_then(|p| p.value().as_u64())
             .map(|n| n as usize);
-        let mixed = h.param(1).and_then(|p| p.value().as_str()) == Some("mixed");
+        let mode = h.param(1).and_then(|p| p.value().as_str());
         let block = h.template().ok_or_else(|| {
             RenderError::from(handlebars::RenderErrorReason::BlockContentRequired)
         })?;
         let mut text = StringOutput::new();
         block.render(r, ctx, rc, &mut text)?;
         let text = text.into_string()?;
-        out.write(&fit(&text, limit, mixed))?;
+        let text = match mode {
+            Some("wrap") => wrap(&text),
+            _ => fit(&text, limit, mode == Some("mixed")),
+        };
+        out.write(&text)?;
         Ok(())
+    }
+}
+
+/// `{{#fit 0 "wrap"}}`: a statement written as two lines (broken after `=`) comes out on one
+/// line if that fits `MAX_WIDTH`, as rustfmt does.
+pub fn wrap(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    match lines.as_slice() {
+        [first, second] if first.len() + 1 + second.trim().len() <= MAX_WIDTH => {
+            format!("{first} {}\n", second.trim())
+        }
+        _ => text.to_string(),
     }
 }
 
@@ -300,4 +316,55 @@ pub fn fit(text: &str, limit: Option<usize>, mixed: bool) -> String {
     }
     out.push_str(&format!("{indent}{row}\n{last}\n"));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keywords_become_raw_identifiers_or_get_a_suffix() {
+        let n = RustNaming;
+        assert_eq!(n.field_name("type"), "r#type");
+        assert_eq!(n.field_name("self"), "self_");
+        assert_eq!(n.func_name("match"), "match_");
+        assert_eq!(n.type_name("self"), "Self_");
+        assert_eq!(n.field_name("user_id"), "user_id");
+        assert_eq!(
+            n.string_literal("a\"\\日\n"),
+            "\"a\\\"\\\\\\u{65e5}\\u{a}\""
+        );
+        assert_eq!(n.bytes_literal(&[b't', 0xff, b'"']), "b\"t\\xff\\\"\"");
+    }
+
+    #[test]
+    fn fit_joins_what_rustfmt_would_put_on_one_line() {
+        let sig = "    pub fn new(\n        a: i32,\n        b: String,\n    ) -> Self {\n";
+        assert_eq!(
+            fit(sig, None, false),
+            "    pub fn new(a: i32, b: String) -> Self {\n"
+        );
+        let lit = "        Key {\n            a: a.into(),\n        }\n";
+        assert_eq!(fit(lit, Some(18), false), "        Key { a: a.into() }\n");
+        let wide = "        Key {\n            abcdef: abcdef.into(),\n        }\n";
+        assert_eq!(
+            fit(wide, Some(18), false),
+            wide,
+            "items wider than the limit"
+        );
+        let nested = "    x: &[\n        Foo {\n            a: 1,\n        },\n    ],\n";
+        assert_eq!(fit(nested, None, false), nested, "nested blocks stay");
+    }
+
+    #[test]
+    fn fit_packs_short_items_as_rustfmt_mixed_lists() {
+        let items: String = (0..20).map(|i| format!("    b\"\\x{i:02x}\",\n")).collect();
+        let text = format!("pub const S: &[&[u8]] = &[\n{items}];\n");
+        let out = fit(&text, Some(60), true);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 4, "{out}");
+        assert!(lines[1..3]
+            .iter()
+            .all(|l| l.len() <= MAX_WIDTH && l.ends_with(',')));
+    }
 }

@@ -203,9 +203,9 @@ impl AccessLogsPrefix {
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
         let leading = leading(vec![
-            self.user_id.as_ref().map(KeyValue::from),
-            self.system_id.as_ref().map(KeyValue::from),
-            self.period.as_ref().map(KeyValue::from),
+            KeyValue::from_option(&self.user_id),
+            KeyValue::from_option(&self.system_id),
+            KeyValue::from_option(&self.period),
         ])?;
         KeyRange::prefix(&KEY, &leading)
     }
@@ -236,8 +236,8 @@ impl KeyParts for AccessLogsKeyParts {
                 Some(HashPrefix::Hex(h)) => h,
                 _ => return Err(Error::KeyEncoding("no hash prefix".into())),
             },
-            system_id: FromKeyValue::from_key_value(d.take("system_id")?)?,
-            period: FromKeyValue::from_key_value(d.take("period")?)?,
+            system_id: d.take_as("system_id")?,
+            period: d.take_as("period")?,
         })
     }
 
@@ -246,8 +246,8 @@ impl KeyParts for AccessLogsKeyParts {
             salt: None,
             hash: Some(HashPrefix::Hex(self.hash.clone())),
             components: vec![
-                ("system_id", KeyValue::from(&self.system_id)),
-                ("period", KeyValue::from(&self.period)),
+                KeyValue::named("system_id", &self.system_id),
+                KeyValue::named("period", &self.period),
             ],
         }
     }

@@ -197,9 +197,9 @@ impl AccessLogsByPeriodPrefix {
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
         let leading = leading(vec![
-            self.period.as_ref().map(KeyValue::from),
-            self.system_id.as_ref().map(KeyValue::from),
-            self.user_id.as_ref().map(KeyValue::from),
+            KeyValue::from_option(&self.period),
+            KeyValue::from_option(&self.system_id),
+            KeyValue::from_option(&self.user_id),
         ])?;
         KeyRange::prefix(&KEY, &leading)
     }
@@ -225,9 +225,9 @@ impl KeyParts for AccessLogsByPeriodKeyParts {
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
-            period: FromKeyValue::from_key_value(d.take("period")?)?,
-            system_id: FromKeyValue::from_key_value(d.take("system_id")?)?,
-            user_id: FromKeyValue::from_key_value(d.take("user_id")?)?,
+            period: d.take_as("period")?,
+            system_id: d.take_as("system_id")?,
+            user_id: d.take_as("user_id")?,
         })
     }
 
@@ -236,9 +236,9 @@ impl KeyParts for AccessLogsByPeriodKeyParts {
             salt: None,
             hash: None,
             components: vec![
-                ("period", KeyValue::from(&self.period)),
-                ("system_id", KeyValue::from(&self.system_id)),
-                ("user_id", KeyValue::from(&self.user_id)),
+                KeyValue::named("period", &self.period),
+                KeyValue::named("system_id", &self.system_id),
+                KeyValue::named("user_id", &self.user_id),
             ],
         }
     }

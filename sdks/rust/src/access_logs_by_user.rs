@@ -195,9 +195,9 @@ impl AccessLogsByUserPrefix {
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
         let leading = leading(vec![
-            self.user_id.as_ref().map(KeyValue::from),
-            self.system_id.as_ref().map(KeyValue::from),
-            self.period.as_ref().map(KeyValue::from),
+            KeyValue::from_option(&self.user_id),
+            KeyValue::from_option(&self.system_id),
+            KeyValue::from_option(&self.period),
         ])?;
         KeyRange::prefix(&KEY, &leading)
     }
@@ -223,9 +223,9 @@ impl KeyParts for AccessLogsByUserKeyParts {
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
-            user_id: FromKeyValue::from_key_value(d.take("user_id")?)?,
-            system_id: FromKeyValue::from_key_value(d.take("system_id")?)?,
-            period: FromKeyValue::from_key_value(d.take("period")?)?,
+            user_id: d.take_as("user_id")?,
+            system_id: d.take_as("system_id")?,
+            period: d.take_as("period")?,
         })
     }
 
@@ -234,9 +234,9 @@ impl KeyParts for AccessLogsByUserKeyParts {
             salt: None,
             hash: None,
             components: vec![
-                ("user_id", KeyValue::from(&self.user_id)),
-                ("system_id", KeyValue::from(&self.system_id)),
-                ("period", KeyValue::from(&self.period)),
+                KeyValue::named("user_id", &self.user_id),
+                KeyValue::named("system_id", &self.system_id),
+                KeyValue::named("period", &self.period),
             ],
         }
     }

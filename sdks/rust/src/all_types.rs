@@ -291,13 +291,13 @@ impl AllTypesPrefix {
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
         let leading = leading(vec![
-            self.s.as_ref().map(KeyValue::from),
-            self.b.as_ref().map(KeyValue::from),
-            self.i.as_ref().map(KeyValue::from),
-            self.l.as_ref().map(KeyValue::from),
-            self.f.as_ref().map(KeyValue::from),
-            self.d.as_ref().map(KeyValue::from),
-            self.t.as_ref().map(KeyValue::from),
+            KeyValue::from_option(&self.s),
+            KeyValue::from_option(&self.b),
+            KeyValue::from_option(&self.i),
+            KeyValue::from_option(&self.l),
+            KeyValue::from_option(&self.f),
+            KeyValue::from_option(&self.d),
+            KeyValue::from_option(&self.t),
         ])?;
         KeyRange::prefix(&KEY, &leading)
     }
@@ -327,13 +327,13 @@ impl KeyParts for AllTypesKeyParts {
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
-            s: FromKeyValue::from_key_value(d.take("s")?)?,
-            b: FromKeyValue::from_key_value(d.take("b")?)?,
-            i: FromKeyValue::from_key_value(d.take("i")?)?,
-            l: FromKeyValue::from_key_value(d.take("l")?)?,
-            f: FromKeyValue::from_key_value(d.take("f")?)?,
-            d: FromKeyValue::from_key_value(d.take("d")?)?,
-            t: FromKeyValue::from_key_value(d.take("t")?)?,
+            s: d.take_as("s")?,
+            b: d.take_as("b")?,
+            i: d.take_as("i")?,
+            l: d.take_as("l")?,
+            f: d.take_as("f")?,
+            d: d.take_as("d")?,
+            t: d.take_as("t")?,
         })
     }
 
@@ -342,13 +342,13 @@ impl KeyParts for AllTypesKeyParts {
             salt: None,
             hash: None,
             components: vec![
-                ("s", KeyValue::from(&self.s)),
-                ("b", KeyValue::from(&self.b)),
-                ("i", KeyValue::from(&self.i)),
-                ("l", KeyValue::from(&self.l)),
-                ("f", KeyValue::from(&self.f)),
-                ("d", KeyValue::from(&self.d)),
-                ("t", KeyValue::from(&self.t)),
+                KeyValue::named("s", &self.s),
+                KeyValue::named("b", &self.b),
+                KeyValue::named("i", &self.i),
+                KeyValue::named("l", &self.l),
+                KeyValue::named("f", &self.f),
+                KeyValue::named("d", &self.d),
+                KeyValue::named("t", &self.t),
             ],
         }
     }

@@ -143,7 +143,7 @@ impl BooksPrefix {
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
-        let leading = leading(vec![self.isbn.as_ref().map(KeyValue::from)])?;
+        let leading = leading(vec![KeyValue::from_option(&self.isbn)])?;
         KeyRange::prefix(&KEY, &leading)
     }
 }
@@ -166,7 +166,7 @@ impl KeyParts for BooksKeyParts {
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
-            isbn: FromKeyValue::from_key_value(d.take("isbn")?)?,
+            isbn: d.take_as("isbn")?,
         })
     }
 
@@ -174,7 +174,7 @@ impl KeyParts for BooksKeyParts {
         Decoded {
             salt: None,
             hash: None,
-            components: vec![("isbn", KeyValue::from(&self.isbn))],
+            components: vec![KeyValue::named("isbn", &self.isbn)],
         }
     }
 }

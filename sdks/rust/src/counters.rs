@@ -140,7 +140,7 @@ impl CountersPrefix {
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
-        let leading = leading(vec![self.name.as_ref().map(KeyValue::from)])?;
+        let leading = leading(vec![KeyValue::from_option(&self.name)])?;
         KeyRange::prefix(&KEY, &leading)
     }
 }
@@ -163,7 +163,7 @@ impl KeyParts for CountersKeyParts {
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
-            name: FromKeyValue::from_key_value(d.take("name")?)?,
+            name: d.take_as("name")?,
         })
     }
 
@@ -171,7 +171,7 @@ impl KeyParts for CountersKeyParts {
         Decoded {
             salt: None,
             hash: None,
-            components: vec![("name", KeyValue::from(&self.name))],
+            components: vec![KeyValue::named("name", &self.name)],
         }
     }
 }
@@ -216,7 +216,8 @@ impl CountersValues {
             let c = Columns::SLOTS;
             if family == c.family {
                 if let Some(part) = c.parse(qualifier) {
-                    out.slots.insert(part, CellValue::decode_cell(raw)?);
+                    let value = CellValue::decode_cell(raw)?;
+                    out.slots.insert(part, value);
                     continue;
                 }
             }

@@ -171,8 +171,8 @@ impl DeviceEventsPrefix {
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
         let leading = leading(vec![
-            self.device.as_ref().map(KeyValue::from),
-            self.seq.as_ref().map(KeyValue::from),
+            KeyValue::from_option(&self.device),
+            KeyValue::from_option(&self.seq),
         ])?;
         KeyRange::prefix(&KEY, &leading)
     }
@@ -200,8 +200,8 @@ impl KeyParts for DeviceEventsKeyParts {
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
             salt: d.salt.ok_or_else(|| Error::KeyEncoding("no salt".into()))?,
-            device: FromKeyValue::from_key_value(d.take("device")?)?,
-            seq: FromKeyValue::from_key_value(d.take("seq")?)?,
+            device: d.take_as("device")?,
+            seq: d.take_as("seq")?,
         })
     }
 
@@ -210,8 +210,8 @@ impl KeyParts for DeviceEventsKeyParts {
             salt: Some(self.salt),
             hash: None,
             components: vec![
-                ("device", KeyValue::from(&self.device)),
-                ("seq", KeyValue::from(&self.seq)),
+                KeyValue::named("device", &self.device),
+                KeyValue::named("seq", &self.seq),
             ],
         }
     }

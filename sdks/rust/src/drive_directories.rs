@@ -145,7 +145,7 @@ impl DriveDirectoriesPrefix {
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
-        let leading = leading(vec![self.path.as_ref().map(KeyValue::from)])?;
+        let leading = leading(vec![KeyValue::from_option(&self.path)])?;
         KeyRange::prefix(&KEY, &leading)
     }
 }
@@ -168,7 +168,7 @@ impl KeyParts for DriveDirectoriesKeyParts {
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
-            path: FromKeyValue::from_key_value(d.take("path")?)?,
+            path: d.take_as("path")?,
         })
     }
 
@@ -176,7 +176,7 @@ impl KeyParts for DriveDirectoriesKeyParts {
         Decoded {
             salt: None,
             hash: None,
-            components: vec![("path", KeyValue::from(&self.path))],
+            components: vec![KeyValue::named("path", &self.path)],
         }
     }
 }
@@ -241,7 +241,8 @@ impl DriveDirectoriesValues {
             let c = Columns::CHILDREN;
             if family == c.family {
                 if let Some(part) = c.parse(qualifier) {
-                    out.children.insert(part, CellValue::decode_cell(raw)?);
+                    let value = CellValue::decode_cell(raw)?;
+                    out.children.insert(part, value);
                     continue;
                 }
             }

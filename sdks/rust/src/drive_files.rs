@@ -146,7 +146,7 @@ impl DriveFilesPrefix {
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
-        let leading = leading(vec![self.file_id.as_ref().map(KeyValue::from)])?;
+        let leading = leading(vec![KeyValue::from_option(&self.file_id)])?;
         KeyRange::prefix(&KEY, &leading)
     }
 }
@@ -169,7 +169,7 @@ impl KeyParts for DriveFilesKeyParts {
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
-            file_id: FromKeyValue::from_key_value(d.take("file_id")?)?,
+            file_id: d.take_as("file_id")?,
         })
     }
 
@@ -177,7 +177,7 @@ impl KeyParts for DriveFilesKeyParts {
         Decoded {
             salt: None,
             hash: None,
-            components: vec![("file_id", KeyValue::from(&self.file_id))],
+            components: vec![KeyValue::named("file_id", &self.file_id)],
         }
     }
 }

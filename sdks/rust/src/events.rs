@@ -145,7 +145,7 @@ impl EventsPrefix {
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
-        let leading = leading(vec![self.event.as_ref().map(KeyValue::from)])?;
+        let leading = leading(vec![KeyValue::from_option(&self.event)])?;
         KeyRange::prefix(&KEY, &leading)
     }
 }
@@ -171,7 +171,7 @@ impl KeyParts for EventsKeyParts {
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
             salt: d.salt.ok_or_else(|| Error::KeyEncoding("no salt".into()))?,
-            event: FromKeyValue::from_key_value(d.take("event")?)?,
+            event: d.take_as("event")?,
         })
     }
 
@@ -179,7 +179,7 @@ impl KeyParts for EventsKeyParts {
         Decoded {
             salt: Some(self.salt),
             hash: None,
-            components: vec![("event", KeyValue::from(&self.event))],
+            components: vec![KeyValue::named("event", &self.event)],
         }
     }
 }

@@ -202,9 +202,9 @@ impl FixedOrdersPrefix {
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
         let leading = leading(vec![
-            self.region.as_ref().map(KeyValue::from),
-            self.order_no.as_ref().map(KeyValue::from),
-            self.account.as_ref().map(KeyValue::from),
+            KeyValue::from_option(&self.region),
+            KeyValue::from_option(&self.order_no),
+            KeyValue::from_option(&self.account),
         ])?;
         KeyRange::prefix(&KEY, &leading)
     }
@@ -236,9 +236,9 @@ impl KeyParts for FixedOrdersKeyParts {
                 Some(HashPrefix::Bytes(h)) => h,
                 _ => return Err(Error::KeyEncoding("no hash prefix".into())),
             },
-            region: FromKeyValue::from_key_value(d.take("region")?)?,
-            order_no: FromKeyValue::from_key_value(d.take("order_no")?)?,
-            account: FromKeyValue::from_key_value(d.take("account")?)?,
+            region: d.take_as("region")?,
+            order_no: d.take_as("order_no")?,
+            account: d.take_as("account")?,
         })
     }
 
@@ -247,9 +247,9 @@ impl KeyParts for FixedOrdersKeyParts {
             salt: None,
             hash: Some(HashPrefix::Bytes(self.hash.clone())),
             components: vec![
-                ("region", KeyValue::from(&self.region)),
-                ("order_no", KeyValue::from(&self.order_no)),
-                ("account", KeyValue::from(&self.account)),
+                KeyValue::named("region", &self.region),
+                KeyValue::named("order_no", &self.order_no),
+                KeyValue::named("account", &self.account),
             ],
         }
     }

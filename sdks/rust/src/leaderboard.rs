@@ -191,9 +191,9 @@ impl LeaderboardPrefix {
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
         let leading = leading(vec![
-            self.game.as_ref().map(KeyValue::from),
-            self.score.as_ref().map(KeyValue::from),
-            self.name.as_ref().map(KeyValue::from),
+            KeyValue::from_option(&self.game),
+            KeyValue::from_option(&self.score),
+            KeyValue::from_option(&self.name),
         ])?;
         KeyRange::prefix(&KEY, &leading)
     }
@@ -219,9 +219,9 @@ impl KeyParts for LeaderboardKeyParts {
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
-            game: FromKeyValue::from_key_value(d.take("game")?)?,
-            score: FromKeyValue::from_key_value(d.take("score")?)?,
-            name: FromKeyValue::from_key_value(d.take("name")?)?,
+            game: d.take_as("game")?,
+            score: d.take_as("score")?,
+            name: d.take_as("name")?,
         })
     }
 
@@ -230,9 +230,9 @@ impl KeyParts for LeaderboardKeyParts {
             salt: None,
             hash: None,
             components: vec![
-                ("game", KeyValue::from(&self.game)),
-                ("score", KeyValue::from(&self.score)),
-                ("name", KeyValue::from(&self.name)),
+                KeyValue::named("game", &self.game),
+                KeyValue::named("score", &self.score),
+                KeyValue::named("name", &self.name),
             ],
         }
     }

@@ -193,9 +193,9 @@ impl MetricsPrefix {
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
         let leading = leading(vec![
-            self.metric.as_ref().map(KeyValue::from),
-            self.host.as_ref().map(KeyValue::from),
-            self.ts.as_ref().map(KeyValue::from),
+            KeyValue::from_option(&self.metric),
+            KeyValue::from_option(&self.host),
+            KeyValue::from_option(&self.ts),
         ])?;
         KeyRange::prefix(&KEY, &leading)
     }
@@ -221,9 +221,9 @@ impl KeyParts for MetricsKeyParts {
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
-            metric: FromKeyValue::from_key_value(d.take("metric")?)?,
-            host: FromKeyValue::from_key_value(d.take("host")?)?,
-            ts: FromKeyValue::from_key_value(d.take("ts")?)?,
+            metric: d.take_as("metric")?,
+            host: d.take_as("host")?,
+            ts: d.take_as("ts")?,
         })
     }
 
@@ -232,9 +232,9 @@ impl KeyParts for MetricsKeyParts {
             salt: None,
             hash: None,
             components: vec![
-                ("metric", KeyValue::from(&self.metric)),
-                ("host", KeyValue::from(&self.host)),
-                ("ts", KeyValue::from(&self.ts)),
+                KeyValue::named("metric", &self.metric),
+                KeyValue::named("host", &self.host),
+                KeyValue::named("ts", &self.ts),
             ],
         }
     }

@@ -169,8 +169,8 @@ impl SensorReadingsPrefix {
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
         let leading = leading(vec![
-            self.sensor.as_ref().map(KeyValue::from),
-            self.ts.as_ref().map(KeyValue::from),
+            KeyValue::from_option(&self.sensor),
+            KeyValue::from_option(&self.ts),
         ])?;
         KeyRange::prefix(&KEY, &leading)
     }
@@ -195,8 +195,8 @@ impl KeyParts for SensorReadingsKeyParts {
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
-            sensor: FromKeyValue::from_key_value(d.take("sensor")?)?,
-            ts: FromKeyValue::from_key_value(d.take("ts")?)?,
+            sensor: d.take_as("sensor")?,
+            ts: d.take_as("ts")?,
         })
     }
 
@@ -205,8 +205,8 @@ impl KeyParts for SensorReadingsKeyParts {
             salt: None,
             hash: None,
             components: vec![
-                ("sensor", KeyValue::from(&self.sensor)),
-                ("ts", KeyValue::from(&self.ts)),
+                KeyValue::named("sensor", &self.sensor),
+                KeyValue::named("ts", &self.ts),
             ],
         }
     }

@@ -148,7 +148,7 @@ impl SocialUsagePrefix {
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
-        let leading = leading(vec![self.user_id.as_ref().map(KeyValue::from)])?;
+        let leading = leading(vec![KeyValue::from_option(&self.user_id)])?;
         KeyRange::prefix(&KEY, &leading)
     }
 }
@@ -171,7 +171,7 @@ impl KeyParts for SocialUsageKeyParts {
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
-            user_id: FromKeyValue::from_key_value(d.take("user_id")?)?,
+            user_id: d.take_as("user_id")?,
         })
     }
 
@@ -179,7 +179,7 @@ impl KeyParts for SocialUsageKeyParts {
         Decoded {
             salt: None,
             hash: None,
-            components: vec![("user_id", KeyValue::from(&self.user_id))],
+            components: vec![KeyValue::named("user_id", &self.user_id)],
         }
     }
 }
@@ -317,14 +317,16 @@ impl SocialUsageValues {
             let c = Columns::FB_USAGE;
             if family == c.family {
                 if let Some(part) = c.parse(qualifier) {
-                    out.fb_usage.insert(part, CellValue::decode_cell(raw)?);
+                    let value = CellValue::decode_cell(raw)?;
+                    out.fb_usage.insert(part, value);
                     continue;
                 }
             }
             let c = Columns::TW_USAGE;
             if family == c.family {
                 if let Some(part) = c.parse(qualifier) {
-                    out.tw_usage.insert(part, CellValue::decode_cell(raw)?);
+                    let value = CellValue::decode_cell(raw)?;
+                    out.tw_usage.insert(part, value);
                     continue;
                 }
             }

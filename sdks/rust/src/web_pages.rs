@@ -165,8 +165,8 @@ impl WebPagesPrefix {
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
         let leading = leading(vec![
-            self.domain.as_ref().map(KeyValue::from),
-            self.path.as_ref().map(KeyValue::from),
+            KeyValue::from_option(&self.domain),
+            KeyValue::from_option(&self.path),
         ])?;
         KeyRange::prefix(&KEY, &leading)
     }
@@ -191,8 +191,8 @@ impl KeyParts for WebPagesKeyParts {
     #[allow(unused_mut, unused_variables)]
     fn from_decoded(mut d: Decoded) -> Result<Self> {
         Ok(Parts {
-            domain: FromKeyValue::from_key_value(d.take("domain")?)?,
-            path: FromKeyValue::from_key_value(d.take("path")?)?,
+            domain: d.take_as("domain")?,
+            path: d.take_as("path")?,
         })
     }
 
@@ -201,8 +201,8 @@ impl KeyParts for WebPagesKeyParts {
             salt: None,
             hash: None,
             components: vec![
-                ("domain", KeyValue::from(&self.domain)),
-                ("path", KeyValue::from(&self.path)),
+                KeyValue::named("domain", &self.domain),
+                KeyValue::named("path", &self.path),
             ],
         }
     }

@@ -108,6 +108,11 @@ pub struct Decoded {
 }
 
 impl Decoded {
+    /// Removes the kept component `name` and converts it to its field type.
+    pub fn take_as<T: FromKeyValue>(&mut self, name: &str) -> Result<T> {
+        T::from_key_value(self.take(name)?)
+    }
+
     /// Removes and returns the kept component `name` (generated parts types use this).
     pub fn take(&mut self, name: &str) -> Result<KeyValue> {
         let i = self
@@ -502,6 +507,24 @@ impl From<&f32> for KeyValue {
 impl From<&f64> for KeyValue {
     fn from(v: &f64) -> Self {
         KeyValue::F64(*v)
+    }
+}
+
+impl KeyValue {
+    /// A kept component's name and value, as `Decoded::components` holds them.
+    pub fn named<T>(name: &'static str, v: &T) -> (&'static str, KeyValue)
+    where
+        for<'a> KeyValue: From<&'a T>,
+    {
+        (name, KeyValue::from(v))
+    }
+
+    /// The value of a prefix builder's field, if it is set.
+    pub fn from_option<T>(v: &Option<T>) -> Option<KeyValue>
+    where
+        for<'a> KeyValue: From<&'a T>,
+    {
+        v.as_ref().map(KeyValue::from)
     }
 }
 
