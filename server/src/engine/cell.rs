@@ -77,20 +77,6 @@ pub struct CellView<'a> {
     pub value: &'a [u8],
 }
 
-impl CellView<'_> {
-    /// An owned copy of the cell.
-    pub fn to_cell(&self) -> Cell {
-        Cell {
-            row: Bytes::copy_from_slice(self.row),
-            family: Bytes::copy_from_slice(self.family),
-            qualifier: Bytes::copy_from_slice(self.qualifier),
-            timestamp: self.timestamp,
-            cell_type: self.cell_type,
-            value: Bytes::copy_from_slice(self.value),
-        }
-    }
-}
-
 /// Bytes of one cell record in a row buffer's cell table: family, qualifier and value as
 /// (offset, length) pairs of u32, the timestamp (i64) and the type code, little-endian.
 const RECORD: usize = 6 * 4 + 8 + 1;
@@ -275,11 +261,6 @@ impl RowResult {
             cell_type: CellType::from_code(self.buf[at + 32]).unwrap_or(CellType::Put),
             value: self.span(at + 16),
         }
-    }
-
-    /// The `i`th cell.
-    pub fn cell(&self, i: usize) -> Option<CellView<'_>> {
-        (i < self.len()).then(|| self.record(self.first + i as u32))
     }
 
     /// The cells in result order.
