@@ -827,11 +827,14 @@ fn bench_reads(settings: &Settings, report: &mut Report, gets: bool, scans: bool
             Box::new(|d| {
                 for_duration(d, |i| {
                     let s = pick(i);
-                    let out: Vec<_> = engine
+                    // Sized up front, as the raw side's result vector is.
+                    let mut out = Vec::with_capacity(SCAN_ROWS);
+                    for r in engine
                         .scan(TABLE, Scan::range(&rows[s], &rows[s + SCAN_ROWS]))
                         .expect("scan")
-                        .collect::<Result<_, _>>()
-                        .expect("scan rows");
+                    {
+                        out.push(r.expect("scan row"));
+                    }
                     assert_eq!(out.len(), SCAN_ROWS);
                     black_box(out);
                 })

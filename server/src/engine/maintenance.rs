@@ -241,7 +241,7 @@ fn minor_compact(
     let mut doomed: Vec<(String, RawEntry)> = Vec::new();
     let mut entries_before = 0u64;
     for (family, fd) in &desc.families {
-        let name = super::region::family_table_name(family);
+        let name = super::region::family_table_name(family).to_string();
         if !names.contains(&name) {
             continue;
         }
@@ -299,6 +299,7 @@ fn minor_compact(
         }
         update_size(&mut txn, &region.path, delta)?;
         txn.commit().map_err(|e| region.storage_err(e))?;
+        region.snapshots.committed();
         let d = delta.unsigned_abs();
         let _ = region
             .stats

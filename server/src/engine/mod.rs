@@ -19,8 +19,10 @@ pub mod region;
 mod rewrite;
 pub mod scan;
 pub mod schema;
+mod snapshot;
 mod write;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -331,7 +333,7 @@ impl Engine {
         let state = self.inner.state.read().unwrap_or_else(|p| p.into_inner());
         // The name as given is almost always the canonical one; parse only when it is not.
         let (key, t) = match state.tables.get(table) {
-            Some(t) => (table.to_string(), t),
+            Some(t) => (Cow::Borrowed(table), t),
             None => {
                 let key = TableName::parse(table)
                     .map(|n| n.to_string())
@@ -340,14 +342,14 @@ impl Engine {
                     .tables
                     .get(&key)
                     .ok_or_else(|| ServeError::NotFound(key.clone()))?;
-                (key, t)
+                (Cow::Owned(key), t)
             }
         };
         if let Some(reason) = &t.offline {
-            return Err(ServeError::Offline(key, reason.clone()));
+            return Err(ServeError::Offline(key.into_owned(), reason.clone()));
         }
         if !t.enabled {
-            return Err(ServeError::Disabled(key));
+            return Err(ServeError::Disabled(key.into_owned()));
         }
         Ok(Arc::clone(t))
     }

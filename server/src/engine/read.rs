@@ -7,7 +7,7 @@ use bytes::Bytes;
 use smallvec::SmallVec;
 
 use super::cell::{Cell, CellType};
-use super::keys::{self, KIND_FAMILY};
+use super::keys::{self, KIND_COLUMN, KIND_FAMILY};
 use super::schema::{FamilyDescriptor, KeepDeletedCells};
 
 /// A half-open time range `[min, max)` in milliseconds.
@@ -362,6 +362,25 @@ impl<'a> FamilyRead<'a> {
         let family_versions = self.desc.max_versions.max(1) as u32;
         let versions = self.max_versions.max(1).min(family_versions);
         let min_versions = self.desc.min_versions.max(0) as u32;
+        // Most rows hold one cell per family: a single put, nothing to mask it. This gives
+        // what the general walk below gives for it, at a fraction of the cost.
+        if let ([e], None) = (entries, filter.as_ref()) {
+            if let Some(k) = keys::decode(e.key()) {
+                if k.kind == KIND_COLUMN && k.cell_type == CellType::Put {
+                    let visible = self.qualifiers.is_none_or(|q| q.contains(k.qualifier))
+                        && self.time_range.contains(k.ts)
+                        && !(self.family_expired(k.ts) && min_versions == 0);
+                    if let (true, Some((cell_ttl, value))) =
+                        (visible, keys::decode_value(e.value()))
+                    {
+                        if cell_ttl.is_none_or(|ttl| k.ts.saturating_add(ttl) >= self.now) {
+                            out.push(self.pending(k.qualifier, k.ts, CellType::Put, value));
+                        }
+                    }
+                    return true;
+                }
+            }
+        }
         let mut family_delete: Option<i64> = None;
         let mut family_version_deletes: BTreeSet<i64> = BTreeSet::new();
         // Each key decoded once; an undecodable key (only in a corrupt file) is skipped.

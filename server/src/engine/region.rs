@@ -10,6 +10,7 @@ use std::thread::JoinHandle;
 
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 
 use super::cell::{RowBuilder, RowResult};
 use super::error::StorageError;
@@ -18,6 +19,7 @@ use super::read::{
     materialize, offset_limit, FamilyRead, Filter, PendingCells, RawEntry, ReadOptions, RowVerdict,
 };
 use super::schema::{FamilyDescriptor, TableDescriptor};
+use super::snapshot::Snapshots;
 use super::write::{self, Job, Output};
 
 /// The identity of a region as the catalog records it.
@@ -102,15 +104,28 @@ pub(crate) const SIZE_KEY: &str = "size";
 pub(crate) const INFO_KEY: &str = "info";
 
 /// The redb table name of a family: `cf:` and the family bytes in hex (names are bytes in HBase).
-pub(crate) fn family_table_name(family: &[u8]) -> String {
+/// Built on the stack for the usual short family names, since every get and scan opens it.
+pub(crate) fn family_table_name(family: &[u8]) -> FamilyTableName {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(3 + family.len() * 2);
-    s.push_str("cf:");
+    let mut s = SmallVec::with_capacity(3 + family.len() * 2);
+    s.extend_from_slice(b"cf:");
     for b in family {
-        s.push(HEX[(b >> 4) as usize] as char);
-        s.push(HEX[(b & 15) as usize] as char);
+        s.push(HEX[(b >> 4) as usize]);
+        s.push(HEX[(b & 15) as usize]);
     }
-    s
+    FamilyTableName(s)
+}
+
+/// A family's redb table name (ASCII by construction); derefs to `str`.
+pub(crate) struct FamilyTableName(SmallVec<[u8; 40]>);
+
+impl std::ops::Deref for FamilyTableName {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        // Only "cf:" and hex digits are ever pushed, so this never fails.
+        std::str::from_utf8(&self.0).unwrap_or("cf:")
+    }
 }
 
 pub(crate) fn family_def(name: &str) -> TableDefinition<'_, CellKey, &'static [u8]> {
@@ -140,6 +155,8 @@ pub struct Region {
     pub(crate) recording: Recording,
     /// One split or compaction at a time.
     pub(crate) maintenance: Mutex<()>,
+    /// The read snapshot gets and scans share between commits.
+    pub(crate) snapshots: Arc<Snapshots>,
 }
 
 impl Drop for Region {
@@ -237,7 +254,9 @@ impl Region {
         let gate = Arc::new(Mutex::new(()));
         let retired = Arc::new(AtomicBool::new(false));
         let recording = Arc::new(Mutex::new(None));
+        let snapshots = Arc::new(Snapshots::default());
         let committer = Committer {
+            snapshots: snapshots.clone(),
             path: path.clone(),
             db: db.clone(),
             stats: stats.clone(),
@@ -262,6 +281,7 @@ impl Region {
             retired,
             recording,
             maintenance: Mutex::new(()),
+            snapshots,
         }
     }
 
@@ -304,6 +324,7 @@ impl Region {
         {
             let _ = h.join();
         }
+        self.snapshots.clear();
     }
 
     pub fn info(&self) -> RegionInfo {
@@ -346,6 +367,7 @@ impl Region {
             .map_err(|e| self.storage_err(e))?;
         update_size(&mut txn, &self.path, -bytes)?;
         txn.commit().map_err(|e| self.storage_err(e))?;
+        self.snapshots.committed();
         let d = bytes as u64;
         let _ = self
             .stats
@@ -370,29 +392,30 @@ impl Region {
                 return Ok(None);
             }
         }
-        let txn = self.db.begin_read().map_err(|e| self.storage_err(e))?;
+        let snap = self
+            .snapshots
+            .current(&self.db, desc)
+            .map_err(|e| self.storage_err(e))?;
         let (plan, filter) = ReadPlan::new(desc, opts, now);
-        let mut per_family = Vec::with_capacity(plan.families.len());
-        // The row's key range [row, row + 0x00) in one buffer: two bounds, one allocation.
-        let mut bounds = Vec::with_capacity(2 * row.len() + 5);
-        bounds.extend_from_slice(&(row.len() as u16).to_be_bytes());
-        bounds.extend_from_slice(row);
-        let mid = bounds.len();
-        bounds.extend_from_slice(&(row.len() as u16 + 1).to_be_bytes());
-        bounds.extend_from_slice(row);
-        bounds.push(0);
-        let (start, end) = bounds.split_at(mid);
-        let mut families = Vec::with_capacity(plan.families.len());
+        // The row's first key; its cells are the keys that start with this prefix (the row is
+        // length-prefixed, so no other row's keys do). An open-ended range read that stops at
+        // the first foreign key saves redb a second bound.
+        let mut start: SmallVec<[u8; 64]> = SmallVec::with_capacity(2 + row.len());
+        start.extend_from_slice(&(row.len() as u16).to_be_bytes());
+        start.extend_from_slice(row);
+        let start = start.as_slice();
+        let mut families: SmallVec<[&FamilyRead<'_>; 4]> = SmallVec::new();
+        let mut per_family: SmallVec<[FamilyEntries; 4]> = SmallVec::new();
         for fr in &plan.families {
-            let name = family_table_name(fr.family);
-            let table = match txn.open_table(family_def(&name)) {
-                Ok(t) => t,
-                Err(redb::TableError::TableDoesNotExist(_)) => continue,
-                Err(e) => return Err(self.storage_err(e)),
+            let Some(table) = snap.table(fr.family).map_err(|e| self.storage_err(e))? else {
+                continue;
             };
-            let mut entries = Vec::new();
-            for item in table.range(start..end).map_err(|e| self.storage_err(e))? {
+            let mut entries = FamilyEntries::new();
+            for item in table.range(start..).map_err(|e| self.storage_err(e))? {
                 let (k, v) = item.map_err(|e| self.storage_err(e))?;
+                if !k.value().starts_with(start) {
+                    break;
+                }
                 entries.push(RawEntry::guarded(k, v));
             }
             families.push(fr);
@@ -403,10 +426,13 @@ impl Region {
     }
 }
 
+/// One family's stored entries of one row, inline for the usual handful.
+type FamilyEntries = SmallVec<[RawEntry; 2]>;
+
 /// What a read does per family, worked out once per get or scan chunk rather than per row.
 pub(crate) struct ReadPlan<'a> {
     /// The families the read touches, in name order.
-    pub families: Vec<FamilyRead<'a>>,
+    pub families: SmallVec<[FamilyRead<'a>; 4]>,
     offset: usize,
     limit: Option<usize>,
 }
@@ -461,7 +487,7 @@ impl<'a> ReadPlan<'a> {
         &self,
         families: &[&FamilyRead<'_>],
         row: &[u8],
-        per_family: &[Vec<RawEntry>],
+        per_family: &[impl std::ops::Deref<Target = [RawEntry]>],
         filter_slot: &mut Option<Box<dyn Filter>>,
         counter: &mut ReadCounter<'_>,
     ) -> Option<RowResult> {
@@ -539,6 +565,7 @@ impl Drop for ReadCounter<'_> {
 /// Applies batches of jobs, one write transaction and one commit per batch.
 struct Committer {
     path: PathBuf,
+    snapshots: Arc<Snapshots>,
     db: Arc<Database>,
     stats: Arc<RegionStats>,
     gate: Arc<Mutex<()>>,
@@ -645,6 +672,8 @@ impl Committer {
             }
             update_size(&mut txn, &self.path, delta)?;
             txn.commit().map_err(|e| storage(&self.path, e))?;
+            // Before any writer hears back: reads from now on must see this commit.
+            self.snapshots.committed();
             if recording {
                 if let Some(rec) = self
                     .recording

@@ -6,13 +6,11 @@ use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use redb::ReadableDatabase;
-
 use super::cell::RowResult;
 use super::error::ReadError;
 use super::keys::{self, CellKey};
 use super::read::{RawEntry, RowVerdict, Scan};
-use super::region::{family_def, family_table_name, ReadCounter, ReadPlan, Region};
+use super::region::{ReadCounter, ReadPlan, Region};
 use super::schema::TableDescriptor;
 use super::write::now_ms;
 use super::Engine;
@@ -180,18 +178,18 @@ impl Scanner {
             });
         }
 
-        let txn = region.db.begin_read().map_err(|e| region.storage_err(e))?;
+        let snap = region
+            .snapshots
+            .current(&region.db, desc)
+            .map_err(|e| region.storage_err(e))?;
         let now = now_ms();
         let (plan, filter) = ReadPlan::new(desc, &mut self.scan.options, now);
         let mut cursors = Vec::new();
         let mut families = Vec::new();
         let mut per_family: Vec<Vec<RawEntry>> = Vec::new();
         for fr in &plan.families {
-            let name = family_table_name(fr.family);
-            let table = match txn.open_table(family_def(&name)) {
-                Ok(t) => t,
-                Err(redb::TableError::TableDoesNotExist(_)) => continue,
-                Err(e) => return Err(region.storage_err(e).into()),
+            let Some(table) = snap.table(fr.family).map_err(|e| region.storage_err(e))? else {
+                continue;
             };
             let bounds: (Bound<&[u8]>, Bound<&[u8]>) = (
                 Bound::Included(lo_key.as_slice()),
