@@ -331,7 +331,7 @@ fn reads_see_every_acknowledged_write_while_readers_share_snapshots() {
             let (e, done, barrier) = (e.clone(), done.clone(), barrier.clone());
             std::thread::spawn(move || {
                 barrier.wait();
-                let mut last = vec![0i64; WRITERS];
+                let mut last = [0i64; WRITERS];
                 let mut reads = 0u64;
                 while !done.load(std::sync::atomic::Ordering::Acquire) {
                     let w = (reads as usize + r) % WRITERS;
