@@ -132,8 +132,14 @@ struct Record {
 }
 
 /// Builds a [`RowResult`]: the row key first, then cells in result order.
+///
+/// A builder may also append its row to a buffer that already holds other rows
+/// ([`RowBuilder::append_to`]): a scan builds a whole chunk of rows in one allocation, and
+/// each result is a slice of it.
 pub struct RowBuilder {
     buf: Vec<u8>,
+    /// Where this row starts in `buf`; every offset the row records is relative to it.
+    base: u32,
     row_len: u32,
     records: SmallVec<[Record; 4]>,
     last_family: Option<(u32, u32)>,
@@ -143,10 +149,22 @@ impl RowBuilder {
     /// `bytes` (family, qualifier and value bytes) and `cells` are capacity hints: with exact
     /// hints the row is built in a single allocation.
     pub fn new(row: &[u8], bytes: usize, cells: usize) -> RowBuilder {
-        let mut buf = Vec::with_capacity(row.len() + bytes + cells * RECORD);
+        RowBuilder::append_to(
+            Vec::with_capacity(row.len() + bytes + cells * RECORD),
+            row,
+            bytes,
+            cells,
+        )
+    }
+
+    /// Starts a row at the end of `buf`; [`RowBuilder::finish_span`] hands the buffer back.
+    pub fn append_to(mut buf: Vec<u8>, row: &[u8], bytes: usize, cells: usize) -> RowBuilder {
+        buf.reserve(row.len() + bytes + cells * RECORD);
+        let base = buf.len() as u32;
         buf.extend_from_slice(row);
         RowBuilder {
             buf,
+            base,
             row_len: row.len() as u32,
             records: SmallVec::new(),
             last_family: None,
@@ -154,7 +172,7 @@ impl RowBuilder {
     }
 
     fn put(&mut self, bytes: &[u8]) -> (u32, u32) {
-        let start = self.buf.len() as u32;
+        let start = self.buf.len() as u32 - self.base;
         self.buf.extend_from_slice(bytes);
         (start, bytes.len() as u32)
     }
@@ -168,8 +186,13 @@ impl RowBuilder {
         cell_type: CellType,
         value: &[u8],
     ) {
+        let base = self.base as usize;
         let family = match self.last_family {
-            Some((at, len)) if &self.buf[at as usize..(at + len) as usize] == family => (at, len),
+            Some((at, len))
+                if &self.buf[base + at as usize..base + (at + len) as usize] == family =>
+            {
+                (at, len)
+            }
             _ => {
                 let f = self.put(family);
                 self.last_family = Some(f);
@@ -187,8 +210,14 @@ impl RowBuilder {
         });
     }
 
-    pub fn finish(mut self) -> RowResult {
-        let table = self.buf.len() as u32;
+    pub fn finish(self) -> RowResult {
+        let (buf, span) = self.finish_span();
+        span.result(Bytes::from(buf))
+    }
+
+    /// Writes the cell table and returns the buffer with where the row lies in it.
+    pub fn finish_span(mut self) -> (Vec<u8>, RowSpan) {
+        let table = self.buf.len() as u32 - self.base;
         self.buf.reserve_exact(self.records.len() * RECORD);
         for r in &self.records {
             let mut rec = [0u8; RECORD];
@@ -200,12 +229,53 @@ impl RowBuilder {
             rec[32] = r.cell_type.code();
             self.buf.extend_from_slice(&rec);
         }
-        RowResult {
-            buf: Bytes::from(self.buf),
+        let span = RowSpan {
+            start: self.base as usize,
+            end: self.buf.len(),
             row_len: self.row_len,
             table,
-            first: 0,
             count: self.records.len() as u32,
+        };
+        (self.buf, span)
+    }
+}
+
+/// Where a built row lies in a shared buffer.
+#[derive(Debug, Clone, Copy)]
+pub struct RowSpan {
+    start: usize,
+    end: usize,
+    row_len: u32,
+    table: u32,
+    count: u32,
+}
+
+impl RowSpan {
+    /// The row as a result sharing `buf`, the buffer it was built in.
+    pub fn slice_of(&self, buf: &Bytes) -> RowResult {
+        RowResult {
+            buf: buf.slice(self.start..self.end),
+            row_len: self.row_len,
+            table: self.table,
+            first: 0,
+            count: self.count,
+            partial: false,
+        }
+    }
+
+    /// The row as a result: `buf` is the whole buffer the row was built in.
+    pub fn result(&self, buf: Bytes) -> RowResult {
+        let buf = if self.start == 0 && self.end == buf.len() {
+            buf
+        } else {
+            buf.slice(self.start..self.end)
+        };
+        RowResult {
+            buf,
+            row_len: self.row_len,
+            table: self.table,
+            first: 0,
+            count: self.count,
             partial: false,
         }
     }

@@ -485,12 +485,30 @@ impl<'a> ReadPlan<'a> {
     /// the plan's) into its visible result, applying the filter.
     pub fn assemble(
         &self,
-        families: &[&FamilyRead<'_>],
+        families: &[&FamilyRead<'a>],
         row: &[u8],
         per_family: &[impl std::ops::Deref<Target = [RawEntry]>],
         filter_slot: &mut Option<Box<dyn Filter>>,
         counter: &mut ReadCounter<'_>,
     ) -> Option<RowResult> {
+        match self.visible(families, row, per_family, filter_slot, counter)? {
+            Visible::Cells(pending) => Some(pending_row(RowBuilder::new, row, &pending).finish()),
+            Visible::Row(r) => Some(r),
+        }
+    }
+
+    /// What [`ReadPlan::assemble`] returns, before the cells are copied out of the entries.
+    pub fn visible<'e>(
+        &self,
+        families: &[&FamilyRead<'a>],
+        row: &[u8],
+        per_family: &'e [impl std::ops::Deref<Target = [RawEntry]>],
+        filter_slot: &mut Option<Box<dyn Filter>>,
+        counter: &mut ReadCounter<'_>,
+    ) -> Option<Visible<'e>>
+    where
+        'a: 'e,
+    {
         counter.rows += 1;
         if per_family.iter().all(|e| e.is_empty()) {
             return None;
@@ -518,21 +536,37 @@ impl<'a> ReadPlan<'a> {
             // A filter may rewrite the row as a whole, so it gets owned cells.
             Some(f) => {
                 let mut cells = materialize(row, &pending);
-                (f.row(&mut cells) && !cells.is_empty()).then(|| RowResult::from_cells(row, &cells))
+                (f.row(&mut cells) && !cells.is_empty())
+                    .then(|| Visible::Row(RowResult::from_cells(row, &cells)))
             }
-            None => {
-                let bytes = pending
-                    .iter()
-                    .map(|p| p.family.len() + p.qualifier.len() + p.value().len())
-                    .sum();
-                let mut b = RowBuilder::new(row, bytes, pending.len());
-                for p in &pending {
-                    b.push(p.family, p.qualifier, p.timestamp, p.cell_type, p.value());
-                }
-                Some(b.finish())
-            }
+            None => Some(Visible::Cells(pending)),
         }
     }
+}
+
+/// A row's visible cells as a read found them.
+pub(crate) enum Visible<'e> {
+    /// Still pointing into the stored entries.
+    Cells(PendingCells<'e>),
+    /// Rewritten by the filter, already a result.
+    Row(RowResult),
+}
+
+/// Copies `pending` into a builder that `start(row, bytes, cells)` makes.
+pub(crate) fn pending_row(
+    start: impl FnOnce(&[u8], usize, usize) -> RowBuilder,
+    row: &[u8],
+    pending: &PendingCells<'_>,
+) -> RowBuilder {
+    let bytes = pending
+        .iter()
+        .map(|p| p.family.len() + p.qualifier.len() + p.value().len())
+        .sum();
+    let mut b = start(row, bytes, pending.len());
+    for p in pending {
+        b.push(p.family, p.qualifier, p.timestamp, p.cell_type, p.value());
+    }
+    b
 }
 
 /// Counts a read's rows and bytes locally and adds them to the region's counters once, when

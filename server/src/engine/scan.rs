@@ -6,11 +6,15 @@ use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use super::cell::RowResult;
+use smallvec::SmallVec;
+
+use bytes::Bytes;
+
+use super::cell::{RowBuilder, RowResult, RowSpan};
 use super::error::ReadError;
 use super::keys::{self, CellKey};
-use super::read::{RawEntry, RowVerdict, Scan};
-use super::region::{ReadCounter, ReadPlan, Region};
+use super::read::{FamilyRead, RawEntry, RowVerdict, Scan};
+use super::region::{pending_row, ReadCounter, ReadPlan, Region, Visible};
 use super::schema::TableDescriptor;
 use super::write::now_ms;
 use super::Engine;
@@ -105,7 +109,9 @@ impl Scanner {
                 self.pos = Position::Done;
                 break;
             };
-            let chunk = self.read_chunk(&desc, &region)?;
+            let mut built = ChunkRows::default();
+            let chunk = self.read_chunk(&desc, &region, &mut built)?;
+            built.flush(&mut self.buffer);
             self.pos = chunk.next;
             if chunk.stop {
                 self.pos = Position::Done;
@@ -114,10 +120,13 @@ impl Scanner {
         Ok(())
     }
 
+    /// Reads up to CHUNK_ROWS rows of `region` into `built` (rows that fill a shared buffer
+    /// move on to the scanner's buffer early).
     fn read_chunk(
         &mut self,
         desc: &TableDescriptor,
         region: &Arc<Region>,
+        built: &mut ChunkRows,
     ) -> Result<Chunk, ReadError> {
         let reversed = self.scan.reversed;
         let meta = &region.meta;
@@ -184,9 +193,8 @@ impl Scanner {
             .map_err(|e| region.storage_err(e))?;
         let now = now_ms();
         let (plan, filter) = ReadPlan::new(desc, &mut self.scan.options, now);
-        let mut cursors = Vec::new();
-        let mut families = Vec::new();
-        let mut per_family: Vec<Vec<RawEntry>> = Vec::new();
+        let mut cursors: SmallVec<[Cursor; 4]> = SmallVec::new();
+        let mut families: SmallVec<[&FamilyRead<'_>; 4]> = SmallVec::new();
         for fr in &plan.families {
             let Some(table) = snap.table(fr.family).map_err(|e| region.storage_err(e))? else {
                 continue;
@@ -203,13 +211,13 @@ impl Scanner {
                 .map_err(|e| region.storage_err(e))?;
             let mut c = Cursor {
                 iter,
-                head: None,
+                row: Vec::new(),
+                ahead: Vec::new(),
                 reversed,
             };
-            c.advance().map_err(|e| region.storage_err(e))?;
+            c.next_row().map_err(|e| region.storage_err(e))?;
             cursors.push(c);
             families.push(fr);
-            per_family.push(Vec::new());
         }
 
         let mut counter = ReadCounter::new(&region.stats);
@@ -225,7 +233,7 @@ impl Scanner {
             }
             let next = cursors
                 .iter()
-                .filter_map(|c| c.head.as_ref().map(|h| keys::row_of(h.key())))
+                .filter_map(|c| c.row_key())
                 .fold(None::<&[u8]>, |acc, r| match acc {
                     None => Some(r),
                     Some(a) if (reversed && r > a) || (!reversed && r < a) => Some(r),
@@ -264,23 +272,6 @@ impl Scanner {
                     stop: true,
                 });
             }
-            for (c, entries) in cursors.iter_mut().zip(per_family.iter_mut()) {
-                entries.clear();
-                while c
-                    .head
-                    .as_ref()
-                    .is_some_and(|h| keys::row_of(h.key()) == row.as_slice())
-                {
-                    let e = c.head.take().expect("checked");
-                    if verdict == RowVerdict::Include {
-                        entries.push(e);
-                    }
-                    c.advance().map_err(|e| region.storage_err(e))?;
-                }
-                if reversed {
-                    entries.reverse();
-                }
-            }
             if verdict == RowVerdict::Skip {
                 let hint = filter.as_deref_mut().and_then(|f| f.seek_hint(&row));
                 match hint {
@@ -297,14 +288,32 @@ impl Scanner {
                             stop: false,
                         });
                     }
-                    _ => continue,
+                    _ => {
+                        advance(&mut cursors, &row).map_err(|e| region.storage_err(e))?;
+                        continue;
+                    }
                 }
             }
-            let result = plan.assemble(&families, &row, &per_family, filter, &mut counter);
-            if let Some(r) = result {
-                self.buffer.push_back(r);
-                if self.scan.limit > 0 && self.rows_returned + self.buffer.len() >= self.scan.limit
-                {
+            // Each family's entries of this row (none where its cursor is at a later row).
+            let per_family: SmallVec<[&[RawEntry]; 4]> = cursors
+                .iter()
+                .map(|c| match c.row_key() {
+                    Some(r) if r == row.as_slice() => c.row.as_slice(),
+                    _ => &[],
+                })
+                .collect();
+            let found = match plan.visible(&families, &row, &per_family, filter, &mut counter) {
+                Some(v) => {
+                    built.push(&row, v, &mut self.buffer);
+                    true
+                }
+                None => false,
+            };
+            drop(per_family);
+            advance(&mut cursors, &row).map_err(|e| region.storage_err(e))?;
+            if found {
+                let have = self.rows_returned + self.buffer.len() + built.len();
+                if self.scan.limit > 0 && have >= self.scan.limit {
                     return Ok(Chunk {
                         next: Position::Done,
                         stop: true,
@@ -315,34 +324,145 @@ impl Scanner {
     }
 }
 
+/// The rows of a chunk, built into shared buffers: each result is then a slice of one
+/// allocation, since a malloc and a free per row cost more than copying the row.
+#[derive(Default)]
+struct ChunkRows {
+    buf: Vec<u8>,
+    rows: Vec<Built>,
+}
+
+enum Built {
+    /// A row inside `buf`.
+    Span(RowSpan),
+    /// A row with a buffer of its own (rewritten by a filter, or large).
+    Own(RowResult),
+}
+
+/// A shared buffer is handed out once it holds this many bytes, so a chunk of large rows
+/// never grows one buffer without bound; a row this large gets a buffer of its own.
+const SHARED_BUFFER: usize = 256 * 1024;
+/// The first reservation of a shared buffer.
+const SHARED_START: usize = 64 * 1024;
+
+impl ChunkRows {
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn push(&mut self, row: &[u8], v: Visible<'_>, out: &mut VecDeque<RowResult>) {
+        let pending = match v {
+            Visible::Row(r) => return self.rows.push(Built::Own(r)),
+            Visible::Cells(p) => p,
+        };
+        let mut own = false;
+        let buf = &mut self.buf;
+        let b = pending_row(
+            |row, bytes, cells| {
+                if row.len() + bytes >= SHARED_BUFFER {
+                    own = true;
+                    return RowBuilder::new(row, bytes, cells);
+                }
+                if buf.capacity() == 0 {
+                    buf.reserve(SHARED_START);
+                }
+                RowBuilder::append_to(std::mem::take(buf), row, bytes, cells)
+            },
+            row,
+            &pending,
+        );
+        if own {
+            self.rows.push(Built::Own(b.finish()));
+            return;
+        }
+        let (buf, span) = b.finish_span();
+        self.buf = buf;
+        self.rows.push(Built::Span(span));
+        if self.buf.len() >= SHARED_BUFFER {
+            self.flush(out);
+        }
+    }
+
+    /// Hands the rows built so far to `out`, in order.
+    fn flush(&mut self, out: &mut VecDeque<RowResult>) {
+        let shared = Bytes::from(std::mem::take(&mut self.buf));
+        for b in self.rows.drain(..) {
+            out.push_back(match b {
+                Built::Span(s) => s.slice_of(&shared),
+                Built::Own(r) => r,
+            });
+        }
+    }
+}
+
 /// Where a chunk read left off (its rows went into the scanner's buffer).
 struct Chunk {
     next: Position,
     stop: bool,
 }
 
+/// One family's entries in a chunk's key range, a row at a time.
 struct Cursor {
     iter: redb::Range<'static, CellKey, &'static [u8]>,
-    head: Option<RawEntry>,
+    /// The entries of the row the cursor is at, in key order; empty once the range is done.
+    row: Vec<RawEntry>,
+    /// The first entry of the following row, when already read (at most one). Entries go
+    /// straight to where they belong: an entry is 200 bytes, so every move shows.
+    ahead: Vec<RawEntry>,
     reversed: bool,
 }
 
 impl Cursor {
-    fn advance(&mut self) -> Result<(), redb::StorageError> {
+    /// The row the cursor is at.
+    fn row_key(&self) -> Option<&[u8]> {
+        self.row.first().map(|e| keys::row_of(e.key()))
+    }
+
+    /// Drops the current row's entries and reads the next row's.
+    fn next_row(&mut self) -> Result<(), redb::StorageError> {
+        self.row.clear();
+        std::mem::swap(&mut self.row, &mut self.ahead);
+        while self.step()? {}
+        if self.reversed {
+            self.row.reverse();
+        }
+        Ok(())
+    }
+
+    /// Reads one entry: into `row` when it starts or continues that row (true), into `ahead`
+    /// when it belongs to the next row (false). False at the end of the range.
+    fn step(&mut self) -> Result<bool, redb::StorageError> {
         let item = if self.reversed {
             self.iter.next_back()
         } else {
             self.iter.next()
         };
-        self.head = match item {
-            None => None,
-            Some(r) => {
-                let (k, v) = r?;
-                Some(RawEntry::guarded(k, v))
-            }
+        let Some(item) = item else {
+            return Ok(false);
         };
-        Ok(())
+        let (k, v) = item?;
+        let same_row = self
+            .row
+            .first()
+            .is_none_or(|f| keys::row_of(f.key()) == keys::row_of(k.value()));
+        if same_row {
+            self.row.push(RawEntry::guarded(k, v));
+            Ok(true)
+        } else {
+            self.ahead.push(RawEntry::guarded(k, v));
+            Ok(false)
+        }
     }
+}
+
+/// Moves every cursor that is at `row` on to its next row.
+fn advance(cursors: &mut [Cursor], row: &[u8]) -> Result<(), redb::StorageError> {
+    for c in cursors {
+        if c.row_key() == Some(row) {
+            c.next_row()?;
+        }
+    }
+    Ok(())
 }
 
 impl Iterator for Scanner {
