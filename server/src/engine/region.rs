@@ -545,6 +545,8 @@ impl<'a> ReadPlan<'a> {
 }
 
 /// A row's visible cells as a read found them.
+// Inline on purpose: boxing the cells would cost the allocation the inline array avoids.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Visible<'e> {
     /// Still pointing into the stored entries.
     Cells(PendingCells<'e>),
