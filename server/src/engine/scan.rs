@@ -222,8 +222,6 @@ impl Scanner {
 
         let mut counter = ReadCounter::new(&region.stats);
         let mut seen = 0usize;
-        // Buffers reused from row to row.
-        let mut row: Vec<u8> = Vec::new();
         loop {
             if filter.as_ref().is_some_and(|f| f.all_remaining_filtered()) {
                 return Ok(Chunk {
@@ -231,6 +229,7 @@ impl Scanner {
                     stop: true,
                 });
             }
+            // The row is borrowed from the cursors until they move on.
             let next = cursors
                 .iter()
                 .filter_map(|c| c.row_key())
@@ -239,30 +238,31 @@ impl Scanner {
                     Some(a) if (reversed && r > a) || (!reversed && r < a) => Some(r),
                     a => a,
                 });
-            let Some(next) = next else {
+            let Some(row) = next else {
                 return Ok(Chunk {
                     next: after_region(),
                     stop: false,
                 });
             };
-            row.clear();
-            row.extend_from_slice(next);
             if seen >= CHUNK_ROWS {
                 // Resume at this row next time.
                 let next = if reversed {
-                    let mut r = row.clone();
+                    let mut r = row.to_vec();
                     r.push(0);
                     Position::Before(Some(r))
                 } else {
-                    Position::From(row)
+                    Position::From(row.to_vec())
                 };
                 return Ok(Chunk { next, stop: false });
             }
             seen += 1;
+            // The cursors at this row; the others are at a later one.
+            let at: SmallVec<[bool; 4]> =
+                cursors.iter().map(|c| c.row_key() == Some(row)).collect();
             let verdict = match filter.as_deref_mut() {
                 Some(f) => {
                     f.reset();
-                    f.row_key(&row)
+                    f.row_key(row)
                 }
                 None => RowVerdict::Include,
             };
@@ -272,45 +272,41 @@ impl Scanner {
                     stop: true,
                 });
             }
+            let mut found = false;
             if verdict == RowVerdict::Skip {
-                let hint = filter.as_deref_mut().and_then(|f| f.seek_hint(&row));
+                let hint = filter.as_deref_mut().and_then(|f| f.seek_hint(row));
                 match hint {
                     // Jump: the next chunk starts at the hint.
-                    Some(h) if !reversed && h.as_slice() > row.as_slice() => {
+                    Some(h) if !reversed && h.as_slice() > row => {
                         return Ok(Chunk {
                             next: Position::From(h),
                             stop: false,
                         });
                     }
-                    Some(h) if reversed && h.as_slice() <= row.as_slice() => {
+                    Some(h) if reversed && h.as_slice() <= row => {
                         return Ok(Chunk {
                             next: Position::Before(Some(h)),
                             stop: false,
                         });
                     }
-                    _ => {
-                        advance(&mut cursors, &row).map_err(|e| region.storage_err(e))?;
-                        continue;
-                    }
+                    _ => {}
+                }
+            } else {
+                // Each family's entries of this row (none where its cursor is elsewhere).
+                let per_family: SmallVec<[&[RawEntry]; 4]> = cursors
+                    .iter()
+                    .zip(&at)
+                    .map(|(c, &here)| if here { c.row.as_slice() } else { &[] })
+                    .collect();
+                let visible = plan.visible(&families, row, &per_family, filter, &mut counter);
+                if let Some(v) = visible {
+                    built.push(row, v, &mut self.buffer);
+                    found = true;
                 }
             }
-            // Each family's entries of this row (none where its cursor is at a later row).
-            let per_family: SmallVec<[&[RawEntry]; 4]> = cursors
-                .iter()
-                .map(|c| match c.row_key() {
-                    Some(r) if r == row.as_slice() => c.row.as_slice(),
-                    _ => &[],
-                })
-                .collect();
-            let found = match plan.visible(&families, &row, &per_family, filter, &mut counter) {
-                Some(v) => {
-                    built.push(&row, v, &mut self.buffer);
-                    true
-                }
-                None => false,
-            };
-            drop(per_family);
-            advance(&mut cursors, &row).map_err(|e| region.storage_err(e))?;
+            for (c, _) in cursors.iter_mut().zip(&at).filter(|(_, &here)| here) {
+                c.next_row().map_err(|e| region.storage_err(e))?;
+            }
             if found {
                 let have = self.rows_returned + self.buffer.len() + built.len();
                 if self.scan.limit > 0 && have >= self.scan.limit {
@@ -341,9 +337,9 @@ enum Built {
 
 /// A shared buffer is handed out once it holds this many bytes, so a chunk of large rows
 /// never grows one buffer without bound; a row this large gets a buffer of its own.
-const SHARED_BUFFER: usize = 256 * 1024;
+const SHARED_BUFFER: usize = 64 * 1024;
 /// The first reservation of a shared buffer.
-const SHARED_START: usize = 64 * 1024;
+const SHARED_START: usize = 16 * 1024;
 
 impl ChunkRows {
     fn len(&self) -> usize {
@@ -453,16 +449,6 @@ impl Cursor {
             Ok(false)
         }
     }
-}
-
-/// Moves every cursor that is at `row` on to its next row.
-fn advance(cursors: &mut [Cursor], row: &[u8]) -> Result<(), redb::StorageError> {
-    for c in cursors {
-        if c.row_key() == Some(row) {
-            c.next_row()?;
-        }
-    }
-    Ok(())
 }
 
 impl Iterator for Scanner {
