@@ -14,7 +14,7 @@
 //! - `REDBASE_BENCH_DIR`: where the temporary databases go (default: the system temp dir).
 //! - `REDBASE_BENCH_PROFILE`: run only one loop for `REDBASE_BENCH_SECS` (for `perf record`);
 //!   no table is printed. One of `get-engine`, `get-raw`, `get-cells`, `get-rows`,
-//!   `scan-engine`, `scan-raw`, `scan-cells`, `scan-rows`, `put-engine-N` and `put-raw-N`
+//!   `get-raw-held` (raw redb keeping one read transaction open), `scan-engine`, `scan-raw`, `scan-cells`, `scan-rows`, `put-engine-N` and `put-raw-N`
 //!   (N = 1, 8 or 64 writers), `put-presplit-64`, `put-batches-64`. `cells` is raw redb holding
 //!   the engine's key and value format; `rows` also builds the engine's `RowResult`s from it;
 //!   `batches-64` is one thread committing 64 puts per raw redb transaction.
@@ -783,11 +783,27 @@ fn bench_reads(settings: &Settings, report: &mut Report, gets: bool, scans: bool
                     black_box(out);
                 })
             }),
+            // Raw redb with one read transaction and table kept open for the whole round: the
+            // engine shares a read snapshot between commits, and this shows what that is worth
+            // to a raw redb user too.
+            Box::new(|d| {
+                let txn = db.begin_read().expect("begin_read");
+                let t = txn.open_table(RAW).expect("open table");
+                for_duration(d, |i| {
+                    let v = t
+                        .get(rows[pick(i)].as_slice())
+                        .expect("get")
+                        .expect("row exists")
+                        .value()
+                        .to_vec();
+                    black_box(v);
+                })
+            }),
         ];
         if profile_only(
             settings,
             "get",
-            &["engine", "raw", "cells", "rows"],
+            &["engine", "raw", "cells", "rows", "raw-held"],
             &mut sides,
         ) {
             return;
@@ -816,6 +832,14 @@ fn bench_reads(settings: &Settings, report: &mut Report, gets: bool, scans: bool
             t[1],
             &rounds,
             (3, 1),
+            Target::None,
+        );
+        report.compared(
+            "diag: get vs raw redb holding one read txn",
+            t[0],
+            t[4],
+            &rounds,
+            (0, 4),
             Target::None,
         );
     }
