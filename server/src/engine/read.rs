@@ -362,23 +362,10 @@ impl<'a> FamilyRead<'a> {
         let family_versions = self.desc.max_versions.max(1) as u32;
         let versions = self.max_versions.max(1).min(family_versions);
         let min_versions = self.desc.min_versions.max(0) as u32;
-        // Most rows hold one cell per family: a single put, nothing to mask it. This gives
-        // what the general walk below gives for it, at a fraction of the cost.
         if let ([e], None) = (entries, filter.as_ref()) {
-            if let Some(k) = keys::decode(e.key()) {
-                if k.kind == KIND_COLUMN && k.cell_type == CellType::Put {
-                    let visible = self.qualifiers.is_none_or(|q| q.contains(k.qualifier))
-                        && self.time_range.contains(k.ts)
-                        && !(self.family_expired(k.ts) && min_versions == 0);
-                    if let (true, Some((cell_ttl, value))) =
-                        (visible, keys::decode_value(e.value()))
-                    {
-                        if cell_ttl.is_none_or(|ttl| k.ts.saturating_add(ttl) >= self.now) {
-                            out.push(self.pending(k.qualifier, k.ts, CellType::Put, value));
-                        }
-                    }
-                    return true;
-                }
+            if let Some(cell) = self.single_put(e) {
+                out.extend(cell);
+                return true;
             }
         }
         let mut family_delete: Option<i64> = None;
@@ -498,6 +485,31 @@ impl<'a> FamilyRead<'a> {
             i = end;
         }
         true
+    }
+
+    /// Most rows hold one cell per family: a single put, nothing to mask it. For such an
+    /// entry (the family's only one in the row) this gives what the general walk of
+    /// [`FamilyRead::collect`] gives, at a fraction of the cost: `Some(None)` when the cell is
+    /// not visible, `Some(Some(cell))` when it is. None when the entry is anything else.
+    pub fn single_put<'e>(&self, e: &'e RawEntry) -> Option<Option<Pending<'e>>>
+    where
+        'a: 'e,
+    {
+        let k = keys::decode(e.key())?;
+        if k.kind != KIND_COLUMN || k.cell_type != CellType::Put {
+            return None;
+        }
+        let min_versions = self.desc.min_versions.max(0);
+        let visible = self.qualifiers.is_none_or(|q| q.contains(k.qualifier))
+            && self.time_range.contains(k.ts)
+            && !(self.family_expired(k.ts) && min_versions == 0);
+        let Some((cell_ttl, value)) = keys::decode_value(e.value()).filter(|_| visible) else {
+            return Some(None);
+        };
+        if cell_ttl.is_some_and(|ttl| k.ts.saturating_add(ttl) < self.now) {
+            return Some(None);
+        }
+        Some(Some(self.pending(k.qualifier, k.ts, CellType::Put, value)))
     }
 
     fn pending<'e>(&self, qualifier: &'e [u8], ts: i64, t: CellType, value: &'e [u8]) -> Pending<'e>

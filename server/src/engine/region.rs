@@ -16,7 +16,8 @@ use super::cell::{RowBuilder, RowResult};
 use super::error::StorageError;
 use super::keys::{self, CellKey};
 use super::read::{
-    materialize, offset_limit, FamilyRead, Filter, PendingCells, RawEntry, ReadOptions, RowVerdict,
+    materialize, offset_limit, FamilyRead, Filter, Pending, PendingCells, RawEntry, ReadOptions,
+    RowVerdict,
 };
 use super::schema::{FamilyDescriptor, TableDescriptor};
 use super::snapshot::Snapshots;
@@ -481,6 +482,11 @@ impl<'a> ReadPlan<'a> {
         (plan, filter)
     }
 
+    /// Whether every visible cell of a family is returned (no per-family offset or limit).
+    pub fn all_cells(&self) -> bool {
+        self.offset == 0 && self.limit.is_none()
+    }
+
     /// Turns one row's stored entries (`per_family[i]` belongs to `families[i]`, a subset of
     /// the plan's) into its visible result, applying the filter.
     pub fn assemble(
@@ -558,7 +564,7 @@ pub(crate) enum Visible<'e> {
 pub(crate) fn pending_row(
     start: impl FnOnce(&[u8], usize, usize) -> RowBuilder,
     row: &[u8],
-    pending: &PendingCells<'_>,
+    pending: &[Pending<'_>],
 ) -> RowBuilder {
     let bytes = pending
         .iter()

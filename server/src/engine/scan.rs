@@ -13,7 +13,7 @@ use bytes::Bytes;
 use super::cell::{RowBuilder, RowResult, RowSpan};
 use super::error::ReadError;
 use super::keys::{self, CellKey};
-use super::read::{FamilyRead, RawEntry, RowVerdict, Scan};
+use super::read::{FamilyRead, Pending, RawEntry, RowVerdict, Scan};
 use super::region::{pending_row, ReadCounter, ReadPlan, Region, Visible};
 use super::schema::TableDescriptor;
 use super::write::now_ms;
@@ -193,6 +193,10 @@ impl Scanner {
             .map_err(|e| region.storage_err(e))?;
         let now = now_ms();
         let (plan, filter) = ReadPlan::new(desc, &mut self.scan.options, now);
+        let all_cells = plan.all_cells();
+        // Whether the scan's row limit is reached with this many rows built and buffered.
+        let (limit, returned) = (self.scan.limit, self.rows_returned);
+        let full = |held: usize| limit > 0 && returned + held >= limit;
         let mut cursors: SmallVec<[Cursor; 4]> = SmallVec::new();
         let mut families: SmallVec<[&FamilyRead<'_>; 4]> = SmallVec::new();
         for fr in &plan.families {
@@ -256,6 +260,28 @@ impl Scanner {
                 return Ok(Chunk { next, stop: false });
             }
             seen += 1;
+            // The common case, a table read through one family with rows of one plain put,
+            // skips the general per-row assembly (same result, a fraction of the work).
+            if let ([c], [fr], None, true) = (&cursors[..], &families[..], &filter, all_cells) {
+                if let [e] = c.row.as_slice() {
+                    if let Some(cell) = fr.single_put(e) {
+                        counter.rows += 1;
+                        counter.bytes += (e.key().len() + e.value().len()) as u64;
+                        let found = cell.is_some();
+                        if let Some(cell) = cell {
+                            built.push_cells(row, std::slice::from_ref(&cell), &mut self.buffer);
+                        }
+                        cursors[0].next_row().map_err(|e| region.storage_err(e))?;
+                        if found && full(self.buffer.len() + built.len()) {
+                            return Ok(Chunk {
+                                next: Position::Done,
+                                stop: true,
+                            });
+                        }
+                        continue;
+                    }
+                }
+            }
             // The cursors at this row; the others are at a later one.
             let at: SmallVec<[bool; 4]> =
                 cursors.iter().map(|c| c.row_key() == Some(row)).collect();
@@ -307,14 +333,11 @@ impl Scanner {
             for (c, _) in cursors.iter_mut().zip(&at).filter(|(_, &here)| here) {
                 c.next_row().map_err(|e| region.storage_err(e))?;
             }
-            if found {
-                let have = self.rows_returned + self.buffer.len() + built.len();
-                if self.scan.limit > 0 && have >= self.scan.limit {
-                    return Ok(Chunk {
-                        next: Position::Done,
-                        stop: true,
-                    });
-                }
+            if found && full(self.buffer.len() + built.len()) {
+                return Ok(Chunk {
+                    next: Position::Done,
+                    stop: true,
+                });
             }
         }
     }
@@ -347,10 +370,13 @@ impl ChunkRows {
     }
 
     fn push(&mut self, row: &[u8], v: Visible<'_>, out: &mut VecDeque<RowResult>) {
-        let pending = match v {
-            Visible::Row(r) => return self.rows.push(Built::Own(r)),
-            Visible::Cells(p) => p,
-        };
+        match v {
+            Visible::Row(r) => self.rows.push(Built::Own(r)),
+            Visible::Cells(p) => self.push_cells(row, &p, out),
+        }
+    }
+
+    fn push_cells(&mut self, row: &[u8], pending: &[Pending<'_>], out: &mut VecDeque<RowResult>) {
         let mut own = false;
         let buf = &mut self.buf;
         let b = pending_row(
@@ -365,7 +391,7 @@ impl ChunkRows {
                 RowBuilder::append_to(std::mem::take(buf), row, bytes, cells)
             },
             row,
-            &pending,
+            pending,
         );
         if own {
             self.rows.push(Built::Own(b.finish()));
