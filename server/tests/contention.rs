@@ -1,6 +1,7 @@
 //! Many threads on one cell: increments, check-and-put loops and "must not exist" races must
 //! all serialise exactly (no lost update, no double success). Also: fresh writes and counters
-//! from several threads while size-triggered splits run must all survive.
+//! from several threads while size-triggered splits run must all survive, and reads sharing a
+//! region's cached read snapshot see every acknowledged write.
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Barrier};
