@@ -251,25 +251,9 @@ pub struct RowSpan {
 }
 
 impl RowSpan {
-    /// The row as a result sharing `buf`, the buffer it was built in.
-    pub fn slice_of(&self, buf: &Bytes) -> RowResult {
-        RowResult {
-            buf: buf.slice(self.start..self.end),
-            row_len: self.row_len,
-            table: self.table,
-            first: 0,
-            count: self.count,
-            partial: false,
-        }
-    }
-
-    /// The row as a result: `buf` is the whole buffer the row was built in.
+    /// The row as a result. `buf` is the row's own bytes: the whole buffer when the row was
+    /// built alone, `shared.slice(span.range())` when it shares one.
     pub fn result(&self, buf: Bytes) -> RowResult {
-        let buf = if self.start == 0 && self.end == buf.len() {
-            buf
-        } else {
-            buf.slice(self.start..self.end)
-        };
         RowResult {
             buf,
             row_len: self.row_len,
@@ -278,6 +262,11 @@ impl RowSpan {
             count: self.count,
             partial: false,
         }
+    }
+
+    /// Where the row lies in the buffer it was built in.
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.start..self.end
     }
 }
 

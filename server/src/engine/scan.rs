@@ -410,7 +410,7 @@ impl ChunkRows {
         let shared = Bytes::from(std::mem::take(&mut self.buf));
         for b in self.rows.drain(..) {
             out.push_back(match b {
-                Built::Span(s) => s.slice_of(&shared),
+                Built::Span(s) => s.result(shared.slice(s.range())),
                 Built::Own(r) => r,
             });
         }
