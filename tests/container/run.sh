@@ -3,7 +3,7 @@
 # Containerfile with buildah, then runs the server from the image (buildah run, chroot
 # isolation, the host's loopback), talks Thrift to it, stops it with SIGTERM, starts it again
 # on the same /data volume and finds the data still there. Installs what it needs (apt:
-# buildah; rustup: the musl target; pip: tests/requirements.txt); exits with pytest's code.
+# buildah, musl-tools; rustup: the musl target; pip: tests/requirements.txt); exits with pytest's code.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -21,6 +21,17 @@ if ! command -v buildah >/dev/null 2>&1; then
     $sudo_cmd apt-get update -qq
     $sudo_cmd apt-get install -y -qq buildah >/dev/null || {
         echo "tests/container/run.sh: apt-get install buildah failed" >&2
+        exit 1
+    }
+fi
+if ! command -v musl-gcc >/dev/null 2>&1; then
+    # The musl build compiles mimalloc (the static binary's allocator) with musl-gcc.
+    echo "== installing musl-tools"
+    sudo_cmd=""
+    [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    $sudo_cmd apt-get install -y -qq musl-tools >/dev/null || {
+        echo "tests/container/run.sh: apt-get install musl-tools failed" >&2
         exit 1
     }
 fi
