@@ -6,9 +6,8 @@ use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use smallvec::SmallVec;
-
 use bytes::Bytes;
+use smallvec::SmallVec;
 
 use super::cell::{RowBuilder, RowResult, RowSpan};
 use super::error::ReadError;
