@@ -291,7 +291,7 @@ fn minor_compact(
                         .is_some_and(|v| v.value() == e.value());
                     if unchanged {
                         t.remove(e.key()).map_err(|er| region.storage_err(er))?;
-                        delta -= (e.key().len() + e.value().len()) as i64;
+                        delta -= e.stored_len() as i64;
                         removed += 1;
                     }
                 }

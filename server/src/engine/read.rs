@@ -298,6 +298,11 @@ impl RawEntry {
         }
     }
 
+    /// Bytes the entry takes in the file (key and value), as region read counters count them.
+    pub fn stored_len(&self) -> u64 {
+        (self.key().len() + self.value().len()) as u64
+    }
+
     pub fn value(&self) -> &[u8] {
         match &self.value {
             ValueSlot::Owned(v) => v,

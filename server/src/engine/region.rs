@@ -522,10 +522,7 @@ impl<'a> ReadPlan<'a> {
         let mut filter = filter_slot.as_deref_mut();
         let mut pending = PendingCells::new();
         for (fr, entries) in families.iter().zip(per_family) {
-            counter.bytes += entries
-                .iter()
-                .map(|e| (e.key().len() + e.value().len()) as u64)
-                .sum::<u64>();
+            counter.bytes += entries.iter().map(RawEntry::stored_len).sum::<u64>();
             let start = pending.len();
             let more = fr.collect(row, entries, filter.as_deref_mut(), &mut pending);
             offset_limit(&mut pending, start, self.offset, self.limit);

@@ -142,7 +142,7 @@ fn copy_and_install(
                         dsts[ti]
                             .insert(e.key(), e.value())
                             .map_err(|e| parent.storage_err(e))?;
-                        targets[ti].size += (e.key().len() + e.value().len()) as u64;
+                        targets[ti].size += e.stored_len();
                         targets[ti].entries += 1;
                     }
                 }

@@ -265,7 +265,7 @@ impl Scanner {
                 if let [e] = c.row.as_slice() {
                     if let Some(cell) = fr.single_put(e) {
                         counter.rows += 1;
-                        counter.bytes += (e.key().len() + e.value().len()) as u64;
+                        counter.bytes += e.stored_len();
                         let found = cell.is_some();
                         if let Some(cell) = cell {
                             built.push_cells(row, std::slice::from_ref(&cell), &mut self.buffer);
