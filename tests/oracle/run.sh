@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The HBase differential oracle as a test suite: every tests/oracle/scenarios/*.json run against
+# redbase (target/debug/redbase) and a real HBase 2.6.1 (tests/oracle/hbase.sh), answers compared
+# by tests/oracle/diff.py. Exits non-zero on any difference not listed in tests/oracle/allow.json.
+#
+# Installs what it needs on a fresh Debian machine: a JDK 17 and Maven through apt when missing
+# (hbase.sh runs Maven once to fetch HBase's jars into ~/.cache/redbase-oracle), the pinned Python
+# packages of tests/requirements.txt through pip. Builds the server.
+#
+# An oracle that already answers (`hbase.sh status`) is used as is and left running; otherwise
+# this script starts one and stops it again on exit. Extra arguments go to diff.py (e.g. -v, or
+# scenario files).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+PYTHON="${PYTHON:-python3}"
+export PYTHON
+
+if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+    export PATH="$HOME/.cargo/bin:$PATH"
+fi
+sudo_cmd=""
+[ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+
+if ! command -v java >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; then
+    echo "== installing openjdk-17-jdk-headless and maven"
+    { $sudo_cmd apt-get update -qq && $sudo_cmd apt-get install -y -qq openjdk-17-jdk-headless maven >/dev/null; } || {
+        echo "tests/oracle/run.sh: cannot install a JDK and Maven" >&2
+        exit 1
+    }
+fi
+"$PYTHON" -m pip install --disable-pip-version-check -q -r tests/requirements.txt || {
+    echo "tests/oracle/run.sh: pip install failed" >&2
+    exit 1
+}
+cargo build -p redbase || {
+    echo "tests/oracle/run.sh: cargo build failed" >&2
+    exit 1
+}
+
+export PYTHONDONTWRITEBYTECODE=1
+export REDBASE_BIN="${REDBASE_BIN:-$PWD/target/debug/redbase}"
+
+t0=$(date +%s)
+started=0
+stop_oracle() {
+    if [ "$started" -eq 1 ]; then
+        echo "== tests/oracle/hbase.sh stop"
+        tests/oracle/hbase.sh stop || true
+    fi
+}
+trap stop_oracle EXIT
+
+oracle_up() { tests/oracle/hbase.sh status >/dev/null 2>&1; }
+if ! oracle_up && tests/oracle/hbase.sh status 2>/dev/null | grep -q 'running, pid'; then
+    # some of its JVMs run but the gateways do not answer yet: someone else is starting it
+    echo "== an HBase oracle is starting elsewhere; waiting for it (up to 300s)"
+    for _ in $(seq 1 300); do
+        oracle_up && break
+        sleep 1
+    done
+fi
+if oracle_up; then
+    echo "== HBase oracle already running: using it (and leaving it running)"
+else
+    echo "== tests/oracle/hbase.sh start"
+    # a start that fails stops what it started itself (hbase.sh); only a started oracle is ours
+    tests/oracle/hbase.sh start
+    started=1
+fi
+
+echo "== python3 tests/oracle/diff.py"
+status=0
+"$PYTHON" tests/oracle/diff.py "$@" || status=$?
+echo "tests/oracle/run.sh: diff.py exit $status after $(($(date +%s) - t0))s (oracle start included)"
+exit "$status"
