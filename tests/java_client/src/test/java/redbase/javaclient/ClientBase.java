@@ -1,0 +1,201 @@
+package redbase.javaclient;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * Shared set-up: one HBase {@link Connection} per test class, made by the standard
+ * ConnectionFactory with ThriftConnection as the implementation, against the Thrift2 server named
+ * by the system properties jc.host / jc.port, in the transport named by jc.mode
+ * (buffered-binary or framed-compact). Every table a class creates carries a prefix unique to the
+ * run, and is dropped after the class.
+ */
+abstract class ClientBase {
+  static final String HOST = System.getProperty("jc.host", "127.0.0.1");
+  static final int PORT = Integer.getInteger("jc.port", 9091);
+  static final String MODE = System.getProperty("jc.mode", "buffered-binary");
+  /** unique per JVM: lets two runs (or other engineers' suites) share one server */
+  static final String PREFIX =
+      "jc" + (MODE.startsWith("framed") ? "f" : "b") + (System.currentTimeMillis() % 100_000_000L) + "_";
+  private static final AtomicInteger SEQ = new AtomicInteger();
+
+  static Connection conn;
+  static Admin admin;
+  static final List<TableName> created = new ArrayList<>();
+
+  static Configuration config() {
+    Configuration conf = HBaseConfiguration.create();
+    conf.set("hbase.client.connection.impl",
+        "org.apache.hadoop.hbase.thrift2.client.ThriftConnection");
+    conf.set("hbase.thrift.server.name", HOST);
+    conf.setInt("hbase.thrift.server.port", PORT);
+    switch (MODE) {
+      case "buffered-binary":
+        conf.setBoolean("hbase.regionserver.thrift.framed", false);
+        conf.setBoolean("hbase.regionserver.thrift.compact", false);
+        break;
+      case "framed-compact":
+        conf.setBoolean("hbase.regionserver.thrift.framed", true);
+        conf.setBoolean("hbase.regionserver.thrift.compact", true);
+        break;
+      default:
+        throw new IllegalArgumentException("jc.mode must be buffered-binary or framed-compact: " + MODE);
+    }
+    // the thrift client uses this as its socket timeout: fail a hung call in a minute, not 20
+    conf.setInt("hbase.client.operation.timeout", 60_000);
+    return conf;
+  }
+
+  @BeforeAll
+  static void connect() throws IOException {
+    conn = ConnectionFactory.createConnection(config());
+    admin = conn.getAdmin();
+  }
+
+  @AfterAll
+  static void dropTables() throws IOException {
+    for (TableName t : created) {
+      try {
+        if (admin.tableExists(t)) {
+          if (admin.isTableEnabled(t)) {
+            admin.disableTable(t);
+          }
+          admin.deleteTable(t);
+        }
+      } catch (IOException e) {
+        // best effort: a test may have dropped it already
+      }
+    }
+    created.clear();
+    admin.close();
+    conn.close();
+  }
+
+  static byte[] b(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  static String s(byte[] v) {
+    return v == null ? null : Bytes.toStringBinary(v);
+  }
+
+  /** a fresh table name of this run, registered for cleanup */
+  static TableName name(String what) {
+    TableName t = TableName.valueOf(PREFIX + what + "_" + SEQ.incrementAndGet());
+    created.add(t);
+    return t;
+  }
+
+  static ColumnFamilyDescriptor family(String f, int versions) {
+    return ColumnFamilyDescriptorBuilder.newBuilder(b(f)).setMaxVersions(versions).build();
+  }
+
+  /** create a table with the given families (each keeping `versions` versions) and splits */
+  static Table create(String what, int versions, byte[][] splits, String... families)
+      throws IOException {
+    TableName t = name(what);
+    TableDescriptorBuilder tdb = TableDescriptorBuilder.newBuilder(t);
+    for (String f : families) {
+      tdb.setColumnFamily(family(f, versions));
+    }
+    if (splits == null) {
+      admin.createTable(tdb.build());
+    } else {
+      admin.createTable(tdb.build(), splits);
+    }
+    return conn.getTable(t);
+  }
+
+  static Table create(String what, String... families) throws IOException {
+    return create(what, 5, null, families);
+  }
+
+  /** split keys "1".."f": 16 regions */
+  static byte[][] hexSplits() {
+    byte[][] splits = new byte[15][];
+    String hex = "123456789abcdef";
+    for (int i = 0; i < 15; i++) {
+      splits[i] = b(hex.substring(i, i + 1));
+    }
+    return splits;
+  }
+
+  /** one cell as "row/family:qualifier@ts=value" */
+  static String cell(Cell c) {
+    return s(CellUtil.cloneRow(c)) + "/" + s(CellUtil.cloneFamily(c)) + ":"
+        + s(CellUtil.cloneQualifier(c)) + "@" + c.getTimestamp() + "=" + s(CellUtil.cloneValue(c));
+  }
+
+  /** one cell as "family:qualifier=value" (no row, no timestamp) */
+  static String kv(Cell c) {
+    return s(CellUtil.cloneFamily(c)) + ":" + s(CellUtil.cloneQualifier(c)) + "="
+        + s(CellUtil.cloneValue(c));
+  }
+
+  static List<String> cells(Result r) {
+    List<String> out = new ArrayList<>();
+    for (Cell c : r.rawCells()) {
+      out.add(cell(c));
+    }
+    return out;
+  }
+
+  static List<String> kvs(Result r) {
+    List<String> out = new ArrayList<>();
+    for (Cell c : r.rawCells()) {
+      out.add(kv(c));
+    }
+    return out;
+  }
+
+  static List<Result> scanAll(Table t, Scan scan) throws IOException {
+    List<Result> out = new ArrayList<>();
+    try (ResultScanner rs = t.getScanner(scan)) {
+      for (Result r : rs) {
+        out.add(r);
+      }
+    }
+    return out;
+  }
+
+  /** row keys of a scan, in order */
+  static List<String> rows(Table t, Scan scan) throws IOException {
+    List<String> out = new ArrayList<>();
+    for (Result r : scanAll(t, scan)) {
+      out.add(s(r.getRow()));
+    }
+    return out;
+  }
+
+  /** every cell of a scan as "row/family:qualifier=value" */
+  static List<String> scanKvs(Table t, Scan scan) throws IOException {
+    List<String> out = new ArrayList<>();
+    for (Result r : scanAll(t, scan)) {
+      for (Cell c : r.rawCells()) {
+        out.add(s(r.getRow()) + "/" + kv(c));
+      }
+    }
+    return out;
+  }
+}
