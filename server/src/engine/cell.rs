@@ -391,8 +391,17 @@ impl Durability {
     }
 }
 
-/// One change inside a row mutation. A timestamp of None means "now" (for `DeleteVersion`:
-/// the newest version's timestamp, as HBase resolves it).
+/// HBase's `HConstants.LATEST_TIMESTAMP` (2^63-1). A client sending it means "the server's
+/// clock": HBase's Java client puts it on every Put and Delete without an explicit timestamp.
+pub const LATEST_TIMESTAMP: i64 = i64::MAX;
+
+/// A client's timestamp as a write reads it: [`LATEST_TIMESTAMP`] is the same as none given.
+pub fn write_timestamp(ts: Option<i64>) -> Option<i64> {
+    ts.filter(|&t| t != LATEST_TIMESTAMP)
+}
+
+/// One change inside a row mutation. A timestamp of None (or [`LATEST_TIMESTAMP`]) means "now"
+/// (for `DeleteVersion`: the newest version's timestamp, as HBase resolves it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
     Put {

@@ -89,10 +89,15 @@ impl Engine {
     /// and distinct (they are sorted, as HBase does).
     pub fn create_table(
         &self,
-        desc: TableDescriptor,
+        mut desc: TableDescriptor,
         split_keys: &[Vec<u8>],
     ) -> Result<(), TableError> {
         desc.validate()?;
+        // HBase's master records the store file tracker in every table it creates (a later
+        // modifyTable replaces the map, dropping it, as HBase 2.6 does).
+        desc.attributes
+            .entry(b"hbase.store.file-tracker.impl".to_vec())
+            .or_insert_with(|| b"DEFAULT".to_vec());
         let mut splits = split_keys.to_vec();
         splits.sort();
         if splits.iter().any(|k| k.is_empty()) {

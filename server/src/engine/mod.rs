@@ -1,7 +1,7 @@
 //! The region engine: HBase's data model (namespaces, tables, regions, families, versions,
 //! delete markers, TTL, counters, check-and-mutate) on redb. It knows nothing of Thrift.
 //!
-//! Map: [`schema`] descriptors, [`cell`] cells and mutations, [`keys`] the on-disk key format,
+//! Map: [`schema`] descriptors (and [`family_values`], HBase's string map of a family's settings), [`cell`] cells and mutations, [`keys`] the on-disk key format,
 //! [`read`] read options and visibility rules, [`write`] the write path, [`region`] one region
 //! file and its committer, [`catalog`] the metadata file, [`rewrite`] splits and major
 //! compaction, [`compaction`] purge rules, [`scan`] scanners across regions, [`ddl`] table and
@@ -12,6 +12,7 @@ pub mod cell;
 pub mod compaction;
 mod ddl;
 pub mod error;
+pub mod family_values;
 pub mod keys;
 mod maintenance;
 pub mod read;
@@ -31,8 +32,8 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
 pub use cell::{
-    Cell, CellType, CellView, CompareOp, Condition, Durability, Op, RowBuilder, RowMutation,
-    RowResult,
+    write_timestamp, Cell, CellType, CellView, CompareOp, Condition, Durability, Op, RowBuilder,
+    RowMutation, RowResult, LATEST_TIMESTAMP,
 };
 pub use compaction::CompactStats;
 pub use error::{

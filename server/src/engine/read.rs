@@ -116,6 +116,9 @@ pub trait Filter: Send {
     }
     /// Called before each new row.
     fn reset(&mut self) {}
+    /// Called when a scan moves on to another region: HBase runs a fresh copy of the filter in
+    /// each region, so state such as a page count or a WHILE that has ended starts over.
+    fn region_start(&mut self) {}
 }
 
 /// Options shared by gets and scans.

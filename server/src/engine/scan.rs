@@ -39,6 +39,9 @@ pub struct Scanner {
     pos: Position,
     buffer: VecDeque<RowResult>,
     rows_returned: usize,
+    /// The start key of the region the filter's state belongs to: entering another region
+    /// gives the filter a fresh start, as HBase does.
+    filter_region: Option<Vec<u8>>,
 }
 
 impl std::fmt::Debug for Scanner {
@@ -73,6 +76,7 @@ impl Scanner {
             pos,
             buffer: VecDeque::new(),
             rows_returned: 0,
+            filter_region: None,
         }
     }
 
@@ -108,6 +112,14 @@ impl Scanner {
                 self.pos = Position::Done;
                 break;
             };
+            if self.filter_region.as_ref() != Some(&region.meta.start) {
+                if self.filter_region.is_some() {
+                    if let Some(f) = self.scan.options.filter.as_deref_mut() {
+                        f.region_start();
+                    }
+                }
+                self.filter_region = Some(region.meta.start.clone());
+            }
             let mut built = ChunkRows::default();
             let chunk = self.read_chunk(&desc, &region, &mut built)?;
             built.flush(&mut self.buffer);
@@ -227,9 +239,11 @@ impl Scanner {
         let mut seen = 0usize;
         loop {
             if filter.as_ref().is_some_and(|f| f.all_remaining_filtered()) {
+                // Done with this region only: HBase's filter state is per region, and the
+                // next region starts over with a fresh copy (PageFilter fills a page in each).
                 return Ok(Chunk {
-                    next: Position::Done,
-                    stop: true,
+                    next: after_region(),
+                    stop: false,
                 });
             }
             // The row is borrowed from the cursors until they move on.
@@ -293,8 +307,8 @@ impl Scanner {
             };
             if verdict == RowVerdict::Stop {
                 return Ok(Chunk {
-                    next: Position::Done,
-                    stop: true,
+                    next: after_region(),
+                    stop: false,
                 });
             }
             let mut found = false;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use redb::WriteTransaction;
 
-use super::cell::{Cell, CellType, Condition, Op, RowMutation};
+use super::cell::{write_timestamp, Cell, CellType, Condition, Op, RowMutation};
 use super::error::{MutateError, StorageError};
 use super::keys::{self, KIND_COLUMN, KIND_FAMILY};
 use super::read::{FamilyRead, TimeRange};
@@ -270,7 +270,7 @@ impl<'t> Apply<'t> {
                         row,
                         KIND_COLUMN,
                         qualifier,
-                        timestamp.unwrap_or(now),
+                        write_timestamp(*timestamp).unwrap_or(now),
                         CellType::Put,
                     );
                     self.insert(family, &key, &keys::encode_value(value, m.ttl_ms))?;
@@ -280,15 +280,15 @@ impl<'t> Apply<'t> {
                     qualifier,
                     timestamp,
                 } => {
-                    let ts = match timestamp {
-                        Some(ts) => Some(*ts),
+                    // HBase's prepareDeleteTimestamps: without a timestamp the newest version
+                    // goes; with none to delete, the marker still lands at now.
+                    let ts = match write_timestamp(*timestamp) {
+                        Some(ts) => ts,
                         None => self
                             .newest(desc, family, row, qualifier, now)?
-                            .map(|(ts, _)| ts),
+                            .map_or(now, |(ts, _)| ts),
                     };
-                    if let Some(ts) = ts {
-                        self.marker(family, row, KIND_COLUMN, qualifier, ts, CellType::Delete)?;
-                    }
+                    self.marker(family, row, KIND_COLUMN, qualifier, ts, CellType::Delete)?;
                 }
                 Op::DeleteColumn {
                     family,
@@ -299,7 +299,7 @@ impl<'t> Apply<'t> {
                     row,
                     KIND_COLUMN,
                     qualifier,
-                    timestamp.unwrap_or(now),
+                    write_timestamp(*timestamp).unwrap_or(now),
                     CellType::DeleteColumn,
                 )?,
                 Op::DeleteFamily { family, timestamp } => self.marker(
@@ -307,7 +307,7 @@ impl<'t> Apply<'t> {
                     row,
                     KIND_FAMILY,
                     b"",
-                    timestamp.unwrap_or(now),
+                    write_timestamp(*timestamp).unwrap_or(now),
                     CellType::DeleteFamily,
                 )?,
                 Op::DeleteFamilyVersion { family, timestamp } => self.marker(
@@ -315,7 +315,7 @@ impl<'t> Apply<'t> {
                     row,
                     KIND_FAMILY,
                     b"",
-                    *timestamp,
+                    write_timestamp(Some(*timestamp)).unwrap_or(now),
                     CellType::DeleteFamilyVersion,
                 )?,
                 Op::DeleteRow { timestamp } => {
@@ -325,7 +325,7 @@ impl<'t> Apply<'t> {
                             row,
                             KIND_FAMILY,
                             b"",
-                            timestamp.unwrap_or(now),
+                            write_timestamp(*timestamp).unwrap_or(now),
                             CellType::DeleteFamily,
                         )?;
                     }

@@ -10,6 +10,7 @@ use super::eval::{Code, HFilter};
 use crate::engine::Cell;
 
 /// Columns whose qualifier starts with the prefix.
+#[derive(Clone)]
 pub struct ColumnPrefix {
     pub prefix: Vec<u8>,
 }
@@ -38,6 +39,7 @@ impl HFilter for ColumnPrefix {
 /// Columns whose qualifier starts with one of the prefixes. As HBase's, it tests only the
 /// greatest prefix not after the qualifier, so with overlapping prefixes ('a' and 'ab') a
 /// qualifier like 'ac' is not returned.
+#[derive(Clone)]
 pub struct MultipleColumnPrefix {
     pub prefixes: BTreeSet<Vec<u8>>,
 }
@@ -58,6 +60,7 @@ impl HFilter for MultipleColumnPrefix {
 
 /// The first `limit` columns (newest version) of a row. Once a row has more, the scan ends
 /// after it: HBase wrote this filter for gets.
+#[derive(Clone)]
 pub struct ColumnCountGet {
     pub limit: i64,
     pub count: i64,
@@ -87,6 +90,7 @@ impl HFilter for ColumnCountGet {
 }
 
 /// Columns `offset .. offset + limit` of each row (newest version of each).
+#[derive(Clone)]
 pub struct ColumnPagination {
     pub limit: i64,
     pub offset: i64,
@@ -113,6 +117,7 @@ impl HFilter for ColumnPagination {
 }
 
 /// Columns whose qualifier lies between two bounds (an empty bound is open).
+#[derive(Clone)]
 pub struct ColumnRange {
     pub min: Option<Vec<u8>>,
     pub min_inclusive: bool,
@@ -146,6 +151,7 @@ impl HFilter for ColumnRange {
 }
 
 /// Cells whose timestamp is one of the listed ones.
+#[derive(Clone)]
 pub struct Timestamps {
     pub timestamps: BTreeSet<i64>,
 }
@@ -172,6 +178,7 @@ pub enum Part {
 }
 
 /// FamilyFilter, QualifierFilter or ValueFilter.
+#[derive(Clone)]
 pub struct CellCompare {
     pub part: Part,
     pub op: CompareOp,

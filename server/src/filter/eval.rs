@@ -28,8 +28,10 @@ impl Code {
     }
 }
 
-/// One filter of the language, with HBase's hooks. Defaults pass everything.
-pub trait HFilter: Send {
+/// One filter of the language, with HBase's hooks. Defaults pass everything. Cloneable because
+/// HBase gives every region of a scan a fresh copy of the filter (state such as PageFilter's
+/// row count starts over in each region).
+pub trait HFilter: Send + dyn_clone::DynClone {
     /// True drops the row before its cells are read.
     fn filter_row_key(&mut self, _row: &[u8]) -> bool {
         false
@@ -69,20 +71,35 @@ pub trait HFilter: Send {
     fn set_reversed(&mut self, _reversed: bool) {}
 }
 
-/// A parsed filter string as the engine's filter.
+dyn_clone::clone_trait_object!(HFilter);
+
+/// A parsed filter as the engine's filter. Keeps the filter as built (`pristine`) so each region
+/// of a scan can start from it, as each HBase region server builds its own copy.
 pub struct Compiled {
     root: Box<dyn HFilter>,
+    pristine: Box<dyn HFilter>,
+    reversed: bool,
 }
 
 impl Compiled {
     pub fn new(root: Box<dyn HFilter>) -> Compiled {
-        Compiled { root }
+        Compiled {
+            pristine: root.clone(),
+            root,
+            reversed: false,
+        }
     }
 }
 
 impl Filter for Compiled {
     fn set_reversed(&mut self, reversed: bool) {
+        self.reversed = reversed;
         self.root.set_reversed(reversed);
+    }
+
+    fn region_start(&mut self) {
+        self.root = self.pristine.clone();
+        self.root.set_reversed(self.reversed);
     }
 
     fn row_key(&mut self, row: &[u8]) -> RowVerdict {

@@ -53,6 +53,7 @@ fn merge_or(rc: Code, local: Code) -> Code {
 }
 
 /// AND or OR over two or more filters.
+#[derive(Clone)]
 pub struct List {
     and: bool,
     reversed: bool,
@@ -246,6 +247,7 @@ impl HFilter for List {
 }
 
 /// `SKIP f`: a row in which `f` does not plainly include every cell is dropped whole.
+#[derive(Clone)]
 pub struct Skip {
     inner: Box<dyn HFilter>,
     filter_row: bool,
@@ -290,6 +292,7 @@ impl HFilter for Skip {
 }
 
 /// `WHILE f`: the scan ends at the first row key, cell or row that `f` does not pass.
+#[derive(Clone)]
 pub struct While {
     inner: Box<dyn HFilter>,
     done: bool,

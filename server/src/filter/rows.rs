@@ -9,6 +9,7 @@ use crate::engine::Cell;
 
 /// Returns keys only: every value becomes empty, or with `len_as_value` the value's length
 /// as a 4-byte big-endian integer.
+#[derive(Clone)]
 pub struct KeyOnly {
     pub len_as_value: bool,
 }
@@ -28,7 +29,7 @@ impl HFilter for KeyOnly {
 }
 
 /// The first cell of each row only.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct FirstKeyOnly {
     found: bool,
 }
@@ -48,6 +49,7 @@ impl HFilter for FirstKeyOnly {
 }
 
 /// Rows whose key starts with the prefix; ends the scan once past them.
+#[derive(Clone)]
 pub struct Prefix {
     prefix: Vec<u8>,
     passed: bool,
@@ -122,6 +124,7 @@ impl HFilter for Prefix {
 }
 
 /// Rows up to and including the stop row; ends the scan after it.
+#[derive(Clone)]
 pub struct InclusiveStop {
     stop: Vec<u8>,
     done: bool,
@@ -170,6 +173,7 @@ impl HFilter for InclusiveStop {
 }
 
 /// At most `size` rows; ends the scan once they are out.
+#[derive(Clone)]
 pub struct Page {
     size: i64,
     accepted: i64,
@@ -201,6 +205,7 @@ impl HFilter for Page {
 }
 
 /// Rows whose key passes `op` against the comparator, judged before any cell is read.
+#[derive(Clone)]
 pub struct RowCompare {
     op: CompareOp,
     cmp: Comparator,

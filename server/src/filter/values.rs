@@ -9,6 +9,7 @@ use crate::engine::Cell;
 
 /// Whole rows whose column `family:qualifier` passes `op` (SingleColumnValueFilter), or with
 /// `exclude` the same rows without that column (SingleColumnValueExcludeFilter).
+#[derive(Clone)]
 pub struct SingleColumnValue {
     pub family: Vec<u8>,
     pub qualifier: Vec<u8>,
@@ -88,6 +89,7 @@ impl HFilter for SingleColumnValue {
 
 /// Cells whose timestamp matches a version of the dependent column (that passes the optional
 /// value test); `drop` leaves the dependent column itself out.
+#[derive(Clone)]
 pub struct DependentColumn {
     pub family: Vec<u8>,
     pub qualifier: Vec<u8>,
@@ -146,6 +148,7 @@ impl HFilter for DependentColumn {
 }
 
 /// Only the cells of column `family:qualifier` whose value passes `op`.
+#[derive(Clone)]
 pub struct ColumnValue {
     pub family: Vec<u8>,
     pub qualifier: Vec<u8>,

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use crate::engine::{
     Cell, CellView, Durability, FamilyDescriptor, KeepDeletedCells, MutateError,
     NamespaceDescriptor, NamespaceError, Op, ReadError, ReadOptions, RowMutation, RowResult,
-    TableDescriptor, TableError, TableName, TimeRange,
+    TableDescriptor, TableError, TableName, TimeRange, LATEST_TIMESTAMP,
 };
 use crate::generated::hbase2::*;
 
@@ -106,10 +106,19 @@ pub fn read_columns(opts: &mut ReadOptions, cols: &[TColumn]) {
     }
 }
 
-pub fn get_options(g: &TGet) -> ReadOptions {
+/// A TGet's read options. A single timestamp must be a real one: HBase's `TimeRange.at`
+/// refuses a negative timestamp and LATEST_TIMESTAMP (its unchecked exception reaches the
+/// client as a TApplicationException).
+pub fn get_options(g: &TGet) -> thrift::Result<ReadOptions> {
     let mut o = ReadOptions::default();
     read_columns(&mut o, g.columns.as_deref().unwrap_or_default());
     if let Some(ts) = g.timestamp {
+        if ts < 0 || ts == LATEST_TIMESTAMP {
+            return Err(application(format!(
+                "invalid TGet.timestamp {ts}: a single-timestamp read needs 0 <= timestamp < \
+                 2^63-1 (2^63-1 is LATEST_TIMESTAMP, which only writes accept)"
+            )));
+        }
         o.time_range = TimeRange::at(ts);
     } else if let Some(tr) = &g.time_range {
         o.time_range = time_range(tr);
@@ -117,7 +126,7 @@ pub fn get_options(g: &TGet) -> ReadOptions {
     o.max_versions = g.max_versions.unwrap_or(1).max(1) as u32;
     o.limit_per_family = g.store_limit.filter(|l| *l >= 0).map(|l| l as usize);
     o.offset_per_family = g.store_offset.unwrap_or(0).max(0) as usize;
-    o
+    Ok(o)
 }
 
 pub fn column_value(c: &CellView<'_>) -> TColumnValue {
@@ -319,8 +328,11 @@ fn encoding_enum(s: &str) -> TDataBlockEncoding {
 pub fn family_from_thrift(c: &TColumnFamilyDescriptor) -> Result<FamilyDescriptor, thrift::Error> {
     let bad = |what: &str, v: i32| io_error(format!("unknown {what} value {v}"), false);
     let mut f = FamilyDescriptor::new(&c.name);
+    // As HBase's ThriftUtilities: the attribute map first (its well-known keys set the
+    // settings), then every typed field the client set.
     if let Some(a) = &c.attributes {
-        f.attributes = a.clone();
+        f.apply_values(a)
+            .map_err(|e| io_error(e.to_string(), false))?;
     }
     if let Some(conf) = &c.configuration {
         f.configuration = conf.clone();
@@ -340,6 +352,7 @@ pub fn family_from_thrift(c: &TColumnFamilyDescriptor) -> Result<FamilyDescripto
     }
     if let Some(v) = c.dfs_replication {
         f.dfs_replication = v;
+        f.mark_set("DFS_REPLICATION");
     }
     if let Some(v) = c.data_block_encoding {
         f.data_block_encoding = encoding_name(v)
@@ -371,18 +384,23 @@ pub fn family_from_thrift(c: &TColumnFamilyDescriptor) -> Result<FamilyDescripto
     }
     if let Some(v) = c.cache_blooms_on_write {
         f.cache_blooms_on_write = v;
+        f.mark_set("CACHE_BLOOMS_ON_WRITE");
     }
     if let Some(v) = c.cache_data_on_write {
         f.cache_data_on_write = v;
+        f.mark_set("CACHE_DATA_ON_WRITE");
     }
     if let Some(v) = c.cache_indexes_on_write {
         f.cache_indexes_on_write = v;
+        f.mark_set("CACHE_INDEX_ON_WRITE");
     }
     if let Some(v) = c.compress_tags {
         f.compress_tags = v;
+        f.mark_set("COMPRESS_TAGS");
     }
     if let Some(v) = c.evict_blocks_on_close {
         f.evict_blocks_on_close = v;
+        f.mark_set("EVICT_BLOCKS_ON_CLOSE");
     }
     if let Some(v) = c.in_memory {
         f.in_memory = v;
@@ -393,7 +411,7 @@ pub fn family_from_thrift(c: &TColumnFamilyDescriptor) -> Result<FamilyDescripto
 pub fn family_to_thrift(f: &FamilyDescriptor) -> TColumnFamilyDescriptor {
     TColumnFamilyDescriptor {
         name: f.name.clone(),
-        attributes: Some(f.attributes.clone()),
+        attributes: Some(f.values_map()),
         // HBase sets the family configuration only when it has entries.
         configuration: Some(f.configuration.clone()).filter(|c| !c.is_empty()),
         block_size: Some(f.block_size),
@@ -432,6 +450,7 @@ pub fn table_from_thrift(d: &TTableDescriptor) -> Result<TableDescriptor, thrift
         t.attributes = a.clone();
     }
     let name = match d.durability {
+        Some(TDurability::USE_DEFAULT) => Some("USE_DEFAULT"),
         Some(TDurability::SKIP_WAL) => Some("SKIP_WAL"),
         Some(TDurability::ASYNC_WAL) => Some("ASYNC_WAL"),
         Some(TDurability::SYNC_WAL) => Some("SYNC_WAL"),
@@ -453,8 +472,11 @@ pub fn table_to_thrift(t: &TableDescriptor) -> TTableDescriptor {
         Some(b"FSYNC_WAL") => TDurability::FSYNC_WAL,
         _ => TDurability::USE_DEFAULT,
     };
+    // HBase's table values map: what was set (DURABILITY included) and IS_META.
     let mut attributes = t.attributes.clone();
-    attributes.remove(DURABILITY);
+    attributes
+        .entry(b"IS_META".to_vec())
+        .or_insert_with(|| b"false".to_vec());
     TTableDescriptor {
         table_name: ttable_name(&t.name),
         columns: Some(t.families.values().map(family_to_thrift).collect()),

@@ -38,7 +38,7 @@ fn filter_of(
 
 impl Handler {
     pub(super) fn get(&self, t: &[u8], g: TGet) -> thrift::Result<TResult> {
-        let mut opts = get_options(&g);
+        let mut opts = get_options(&g)?;
         opts.filter = filter_of(&g.filter_string, &g.filter_bytes)?;
         let r = self
             .engine
@@ -52,7 +52,7 @@ impl Handler {
     }
 
     pub(super) fn exists(&self, t: &[u8], g: TGet) -> thrift::Result<bool> {
-        let mut opts = get_options(&g);
+        let mut opts = get_options(&g)?;
         opts.filter = filter_of(&g.filter_string, &g.filter_bytes)?;
         Ok(self
             .engine
