@@ -24,7 +24,9 @@ Every table whose name starts with the prefix is disabled and deleted on both si
 scenario, whatever happened.
 
 Normalisation before comparing: timestamps (fields named timestamp/startCode, TCell.timestamp)
-that the scenario did not write itself become "<ts>"; region ids and region names, host names,
+between 10^12 and 10^14 (wall-clock milliseconds) that the scenario did not write itself become
+"<ts>" (a literal 2^63-1, HBase's LATEST_TIMESTAMP, is always shown: a server must replace it by
+its clock); region ids and region names, host names,
 ports and start codes become placeholders; exceptions become their type (plus canRetry for
 IOError/TIOError); the prefix becomes "${P}"; table-name lists keep only this scenario's tables.
 Differences listed in tests/oracle/allow.json ([{"scenario", "step", "reason"}]) are reported but
@@ -57,7 +59,9 @@ h1 = thriftpy2.load(str(IDL / "hbase1.thrift"), module_name="oracle_diff_hbase1_
 h2 = thriftpy2.load(str(IDL / "hbase2.thrift"), module_name="oracle_diff_hbase2_thrift")
 # thrift2ro: a Thrift2 server in read-only mode (HBase's -ro; redbase's --read-only).
 SERVICES = {"thrift1": h1.Hbase, "thrift2": h2.THBaseService, "thrift2ro": h2.THBaseService}
-BIG_TS = 10 ** 12  # anything above is a wall-clock millisecond timestamp
+BIG_TS = 10 ** 12  # from here up to WALL_MAX: a wall-clock millisecond timestamp (2001..5138)
+WALL_MAX = 10 ** 14  # above: not milliseconds (e.g. microseconds, or the server kept a literal
+LATEST_TIMESTAMP = 2 ** 63 - 1  # HBase's HConstants.LATEST_TIMESTAMP); never normalised away
 
 
 # ---------------------------------------------------------------- values in
@@ -95,7 +99,7 @@ def to_thrift(spec, val, ctx):
     if ttype in (TType.BYTE, TType.I16, TType.I32, TType.I64):
         if extra is not None and isinstance(val, str):  # enum by name
             return getattr(extra, val)
-        if isinstance(val, int) and ttype == TType.I64 and val > 0:
+        if isinstance(val, int) and ttype == TType.I64 and 0 < val < LATEST_TIMESTAMP:
             ctx["written_ts"].add(val)
         return int(val)
     if ttype == TType.DOUBLE:
@@ -176,7 +180,7 @@ def from_thrift(v, ctx, field=None, owner=None):
     if isinstance(v, bool) or v is None or isinstance(v, float):
         return v
     if isinstance(v, int):
-        if field in TS_FIELDS and v >= BIG_TS and v not in ctx["written_ts"]:
+        if field in TS_FIELDS and BIG_TS <= v < WALL_MAX and v not in ctx["written_ts"]:
             return "<ts>"
         return v
     if isinstance(v, list):
