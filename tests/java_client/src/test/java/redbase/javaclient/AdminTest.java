@@ -250,12 +250,14 @@ class AdminTest extends ClientBase {
     assertFalse(Arrays.asList(admin.listTableNames()).contains(n));
     IOException e = assertThrows(IOException.class, () -> admin.deleteTable(n));
     assertTrue(e.getMessage().contains("TableNotFoundException"), e.getMessage());
+    // HBase answers getTableDescriptor of a missing table with TIOError{message=<table name>}
     e = assertThrows(IOException.class, () -> admin.getDescriptor(n));
-    assertTrue(e.getMessage().contains("TableNotFoundException"), e.getMessage());
-    // a table needs at least one family
+    assertTrue(e.getMessage().contains("message:" + n.getNameAsString()), e.getMessage());
+    // a table needs at least one family (HBase fails this one with an internal error: the
+    // Java client sends no family list at all)
     TableName empty = name("nofam");
-    e = assertThrows(IOException.class,
+    assertThrows(IOException.class,
         () -> admin.createTable(TableDescriptorBuilder.newBuilder(empty).build()));
-    assertTrue(e.getMessage().contains("at least one column family"), e.getMessage());
+    assertFalse(admin.tableExists(empty));
   }
 }
