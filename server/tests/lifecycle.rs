@@ -87,6 +87,11 @@ fn descriptors_round_trip_exactly_and_survive_restart() {
     d.attributes.insert(b"OWNER".to_vec(), b"growth".to_vec());
     d.configuration.insert("split.policy".into(), "x".into());
     e.create_table(d.clone(), &[]).unwrap();
+    // The one key creation adds, as HBase's master does.
+    d.attributes.insert(
+        b"hbase.store.file-tracker.impl".to_vec(),
+        b"DEFAULT".to_vec(),
+    );
     assert_eq!(e.describe_table("social").unwrap(), d);
     let e = reopen(&dir, e);
     assert_eq!(e.describe_table("social").unwrap(), d);
