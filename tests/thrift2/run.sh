@@ -25,6 +25,12 @@ apt_install() {
     echo "tests/thrift2/run.sh: pip install failed" >&2
     exit 1
 }
+# easybase (a Thrift2 client from PyPI) without its optional Kerberos extension, which needs
+# a C toolchain and libkrb5: only SASL/Kerberos connections import it.
+"$PYTHON" -m pip install --disable-pip-version-check -q --no-deps easybase==2.0.1 pure-sasl==0.6.2 || {
+    echo "tests/thrift2/run.sh: pip install easybase failed" >&2
+    exit 1
+}
 if ! command -v thrift >/dev/null 2>&1; then
     echo "== installing thrift-compiler"
     apt_install thrift-compiler || {
