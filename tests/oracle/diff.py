@@ -13,6 +13,7 @@ Scenario format (JSON, data only): {"comment": "...", "steps": [STEP, ...]} wher
   {"name": "...", "service": "thrift1"|"thrift2", "call": "<method>", "args": {<arg>: VALUE},
    "save": "<var>",        # keep each side's answer (e.g. a scanner id) for later "$<var>"
    "ignore_result": true,  # compare only "answered" vs. "raised <type>"
+   "error_type_only": true, # an exception is compared by its type alone (not canRetry)
    "comment": "..."}
 VALUE is plain JSON, converted by the argument's Thrift type from the IDL:
   - a string for a binary field is its UTF-8 bytes; {"hex": "00ff"} gives any bytes;
@@ -222,7 +223,7 @@ def outcome(call, fn, kwargs, ctx, step):
         return None, {"raised": "TTransportException (connection lost)"}
     except TException as e:
         out = {"raised": type(e).__name__}
-        if getattr(e, "canRetry", None) is not None:
+        if getattr(e, "canRetry", None) is not None and not step.get("error_type_only"):
             out["canRetry"] = e.canRetry
         return None, out
     if step.get("save"):
