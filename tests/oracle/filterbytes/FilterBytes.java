@@ -96,6 +96,9 @@ public class FilterBytes {
     add("ValueFilter(<, binary b)", new ValueFilter(CompareOperator.LESS, new BinaryComparator(b("b"))));
     add("SingleColumnValueFilter(cf:c > LongComparator 5)", new SingleColumnValueFilter(b("cf"), b("c"), CompareOperator.GREATER, new LongComparator(5L)));
     add("SingleColumnValueFilter(cf:c <= LongComparator 5, filterIfMissing)", scvf(new SingleColumnValueFilter(b("cf"), b("c"), CompareOperator.LESS_OR_EQUAL, new LongComparator(5L)), true, true));
+    add("ValueFilter(=, LongComparator 42) on values of any length", new ValueFilter(EQ, new LongComparator(42L)));
+    add("FilterList(MUST_PASS_ALL: QualifierFilter = c, ValueFilter >= LongComparator 5)", new FilterList(FilterList.Operator.MUST_PASS_ALL,
+        new QualifierFilter(EQ, new BinaryComparator(b("c"))), new ValueFilter(CompareOperator.GREATER_OR_EQUAL, new LongComparator(5L))));
     // column filters
     add("ColumnRangeFilter([b, d))", new ColumnRangeFilter(b("b"), true, b("d"), false));
     add("ColumnRangeFilter((b, d])", new ColumnRangeFilter(b("b"), false, b("d"), true));
