@@ -287,8 +287,10 @@ class FilterTest extends ClientBase {
     assertEquals(List.of("row1/cf:b=banana", "row1/cg:c=cherry", "row2/cf:b=blueberry",
         "row3/cf:n=" + N5, "row3/cg:c=coconut"),
         scan(new DependentColumnFilter(b("cf"), b("a"), true)));
-    // with a value condition on the other cells
-    assertEquals(List.of("row1/cf:b=banana"), scan(new DependentColumnFilter(b("cf"), b("a"), true,
+    // a value condition applies to the dependent column's own cells: only cf:a == apple counts
+    assertEquals(List.of("row1/cf:b=banana", "row1/cg:c=cherry"), scan(new DependentColumnFilter(
+        b("cf"), b("a"), true, CompareOperator.EQUAL, new BinaryComparator(b("apple")))));
+    assertEquals(List.of(), scan(new DependentColumnFilter(b("cf"), b("a"), true,
         CompareOperator.EQUAL, new BinaryComparator(b("banana")))));
   }
 
