@@ -144,6 +144,42 @@ pub fn message_len(buf: &[u8], protocol: Protocol, max: usize) -> Scan<()> {
     }
 }
 
+/// The method name (read leniently: any bytes) and sequence id of the message at the start of
+/// `buf`, so an error reply can name the call even when the rest cannot be decoded.
+pub fn message_header(buf: &[u8], protocol: Protocol) -> Option<(String, i32)> {
+    let mut c = Cursor {
+        buf,
+        pos: 0,
+        max: buf.len(),
+        depth: 0,
+    };
+    let name = |c: &mut Cursor<'_>, n: i64| -> Option<String> {
+        let n = usize::try_from(n).ok()?;
+        Some(String::from_utf8_lossy(c.take(n).ok()?).into_owned())
+    };
+    match protocol {
+        Protocol::Binary { strict: true } => {
+            c.take(4).ok()?;
+            let n = c.i32().ok()?;
+            let method = name(&mut c, n.into())?;
+            Some((method, c.i32().ok()?))
+        }
+        Protocol::Binary { strict: false } => {
+            let n = c.i32().ok()?;
+            let method = name(&mut c, n.into())?;
+            c.take(1).ok()?;
+            Some((method, c.i32().ok()?))
+        }
+        Protocol::Compact => {
+            c.take(2).ok()?;
+            let seq = c.varint().ok()? as i32;
+            let n = c.varint().ok()?;
+            let method = name(&mut c, i64::try_from(n).ok()?)?;
+            Some((method, seq))
+        }
+    }
+}
+
 enum Stop {
     Incomplete,
     Invalid(String),

@@ -12,8 +12,10 @@ use std::time::Duration;
 
 use thrift::protocol::{
     TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
+    TMessageIdentifier, TMessageType, TOutputProtocol,
 };
 use thrift::server::TProcessor;
+use thrift::{ApplicationError, ApplicationErrorKind};
 use tokio::net::TcpListener;
 use tokio::sync::{broadcast, mpsc, Semaphore};
 
@@ -67,9 +69,20 @@ impl Default for Limits {
 }
 
 /// Runs `processor` for one message: the reply is written in the protocol the request used.
+///
+/// Every call gets a reply. The message is walked first (no allocation): a length or element
+/// count that claims more bytes than the message holds is a protocol error, answered before the
+/// generated decoder could reserve memory for it. A decoder or handler error that wrote nothing
+/// (a method name that is not UTF-8, a union with no field we know) and a panic are answered
+/// with a `TApplicationException` too, so the client never waits for a reply that will not come
+/// and the connection stays usable.
 pub fn process_message(processor: &dyn TProcessor, message: &[u8], protocol: Protocol) -> Vec<u8> {
+    if let Err(why) = check_message(message, protocol) {
+        tracing::warn!(reason = %why, "malformed request answered with a protocol error");
+        return error_reply(message, protocol, ApplicationErrorKind::ProtocolError, why);
+    }
     let mut out = Vec::new();
-    let result = match protocol {
+    let run = std::panic::AssertUnwindSafe(|| match protocol {
         Protocol::Binary { strict } => {
             let mut i = TBinaryInputProtocol::new(message, strict);
             let mut o = TBinaryOutputProtocol::new(&mut out, true);
@@ -80,11 +93,92 @@ pub fn process_message(processor: &dyn TProcessor, message: &[u8], protocol: Pro
             let mut o = TCompactOutputProtocol::new(&mut out);
             processor.process(&mut i, &mut o)
         }
+    });
+    match std::panic::catch_unwind(run) {
+        Ok(Ok(())) => out,
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "request failed");
+            if out.is_empty() {
+                let kind = match &e {
+                    thrift::Error::Protocol(_) => ApplicationErrorKind::ProtocolError,
+                    _ => ApplicationErrorKind::InternalError,
+                };
+                error_reply(
+                    message,
+                    protocol,
+                    kind,
+                    format!("cannot process the call: {e}"),
+                )
+            } else {
+                out
+            }
+        }
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            tracing::error!(panic = %what, "request handler panicked");
+            error_reply(
+                message,
+                protocol,
+                ApplicationErrorKind::InternalError,
+                format!("internal error processing the call: {what}"),
+            )
+        }
+    }
+}
+
+/// A whole message must hold every byte its lengths and counts claim.
+fn check_message(message: &[u8], protocol: Protocol) -> Result<(), String> {
+    match frame::message_len(message, protocol, message.len()) {
+        frame::Scan::Done((), _) => Ok(()),
+        frame::Scan::Incomplete => Err(format!(
+            "the message ends early: a length or element count claims more than its {} bytes",
+            message.len()
+        )),
+        frame::Scan::Invalid(why) => Err(format!("malformed message: {why}")),
+    }
+}
+
+/// A `TApplicationException` reply to `message`, naming its method and sequence id where the
+/// header can be read (an empty name and id 0 where it cannot).
+pub fn error_reply(
+    message: &[u8],
+    protocol: Protocol,
+    kind: ApplicationErrorKind,
+    text: impl Into<String>,
+) -> Vec<u8> {
+    let (name, seq) = frame::message_header(message, protocol).unwrap_or_default();
+    let ident = TMessageIdentifier::new(name, TMessageType::Exception, seq);
+    let err = ApplicationError::new(kind, text.into());
+    let mut out = Vec::new();
+    let written = match protocol {
+        Protocol::Binary { .. } => {
+            let mut o = TBinaryOutputProtocol::new(&mut out, true);
+            write_error(&mut o, &ident, &err)
+        }
+        Protocol::Compact => {
+            let mut o = TCompactOutputProtocol::new(&mut out);
+            write_error(&mut o, &ident, &err)
+        }
     };
-    if let Err(e) = result {
-        tracing::warn!(error = %e, "request failed");
+    if let Err(e) = written {
+        tracing::warn!(error = %e, "cannot write an error reply");
     }
     out
+}
+
+fn write_error(
+    o: &mut dyn TOutputProtocol,
+    ident: &TMessageIdentifier,
+    err: &ApplicationError,
+) -> thrift::Result<()> {
+    o.write_message_begin(ident)?;
+    thrift::Error::write_application_error_to_out_protocol(err, o)?;
+    o.write_message_end()?;
+    o.flush()
 }
 
 /// Accepts connections on `listener` and serves them with `service` until `shutdown`
