@@ -25,6 +25,9 @@ pub(crate) const STOP: u64 = u64::MAX;
 
 /// Runs size-triggered splits, one at a time, until the engine closes or goes away.
 pub(crate) fn split_loop(inner: Weak<Inner>, rx: Receiver<(String, u64)>) {
+    // Why each region last could not split: a region that cannot split (one huge row) is asked
+    // again after every commit, so only a new reason is worth a warning.
+    let mut refused: std::collections::HashMap<u64, String> = Default::default();
     while let Ok((table, id)) = rx.recv() {
         if id == STOP {
             return;
@@ -34,8 +37,18 @@ pub(crate) fn split_loop(inner: Weak<Inner>, rx: Receiver<(String, u64)>) {
         };
         let engine = Engine { inner };
         match engine.split_region_by_id(&table, id, None) {
-            Ok(_) => {}
-            Err(e) => tracing::warn!(%table, region = id, error = %e, "split skipped"),
+            Ok(_) => {
+                refused.remove(&id);
+            }
+            Err(e) => {
+                let why = e.to_string();
+                if refused.get(&id) != Some(&why) {
+                    tracing::warn!(%table, region = id, error = %why, "split skipped (logged once per region and reason)");
+                    refused.insert(id, why);
+                } else {
+                    tracing::debug!(%table, region = id, error = %why, "split skipped again");
+                }
+            }
         }
         engine
             .inner
