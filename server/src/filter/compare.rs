@@ -2,6 +2,10 @@
 //!
 //! A comparator compares its own value with a cell's bytes, and the operator reads the result
 //! the way round people write it: `RowFilter(<, 'binary:m')` keeps rows less than `m`.
+//!
+//! The filter language builds the first four comparators; serialized filters (Thrift2
+//! `filterBytes`, [`super::proto`]) can also send Null, Bit and Long comparators, regexes with
+//! Java's flags and charsets, and the NO_OP operator.
 
 use std::cmp::Ordering;
 
@@ -18,6 +22,9 @@ pub enum CompareOp {
     NotEqual,
     GreaterOrEqual,
     Greater,
+    /// HBase's NO_OP (serialized filters only): the compare filters drop everything they test
+    /// with it, without asking the comparator.
+    NoOp,
 }
 
 impl CompareOp {
@@ -41,6 +48,7 @@ impl CompareOp {
             CompareOp::NotEqual => "!=",
             CompareOp::GreaterOrEqual => ">=",
             CompareOp::Greater => ">",
+            CompareOp::NoOp => "NO_OP",
         }
     }
 
@@ -53,11 +61,13 @@ impl CompareOp {
             CompareOp::NotEqual => cell.is_ne(),
             CompareOp::GreaterOrEqual => cell.is_ge(),
             CompareOp::Greater => cell.is_gt(),
+            CompareOp::NoOp => false,
         }
     }
 }
 
-/// `binary:`, `binaryprefix:`, `regexstring:`, `regexstringnocase:` or `substring:`.
+/// `binary:`, `binaryprefix:`, `regexstring:`, `regexstringnocase:` or `substring:`, and the
+/// comparators only serialized filters carry.
 #[derive(Debug, Clone)]
 pub enum Comparator {
     /// Byte-wise comparison with the whole cell.
@@ -69,6 +79,65 @@ pub enum Comparator {
     /// Contains the (lower-cased) text or not, case-insensitively, as HBase's
     /// SubstringComparator does.
     Substring(String),
+    /// A regex over the cell read in a charset other than UTF-8 (RegexStringComparator's
+    /// `charset`).
+    RegexIn(Box<Regex>, Charset),
+    /// HBase's NullComparator: a cell's bytes are never null, so every cell compares as less
+    /// (even an empty one): `=` never passes, `!=` always does.
+    Null,
+    /// HBase's BitComparator: "equal" when the cell has the value's length and `op` of the two
+    /// has a bit set, otherwise less.
+    Bit(Vec<u8>, BitOp),
+    /// HBase's LongComparator: the cell as an 8-byte big-endian signed integer against this one.
+    /// A cell of another length passes no operator (HBase fails the whole read there).
+    Long(i64),
+}
+
+/// BitComparator's operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BitOp {
+    And,
+    Or,
+    Xor,
+}
+
+/// How a regex comparator reads a cell's bytes as text (Java's `Charset` names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Charset {
+    Utf8,
+    /// ISO-8859-1: every byte is one character, so any bytes match byte-wise patterns.
+    Latin1,
+    /// US-ASCII: bytes above 0x7F become U+FFFD, as Java decodes them.
+    Ascii,
+}
+
+impl Charset {
+    /// The charset a Java name (or alias, any case) denotes, if supported.
+    pub fn from_java_name(name: &str) -> Option<Charset> {
+        let n = name.to_ascii_lowercase().replace('_', "-");
+        Some(match n.as_str() {
+            "utf-8" | "utf8" | "unicode-1-1-utf-8" => Charset::Utf8,
+            "iso-8859-1" | "iso8859-1" | "latin1" | "l1" | "iso-latin-1" | "iso-ir-100"
+            | "cp819" | "ibm819" | "ibm-819" | "csisolatin1" | "819" | "iso8859-1:1987" => {
+                Charset::Latin1
+            }
+            "us-ascii" | "ascii" | "us" | "iso646-us" | "iso-646.irv:1991" | "default"
+            | "cp367" | "ibm367" | "646" | "csascii" => Charset::Ascii,
+            _ => return None,
+        })
+    }
+
+    fn decode(self, cell: &[u8]) -> std::borrow::Cow<'_, str> {
+        match self {
+            Charset::Utf8 => String::from_utf8_lossy(cell),
+            Charset::Latin1 => cell.iter().map(|&b| b as char).collect::<String>().into(),
+            Charset::Ascii => cell
+                .iter()
+                .map(|&b| if b < 0x80 { b as char } else { '\u{FFFD}' })
+                .collect::<String>()
+                .into(),
+        }
+    }
 }
 
 impl Comparator {
@@ -79,16 +148,24 @@ impl Comparator {
             Comparator::BinaryPrefix(_) => "binaryprefix",
             Comparator::Regex(_) => "regexstring",
             Comparator::Substring(_) => "substring",
+            Comparator::RegexIn(..) => "regexstring",
+            Comparator::Null => "null",
+            Comparator::Bit(..) => "bit",
+            Comparator::Long(_) => "long",
         }
     }
 
     /// Regex and substring comparators only say "matches" or "does not".
     pub fn equality_only(&self) -> bool {
-        matches!(self, Comparator::Regex(_) | Comparator::Substring(_))
+        matches!(
+            self,
+            Comparator::Regex(_) | Comparator::Substring(_) | Comparator::RegexIn(..)
+        )
     }
 
     /// How the cell's bytes compare with the comparator: `Equal` for a match of a regex or
-    /// substring comparator, `Greater` for a miss (so only = and != are meaningful).
+    /// substring comparator, `Less` for a miss (HBase's compareTo answers 1, "the comparator is
+    /// greater", so `RowFilter(<, regex)`, which serialized filters may send, keeps misses).
     pub fn compare(&self, cell: &[u8]) -> Ordering {
         match self {
             Comparator::Binary(v) => cell.cmp(v),
@@ -97,20 +174,39 @@ impl Comparator {
             Comparator::Substring(s) => {
                 match_order(String::from_utf8_lossy(cell).to_lowercase().contains(s))
             }
+            Comparator::RegexIn(r, charset) => match_order(r.is_match(&charset.decode(cell))),
+            Comparator::Null => Ordering::Less,
+            Comparator::Bit(v, op) => {
+                let set = cell.len() == v.len()
+                    && v.iter().zip(cell).any(|(&a, &b)| match op {
+                        BitOp::And => a & b,
+                        BitOp::Or => a | b,
+                        BitOp::Xor => a ^ b,
+                    } != 0);
+                match_order(set)
+            }
+            Comparator::Long(v) => match <[u8; 8]>::try_from(cell) {
+                Ok(b) => i64::from_be_bytes(b).cmp(v),
+                Err(_) => Ordering::Less,
+            },
         }
     }
 
     /// Whether a cell with these bytes passes `op`.
     pub fn passes(&self, op: CompareOp, cell: &[u8]) -> bool {
+        if matches!(self, Comparator::Long(_)) && cell.len() != 8 {
+            return false;
+        }
         op.passes(self.compare(cell))
     }
 }
 
+/// A match is "equal"; a miss is "less", as HBase's comparators answer 1 for it.
 fn match_order(matched: bool) -> Ordering {
     if matched {
         Ordering::Equal
     } else {
-        Ordering::Greater
+        Ordering::Less
     }
 }
 
@@ -154,9 +250,17 @@ fn regex(value: &[u8], nocase: bool) -> Result<Regex, ComparatorError> {
     let text = String::from_utf8_lossy(value);
     refuse_possessive(&text).map_err(ComparatorError::Regex)?;
     let pattern = translate_java(&text);
-    RegexBuilder::new(&pattern)
-        .dot_matches_new_line(true)
-        .case_insensitive(nocase)
+    compile(
+        &pattern,
+        RegexBuilder::new(&pattern)
+            .dot_matches_new_line(true)
+            .case_insensitive(nocase),
+    )
+}
+
+/// Builds a regex within the size limits, with the crate's error cut down to what went wrong.
+fn compile(pattern: &str, builder: &mut RegexBuilder) -> Result<Regex, ComparatorError> {
+    builder
         .size_limit(REGEX_SIZE_LIMIT)
         .dfa_size_limit(REGEX_SIZE_LIMIT)
         .nest_limit(64)
@@ -181,6 +285,63 @@ fn regex(value: &[u8], nocase: bool) -> Result<Regex, ComparatorError> {
             };
             ComparatorError::Regex(msg)
         })
+}
+
+/// java.util.regex.Pattern's flag bits, as RegexStringComparator serializes them.
+pub mod java_flags {
+    pub const UNIX_LINES: i32 = 0x01;
+    pub const CASE_INSENSITIVE: i32 = 0x02;
+    pub const COMMENTS: i32 = 0x04;
+    pub const MULTILINE: i32 = 0x08;
+    pub const LITERAL: i32 = 0x10;
+    pub const DOTALL: i32 = 0x20;
+    pub const UNICODE_CASE: i32 = 0x40;
+    pub const CANON_EQ: i32 = 0x80;
+    pub const UNICODE_CHARACTER_CLASS: i32 = 0x100;
+}
+
+/// Compiles a pattern with Java's Pattern flags, as a serialized RegexStringComparator sends
+/// it. CASE_INSENSITIVE, MULTILINE, DOTALL, COMMENTS and LITERAL map onto the `regex` crate's
+/// options; UNIX_LINES, UNICODE_CASE and UNICODE_CHARACTER_CLASS describe what the crate does
+/// anyway (`.` stops only at `\n`; case folding and classes are Unicode-aware) and are
+/// accepted; CANON_EQ and unknown bits are refused rather than silently ignored.
+pub fn java_regex(pattern: &str, flags: i32) -> Result<Regex, ComparatorError> {
+    use java_flags::*;
+    let known = UNIX_LINES
+        | CASE_INSENSITIVE
+        | COMMENTS
+        | MULTILINE
+        | LITERAL
+        | DOTALL
+        | UNICODE_CASE
+        | UNICODE_CHARACTER_CLASS;
+    if flags & CANON_EQ != 0 {
+        return Err(ComparatorError::Regex(
+            "the Pattern flag CANON_EQ (128) is not supported".into(),
+        ));
+    }
+    if flags & !known != 0 {
+        return Err(ComparatorError::Regex(format!(
+            "unknown Pattern flag bits {:#x} (supported: UNIX_LINES=1, CASE_INSENSITIVE=2, \
+             COMMENTS=4, MULTILINE=8, LITERAL=16, DOTALL=32, UNICODE_CASE=64, \
+             UNICODE_CHARACTER_CLASS=256)",
+            flags & !known
+        )));
+    }
+    let translated = if flags & LITERAL != 0 {
+        regex::escape(pattern)
+    } else {
+        refuse_possessive(pattern).map_err(ComparatorError::Regex)?;
+        translate_java(pattern)
+    };
+    compile(
+        &translated,
+        RegexBuilder::new(&translated)
+            .dot_matches_new_line(flags & DOTALL != 0)
+            .case_insensitive(flags & CASE_INSENSITIVE != 0)
+            .multi_line(flags & MULTILINE != 0)
+            .ignore_whitespace(flags & COMMENTS != 0 && flags & LITERAL == 0),
+    )
 }
 
 /// Java's possessive quantifiers (`a*+`, `a++`, `a?+`, `a{2}+`) have no equivalent here, and

@@ -8,6 +8,11 @@
 //! [`list`] (AND, OR, SKIP, WHILE), on the comparators of [`compare`]. [`eval`] holds HBase's
 //! filter hooks and the adapter to the engine's [`crate::engine::Filter`]. docs/filters.md
 //! describes the language and where it differs from HBase.
+//!
+//! Serialized filters (Thrift2 `filterBytes`, HBase's protobuf form) are decoded by [`proto`]
+//! from the messages of [`wire`] onto the same filters, plus the ones only that form can
+//! express: [`row_ranges`] (MultiRowRangeFilter), [`fuzzy`] (FuzzyRowFilter) and
+//! [`serialized_only`].
 
 pub mod ast;
 pub mod build;
@@ -15,10 +20,15 @@ pub mod columns;
 pub mod compare;
 pub mod error;
 pub mod eval;
+pub mod fuzzy;
 pub mod list;
 pub mod parse;
+pub mod proto;
+pub mod row_ranges;
 pub mod rows;
+pub mod serialized_only;
 pub mod values;
+pub mod wire;
 
 pub use ast::Expr;
 pub use error::FilterError;
@@ -35,6 +45,12 @@ pub fn parse(s: &str) -> Result<Box<dyn Filter>, FilterError> {
 pub fn parse_bytes(s: &[u8]) -> Result<Box<dyn Filter>, FilterError> {
     let expr = parse::parse_expr(s)?;
     Ok(Box::new(eval::Compiled::new(build::build(&expr)?)))
+}
+
+/// Decodes a serialized filter (HBase's protobuf `Filter`, as Thrift2 `filterBytes` carries
+/// it) and builds the filter it describes.
+pub fn from_serialized(bytes: &[u8]) -> Result<Box<dyn Filter>, proto::SerializedFilterError> {
+    proto::from_bytes(bytes)
 }
 
 /// Parses a filter string into its syntax tree only (no name or argument checks).

@@ -13,26 +13,32 @@ fn table(t: &[u8]) -> String {
 /// The filter a TGet or TScan asks for. A bad filter string is an error, never ignored: as in
 /// HBase, whose ParseFilter throws an unchecked IllegalArgumentException that reaches the
 /// client as a TApplicationException (these methods declare only TIOError); ours carries the
-/// message, naming the position and the problem. `filterBytes` (a serialized protobuf filter)
-/// cannot be read here: refused, never ignored.
+/// message, naming the position and the problem.
+///
+/// `filterBytes` (HBase's serialized protobuf filter, what its Java ThriftConnection sends) is
+/// decoded by [`crate::filter::from_serialized`]. As in HBase's ThriftUtilities, a filter
+/// string that is also set is parsed first (so a bad one still fails) and the bytes then
+/// replace it. Bytes that cannot become a filter are a TIOError, as in HBase, where they raise
+/// an IOException the handler turns into one (canRetry false but for bytes that are no Filter
+/// message at all); ours names the problem.
 fn filter_of(
     f: &Option<Vec<u8>>,
     bytes: &Option<Vec<u8>>,
 ) -> thrift::Result<Option<Box<dyn crate::engine::Filter>>> {
-    if bytes.is_some() {
-        return Err(application(
-            "filterBytes (a serialized protobuf filter) is not supported: send the filter as \
-             filterString",
-        ));
-    }
-    match f {
-        None => Ok(None),
-        Some(f) => crate::filter::parse_bytes(f).map(Some).map_err(|e| {
+    let parsed = match f {
+        None => None,
+        Some(f) => Some(crate::filter::parse_bytes(f).map_err(|e| {
             application(format!(
                 "invalid filter string {:?}: {e}",
                 String::from_utf8_lossy(f)
             ))
-        }),
+        })?),
+    };
+    match bytes {
+        None => Ok(parsed),
+        Some(b) => crate::filter::from_serialized(b)
+            .map(Some)
+            .map_err(|e| io_error(format!("invalid filterBytes: {e}"), e.can_retry())),
     }
 }
 
