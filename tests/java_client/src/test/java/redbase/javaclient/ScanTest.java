@@ -136,8 +136,15 @@ class ScanTest extends ClientBase {
     assertEquals(List.of("k00", "k02", "k04"),
         rows(t, new Scan().setTimeRange(35, 50).withStopRow(b("k05"))));
     // per-family time range
-    assertEquals(List.of("k00/cf:a@10=a0-10", "k00/cg:c@40=c0"),
-        cells(scanAll(t, new Scan(s).setColumnFamilyTimeRange(b("cf"), 0, 15)).get(0)));
+    List<String> perFamily =
+        cells(scanAll(t, new Scan(s).setColumnFamilyTimeRange(b("cf"), 0, 15)).get(0));
+    if (HBASE_FRAMED_GATEWAY) {
+      // HBase's framed gateway reads the map key from the start of the frame buffer
+      // (Bytes.toBytes(ByteBuffer) copies from index 0): no such family, the range is ignored
+      assertEquals(List.of("k00/cf:a@20=a0-20", "k00/cf:b@30=b0", "k00/cg:c@40=c0"), perFamily);
+    } else {
+      assertEquals(List.of("k00/cf:a@10=a0-10", "k00/cg:c@40=c0"), perFamily);
+    }
   }
 
   @Test
