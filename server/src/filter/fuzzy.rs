@@ -1,17 +1,19 @@
 //! FuzzyRowFilter (serialized filters only): rows whose key matches one of several
 //! (key, mask) pairs, where the mask says which bytes are fixed and which may be anything.
 //!
-//! HBase 2 preprocesses masks into a bit mask: a fixed byte becomes 0xFF (the row's byte must
+//! HBase preprocesses masks into a bit mask: a fixed byte becomes 0xFF (the row's byte must
 //! equal the key's), a free byte 0x00 (and the key's byte there becomes 0). Clients send masks
-//! as 0 = fixed, 1 = free, or already processed as 0xFF = fixed, 2 = free; HBase reads 0 and
-//! 0xFF as fixed and 1 and 2 as free in either form, and so do we. Other mask bytes make HBase
-//! mask with stray bits that change between calls; they are refused.
+//! as 0 = fixed, 1 = free, and HBase 2's client marks them `is_mask_v2`; a mask already in
+//! HBase's processed form is taken as it is. With `is_mask_v2` (read as HBase 2.6 does) 0 and
+//! 0xFF are fixed, 1 and 2 free. Without it (HBase 1's legacy form) a mask made only of 0 and
+//! 0xFF counts as processed, so its 0s are free; otherwise 0 and 0xFF are fixed and 1 free.
+//! Other mask bytes make HBase mask with stray bits (which shift between calls): refused.
 //!
-//! As in HBase (whose hot path compares word by word over the shorter of row and key), a row
-//! shorter than a key matches when its bytes match the key's fixed bytes; a longer row matches
-//! on its first key-length bytes. Rows that match no pair are dropped by key, with HBase's
-//! next-candidate computation as a seek hint in either scan direction; the scan ends once no
-//! pair can match a later row.
+//! As in HBase on JVMs with unaligned Unsafe access (its hot path compares word by word over
+//! the shorter of row and key), a row shorter than a key matches when its bytes match the
+//! key's fixed bytes; a longer row matches on its first key-length bytes. Rows that match no
+//! pair are dropped by key, with HBase's next-candidate computation as a seek hint in either
+//! scan direction; the scan ends once no pair can match a later row.
 
 use super::eval::{Code, HFilter};
 use crate::engine::Cell;
@@ -100,9 +102,9 @@ pub struct FuzzyRow {
 }
 
 impl FuzzyRow {
-    /// Builds the filter from (key, mask) pairs as the wire carries them; the error says which
-    /// pair is wrong.
-    pub fn new(pairs: Vec<(Vec<u8>, Vec<u8>)>) -> Result<FuzzyRow, String> {
+    /// Builds the filter from (key, mask) pairs as the wire carries them, with the mask form
+    /// `is_mask_v2` names; the error says which pair is wrong.
+    pub fn new(pairs: Vec<(Vec<u8>, Vec<u8>)>, mask_v2: bool) -> Result<FuzzyRow, String> {
         let mut rules = Vec::new();
         for (i, (mut key, raw)) in pairs.into_iter().enumerate() {
             if key.len() != raw.len() {
@@ -114,22 +116,34 @@ impl FuzzyRow {
                     raw.len()
                 ));
             }
+            // The legacy form's processed masks use 0 for a free byte.
+            let legacy_processed = !mask_v2 && raw.iter().all(|&m| m == 0 || m == 0xFF);
             let mut mask = Vec::with_capacity(raw.len());
             for (j, &m) in raw.iter().enumerate() {
-                match m {
-                    0 | 0xFF => mask.push(0xFF),
-                    1 | 2 => {
-                        mask.push(0);
-                        key[j] = 0;
-                    }
+                let fixed = match m {
+                    0 => !legacy_processed,
+                    0xFF => true,
+                    1 => false,
+                    2 if mask_v2 => false,
                     other => {
                         return Err(format!(
-                            "fuzzy pair {}: mask byte {} is {other:#04x}; a mask byte is 0 or \
-                             0xFF (fixed) or 1 or 2 (any byte)",
+                            "fuzzy pair {}: mask byte {} is {other:#04x}; a mask byte is 0 \
+                             (fixed) or 1 (any byte){}",
                             i + 1,
-                            j
+                            j,
+                            if mask_v2 {
+                                ", or processed: 0xFF (fixed) or 2 (any byte)"
+                            } else {
+                                ""
+                            }
                         ))
                     }
+                };
+                if fixed {
+                    mask.push(0xFF);
+                } else {
+                    mask.push(0);
+                    key[j] = 0;
                 }
             }
             rules.push(Rule { key, mask });
@@ -214,7 +228,7 @@ mod tests {
     use super::*;
 
     fn rule(key: &[u8], mask: &[u8]) -> FuzzyRow {
-        FuzzyRow::new(vec![(key.to_vec(), mask.to_vec())]).unwrap()
+        FuzzyRow::new(vec![(key.to_vec(), mask.to_vec())], true).unwrap()
     }
 
     #[test]
@@ -228,8 +242,14 @@ mod tests {
             // Shorter rows match on the bytes they have, as in HBase.
             assert!(f.rules[0].satisfied_by(b"ab_"));
         }
-        assert!(FuzzyRow::new(vec![(b"a".to_vec(), vec![5])]).is_err());
-        assert!(FuzzyRow::new(vec![(b"ab".to_vec(), vec![0])]).is_err());
+        assert!(FuzzyRow::new(vec![(b"a".to_vec(), vec![5])], true).is_err());
+        assert!(FuzzyRow::new(vec![(b"ab".to_vec(), vec![0])], true).is_err());
+        // The legacy form: all 0s is a processed mask of free bytes; 2 is refused.
+        let legacy = FuzzyRow::new(vec![(b"ab".to_vec(), vec![0, 0])], false).unwrap();
+        assert!(legacy.rules[0].satisfied_by(b"zz"));
+        let legacy = FuzzyRow::new(vec![(b"ab".to_vec(), vec![0, 1])], false).unwrap();
+        assert!(legacy.rules[0].satisfied_by(b"az") && !legacy.rules[0].satisfied_by(b"zb"));
+        assert!(FuzzyRow::new(vec![(b"a".to_vec(), vec![2])], false).is_err());
     }
 
     #[test]

@@ -130,6 +130,8 @@ fn non_negative(v: i64, class: &'static str, what: &str) -> Result<i64> {
     Ok(v)
 }
 
+/// One filter and what it nests. Kept small: it recurses once per level, and the per-class
+/// work (big frames in debug builds) happens in [`leaf`], which does not.
 fn filter(f: &pb::Filter, depth: usize) -> Result<Box<dyn HFilter>> {
     if depth > MAX_DEPTH {
         return Err(E::TooDeep { limit: MAX_DEPTH });
@@ -139,15 +141,60 @@ fn filter(f: &pb::Filter, depth: usize) -> Result<Box<dyn HFilter>> {
     let Some(class) = name.strip_prefix(PACKAGE) else {
         return Err(E::UnknownFilter { name: name.into() });
     };
+    let what = || format!("a {name}");
+    let nested = |f: Option<pb::Filter>, class: &'static str| -> Result<Box<dyn HFilter>> {
+        filter(&required(f, class, "filter")?, depth + 1)
+    };
+    Ok(match class {
+        "FilterList" => {
+            let m: pb::FilterList = message(body, &what())?;
+            let and = match required(m.operator, "FilterList", "operator")? {
+                1 => true,
+                2 => false,
+                other => {
+                    return Err(invalid(
+                        "FilterList",
+                        format!("unknown operator {other} (MUST_PASS_ALL = 1, MUST_PASS_ONE = 2)"),
+                    ))
+                }
+            };
+            if m.filters.is_empty() {
+                // HBase's empty list lets everything through, whichever its operator.
+                return Ok(Box::new(PassAll));
+            }
+            let filters = m
+                .filters
+                .iter()
+                .map(|f| filter(f, depth + 1))
+                .collect::<Result<Vec<_>>>()?;
+            Box::new(List::new(and, filters))
+        }
+        "SkipFilter" => {
+            let m: pb::SkipFilter = message(body, &what())?;
+            Box::new(Skip::new(nested(m.filter, "SkipFilter")?))
+        }
+        "WhileMatchFilter" => {
+            let m: pb::WhileMatchFilter = message(body, &what())?;
+            Box::new(While::new(nested(m.filter, "WhileMatchFilter")?))
+        }
+        // HBase's server-side wrapper adds nothing a client can see.
+        "FilterWrapper" => {
+            let m: pb::FilterWrapper = message(body, &what())?;
+            nested(m.filter, "FilterWrapper")?
+        }
+        _ => leaf(name, class, body)?,
+    })
+}
+
+/// A filter that nests no other filter.
+#[inline(never)]
+fn leaf(name: &str, class: &str, body: Bytes) -> Result<Box<dyn HFilter>> {
     // The message of a class, decoded; errors name the class.
     macro_rules! msg {
         ($ty:ident) => {
             message::<pb::$ty>(body, &format!("a {name}"))?
         };
     }
-    let nested = |f: Option<pb::Filter>, class: &'static str| -> Result<Box<dyn HFilter>> {
-        filter(&required(f, class, "filter")?, depth + 1)
-    };
     Ok(match class {
         "KeyOnlyFilter" => {
             let m = msg!(KeyOnlyFilter);
@@ -322,36 +369,6 @@ fn filter(f: &pb::Filter, depth: usize) -> Result<Box<dyn HFilter>> {
                 comparator(&required(m.comparator, c, "comparator")?)?,
             ))
         }
-        "FilterList" => {
-            let m = msg!(FilterList);
-            let and = match required(m.operator, "FilterList", "operator")? {
-                1 => true,
-                2 => false,
-                other => {
-                    return Err(invalid(
-                        "FilterList",
-                        format!("unknown operator {other} (MUST_PASS_ALL = 1, MUST_PASS_ONE = 2)"),
-                    ))
-                }
-            };
-            if m.filters.is_empty() {
-                // HBase's empty list lets everything through, whichever its operator.
-                return Ok(Box::new(PassAll));
-            }
-            let filters = m
-                .filters
-                .iter()
-                .map(|f| filter(f, depth + 1))
-                .collect::<Result<Vec<_>>>()?;
-            Box::new(List::new(and, filters))
-        }
-        "SkipFilter" => Box::new(Skip::new(nested(msg!(SkipFilter).filter, "SkipFilter")?)),
-        "WhileMatchFilter" => Box::new(While::new(nested(
-            msg!(WhileMatchFilter).filter,
-            "WhileMatchFilter",
-        )?)),
-        // HBase's server-side wrapper adds nothing a client can see.
-        "FilterWrapper" => nested(msg!(FilterWrapper).filter, "FilterWrapper")?,
         "MultiRowRangeFilter" => {
             let m = msg!(MultiRowRangeFilter);
             let ranges = m
@@ -372,7 +389,8 @@ fn filter(f: &pb::Filter, depth: usize) -> Result<Box<dyn HFilter>> {
             let m = msg!(FuzzyRowFilter);
             let pairs = m
                 .fuzzy_keys_data
-                .into_iter()
+                .iter()
+                .cloned()
                 .map(|p| {
                     Ok((
                         required(p.first, "BytesBytesPair", "first")?.to_vec(),
@@ -380,7 +398,8 @@ fn filter(f: &pb::Filter, depth: usize) -> Result<Box<dyn HFilter>> {
                     ))
                 })
                 .collect::<Result<Vec<_>>>()?;
-            Box::new(FuzzyRow::new(pairs).map_err(|r| invalid("FuzzyRowFilter", r))?)
+            let v2 = m.is_mask_v2.unwrap_or(false);
+            Box::new(FuzzyRow::new(pairs, v2).map_err(|r| invalid("FuzzyRowFilter", r))?)
         }
         "RandomRowFilter" => {
             return Err(E::Unsupported {
