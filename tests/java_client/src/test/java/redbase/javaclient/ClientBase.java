@@ -1,5 +1,7 @@
 package redbase.javaclient;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -20,7 +22,9 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.thrift2.generated.TIOError;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.thrift.TApplicationException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -113,6 +117,21 @@ abstract class ClientBase {
     if (ddlConn != null) {
       ddlConn.close();
     }
+  }
+
+  /**
+   * The server answered with a TIOError (the Java client wraps it in an IOException). Only the
+   * type is checked: the message text is free (redbase's are one-line, HBase's carry Java class
+   * names and stack frames; see docs/compatibility.md).
+   */
+  static void assertTIOError(IOException e) {
+    assertTrue(e.getCause() instanceof TIOError, "expected a TIOError, got " + e);
+  }
+
+  /** the server answered with a TApplicationException (HBase: an unchecked exception escaped) */
+  static void assertTApplicationException(IOException e) {
+    assertTrue(e.getCause() instanceof TApplicationException,
+        "expected a TApplicationException, got " + e);
   }
 
   static byte[] b(String s) {

@@ -157,7 +157,7 @@ class DeleteTest extends ClientBase {
     // an unknown family is
     IOException e = assertThrows(IOException.class,
         () -> t.delete(new Delete(b("l1")).addFamily(b("nofam"))));
-    assertTrue(e.getMessage().contains("NoSuchColumnFamilyException"), e.getMessage());
+    assertTIOError(e);
   }
 
   @Test

@@ -161,7 +161,7 @@ class ScanTest extends ClientBase {
     // an unknown family is an error (at the first next(): the scanner opens lazily)
     IOException e = assertThrows(IOException.class,
         () -> t.getScanner(new Scan().addFamily(b("nofam"))).next());
-    assertTrue(e.getMessage().contains("NoSuchColumnFamilyException"), e.getMessage());
+    assertTIOError(e);
   }
 
   @Test
