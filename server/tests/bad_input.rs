@@ -310,3 +310,343 @@ proptest! {
         prop_assert!(e.mutate_row("t", RowMutation::new(b"still-ok").with(Op::put(b"f", b"q", b"v"))).is_ok());
     }
 }
+
+/// Serialized filters (Thrift2 `filterBytes`) that cannot be decoded, sent to a real server on
+/// loopback by the generated client: each call gets a TIOError naming the problem, nothing
+/// panics, and the same connection answers the next call.
+mod filter_bytes_over_thrift2 {
+    use std::net::SocketAddr;
+
+    use prost::Message;
+    use redbase::engine::{Engine, EngineConfig, FamilyDescriptor};
+    use redbase::filter::wire as pb;
+    use redbase::generated::hbase2::*;
+    use redbase::server::{self, Config, Listeners};
+    use thrift::protocol::{TBinaryInputProtocol, TBinaryOutputProtocol};
+    use thrift::transport::{ReadHalf, TIoChannel, TTcpChannel, WriteHalf};
+
+    type Client = THBaseServiceSyncClient<
+        TBinaryInputProtocol<ReadHalf<TTcpChannel>>,
+        TBinaryOutputProtocol<WriteHalf<TTcpChannel>>,
+    >;
+
+    const P: &str = "org.apache.hadoop.hbase.filter.";
+
+    struct Server {
+        addr: SocketAddr,
+        stop: Option<tokio::sync::oneshot::Sender<()>>,
+        thread: Option<std::thread::JoinHandle<()>>,
+        _dir: tempfile::TempDir,
+    }
+
+    impl Server {
+        /// A Thrift2 server over table "t" (family f) with rows r1, r2, r3.
+        fn start() -> Server {
+            let dir = tempfile::tempdir().unwrap();
+            let engine = Engine::open(dir.path(), EngineConfig::default()).unwrap();
+            super::common::table(&engine, "t", vec![FamilyDescriptor::new(b"f")]);
+            for (r, q) in [("r1", "apple"), ("r2", "banana"), ("r3", "cherry")] {
+                super::common::put(&engine, "t", r, &format!("f:{q}"), 1, "v");
+            }
+            let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+            let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
+            let thread = std::thread::spawn(move || {
+                let rt = tokio::runtime::Runtime::new().unwrap();
+                rt.block_on(async move {
+                    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+                    addr_tx.send(l.local_addr().unwrap()).unwrap();
+                    let listeners = Listeners {
+                        thrift1: None,
+                        thrift2: Some(l),
+                        http: None,
+                    };
+                    server::run(engine.clone(), listeners, Config::default(), async move {
+                        let _ = stop_rx.await;
+                    })
+                    .await;
+                    engine.close();
+                });
+            });
+            Server {
+                addr: addr_rx.recv().unwrap(),
+                stop: Some(stop),
+                thread: Some(thread),
+                _dir: dir,
+            }
+        }
+
+        fn client(&self) -> Client {
+            let mut c = TTcpChannel::new();
+            c.open(self.addr.to_string()).unwrap();
+            let (r, w) = c.split().unwrap();
+            THBaseServiceSyncClient::new(
+                TBinaryInputProtocol::new(r, true),
+                TBinaryOutputProtocol::new(w, true),
+            )
+        }
+    }
+
+    impl Drop for Server {
+        fn drop(&mut self) {
+            if let Some(s) = self.stop.take() {
+                let _ = s.send(());
+            }
+            if let Some(t) = self.thread.take() {
+                t.join().unwrap();
+            }
+        }
+    }
+
+    fn scan(filter_string: Option<&str>, filter_bytes: Option<Vec<u8>>) -> TScan {
+        TScan::new(
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            filter_string.map(|s| s.as_bytes().to_vec()),
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            filter_bytes,
+        )
+    }
+
+    fn get(row: &str, filter_bytes: Vec<u8>) -> TGet {
+        TGet::new(
+            row.as_bytes().to_vec(),
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            filter_bytes,
+        )
+    }
+
+    fn filter(class: &str, body: Vec<u8>) -> pb::Filter {
+        pb::Filter {
+            name: Some(format!("{P}{class}")),
+            serialized_filter: Some(body.into()),
+        }
+    }
+
+    fn prefix(p: &str) -> pb::Filter {
+        let m = pb::PrefixFilter {
+            prefix: Some(p.as_bytes().to_vec().into()),
+        };
+        filter("PrefixFilter", m.encode_to_vec())
+    }
+
+    fn rows(r: thrift::Result<Vec<TResult>>) -> Vec<String> {
+        r.unwrap()
+            .iter()
+            .map(|t| String::from_utf8_lossy(t.row.as_deref().unwrap_or_default()).into_owned())
+            .collect()
+    }
+
+    /// The TIOError a call must end in: its message and canRetry.
+    fn io_error<T: std::fmt::Debug>(r: thrift::Result<T>) -> (String, bool) {
+        match r {
+            Err(thrift::Error::User(e)) => match e.downcast_ref::<TIOError>() {
+                Some(io) => (
+                    io.message.clone().unwrap_or_default(),
+                    io.can_retry == Some(true),
+                ),
+                None => panic!("not a TIOError: {e:?}"),
+            },
+            other => panic!("expected a TIOError, got {other:?}"),
+        }
+    }
+
+    /// (case, filterBytes, what the message must say, canRetry).
+    fn hostile_cases() -> Vec<(&'static str, Vec<u8>, &'static str, bool)> {
+        let good = prefix("r2").encode_to_vec();
+        let mut truncated_inner = prefix("r2");
+        truncated_inner.serialized_filter = Some(vec![0x0a, 0x09, b'r'].into());
+        let unknown = pb::Filter {
+            name: Some(format!("{P}NoSuchFilter")),
+            serialized_filter: None,
+        };
+        let wrong_comparator = {
+            let cmp = pb::Comparator {
+                name: Some(format!("{P}PrefixFilter")),
+                serialized_comparator: None,
+            };
+            let m = pb::RowFilter {
+                compare_filter: Some(pb::CompareFilter {
+                    compare_op: Some(pb::CompareType::Equal as i32),
+                    comparator: Some(cmp),
+                }),
+            };
+            filter("RowFilter", m.encode_to_vec())
+        };
+        let mut deep = prefix("r");
+        for _ in 0..10_000 {
+            let m = pb::FilterList {
+                operator: Some(pb::filter_list::Operator::MustPassAll as i32),
+                filters: vec![deep],
+            };
+            deep = filter("FilterList", m.encode_to_vec());
+        }
+        // A million prefixes, the last one cut short.
+        let mut huge = pb::MultipleColumnPrefixFilter {
+            sorted_prefixes: (0..1_000_000)
+                .map(|i| format!("p{i:07}").into_bytes().into())
+                .collect(),
+        }
+        .encode_to_vec();
+        huge.truncate(huge.len() - 3);
+        let mut bad_utf8 = prefix("r2").encode_to_vec();
+        bad_utf8[2] = 0xff;
+        vec![
+            (
+                "truncated",
+                good[..good.len() - 4].to_vec(),
+                "cannot decode",
+                true,
+            ),
+            ("empty", Vec::new(), "lacks its required field name", false),
+            (
+                "not protobuf",
+                b"\xff\xff\xff\xff".to_vec(),
+                "cannot decode",
+                true,
+            ),
+            (
+                "bad UTF-8 in the class name",
+                bad_utf8,
+                "cannot decode",
+                true,
+            ),
+            (
+                "truncated inner message",
+                truncated_inner.encode_to_vec(),
+                "cannot decode",
+                false,
+            ),
+            (
+                "unknown class",
+                unknown.encode_to_vec(),
+                "NoSuchFilter",
+                false,
+            ),
+            (
+                "wrong comparator class",
+                wrong_comparator.encode_to_vec(),
+                "unknown comparator",
+                false,
+            ),
+            (
+                "nested 10,000 deep",
+                deep.encode_to_vec(),
+                "deeper than 100",
+                false,
+            ),
+            (
+                "a million prefixes, truncated",
+                filter("MultipleColumnPrefixFilter", huge).encode_to_vec(),
+                "cannot decode",
+                false,
+            ),
+        ]
+    }
+
+    #[test]
+    fn hostile_filter_bytes_are_tio_errors_and_the_connection_lives_on() {
+        let server = Server::start();
+        let mut c = server.client();
+        for (case, bytes, says, retry) in hostile_cases() {
+            assert!(bytes.len() < 16 << 20, "{case} fits the frame limit");
+            let calls = [
+                io_error(c.get_scanner_results(b"t".to_vec(), scan(None, Some(bytes.clone())), 10)),
+                io_error(c.open_scanner(b"t".to_vec(), scan(None, Some(bytes.clone())))),
+                io_error(c.get(b"t".to_vec(), get("r2", bytes.clone()))),
+                io_error(c.exists(b"t".to_vec(), get("r2", bytes.clone()))),
+            ];
+            for (message, can_retry) in calls {
+                assert!(message.contains("invalid filterBytes"), "{case}: {message}");
+                assert!(message.contains(says), "{case}: {message}");
+                assert_eq!(can_retry, retry, "{case}: canRetry ({message})");
+            }
+            // The same connection answers the next call.
+            assert_eq!(
+                rows(c.get_scanner_results(b"t".to_vec(), scan(None, None), 10)),
+                ["r1", "r2", "r3"],
+                "after {case}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_million_prefixes_within_the_frame_limit_are_read() {
+        let server = Server::start();
+        let mut c = server.client();
+        let mut prefixes: Vec<bytes::Bytes> = (0..1_000_000)
+            .map(|i| format!("p{i:07}").into_bytes().into())
+            .collect();
+        prefixes.push(b"ban".to_vec().into());
+        let m = pb::MultipleColumnPrefixFilter {
+            sorted_prefixes: prefixes,
+        };
+        let bytes = filter("MultipleColumnPrefixFilter", m.encode_to_vec()).encode_to_vec();
+        assert!(bytes.len() > 8 << 20 && bytes.len() < 16 << 20);
+        let started = std::time::Instant::now();
+        assert_eq!(
+            rows(c.get_scanner_results(b"t".to_vec(), scan(None, Some(bytes)), 10)),
+            ["r2"]
+        );
+        assert!(started.elapsed().as_secs() < 30);
+        assert_eq!(
+            rows(c.get_scanner_results(b"t".to_vec(), scan(None, None), 10)).len(),
+            3
+        );
+    }
+
+    #[test]
+    fn filter_bytes_replace_a_filter_string_which_is_still_checked() {
+        let server = Server::start();
+        let mut c = server.client();
+        let bytes = prefix("r2").encode_to_vec();
+        // As HBase's ThriftUtilities: the string is parsed, then the bytes replace it.
+        assert_eq!(
+            rows(c.get_scanner_results(
+                b"t".to_vec(),
+                scan(Some("PrefixFilter('r1')"), Some(bytes.clone())),
+                10
+            )),
+            ["r2"]
+        );
+        match c.get_scanner_results(b"t".to_vec(), scan(Some("Nope("), Some(bytes)), 10) {
+            Err(thrift::Error::Application(e)) => {
+                assert!(e.message.contains("invalid filter string"), "{}", e.message)
+            }
+            other => panic!("expected a TApplicationException, got {other:?}"),
+        }
+        // And through get, the bytes alone.
+        let r = c
+            .get(b"t".to_vec(), get("r1", prefix("r1").encode_to_vec()))
+            .unwrap();
+        assert_eq!(r.row.as_deref(), Some(&b"r1"[..]));
+        let r = c
+            .get(b"t".to_vec(), get("r1", prefix("r2").encode_to_vec()))
+            .unwrap();
+        assert!(r.column_values.is_empty());
+    }
+}
