@@ -52,7 +52,8 @@ stop_oracle() {
 trap stop_oracle EXIT
 
 oracle_up() { tests/oracle/hbase.sh status >/dev/null 2>&1; }
-if ! oracle_up && tests/oracle/hbase.sh status 2>/dev/null | grep -q 'running, pid'; then
+# (the status text is captured first: grep -q on a pipe could SIGPIPE hbase.sh under pipefail)
+if ! oracle_up && [[ "$(tests/oracle/hbase.sh status 2>/dev/null || true)" == *"running, pid"* ]]; then
     # some of its JVMs run but the gateways do not answer yet: someone else is starting it
     echo "== an HBase oracle is starting elsewhere; waiting for it (up to 300s)"
     for _ in $(seq 1 300); do
