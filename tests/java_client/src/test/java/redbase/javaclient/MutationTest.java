@@ -221,6 +221,29 @@ class MutationTest extends ClientBase {
   }
 
   @Test
+  void putsWithoutTimestampInsideBatchesGetServerClock() throws IOException {
+    // every cell of a Put without a timestamp goes out as LATEST_TIMESTAMP (Long.MAX_VALUE), also
+    // inside put(List), mutateRow and checkAndMutate: the server stamps them with its clock
+    long before = System.currentTimeMillis();
+    t.put(List.of(new Put(b("clk")).addColumn(b("cf"), b("list"), b("1"))));
+    RowMutations rm = new RowMutations(b("clk"));
+    rm.add(new Put(b("clk")).addColumn(b("cf"), b("mr"), b("2")));
+    t.mutateRow(rm);
+    assertTrue(t.checkAndMutate(b("clk"), b("cf")).qualifier(b("mr")).ifEquals(b("2"))
+        .thenPut(new Put(b("clk")).addColumn(b("cf"), b("cam"), b("3"))));
+    long after = System.currentTimeMillis();
+    Result r = t.get(new Get(b("clk")));
+    assertEquals(3, r.size());
+    for (org.apache.hadoop.hbase.Cell c : r.rawCells()) {
+      assertTrue(c.getTimestamp() >= before - 60_000 && c.getTimestamp() <= after + 60_000,
+          cell(c) + " not near [" + before + ", " + after + "]");
+    }
+    // and a later delete without timestamp removes them (they are not in the far future)
+    t.delete(new Delete(b("clk")));
+    assertFalse(t.exists(new Get(b("clk"))));
+  }
+
+  @Test
   void putListAndDeleteList() throws IOException {
     t.put(List.of(new Put(b("pl1")).addColumn(b("cf"), b("q"), b("1")),
         new Put(b("pl2")).addColumn(b("cf"), b("q"), b("2")),
