@@ -522,7 +522,7 @@ mod filter_bytes_over_thrift2 {
                 "cannot decode",
                 true,
             ),
-            ("empty", Vec::new(), "lacks its required field name", false),
+            ("empty", Vec::new(), "field name is missing", true),
             (
                 "not protobuf",
                 b"\xff\xff\xff\xff".to_vec(),

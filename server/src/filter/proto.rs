@@ -98,6 +98,13 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Box<dyn Filter>> {
 pub fn decode(bytes: &[u8]) -> Result<Box<dyn HFilter>> {
     // One copy up front; nested messages are then slices of it, not copies at every level.
     let f: pb::Filter = message(Bytes::copy_from_slice(bytes), OUTER)?;
+    if f.name.is_none() {
+        // HBase's parser refuses the outer message itself (a missing required field).
+        return Err(E::Malformed {
+            what: OUTER.into(),
+            reason: "its required field name is missing".into(),
+        });
+    }
     filter(&f, 1)
 }
 
