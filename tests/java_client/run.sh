@@ -114,8 +114,10 @@ run_mode() { # mode port [extra -D flags...]
   rm -rf "$reports"
   echo "== java_client $mode against $HOST:$port"
   local rc=0
+  # (Debian's Maven 3.8 prints stray colour resets even in batch mode: sed drops them)
   mvn -B -q -Dstyle.color=never -f "$SUITE/pom.xml" test \
-    -Djc.host="$HOST" -Djc.port="$port" -Djc.mode="$mode" "$@" || rc=$?
+    -Djc.host="$HOST" -Djc.port="$port" -Djc.mode="$mode" "$@" 2>&1 |
+    sed -u $'s/\x1b\\[[0-9;]*m//g' || rc=$?
   local tests=0 failures=0 errors=0 skipped=0 f
   if compgen -G "$reports/TEST-*.xml" >/dev/null; then
     for f in "$reports"/TEST-*.xml; do
