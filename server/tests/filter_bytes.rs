@@ -1124,3 +1124,91 @@ fn every_hbase_written_filter_decodes() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Fuzzing: any bytes decode or fail, and whatever decodes runs
+// ---------------------------------------------------------------------------------------------
+
+/// Valid encodings to mutate: one of each kind of filter and comparator.
+fn corpus() -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = HBASE_BYTES.iter().map(|(_, h)| hex(h)).collect();
+    for flt in [
+        list(
+            false,
+            vec![
+                prefix("a"),
+                value_filter(Ct::Less, long(3)),
+                value_filter(Ct::Equal, null()),
+            ],
+        ),
+        f(
+            "SkipFilter",
+            pb::SkipFilter {
+                filter: Some(value_filter(Ct::NotEqual, substring("x"))),
+            },
+        ),
+        fuzzy(&[(b"a?", &[0, 1])], true),
+        multi_range(vec![range("a", true, "b", false)]),
+        row_filter(Ct::Greater, regex("^b", 0x22)),
+    ] {
+        out.push(flt.encode_to_vec());
+    }
+    out
+}
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+
+    fn check(e: &Engine, bytes: &[u8]) {
+        if let Ok(flt) = filter::from_serialized(bytes) {
+            let mut s = Scan::new();
+            s.options.filter = Some(flt);
+            let _ = e.scan("t", s).unwrap().count();
+        }
+    }
+
+    fn runner() -> TestRunner {
+        TestRunner::new(Config {
+            cases: 1000,
+            ..Config::default()
+        })
+    }
+
+    #[test]
+    fn any_bytes_decode_or_fail() {
+        let (_d, e) = fixture();
+        let bytes = proptest::collection::vec(any::<u8>(), 0..200);
+        runner()
+            .run(&bytes, |b| {
+                check(&e, &b);
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn mutated_encodings_decode_or_fail_and_run() {
+        let (_d, e) = fixture();
+        let all = corpus();
+        let edits = proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6);
+        let input = (
+            any::<prop::sample::Index>(),
+            edits,
+            any::<prop::sample::Index>(),
+        );
+        runner()
+            .run(&input, |(pick, edits, cut)| {
+                let mut bytes = all[pick.index(all.len())].clone();
+                for (at, v) in edits {
+                    let i = at.index(bytes.len());
+                    bytes[i] = v;
+                }
+                check(&e, &bytes);
+                check(&e, &bytes[..cut.index(bytes.len() + 1)]);
+                Ok(())
+            })
+            .unwrap();
+    }
+}
