@@ -8,10 +8,14 @@ import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -157,6 +161,51 @@ class DataTest extends ClientBase {
       assertEquals(List.of("r/cf:q@4=again", "r/cf:q@3=v3"),
           cells(two.get(new Get(b("r")).readAllVersions())));
     }
+  }
+
+  @Test
+  void familyTtlHidesOldCells() throws IOException {
+    TableName n = name("ttl");
+    admin.createTable(TableDescriptorBuilder.newBuilder(n)
+        .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(b("cf")).setTimeToLive(60).build())
+        .setColumnFamily(family("keep", 3)).build());
+    try (Table tt = conn.getTable(n)) {
+      long now = System.currentTimeMillis();
+      // a cell stamped two minutes ago is already past the family's 60 s TTL
+      tt.put(new Put(b("r")).addColumn(b("cf"), b("old"), now - 120_000, b("o"))
+          .addColumn(b("cf"), b("new"), now, b("n"))
+          .addColumn(b("keep"), b("old"), now - 120_000, b("k")));
+      assertEquals(List.of("cf:new=n", "keep:old=k"), kvs(tt.get(new Get(b("r")))));
+      assertEquals(List.of("r/cf:new=n", "r/keep:old=k"), scanKvs(tt, new Scan()));
+      assertFalse(tt.exists(new Get(b("r")).addColumn(b("cf"), b("old"))));
+      // a per-cell TTL (Put.setTTL, sent as the "_ttl" attribute) of 1 ms
+      tt.put(new Put(b("c")).addColumn(b("keep"), b("q"), b("short")).setTTL(1));
+      tt.put(new Put(b("c")).addColumn(b("keep"), b("p"), b("long")));
+      sleep(300);
+      assertEquals(List.of("keep:p=long"), kvs(tt.get(new Get(b("c")))));
+    }
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Test
+  void perFamilyLimitAndOffsetOnGet() throws IOException {
+    t.put(new Put(b("wide")).addColumn(b("cf"), b("a"), 1, b("1")).addColumn(b("cf"), b("b"), 1, b("2"))
+        .addColumn(b("cf"), b("c"), 1, b("3")).addColumn(b("cg"), b("x"), 1, b("4"))
+        .addColumn(b("cg"), b("y"), 1, b("5")));
+    // sent as TGet storeLimit / storeOffset
+    assertEquals(List.of("cf:a=1", "cg:x=4"),
+        kvs(t.get(new Get(b("wide")).setMaxResultsPerColumnFamily(1))));
+    assertEquals(List.of("cf:b=2", "cf:c=3", "cg:y=5"),
+        kvs(t.get(new Get(b("wide")).setRowOffsetPerColumnFamily(1))));
+    assertEquals(List.of("cf:b=2", "cg:y=5"), kvs(t.get(new Get(b("wide"))
+        .setRowOffsetPerColumnFamily(1).setMaxResultsPerColumnFamily(1))));
   }
 
   @Test

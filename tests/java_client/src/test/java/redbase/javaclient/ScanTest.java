@@ -86,6 +86,11 @@ class ScanTest extends ClientBase {
     // the limit applies to each getScannerResults call, and the client goes on calling (see
     // limits()): every row comes back
     assertEquals(rev, rows(t, new Scan().setReversed(true).setLimit(4)));
+    // a filter on a reversed scan
+    assertEquals(rev.subList(0, 10), rows(t, new Scan().setReversed(true)
+        .setFilter(new org.apache.hadoop.hbase.filter.PrefixFilter(b("k1")))));
+    assertEquals(List.of("k13", "k12", "k11", "k10"), rows(t, new Scan().setReversed(true)
+        .withStartRow(b("k13")).setFilter(new org.apache.hadoop.hbase.filter.PrefixFilter(b("k1")))));
   }
 
   @Test
