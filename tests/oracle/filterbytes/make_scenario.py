@@ -81,6 +81,28 @@ def main():
         row = get_row(name)
         steps.append({"name": f"get {row} {name}", "service": "thrift2", "call": "get",
                       "args": {"table": T, "tget": {"row": row, "maxVersions": 3, "filterBytes": hexval(h)}}})
+    # filters together with other read options
+    combos = [
+        ("SingleColumnValueFilter(cf:a = apple)", {"columns": [{"family": "cf", "qualifier": "b"}]}, "columns cf:b (the tested column is not read)"),
+        ("SingleColumnValueFilter(cf:a = apple, filterIfMissing)", {"columns": [{"family": "cf", "qualifier": "b"}]}, "columns cf:b (the tested column is not read)"),
+        ("SingleColumnValueExcludeFilter(cf:a = apple)", {"columns": [{"family": "cf"}]}, "columns cf"),
+        ("DependentColumnFilter(cf:a)", {"columns": [{"family": "cf", "qualifier": "b"}, {"family": "cf", "qualifier": "c"}]}, "columns cf:b, cf:c"),
+        ("TimestampsFilter(5, 20)", {"timeRange": {"minStamp": 6, "maxStamp": 100}}, "timeRange [6, 100)"),
+        ("ColumnPaginationFilter(limit 2, offset 1)", {"maxVersions": 1, "columns": [{"family": "cf"}]}, "maxVersions 1, columns cf"),
+        ("ColumnCountGetFilter(2)", {"maxVersions": 1}, "maxVersions 1"),
+        ("KeyOnlyFilter(lenAsVal)", {"columns": [{"family": "cg"}], "startRow": "r", "stopRow": "s"}, "columns cg, rows r..s"),
+        ("FirstKeyOnlyFilter", {"columns": [{"family": "cg"}]}, "columns cg"),
+        ("ValueFilter(=, substring AN)", {"maxVersions": 1, "limit": 1}, "limit 1"),
+    ]
+    for name, extra, label in combos:
+        tscan = {"maxVersions": 3, "filterBytes": hexval(by_name[name])}
+        tscan.update(extra)
+        steps.append({"name": f"scan {name} with {label}", "service": "thrift2", "call": "getScannerResults",
+                      "args": {"table": T, "tscan": tscan, "numRows": 100}})
+    steps.append({"name": "get r01 SingleColumnValueFilter(cf:a = apple, filterIfMissing) with columns cf:b",
+                  "service": "thrift2", "call": "get",
+                  "args": {"table": T, "tget": {"row": "r01", "columns": [{"family": "cf", "qualifier": "b"}],
+                                                "filterBytes": hexval(by_name["SingleColumnValueFilter(cf:a = apple, filterIfMissing)"])}}})
     page = by_name["PageFilter(2)"]
     steps += [
         {"name": "openScanner PageFilter(2) caching 1", "service": "thrift2", "call": "openScanner",
