@@ -848,6 +848,7 @@ fn comparators_only_serialized_filters_have() {
     put_bytes("l-1", &(-1i64).to_be_bytes());
     put_bytes("l42", &42i64.to_be_bytes());
     put_bytes("l7", &7i64.to_be_bytes());
+    put_bytes("l9tail", &[&9i64.to_be_bytes()[..], b"tail"].concat());
     put_bytes("m0f", &[0x0f]);
     put_bytes("mf0", &[0xf0]);
     put_bytes("mff00", &[0xff, 0x00]);
@@ -856,7 +857,7 @@ fn comparators_only_serialized_filters_have() {
     let rows = |flt: pb::Filter| keys(scan(&e, &flt));
     // Null: a cell is never null, so = matches nothing and != everything (even empty values).
     assert!(rows(value_filter(Ct::Equal, null())).is_empty());
-    assert_eq!(rows(value_filter(Ct::NotEqual, null())).len(), 8);
+    assert_eq!(rows(value_filter(Ct::NotEqual, null())).len(), 9);
     // Bit: "equal" when the lengths agree and the operation leaves a bit set.
     assert_eq!(
         rows(value_filter(Ct::Equal, bit(&[0x0f], BitwiseOp::And))),
@@ -872,16 +873,23 @@ fn comparators_only_serialized_filters_have() {
     );
     assert_eq!(
         rows(value_filter(Ct::NotEqual, bit(&[0x0f], BitwiseOp::And))),
-        ["empty", "l-1", "l42", "l7", "mf0", "mff00", "text"]
+        ["empty", "l-1", "l42", "l7", "l9tail", "mf0", "mff00", "text"]
     );
     assert_eq!(
         rows(value_filter(Ct::Equal, bit(&[0x00, 0x01], BitwiseOp::Xor))),
         ["mff00"]
     );
-    // Long: signed 8-byte values; cells of another length pass no operator.
-    assert_eq!(rows(value_filter(Ct::Greater, long(7))), ["l42"]);
+    // Long: signed 8-byte values (the first 8 bytes of a longer one); shorter cells pass no
+    // operator.
+    assert_eq!(
+        rows(value_filter(Ct::Greater, long(7))),
+        ["l42", "l9tail", "text"]
+    );
     assert_eq!(rows(value_filter(Ct::Less, long(7))), ["l-1"]);
-    assert_eq!(rows(value_filter(Ct::NotEqual, long(7))), ["l-1", "l42"]);
+    assert_eq!(
+        rows(value_filter(Ct::NotEqual, long(7))),
+        ["l-1", "l42", "l9tail", "text"]
+    );
     // Regex flags: MULTILINE, DOTALL, CASE_INSENSITIVE, LITERAL; misses compare as less.
     assert_eq!(
         rows(value_filter(Ct::Equal, regex("^World$", 0x08))),
@@ -895,7 +903,7 @@ fn comparators_only_serialized_filters_have() {
         ["text"]
     );
     assert!(rows(value_filter(Ct::Equal, regex("l.o", 0x10))).is_empty());
-    assert_eq!(rows(value_filter(Ct::Less, regex("Hello", 0))).len(), 7);
+    assert_eq!(rows(value_filter(Ct::Less, regex("Hello", 0))).len(), 8);
     // ISO-8859-1 reads each byte as one character.
     let latin1 = cmp(
         "RegexStringComparator",

@@ -88,8 +88,10 @@ pub enum Comparator {
     /// HBase's BitComparator: "equal" when the cell has the value's length and `op` of the two
     /// has a bit set, otherwise less.
     Bit(Vec<u8>, BitOp),
-    /// HBase's LongComparator: the cell as an 8-byte big-endian signed integer against this one.
-    /// A cell of another length passes no operator (HBase fails the whole read there).
+    /// HBase's LongComparator: the cell's first 8 bytes as a big-endian signed integer against
+    /// this one. A cell shorter than 8 bytes passes no operator: HBase reads 8 bytes from the
+    /// value's start whatever its length, so for a shorter one it reads past the value (or
+    /// fails the read, depending on how the cell is stored).
     Long(i64),
 }
 
@@ -185,16 +187,16 @@ impl Comparator {
                     } != 0);
                 match_order(set)
             }
-            Comparator::Long(v) => match <[u8; 8]>::try_from(cell) {
-                Ok(b) => i64::from_be_bytes(b).cmp(v),
-                Err(_) => Ordering::Less,
+            Comparator::Long(v) => match cell.get(..8) {
+                Some(b) => i64::from_be_bytes(b.try_into().expect("8 bytes")).cmp(v),
+                None => Ordering::Less,
             },
         }
     }
 
     /// Whether a cell with these bytes passes `op`.
     pub fn passes(&self, op: CompareOp, cell: &[u8]) -> bool {
-        if matches!(self, Comparator::Long(_)) && cell.len() != 8 {
+        if matches!(self, Comparator::Long(_)) && cell.len() < 8 {
             return false;
         }
         op.passes(self.compare(cell))
