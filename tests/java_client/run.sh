@@ -15,6 +15,7 @@
 #   JAVA_CLIENT_HOST, JAVA_CLIENT_PORT  use this running Thrift2 server instead of starting redbase
 #   JAVA_CLIENT_MODES   transports to run ["buffered-binary framed-compact"]
 #   JAVA_CLIENT_DDL_PORT, JAVA_CLIENT_HBASE_FRAMED=1   only for HBase's framed gateway (README)
+#   JAVA_CLIENT_STRICT=1  fail for the tests listed in known-differences.txt too
 #   REDBASE_BIN         server binary [target/debug/redbase]
 # Installs a JDK 17 and Maven through apt when missing; Maven fetches hbase-thrift 2.6.1 and
 # JUnit 5 from Maven Central into ~/.m2.
@@ -107,6 +108,11 @@ start_redbase() {
 FAILED=0
 TOTAL_PASS=0
 TOTAL_FAIL=0
+TOTAL_KNOWN=0
+# known-differences.txt describes redbase: not applied against HBase, nor with JAVA_CLIENT_STRICT=1
+APPLY_KNOWN=1
+[ "${JAVA_CLIENT_STRICT:-0}" = 1 ] && APPLY_KNOWN=0
+[ "${1:-}" = "--oracle" ] && APPLY_KNOWN=0
 run_mode() { # mode port [extra -D flags...]
   local mode="$1" port="$2"
   shift 2
@@ -128,10 +134,39 @@ run_mode() { # mode port [extra -D flags...]
   fi
   local bad=$((failures + errors))
   local passed=$((tests - bad - skipped))
-  echo "java_client $mode: $passed passed, $bad failed"
+  # failed tests by name, then split into known (known-differences.txt) and new ones
+  local name known=0 unknown=0
+  if compgen -G "$reports/TEST-*.xml" >/dev/null; then
+    while read -r name; do
+      [ -n "$name" ] || continue
+      if [ "$APPLY_KNOWN" = 1 ] && grep -q "^${name//./\.} " "$SUITE/known-differences.txt"; then
+        echo "KNOWN $mode $name: $(grep "^${name//./\.} " "$SUITE/known-differences.txt" | cut -d' ' -f2- | sed 's/^ *//')"
+        known=$((known + 1))
+      else
+        echo "FAILED $mode $name"
+        unknown=$((unknown + 1))
+      fi
+    done < <(awk '
+      /<testcase / { n = $0; sub(/.*<testcase name="/, "", n); sub(/".*/, "", n);
+                     c = $0; sub(/.*classname="redbase\.javaclient\./, "", c); sub(/".*/, "", c) }
+      /<(failure|error)[ >]/ { print c "." n }' "$reports"/TEST-*.xml | sort -u)
+    # listed tests that passed in this mode
+    [ "$APPLY_KNOWN" = 1 ] && while read -r name _; do
+      case "$name" in ''|'#'*) continue ;; esac
+      local cls="${name%%.*}" m="${name#*.}"
+      if [ -f "$reports/TEST-redbase.javaclient.$cls.xml" ] &&
+        grep -q "<testcase name=\"$m\"" "$reports/TEST-redbase.javaclient.$cls.xml" &&
+        ! awk -v m="$m" '/<testcase / { cur = ($0 ~ "name=\"" m "\"") } cur && /<(failure|error)[ >]/ { f = 1 } END { exit !f }' \
+          "$reports/TEST-redbase.javaclient.$cls.xml"; then
+        echo "NOW PASSING $mode $name: remove it from tests/java_client/known-differences.txt"
+      fi
+    done < "$SUITE/known-differences.txt"
+  fi
+  echo "java_client $mode: $passed passed, $unknown failed ($known known differences)"
   TOTAL_PASS=$((TOTAL_PASS + passed))
-  TOTAL_FAIL=$((TOTAL_FAIL + bad))
-  if [ "$rc" -ne 0 ] || [ "$bad" -ne 0 ] || [ "$tests" -eq 0 ]; then
+  TOTAL_FAIL=$((TOTAL_FAIL + unknown))
+  TOTAL_KNOWN=$((TOTAL_KNOWN + known))
+  if [ "$tests" -eq 0 ] || [ "$unknown" -ne 0 ] || { [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; }; then
     FAILED=1
   fi
 }
@@ -166,5 +201,8 @@ else
   done
 fi
 
+if [ "$TOTAL_KNOWN" -ne 0 ]; then
+  echo "java_client: $TOTAL_KNOWN known differences (tests/java_client/known-differences.txt)"
+fi
 echo "java_client: $TOTAL_PASS passed, $TOTAL_FAIL failed"
 exit "$FAILED"

@@ -136,9 +136,22 @@ class AdminTest extends ClientBase {
     try (Table table = conn.getTable(t)) {
       assertEquals(7, table.getDescriptor().getColumnFamily(b("a")).getMaxVersions());
     }
-    // listed by pattern, with its descriptor
-    Pattern p = Pattern.compile(Pattern.quote(t.getNameAsString()));
-    assertEquals(List.of(t), Arrays.asList(admin.listTableNames(p)));
+  }
+
+  @Test
+  void listTablesByPattern() throws IOException {
+    TableName t1 = name("pat");
+    TableName t2 = name("pat");
+    admin.createTable(TableDescriptorBuilder.newBuilder(t1).setColumnFamily(family("a", 7)).build());
+    admin.createTable(TableDescriptorBuilder.newBuilder(t2).setColumnFamily(family("a", 2)).build());
+    // a plain regex (the server matches the whole name)
+    Pattern both = Pattern.compile(PREFIX + "pat_[0-9]+");
+    assertEquals(List.of(t1, t2), Arrays.asList(admin.listTableNames(both)));
+    assertEquals(2, admin.listTableDescriptors(both).size());
+    assertEquals(List.of(), Arrays.asList(admin.listTableNames(Pattern.compile(PREFIX + "pat"))));
+    // Pattern.quote, as Java code writes it: \Q...\E (HBase matches with java.util.regex)
+    Pattern p = Pattern.compile(Pattern.quote(t1.getNameAsString()));
+    assertEquals(List.of(t1), Arrays.asList(admin.listTableNames(p)));
     List<TableDescriptor> ds = admin.listTableDescriptors(p);
     assertEquals(1, ds.size());
     assertEquals(7, ds.get(0).getColumnFamily(b("a")).getMaxVersions());

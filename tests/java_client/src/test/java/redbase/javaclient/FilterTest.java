@@ -136,6 +136,10 @@ class FilterTest extends ClientBase {
         "row2/cf:b=blueberry", "row3/cf:a=Apple", "row3/cf:n=" + N5, "row4/cf:b=banana",
         "row4/cf:n=" + N100, "row5/cf:a=apple pie", "row5/cg:c=citrus", "rx1/cf:a=x1",
         "rx2/cf:b=x2"), scanKvs(t, new Scan().setCaching(1).setFilter(new ColumnCountGetFilter(2))));
+  }
+
+  @Test
+  void columnCountGetOverSeveralRowsInOneCall() throws IOException {
     // in one call over several rows HBase drops row5's cg:c: after row4's third column the
     // filter reports filterAllRemaining, and the cg store's scanner, already looking at row5,
     // ends for the rest of the scan (each family has its own store scanner)
