@@ -208,8 +208,8 @@ impl HFilter for FuzzyRow {
             return (h.as_slice() > row).then(|| h.clone());
         }
         // Reversed: every candidate starts with `h`, so read on from just above all such rows.
-        // (HBase increments the last byte below 0x7F, comparing bytes as signed; the plain
-        // successor here never jumps over a row that may match.)
+        // (HBase 2.6.1 seeks to `h` itself and so can skip longer matching rows, HBASE-28634;
+        // the successor here never jumps over a row that may match.)
         let succ = crate::engine::read::prefix_successor(h);
         (!succ.is_empty() && succ.as_slice() <= row).then_some(succ)
     }
