@@ -6,8 +6,10 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.hbase.CompareOperator;
+import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
@@ -196,6 +198,19 @@ class FilterListTest extends ClientBase {
           "9b", "bb", "cb", "db", "eb", "fb"), rows(split, new Scan().setCaching(100)
               .setFilter(new FilterList(new RowFilter(CompareOperator.NOT_EQUAL,
                   new SubstringComparator("a")), new PageFilter(3)))));
+      // the layout with the 4 rows in the last region: the first call returns 3 + 15 x 2 = 33
+      // rows, and the call after "fc" brings "fd", so the client gets all 34
+      split.delete(new ArrayList<>(List.of(new Delete(b("0c")), new Delete(b("0d")))));
+      split.put(List.of(new Put(b("fc")).addColumn(b("cf"), b("q"), b("v")),
+          new Put(b("fd")).addColumn(b("cf"), b("q"), b("v"))));
+      try (ResultScanner rs = split.getScanner(new Scan().setFilter(new PageFilter(3)).setCaching(1000))) {
+        Result[] first = rs.next(33);
+        assertEquals(33, first.length);
+        assertEquals("fc", s(first[32].getRow()));
+        assertEquals("fd", s(rs.next().getRow()));
+        assertNull(rs.next());
+      }
+      assertEquals(34, rows(split, new Scan().setFilter(new PageFilter(3)).setCaching(100)).size());
     }
   }
 }
