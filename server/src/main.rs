@@ -162,6 +162,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
     let config = EngineConfig {
         region_max_size: args.region_max_size,
         max_value_size: args.max_value_size,
+        ..EngineConfig::default()
     };
     let engine = match Engine::open(&args.data_dir, config) {
         Ok(e) => e,

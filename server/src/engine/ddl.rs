@@ -12,6 +12,10 @@ use super::schema::{
 };
 use super::{Engine, TableState};
 
+/// The most split keys one `create_table` takes (10,001 regions): each region is a file, so a
+/// client must not be able to ask for millions.
+pub const MAX_SPLIT_KEYS: usize = 10_000;
+
 impl Engine {
     fn lock_ddl(&self) -> std::sync::MutexGuard<'_, ()> {
         self.inner.ddl.lock().unwrap_or_else(|p| p.into_inner())
@@ -98,6 +102,12 @@ impl Engine {
         desc.attributes
             .entry(b"hbase.store.file-tracker.impl".to_vec())
             .or_insert_with(|| b"DEFAULT".to_vec());
+        if split_keys.len() > MAX_SPLIT_KEYS {
+            return Err(TableError::InvalidSplitKeys(format!(
+                "{} split keys: a table may be created with at most {MAX_SPLIT_KEYS}",
+                split_keys.len()
+            )));
+        }
         let mut splits = split_keys.to_vec();
         splits.sort();
         if splits.iter().any(|k| k.is_empty()) {
@@ -164,7 +174,7 @@ impl Engine {
                 end: starts.get(i + 1).cloned().unwrap_or_default(),
                 file: format!("{id}.redb"),
             };
-            match Region::create(&dir, meta, self.on_large()) {
+            match Region::create(&dir, meta, self.region_hooks()) {
                 Ok(r) => {
                     regions.insert(start.clone(), Arc::new(r));
                 }

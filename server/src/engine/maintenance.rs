@@ -152,7 +152,7 @@ impl Engine {
     ) -> Result<super::rewrite::Rewritten, StorageError> {
         let key = name.to_string();
         let dir = self.table_dir(name);
-        let out = rewrite(parent, &dir, children, purge, self.on_large(), |new| {
+        let out = rewrite(parent, &dir, children, purge, self.region_hooks(), |new| {
             let mut changes = vec![Change::DeleteRegion {
                 table: key.clone(),
                 id: parent.meta.id,

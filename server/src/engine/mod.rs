@@ -9,6 +9,7 @@
 
 pub mod catalog;
 pub mod cell;
+mod commit_pool;
 pub mod compaction;
 mod ddl;
 pub mod error;
@@ -36,6 +37,7 @@ pub use cell::{
     RowMutation, RowResult, LATEST_TIMESTAMP,
 };
 pub use compaction::CompactStats;
+pub use ddl::MAX_SPLIT_KEYS;
 pub use error::{
     CompactError, MutateError, NamespaceError, OpenError, ReadError, SchemaError, StorageError,
     TableError,
@@ -49,7 +51,8 @@ pub use schema::{
 };
 
 use catalog::{Catalog, TableRecord};
-use region::Region;
+use commit_pool::CommitPool;
+use region::{Region, RegionHooks};
 use write::{Fail, Job, Output};
 
 /// The largest row key HBase accepts.
@@ -62,6 +65,8 @@ pub struct EngineConfig {
     pub region_max_size: u64,
     /// The largest value one cell may hold.
     pub max_value_size: usize,
+    /// Threads that commit writes, shared by every region (a region holds none of its own).
+    pub commit_threads: usize,
 }
 
 impl Default for EngineConfig {
@@ -69,6 +74,7 @@ impl Default for EngineConfig {
         EngineConfig {
             region_max_size: 256 * 1024 * 1024,
             max_value_size: 10 * 1024 * 1024,
+            commit_threads: 16,
         }
     }
 }
@@ -109,6 +115,7 @@ pub(crate) struct Inner {
     /// when a split or major compaction replaces it; this one does not).
     pub commits: Arc<AtomicU64>,
     maintenance: Mutex<Option<std::thread::JoinHandle<()>>>,
+    pub commit_pool: CommitPool,
 }
 
 /// A handle to an open engine; cheap to clone, shared by every connection.
@@ -136,6 +143,7 @@ impl Engine {
         })?;
         let (catalog, loaded) = Catalog::open(&dir)?;
         let (split_tx, split_rx) = std::sync::mpsc::channel();
+        let commit_pool = CommitPool::new(config.commit_threads);
         let inner = Arc::new(Inner {
             dir: dir.clone(),
             config,
@@ -151,6 +159,7 @@ impl Engine {
             compactions: AtomicU64::new(0),
             commits: Arc::new(AtomicU64::new(0)),
             maintenance: Mutex::new(None),
+            commit_pool,
         });
         let engine = Engine { inner };
         engine.load(loaded)?;
@@ -186,7 +195,7 @@ impl Engine {
             let mut offline = None;
             for meta in metas {
                 max_id = max_id.max(meta.id);
-                match Region::open(&dir, meta.clone(), self.on_large()) {
+                match Region::open(&dir, meta.clone(), self.region_hooks()) {
                     Ok(r) => {
                         regions.insert(meta.start.clone(), Arc::new(r));
                     }
@@ -302,6 +311,20 @@ impl Engine {
                 Err(c) => cur = c,
             }
         }
+    }
+
+    /// What every region of this engine is built with.
+    pub(crate) fn region_hooks(&self) -> RegionHooks {
+        RegionHooks {
+            on_commit: self.on_large(),
+            pool: self.inner.commit_pool.clone(),
+        }
+    }
+
+    /// Committer threads alive now, and their cap.
+    pub fn commit_threads(&self) -> (usize, usize) {
+        let p = &self.inner.commit_pool;
+        (p.threads(), p.max_threads())
     }
 
     pub(crate) fn on_large(&self) -> rewrite::OnLarge {

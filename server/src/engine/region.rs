@@ -1,18 +1,19 @@
 //! A region: one redb file holding the rows `[start, end)` of one table, one redb table per
-//! column family, and a committer thread that turns concurrent writers into shared commits.
+//! column family, and a write queue that the engine's shared committer threads
+//! ([`super::commit_pool`]) turn into shared commits.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Arc, Condvar, Mutex};
 
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use super::cell::{RowBuilder, RowResult};
+use super::commit_pool::{self, CommitPool};
 use super::error::StorageError;
 use super::keys::{self, CellKey};
 use super::read::{
@@ -97,6 +98,14 @@ pub struct RegionInfo {
 /// triggers splits with it.
 pub(crate) type OnLarge = Arc<dyn Fn(&RegionMeta, u64) + Send + Sync>;
 
+/// What a region needs from its engine: the threads its commits run on, and whom to tell
+/// about its size after each commit.
+#[derive(Clone)]
+pub(crate) struct RegionHooks {
+    pub on_commit: OnLarge,
+    pub pool: CommitPool,
+}
+
 /// The (family, key) pairs written while a rewrite copies the region; None when not recording.
 pub(crate) type Recording = Arc<Mutex<Option<Vec<(Vec<u8>, Vec<u8>)>>>>;
 
@@ -146,8 +155,8 @@ pub struct Region {
     pub(crate) path: PathBuf,
     pub(crate) db: Arc<Database>,
     pub(crate) stats: Arc<RegionStats>,
-    sender: Mutex<Option<Sender<Request>>>,
-    committer: Mutex<Option<JoinHandle<()>>>,
+    committer: Arc<Committer>,
+    pool: CommitPool,
     /// Held by the committer while it applies a batch; a split holds it to pause writes.
     pub(crate) gate: Arc<Mutex<()>>,
     /// Set once the region has been replaced (split or rewritten); writers then re-route.
@@ -181,7 +190,7 @@ impl Region {
     pub(crate) fn create(
         dir: &Path,
         meta: RegionMeta,
-        on_large: OnLarge,
+        hooks: RegionHooks,
     ) -> Result<Region, StorageError> {
         let path = dir.join(&meta.file);
         let db = Database::create(&path).map_err(|e| storage(&path, e))?;
@@ -197,14 +206,14 @@ impl Region {
                 .map_err(|e| storage(&path, e))?;
         }
         txn.commit().map_err(|e| storage(&path, e))?;
-        Ok(Region::from_db(path, db, meta, 0, on_large))
+        Ok(Region::from_db(path, db, meta, 0, hooks))
     }
 
     /// Opens an existing region file, checking that it is the region the catalog expects.
     pub(crate) fn open(
         dir: &Path,
         meta: RegionMeta,
-        on_large: OnLarge,
+        hooks: RegionHooks,
     ) -> Result<Region, StorageError> {
         let path = dir.join(&meta.file);
         if !path.exists() {
@@ -237,21 +246,20 @@ impl Region {
             .unwrap_or(0);
         drop(t);
         drop(txn);
-        Ok(Region::from_db(path, db, meta, size, on_large))
+        Ok(Region::from_db(path, db, meta, size, hooks))
     }
 
-    /// Wraps an open region file and starts its committer.
+    /// Wraps an open region file; its writes commit on `hooks.pool`.
     pub(crate) fn from_db(
         path: PathBuf,
         db: Database,
         meta: RegionMeta,
         size: u64,
-        on_large: OnLarge,
+        hooks: RegionHooks,
     ) -> Region {
         let db = Arc::new(db);
         let stats = Arc::new(RegionStats::default());
         stats.size.store(size, Ordering::Relaxed);
-        let (tx, rx) = mpsc::channel();
         let gate = Arc::new(Mutex::new(()));
         let retired = Arc::new(AtomicBool::new(false));
         let recording = Arc::new(Mutex::new(None));
@@ -265,19 +273,17 @@ impl Region {
             retired: retired.clone(),
             recording: recording.clone(),
             meta: meta.clone(),
-            on_large,
+            on_large: hooks.on_commit,
+            queue: Mutex::new(Queued::default()),
+            idle: Condvar::new(),
         };
-        let handle = std::thread::Builder::new()
-            .name(format!("commit-{}", meta.id))
-            .spawn(move || committer.run(rx))
-            .expect("spawn committer thread");
         Region {
             meta,
             path,
             db,
             stats,
-            sender: Mutex::new(Some(tx)),
-            committer: Mutex::new(Some(handle)),
+            committer: Arc::new(committer),
+            pool: hooks.pool,
             gate,
             retired,
             recording,
@@ -286,7 +292,7 @@ impl Region {
         }
     }
 
-    /// Hands a job to the committer and waits for its commit.
+    /// Queues a job for the region's next commit and waits for that commit.
     pub(crate) fn submit(
         &self,
         table: Arc<TableDescriptor>,
@@ -294,37 +300,38 @@ impl Region {
         durable: bool,
     ) -> Result<Output, write::Fail> {
         let (reply, rx) = mpsc::channel();
-        {
-            let guard = self.sender.lock().unwrap_or_else(|p| p.into_inner());
-            let Some(sender) = guard.as_ref() else {
-                return Err(write::Fail::Retired);
-            };
-            if sender
-                .send(Request {
-                    table,
-                    job,
-                    durable,
-                    reply,
-                })
-                .is_err()
-            {
-                return Err(write::Fail::Retired);
-            }
+        let mut q = self.committer.lock_queue();
+        if q.closed {
+            return Err(write::Fail::Retired);
+        }
+        q.requests.push(Request {
+            table,
+            job,
+            durable,
+            reply,
+        });
+        if !q.scheduled {
+            q.scheduled = true;
+            drop(q);
+            self.pool.schedule(self.committer.clone());
+        } else {
+            drop(q);
         }
         rx.recv().unwrap_or(Err(write::Fail::Retired))
     }
 
-    /// Stops the committer after it has drained what it was sent.
+    /// Refuses new writes and waits until everything already queued has committed.
     pub(crate) fn close(&self) {
-        self.sender.lock().unwrap_or_else(|p| p.into_inner()).take();
-        if let Some(h) = self
-            .committer
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-        {
-            let _ = h.join();
+        let mut q = self.committer.lock_queue();
+        q.closed = true;
+        while q.scheduled {
+            q = self
+                .committer
+                .idle
+                .wait(q)
+                .unwrap_or_else(|p| p.into_inner());
         }
+        drop(q);
         self.snapshots.clear();
     }
 
@@ -612,76 +619,94 @@ struct Committer {
     recording: Recording,
     meta: RegionMeta,
     on_large: OnLarge,
+    queue: Mutex<Queued>,
+    /// Signalled when the region has nothing queued or committing (for `close`).
+    idle: Condvar,
 }
 
-/// Replies of one committed batch, sent by the replier thread.
-type Replies = Vec<(
+/// A region's writes waiting for a commit.
+#[derive(Default)]
+struct Queued {
+    requests: Vec<Request>,
+    /// The region is in the pool's queue or a worker is committing it.
+    scheduled: bool,
+    closed: bool,
+}
+
+type Reply = (
     Sender<Result<Output, write::Fail>>,
     Result<Output, write::Fail>,
-)>;
+);
 
 /// How many jobs one commit may carry.
 const MAX_BATCH: usize = 1024;
 
+impl commit_pool::Job for Committer {
+    fn run_batch(self: Arc<Self>, pool: &CommitPool) {
+        let batch: Vec<Request> = {
+            let mut q = self.lock_queue();
+            let n = q.requests.len().min(MAX_BATCH);
+            q.requests.drain(..n).collect()
+        };
+        let (replies, committed) = self.process(batch);
+        // Hand the region back before waking the writers, so the next batch can start on
+        // another worker while this one sends replies.
+        {
+            let mut q = self.lock_queue();
+            if q.requests.is_empty() {
+                q.scheduled = false;
+                self.idle.notify_all();
+            } else {
+                drop(q);
+                pool.schedule(self.clone());
+            }
+        }
+        for (tx, o) in replies {
+            let _ = tx.send(o);
+        }
+        if let Some(size) = committed {
+            (self.on_large)(&self.meta, size);
+        }
+    }
+}
+
 impl Committer {
-    fn run(self, rx: Receiver<Request>) {
-        // Waking each writer takes a syscall; a second thread does it so the next batch's
-        // commit starts at once.
-        let (replies_tx, replies_rx) = mpsc::channel::<Replies>();
-        let replier = std::thread::Builder::new()
-            .name(format!("reply-{}", self.meta.id))
-            .spawn(move || {
-                while let Ok(batch) = replies_rx.recv() {
-                    for (tx, o) in batch {
-                        let _ = tx.send(o);
-                    }
-                }
-            })
-            .ok();
-        self.serve(&rx, &replies_tx);
-        drop(replies_tx);
-        if let Some(h) = replier {
-            let _ = h.join();
-        }
+    fn lock_queue(&self) -> std::sync::MutexGuard<'_, Queued> {
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn serve(&self, rx: &Receiver<Request>, replies_tx: &Sender<Replies>) {
-        while let Ok(first) = rx.recv() {
-            let mut batch = vec![first];
-            while batch.len() < MAX_BATCH {
-                match rx.try_recv() {
-                    Ok(r) => batch.push(r),
-                    Err(_) => break,
-                }
-            }
-            let gate = self.gate.lock().unwrap_or_else(|p| p.into_inner());
-            if self.retired.load(Ordering::Acquire) {
-                for r in batch {
-                    let _ = r.reply.send(Err(write::Fail::Retired));
-                }
-                continue;
-            }
-            // A job for rows outside this region raced a split: send it back to be routed.
-            let (batch, stray): (Vec<Request>, Vec<Request>) = batch
+    /// Commits one batch; returns each job's reply and, after a successful commit, the
+    /// region's size.
+    fn process(&self, batch: Vec<Request>) -> (Vec<Reply>, Option<u64>) {
+        if batch.is_empty() {
+            return (Vec::new(), None);
+        }
+        let _gate = self.gate.lock().unwrap_or_else(|p| p.into_inner());
+        if self.retired.load(Ordering::Acquire) {
+            let replies = batch
                 .into_iter()
-                .partition(|r| r.job.rows().iter().all(|row| self.meta.contains(row)));
-            for r in stray {
-                let _ = r.reply.send(Err(write::Fail::Retired));
-            }
-            if batch.is_empty() {
-                continue;
-            }
-            let committed = self.apply(batch, replies_tx);
-            drop(gate);
-            if let Some(size) = committed {
-                (self.on_large)(&self.meta, size);
-            }
+                .map(|r| (r.reply, Err(write::Fail::Retired)))
+                .collect();
+            return (replies, None);
         }
+        // A job for rows outside this region raced a split: send it back to be routed.
+        let (batch, stray): (Vec<Request>, Vec<Request>) = batch
+            .into_iter()
+            .partition(|r| r.job.rows().iter().all(|row| self.meta.contains(row)));
+        let mut replies: Vec<Reply> = stray
+            .into_iter()
+            .map(|r| (r.reply, Err(write::Fail::Retired)))
+            .collect();
+        if batch.is_empty() {
+            return (replies, None);
+        }
+        let committed = self.apply(batch, &mut replies);
+        (replies, committed)
     }
 
-    /// Applies a batch and hands the replies to the replier. Returns the region size after a
-    /// successful commit, None when the commit failed (every job got the error).
-    fn apply(&self, batch: Vec<Request>, replies_tx: &Sender<Replies>) -> Option<u64> {
+    /// Applies a batch and adds its replies to `replies`. Returns the region size after a
+    /// successful commit, None when the commit failed (every job gets the error).
+    fn apply(&self, batch: Vec<Request>, replies: &mut Vec<Reply>) -> Option<u64> {
         let durable = batch.iter().any(|r| r.durable);
         let result = (|| -> Result<(Vec<Result<Output, write::Fail>>, i64), StorageError> {
             let mut txn = self.db.begin_write().map_err(|e| storage(&self.path, e))?;
@@ -742,22 +767,18 @@ impl Committer {
                     let d = delta.unsigned_abs();
                     self.stats.size.fetch_sub(d, Ordering::Relaxed) - d
                 };
-                let replies: Vec<_> = batch.into_iter().map(|r| r.reply).zip(outputs).collect();
-                if let Err(mpsc::SendError(replies)) = replies_tx.send(replies) {
-                    for (tx, o) in replies {
-                        let _ = tx.send(o);
-                    }
-                }
+                replies.extend(batch.into_iter().map(|r| r.reply).zip(outputs));
                 Some(size)
             }
             Err(e) => {
-                for r in batch {
-                    let _ =
-                        r.reply
-                            .send(Err(write::Fail::Error(super::error::MutateError::Storage(
-                                e.clone(),
-                            ))));
-                }
+                replies.extend(batch.into_iter().map(|r| {
+                    (
+                        r.reply,
+                        Err(write::Fail::Error(super::error::MutateError::Storage(
+                            e.clone(),
+                        ))),
+                    )
+                }));
                 None
             }
         }

@@ -32,7 +32,7 @@ struct Target {
     entries: u64,
 }
 
-pub(crate) use super::region::OnLarge;
+pub(crate) use super::region::{OnLarge, RegionHooks};
 
 /// Copies `parent` into `targets` (which must cover its range, sorted by start), purging as a
 /// major compaction when `purge` is given, then calls `install` with writes paused. The parent
@@ -42,7 +42,7 @@ pub(crate) fn rewrite(
     dir: &Path,
     targets: Vec<RegionMeta>,
     purge: Option<(&TableDescriptor, i64)>,
-    on_large: OnLarge,
+    hooks: RegionHooks,
     install: impl FnOnce(&[Arc<Region>]) -> Result<(), StorageError>,
 ) -> Result<Rewritten, StorageError> {
     let _maintenance = parent.maintenance.lock().unwrap_or_else(|p| p.into_inner());
@@ -55,7 +55,7 @@ pub(crate) fn rewrite(
         parent.db.begin_read()
     };
     let result = match snap {
-        Ok(snap) => copy_and_install(parent, snap, dir, targets, purge, on_large, install),
+        Ok(snap) => copy_and_install(parent, snap, dir, targets, purge, hooks, install),
         Err(e) => Err(parent.storage_err(e)),
     };
     *parent.recording.lock().unwrap_or_else(|p| p.into_inner()) = None;
@@ -68,7 +68,7 @@ fn copy_and_install(
     dir: &Path,
     metas: Vec<RegionMeta>,
     purge: Option<(&TableDescriptor, i64)>,
-    on_large: OnLarge,
+    hooks: RegionHooks,
     install: impl FnOnce(&[Arc<Region>]) -> Result<(), StorageError>,
 ) -> Result<Rewritten, StorageError> {
     let file_bytes_before = std::fs::metadata(&parent.path)
@@ -207,7 +207,7 @@ fn copy_and_install(
             t.db,
             t.meta,
             t.size,
-            on_large.clone(),
+            hooks.clone(),
         )));
     }
     match install(&regions) {

@@ -1,0 +1,99 @@
+//! 10,000 regions in one process, as HBase serves thousands per region server: regions hold no
+//! threads of their own (their commits share the engine's pool), so the thread count stays
+//! flat however many regions a table is pre-split into. Split keys per table are capped.
+
+mod common;
+
+use common::*;
+use redbase::engine::*;
+
+fn threads() -> usize {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+fn rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .unwrap()
+        .trim()
+        .trim_end_matches(" kB")
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn ten_thousand_regions_with_a_flat_thread_count() {
+    let (dir, e) = engine();
+    let before = threads();
+    let rss_before = rss_kib();
+    let splits: Vec<Vec<u8>> = (1..10_000)
+        .map(|i| format!("{i:05}").into_bytes())
+        .collect();
+    let d = TableDescriptor::new(TableName::parse("wide").unwrap())
+        .with_family(FamilyDescriptor::new(b"f"));
+    let started = std::time::Instant::now();
+    e.create_table(d, &splits).unwrap();
+    eprintln!("created 10,000 regions in {:?}", started.elapsed());
+    assert_eq!(e.regions("wide").unwrap().len(), 10_000);
+    // One write into every region, from a few writers at once.
+    std::thread::scope(|s| {
+        for w in 0..4 {
+            let e = &e;
+            s.spawn(move || {
+                for i in (w..10_000).step_by(4) {
+                    put(e, "wide", &format!("{i:05}-row"), "f:q", 1, &i.to_string());
+                }
+            });
+        }
+    });
+    let during = threads();
+    let (live, cap) = e.commit_threads();
+    eprintln!(
+        "threads before {before}, after writes {during} (committers {live} of {cap}), \
+         RSS {rss_before} -> {} KiB",
+        rss_kib()
+    );
+    assert!(live <= cap);
+    assert!(
+        during <= before + cap + 2,
+        "threads grew from {before} to {during} for 10,000 regions"
+    );
+    let rows = scan_rows(&e, "wide", Scan::new());
+    assert_eq!(rows.len(), 10_000);
+    assert_eq!(rows[9_999], "09999-row");
+    // They all come back after a restart, still without a thread each.
+    e.close();
+    drop(e);
+    let e = Engine::open(dir.path(), EngineConfig::default()).unwrap();
+    assert_eq!(e.regions("wide").unwrap().len(), 10_000);
+    assert_eq!(
+        values(&e, "wide", "05000-row", ReadOptions::default()),
+        vec!["5000"]
+    );
+    assert!(threads() <= before + 16 + 2);
+}
+
+#[test]
+fn split_keys_per_table_are_capped() {
+    let (_d, e) = engine();
+    let splits: Vec<Vec<u8>> = (0..=MAX_SPLIT_KEYS)
+        .map(|i| format!("{i:06}").into_bytes())
+        .collect();
+    let d = TableDescriptor::new(TableName::parse("toowide").unwrap())
+        .with_family(FamilyDescriptor::new(b"f"));
+    let err = e.create_table(d, &splits).unwrap_err();
+    assert!(
+        err.to_string().contains("10001 split keys") && err.to_string().contains("10000"),
+        "{err}"
+    );
+    assert!(e.regions("toowide").is_err(), "nothing was created");
+}
