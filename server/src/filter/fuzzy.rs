@@ -10,10 +10,12 @@
 //! Other mask bytes make HBase mask with stray bits (which shift between calls): refused.
 //!
 //! As in HBase on JVMs with unaligned Unsafe access (its hot path compares word by word over
-//! the shorter of row and key), a row shorter than a key matches when its bytes match the
-//! key's fixed bytes; a longer row matches on its first key-length bytes. Rows that match no
-//! pair are dropped by key, with HBase's next-candidate computation as a seek hint in either
-//! scan direction; the scan ends once no pair can match a later row.
+//! the shorter of row and key), a longer row matches on its first key-length bytes, and a row
+//! shorter than a key matches when its bytes match the key's fixed bytes (if the scan reaches
+//! it: HBase's hints may jump over such rows). Rows that match no pair are dropped by key, with
+//! HBase's next-candidate computation as a seek hint; reversed, with free bytes counted from
+//! 0xFF down as HBASE-28634 fixed it (HBase 2.6.1 skips matching rows there). The scan ends
+//! once no pair can match a later row.
 
 use super::eval::{Code, HFilter};
 use crate::engine::Cell;
@@ -43,6 +45,15 @@ impl Rule {
         let (max, min) = if reversed { (0x00, 0xFF) } else { (0xFF, 0x00) };
         let mut result = key.clone();
         result.resize(row.len().max(key.len()), if reversed { 0xFF } else { 0 });
+        if reversed {
+            // Free bytes start at the top going down (HBase 2.6.1 leaves them 0 and so skips
+            // matching rows in reversed scans; HBASE-28634 fixed it the same way).
+            for (r, &m) in result.iter_mut().zip(mask) {
+                if m == 0 {
+                    *r = 0xFF;
+                }
+            }
+        }
         let before = |a: u8, b: u8| if reversed { a > b } else { a < b };
         let mut to_inc: Option<usize> = None;
         let mut increased = false;
@@ -157,17 +168,34 @@ impl FuzzyRow {
         })
     }
 
-    /// The nearest next candidate of any rule (None: no rule can match a later row).
-    fn next_row(&self, row: &[u8]) -> Option<Vec<u8>> {
-        let candidates = self
+    /// Where the scan may jump after `row`: `Err(())` when no rule can match a later row,
+    /// `Ok(None)` when one may but no jump is safe. Forward, the nearest rule's candidate (the
+    /// first row that may match). Reversed, each candidate is a prefix every such row starts
+    /// with, so the rows below its successor are kept; the highest successor bounds them all.
+    /// (HBase 2.6.1 seeks to the candidate itself and so can skip longer matching rows in a
+    /// reversed scan, HBASE-28634.)
+    fn next_row(&self, row: &[u8]) -> Result<Option<Vec<u8>>, ()> {
+        let mut candidates = self
             .rules
             .iter()
-            .filter_map(|r| r.next_candidate(row, self.reversed));
-        if self.reversed {
-            candidates.max()
-        } else {
-            candidates.min()
+            .filter_map(|r| r.next_candidate(row, self.reversed))
+            .peekable();
+        if candidates.peek().is_none() {
+            return Err(());
         }
+        if !self.reversed {
+            return Ok(candidates.min());
+        }
+        let mut bound = Vec::new();
+        for c in candidates {
+            let succ = crate::engine::read::prefix_successor(&c);
+            if succ.is_empty() {
+                // A prefix of only 0xFF bytes: its rows reach the end of the key space.
+                return Ok(None);
+            }
+            bound = bound.max(succ);
+        }
+        Ok(Some(bound))
     }
 }
 
@@ -181,8 +209,13 @@ impl HFilter for FuzzyRow {
             return false;
         }
         self.filter_row = true;
-        self.hint = self.next_row(row);
-        self.done = self.hint.is_none();
+        match self.next_row(row) {
+            Ok(hint) => self.hint = hint,
+            Err(()) => {
+                self.hint = None;
+                self.done = true;
+            }
+        }
         true
     }
 
@@ -203,15 +236,15 @@ impl HFilter for FuzzyRow {
     }
 
     fn row_hint(&self, row: &[u8]) -> Option<Vec<u8>> {
+        // Forward the next row read is the first at or after the hint; reversed, the first
+        // below it.
         let h = self.hint.as_ref()?;
-        if !self.reversed {
-            return (h.as_slice() > row).then(|| h.clone());
-        }
-        // Reversed: every candidate starts with `h`, so read on from just above all such rows.
-        // (HBase 2.6.1 seeks to `h` itself and so can skip longer matching rows, HBASE-28634;
-        // the successor here never jumps over a row that may match.)
-        let succ = crate::engine::read::prefix_successor(h);
-        (!succ.is_empty() && succ.as_slice() <= row).then_some(succ)
+        let moves = if self.reversed {
+            h.as_slice() <= row
+        } else {
+            h.as_slice() > row
+        };
+        moves.then(|| h.clone())
     }
 
     fn reset(&mut self) {
