@@ -144,6 +144,15 @@ abstract class ClientBase {
         "expected a TApplicationException, got " + e);
   }
 
+  /** lets the server clock move on, so two writes without timestamps get different ones */
+  static void tick() {
+    try {
+      Thread.sleep(5);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   static byte[] b(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
