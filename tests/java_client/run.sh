@@ -45,6 +45,10 @@ STARTED_FRAMED=0
 
 cleanup() {
   local rc=$?
+  if [ "$rc" -ne 0 ] && [ -s "$WORK/redbase.log" ]; then
+    echo "== last lines of the redbase log" >&2
+    tail -n 20 "$WORK/redbase.log" >&2 || true
+  fi
   if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
     kill -TERM "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" 2>/dev/null || true
