@@ -701,6 +701,18 @@ fn filters_work_across_regions() {
     let w = row_keys(&e, "WHILE RowFilter(!=, 'binary:r05')");
     assert_eq!(w.len(), 25);
     assert_eq!(w[4..6], ["r04".to_string(), "r10".to_string()]);
+    // HBase ends the whole scan when a region's filter is done before the current round trip
+    // (Scan.caching rows) returned anything: with one row per round trip, r05 ends it all.
+    let one_per_trip = |f: &str| {
+        let mut s = with(f);
+        s.caching = 1;
+        run(&e, s).len()
+    };
+    assert_eq!(one_per_trip("WHILE RowFilter(!=, 'binary:r05')"), 5);
+    assert_eq!(one_per_trip("PageFilter(3)"), 9);
+    // A WHILE that fails on a region's first row ends the scan whatever the caching.
+    assert_eq!(row_keys(&e, "WHILE RowFilter(!=, 'binary:r10')").len(), 10);
+    assert_eq!(row_keys(&e, "PageFilter(0)").len(), 0);
 }
 
 #[test]

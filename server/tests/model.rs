@@ -927,8 +927,13 @@ impl Model {
         read: &ReadSpec,
         now: i64,
     ) -> Vec<R> {
+        // HBase's get scan: equal, non-empty start and stop rows read that one row.
+        let get_scan = !start.is_empty() && start == stop;
+        let reversed = reversed && !get_scan;
         let in_range = |r: &[u8]| {
-            if reversed {
+            if get_scan {
+                r == start
+            } else if reversed {
                 (start.is_empty() || r <= start) && (stop.is_empty() || r > stop)
             } else {
                 r >= start && (stop.is_empty() || r < stop)
@@ -1250,6 +1255,7 @@ impl Harness {
                     reversed: *reversed,
                     batch: *batch,
                     limit: *limit,
+                    caching: 0,
                     options: read.options(),
                 })?;
                 let want =

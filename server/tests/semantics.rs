@@ -679,3 +679,19 @@ fn scanned_rows_keep_their_bytes_across_shared_buffers() {
         );
     }
 }
+
+#[test]
+fn a_scan_whose_start_equals_its_stop_reads_that_row() {
+    // HBase's Scan.isGetScan: start == stop (not empty) is a get, forward or reversed.
+    let (_d, e) = engine();
+    table(&e, "t", vec![f3()]);
+    for r in ["k1", "k10", "k11", "k2"] {
+        put(&e, "t", r, "f:q", 1, r);
+    }
+    assert_eq!(scan_rows(&e, "t", Scan::range(b"k10", b"k10")), vec!["k10"]);
+    let mut rev = Scan::range(b"k10", b"k10");
+    rev.reversed = true;
+    assert_eq!(scan_rows(&e, "t", rev), vec!["k10"]);
+    assert!(scan_rows(&e, "t", Scan::range(b"k3", b"k3")).is_empty());
+    assert!(scan_rows(&e, "t", Scan::range(b"k2", b"k10")).is_empty());
+}

@@ -219,6 +219,11 @@ pub struct Scan {
     pub batch: usize,
     /// Stop after this many rows (0 = no limit).
     pub limit: usize,
+    /// Rows per round trip in HBase's client (`Scan.setCaching`; 0 = no limit). Results do not
+    /// depend on it, except where a filter finishes: HBase ends the whole scan when a region's
+    /// filter is done and the current round trip has no rows yet, and otherwise goes on in the
+    /// next region. The engine follows the same rule so answers match HBase's.
+    pub caching: usize,
     pub options: ReadOptions,
 }
 

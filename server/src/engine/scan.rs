@@ -42,6 +42,9 @@ pub struct Scanner {
     /// The start key of the region the filter's state belongs to: entering another region
     /// gives the filter a fresh start, as HBase does.
     filter_region: Option<Vec<u8>>,
+    /// Rows returned from this region in the current round trip of HBase's client (see
+    /// [`Scan::caching`]).
+    round_trip_rows: usize,
 }
 
 impl std::fmt::Debug for Scanner {
@@ -55,6 +58,12 @@ impl std::fmt::Debug for Scanner {
 
 impl Scanner {
     pub(crate) fn new(engine: Engine, table: String, mut scan: Scan) -> Scanner {
+        if !scan.start.is_empty() && scan.start == scan.stop {
+            // HBase reads a scan whose start and stop rows are equal as a get of that row
+            // (Scan.isGetScan), in either direction: one row, the same forward or reversed.
+            scan.stop.push(0);
+            scan.reversed = false;
+        }
         if let Some(f) = scan.options.filter.as_deref_mut() {
             f.set_reversed(scan.reversed);
         }
@@ -77,6 +86,7 @@ impl Scanner {
             buffer: VecDeque::new(),
             rows_returned: 0,
             filter_region: None,
+            round_trip_rows: 0,
         }
     }
 
@@ -119,6 +129,7 @@ impl Scanner {
                     }
                 }
                 self.filter_region = Some(region.meta.start.clone());
+                self.round_trip_rows = 0;
             }
             let mut built = ChunkRows::default();
             let chunk = self.read_chunk(&desc, &region, &mut built)?;
@@ -239,12 +250,7 @@ impl Scanner {
         let mut seen = 0usize;
         loop {
             if filter.as_ref().is_some_and(|f| f.all_remaining_filtered()) {
-                // Done with this region only: HBase's filter state is per region, and the
-                // next region starts over with a fresh copy (PageFilter fills a page in each).
-                return Ok(Chunk {
-                    next: after_region(),
-                    stop: false,
-                });
+                return Ok(filter_done(self.round_trip_rows, after_region()));
             }
             // The row is borrowed from the cursors until they move on.
             let next = cursors
@@ -306,10 +312,7 @@ impl Scanner {
                 None => RowVerdict::Include,
             };
             if verdict == RowVerdict::Stop {
-                return Ok(Chunk {
-                    next: after_region(),
-                    stop: false,
-                });
+                return Ok(filter_done(self.round_trip_rows, after_region()));
             }
             let mut found = false;
             if verdict == RowVerdict::Skip {
@@ -341,6 +344,20 @@ impl Scanner {
                 if let Some(v) = visible {
                     built.push(row, v, &mut self.buffer);
                     found = true;
+                    if let Some(f) = filter.as_deref() {
+                        self.round_trip_rows += 1;
+                        if f.all_remaining_filtered() {
+                            // Done right after a row: that row's round trip ends the region,
+                            // not the scan.
+                            return Ok(Chunk {
+                                next: after_region(),
+                                stop: false,
+                            });
+                        }
+                        if self.scan.caching > 0 && self.round_trip_rows >= self.scan.caching {
+                            self.round_trip_rows = 0;
+                        }
+                    }
                 }
             }
             for (c, _) in cursors.iter_mut().zip(&at).filter(|(_, &here)| here) {
@@ -352,6 +369,23 @@ impl Scanner {
                     stop: true,
                 });
             }
+        }
+    }
+}
+
+/// Where a scan goes once a region's filter is done (HBase's RSRpcServices): with rows already
+/// in the current round trip, on to the next region (whose fresh filter starts over); with none,
+/// the whole scan ends.
+fn filter_done(round_trip_rows: usize, after_region: Position) -> Chunk {
+    if round_trip_rows > 0 {
+        Chunk {
+            next: after_region,
+            stop: false,
+        }
+    } else {
+        Chunk {
+            next: Position::Done,
+            stop: true,
         }
     }
 }

@@ -381,7 +381,7 @@ fn refuse_possessive(p: &str) -> Result<(), String> {
 }
 
 /// Java's `\Q...\E` (quote everything between) becomes escaped text; the rest passes through.
-fn translate_java(p: &str) -> String {
+pub(crate) fn translate_java(p: &str) -> String {
     if !p.contains("\\Q") {
         return p.to_string();
     }

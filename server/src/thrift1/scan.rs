@@ -34,6 +34,7 @@ impl Handler {
             stop: t.stop_row.unwrap_or_default(),
             reversed: t.reversed.unwrap_or(false),
             batch: t.batch_size.unwrap_or(0).max(0) as usize,
+            caching: t.caching.unwrap_or(0).max(0) as usize,
             limit: 0,
             options,
         };

@@ -11,9 +11,11 @@ use super::{table_name_of, Handler};
 
 /// Java's `Pattern.matches` semantics for a table-name regex: the whole name must match. The
 /// regex crate covers the constructs people use in table patterns (classes, `.*`, `|`, groups);
-/// Java-only constructs (possessive quantifiers, lookaround) are refused with a clear error.
+/// Java's `\Q...\E` quoting (what `Pattern.quote` produces) is translated, as the filter
+/// comparators do; other Java-only constructs (lookaround) are refused with a clear error.
 fn whole_match(pattern: &str) -> thrift::Result<Regex> {
-    Regex::new(&format!("^(?:{pattern})$"))
+    let translated = crate::filter::compare::translate_java(pattern);
+    Regex::new(&format!("^(?:{translated})$"))
         .map_err(|e| io_error(format!("bad table name pattern {pattern:?}: {e}"), false))
 }
 

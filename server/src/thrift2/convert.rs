@@ -46,7 +46,9 @@ pub fn from_mutate(e: MutateError) -> thrift::Error {
 
 pub fn from_read(e: ReadError) -> thrift::Error {
     match e {
-        ReadError::Storage(_) => io_error(e.to_string(), true),
+        // HBase 2.6.1 answers a filter that needs whole rows with a batch as a retryable
+        // TIOError (the IncompatibleFilterException reaches the gateway wrapped).
+        ReadError::Storage(_) | ReadError::IncompatibleFilter(_) => io_error(e.to_string(), true),
         ReadError::InvalidTimeRange { .. } | ReadError::Invalid(_) => application(e.to_string()),
         other => io_error(other.to_string(), false),
     }

@@ -243,6 +243,7 @@ impl Handler {
             stop: s.stop_row.clone().unwrap_or_default(),
             reversed: s.reversed.unwrap_or(false),
             batch: s.batch_size.unwrap_or(0).max(0) as usize,
+            caching: s.caching.unwrap_or(0).max(0) as usize,
             limit: s.limit.unwrap_or(0).max(0) as usize,
             options: opts,
         })
