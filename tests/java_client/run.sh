@@ -15,6 +15,7 @@
 #   JAVA_CLIENT_HOST, JAVA_CLIENT_PORT  use this running Thrift2 server instead of starting redbase
 #   JAVA_CLIENT_MODES   transports to run ["buffered-binary framed-compact"]
 #   JAVA_CLIENT_DDL_PORT, JAVA_CLIENT_HBASE_FRAMED=1   only for HBase's framed gateway (README)
+#   JAVA_CLIENT_HBASE=1   the external server is real HBase (the two chosen differences expect its answer)
 #   JAVA_CLIENT_STRICT=1  fail for the tests listed in known-differences.txt too
 #   REDBASE_BIN         server binary [target/debug/redbase]
 # Installs a JDK 17 and Maven through apt when missing; Maven fetches hbase-thrift 2.6.1 and
@@ -188,13 +189,14 @@ if [ "${1:-}" = "--oracle" ]; then
   fi
   HOST=127.0.0.1
   T2="${ORACLE_THRIFT2_PORT:-19091}"
-  run_mode buffered-binary "$T2"
+  run_mode buffered-binary "$T2" -Djc.hbase=true
   # HBase 2.6.1's framed gateway mangles DDL arguments: DDL through the buffered one (README)
-  run_mode framed-compact "$FRAMED_PORT" -Djc.ddl.port="$T2" -Djc.hbase.framed=true
+  run_mode framed-compact "$FRAMED_PORT" -Djc.ddl.port="$T2" -Djc.hbase.framed=true -Djc.hbase=true
 elif [ -n "${JAVA_CLIENT_PORT:-}" ]; then
   extra=()
   [ -n "${JAVA_CLIENT_DDL_PORT:-}" ] && extra+=(-Djc.ddl.port="$JAVA_CLIENT_DDL_PORT")
   [ "${JAVA_CLIENT_HBASE_FRAMED:-0}" = 1 ] && extra+=(-Djc.hbase.framed=true)
+  [ "${JAVA_CLIENT_HBASE:-0}" = 1 ] && extra+=(-Djc.hbase=true)
   for mode in $MODES; do
     run_mode "$mode" "$JAVA_CLIENT_PORT" "${extra[@]}"
   done

@@ -57,6 +57,12 @@ abstract class ClientBase {
    */
   static final boolean HBASE_FRAMED_GATEWAY = Boolean.getBoolean("jc.hbase.framed");
   /**
+   * Set when the server is real HBase (run.sh --oracle). The only use: the two places where
+   * redbase chose to differ from HBase 2.6.1 (docs/compatibility.md) assert each server's own
+   * documented answer.
+   */
+  static final boolean HBASE = Boolean.getBoolean("jc.hbase");
+  /**
    * Whether Admin reads of table attributes can be trusted. Not in framed mode: there the Java
    * client's compact protocol hands out ByteBuffers that are slices of the whole frame, and
    * ThriftUtilities reads the TTableDescriptor attribute keys with ByteBuffer.array(), so every

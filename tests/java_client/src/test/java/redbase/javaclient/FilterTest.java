@@ -142,11 +142,17 @@ class FilterTest extends ClientBase {
   void columnCountGetOverSeveralRowsInOneCall() throws IOException {
     // in one call over several rows HBase drops row5's cg:c: after row4's third column the
     // filter reports filterAllRemaining, and the cg store's scanner, already looking at row5,
-    // ends for the rest of the scan (each family has its own store scanner)
-    assertEquals(List.of("row1/cf:a=apple", "row1/cf:b=banana", "row2/cf:a=avocado",
-        "row2/cf:b=blueberry", "row3/cf:a=Apple", "row3/cf:n=" + N5, "row4/cf:b=banana",
-        "row4/cf:n=" + N100, "row5/cf:a=apple pie", "rx1/cf:a=x1", "rx2/cf:b=x2"),
-        scan(new ColumnCountGetFilter(2)));
+    // ends for the rest of the scan (each family has its own store scanner). redbase counts per
+    // row whatever the call size, as HBase does one row per call (the test above): a chosen
+    // difference (docs/compatibility.md)
+    List<String> expected = new java.util.ArrayList<>(List.of("row1/cf:a=apple",
+        "row1/cf:b=banana", "row2/cf:a=avocado", "row2/cf:b=blueberry", "row3/cf:a=Apple",
+        "row3/cf:n=" + N5, "row4/cf:b=banana", "row4/cf:n=" + N100, "row5/cf:a=apple pie",
+        "rx1/cf:a=x1", "rx2/cf:b=x2"));
+    if (!HBASE) {
+      expected.add(expected.indexOf("row5/cf:a=apple pie") + 1, "row5/cg:c=citrus");
+    }
+    assertEquals(expected, scan(new ColumnCountGetFilter(2)));
   }
 
   @Test
