@@ -4,11 +4,12 @@
 //! the way round people write it: `RowFilter(<, 'binary:m')` keeps rows less than `m`.
 //!
 //! The filter language builds the first four comparators; serialized filters (Thrift2
-//! `filterBytes`, [`super::proto`]) can also send Null, Bit and Long comparators, regexes with
-//! Java's flags and charsets, and the NO_OP operator.
+//! `filterBytes`, [`super::proto`]) can also send Null, Bit, Long, BigDecimal and
+//! BinaryComponent comparators, regexes with Java's flags and charsets, and the NO_OP operator.
 
 use std::cmp::Ordering;
 
+use num_bigint::{BigInt, BigUint, Sign};
 use regex::{Regex, RegexBuilder};
 
 /// The compiled size a regular expression may reach; bigger ones are refused when parsed.
@@ -93,6 +94,104 @@ pub enum Comparator {
     /// value's start whatever its length, so for a shorter one it reads past the value (or
     /// fails the read, depending on how the cell is stored).
     Long(i64),
+    /// HBase's BigDecimalComparator: the cell read as a [`Decimal`], compared by numeric value
+    /// (1.0 equals 1.00). A cell of fewer than 5 bytes is no decimal: HBase's scan fails on it
+    /// (a NullPointerException, after the client's retries); here it passes no operator.
+    BigDecimal(Decimal),
+    /// HBase's BinaryComponentComparator: the cell's bytes from `offset` on, as many as the
+    /// value has, compared byte-wise with the value (an empty value is equal to any cell). A
+    /// cell that ends before a differing byte is found (or a negative offset, a `uint32` on the
+    /// wire read as Java's `int`) passes no operator: HBase reads past the cell there and fails
+    /// the scan (ArrayIndexOutOfBoundsException) or compares whatever bytes follow it.
+    Component(Vec<u8>, i32),
+}
+
+/// A `java.math.BigDecimal` as HBase's `Bytes.toBytes(BigDecimal)` writes it: the scale as a
+/// 4-byte big-endian signed integer, then the unscaled value's two's-complement bytes
+/// (`BigInteger.toByteArray`, at least one). The value is `unscaled * 10^-scale`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decimal {
+    unscaled: BigInt,
+    scale: i32,
+}
+
+impl Decimal {
+    /// Reads HBase's encoding; `None` for fewer than 5 bytes (HBase's `Bytes.toBigDecimal`
+    /// answers null for them). Any 5 bytes or more are some decimal.
+    pub fn from_hbase_bytes(b: &[u8]) -> Option<Decimal> {
+        let (scale, unscaled) = b.split_first_chunk::<4>()?;
+        if unscaled.is_empty() {
+            return None;
+        }
+        Some(Decimal {
+            unscaled: BigInt::from_signed_bytes_be(unscaled),
+            scale: i32::from_be_bytes(*scale),
+        })
+    }
+
+    /// HBase's encoding of this decimal.
+    pub fn to_hbase_bytes(&self) -> Vec<u8> {
+        let mut out = self.scale.to_be_bytes().to_vec();
+        out.extend(self.unscaled.to_signed_bytes_be());
+        out
+    }
+}
+
+impl Ord for Decimal {
+    /// By numeric value, as `BigDecimal.compareTo` (not `equals`) orders: 1.0 == 1.00.
+    fn cmp(&self, other: &Decimal) -> Ordering {
+        let rank = |s: Sign| match s {
+            Sign::Minus => -1,
+            Sign::NoSign => 0,
+            Sign::Plus => 1,
+        };
+        let (a, b) = (self.unscaled.sign(), other.unscaled.sign());
+        if a != b || a == Sign::NoSign {
+            return rank(a).cmp(&rank(b));
+        }
+        let by_magnitude = compare_scaled(
+            self.unscaled.magnitude(),
+            self.scale,
+            other.unscaled.magnitude(),
+            other.scale,
+        );
+        if a == Sign::Minus {
+            by_magnitude.reverse()
+        } else {
+            by_magnitude
+        }
+    }
+}
+
+impl PartialOrd for Decimal {
+    fn partial_cmp(&self, other: &Decimal) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// `a * 10^-sa` against `b * 10^-sb`, both magnitudes non-zero. Scales span the whole `i32`
+/// range, so the decimal exponents are bounded from the bit lengths first and the scales are
+/// only aligned exactly (a power of ten as long as the values' own digits) when those bounds
+/// overlap: a 5-byte cell with scale -2^31 costs nothing.
+fn compare_scaled(a: &BigUint, sa: i32, b: &BigUint, sb: i32) -> Ordering {
+    // a * 10^-sa <=> b * 10^-sb  is  a * 10^d <=> b  with d = sb - sa.
+    let d = i64::from(sb) - i64::from(sa);
+    // floor(log10 x) lies in [lo(x), hi(x)] (a bit of slack for float rounding).
+    let lo = |x: &BigUint| ((x.bits() - 1) as f64 * std::f64::consts::LOG10_2).floor() as i64 - 1;
+    let hi = |x: &BigUint| (x.bits() as f64 * std::f64::consts::LOG10_2).floor() as i64 + 1;
+    if lo(a) + d > hi(b) {
+        return Ordering::Greater;
+    }
+    if hi(a) + d < lo(b) {
+        return Ordering::Less;
+    }
+    // Here |d| is at most about the number of digits of a or b.
+    let ten = |n: i64| BigUint::from(10u32).pow(u32::try_from(n).expect("bounded above"));
+    if d >= 0 {
+        (a * ten(d)).cmp(b)
+    } else {
+        a.cmp(&(b * ten(-d)))
+    }
 }
 
 /// BitComparator's operation.
@@ -154,6 +253,8 @@ impl Comparator {
             Comparator::Null => "null",
             Comparator::Bit(..) => "bit",
             Comparator::Long(_) => "long",
+            Comparator::BigDecimal(_) => "bigdecimal",
+            Comparator::Component(..) => "binarycomponent",
         }
     }
 
@@ -168,8 +269,10 @@ impl Comparator {
     /// How the cell's bytes compare with the comparator: `Equal` for a match of a regex or
     /// substring comparator, `Less` for a miss (HBase's compareTo answers 1, "the comparator is
     /// greater", so `RowFilter(<, regex)`, which serialized filters may send, keeps misses).
-    pub fn compare(&self, cell: &[u8]) -> Ordering {
-        match self {
+    /// `None` for a cell the comparator cannot read (HBase fails or reads past the cell): it
+    /// passes no operator.
+    pub fn compare(&self, cell: &[u8]) -> Option<Ordering> {
+        Some(match self {
             Comparator::Binary(v) => cell.cmp(v),
             Comparator::BinaryPrefix(v) => cell[..cell.len().min(v.len())].cmp(v),
             Comparator::Regex(r) => match_order(r.is_match(&String::from_utf8_lossy(cell))),
@@ -187,20 +290,31 @@ impl Comparator {
                     } != 0);
                 match_order(set)
             }
-            Comparator::Long(v) => match cell.get(..8) {
-                Some(b) => i64::from_be_bytes(b.try_into().expect("8 bytes")).cmp(v),
-                None => Ordering::Less,
-            },
-        }
+            Comparator::Long(v) => {
+                i64::from_be_bytes(cell.get(..8)?.try_into().expect("8 bytes")).cmp(v)
+            }
+            Comparator::BigDecimal(v) => Decimal::from_hbase_bytes(cell)?.cmp(v),
+            Comparator::Component(v, offset) => return component_order(cell, v, *offset),
+        })
     }
 
     /// Whether a cell with these bytes passes `op`.
     pub fn passes(&self, op: CompareOp, cell: &[u8]) -> bool {
-        if matches!(self, Comparator::Long(_)) && cell.len() < 8 {
-            return false;
-        }
-        op.passes(self.compare(cell))
+        self.compare(cell).is_some_and(|o| op.passes(o))
     }
+}
+
+/// BinaryComponentComparator: the first byte of `cell[offset..]` that differs from `value`
+/// decides; `None` when the cell ends (or `offset` is negative) before one is found.
+fn component_order(cell: &[u8], value: &[u8], offset: i32) -> Option<Ordering> {
+    for (i, v) in value.iter().enumerate() {
+        let at = usize::try_from(i64::from(offset) + i as i64).ok()?;
+        let c = cell.get(at)?;
+        if c != v {
+            return Some(c.cmp(v));
+        }
+    }
+    Some(Ordering::Equal)
 }
 
 /// A match is "equal"; a miss is "less", as HBase's comparators answer 1 for it.

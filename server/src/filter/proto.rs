@@ -8,7 +8,9 @@
 //! range is refused. Where HBase would accept a filter and then fail while scanning (a
 //! SingleColumnValueFilter with NO_OP, a compare filter without a comparator, an
 //! InclusiveStopFilter without a stop row, a MultipleColumnPrefixFilter without prefixes) the
-//! filter is refused here instead. An unknown class, bytes that do not decode, a missing
+//! filter is refused here instead. Where HBase fails on one cell only (a BigDecimalComparator
+//! on a cell too short to be a decimal, a BinaryComponentComparator whose component runs past
+//! the cell), that cell passes no operator ([`Comparator`]): filters cannot fail a read here. An unknown class, bytes that do not decode, a missing
 //! required field and nesting deeper than [`MAX_DEPTH`] are errors, never ignored.
 //!
 //! Unlike the filter language, HBase's constructors do not restrict regex and substring
@@ -22,13 +24,15 @@ use super::columns::{
     CellCompare, ColumnCountGet, ColumnPagination, ColumnPrefix, ColumnRange, MultipleColumnPrefix,
     Part, Timestamps,
 };
-use super::compare::{java_regex, BitOp, Charset, Comparator, ComparatorError, CompareOp};
+use super::compare::{java_regex, BitOp, Charset, Comparator, ComparatorError, CompareOp, Decimal};
 use super::eval::{Compiled, HFilter};
 use super::fuzzy::FuzzyRow;
 use super::list::{List, Skip, While};
 use super::row_ranges::{MultiRowRange, RowRange};
 use super::rows::{FirstKeyOnly, InclusiveStop, KeyOnly, Page, Prefix, RowCompare};
-use super::serialized_only::{ColumnPaginationFrom, DropAll, HintingTimestamps, PassAll};
+use super::serialized_only::{
+    ColumnPaginationFrom, DropAll, HintingTimestamps, PassAll, RandomRow,
+};
 use super::values::{ColumnValue, DependentColumn, SingleColumnValue};
 use super::wire as pb;
 use crate::engine::Filter;
@@ -45,12 +49,14 @@ pub const FILTER_CLASSES: &str = "ColumnCountGetFilter, ColumnPaginationFilter, 
     ColumnPrefixFilter, ColumnRangeFilter, ColumnValueFilter, DependentColumnFilter, \
     FamilyFilter, FilterList, FilterWrapper, FirstKeyOnlyFilter, FuzzyRowFilter, \
     InclusiveStopFilter, KeyOnlyFilter, MultiRowRangeFilter, MultipleColumnPrefixFilter, \
-    PageFilter, PrefixFilter, QualifierFilter, RowFilter, SingleColumnValueExcludeFilter, \
-    SingleColumnValueFilter, SkipFilter, TimestampsFilter, ValueFilter, WhileMatchFilter";
+    PageFilter, PrefixFilter, QualifierFilter, RandomRowFilter, RowFilter, \
+    SingleColumnValueExcludeFilter, SingleColumnValueFilter, SkipFilter, TimestampsFilter, \
+    ValueFilter, WhileMatchFilter";
 
 /// The comparator classes decoded, by simple name (all in [`PACKAGE`]).
-pub const COMPARATOR_CLASSES: &str = "BinaryComparator, BinaryPrefixComparator, BitComparator, \
-    LongComparator, NullComparator, RegexStringComparator, SubstringComparator";
+pub const COMPARATOR_CLASSES: &str = "BigDecimalComparator, BinaryComparator, \
+    BinaryComponentComparator, BinaryPrefixComparator, BitComparator, LongComparator, \
+    NullComparator, RegexStringComparator, SubstringComparator";
 
 /// Why serialized filter bytes cannot become a filter.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -409,10 +415,12 @@ fn leaf(name: &str, class: &str, body: Bytes) -> Result<Box<dyn HFilter>> {
             Box::new(FuzzyRow::new(pairs, v2).map_err(|r| invalid("FuzzyRowFilter", r))?)
         }
         "RandomRowFilter" => {
-            return Err(E::Unsupported {
-                class: name.into(),
-                reason: "its random sample cannot be repeated or tested",
-            })
+            let m = msg!(RandomRowFilter);
+            Box::new(RandomRow::new(required(
+                m.chance,
+                "RandomRowFilter",
+                "chance",
+            )?))
         }
         _ => return Err(E::UnknownFilter { name: name.into() }),
     })
@@ -561,11 +569,32 @@ fn comparator(c: &pb::Comparator) -> Result<Comparator> {
                 other => Comparator::RegexIn(re, other),
             }
         }
-        "BigDecimalComparator" | "BinaryComponentComparator" => {
-            return Err(E::Unsupported {
-                class: name.into(),
-                reason: "this comparator is not implemented",
-            })
+        "BigDecimalComparator" => {
+            let v = comparable(
+                msg!(BigDecimalComparator).comparable,
+                "BigDecimalComparator",
+            )?;
+            // HBase decodes the value to a BigDecimal when it builds the comparator; fewer than
+            // 5 bytes decode to null and the constructor fails.
+            let Some(d) = Decimal::from_hbase_bytes(&v) else {
+                return Err(invalid(
+                    "BigDecimalComparator",
+                    format!(
+                        "the value has {} bytes; a BigDecimal needs at least 5 (a 4-byte scale \
+                         and the unscaled value)",
+                        v.len()
+                    ),
+                ));
+            };
+            Comparator::BigDecimal(d)
+        }
+        "BinaryComponentComparator" => {
+            let m = msg!(BinaryComponentComparator);
+            let c = "BinaryComponentComparator";
+            let value = required(m.value, c, "value")?.to_vec();
+            // Java reads the uint32 into an int: above 2^31 - 1 it is negative.
+            let offset = required(m.offset, c, "offset")? as i32;
+            Comparator::Component(value, offset)
         }
         _ => return Err(E::UnknownComparator { name: name.into() }),
     })

@@ -1,6 +1,6 @@
 //! Filter forms only serialized filters (Thrift2 `filterBytes`) can express: pagination from a
-//! qualifier, TimestampsFilter with `can_hint`, and the pass-all / drop-all filters that an
-//! empty FilterList or a PrefixFilter without a prefix amount to in HBase.
+//! qualifier, TimestampsFilter with `can_hint`, RandomRowFilter, and the pass-all / drop-all
+//! filters that an empty FilterList or a PrefixFilter without a prefix amount to in HBase.
 
 use super::columns::Timestamps;
 use super::eval::{Code, HFilter};
@@ -80,5 +80,62 @@ impl HFilter for HintingTimestamps {
             Code::Skip => Code::SeekNextUsingHint,
             other => other,
         }
+    }
+}
+
+/// HBase's RandomRowFilter: each row is kept with probability `chance`, drawn afresh for every
+/// row (and for every scan of it). As in HBase, a row is kept when a uniform draw from [0, 1) is
+/// below `chance`, so 0 keeps nothing and 1 keeps everything; a negative chance drops every row
+/// and one above 1 keeps every row without drawing; NaN drops every row. A dropped row's cells
+/// are skipped and the row is dropped again at its end (HBase's filter has a `filterRow`, so a
+/// scan with a batch size cannot use it either).
+#[derive(Clone)]
+pub struct RandomRow {
+    pub chance: f32,
+    drop_row: bool,
+}
+
+impl RandomRow {
+    pub fn new(chance: f32) -> Self {
+        RandomRow {
+            chance,
+            drop_row: false,
+        }
+    }
+}
+
+impl HFilter for RandomRow {
+    fn filter_row_key(&mut self, _row: &[u8]) -> bool {
+        self.drop_row = if self.chance < 0.0 {
+            true
+        } else if self.chance > 1.0 {
+            false
+        } else {
+            // Java's Random.nextFloat and rand's f32 are both uniform over [0, 1) in steps of
+            // 2^-24. A NaN chance keeps nothing.
+            let keep = rand::random::<f32>() < self.chance;
+            !keep
+        };
+        self.drop_row
+    }
+
+    fn filter_cell(&mut self, _cell: &Cell) -> Code {
+        if self.drop_row {
+            Code::NextRow
+        } else {
+            Code::Include
+        }
+    }
+
+    fn filter_row(&mut self) -> bool {
+        self.drop_row
+    }
+
+    fn has_filter_row(&self) -> bool {
+        true
+    }
+
+    fn reset(&mut self) {
+        self.drop_row = false;
     }
 }
