@@ -7,7 +7,7 @@ use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use redb::{ReadableDatabase, ReadableTable, TableHandle};
+use redb::{ReadableTable, TableHandle};
 
 use super::catalog::Change;
 use super::compaction::{keep_flags, CompactStats};
@@ -244,7 +244,7 @@ fn minor_compact(
     let file_bytes_before = std::fs::metadata(&region.path)
         .map(|m| m.len())
         .unwrap_or(0);
-    let snap = region.db.begin_read().map_err(|e| region.storage_err(e))?;
+    let snap = region.file.begin_read()?;
     let names: Vec<String> = snap
         .list_tables()
         .map_err(|e| region.storage_err(e))?
@@ -288,8 +288,13 @@ fn minor_compact(
     drop(snap);
     let mut removed = 0u64;
     if !doomed.is_empty() {
-        let _gate = region.gate.lock().unwrap_or_else(|p| p.into_inner());
-        let mut txn = region.db.begin_write().map_err(|e| region.storage_err(e))?;
+        let gate = region.gate.lock().unwrap_or_else(|p| p.into_inner());
+        region.file.recover(&gate)?;
+        let mut txn = region
+            .file
+            .db()?
+            .begin_write()
+            .map_err(|e| region.storage_err(e))?;
         let mut delta = 0i64;
         {
             let tables: BTreeSet<&String> = doomed.iter().map(|(n, _)| n).collect();
@@ -310,7 +315,7 @@ fn minor_compact(
                 }
             }
         }
-        update_size(&mut txn, &region.path, delta)?;
+        update_size(&mut txn, &region.path, delta).map_err(|e| region.file.classify(e))?;
         txn.commit().map_err(|e| region.storage_err(e))?;
         region.snapshots.committed();
         let d = delta.unsigned_abs();

@@ -5,7 +5,8 @@
 //! [`read`] read options and visibility rules, [`write`] the write path, [`region`] one region
 //! file and its committer, [`catalog`] the metadata file, [`rewrite`] splits and major
 //! compaction, [`compaction`] purge rules, [`scan`] scanners across regions, [`ddl`] table and
-//! namespace administration, [`maintenance`] splits and compactions driven by the engine.
+//! namespace administration, [`maintenance`] splits and compactions driven by the engine,
+//! `recovery` reopening a region's file after a storage I/O error.
 
 pub mod catalog;
 pub mod cell;
@@ -17,6 +18,7 @@ pub mod family_values;
 pub mod keys;
 mod maintenance;
 pub mod read;
+mod recovery;
 pub mod region;
 mod rewrite;
 pub mod scan;
@@ -43,6 +45,7 @@ pub use error::{
     TableError,
 };
 pub use read::{CellVerdict, Filter, Get, ReadOptions, RowVerdict, Scan, TimeRange};
+pub use recovery::{FailedRegion, StorageFaults};
 pub use region::{RegionInfo, RegionMeta};
 pub use scan::Scanner;
 pub use schema::{
@@ -67,6 +70,8 @@ pub struct EngineConfig {
     pub max_value_size: usize,
     /// Threads that commit writes, shared by every region (a region holds none of its own).
     pub commit_threads: usize,
+    /// For tests: a switch that makes region files' writes fail as on a full disk.
+    pub storage_faults: Option<StorageFaults>,
 }
 
 impl Default for EngineConfig {
@@ -75,6 +80,7 @@ impl Default for EngineConfig {
             region_max_size: 256 * 1024 * 1024,
             max_value_size: 10 * 1024 * 1024,
             commit_threads: 16,
+            storage_faults: None,
         }
     }
 }
@@ -116,6 +122,8 @@ pub(crate) struct Inner {
     pub commits: Arc<AtomicU64>,
     maintenance: Mutex<Option<std::thread::JoinHandle<()>>>,
     pub commit_pool: CommitPool,
+    /// Regions down after a storage I/O error, and the count of such errors.
+    pub health: Arc<recovery::Health>,
 }
 
 /// A handle to an open engine; cheap to clone, shared by every connection.
@@ -160,6 +168,7 @@ impl Engine {
             commits: Arc::new(AtomicU64::new(0)),
             maintenance: Mutex::new(None),
             commit_pool,
+            health: Arc::default(),
         });
         let engine = Engine { inner };
         engine.load(loaded)?;
@@ -318,7 +327,20 @@ impl Engine {
         RegionHooks {
             on_commit: self.on_large(),
             pool: self.inner.commit_pool.clone(),
+            health: self.inner.health.clone(),
+            faults: self.inner.config.storage_faults.clone(),
         }
+    }
+
+    /// Regions that are down after a storage I/O error (a full disk, a failing device), each
+    /// retrying to reopen its file; empty when every region serves.
+    pub fn failed_regions(&self) -> Vec<FailedRegion> {
+        self.inner.health.failed_regions()
+    }
+
+    /// Storage I/O errors that took a region down since the engine opened (one per outage).
+    pub fn storage_error_count(&self) -> u64 {
+        self.inner.health.error_count()
     }
 
     /// Committer threads alive now, and their cap.

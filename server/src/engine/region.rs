@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Condvar, Mutex};
 
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
+use redb::{Database, ReadableTable, TableDefinition, WriteTransaction};
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
@@ -20,6 +20,7 @@ use super::read::{
     materialize, offset_limit, FamilyRead, Filter, Pending, PendingCells, RawEntry, ReadOptions,
     RowVerdict,
 };
+use super::recovery::{self, FileParts, Health, RegionFile, StorageFaults};
 use super::schema::{FamilyDescriptor, TableDescriptor};
 use super::snapshot::Snapshots;
 use super::write::{self, Job, Output};
@@ -98,12 +99,21 @@ pub struct RegionInfo {
 /// triggers splits with it.
 pub(crate) type OnLarge = Arc<dyn Fn(&RegionMeta, u64) + Send + Sync>;
 
-/// What a region needs from its engine: the threads its commits run on, and whom to tell
-/// about its size after each commit.
+/// What a region needs from its engine: the threads its commits run on, whom to tell about
+/// its size after each commit, where to report storage failures, and the test fault switch.
 #[derive(Clone)]
 pub(crate) struct RegionHooks {
     pub on_commit: OnLarge,
     pub pool: CommitPool,
+    pub health: Arc<Health>,
+    pub faults: Option<StorageFaults>,
+}
+
+impl RegionHooks {
+    /// Opens (or creates) a region file the way every region of the engine opens it.
+    pub fn open_db(&self, path: &Path, create: bool) -> Result<Database, StorageError> {
+        recovery::open_db(path, create, self.faults.as_ref()).map_err(|e| storage(path, e))
+    }
 }
 
 /// The (family, key) pairs written while a rewrite copies the region; None when not recording.
@@ -153,7 +163,8 @@ pub(crate) struct Request {
 pub struct Region {
     pub meta: RegionMeta,
     pub(crate) path: PathBuf,
-    pub(crate) db: Arc<Database>,
+    /// The region's redb file; reopened after a storage I/O error.
+    pub(crate) file: Arc<RegionFile>,
     pub(crate) stats: Arc<RegionStats>,
     committer: Arc<Committer>,
     pool: CommitPool,
@@ -172,6 +183,7 @@ pub struct Region {
 impl Drop for Region {
     fn drop(&mut self) {
         self.close();
+        self.file.forget();
     }
 }
 
@@ -193,7 +205,7 @@ impl Region {
         hooks: RegionHooks,
     ) -> Result<Region, StorageError> {
         let path = dir.join(&meta.file);
-        let db = Database::create(&path).map_err(|e| storage(&path, e))?;
+        let db = hooks.open_db(&path, true)?;
         let txn = db.begin_write().map_err(|e| storage(&path, e))?;
         {
             let mut t = txn
@@ -219,8 +231,8 @@ impl Region {
         if !path.exists() {
             return Err(storage(&path, "region file is missing"));
         }
-        let db = Database::open(&path).map_err(|e| storage(&path, e))?;
-        let txn = db.begin_read().map_err(|e| storage(&path, e))?;
+        let db = hooks.open_db(&path, false)?;
+        let txn = redb::ReadableDatabase::begin_read(&db).map_err(|e| storage(&path, e))?;
         let t = txn
             .open_table(REGION_TABLE)
             .map_err(|e| storage(&path, format!("not a region file: {e}")))?;
@@ -257,17 +269,27 @@ impl Region {
         size: u64,
         hooks: RegionHooks,
     ) -> Region {
-        let db = Arc::new(db);
         let stats = Arc::new(RegionStats::default());
         stats.size.store(size, Ordering::Relaxed);
         let gate = Arc::new(Mutex::new(()));
         let retired = Arc::new(AtomicBool::new(false));
         let recording = Arc::new(Mutex::new(None));
         let snapshots = Arc::new(Snapshots::default());
+        let file = RegionFile::new(FileParts {
+            path: path.clone(),
+            table: meta.table.clone(),
+            region: meta.name(),
+            db,
+            faults: hooks.faults,
+            health: hooks.health,
+            snapshots: snapshots.clone(),
+            gate: gate.clone(),
+            stats: stats.clone(),
+        });
         let committer = Committer {
             snapshots: snapshots.clone(),
             path: path.clone(),
-            db: db.clone(),
+            file: file.clone(),
             stats: stats.clone(),
             gate: gate.clone(),
             retired: retired.clone(),
@@ -280,7 +302,7 @@ impl Region {
         Region {
             meta,
             path,
-            db,
+            file,
             stats,
             committer: Arc::new(committer),
             pool: hooks.pool,
@@ -349,16 +371,23 @@ impl Region {
         }
     }
 
+    /// An error of the region's file; marks the region failed when redb has latched an I/O
+    /// error (see [`RegionFile::error`]).
     pub(crate) fn storage_err(&self, e: impl std::fmt::Display) -> StorageError {
-        storage(&self.path, e)
+        self.file.error(e)
     }
 
     /// Removes a deleted family's cells, so a family re-added later starts empty.
     pub(crate) fn drop_family(&self, family: &[u8]) -> Result<(), StorageError> {
         let name = family_table_name(family);
         let _maintenance = self.maintenance.lock().unwrap_or_else(|p| p.into_inner());
-        let _gate = self.gate.lock().unwrap_or_else(|p| p.into_inner());
-        let mut txn = self.db.begin_write().map_err(|e| self.storage_err(e))?;
+        let gate = self.gate.lock().unwrap_or_else(|p| p.into_inner());
+        self.file.recover(&gate)?;
+        let mut txn = self
+            .file
+            .db()?
+            .begin_write()
+            .map_err(|e| self.storage_err(e))?;
         let mut bytes = 0i64;
         {
             match txn.open_table(family_def(&name)) {
@@ -373,7 +402,7 @@ impl Region {
         }
         txn.delete_table(family_def(&name))
             .map_err(|e| self.storage_err(e))?;
-        update_size(&mut txn, &self.path, -bytes)?;
+        update_size(&mut txn, &self.path, -bytes).map_err(|e| self.file.classify(e))?;
         txn.commit().map_err(|e| self.storage_err(e))?;
         self.snapshots.committed();
         let d = bytes as u64;
@@ -400,10 +429,7 @@ impl Region {
                 return Ok(None);
             }
         }
-        let snap = self
-            .snapshots
-            .current(&self.db, desc)
-            .map_err(|e| self.storage_err(e))?;
+        let snap = self.snapshots.current(&self.file, desc)?;
         let (plan, filter) = ReadPlan::new(desc, opts, now);
         // The row's first key; its cells are the keys that start with this prefix (the row is
         // length-prefixed, so no other row's keys do). An open-ended range read that stops at
@@ -612,7 +638,7 @@ impl Drop for ReadCounter<'_> {
 struct Committer {
     path: PathBuf,
     snapshots: Arc<Snapshots>,
-    db: Arc<Database>,
+    file: Arc<RegionFile>,
     stats: Arc<RegionStats>,
     gate: Arc<Mutex<()>>,
     retired: Arc<AtomicBool>,
@@ -700,6 +726,19 @@ impl Committer {
         if batch.is_empty() {
             return (replies, None);
         }
+        // A region down after an I/O error reopens its file first (when an attempt is due);
+        // until that works its writers hear why, at once.
+        if let Err(e) = self.file.recover(&_gate) {
+            replies.extend(batch.into_iter().map(|r| {
+                (
+                    r.reply,
+                    Err(write::Fail::Error(super::error::MutateError::Storage(
+                        e.clone(),
+                    ))),
+                )
+            }));
+            return (replies, None);
+        }
         let committed = self.apply(batch, &mut replies);
         (replies, committed)
     }
@@ -709,7 +748,11 @@ impl Committer {
     fn apply(&self, batch: Vec<Request>, replies: &mut Vec<Reply>) -> Option<u64> {
         let durable = batch.iter().any(|r| r.durable);
         let result = (|| -> Result<(Vec<Result<Output, write::Fail>>, i64), StorageError> {
-            let mut txn = self.db.begin_write().map_err(|e| storage(&self.path, e))?;
+            let mut txn = self
+                .file
+                .db()?
+                .begin_write()
+                .map_err(|e| storage(&self.path, e))?;
             if !durable {
                 txn.set_durability(redb::Durability::None)
                     .map_err(|e| storage(&self.path, e))?;
@@ -771,6 +814,8 @@ impl Committer {
                 Some(size)
             }
             Err(e) => {
+                // An I/O error marks the region failed; every writer of the batch hears so.
+                let e = self.file.classify(e);
                 replies.extend(batch.into_iter().map(|r| {
                     (
                         r.reply,

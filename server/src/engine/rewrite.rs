@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use redb::{Database, ReadableDatabase, ReadableTable, TableHandle, WriteTransaction};
+use redb::{Database, ReadableTable, TableHandle, WriteTransaction};
 
 use super::compaction::{keep_flags, CompactStats};
 use super::error::StorageError;
@@ -52,11 +52,11 @@ pub(crate) fn rewrite(
     let snap = {
         let _gate = parent.gate.lock().unwrap_or_else(|p| p.into_inner());
         *parent.recording.lock().unwrap_or_else(|p| p.into_inner()) = Some(Vec::new());
-        parent.db.begin_read()
+        parent.file.begin_read()
     };
     let result = match snap {
         Ok(snap) => copy_and_install(parent, snap, dir, targets, purge, hooks, install),
-        Err(e) => Err(parent.storage_err(e)),
+        Err(e) => Err(e),
     };
     *parent.recording.lock().unwrap_or_else(|p| p.into_inner()) = None;
     result
@@ -78,7 +78,7 @@ fn copy_and_install(
     for meta in metas {
         let path = dir.join(&meta.file);
         let _ = std::fs::remove_file(&path);
-        let db = Database::create(&path).map_err(|e| StorageError::new(&path, e))?;
+        let db = hooks.open_db(&path, true)?;
         targets.push(Target {
             meta,
             db,
@@ -251,7 +251,7 @@ fn replay(
     if recorded.is_empty() {
         return Ok(());
     }
-    let snap = parent.db.begin_read().map_err(|e| parent.storage_err(e))?;
+    let snap = parent.file.begin_read()?;
     let txns: Vec<WriteTransaction> = targets
         .iter()
         .map(|t| t.db.begin_write())
@@ -319,7 +319,7 @@ fn hex_family(table_name: &str) -> Vec<u8> {
 
 /// The row at which a region's data divides in two halves by bytes, if it has two rows.
 pub(crate) fn middle_row(region: &Region) -> Result<Option<Vec<u8>>, StorageError> {
-    let snap = region.db.begin_read().map_err(|e| region.storage_err(e))?;
+    let snap = region.file.begin_read()?;
     let names: Vec<String> = snap
         .list_tables()
         .map_err(|e| region.storage_err(e))?

@@ -209,10 +209,7 @@ impl Scanner {
             });
         }
 
-        let snap = region
-            .snapshots
-            .current(&region.db, desc)
-            .map_err(|e| region.storage_err(e))?;
+        let snap = region.snapshots.current(&region.file, desc)?;
         let now = now_ms();
         let (plan, filter) = ReadPlan::new(desc, &mut self.scan.options, now);
         let all_cells = plan.all_cells();

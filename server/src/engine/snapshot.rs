@@ -18,9 +18,11 @@ use std::ops::Deref;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use redb::{Database, ReadOnlyTable, ReadTransaction, ReadableDatabase};
+use redb::{ReadOnlyTable, ReadTransaction};
 
+use super::error::StorageError;
 use super::keys::CellKey;
+use super::recovery::RegionFile;
 use super::region::{family_def, family_table_name};
 use super::schema::TableDescriptor;
 
@@ -47,12 +49,13 @@ impl Snapshots {
         self.lock().take();
     }
 
-    /// A snapshot holding every commit acknowledged before this call.
+    /// A snapshot holding every commit acknowledged before this call. `file` is the region's
+    /// file; its database is only touched when a new snapshot is needed.
     pub fn current(
         &self,
-        db: &Database,
+        file: &RegionFile,
         desc: &TableDescriptor,
-    ) -> Result<Arc<Snapshot>, redb::TransactionError> {
+    ) -> Result<Arc<Snapshot>, StorageError> {
         let generation = self.generation.load(Ordering::Acquire);
         if let Some(s) = self.lock().as_ref() {
             if s.generation == generation {
@@ -66,7 +69,7 @@ impl Snapshots {
                 .keys()
                 .map(|f| (f.clone(), OnceLock::new()))
                 .collect(),
-            txn: db.begin_read()?,
+            txn: file.begin_read()?,
         });
         let mut slot = self.lock();
         // Only a snapshot of the newest generation is worth sharing; a read that raced a

@@ -5,7 +5,7 @@
 //! | path | answers |
 //! | --- | --- |
 //! | `/healthz` | 200 while the process serves at all |
-//! | `/readyz` | 200 while the gateways accept calls, 503 once shutdown has begun |
+//! | `/readyz` | 200 while the gateways accept calls and every region serves; 503 once shutdown has begun, or while a region is down after a storage I/O error (named in the body) |
 //! | `/metrics` | every metric, OpenMetrics text (see [`crate::metrics`]) |
 //! | `/`, `/status.css`, `/status.js` | the status page (embedded in the binary) |
 //! | `/api/status` | tables, families, regions and their rates as JSON |
@@ -99,15 +99,31 @@ async fn sample(shared: Arc<Shared>) {
 }
 
 async fn readyz(State(s): State<Arc<Shared>>) -> Response {
-    if s.ready.load(Ordering::Acquire) {
-        (StatusCode::OK, "ready\n").into_response()
-    } else {
-        (
+    if !s.ready.load(Ordering::Acquire) {
+        return (
             StatusCode::SERVICE_UNAVAILABLE,
             "not ready: starting or shutting down\n",
         )
-            .into_response()
+            .into_response();
     }
+    let failed = s.engine.failed_regions();
+    if failed.is_empty() {
+        return (StatusCode::OK, "ready\n").into_response();
+    }
+    let mut body = format!(
+        "not ready: {} region(s) down after a storage I/O error, reopening automatically\n",
+        failed.len()
+    );
+    for f in &failed {
+        body.push_str(&format!(
+            "region {} of table {} ({}): {}\n",
+            f.region,
+            f.table,
+            f.file.display(),
+            f.cause
+        ));
+    }
+    (StatusCode::SERVICE_UNAVAILABLE, body).into_response()
 }
 
 async fn metrics_text(State(s): State<Arc<Shared>>) -> Response {

@@ -1,0 +1,524 @@
+//! A region's redb file, and its recovery from storage I/O errors.
+//!
+//! redb latches an I/O error (a full disk, a failing device): once a write, sync or read of the
+//! file has failed, every later operation of that `Database` answers "Previous I/O error
+//! occurred", even after the cause is gone. The only way back is to close the file and open it
+//! again, which runs redb's recovery and leaves the file at its last durable commit. Nothing
+//! acknowledged is lost by that: a commit that failed was never acknowledged.
+//!
+//! So each region's `Database` sits in a [`RegionFile`] that can swap it:
+//!
+//! - after a storage error (a commit, a read, a compaction), the file is probed; when redb has
+//!   latched an I/O failure the region is marked *failed*: the error is logged once, counted
+//!   ([`Health`]), and the region is named by [`crate::engine::Engine::failed_regions`];
+//! - while failed, reads and writes of the region get a retryable error naming the region and
+//!   the cause, at once, without touching the file;
+//! - the region's next batch of writes, and a background thread, reopen the file with backoff,
+//!   holding the region's write gate (so no write transaction is live): the poisoned `Database`
+//!   is dropped first (redb holds a lock on the file while it is open), the shared read
+//!   snapshot is invalidated (a read still holding the old one gets a retryable error, never
+//!   wrong data), and the fresh `Database` is installed. The recovery is logged once.
+//!
+//! [`StorageFaults`] lets a test make region files' writes fail with ENOSPC on demand.
+
+use std::collections::BTreeMap;
+use std::fs::OpenOptions;
+use std::io;
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
+use std::time::{Duration, Instant, SystemTime};
+
+use redb::backends::FileBackend;
+use redb::{
+    BackendError, Database, DatabaseError, ReadTransaction, ReadableDatabase, StorageBackend,
+    TransactionError,
+};
+
+use super::error::StorageError;
+use super::region::{RegionStats, REGION_TABLE, SIZE_KEY};
+use super::snapshot::Snapshots;
+
+/// The first reopen attempt comes this long after the failure; each failed attempt doubles the
+/// wait, up to [`MAX_RETRY`].
+const FIRST_RETRY: Duration = Duration::from_millis(50);
+const MAX_RETRY: Duration = Duration::from_secs(5);
+/// How often the background thread looks at the failed regions.
+const TICK: Duration = Duration::from_millis(100);
+
+/// A fault switch for tests: while "disk full" is on, every write to a region file of the
+/// engine (and every growth of one) fails with ENOSPC, as on a full file system. Set it in
+/// [`crate::engine::EngineConfig::storage_faults`]; the catalog is not affected.
+#[derive(Clone, Debug, Default)]
+pub struct StorageFaults {
+    inner: Arc<FaultFlags>,
+}
+
+#[derive(Debug, Default)]
+struct FaultFlags {
+    disk_full: AtomicBool,
+    refused: AtomicU64,
+}
+
+impl StorageFaults {
+    pub fn new() -> StorageFaults {
+        StorageFaults::default()
+    }
+
+    /// Turns the full disk on or off.
+    pub fn set_disk_full(&self, full: bool) {
+        self.inner.disk_full.store(full, Ordering::SeqCst);
+    }
+
+    pub fn disk_full(&self) -> bool {
+        self.inner.disk_full.load(Ordering::SeqCst)
+    }
+
+    /// How many writes the fault has refused so far.
+    pub fn refused_writes(&self) -> u64 {
+        self.inner.refused.load(Ordering::SeqCst)
+    }
+
+    fn check(&self) -> io::Result<()> {
+        if self.disk_full() {
+            self.inner.refused.fetch_add(1, Ordering::SeqCst);
+            // ENOSPC: "No space left on device" (28 on Linux, the BSDs and macOS).
+            return Err(io::Error::from_raw_os_error(28));
+        }
+        Ok(())
+    }
+}
+
+/// A region file with [`StorageFaults`] in front of its writes.
+#[derive(Debug)]
+struct FaultyBackend {
+    inner: FileBackend,
+    faults: StorageFaults,
+}
+
+impl StorageBackend for FaultyBackend {
+    fn len(&self) -> io::Result<u64> {
+        self.inner.len()
+    }
+
+    fn read(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
+        self.inner.read(offset, out)
+    }
+
+    fn set_len(&self, len: u64) -> io::Result<()> {
+        if len > self.inner.len()? {
+            self.faults.check()?;
+        }
+        self.inner.set_len(len)
+    }
+
+    fn sync_data(&self) -> io::Result<()> {
+        self.inner.sync_data()
+    }
+
+    fn write(&self, offset: u64, data: &[u8]) -> io::Result<()> {
+        self.faults.check()?;
+        self.inner.write(offset, data)
+    }
+
+    fn close(&self) -> io::Result<()> {
+        self.inner.close()
+    }
+
+    fn try_lock_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<bool, BackendError> {
+        self.inner.try_lock_range(start, end)
+    }
+
+    fn try_lock_shared_range(
+        &self,
+        start: Bound<u64>,
+        end: Bound<u64>,
+    ) -> Result<bool, BackendError> {
+        self.inner.try_lock_shared_range(start, end)
+    }
+
+    fn lock_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<(), BackendError> {
+        self.inner.lock_range(start, end)
+    }
+
+    fn lock_shared_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<(), BackendError> {
+        self.inner.lock_shared_range(start, end)
+    }
+
+    fn unlock_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<(), BackendError> {
+        self.inner.unlock_range(start, end)
+    }
+
+    fn query_lock_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<bool, BackendError> {
+        self.inner.query_lock_range(start, end)
+    }
+}
+
+/// Opens a region file (creating it when `create`), through the fault switch when one is set.
+pub(crate) fn open_db(
+    path: &Path,
+    create: bool,
+    faults: Option<&StorageFaults>,
+) -> Result<Database, DatabaseError> {
+    match faults {
+        None if create => Database::create(path),
+        None => Database::open(path),
+        Some(f) => {
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(create)
+                .truncate(false)
+                .open(path)?;
+            redb::Builder::new().create_with_backend(FaultyBackend {
+                inner: FileBackend::new(file)?,
+                faults: f.clone(),
+            })
+        }
+    }
+}
+
+/// A region that is down after a storage I/O error, as [`crate::engine::Engine::failed_regions`]
+/// reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedRegion {
+    pub table: String,
+    /// HBase's region name.
+    pub region: String,
+    pub file: PathBuf,
+    /// The error that took the region down.
+    pub cause: String,
+    pub since: SystemTime,
+    /// Reopen attempts that failed so far.
+    pub attempts: u32,
+    /// Why the last reopen attempt failed, if one did.
+    pub last_attempt_error: Option<String>,
+}
+
+/// The engine's record of storage failures: a counter and the regions failed now. A thread
+/// that retries their reopening runs while any region is failed.
+#[derive(Default)]
+pub(crate) struct Health {
+    errors: AtomicU64,
+    failed: Mutex<Failed>,
+}
+
+#[derive(Default)]
+struct Failed {
+    regions: BTreeMap<PathBuf, Weak<RegionFile>>,
+    retrying: bool,
+}
+
+impl Health {
+    /// Storage I/O errors that took a region down, since the engine opened.
+    pub fn error_count(&self) -> u64 {
+        self.errors.load(Ordering::Relaxed)
+    }
+
+    pub fn failed_regions(&self) -> Vec<FailedRegion> {
+        let files: Vec<Arc<RegionFile>> = self
+            .lock()
+            .regions
+            .values()
+            .filter_map(Weak::upgrade)
+            .collect();
+        files.iter().filter_map(|f| f.failure_info()).collect()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Failed> {
+        self.failed.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn region_failed(self: &Arc<Self>, file: &RegionFile) {
+        self.errors.fetch_add(1, Ordering::Relaxed);
+        let mut f = self.lock();
+        f.regions.insert(file.path.clone(), file.me.clone());
+        if !f.retrying {
+            let health = self.clone();
+            let spawned = std::thread::Builder::new()
+                .name("region-recovery".into())
+                .spawn(move || retry_loop(health));
+            // Without the thread, the region's next write batch still retries.
+            f.retrying = spawned.is_ok();
+        }
+    }
+
+    fn forget(&self, path: &Path) {
+        self.lock().regions.remove(path);
+    }
+}
+
+/// Retries the failed regions until none is left (or every one was dropped).
+fn retry_loop(health: Arc<Health>) {
+    loop {
+        let files: Vec<Arc<RegionFile>> = {
+            let mut f = health.lock();
+            f.regions.retain(|_, w| w.strong_count() > 0);
+            if f.regions.is_empty() {
+                f.retrying = false;
+                return;
+            }
+            f.regions.values().filter_map(Weak::upgrade).collect()
+        };
+        for file in files {
+            file.try_recover();
+        }
+        std::thread::sleep(TICK);
+    }
+}
+
+/// Why a region is down and when to try again.
+struct Failure {
+    cause: String,
+    since: SystemTime,
+    next_attempt: Instant,
+    backoff: Duration,
+    attempts: u32,
+    last_attempt_error: Option<String>,
+    started: Instant,
+}
+
+/// A region's open redb file, replaced by a fresh one after an I/O error.
+pub(crate) struct RegionFile {
+    me: Weak<RegionFile>,
+    path: PathBuf,
+    table: String,
+    region: String,
+    /// None only while a reopen is under way or after one failed.
+    db: RwLock<Option<Arc<Database>>>,
+    /// Whether `failure` is set; read on every batch, so kept apart.
+    failed: AtomicBool,
+    failure: Mutex<Option<Failure>>,
+    faults: Option<StorageFaults>,
+    health: Arc<Health>,
+    snapshots: Arc<Snapshots>,
+    gate: Arc<Mutex<()>>,
+    stats: Arc<RegionStats>,
+}
+
+/// What a [`RegionFile`] is built from.
+pub(crate) struct FileParts {
+    pub path: PathBuf,
+    pub table: String,
+    pub region: String,
+    pub db: Database,
+    pub faults: Option<StorageFaults>,
+    pub health: Arc<Health>,
+    pub snapshots: Arc<Snapshots>,
+    pub gate: Arc<Mutex<()>>,
+    pub stats: Arc<RegionStats>,
+}
+
+impl RegionFile {
+    pub fn new(p: FileParts) -> Arc<RegionFile> {
+        Arc::new_cyclic(|me| RegionFile {
+            me: me.clone(),
+            path: p.path,
+            table: p.table,
+            region: p.region,
+            db: RwLock::new(Some(Arc::new(p.db))),
+            failed: AtomicBool::new(false),
+            failure: Mutex::new(None),
+            faults: p.faults,
+            health: p.health,
+            snapshots: p.snapshots,
+            gate: p.gate,
+            stats: p.stats,
+        })
+    }
+
+    /// The open database, or the retryable "region unavailable" error while the region is
+    /// failed. Hold it only for one transaction's start: a reopen waits for it to be dropped.
+    pub fn db(&self) -> Result<Arc<Database>, StorageError> {
+        if self.failed.load(Ordering::Acquire) {
+            return Err(self.unavailable());
+        }
+        match self.db.read().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            Some(db) => Ok(db.clone()),
+            None => Err(self.unavailable()),
+        }
+    }
+
+    pub fn begin_read(&self) -> Result<ReadTransaction, StorageError> {
+        let db = self.db()?;
+        let txn = db.begin_read();
+        drop(db);
+        txn.map_err(|e| self.error(e))
+    }
+
+    /// An error of this file. When redb has latched an I/O failure, the region is marked
+    /// failed and the error says it is unavailable (naming the cause).
+    pub fn error(&self, e: impl std::fmt::Display) -> StorageError {
+        self.classify(StorageError::new(&self.path, e))
+    }
+
+    /// See [`RegionFile::error`].
+    pub fn classify(&self, e: StorageError) -> StorageError {
+        if self.failed.load(Ordering::Acquire) || self.poisoned() {
+            self.fail(&e.message);
+            return self.unavailable();
+        }
+        e
+    }
+
+    /// Whether the open database refuses all work after an I/O error. Does not wait: a
+    /// database with a live write transaction that is not poisoned answers "would block".
+    fn poisoned(&self) -> bool {
+        let Some(db) = self
+            .db
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .cloned()
+        else {
+            return false;
+        };
+        match db.try_begin_write() {
+            Err(TransactionError::Storage(
+                redb::StorageError::PreviousIo | redb::StorageError::Io(_),
+            )) => true,
+            Err(_) => false,
+            Ok(txn) => {
+                let _ = txn.abort();
+                false
+            }
+        }
+    }
+
+    /// Marks the region failed (once per outage: logged and counted the first time).
+    fn fail(&self, cause: &str) {
+        {
+            let mut f = self.lock_failure();
+            if f.is_some() {
+                return;
+            }
+            *f = Some(Failure {
+                cause: cause.to_string(),
+                since: SystemTime::now(),
+                next_attempt: Instant::now() + FIRST_RETRY,
+                backoff: FIRST_RETRY,
+                attempts: 0,
+                last_attempt_error: None,
+                started: Instant::now(),
+            });
+            self.failed.store(true, Ordering::Release);
+        }
+        tracing::error!(
+            table = %self.table,
+            region = %self.region,
+            file = %self.path.display(),
+            cause,
+            "storage I/O error: region unavailable until its file is reopened (retrying automatically)"
+        );
+        self.health.region_failed(self);
+    }
+
+    /// The error reads and writes get while the region is failed.
+    pub fn unavailable(&self) -> StorageError {
+        let cause = self
+            .lock_failure()
+            .as_ref()
+            .map(|f| f.cause.clone())
+            .unwrap_or_else(|| "its file is being reopened".into());
+        StorageError::new(
+            &self.path,
+            format!(
+                "region {} of table {} is unavailable after a storage I/O error ({cause}); \
+                 it reopens its file automatically once storage works again: retry",
+                self.region, self.table
+            ),
+        )
+    }
+
+    fn lock_failure(&self) -> MutexGuard<'_, Option<Failure>> {
+        self.failure.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn failure_info(&self) -> Option<FailedRegion> {
+        self.lock_failure().as_ref().map(|f| FailedRegion {
+            table: self.table.clone(),
+            region: self.region.clone(),
+            file: self.path.clone(),
+            cause: f.cause.clone(),
+            since: f.since,
+            attempts: f.attempts,
+            last_attempt_error: f.last_attempt_error.clone(),
+        })
+    }
+
+    /// Takes the write gate and reopens the file if the region is failed and an attempt is due.
+    pub fn try_recover(&self) {
+        if !self.failed.load(Ordering::Acquire) {
+            return;
+        }
+        let gate = self.gate.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = self.recover(&gate);
+    }
+
+    /// With the region's write gate held (`_gate`): Ok when the region serves; when it is
+    /// failed and an attempt is due, reopens its file first.
+    pub fn recover(&self, _gate: &MutexGuard<'_, ()>) -> Result<(), StorageError> {
+        if !self.failed.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        match self.lock_failure().as_ref() {
+            None => return Ok(()),
+            Some(f) if Instant::now() < f.next_attempt => return Err(self.unavailable()),
+            Some(_) => {}
+        }
+        // redb keeps a lock on the file while a Database is open: close the poisoned one first.
+        // No write transaction is live (the gate is held); reads that still hold a snapshot of
+        // it get "database closed", a retryable error, from now on.
+        let old = self.db.write().unwrap_or_else(|p| p.into_inner()).take();
+        self.snapshots.committed();
+        drop(old);
+        match open_db(&self.path, false, self.faults.as_ref()) {
+            Ok(db) => {
+                // The repair went back to the last durable commit; take the size it records.
+                if let Some(size) = stored_size(&db) {
+                    self.stats.size.store(size, Ordering::Relaxed);
+                }
+                *self.db.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(db));
+                self.snapshots.committed();
+                let f = self.lock_failure().take();
+                self.failed.store(false, Ordering::Release);
+                self.health.forget(&self.path);
+                let (down, attempts) = f
+                    .map(|f| (f.started.elapsed(), f.attempts + 1))
+                    .unwrap_or_default();
+                tracing::warn!(
+                    table = %self.table,
+                    region = %self.region,
+                    file = %self.path.display(),
+                    down_ms = down.as_millis() as u64,
+                    attempts,
+                    "region file reopened after a storage I/O error; the region serves again"
+                );
+                Ok(())
+            }
+            Err(e) => {
+                if let Some(f) = self.lock_failure().as_mut() {
+                    f.attempts += 1;
+                    f.backoff = (f.backoff * 2).min(MAX_RETRY);
+                    f.next_attempt = Instant::now() + f.backoff;
+                    f.last_attempt_error = Some(e.to_string());
+                }
+                tracing::debug!(region = %self.region, error = %e, "region file reopen failed; will retry");
+                Err(self.unavailable())
+            }
+        }
+    }
+
+    /// The region is going away: stop retrying it.
+    pub fn forget(&self) {
+        self.health.forget(&self.path);
+    }
+}
+
+fn stored_size(db: &Database) -> Option<u64> {
+    let txn = db.begin_read().ok()?;
+    let t = txn.open_table(REGION_TABLE).ok()?;
+    let v = t.get(SIZE_KEY).ok()??;
+    v.value().try_into().ok().map(u64::from_be_bytes)
+}
