@@ -319,3 +319,5 @@ mod hbase_bytes;
 mod only_serialized;
 #[path = "filter_bytes/same_as_strings.rs"]
 mod same_as_strings;
+#[path = "filter_bytes/sampled_and_numeric.rs"]
+mod sampled_and_numeric;

@@ -549,6 +549,47 @@ mod tests {
         }
     }
 
+    /// The decimal of `unscaled * 10^-scale` in HBase's encoding.
+    fn dec(unscaled: i64, scale: i32) -> Decimal {
+        let mut b = scale.to_be_bytes().to_vec();
+        b.extend(BigInt::from(unscaled).to_signed_bytes_be());
+        Decimal::from_hbase_bytes(&b).unwrap()
+    }
+
+    /// The plain way: both scaled to the larger scale, then compared as integers.
+    fn naive(a: (i64, i32), b: (i64, i32)) -> Ordering {
+        let top = a.1.max(b.1);
+        let up = |(v, s): (i64, i32)| BigInt::from(v) * BigInt::from(10u32).pow((top - s) as u32);
+        up(a).cmp(&up(b))
+    }
+
+    #[test]
+    fn decimals_order_as_their_exact_values() {
+        use proptest::prelude::*;
+        let value = (any::<i64>(), -40i32..40);
+        let small = (-1000i64..1000, -4i32..4);
+        proptest::proptest!(|(a in value.clone(), b in value, c in small.clone(), d in small)| {
+            for (x, y) in [(a, b), (c, d), (a, c)] {
+                prop_assert_eq!(dec(x.0, x.1).cmp(&dec(y.0, y.1)), naive(x, y), "{:?} {:?}", x, y);
+            }
+        });
+        assert_eq!(dec(10, 1).cmp(&dec(100, 2)), Ordering::Equal);
+        assert_eq!(dec(0, -5).cmp(&dec(0, 9)), Ordering::Equal);
+        assert_eq!(dec(-1, i32::MIN).cmp(&dec(1, i32::MAX)), Ordering::Less);
+        assert_eq!(dec(7, 3).to_hbase_bytes(), [0, 0, 0, 3, 7]);
+        assert!(Decimal::from_hbase_bytes(&[0, 0, 0, 3]).is_none());
+    }
+
+    #[test]
+    fn components_compare_until_the_first_difference() {
+        assert_eq!(component_order(b"abz", b"bz", 1), Some(Ordering::Equal));
+        assert_eq!(component_order(b"aby", b"bz", 1), Some(Ordering::Less));
+        assert_eq!(component_order(b"ac", b"bz", 1), Some(Ordering::Greater));
+        assert_eq!(component_order(b"ab", b"bz", 1), None);
+        assert_eq!(component_order(b"ab", b"b", -1), None);
+        assert_eq!(component_order(b"ab", b"", 10), Some(Ordering::Equal));
+    }
+
     #[test]
     fn quoting_is_translated() {
         assert_eq!(translate_java(r"a\Q.*\Eb"), r"a\.\*b");
