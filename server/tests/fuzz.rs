@@ -1,0 +1,62 @@
+//! Fuzz targets that run as ordinary tests: bounded, deterministic (fixed proptest seeds), a
+//! few seconds each, so `cargo test --workspace` runs them on every change.
+//!
+//! - `walker_*`: the frame walker (`redbase::thrift::frame`) on arbitrary bytes and mutated
+//!   valid messages;
+//! - `decode_*`: `process_message` with both services' real processors over a real engine,
+//!   both protocols, arbitrary and mutated-valid messages;
+//! - `wire_*`: the same bytes framed and as HTTP bodies through a real server on loopback;
+//! - `filter_*`: the filter-string parser and Thrift2 filterBytes decoding;
+//! - `schema_*`: the SDK generator's schema loader.
+//!
+//! Mutations start from the seed corpus in `tests/fuzz_corpus/` (one message per hex file,
+//! the known crashers among them; every file is replayed). Run longer with
+//! `PROPTEST_CASES=100000 cargo test --release -p redbase --test fuzz`, other cases with
+//! `FUZZ_SEED=<n>`; docs/reliability.md has the details and the long hostile run.
+
+#[path = "fuzz/calls.rs"]
+mod calls;
+#[path = "fuzz/corpus.rs"]
+mod corpus;
+#[path = "fuzz/decode.rs"]
+mod decode;
+#[path = "fuzz/filters.rs"]
+mod filters;
+#[path = "fuzz/runner.rs"]
+mod runner;
+#[path = "fuzz/schema.rs"]
+mod schema;
+#[path = "fuzz/walker.rs"]
+mod walker;
+#[path = "fuzz/wire.rs"]
+mod wire;
+
+use corpus::Proto;
+
+/// Rewrites the valid-call part of the corpus from the generated clients:
+/// `FUZZ_WRITE_CORPUS=1 cargo test -p redbase --test fuzz write_corpus -- --ignored`.
+#[test]
+#[ignore]
+fn write_corpus() {
+    if std::env::var_os("FUZZ_WRITE_CORPUS").is_none() {
+        return;
+    }
+    let dir = corpus::dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    for proto in [Proto::Binary, Proto::Compact] {
+        for (service, list) in [(1, calls::thrift1(proto)), (2, calls::thrift2(proto))] {
+            for (name, m) in list {
+                let file = dir.join(format!("t{service}-buffered-{}-{name}.hex", proto.name()));
+                let mut text = format!(
+                    "# A valid Thrift{service} {name} call ({}), as the generated client writes it.\n",
+                    proto.name()
+                );
+                for line in m.chunks(32) {
+                    text.push_str(&corpus::hex(line));
+                    text.push('\n');
+                }
+                std::fs::write(file, text).unwrap();
+            }
+        }
+    }
+}
