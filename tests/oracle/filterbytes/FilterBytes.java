@@ -5,6 +5,7 @@
 // comparators inside as ComparatorProtos.Comparator{name, serialized_comparator}. Entries named
 // "malformed: ..." are deliberately broken. Run by generate.sh; the output is committed as
 // filters.tsv, so nothing here runs in CI.
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -99,6 +100,25 @@ public class FilterBytes {
     add("ValueFilter(=, LongComparator 42) on values of any length", new ValueFilter(EQ, new LongComparator(42L)));
     add("FilterList(MUST_PASS_ALL: QualifierFilter = c, ValueFilter >= LongComparator 5)", new FilterList(FilterList.Operator.MUST_PASS_ALL,
         new QualifierFilter(EQ, new BinaryComparator(b("c"))), new ValueFilter(CompareOperator.GREATER_OR_EQUAL, new LongComparator(5L))));
+    // BigDecimalComparator on cf:n, which holds Bytes.toBytes(BigDecimal) values (make_scenario.py).
+    // A cell too short to be a decimal fails HBase's scan, so these read cf:n only: through
+    // SingleColumnValueFilter / ColumnValueFilter, or (names ending "on cf:n") scans of that column.
+    add("SingleColumnValueFilter(cf:n = BigDecimalComparator 1.5, filterIfMissing)", scvf(new SingleColumnValueFilter(b("cf"), b("n"), EQ, new BigDecimalComparator(new BigDecimal("1.5"))), true, true));
+    add("SingleColumnValueFilter(cf:n < BigDecimalComparator 1.5, filterIfMissing)", scvf(new SingleColumnValueFilter(b("cf"), b("n"), CompareOperator.LESS, new BigDecimalComparator(new BigDecimal("1.5"))), true, true));
+    add("SingleColumnValueFilter(cf:n > BigDecimalComparator 1.5, filterIfMissing)", scvf(new SingleColumnValueFilter(b("cf"), b("n"), CompareOperator.GREATER, new BigDecimalComparator(new BigDecimal("1.5"))), true, true));
+    add("ColumnValueFilter(cf:n <= BigDecimalComparator 0.0)", new ColumnValueFilter(b("cf"), b("n"), CompareOperator.LESS_OR_EQUAL, new BigDecimalComparator(new BigDecimal("0.0"))));
+    add("ValueFilter(=, BigDecimalComparator 1.50) on cf:n", new ValueFilter(EQ, new BigDecimalComparator(new BigDecimal("1.50"))));
+    add("ValueFilter(>, BigDecimalComparator -3.0) on cf:n", new ValueFilter(CompareOperator.GREATER, new BigDecimalComparator(new BigDecimal("-3.0"))));
+    add("ValueFilter(!=, BigDecimalComparator 1E+3) on cf:n", new ValueFilter(NE, new BigDecimalComparator(new BigDecimal("1E+3"))));
+    // BinaryComponentComparator: bytes at an offset. A component that runs past a shorter cell
+    // fails HBase's scan, so every row key or cf:a value compared here differs before its end.
+    add("RowFilter(=, BinaryComponentComparator ab at 2)", new RowFilter(EQ, new BinaryComponentComparator(b("ab"), 2)));
+    add("RowFilter(<, BinaryComponentComparator ab at 2)", new RowFilter(CompareOperator.LESS, new BinaryComponentComparator(b("ab"), 2)));
+    add("RowFilter(>, BinaryComponentComparator 0 at 1)", new RowFilter(CompareOperator.GREATER, new BinaryComponentComparator(b("0"), 1)));
+    add("RowFilter(=, BinaryComponentComparator empty at 9)", new RowFilter(EQ, new BinaryComponentComparator(new byte[0], 9)));
+    add("SingleColumnValueFilter(cf:a = BinaryComponentComparator ki at 0, filterIfMissing)", scvf(new SingleColumnValueFilter(b("cf"), b("a"), EQ, new BinaryComponentComparator(b("ki"), 0)), true, true));
+    add("ValueFilter(=, BinaryComponentComparator p at 1) on cf:a", new ValueFilter(EQ, new BinaryComponentComparator(b("p"), 1)));
+    add("ValueFilter(!=, BinaryComponentComparator pp at 1) on cf:a", new ValueFilter(NE, new BinaryComponentComparator(b("pp"), 1)));
     // column filters
     add("ColumnRangeFilter([b, d))", new ColumnRangeFilter(b("b"), true, b("d"), false));
     add("ColumnRangeFilter((b, d])", new ColumnRangeFilter(b("b"), false, b("d"), true));
@@ -144,6 +164,13 @@ public class FilterBytes {
     fuzzy2.add(new Pair<>(b("r0?"), new byte[] {0, 0, 1}));
     fuzzy2.add(new Pair<>(b("k_ab?"), new byte[] {0, 0, 0, 0, 1}));
     add("FuzzyRowFilter(r0?, k_ab?)", new FuzzyRowFilter(fuzzy2));
+    // RandomRowFilter only at the chances whose answer is certain.
+    add("RandomRowFilter(0.0)", new RandomRowFilter(0.0f));
+    add("RandomRowFilter(1.0)", new RandomRowFilter(1.0f));
+    add("FilterList(MUST_PASS_ALL: RandomRowFilter 1.0, PrefixFilter r)", new FilterList(FilterList.Operator.MUST_PASS_ALL,
+        new RandomRowFilter(1.0f), new PrefixFilter(b("r"))));
+    add("FilterList(MUST_PASS_ONE: RandomRowFilter 0.0, PrefixFilter k_a)", new FilterList(FilterList.Operator.MUST_PASS_ONE,
+        new RandomRowFilter(0.0f), new PrefixFilter(b("k_a"))));
 
     // malformed filterBytes: what does the server answer?
     byte[] prefix = pb(new PrefixFilter(b("k_ab")));

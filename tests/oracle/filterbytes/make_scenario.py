@@ -11,6 +11,7 @@ Run by generate.sh; python3 tests/oracle/filterbytes/make_scenario.py works alon
 """
 
 import json
+from decimal import Decimal
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -26,30 +27,60 @@ def cell(f, q, v, ts=10):
     return {"family": f, "qualifier": q, "value": v, "timestamp": ts}
 
 
+def big_decimal(text):
+    """HBase's Bytes.toBytes(new BigDecimal(text)): the scale as a 4-byte big-endian int, then
+    the unscaled value's two's-complement bytes as BigInteger.toByteArray gives them."""
+    d = Decimal(text)
+    sign, digits, exponent = d.as_tuple()
+    unscaled = int("".join(map(str, digits)) or "0") * (-1 if sign else 1)
+    bits = (~unscaled).bit_length() if unscaled < 0 else unscaled.bit_length()
+    body = unscaled.to_bytes(bits // 8 + 1, "big", signed=True)
+    return {"hex": (-exponent).to_bytes(4, "big", signed=True).hex() + body.hex()}
+
+
 # Rows: fruit names in cf:a (r01 has an older version "apricot" at ts 5 under "apple" at 10),
 # cf:b at ts 20 in r01 (for TimestampsFilter and DependentColumnFilter), 8-byte longs in cf:c
 # (LongComparator), one-byte values in cf:m (BitComparator), a two-line value in cf:d (regex
 # DOTALL/MULTILINE), q1..q3 and an empty value in r03, keys k_abc/k_abd/k_xbc for
-# Prefix/Fuzzy/MultiRowRange filters, and r04 with family cg only (filterIfMissing).
+# Prefix/Fuzzy/MultiRowRange filters, r04 with family cg only (filterIfMissing), and decimals
+# (Bytes.toBytes(BigDecimal)) in cf:n for BigDecimalComparator: 1.50 and 1.5 are equal numbers, and
+# r03 has 1E+3 as an older version (the first rows keep at most two cells in cf, see
+# ColumnCountGetFilter in docs/compatibility.md).
 ROWS = [
     {"row": "k_abc", "columnValues": [cell("cf", "a", "kiwi"), cell("cf", "b", "kumquat")]},
-    {"row": "k_abd", "columnValues": [cell("cf", "a", "kale")]},
+    {"row": "k_abd", "columnValues": [cell("cf", "a", "kale"), cell("cf", "n", big_decimal("0.000"))]},
     {"row": "k_xbc", "columnValues": [cell("cf", "a", "kelp"), cell("cg", "x", "x")]},
     {"row": "r01", "columnValues": [cell("cf", "a", "apricot", 5), cell("cf", "a", "apple"), cell("cf", "b", "banana", 20),
-                                    cell("cf", "c", {"long": 5}), cell("cf", "m", {"hex": "0f"}), cell("cg", "x", "xylophone")]},
+                                    cell("cf", "c", {"long": 5}), cell("cf", "m", {"hex": "0f"}), cell("cf", "n", big_decimal("1.50")),
+                                    cell("cg", "x", "xylophone")]},
     {"row": "r02", "columnValues": [cell("cf", "a", "Avocado"), cell("cf", "b", "blueberry"), cell("cf", "c", {"long": 42}),
-                                    cell("cf", "d", "dog\nLINE2"), cell("cf", "m", {"hex": "f0"}), cell("cg", "y", "yak")]},
+                                    cell("cf", "d", "dog\nLINE2"), cell("cf", "m", {"hex": "f0"}), cell("cf", "n", big_decimal("-3")),
+                                    cell("cg", "y", "yak")]},
     {"row": "r03", "columnValues": [cell("cf", "a", "cherry"), cell("cf", "c", {"long": -1}), cell("cf", "e", ""),
-                                    cell("cf", "m", {"hex": "ff"}), cell("cf", "q1", "one"), cell("cf", "q2", "two"),
-                                    cell("cf", "q3", "three")]},
+                                    cell("cf", "m", {"hex": "ff"}), cell("cf", "n", big_decimal("1E+3"), 5),
+                                    cell("cf", "n", big_decimal("1.5")), cell("cf", "q1", "one"),
+                                    cell("cf", "q2", "two"), cell("cf", "q3", "three")]},
     {"row": "r04", "columnValues": [cell("cg", "x", "only cg")]},
 ]
 
 REVERSED = {"PrefixFilter(k_ab)", "InclusiveStopFilter(r02)", "PageFilter(2)", "WhileMatchFilter(RowFilter < r02)",
-            "MultiRowRangeFilter([k_, k_b), [r02, r03])", "FuzzyRowFilter(k_?bc)", "RowFilter(<, binary r02)"}
+            "MultiRowRangeFilter([k_, k_b), [r02, r03])", "FuzzyRowFilter(k_?bc)", "RowFilter(<, binary r02)",
+            "RandomRowFilter(1.0)", "RowFilter(=, BinaryComponentComparator ab at 2)"}
+
+
+def only_column(name):
+    """Filters named "... on cf:X" compare every value they see in a way that fails HBase's scan on
+    the table's other values (too short to be a decimal, or to hold the component): their scans
+    and gets read that column only."""
+    head, sep, column = name.rpartition(" on ")
+    if not sep or not column.startswith("cf:"):
+        return {}
+    return {"columns": [{"family": "cf", "qualifier": column[3:]}]}
 
 
 def get_row(name):
+    if "BinaryComponentComparator ab" in name:
+        return "k_abc"
     if name.startswith(("Column", "MultipleColumn", "QualifierFilter")) and not name.startswith("ColumnValueFilter"):
         return "r03"
     if name.startswith(("FuzzyRowFilter", "MultiRowRangeFilter", "PrefixFilter")):
@@ -73,14 +104,16 @@ def main():
     for name, h in filters:
         if name.startswith("malformed: "):
             continue
+        only = only_column(name)
         steps.append({"name": f"scan {name}", "service": "thrift2", "call": "getScannerResults",
-                      "args": {"table": T, "tscan": {"maxVersions": 3, "filterBytes": hexval(h)}, "numRows": 100}})
+                      "args": {"table": T, "tscan": {"maxVersions": 3, "filterBytes": hexval(h), **only}, "numRows": 100}})
         if name in REVERSED:
             steps.append({"name": f"reversed scan {name}", "service": "thrift2", "call": "getScannerResults",
-                          "args": {"table": T, "tscan": {"maxVersions": 3, "reversed": True, "filterBytes": hexval(h)}, "numRows": 100}})
+                          "args": {"table": T, "tscan": {"maxVersions": 3, "reversed": True, "filterBytes": hexval(h), **only},
+                                   "numRows": 100}})
         row = get_row(name)
         steps.append({"name": f"get {row} {name}", "service": "thrift2", "call": "get",
-                      "args": {"table": T, "tget": {"row": row, "maxVersions": 3, "filterBytes": hexval(h)}}})
+                      "args": {"table": T, "tget": {"row": row, "maxVersions": 3, "filterBytes": hexval(h), **only}}})
     # filters together with other read options
     combos = [
         ("SingleColumnValueFilter(cf:a = apple)", {"columns": [{"family": "cf", "qualifier": "b"}]}, "columns cf:b (the tested column is not read)"),
