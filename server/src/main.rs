@@ -96,9 +96,14 @@ struct ServeArgs {
     /// The largest Thrift message (frame, buffered message or HTTP body), in bytes.
     #[arg(long, env = "REDBASE_MAX_MESSAGE_SIZE", default_value_t = 16 * 1024 * 1024)]
     max_message_size: usize,
-    /// Connections served at once per gateway.
+    /// Connections served at once per gateway. At the cap a new connection takes the slot of
+    /// the one idle longest; when every connection is in a call, the newcomer is refused.
     #[arg(long, env = "REDBASE_MAX_CONNECTIONS", default_value_t = 1024)]
     max_connections: usize,
+    /// Bytes the server holds for requests being received, processed and answered, over all
+    /// connections of both gateways; past it, connections wait briefly, then are refused.
+    #[arg(long, env = "REDBASE_MAX_INFLIGHT_BYTES", default_value_t = redbase::thrift::budget::DEFAULT_INFLIGHT_BYTES)]
+    max_inflight_bytes: usize,
     /// Close a connection that sends nothing for this many seconds.
     #[arg(long, env = "REDBASE_IDLE_TIMEOUT_SECS", default_value_t = 60)]
     idle_timeout_secs: u64,
@@ -213,6 +218,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
                 max_message: args.max_message_size,
                 max_connections: args.max_connections,
                 idle_timeout: Duration::from_secs(args.idle_timeout_secs),
+                budget: redbase::thrift::Budget::new(args.max_inflight_bytes),
             },
             scanners: ScannerLimits {
                 lease: Duration::from_secs(args.scanner_lease_secs),

@@ -54,6 +54,8 @@ pub struct Metrics {
     requests: Family<CallLabels, Counter>,
     latency: Family<MethodLabels, Histogram>,
     connections: Family<GatewayLabels, Gauge>,
+    evicted: Family<GatewayLabels, Counter>,
+    refused: Family<GatewayLabels, Counter>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -64,7 +66,11 @@ impl std::fmt::Debug for Metrics {
 
 impl Metrics {
     /// Metrics for a server over `engine` whose gateways' open scanners `scanners` counts.
-    pub fn new(engine: Engine, scanners: Vec<(&'static str, ScannerCount)>) -> Metrics {
+    pub fn new(
+        engine: Engine,
+        scanners: Vec<(&'static str, ScannerCount)>,
+        budget: crate::thrift::Budget,
+    ) -> Metrics {
         let mut registry = Registry::default();
         let requests = Family::<CallLabels, Counter>::default();
         registry.register(
@@ -87,13 +93,31 @@ impl Metrics {
             "Client connections being served, by gateway",
             connections.clone(),
         );
-        registry.register_collector(Box::new(EngineCollector { engine, scanners }));
+        let evicted = Family::<GatewayLabels, Counter>::default();
+        registry.register(
+            "redbase_connections_evicted",
+            "Idle connections closed at the connection cap to serve a new one, by gateway",
+            evicted.clone(),
+        );
+        let refused = Family::<GatewayLabels, Counter>::default();
+        registry.register(
+            "redbase_connections_refused",
+            "New connections turned away at the cap because every connection was in a call, by gateway",
+            refused.clone(),
+        );
+        registry.register_collector(Box::new(EngineCollector {
+            engine,
+            scanners,
+            budget,
+        }));
         // Families of a gateway that has seen no traffic yet still show up with zero values.
         Metrics {
             registry,
             requests,
             latency,
             connections,
+            evicted,
+            refused,
         }
     }
 
@@ -137,6 +161,20 @@ impl Observer for GatewayObserver {
         self.metrics.connections.get_or_create(&labels).dec();
     }
 
+    fn connection_evicted(&self) {
+        let labels = GatewayLabels {
+            gateway: self.gateway,
+        };
+        self.metrics.evicted.get_or_create(&labels).inc();
+    }
+
+    fn connection_refused(&self) {
+        let labels = GatewayLabels {
+            gateway: self.gateway,
+        };
+        self.metrics.refused.get_or_create(&labels).inc();
+    }
+
     fn call(&self, request: &[u8], reply: &[u8], protocol: Protocol, elapsed: Duration) {
         let (method, outcome) = outcome::classify(request, reply, protocol);
         self.metrics
@@ -161,6 +199,7 @@ impl Observer for GatewayObserver {
 struct EngineCollector {
     engine: Engine,
     scanners: Vec<(&'static str, ScannerCount)>,
+    budget: crate::thrift::Budget,
 }
 
 impl std::fmt::Debug for EngineCollector {
@@ -208,6 +247,48 @@ impl Collector for EngineCollector {
             None,
             [(no_labels.clone(), counter(e.compaction_count()))],
             C,
+        )?;
+        let b = &self.budget;
+        family(
+            &mut encoder,
+            "redbase_inflight_bytes",
+            "Bytes held for requests being received, processed and answered (budget: redbase_inflight_bytes_max)",
+            None,
+            [(no_labels.clone(), ConstGauge::new(b.held() as i64))],
+            G,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_inflight_bytes_max",
+            "The in-flight byte budget (--max-inflight-bytes)",
+            None,
+            [(no_labels.clone(), ConstGauge::new(b.total() as i64))],
+            G,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_inflight_refusals",
+            "Connections refused because the in-flight byte budget could not hold their message",
+            None,
+            [(no_labels.clone(), counter(b.refused()))],
+            C,
+        )?;
+        let (live, cap) = e.commit_threads();
+        family(
+            &mut encoder,
+            "redbase_commit_threads",
+            "Committer threads alive, shared by every region (cap: redbase_commit_threads_max)",
+            None,
+            [(no_labels.clone(), ConstGauge::new(live as i64))],
+            G,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_commit_threads_max",
+            "The committer thread cap",
+            None,
+            [(no_labels.clone(), ConstGauge::new(cap as i64))],
+            G,
         )?;
         family(
             &mut encoder,

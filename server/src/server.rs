@@ -91,7 +91,11 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
         scanner_counts.push(("thrift2", Arc::new(move || h.scanners.len())));
         gateways.push((l, service as Arc<dyn thrift::Service>, "thrift2"));
     }
-    let metrics = Arc::new(Metrics::new(engine.clone(), scanner_counts));
+    let metrics = Arc::new(Metrics::new(
+        engine.clone(),
+        scanner_counts,
+        config.limits.budget.clone(),
+    ));
     for (l, service, name) in gateways {
         let mut rx = stop_rx.clone();
         tracing::info!(gateway = name, addr = ?l.local_addr().ok(), "gateway listening");

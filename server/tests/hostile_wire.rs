@@ -6,68 +6,10 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
-use redbase::engine::{Engine, EngineConfig};
-use redbase::server::{self, Config, Listeners};
+mod common;
 
-struct TestServer {
-    thrift1: SocketAddr,
-    thrift2: SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-    _dir: tempfile::TempDir,
-}
-
-impl TestServer {
-    fn start() -> TestServer {
-        let dir = tempfile::tempdir().unwrap();
-        let engine = Engine::open(dir.path(), EngineConfig::default()).unwrap();
-        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
-        let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            let rt = tokio::runtime::Runtime::new().unwrap();
-            rt.block_on(async move {
-                let l1 = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-                let l2 = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-                addr_tx
-                    .send((l1.local_addr().unwrap(), l2.local_addr().unwrap()))
-                    .unwrap();
-                server::run(
-                    engine.clone(),
-                    Listeners {
-                        thrift1: Some(l1),
-                        thrift2: Some(l2),
-                        http: None,
-                    },
-                    Config::default(),
-                    async move {
-                        let _ = stop_rx.await;
-                    },
-                )
-                .await;
-                engine.close();
-            });
-        });
-        let (thrift1, thrift2) = addr_rx.recv().unwrap();
-        TestServer {
-            thrift1,
-            thrift2,
-            stop: Some(stop),
-            thread: Some(thread),
-            _dir: dir,
-        }
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            t.join().unwrap();
-        }
-    }
-}
+use common::server::TestServer;
+use redbase::server::Config;
 
 fn hex(s: &str) -> Vec<u8> {
     (0..s.len())
@@ -235,7 +177,7 @@ const NOT_UTF8_NAME: &str = "8001000100000002fffe0000000100";
 
 #[test]
 fn lying_element_counts_get_a_protocol_error_on_every_transport() {
-    let s = TestServer::start();
+    let s = TestServer::start(Config::default());
     for wire in [Wire::Framed, Wire::Http] {
         replay(
             s.thrift2,
@@ -263,7 +205,7 @@ fn lying_element_counts_get_a_protocol_error_on_every_transport() {
 
 #[test]
 fn a_union_with_only_an_unknown_field_is_a_protocol_error() {
-    let s = TestServer::start();
+    let s = TestServer::start(Config::default());
     for wire in [Wire::Buffered, Wire::Framed, Wire::Http] {
         replay(
             s.thrift2,
@@ -277,7 +219,7 @@ fn a_union_with_only_an_unknown_field_is_a_protocol_error() {
 
 #[test]
 fn a_method_name_that_is_not_utf8_is_answered() {
-    let s = TestServer::start();
+    let s = TestServer::start(Config::default());
     for wire in [Wire::Buffered, Wire::Framed, Wire::Http] {
         for addr in [s.thrift1, s.thrift2] {
             replay(

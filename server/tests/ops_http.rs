@@ -45,7 +45,11 @@ fn readiness_follows_the_flag_and_healthz_does_not() {
     let addr = listener.local_addr().expect("addr");
     let ready = Arc::new(AtomicBool::new(false));
     let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let metrics = Arc::new(Metrics::new(engine.clone(), Vec::new()));
+    let metrics = Arc::new(Metrics::new(
+        engine.clone(),
+        Vec::new(),
+        redbase::thrift::Budget::default(),
+    ));
     let task = rt.spawn(redbase::http::run(
         listener,
         engine.clone(),

@@ -9,7 +9,9 @@ use bytes::{Buf, BytesMut};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use super::budget::Share;
 use super::frame::{self, Protocol, Scan, Transport};
+use super::slots::Slot;
 use super::{Observer, Service};
 
 /// A message found in the buffer, with how it arrived.
@@ -29,8 +31,12 @@ pub enum End {
     Shutdown,
     /// No message arrived within the idle timeout.
     Idle,
+    /// The server closed this idle connection to make room for a new one at the cap.
+    Evicted,
     /// The peer sent something that is not a valid message; the connection is dropped.
     Malformed(String),
+    /// The server's in-flight byte budget could not hold this connection's message.
+    Budget(String),
     Io(io::Error),
 }
 
@@ -40,26 +46,41 @@ pub struct Connection {
     buffer: BytesMut,
     transport: Option<Transport>,
     max_message: usize,
+    /// This connection's part of the server's in-flight byte budget.
+    share: Share,
+    /// Bytes the buffer should reach for the message being read (a frame's announced length).
+    want: usize,
+    slot: Arc<Slot>,
 }
 
 const MAX_HTTP_HEADER: usize = 64 * 1024;
+/// The buffer a connection keeps between messages; a larger one goes back to the allocator.
+const IDLE_BUFFER: usize = 8 * 1024;
+/// How long a connection waits for the budget before it gives up.
+const BUDGET_WAIT: Duration = Duration::from_secs(5);
+/// Bytes of an oversized frame read to name the call in the error reply.
+const HEADER_PEEK: usize = 512;
 
 impl Connection {
-    pub fn new(stream: TcpStream, max_message: usize) -> Connection {
+    pub fn new(stream: TcpStream, max_message: usize, share: Share, slot: Arc<Slot>) -> Connection {
         let peer = stream
             .peer_addr()
             .unwrap_or_else(|_| std::net::SocketAddr::from(([0, 0, 0, 0], 0)));
         Connection {
             stream,
             peer,
-            buffer: BytesMut::with_capacity(8 * 1024),
+            buffer: BytesMut::new(),
             transport: None,
             max_message,
+            share,
+            want: 0,
+            slot,
         }
     }
 
-    /// Serves messages until the peer leaves, a limit is hit, or shutdown is signalled while
-    /// the connection waits for its next message (a call in flight always finishes).
+    /// Serves messages until the peer leaves, a limit is hit, the server needs the slot, or
+    /// shutdown is signalled while the connection waits for its next message (a call in flight
+    /// always finishes).
     pub async fn serve(
         &mut self,
         service: Arc<dyn Service>,
@@ -67,6 +88,7 @@ impl Connection {
         idle: Duration,
         shutdown: &mut tokio::sync::broadcast::Receiver<()>,
     ) -> End {
+        let slot = self.slot.clone();
         loop {
             let req = tokio::select! {
                 r = tokio::time::timeout(idle, self.read_request()) => match r {
@@ -76,7 +98,9 @@ impl Connection {
                     Ok(Err(e)) => return e,
                 },
                 _ = shutdown.recv() => return End::Shutdown,
+                _ = slot.evict.notified() => return End::Evicted,
             };
+            slot.call_started();
             let svc = service.clone();
             let protocol = req.protocol;
             let body = req.body;
@@ -91,18 +115,50 @@ impl Connection {
                 Err(e) => return End::Malformed(format!("handler failed: {e}")),
             };
             observer.call(&body, &reply, protocol, started.elapsed());
+            drop(body);
+            // The reply exists already; count it while it is written, without waiting.
+            let held = self.buffer.capacity() + reply.len();
+            let _ = self.share.grow_to(held, Duration::ZERO).await;
             if let Err(e) = self.write_reply(&reply, req.keep_alive).await {
                 return End::Io(e);
             }
+            drop(reply);
+            self.relax();
+            slot.call_finished();
             if self.transport == Some(Transport::Http) && !req.keep_alive {
                 return End::Closed;
             }
         }
     }
 
+    /// Between messages: a buffer grown for a large message goes back to the allocator, and
+    /// the budget keeps only what the connection still holds.
+    fn relax(&mut self) {
+        if self.buffer.is_empty() && self.buffer.capacity() > IDLE_BUFFER {
+            self.buffer = BytesMut::new();
+        }
+        self.share.shrink_to(self.buffer.capacity());
+    }
+
     async fn fill(&mut self) -> Result<bool, End> {
-        if self.buffer.capacity() - self.buffer.len() < 4096 {
-            self.buffer.reserve(8192);
+        if self.buffer.capacity() - self.buffer.len() < IDLE_BUFFER / 2 {
+            // A frame's announced size, else double (a buffered message's size is unknown until
+            // it has all arrived), capped by the message limit.
+            let len = self.buffer.len();
+            let target = if self.want > len {
+                self.want
+            } else {
+                (len + len.max(IDLE_BUFFER)).min(self.max_message.saturating_add(IDLE_BUFFER))
+            };
+            // Within the budget first, then the memory, allocated to the byte so the budget
+            // counts what is really held.
+            self.share
+                .grow_to(target, BUDGET_WAIT)
+                .await
+                .map_err(|e| End::Budget(e.to_string()))?;
+            let mut grown = BytesMut::with_capacity(target);
+            grown.extend_from_slice(&self.buffer);
+            self.buffer = grown;
         }
         match self.stream.read_buf(&mut self.buffer).await {
             Ok(0) => Ok(false),
@@ -146,9 +202,21 @@ impl Connection {
         };
         match transport {
             Transport::Framed => match frame::frame_len(&self.buffer, self.max_message) {
-                Scan::Incomplete => Ok(None),
+                Scan::Incomplete => {
+                    if self.buffer.len() >= 4 {
+                        let len = i32::from_be_bytes([
+                            self.buffer[0],
+                            self.buffer[1],
+                            self.buffer[2],
+                            self.buffer[3],
+                        ]);
+                        self.want = 4 + len.max(0) as usize;
+                    }
+                    Ok(None)
+                }
                 Scan::Invalid(m) => Err(End::Malformed(m)),
                 Scan::Done(len, used) => {
+                    self.want = 0;
                     let body = self.buffer[4..4 + len].to_vec();
                     self.buffer.advance(used);
                     let protocol = protocol_of(&body)?;
@@ -265,18 +333,121 @@ impl Connection {
         self.stream.flush().await
     }
 
-    /// Best effort: tells an HTTP client why it is being dropped.
-    pub async fn reject_http(&mut self, why: &str) {
-        if self.transport == Some(Transport::Http) {
-            let body = why.as_bytes();
-            let head = format!(
-                "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
-            );
-            let _ = self.stream.write_all(head.as_bytes()).await;
-            let _ = self.stream.write_all(body).await;
+    /// Best effort, before the connection closes: tells the client why. HTTP gets a 400 (413
+    /// for a body over the limit); framed and buffered clients get a `TApplicationException`
+    /// reply to the call they were sending, when enough of it arrived to name it. For a frame
+    /// over the limit, the rest of the frame is read and thrown away (up to its announced
+    /// length, for a few seconds) so the reply is not lost to a reset.
+    pub async fn reject(&mut self, why: &str) {
+        match self.transport {
+            Some(Transport::Http) => {
+                let status = if why.contains("exceeds the maximum") {
+                    "413 Payload Too Large"
+                } else {
+                    "400 Bad Request"
+                };
+                let body = why.as_bytes();
+                let head = format!(
+                    "HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = self.stream.write_all(head.as_bytes()).await;
+                let _ = self.stream.write_all(body).await;
+            }
+            Some(Transport::Framed) if self.buffer.len() >= 4 => {
+                let announced = i32::from_be_bytes([
+                    self.buffer[0],
+                    self.buffer[1],
+                    self.buffer[2],
+                    self.buffer[3],
+                ])
+                .max(0) as usize;
+                // Enough of the frame to read the call's name and sequence id.
+                let peek = announced.min(HEADER_PEEK);
+                let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+                while self.buffer.len() < 4 + peek {
+                    let read =
+                        tokio::time::timeout_at(deadline, self.stream.read_buf(&mut self.buffer));
+                    match read.await {
+                        Ok(Ok(n)) if n > 0 => {}
+                        _ => break,
+                    }
+                }
+                let body = &self.buffer[4..self.buffer.len().min(4 + peek)];
+                let Some(reply) = error_reply_for(body, why) else {
+                    return;
+                };
+                let mut out = (reply.len() as i32).to_be_bytes().to_vec();
+                out.extend_from_slice(&reply);
+                if self.stream.write_all(&out).await.is_err() {
+                    return;
+                }
+                let _ = self.stream.flush().await;
+                self.discard(announced.saturating_sub(self.buffer.len() - 4))
+                    .await;
+            }
+            Some(Transport::Buffered) => {
+                if let Some(reply) = error_reply_for(&self.buffer, why) {
+                    let _ = self.stream.write_all(&reply).await;
+                    let _ = self.stream.flush().await;
+                    // What the client still sends of this message is read and dropped, so
+                    // closing does not reset the connection before the reply is read.
+                    self.discard(self.max_message).await;
+                }
+            }
+            _ => {}
         }
     }
+
+    /// Reads one call and answers it with an error saying `why`: for a connection the server
+    /// has no room for, so its client learns why instead of meeting a reset.
+    pub async fn reject_call(&mut self, why: &str) {
+        match self.read_request().await {
+            Ok(Some(req)) => {
+                let reply = super::error_reply(
+                    &req.body,
+                    req.protocol,
+                    thrift::ApplicationErrorKind::Unknown,
+                    why,
+                );
+                let _ = self.write_reply(&reply, false).await;
+            }
+            Ok(None) => {}
+            Err(_) => self.reject(why).await,
+        }
+    }
+
+    /// Reads and drops up to `n` bytes, for a few seconds at most, holding no more than a
+    /// small buffer.
+    async fn discard(&mut self, mut n: usize) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        let mut sink = [0u8; 8192];
+        while n > 0 {
+            let want = n.min(sink.len());
+            // Half a second of silence: the client has sent what it will.
+            let quiet = tokio::time::Instant::now() + Duration::from_millis(500);
+            let read = self.stream.read(&mut sink[..want]);
+            match tokio::time::timeout_at(deadline.min(quiet), read).await {
+                Ok(Ok(got)) if got > 0 => n -= got,
+                _ => return,
+            }
+        }
+    }
+}
+
+/// A `TApplicationException` reply to the call at the start of `message`, if its protocol and
+/// header can be read.
+fn error_reply_for(message: &[u8], why: &str) -> Option<Vec<u8>> {
+    let Scan::Done(protocol, _) = frame::detect_protocol(message) else {
+        return None;
+    };
+    frame::message_header(message, protocol)?;
+    Some(super::error_reply(
+        message,
+        protocol,
+        thrift::ApplicationErrorKind::ProtocolError,
+        why,
+    ))
 }
 
 fn protocol_of(body: &[u8]) -> Result<Protocol, End> {

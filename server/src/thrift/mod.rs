@@ -1,9 +1,11 @@
 //! The Thrift server shared by both gateways: listener, connection limits, shutdown, and the
 //! glue between whole messages and a generated Thrift processor.
 
+pub mod budget;
 pub mod connection;
 pub mod frame;
 pub mod outcome;
+pub mod slots;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -19,8 +21,10 @@ use thrift::{ApplicationError, ApplicationErrorKind};
 use tokio::net::TcpListener;
 use tokio::sync::{broadcast, mpsc, Semaphore};
 
+pub use budget::Budget;
 use connection::{Connection, End};
 use frame::Protocol;
+use slots::Slots;
 
 /// Something that answers one whole Thrift message with one whole reply (empty = no reply).
 /// It runs on a blocking thread: engine calls may wait for a disk sync.
@@ -40,6 +44,10 @@ pub trait Observer: Send + Sync + 'static {
     fn connection_opened(&self) {}
     /// A connection opened earlier has ended, however it ended.
     fn connection_closed(&self) {}
+    /// At the connection cap, an idle connection was closed to serve a new one.
+    fn connection_evicted(&self) {}
+    /// At the connection cap with every connection in a call, a new one was turned away.
+    fn connection_refused(&self) {}
     /// One call was answered: its request, its reply (empty when none was written) and how
     /// long it took from the whole request being read to the reply being ready.
     fn call(&self, _request: &[u8], _reply: &[u8], _protocol: Protocol, _elapsed: Duration) {}
@@ -52,10 +60,14 @@ impl Observer for () {}
 pub struct Limits {
     /// Largest message (or frame, or HTTP body) accepted.
     pub max_message: usize,
-    /// Connections served at once; more wait in the accept queue.
+    /// Connections served at once. At the cap a newcomer takes the slot of the connection
+    /// idle longest; when every connection is in a call, the newcomer is told so and closed.
     pub max_connections: usize,
     /// A connection with no message for this long is closed.
     pub idle_timeout: Duration,
+    /// Bytes held by messages being received, processed and answered, over every connection of
+    /// every gateway that shares this budget (clones share it).
+    pub budget: Budget,
 }
 
 impl Default for Limits {
@@ -64,6 +76,7 @@ impl Default for Limits {
             max_message: 16 * 1024 * 1024,
             max_connections: 1024,
             idle_timeout: Duration::from_secs(60),
+            budget: Budget::default(),
         }
     }
 }
@@ -181,6 +194,9 @@ fn write_error(
     o.flush()
 }
 
+/// Connections being turned away at once (each reads one request to answer it).
+const MAX_REFUSING: usize = 64;
+
 /// Accepts connections on `listener` and serves them with `service` until `shutdown`
 /// completes; then stops accepting, lets every in-flight call finish, and returns.
 pub async fn run(
@@ -193,22 +209,52 @@ pub async fn run(
 ) {
     let (notify_shutdown, _) = broadcast::channel::<()>(1);
     let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
-    let permits = Arc::new(Semaphore::new(limits.max_connections));
+    let slots = Arc::new(Slots::default());
+    let refusing = Arc::new(Semaphore::new(MAX_REFUSING));
+    let mut quiet = QuietLog::default();
     let accept = async {
         loop {
-            let permit = match permits.clone().acquire_owned().await {
-                Ok(p) => p,
-                Err(_) => return,
-            };
             let (stream, peer) = match listener.accept().await {
                 Ok(s) => s,
                 Err(e) => {
-                    tracing::warn!(service = name, error = %e, "accept failed");
+                    // Out of descriptors, most likely: wait for some to close. Logged once a
+                    // minute at most, not per failed accept.
+                    quiet.warn("accept failed", || {
+                        tracing::warn!(service = name, error = %e, "accept failed (repeats are not logged for a minute)")
+                    });
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
             };
+            if slots.len() >= limits.max_connections {
+                match slots.evict_idlest() {
+                    Some((victim, idle)) => {
+                        observer.connection_evicted();
+                        quiet.warn("evict", || {
+                            tracing::warn!(service = name, %victim, idle_ms = idle.as_millis() as u64, max_connections = limits.max_connections,
+                                "connection limit reached: closed the connection idle longest to serve a new one (repeats are counted in metrics, logged once a minute)")
+                        });
+                    }
+                    None => {
+                        observer.connection_refused();
+                        quiet.warn("refuse", || {
+                            tracing::warn!(service = name, %peer, max_connections = limits.max_connections,
+                                "connection limit reached with every connection in a call: new connection refused (repeats are counted in metrics, logged once a minute)")
+                        });
+                        if let Ok(permit) = refusing.clone().try_acquire_owned() {
+                            let limits = limits.clone();
+                            tokio::spawn(async move {
+                                refuse(stream, &limits).await;
+                                drop(permit);
+                            });
+                        }
+                        continue;
+                    }
+                }
+            }
             let _ = stream.set_nodelay(true);
+            let slot = slots.add(peer);
+            let slots = slots.clone();
             let service = service.clone();
             let mut shutdown_rx = notify_shutdown.subscribe();
             let done = done_tx.clone();
@@ -217,15 +263,21 @@ pub async fn run(
             tokio::spawn(async move {
                 tracing::info!(service = name, %peer, "connection opened");
                 observer.connection_opened();
-                let mut conn = Connection::new(stream, limits.max_message);
+                let mut conn = Connection::new(
+                    stream,
+                    limits.max_message,
+                    limits.budget.share(),
+                    slot.clone(),
+                );
                 let end = conn
                     .serve(service, &*observer, limits.idle_timeout, &mut shutdown_rx)
                     .await;
+                slots.remove(&slot);
                 observer.connection_closed();
                 match &end {
-                    End::Malformed(why) => {
-                        tracing::warn!(service = name, %peer, reason = %why, "connection dropped: malformed request");
-                        conn.reject_http(why).await;
+                    End::Malformed(why) | End::Budget(why) => {
+                        tracing::warn!(service = name, %peer, reason = %why, "connection dropped");
+                        conn.reject(why).await;
                     }
                     End::Io(e) => {
                         tracing::info!(service = name, %peer, error = %e, "connection error")
@@ -234,7 +286,6 @@ pub async fn run(
                         tracing::debug!(service = name, %peer, end = ?other, "connection closed")
                     }
                 }
-                drop(permit);
                 drop(done);
             });
         }
@@ -248,4 +299,40 @@ pub async fn run(
     drop(notify_shutdown);
     drop(done_tx);
     let _ = done_rx.recv().await;
+}
+
+/// Answers one request of a connection the server has no room for, then closes it.
+async fn refuse(stream: tokio::net::TcpStream, limits: &Limits) {
+    let why = format!(
+        "the server is at its connection limit ({}) with every connection in a call; \
+         try again later",
+        limits.max_connections
+    );
+    // A budget and a slot of its own: it holds at most one small message.
+    let mut conn = Connection::new(
+        stream,
+        64 * 1024,
+        Budget::new(64 * 1024).share(),
+        Arc::new(Slots::default()).add(std::net::SocketAddr::from(([0, 0, 0, 0], 0))),
+    );
+    let _ = tokio::time::timeout(Duration::from_secs(2), conn.reject_call(&why)).await;
+}
+
+/// Logs a repeated event once a minute at most.
+#[derive(Default)]
+struct QuietLog {
+    last: std::collections::HashMap<&'static str, std::time::Instant>,
+}
+
+impl QuietLog {
+    fn warn(&mut self, what: &'static str, log: impl FnOnce()) {
+        let now = std::time::Instant::now();
+        match self.last.get(what) {
+            Some(t) if now.duration_since(*t) < Duration::from_secs(60) => {}
+            _ => {
+                self.last.insert(what, now);
+                log();
+            }
+        }
+    }
 }

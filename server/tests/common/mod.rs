@@ -3,6 +3,8 @@
 
 use redbase::engine::*;
 
+pub mod server;
+
 pub fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -1,0 +1,66 @@
+//! A real server (both Thrift gateways) in-process on loopback ports, for black-box tests.
+
+use std::net::SocketAddr;
+
+use redbase::engine::{Engine, EngineConfig};
+use redbase::server::{self, Config, Listeners};
+
+pub struct TestServer {
+    pub thrift1: SocketAddr,
+    pub thrift2: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    _dir: tempfile::TempDir,
+}
+
+impl TestServer {
+    pub fn start(config: Config) -> TestServer {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::open(dir.path(), EngineConfig::default()).unwrap();
+        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+        let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Runtime::new().unwrap();
+            rt.block_on(async move {
+                let l1 = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+                let l2 = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+                addr_tx
+                    .send((l1.local_addr().unwrap(), l2.local_addr().unwrap()))
+                    .unwrap();
+                server::run(
+                    engine.clone(),
+                    Listeners {
+                        thrift1: Some(l1),
+                        thrift2: Some(l2),
+                        http: None,
+                    },
+                    config,
+                    async move {
+                        let _ = stop_rx.await;
+                    },
+                )
+                .await;
+                engine.close();
+            });
+        });
+        let (thrift1, thrift2) = addr_rx.recv().unwrap();
+        TestServer {
+            thrift1,
+            thrift2,
+            stop: Some(stop),
+            thread: Some(thread),
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            t.join().unwrap();
+        }
+    }
+}

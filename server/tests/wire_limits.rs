@@ -1,0 +1,196 @@
+//! The limits a client meets on the Thrift ports, black-box on loopback: the connection cap
+//! serves a newcomer by closing the connection idle longest, the in-flight byte budget refuses
+//! what it cannot hold with an error reply, and messages over the size limit are answered, not
+//! silently reset.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use common::server::TestServer;
+use redbase::server::Config;
+use redbase::thrift::{Budget, Limits};
+
+/// A strict-binary call with no arguments.
+fn call(name: &str) -> Vec<u8> {
+    let mut m = vec![0x80, 1, 0, 1];
+    m.extend_from_slice(&(name.len() as i32).to_be_bytes());
+    m.extend_from_slice(name.as_bytes());
+    m.extend_from_slice(&7i32.to_be_bytes());
+    m.push(0);
+    m
+}
+
+/// A Thrift2 `put` of one cell with `value`, strict binary (table "t", row "r", f:q).
+fn put_call(value: &[u8]) -> Vec<u8> {
+    let mut m = vec![0x80, 1, 0, 1];
+    m.extend_from_slice(&3i32.to_be_bytes());
+    m.extend_from_slice(b"put");
+    m.extend_from_slice(&1i32.to_be_bytes());
+    // 1: table
+    m.extend_from_slice(&[11, 0, 1]);
+    m.extend_from_slice(&1i32.to_be_bytes());
+    m.push(b't');
+    // 2: TPut { 1: row, 2: list<TColumnValue> }
+    m.extend_from_slice(&[12, 0, 2]);
+    m.extend_from_slice(&[11, 0, 1]);
+    m.extend_from_slice(&1i32.to_be_bytes());
+    m.push(b'r');
+    m.extend_from_slice(&[15, 0, 2, 12]);
+    m.extend_from_slice(&1i32.to_be_bytes());
+    for (id, v) in [(1u8, &b"f"[..]), (2, &b"q"[..]), (3, value)] {
+        m.extend_from_slice(&[11, 0, id]);
+        m.extend_from_slice(&(v.len() as i32).to_be_bytes());
+        m.extend_from_slice(v);
+    }
+    m.push(0); // end TColumnValue
+    m.push(0); // end TPut
+    m.push(0); // end args
+    m
+}
+
+fn framed(body: &[u8]) -> Vec<u8> {
+    let mut out = (body.len() as u32).to_be_bytes().to_vec();
+    out.extend_from_slice(body);
+    out
+}
+
+fn connect(addr: SocketAddr) -> TcpStream {
+    let s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s
+}
+
+/// Reads one framed reply: (message type, the reply's bytes as text for matching).
+fn framed_reply(s: &mut TcpStream) -> (u8, String) {
+    let mut len = [0u8; 4];
+    s.read_exact(&mut len).expect("a framed reply");
+    let mut body = vec![0u8; u32::from_be_bytes(len) as usize];
+    s.read_exact(&mut body).unwrap();
+    (body[3], String::from_utf8_lossy(&body).into_owned())
+}
+
+/// Sends a buffered call and reads its (small) reply: the message type.
+fn buffered_call(s: &mut TcpStream, name: &str) -> u8 {
+    s.write_all(&call(name)).unwrap();
+    let mut head = [0u8; 4];
+    s.read_exact(&mut head).expect("a reply");
+    let mut rest = [0u8; 4096];
+    let _ = s.read(&mut rest);
+    head[3]
+}
+
+fn config(limits: Limits) -> Config {
+    Config {
+        limits,
+        ..Config::default()
+    }
+}
+
+#[test]
+fn at_the_cap_a_newcomer_is_served_by_closing_the_idlest_connection() {
+    let server = TestServer::start(config(Limits {
+        max_connections: 20,
+        ..Limits::default()
+    }));
+    // Twenty clients that connect and then say nothing hold every slot.
+    let mut idle: Vec<TcpStream> = (0..20).map(|_| connect(server.thrift1)).collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let mut live = connect(server.thrift1);
+    assert_eq!(buffered_call(&mut live, "getTableNames"), 2, "a REPLY");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the newcomer waited {:?}",
+        started.elapsed()
+    );
+    // The first idle client was closed to make room; a client that keeps calling stays.
+    idle[0]
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut buf = [0u8; 1];
+    assert_eq!(
+        idle[0].read(&mut buf).unwrap_or(0),
+        0,
+        "the idlest was closed"
+    );
+    assert_eq!(buffered_call(&mut live, "getTableNames"), 2);
+    // Every newcomer keeps being served, one idle connection at a time.
+    for _ in 0..5 {
+        let mut c = connect(server.thrift1);
+        assert_eq!(buffered_call(&mut c, "getTableNames"), 2);
+    }
+    assert_eq!(
+        buffered_call(&mut live, "getTableNames"),
+        2,
+        "an active client stays"
+    );
+    drop(idle);
+}
+
+#[test]
+fn the_inflight_budget_refuses_what_it_cannot_hold_with_an_error_reply() {
+    let server = TestServer::start(config(Limits {
+        budget: Budget::new(4 * 1024 * 1024),
+        ..Limits::default()
+    }));
+    let value = vec![b'v'; 3 * 1024 * 1024];
+    let whole = framed(&put_call(&value));
+    // The first client sends all but the last bytes of a 3 MB frame: the budget holds it.
+    let mut first = connect(server.thrift2);
+    first.write_all(&whole[..whole.len() - 10]).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    // A second one announcing another 3 MB cannot fit: after a short wait it is told why.
+    let mut second = connect(server.thrift2);
+    second.write_all(&whole[..64 * 1024]).unwrap();
+    let (kind, text) = framed_reply(&mut second);
+    assert_eq!(kind, 3, "an EXCEPTION reply: {text}");
+    assert!(text.contains("max-inflight-bytes"), "{text}");
+    // The first completes and is answered (the table does not exist: a TIOError reply, which
+    // proves the 3 MB call was read and processed).
+    first.write_all(&whole[whole.len() - 10..]).unwrap();
+    let (kind, text) = framed_reply(&mut first);
+    assert_eq!(kind, 2, "a REPLY: {text}");
+    assert!(text.contains("does not exist"), "{text}");
+    // Budget given back: a third client's 3 MB call is read now.
+    let mut third = connect(server.thrift2);
+    third.write_all(&whole).unwrap();
+    let (kind, _) = framed_reply(&mut third);
+    assert_eq!(kind, 2);
+}
+
+#[test]
+fn a_message_over_the_size_limit_is_answered_not_reset() {
+    let server = TestServer::start(config(Limits {
+        max_message: 1024 * 1024,
+        ..Limits::default()
+    }));
+    let big = put_call(&vec![b'v'; 2 * 1024 * 1024]);
+    // Framed: the frame header says too much; the client still gets an error reply.
+    let mut s = connect(server.thrift2);
+    s.write_all(&framed(&big)).unwrap();
+    let (kind, text) = framed_reply(&mut s);
+    assert_eq!(kind, 3, "an EXCEPTION reply: {text}");
+    assert!(text.contains("exceeds the maximum"), "{text}");
+    assert!(text.contains("put"), "the reply names the call: {text}");
+    // Buffered: the message grows past the limit; the reply names the call too.
+    let mut s = connect(server.thrift2);
+    let _ = s.write_all(&big);
+    let mut head = [0u8; 4];
+    s.read_exact(&mut head)
+        .expect("an error reply before the close");
+    assert_eq!(head, [0x80, 1, 0, 3]);
+    // HTTP: 413 with the reason.
+    let mut s = connect(server.thrift2);
+    let req = format!(
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n",
+        big.len()
+    );
+    s.write_all(req.as_bytes()).unwrap();
+    let mut text = String::new();
+    let _ = s.read_to_string(&mut text);
+    assert!(text.starts_with("HTTP/1.1 413"), "{text}");
+    assert!(text.contains("exceeds the maximum"), "{text}");
+}
