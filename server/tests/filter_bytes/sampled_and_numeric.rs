@@ -310,3 +310,30 @@ fn binary_components_compare_bytes_at_an_offset() {
     ));
     assert!(m.contains("offset"), "{m}");
 }
+
+#[test]
+fn hbase_bytes_are_what_our_types_write() {
+    // tests/oracle/filterbytes/filters.tsv, written by HBase 2.6.1's own classes.
+    let cases = [
+        (
+            random_row(1.0),
+            "0a2e6f72672e6170616368652e6861646f6f702e68626173652e66696c7465722e52616e646f6d526f\
+             7746696c74657212050d0000803f",
+        ),
+        (
+            value_filter(Ct::Equal, big_decimal(&decimal("1.50"))),
+            "0a2a6f72672e6170616368652e6861646f6f702e68626173652e66696c7465722e56616c75654669\
+             6c74657212470a45080212410a336f72672e6170616368652e6861646f6f702e68626173652e6669\
+             6c7465722e426967446563696d616c436f6d70617261746f72120a0a080a06000000020096",
+        ),
+        (
+            row_filter(Ct::Equal, component(b"ab", 2)),
+            "0a286f72672e6170616368652e6861646f6f702e68626173652e66696c7465722e526f7746696c74\
+             657212480a46080212420a386f72672e6170616368652e6861646f6f702e68626173652e66696c74\
+             65722e42696e617279436f6d706f6e656e74436f6d70617261746f7212060a0261621002",
+        ),
+    ];
+    for (mine, h) in cases {
+        assert_eq!(mine.encode_to_vec(), hex(h), "{mine:?}");
+    }
+}
