@@ -91,8 +91,7 @@ fn random_rows_at_the_edges_are_all_or_nothing() {
     );
     // Gets too.
     let get = |chance| {
-        let mut o = ReadOptions::default();
-        o.filter = Some(decoded(&random_row(chance)));
+        let o = ReadOptions::default().filter(decoded(&random_row(chance)));
         e.get("t", Get::with(b"a1", o)).unwrap()
     };
     assert!(get(0.0).is_none());
