@@ -11,6 +11,7 @@
 //! | `/api/status` | tables, families, regions and their rates as JSON |
 
 pub mod rates;
+pub mod serve;
 pub mod status;
 
 use std::future::Future;
@@ -69,12 +70,7 @@ pub async fn run(
         .route("/status.js", get(js))
         .with_state(shared);
     tracing::info!(addr = ?listener.local_addr().ok(), "HTTP operations listener");
-    if let Err(e) = axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
-    {
-        tracing::warn!(error = %e, "HTTP listener failed");
-    }
+    serve::serve(listener, app, shutdown).await;
     sampler.abort();
 }
 

@@ -8,6 +8,8 @@ use redbase::server::{self, Config, Listeners};
 pub struct TestServer {
     pub thrift1: SocketAddr,
     pub thrift2: SocketAddr,
+    /// The operations listener, when started with [`TestServer::start_with_http`].
+    pub http: Option<SocketAddr>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
     _dir: tempfile::TempDir,
@@ -15,6 +17,14 @@ pub struct TestServer {
 
 impl TestServer {
     pub fn start(config: Config) -> TestServer {
+        TestServer::start_inner(config, false)
+    }
+
+    pub fn start_with_http(config: Config) -> TestServer {
+        TestServer::start_inner(config, true)
+    }
+
+    fn start_inner(config: Config, with_http: bool) -> TestServer {
         let dir = tempfile::tempdir().unwrap();
         let engine = Engine::open(dir.path(), EngineConfig::default()).unwrap();
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
@@ -24,15 +34,24 @@ impl TestServer {
             rt.block_on(async move {
                 let l1 = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
                 let l2 = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+                let http = if with_http {
+                    Some(tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap())
+                } else {
+                    None
+                };
                 addr_tx
-                    .send((l1.local_addr().unwrap(), l2.local_addr().unwrap()))
+                    .send((
+                        l1.local_addr().unwrap(),
+                        l2.local_addr().unwrap(),
+                        http.as_ref().map(|l| l.local_addr().unwrap()),
+                    ))
                     .unwrap();
                 server::run(
                     engine.clone(),
                     Listeners {
                         thrift1: Some(l1),
                         thrift2: Some(l2),
-                        http: None,
+                        http,
                     },
                     config,
                     async move {
@@ -43,10 +62,11 @@ impl TestServer {
                 engine.close();
             });
         });
-        let (thrift1, thrift2) = addr_rx.recv().unwrap();
+        let (thrift1, thrift2, http) = addr_rx.recv().unwrap();
         TestServer {
             thrift1,
             thrift2,
+            http,
             stop: Some(stop),
             thread: Some(thread),
             _dir: dir,
