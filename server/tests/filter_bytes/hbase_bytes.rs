@@ -211,6 +211,26 @@ fn corpus() -> Vec<Vec<u8>> {
         fuzzy(&[(b"a?", &[0, 1])], true),
         multi_range(vec![range("a", true, "b", false)]),
         row_filter(Ct::Greater, regex("^b", 0x22)),
+        f("RandomRowFilter", pb::RandomRowFilter { chance: Some(0.5) }),
+        value_filter(
+            Ct::Less,
+            cmp(
+                "BigDecimalComparator",
+                pb::BigDecimalComparator {
+                    comparable: comparable(&[0, 0, 0, 2, 0x96]),
+                },
+            ),
+        ),
+        row_filter(
+            Ct::Equal,
+            cmp(
+                "BinaryComponentComparator",
+                pb::BinaryComponentComparator {
+                    value: Some(b"1".to_vec().into()),
+                    offset: Some(1),
+                },
+            ),
+        ),
     ] {
         out.push(flt.encode_to_vec());
     }
