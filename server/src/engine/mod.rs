@@ -707,6 +707,16 @@ impl Engine {
         Ok(Scanner::new(self.clone(), table.to_string(), scan))
     }
 
+    /// As [`Engine::scan`], but a missing table or a bad read option is reported by the
+    /// scanner's first read instead: HBase's Thrift1 scanners open lazily, and clients written
+    /// against them expect the error from `scannerGet`.
+    pub fn scan_lazily(&self, table: &str, scan: Scan) -> Scanner {
+        match self.scan(table, scan) {
+            Ok(s) => s,
+            Err(e) => Scanner::failed(self.clone(), table.to_string(), e),
+        }
+    }
+
     /// The table's regions in key order, with their counters.
     pub fn regions(&self, table: &str) -> Result<Vec<RegionInfo>, TableError> {
         let key = TableName::parse(table)?.to_string();

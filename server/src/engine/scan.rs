@@ -45,6 +45,8 @@ pub struct Scanner {
     /// Rows returned from this region in the current round trip of HBase's client (see
     /// [`Scan::caching`]).
     round_trip_rows: usize,
+    /// An error the first read reports (a scanner opened lazily on a table that is not there).
+    failed: Option<ReadError>,
 }
 
 impl std::fmt::Debug for Scanner {
@@ -87,7 +89,16 @@ impl Scanner {
             rows_returned: 0,
             filter_region: None,
             round_trip_rows: 0,
+            failed: None,
         }
+    }
+
+    /// A scanner whose first read fails with `error`, and that is done after it.
+    pub(crate) fn failed(engine: Engine, table: String, error: ReadError) -> Scanner {
+        let mut s = Scanner::new(engine, table, Scan::default());
+        s.pos = Position::Done;
+        s.failed = Some(error);
+        s
     }
 
     /// Up to `n` more results.
@@ -525,6 +536,9 @@ impl Iterator for Scanner {
     type Item = Result<RowResult, ReadError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(e) = self.failed.take() {
+            return Some(Err(e));
+        }
         if self.buffer.is_empty() {
             if self.limit_reached() {
                 return None;

@@ -226,14 +226,13 @@ impl Handler {
         let columns = a.columns.unwrap_or_default();
         let values = a.values.unwrap_or_default();
         if columns.len() != values.len() {
-            return Err(io_error(
-                format!(
-                    "append has {} columns but {} values",
-                    columns.len(),
-                    values.len()
-                ),
-                false,
-            ));
+            // HBase fails here with an unchecked exception: a TApplicationException, with our
+            // message saying what was wrong.
+            return Err(application(format!(
+                "append has {} columns but {} values",
+                columns.len(),
+                values.len()
+            )));
         }
         let cols = columns
             .iter()

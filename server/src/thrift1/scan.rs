@@ -8,11 +8,10 @@ use super::data::scan_options;
 use super::{table_str, Handler, ScanView};
 
 impl Handler {
+    /// Opens lazily, as HBase's Thrift1 gateway does: a missing table fails the first
+    /// `scannerGet`, not the open.
     fn open(&self, table: Text, scan: Scan, sorted: bool) -> thrift::Result<ScannerID> {
-        let scanner = self
-            .engine
-            .scan(&table_str(&table), scan)
-            .map_err(from_read)?;
+        let scanner = self.engine.scan_lazily(&table_str(&table), scan);
         self.scanners
             .open(scanner, ScanView { sorted })
             .map_err(|e| io_error(format!("too many open scanners (limit {})", e.0), true))
