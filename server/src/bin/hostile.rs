@@ -30,10 +30,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use redbase::generated::hbase1::{ColumnDescriptor, HbaseSyncClient, THbaseSyncClient};
 use redbase::thrift::frame::{
     detect_protocol, detect_transport, frame_len, message_header, message_len, Protocol, Scan,
     Transport,
 };
+use thrift::protocol::{TBinaryInputProtocol, TBinaryOutputProtocol};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -662,6 +664,36 @@ fn worker(run: Arc<Run>, id: u64) {
     }
 }
 
+/// Makes sure table `t` with family `f` (what the corpus calls name) exists and is enabled,
+/// so valid and lightly mutated calls reach the engine. Hostile calls may delete or disable it;
+/// this runs again at every report.
+fn setup(addr: SocketAddr) {
+    let Ok(s) = TcpStream::connect_timeout(&addr, Duration::from_secs(5)) else {
+        return;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(10)));
+    let Ok(r) = s.try_clone() else {
+        return;
+    };
+    let mut c = HbaseSyncClient::new(
+        TBinaryInputProtocol::new(r, true),
+        TBinaryOutputProtocol::new(s, true),
+    );
+    let family = ColumnDescriptor {
+        name: Some(b"f:".to_vec()),
+        max_versions: Some(3),
+        compression: None,
+        in_memory: None,
+        bloom_filter_type: None,
+        bloom_filter_vector_size: None,
+        bloom_filter_nb_hashes: None,
+        block_cache_enabled: None,
+        time_to_live: None,
+    };
+    let _ = c.create_table(b"t".to_vec(), vec![family]);
+    let _ = c.enable_table(b"t".to_vec());
+}
+
 fn rss_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status
@@ -731,6 +763,7 @@ fn main() -> ExitCode {
         cli.thrift1,
         cli.thrift2
     );
+    setup(cli.thrift1);
     let started = Instant::now();
     let run = Arc::new(Run {
         deadline: started + Duration::from_secs(cli.time_limit_secs),
@@ -754,6 +787,7 @@ fn main() -> ExitCode {
     while workers.iter().any(|w| !w.is_finished()) {
         std::thread::sleep(Duration::from_millis(100));
         if Instant::now() >= next {
+            setup(run.cli.thrift1);
             report(&run, started, "progress");
             next += every;
         }
