@@ -462,10 +462,12 @@ impl RegionFile {
         if !self.failed.load(Ordering::Acquire) {
             return Ok(());
         }
-        match self.lock_failure().as_ref() {
+        let due = match self.lock_failure().as_ref() {
             None => return Ok(()),
-            Some(f) if Instant::now() < f.next_attempt => return Err(self.unavailable()),
-            Some(_) => {}
+            Some(f) => Instant::now() >= f.next_attempt,
+        };
+        if !due {
+            return Err(self.unavailable());
         }
         // redb keeps a lock on the file while a Database is open: close the poisoned one first.
         // No write transaction is live (the gate is held); reads that still hold a snapshot of
