@@ -37,8 +37,8 @@ pub(crate) struct Snapshots {
 }
 
 impl Snapshots {
-    /// Records a commit to the region file. Call after the commit returns and before any
-    /// writer of it is answered.
+    /// Records a commit to the region file (or its reopening after an I/O error). Call after
+    /// the commit returns and before any writer of it is answered.
     pub fn committed(&self) {
         self.generation.fetch_add(1, Ordering::AcqRel);
         self.lock().take();
