@@ -11,8 +11,9 @@
 //! - after a storage error (a commit, a read, a compaction), the file is probed; when redb has
 //!   latched an I/O failure the region is marked *failed*: the error is logged once, counted
 //!   ([`Health`]), and the region is named by [`crate::engine::Engine::failed_regions`];
-//! - while failed, reads and writes of the region get a retryable error naming the region and
-//!   the cause, at once, without touching the file;
+//! - while failed, writes of the region get a retryable error naming the region and the cause,
+//!   at once, without touching the file; so do reads, unless the region's shared read snapshot
+//!   can still answer them from redb's cache (data committed before the failure);
 //! - the region's next batch of writes, and a background thread, reopen the file with backoff,
 //!   holding the region's write gate (so no write transaction is live): the poisoned `Database`
 //!   is dropped first (redb holds a lock on the file while it is open), the shared read
