@@ -13,7 +13,7 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use redbase::engine::{
@@ -38,6 +38,45 @@ type Client1 = HbaseSyncClient<
 >;
 
 const TABLE: &str = "t";
+
+/// Everything the process logs at INFO and above (one subscriber for every test here; each
+/// test picks its own lines by its data directory).
+fn logs() -> &'static Arc<Mutex<Vec<u8>>> {
+    static LOGS: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
+    LOGS.get_or_init(|| {
+        let logs = Arc::new(Mutex::new(Vec::new()));
+        let sink = Captured(logs.clone());
+        let _ = tracing_subscriber::fmt()
+            .with_writer(move || sink.clone())
+            .with_max_level(tracing::Level::INFO)
+            .with_ansi(false)
+            .try_init();
+        logs
+    })
+}
+
+#[derive(Clone)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Log lines mentioning `dir` that contain `text`.
+fn log_lines(dir: &Path, text: &str) -> Vec<String> {
+    let all = String::from_utf8_lossy(&logs().lock().unwrap()).into_owned();
+    let dir = dir.display().to_string();
+    all.lines()
+        .filter(|l| l.contains(&dir) && l.contains(text))
+        .map(str::to_string)
+        .collect()
+}
 
 /// A real server (both Thrift gateways and the HTTP listener) on loopback ports.
 struct Server {
@@ -236,6 +275,7 @@ fn stored(engine: &Engine) -> BTreeMap<String, String> {
 
 #[test]
 fn a_full_disk_fails_writes_clearly_and_the_region_recovers_without_restart() {
+    logs();
     let dir = tempfile::tempdir().unwrap();
     let faults = StorageFaults::new();
     let config = EngineConfig {
@@ -353,6 +393,15 @@ fn a_full_disk_fails_writes_clearly_and_the_region_recovers_without_restart() {
         assert_eq!(r.column_values[0].value, value.as_bytes(), "row {row}");
     }
     assert_eq!(stored(&engine), acked);
+
+    // One log line for the outage and one for the recovery, not one per refused write or
+    // failed reopen attempt.
+    let down = log_lines(dir.path(), "region unavailable until its file is reopened");
+    assert_eq!(down.len(), 1, "{down:#?}");
+    assert!(down[0].contains("ERROR") && down[0].contains("No space left on device"));
+    let up = log_lines(dir.path(), "region file reopened");
+    assert_eq!(up.len(), 1, "{up:#?}");
+    assert!(up[0].contains("WARN"), "{up:#?}");
 }
 
 /// Writers and readers keep going while the disk fills and empties several times: every write
