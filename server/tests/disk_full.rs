@@ -613,3 +613,51 @@ fn a_real_full_tmpfs() {
     engine.close();
     drop(engine);
 }
+
+/// The engine closes while a region is down; the next engine (a restart, in the same process
+/// here) opens the file, repaired, with every acknowledged row, and the old engine's retries
+/// never take the file back.
+#[test]
+fn a_region_down_at_shutdown_opens_normally_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let faults = StorageFaults::new();
+    let config = EngineConfig {
+        storage_faults: Some(faults.clone()),
+        ..EngineConfig::default()
+    };
+    let engine = Engine::open(dir.path(), config.clone()).unwrap();
+    table(&engine, &[]);
+    let mut acked = BTreeMap::new();
+    for i in 0..10 {
+        let (row, value) = (format!("r{i}"), format!("v{i}"));
+        let m = RowMutation::new(row.as_bytes()).with(Op::put(b"f", b"q", value.as_bytes()));
+        engine.mutate_row(TABLE, m).unwrap();
+        acked.insert(row, value);
+    }
+    faults.set_disk_full(true);
+    let m = RowMutation::new(b"lost".as_slice()).with(Op::put(b"f", b"q", b"x"));
+    assert!(engine.mutate_row(TABLE, m).is_err());
+    assert_eq!(engine.failed_regions().len(), 1);
+    engine.close();
+    assert!(
+        engine.failed_regions().is_empty(),
+        "a closed region is not reported"
+    );
+    faults.set_disk_full(false);
+    // Give the old engine's retry thread time to (wrongly) reopen the file, were it to.
+    std::thread::sleep(Duration::from_millis(300));
+    drop(engine);
+
+    let engine = Engine::open(dir.path(), config).unwrap();
+    assert!(
+        engine.offline_tables().is_empty(),
+        "{:?}",
+        engine.offline_tables()
+    );
+    assert_eq!(stored(&engine), acked);
+    let m = RowMutation::new(b"after".as_slice()).with(Op::put(b"f", b"q", b"y"));
+    engine.mutate_row(TABLE, m).unwrap();
+    acked.insert("after".into(), "y".into());
+    assert_eq!(stored(&engine), acked);
+    engine.close();
+}

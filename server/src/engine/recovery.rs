@@ -290,6 +290,8 @@ pub(crate) struct RegionFile {
     db: RwLock<Option<Arc<Database>>>,
     /// Whether `failure` is set; read on every batch, so kept apart.
     failed: AtomicBool,
+    /// The region was closed: never reopen its file again (a new engine may own it now).
+    closed: AtomicBool,
     failure: Mutex<Option<Failure>>,
     faults: Option<StorageFaults>,
     health: Arc<Health>,
@@ -320,6 +322,7 @@ impl RegionFile {
             region: p.region,
             db: RwLock::new(Some(Arc::new(p.db))),
             failed: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
             failure: Mutex::new(None),
             faults: p.faults,
             health: p.health,
@@ -467,7 +470,7 @@ impl RegionFile {
             None => return Ok(()),
             Some(f) => Instant::now() >= f.next_attempt,
         };
-        if !due {
+        if !due || self.closed.load(Ordering::Acquire) {
             return Err(self.unavailable());
         }
         // redb keeps a lock on the file while a Database is open: close the poisoned one first.
@@ -513,8 +516,10 @@ impl RegionFile {
         }
     }
 
-    /// The region is going away: stop retrying it.
-    pub fn forget(&self) {
+    /// The region is closed (engine closing, table deleted, region replaced): never reopen its
+    /// file again, and stop reporting it.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
         self.health.forget(&self.path);
     }
 }

@@ -183,7 +183,6 @@ pub struct Region {
 impl Drop for Region {
     fn drop(&mut self) {
         self.close();
-        self.file.forget();
     }
 }
 
@@ -355,6 +354,7 @@ impl Region {
         }
         drop(q);
         self.snapshots.clear();
+        self.file.close();
     }
 
     pub fn info(&self) -> RegionInfo {
