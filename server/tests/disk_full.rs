@@ -17,8 +17,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use redbase::engine::{
-    Engine, EngineConfig, FamilyDescriptor, Get, MutateError, Op, RowMutation, Scan, StorageFaults,
-    TableDescriptor, TableName,
+    Engine, EngineConfig, FamilyDescriptor, Get, MutateError, NamespaceDescriptor, Op, RowMutation,
+    Scan, StorageFaults, TableDescriptor, TableName,
 };
 use redbase::generated::hbase1::{self, HbaseSyncClient, THbaseSyncClient};
 use redbase::generated::hbase2::{
@@ -544,6 +544,7 @@ fn fill(path: &Path) -> std::fs::File {
 
 #[test]
 fn a_real_full_tmpfs() {
+    logs();
     let mnt = tempfile::tempdir().unwrap();
     let _mount = match Mount::tmpfs(mnt.path(), "8m") {
         Ok(m) => m,
@@ -592,6 +593,18 @@ fn a_real_full_tmpfs() {
     let m = RowMutation::new(b"s9999".as_slice()).with(Op::put(b"f", b"q", b"v"));
     let e = engine.mutate_row(TABLE, m).unwrap_err().to_string();
     assert!(e.contains("unavailable"), "{e}");
+    // The catalog is on the same full disk: a namespace cannot be created (the tmpfs may
+    // still have a page for a small commit, so write until it fails).
+    let mut catalog_failed = false;
+    for i in 0..200 {
+        if let Err(e) = engine.create_namespace(NamespaceDescriptor::new(&format!("ns{i}"))) {
+            let e = e.to_string();
+            assert!(e.contains("No space left on device"), "{e}");
+            catalog_failed = true;
+            break;
+        }
+    }
+    assert!(catalog_failed, "the catalog never hit the full disk");
 
     // Free the space: the same region takes writes again.
     drop(filler);
@@ -610,6 +623,15 @@ fn a_real_full_tmpfs() {
     acked.insert("t0000".into(), "after".into());
     assert!(engine.failed_regions().is_empty());
     assert_eq!(stored(&engine), acked);
+    // And the catalog takes DDL again, without a restart.
+    engine
+        .create_namespace(NamespaceDescriptor::new("after_the_full_disk"))
+        .unwrap();
+    let desc = TableDescriptor::new(TableName::parse("after_the_full_disk:t2").unwrap())
+        .with_family(FamilyDescriptor::new(b"f"));
+    engine.create_table(desc, &[]).unwrap();
+    let reopened = log_lines(mnt.path(), "catalog reopened after a storage I/O error");
+    assert_eq!(reopened.len(), 1, "{reopened:#?}");
     engine.close();
     drop(engine);
 }

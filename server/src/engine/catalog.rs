@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use serde::{Deserialize, Serialize};
@@ -45,7 +46,8 @@ pub struct Loaded {
 }
 
 pub struct Catalog {
-    db: Database,
+    /// None after a reopen failed; [`Catalog::commit`] opens it again.
+    db: Mutex<Option<Database>>,
     path: PathBuf,
 }
 
@@ -61,12 +63,8 @@ impl Catalog {
             message: e.to_string(),
         };
         let db = Database::create(&path).map_err(|e| bad(&e))?;
-        let catalog = Catalog {
-            db,
-            path: path.clone(),
-        };
         // Make sure every table exists and the cluster has an id.
-        let txn = catalog.db.begin_write().map_err(|e| bad(&e))?;
+        let txn = db.begin_write().map_err(|e| bad(&e))?;
         {
             txn.open_table(NAMESPACES).map_err(|e| bad(&e))?;
             txn.open_table(TABLES).map_err(|e| bad(&e))?;
@@ -80,7 +78,7 @@ impl Catalog {
         txn.commit().map_err(|e| bad(&e))?;
 
         let mut loaded = Loaded::default();
-        let txn = catalog.db.begin_read().map_err(|e| bad(&e))?;
+        let txn = db.begin_read().map_err(|e| bad(&e))?;
         for item in txn
             .open_table(NAMESPACES)
             .map_err(|e| bad(&e))?
@@ -124,13 +122,45 @@ impl Catalog {
             .map_err(|e| bad(&e))?
             .map(|v| String::from_utf8_lossy(v.value()).into_owned())
             .unwrap_or_default();
+        drop(txn);
+        let catalog = Catalog {
+            db: Mutex::new(Some(db)),
+            path,
+        };
         Ok((catalog, loaded))
     }
 
     /// Applies the changes in one durable transaction.
+    ///
+    /// After a storage I/O error (a full disk) redb refuses all work on the file until it is
+    /// reopened; the commit that failed was never applied, so the next commit reopens the file
+    /// (redb's recovery takes it back to the last commit) and goes on, without a restart.
     pub fn commit(&self, changes: &[Change]) -> Result<(), StorageError> {
         let err = |e: &dyn std::fmt::Display| StorageError::new(&self.path, e);
-        let txn = self.db.begin_write().map_err(|e| err(&e))?;
+        let mut slot = self.db.lock().unwrap_or_else(|p| p.into_inner());
+        let poisoned = slot.as_ref().is_some_and(|db| {
+            matches!(
+                db.try_begin_write(),
+                Err(redb::TransactionError::Storage(
+                    redb::StorageError::PreviousIo | redb::StorageError::Io(_)
+                ))
+            )
+        });
+        if poisoned || slot.is_none() {
+            // Close the poisoned file first: redb holds a lock on it while it is open.
+            *slot = None;
+            let db = Database::create(&self.path).map_err(|e| {
+                err(&format!(
+                    "the catalog is unavailable after a storage I/O error and cannot be reopened yet ({e}): retry"
+                ))
+            })?;
+            tracing::warn!(file = %self.path.display(), "catalog reopened after a storage I/O error");
+            *slot = Some(db);
+        }
+        let Some(db) = slot.as_ref() else {
+            return Err(err(&"the catalog is not open"));
+        };
+        let txn = db.begin_write().map_err(|e| err(&e))?;
         {
             let mut ns = txn.open_table(NAMESPACES).map_err(|e| err(&e))?;
             let mut tables = txn.open_table(TABLES).map_err(|e| err(&e))?;
