@@ -76,6 +76,10 @@ struct Cli {
     /// The server's process id, to report its RSS (/proc/PID/status VmRSS).
     #[arg(long)]
     pid: Option<u32>,
+    /// A file holding the server's process id, read again at every report: for a server run
+    /// under a supervisor that restarts it (each new id counts as a restart).
+    #[arg(long)]
+    pid_file: Option<PathBuf>,
     #[arg(long, default_value_t = 30)]
     report_every_secs: u64,
     /// Where to write the bytes of every hang, unanswered message and bad reply.
@@ -325,6 +329,8 @@ fn get(c: &AtomicU64) -> u64 {
 
 struct Run {
     cli: Cli,
+    /// The server process last seen through --pid-file, and how often it changed.
+    server: Mutex<(Option<u32>, u64)>,
     seeds: Vec<Seed>,
     counts: Counts,
     stop: AtomicBool,
@@ -702,13 +708,31 @@ fn rss_kib(pid: u32) -> Option<u64> {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
+/// The server's pid now (from --pid-file if given, else --pid); notes restarts.
+fn server_pid(run: &Run) -> Option<u32> {
+    let Some(file) = &run.cli.pid_file else {
+        return run.cli.pid;
+    };
+    let now = std::fs::read_to_string(file)
+        .ok()
+        .and_then(|s| s.trim().parse::<u32>().ok());
+    let mut seen = run.server.lock().unwrap_or_else(|e| e.into_inner());
+    if let (Some(before), Some(n)) = (seen.0, now) {
+        if before != n {
+            seen.1 += 1;
+        }
+    }
+    if now.is_some() {
+        seen.0 = now;
+    }
+    now
+}
+
 fn report(run: &Run, started: Instant, label: &str) {
     let c = &run.counts;
     let secs = started.elapsed().as_secs_f64();
     let sent = get(&c.sent);
-    let rss = run
-        .cli
-        .pid
+    let rss = server_pid(run)
         .map(|p| {
             rss_kib(p).map_or("gone".to_string(), |k| {
                 format!("{:.1} MiB", k as f64 / 1024.0)
@@ -718,7 +742,7 @@ fn report(run: &Run, started: Instant, label: &str) {
     println!(
         "{label} {secs:.0}s sent={sent} ({:.0}/s) replies={} exceptions={} expected_closes={} \
          http_400={} hangs={} unanswered={} bad_replies={} connections={} connect_errors={} \
-         server_rss={rss}",
+         server_rss={rss} server_restarts={}",
         sent as f64 / secs.max(0.001),
         get(&c.replies),
         get(&c.exceptions),
@@ -729,6 +753,7 @@ fn report(run: &Run, started: Instant, label: &str) {
         get(&c.bad_replies),
         get(&c.connections),
         get(&c.connect_errors),
+        run.server.lock().map(|s| s.1).unwrap_or(0),
     );
 }
 
@@ -770,10 +795,11 @@ fn main() -> ExitCode {
         cli,
         seeds,
         counts: Counts::default(),
+        server: Mutex::new((None, 0)),
         stop: AtomicBool::new(false),
         findings: Mutex::new(findings),
     });
-    if let Some(p) = run.cli.pid {
+    if let Some(p) = server_pid(&run) {
         println!("server rss at start: {:?} KiB", rss_kib(p));
     }
     let workers: Vec<_> = (0..run.cli.connections as u64)
@@ -786,6 +812,7 @@ fn main() -> ExitCode {
     let mut next = started + every;
     while workers.iter().any(|w| !w.is_finished()) {
         std::thread::sleep(Duration::from_millis(100));
+        server_pid(&run);
         if Instant::now() >= next {
             setup(run.cli.thrift1);
             report(&run, started, "progress");

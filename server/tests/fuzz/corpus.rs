@@ -63,7 +63,18 @@ pub fn hex(b: &[u8]) -> String {
 
 /// Every corpus file, sorted by name.
 pub fn load() -> Vec<Seed> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir())
+    load_from(&dir())
+}
+
+/// Open crashers: inputs that still break the server, kept out of the replayed corpus (one
+/// would abort the test process) and replayed one per child process by
+/// `decode_open_crashers` (`cargo test -p redbase --test fuzz -- --ignored open`).
+pub fn open_dir() -> PathBuf {
+    dir().join("open")
+}
+
+pub fn load_from(dir: &Path) -> Vec<Seed> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("the fuzz corpus directory")
         .flatten()
         .map(|e| e.path())
