@@ -771,3 +771,32 @@ fn prefix_hints_jump_but_never_over_rows_a_while_must_see() {
         vec!["m1"]
     );
 }
+
+#[test]
+fn an_empty_qualifier_is_compared_like_any_other() {
+    // HBase 2.6.1's QualifierFilter has no exemption for the empty qualifier.
+    let (_d, e) = engine();
+    table(&e, "t", vec![FamilyDescriptor::new(b"f")]);
+    for q in ["", "x", "y"] {
+        put(&e, "t", "r", &format!("f:{q}"), 5, "v");
+    }
+    let quals = |f: &str| -> Vec<String> {
+        get(&e, "r", f, 1)
+            .map(|r| r.matches("f:").count().to_string())
+            .into_iter()
+            .collect()
+    };
+    assert_eq!(
+        get(&e, "r", "QualifierFilter(=, 'binary:x')", 1).unwrap(),
+        "r[f:x@5=v]"
+    );
+    assert_eq!(
+        get(&e, "r", "QualifierFilter(>, 'binary:a')", 1).unwrap(),
+        "r[f:x@5=v f:y@5=v]"
+    );
+    assert_eq!(
+        get(&e, "r", "QualifierFilter(!=, 'binary:x')", 1).unwrap(),
+        "r[f:@5=v f:y@5=v]"
+    );
+    assert_eq!(quals("QualifierFilter(=, 'substring:x')"), ["1"]);
+}

@@ -192,12 +192,9 @@ impl HFilter for CellCompare {
             Part::Family if !cell.family.is_empty() && !self.cmp.passes(self.op, &cell.family) => {
                 Code::NextRow
             }
-            // As in HBase, an empty qualifier always passes.
-            Part::Qualifier
-                if !cell.qualifier.is_empty() && !self.cmp.passes(self.op, &cell.qualifier) =>
-            {
-                Code::Skip
-            }
+            // An empty qualifier is compared like any other (HBase 2.6.1 has no exemption
+            // for it, unlike for an empty family).
+            Part::Qualifier if !self.cmp.passes(self.op, &cell.qualifier) => Code::Skip,
             Part::Value if !self.cmp.passes(self.op, &cell.value) => Code::Skip,
             _ => Code::Include,
         }
