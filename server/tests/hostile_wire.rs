@@ -232,3 +232,39 @@ fn a_method_name_that_is_not_utf8_is_answered() {
         }
     }
 }
+
+/// Fields whose wire type is not the IDL's: a list where an i64 belongs (the generated decoder
+/// read a list header from the i64's bytes and reserved 2^31-1 elements: the process aborted),
+/// an i32 where a binary belongs (read as a length of -1: a panic). Such a field is skipped, as
+/// Java's generated code does: the call is answered (here with an error naming the missing
+/// argument) and the connection goes on.
+const LIST_IN_AN_I64_BINARY: &str =
+    "8001000100000007676574526f7773000000010b000100000001740a00020b7fffffff00000000";
+const BINARY_IN_AN_I32: &str =
+    "800100010000000f6765745461626c65526567696f6e7300000001080001ffffffff00";
+const LIST_IN_AN_I64_COMPACT: &str = "8221010b6765744d756c7469706c651802667416fcffffffff0700";
+
+#[test]
+fn fields_of_the_wrong_wire_type_are_skipped_not_misread() {
+    let s = TestServer::start(Config::default());
+    for wire in [Wire::Buffered, Wire::Framed, Wire::Http] {
+        for bad in [LIST_IN_AN_I64_BINARY, BINARY_IN_AN_I32] {
+            let mut c = Conn::open(s.thrift1, wire);
+            c.send(&hex(bad));
+            let reply = c.reply();
+            assert!(
+                !String::from_utf8_lossy(&reply).contains("internal error"),
+                "{wire:?}: no panic behind the reply"
+            );
+            c.send(&server_type_call(Proto::Binary));
+            assert_eq!(message_type(&c.reply(), Proto::Binary), 2);
+        }
+
+        let mut c = Conn::open(s.thrift2, wire);
+        c.send(&hex(LIST_IN_AN_I64_COMPACT));
+        let reply = c.reply();
+        assert!(!String::from_utf8_lossy(&reply).contains("internal error"));
+        c.send(&server_type_call(Proto::Compact));
+        assert_eq!(message_type(&c.reply(), Proto::Compact), 2);
+    }
+}

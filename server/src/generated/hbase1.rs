@@ -113,9 +113,15 @@ impl TSerializable for TCell {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_i64()?;
@@ -213,37 +219,64 @@ impl TSerializable for ColumnDescriptor {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_i32()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_string()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let val = i_prot.read_bool()?;
           f_4 = Some(val);
         },
+        5 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         5 => {
           let val = i_prot.read_string()?;
           f_5 = Some(val);
+        },
+        6 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         6 => {
           let val = i_prot.read_i32()?;
           f_6 = Some(val);
         },
+        7 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         7 => {
           let val = i_prot.read_i32()?;
           f_7 = Some(val);
         },
+        8 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         8 => {
           let val = i_prot.read_bool()?;
           f_8 = Some(val);
+        },
+        9 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         9 => {
           let val = i_prot.read_i32()?;
@@ -384,29 +417,50 @@ impl TSerializable for TRegionInfo {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_i64()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let val = i_prot.read_bytes()?;
           f_4 = Some(val);
         },
+        5 if field_ident.field_type != TType::I08 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         5 => {
           let val = i_prot.read_i8()?;
           f_5 = Some(val);
         },
+        6 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         6 => {
           let val = i_prot.read_bytes()?;
           f_6 = Some(val);
+        },
+        7 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         7 => {
           let val = i_prot.read_i32()?;
@@ -524,17 +578,29 @@ impl TSerializable for Mutation {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bool()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_bytes()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let val = i_prot.read_bool()?;
@@ -625,9 +691,15 @@ impl TSerializable for BatchMutation {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -720,17 +792,29 @@ impl TSerializable for TIncrement {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_bytes()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let val = i_prot.read_i64()?;
@@ -821,9 +905,15 @@ impl TSerializable for TColumn {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = TCell::read_from_in_protocol(i_prot)?;
@@ -903,9 +993,15 @@ impl TSerializable for TRowResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -917,6 +1013,9 @@ impl TSerializable for TRowResult {
           }
           i_prot.read_map_end()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -1039,17 +1138,29 @@ impl TSerializable for TScan {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_i64()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -1061,25 +1172,43 @@ impl TSerializable for TScan {
           i_prot.read_list_end()?;
           f_4 = Some(val);
         },
+        5 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         5 => {
           let val = i_prot.read_i32()?;
           f_5 = Some(val);
+        },
+        6 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         6 => {
           let val = i_prot.read_bytes()?;
           f_6 = Some(val);
         },
+        7 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         7 => {
           let val = i_prot.read_i32()?;
           f_7 = Some(val);
+        },
+        8 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
         },
         8 => {
           let val = i_prot.read_bool()?;
           f_8 = Some(val);
         },
+        9 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         9 => {
           let val = i_prot.read_bool()?;
           f_9 = Some(val);
+        },
+        10 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
         },
         10 => {
           let val = i_prot.read_bool()?;
@@ -1222,13 +1351,22 @@ impl TSerializable for TAppend {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
         },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -1239,6 +1377,9 @@ impl TSerializable for TAppend {
           }
           i_prot.read_list_end()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -1343,9 +1484,15 @@ impl TSerializable for IOError {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_string()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bool()?;
@@ -1433,6 +1580,9 @@ impl TSerializable for IllegalArgument {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_string()?;
           f_1 = Some(val);
@@ -1512,6 +1662,9 @@ impl TSerializable for AlreadyExists {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_string()?;
           f_1 = Some(val);
@@ -6166,6 +6319,9 @@ impl HbaseEnableTableArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
@@ -6220,6 +6376,9 @@ impl HbaseEnableTableResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -6269,6 +6428,9 @@ impl HbaseDisableTableArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
@@ -6323,6 +6485,9 @@ impl HbaseDisableTableResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -6372,6 +6537,9 @@ impl HbaseIsTableEnabledArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
@@ -6437,9 +6605,15 @@ impl HbaseIsTableEnabledResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_bool()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -6496,6 +6670,9 @@ impl HbaseCompactArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
@@ -6550,6 +6727,9 @@ impl HbaseCompactResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -6599,6 +6779,9 @@ impl HbaseMajorCompactArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
@@ -6653,6 +6836,9 @@ impl HbaseMajorCompactResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -6756,6 +6942,9 @@ impl HbaseGetTableNamesResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
@@ -6765,6 +6954,9 @@ impl HbaseGetTableNamesResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -6879,6 +7071,9 @@ impl HbaseGetTableNamesWithIsTableEnabledResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let map_ident = i_prot.read_map_begin()?;
           let mut val: BTreeMap<Text, bool> = BTreeMap::new();
@@ -6889,6 +7084,9 @@ impl HbaseGetTableNamesWithIsTableEnabledResult {
           }
           i_prot.read_map_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -6950,6 +7148,9 @@ impl HbaseGetColumnDescriptorsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
@@ -7015,6 +7216,9 @@ impl HbaseGetColumnDescriptorsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let map_ident = i_prot.read_map_begin()?;
           let mut val: BTreeMap<Text, ColumnDescriptor> = BTreeMap::new();
@@ -7025,6 +7229,9 @@ impl HbaseGetColumnDescriptorsResult {
           }
           i_prot.read_map_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -7086,6 +7293,9 @@ impl HbaseGetTableRegionsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
@@ -7151,6 +7361,9 @@ impl HbaseGetTableRegionsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TRegionInfo> = Vec::with_capacity(list_ident.size as usize);
@@ -7160,6 +7373,9 @@ impl HbaseGetTableRegionsResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -7222,9 +7438,15 @@ impl HbaseCreateTableArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -7302,13 +7524,22 @@ impl HbaseCreateTableResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
         },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         2 => {
           let val = IllegalArgument::read_from_in_protocol(i_prot)?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let val = AlreadyExists::read_from_in_protocol(i_prot)?;
@@ -7371,6 +7602,9 @@ impl HbaseDeleteTableArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
@@ -7425,6 +7659,9 @@ impl HbaseDeleteTableResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -7480,17 +7717,29 @@ impl HbaseGetArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_bytes()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -7581,6 +7830,9 @@ impl HbaseGetResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TCell> = Vec::with_capacity(list_ident.size as usize);
@@ -7590,6 +7842,9 @@ impl HbaseGetResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -7658,21 +7913,36 @@ impl HbaseGetVerArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_bytes()?;
           f_3 = Some(val);
         },
+        4 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         4 => {
           let val = i_prot.read_i32()?;
           f_4 = Some(val);
+        },
+        5 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         5 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -7767,6 +8037,9 @@ impl HbaseGetVerResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TCell> = Vec::with_capacity(list_ident.size as usize);
@@ -7776,6 +8049,9 @@ impl HbaseGetVerResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -7846,25 +8122,43 @@ impl HbaseGetVerTsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_bytes()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let val = i_prot.read_i64()?;
           f_4 = Some(val);
         },
+        5 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         5 => {
           let val = i_prot.read_i32()?;
           f_5 = Some(val);
+        },
+        6 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         6 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -7963,6 +8257,9 @@ impl HbaseGetVerTsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TCell> = Vec::with_capacity(list_ident.size as usize);
@@ -7972,6 +8269,9 @@ impl HbaseGetVerTsResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -8036,13 +8336,22 @@ impl HbaseGetRowArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
         },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -8129,6 +8438,9 @@ impl HbaseGetRowResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
@@ -8138,6 +8450,9 @@ impl HbaseGetRowResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -8204,13 +8519,22 @@ impl HbaseGetRowWithColumnsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
         },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -8221,6 +8545,9 @@ impl HbaseGetRowWithColumnsArgs {
           }
           i_prot.read_list_end()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -8315,6 +8642,9 @@ impl HbaseGetRowWithColumnsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
@@ -8324,6 +8654,9 @@ impl HbaseGetRowWithColumnsResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -8390,17 +8723,29 @@ impl HbaseGetRowTsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_i64()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -8491,6 +8836,9 @@ impl HbaseGetRowTsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
@@ -8500,6 +8848,9 @@ impl HbaseGetRowTsResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -8568,13 +8919,22 @@ impl HbaseGetRowWithColumnsTsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
         },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -8586,9 +8946,15 @@ impl HbaseGetRowWithColumnsTsArgs {
           i_prot.read_list_end()?;
           f_3 = Some(val);
         },
+        4 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         4 => {
           let val = i_prot.read_i64()?;
           f_4 = Some(val);
+        },
+        5 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         5 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -8687,6 +9053,9 @@ impl HbaseGetRowWithColumnsTsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
@@ -8696,6 +9065,9 @@ impl HbaseGetRowWithColumnsTsResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -8760,9 +9132,15 @@ impl HbaseGetRowsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -8773,6 +9151,9 @@ impl HbaseGetRowsArgs {
           }
           i_prot.read_list_end()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -8863,6 +9244,9 @@ impl HbaseGetRowsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
@@ -8872,6 +9256,9 @@ impl HbaseGetRowsResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -8938,9 +9325,15 @@ impl HbaseGetRowsWithColumnsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -8952,6 +9345,9 @@ impl HbaseGetRowsWithColumnsArgs {
           i_prot.read_list_end()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
@@ -8961,6 +9357,9 @@ impl HbaseGetRowsWithColumnsArgs {
           }
           i_prot.read_list_end()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -9059,6 +9458,9 @@ impl HbaseGetRowsWithColumnsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
@@ -9068,6 +9470,9 @@ impl HbaseGetRowsWithColumnsResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -9134,9 +9539,15 @@ impl HbaseGetRowsTsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -9148,9 +9559,15 @@ impl HbaseGetRowsTsArgs {
           i_prot.read_list_end()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_i64()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -9245,6 +9662,9 @@ impl HbaseGetRowsTsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
@@ -9254,6 +9674,9 @@ impl HbaseGetRowsTsResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -9322,9 +9745,15 @@ impl HbaseGetRowsWithColumnsTsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -9336,6 +9765,9 @@ impl HbaseGetRowsWithColumnsTsArgs {
           i_prot.read_list_end()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
@@ -9346,9 +9778,15 @@ impl HbaseGetRowsWithColumnsTsArgs {
           i_prot.read_list_end()?;
           f_3 = Some(val);
         },
+        4 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         4 => {
           let val = i_prot.read_i64()?;
           f_4 = Some(val);
+        },
+        5 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         5 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -9451,6 +9889,9 @@ impl HbaseGetRowsWithColumnsTsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
@@ -9460,6 +9901,9 @@ impl HbaseGetRowsWithColumnsTsResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -9526,13 +9970,22 @@ impl HbaseMutateRowArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
         },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -9543,6 +9996,9 @@ impl HbaseMutateRowArgs {
           }
           i_prot.read_list_end()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -9630,9 +10086,15 @@ impl HbaseMutateRowResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = IllegalArgument::read_from_in_protocol(i_prot)?;
@@ -9697,13 +10159,22 @@ impl HbaseMutateRowTsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
         },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -9715,9 +10186,15 @@ impl HbaseMutateRowTsArgs {
           i_prot.read_list_end()?;
           f_3 = Some(val);
         },
+        4 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         4 => {
           let val = i_prot.read_i64()?;
           f_4 = Some(val);
+        },
+        5 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         5 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -9809,9 +10286,15 @@ impl HbaseMutateRowTsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = IllegalArgument::read_from_in_protocol(i_prot)?;
@@ -9872,9 +10355,15 @@ impl HbaseMutateRowsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -9885,6 +10374,9 @@ impl HbaseMutateRowsArgs {
           }
           i_prot.read_list_end()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -9968,9 +10460,15 @@ impl HbaseMutateRowsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = IllegalArgument::read_from_in_protocol(i_prot)?;
@@ -10033,9 +10531,15 @@ impl HbaseMutateRowsTsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -10047,9 +10551,15 @@ impl HbaseMutateRowsTsArgs {
           i_prot.read_list_end()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_i64()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -10137,9 +10647,15 @@ impl HbaseMutateRowsTsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = IllegalArgument::read_from_in_protocol(i_prot)?;
@@ -10202,17 +10718,29 @@ impl HbaseAtomicIncrementArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_bytes()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let val = i_prot.read_i64()?;
@@ -10295,13 +10823,22 @@ impl HbaseAtomicIncrementResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_i64()?;
           f_0 = Some(val);
         },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = IllegalArgument::read_from_in_protocol(i_prot)?;
@@ -10370,17 +10907,29 @@ impl HbaseDeleteAllArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_bytes()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -10460,6 +11009,9 @@ impl HbaseDeleteAllResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -10517,21 +11069,36 @@ impl HbaseDeleteAllTsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_bytes()?;
           f_3 = Some(val);
         },
+        4 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         4 => {
           let val = i_prot.read_i64()?;
           f_4 = Some(val);
+        },
+        5 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         5 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -10615,6 +11182,9 @@ impl HbaseDeleteAllTsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -10668,13 +11238,22 @@ impl HbaseDeleteAllRowArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
         },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -10750,6 +11329,9 @@ impl HbaseDeleteAllRowResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -10799,6 +11381,9 @@ impl HbaseIncrementArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIncrement::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -10853,6 +11438,9 @@ impl HbaseIncrementResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -10902,6 +11490,9 @@ impl HbaseIncrementRowsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TIncrement> = Vec::with_capacity(list_ident.size as usize);
@@ -10966,6 +11557,9 @@ impl HbaseIncrementRowsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -11021,17 +11615,29 @@ impl HbaseDeleteAllRowTsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_i64()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -11111,6 +11717,9 @@ impl HbaseDeleteAllRowTsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -11164,13 +11773,22 @@ impl HbaseScannerOpenWithScanArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
         },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         2 => {
           let val = TScan::read_from_in_protocol(i_prot)?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -11257,9 +11875,15 @@ impl HbaseScannerOpenWithScanResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_i32()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -11322,13 +11946,22 @@ impl HbaseScannerOpenArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
         },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -11339,6 +11972,9 @@ impl HbaseScannerOpenArgs {
           }
           i_prot.read_list_end()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -11433,9 +12069,15 @@ impl HbaseScannerOpenResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_i32()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -11500,17 +12142,29 @@ impl HbaseScannerOpenWithStopArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_bytes()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -11521,6 +12175,9 @@ impl HbaseScannerOpenWithStopArgs {
           }
           i_prot.read_list_end()?;
           f_4 = Some(val);
+        },
+        5 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         5 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -11619,9 +12276,15 @@ impl HbaseScannerOpenWithStopResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_i32()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -11684,13 +12347,22 @@ impl HbaseScannerOpenWithPrefixArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
         },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -11701,6 +12373,9 @@ impl HbaseScannerOpenWithPrefixArgs {
           }
           i_prot.read_list_end()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -11795,9 +12470,15 @@ impl HbaseScannerOpenWithPrefixResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_i32()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -11862,13 +12543,22 @@ impl HbaseScannerOpenTsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
         },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -11880,9 +12570,15 @@ impl HbaseScannerOpenTsArgs {
           i_prot.read_list_end()?;
           f_3 = Some(val);
         },
+        4 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         4 => {
           let val = i_prot.read_i64()?;
           f_4 = Some(val);
+        },
+        5 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         5 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -11981,9 +12677,15 @@ impl HbaseScannerOpenTsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_i32()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -12050,17 +12752,29 @@ impl HbaseScannerOpenWithStopTsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_bytes()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -12072,9 +12786,15 @@ impl HbaseScannerOpenWithStopTsArgs {
           i_prot.read_list_end()?;
           f_4 = Some(val);
         },
+        5 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         5 => {
           let val = i_prot.read_i64()?;
           f_5 = Some(val);
+        },
+        6 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         6 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -12177,9 +12897,15 @@ impl HbaseScannerOpenWithStopTsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_i32()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -12236,6 +12962,9 @@ impl HbaseScannerGetArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_i32()?;
           f_1 = Some(val);
@@ -12305,6 +13034,9 @@ impl HbaseScannerGetResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
@@ -12315,9 +13047,15 @@ impl HbaseScannerGetResult {
           i_prot.read_list_end()?;
           f_0 = Some(val);
         },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = IllegalArgument::read_from_in_protocol(i_prot)?;
@@ -12386,9 +13124,15 @@ impl HbaseScannerGetListArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_i32()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_i32()?;
@@ -12463,6 +13207,9 @@ impl HbaseScannerGetListResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
@@ -12473,9 +13220,15 @@ impl HbaseScannerGetListResult {
           i_prot.read_list_end()?;
           f_0 = Some(val);
         },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = IllegalArgument::read_from_in_protocol(i_prot)?;
@@ -12542,6 +13295,9 @@ impl HbaseScannerCloseArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_i32()?;
           f_1 = Some(val);
@@ -12600,9 +13356,15 @@ impl HbaseScannerCloseResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = IllegalArgument::read_from_in_protocol(i_prot)?;
@@ -12659,6 +13421,9 @@ impl HbaseGetRegionInfoArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
@@ -12724,9 +13489,15 @@ impl HbaseGetRegionInfoResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = TRegionInfo::read_from_in_protocol(i_prot)?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -12783,6 +13554,9 @@ impl HbaseAppendArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TAppend::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -12848,6 +13622,9 @@ impl HbaseAppendResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TCell> = Vec::with_capacity(list_ident.size as usize);
@@ -12857,6 +13634,9 @@ impl HbaseAppendResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
@@ -12927,25 +13707,43 @@ impl HbaseCheckAndPutArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_bytes()?;
           f_3 = Some(val);
+        },
+        5 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         5 => {
           let val = i_prot.read_bytes()?;
           f_5 = Some(val);
         },
+        6 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         6 => {
           let val = Mutation::read_from_in_protocol(i_prot)?;
           f_6 = Some(val);
+        },
+        7 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         7 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -13048,13 +13846,22 @@ impl HbaseCheckAndPutResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_bool()?;
           f_0 = Some(val);
         },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = IOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = IllegalArgument::read_from_in_protocol(i_prot)?;
@@ -13167,6 +13974,9 @@ impl HbaseGetThriftServerTypeResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = TThriftServerType::read_from_in_protocol(i_prot)?;
           f_0 = Some(val);
@@ -13266,6 +14076,9 @@ impl HbaseGetClusterIdResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_string()?;
           f_0 = Some(val);

@@ -734,9 +734,15 @@ impl TSerializable for TTimeRange {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_i64()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_i64()?;
@@ -805,13 +811,22 @@ impl TSerializable for TColumn {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
         },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let val = i_prot.read_i64()?;
@@ -896,25 +911,43 @@ impl TSerializable for TColumnValue {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_bytes()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let val = i_prot.read_i64()?;
           f_4 = Some(val);
         },
+        5 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         5 => {
           let val = i_prot.read_bytes()?;
           f_5 = Some(val);
+        },
+        6 if field_ident.field_type != TType::I08 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         6 => {
           let val = i_prot.read_i8()?;
@@ -1006,13 +1039,22 @@ impl TSerializable for TColumnIncrement {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
         },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let val = i_prot.read_i64()?;
@@ -1090,9 +1132,15 @@ impl TSerializable for TResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -1104,9 +1152,15 @@ impl TSerializable for TResult {
           i_prot.read_list_end()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_bool()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let val = i_prot.read_bool()?;
@@ -1186,6 +1240,9 @@ impl TSerializable for TAuthorization {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<String> = Vec::with_capacity(list_ident.size as usize);
@@ -1261,6 +1318,9 @@ impl TSerializable for TCellVisibility {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_string()?;
           f_1 = Some(val);
@@ -1368,9 +1428,15 @@ impl TSerializable for TGet {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -1382,21 +1448,36 @@ impl TSerializable for TGet {
           i_prot.read_list_end()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_i64()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let val = TTimeRange::read_from_in_protocol(i_prot)?;
           f_4 = Some(val);
         },
+        5 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         5 => {
           let val = i_prot.read_i32()?;
           f_5 = Some(val);
         },
+        6 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         6 => {
           let val = i_prot.read_bytes()?;
           f_6 = Some(val);
+        },
+        7 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         7 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -1409,33 +1490,57 @@ impl TSerializable for TGet {
           i_prot.read_map_end()?;
           f_7 = Some(val);
         },
+        8 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         8 => {
           let val = TAuthorization::read_from_in_protocol(i_prot)?;
           f_8 = Some(val);
+        },
+        9 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         9 => {
           let val = TConsistency::read_from_in_protocol(i_prot)?;
           f_9 = Some(val);
         },
+        10 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         10 => {
           let val = i_prot.read_i32()?;
           f_10 = Some(val);
+        },
+        11 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
         },
         11 => {
           let val = i_prot.read_bool()?;
           f_11 = Some(val);
         },
+        12 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         12 => {
           let val = i_prot.read_i32()?;
           f_12 = Some(val);
+        },
+        13 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         13 => {
           let val = i_prot.read_i32()?;
           f_13 = Some(val);
         },
+        14 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         14 => {
           let val = i_prot.read_bool()?;
           f_14 = Some(val);
+        },
+        15 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         15 => {
           let val = i_prot.read_bytes()?;
@@ -1601,9 +1706,15 @@ impl TSerializable for TPut {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -1615,9 +1726,15 @@ impl TSerializable for TPut {
           i_prot.read_list_end()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_i64()?;
           f_3 = Some(val);
+        },
+        5 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         5 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -1630,9 +1747,15 @@ impl TSerializable for TPut {
           i_prot.read_map_end()?;
           f_5 = Some(val);
         },
+        6 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         6 => {
           let val = TDurability::read_from_in_protocol(i_prot)?;
           f_6 = Some(val);
+        },
+        7 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         7 => {
           let val = TCellVisibility::read_from_in_protocol(i_prot)?;
@@ -1746,9 +1869,15 @@ impl TSerializable for TDelete {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -1760,13 +1889,22 @@ impl TSerializable for TDelete {
           i_prot.read_list_end()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_i64()?;
           f_3 = Some(val);
         },
+        4 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         4 => {
           let val = TDeleteType::read_from_in_protocol(i_prot)?;
           f_4 = Some(val);
+        },
+        6 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         6 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -1779,9 +1917,15 @@ impl TSerializable for TDelete {
           i_prot.read_map_end()?;
           f_6 = Some(val);
         },
+        7 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         7 => {
           let val = TDurability::read_from_in_protocol(i_prot)?;
           f_7 = Some(val);
+        },
+        8 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         8 => {
           let val = TCellVisibility::read_from_in_protocol(i_prot)?;
@@ -1899,9 +2043,15 @@ impl TSerializable for TIncrement {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -1912,6 +2062,9 @@ impl TSerializable for TIncrement {
           }
           i_prot.read_list_end()?;
           f_2 = Some(val);
+        },
+        4 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -1924,13 +2077,22 @@ impl TSerializable for TIncrement {
           i_prot.read_map_end()?;
           f_4 = Some(val);
         },
+        5 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         5 => {
           let val = TDurability::read_from_in_protocol(i_prot)?;
           f_5 = Some(val);
         },
+        6 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         6 => {
           let val = TCellVisibility::read_from_in_protocol(i_prot)?;
           f_6 = Some(val);
+        },
+        7 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
         },
         7 => {
           let val = i_prot.read_bool()?;
@@ -2041,9 +2203,15 @@ impl TSerializable for TAppend {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -2054,6 +2222,9 @@ impl TSerializable for TAppend {
           }
           i_prot.read_list_end()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -2066,13 +2237,22 @@ impl TSerializable for TAppend {
           i_prot.read_map_end()?;
           f_3 = Some(val);
         },
+        4 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         4 => {
           let val = TDurability::read_from_in_protocol(i_prot)?;
           f_4 = Some(val);
         },
+        5 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         5 => {
           let val = TCellVisibility::read_from_in_protocol(i_prot)?;
           f_5 = Some(val);
+        },
+        6 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
         },
         6 => {
           let val = i_prot.read_bool()?;
@@ -2219,13 +2399,22 @@ impl TSerializable for TScan {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
         },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -2237,25 +2426,43 @@ impl TSerializable for TScan {
           i_prot.read_list_end()?;
           f_3 = Some(val);
         },
+        4 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         4 => {
           let val = i_prot.read_i32()?;
           f_4 = Some(val);
+        },
+        5 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         5 => {
           let val = i_prot.read_i32()?;
           f_5 = Some(val);
         },
+        6 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         6 => {
           let val = TTimeRange::read_from_in_protocol(i_prot)?;
           f_6 = Some(val);
+        },
+        7 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         7 => {
           let val = i_prot.read_bytes()?;
           f_7 = Some(val);
         },
+        8 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         8 => {
           let val = i_prot.read_i32()?;
           f_8 = Some(val);
+        },
+        9 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         9 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -2268,17 +2475,29 @@ impl TSerializable for TScan {
           i_prot.read_map_end()?;
           f_9 = Some(val);
         },
+        10 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         10 => {
           let val = TAuthorization::read_from_in_protocol(i_prot)?;
           f_10 = Some(val);
+        },
+        11 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
         },
         11 => {
           let val = i_prot.read_bool()?;
           f_11 = Some(val);
         },
+        12 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         12 => {
           let val = i_prot.read_bool()?;
           f_12 = Some(val);
+        },
+        13 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         13 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -2291,21 +2510,36 @@ impl TSerializable for TScan {
           i_prot.read_map_end()?;
           f_13 = Some(val);
         },
+        14 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         14 => {
           let val = TReadType::read_from_in_protocol(i_prot)?;
           f_14 = Some(val);
+        },
+        15 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         15 => {
           let val = i_prot.read_i32()?;
           f_15 = Some(val);
         },
+        16 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         16 => {
           let val = TConsistency::read_from_in_protocol(i_prot)?;
           f_16 = Some(val);
         },
+        17 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         17 => {
           let val = i_prot.read_i32()?;
           f_17 = Some(val);
+        },
+        18 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         18 => {
           let val = i_prot.read_bytes()?;
@@ -2499,12 +2733,18 @@ impl TSerializable for TMutation {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TPut::read_from_in_protocol(i_prot)?;
           if ret.is_none() {
             ret = Some(TMutation::Put(val));
           }
           received_field_count += 1;
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = TDelete::read_from_in_protocol(i_prot)?;
@@ -2594,9 +2834,15 @@ impl TSerializable for TRowMutations {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -2687,29 +2933,50 @@ impl TSerializable for THRegionInfo {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_i64()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_bytes()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let val = i_prot.read_bytes()?;
           f_4 = Some(val);
         },
+        5 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         5 => {
           let val = i_prot.read_bool()?;
           f_5 = Some(val);
         },
+        6 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         6 => {
           let val = i_prot.read_bool()?;
           f_6 = Some(val);
+        },
+        7 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         7 => {
           let val = i_prot.read_i32()?;
@@ -2808,13 +3075,22 @@ impl TSerializable for TServerName {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_string()?;
           f_1 = Some(val);
         },
+        2 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         2 => {
           let val = i_prot.read_i32()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let val = i_prot.read_i64()?;
@@ -2887,9 +3163,15 @@ impl TSerializable for THRegionLocation {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TServerName::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = THRegionInfo::read_from_in_protocol(i_prot)?;
@@ -2955,9 +3237,15 @@ impl TSerializable for TTableName {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
@@ -3078,9 +3366,15 @@ impl TSerializable for TColumnFamilyDescriptor {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -3093,6 +3387,9 @@ impl TSerializable for TColumnFamilyDescriptor {
           i_prot.read_map_end()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let map_ident = i_prot.read_map_begin()?;
           let mut val: BTreeMap<String, String> = BTreeMap::new();
@@ -3104,69 +3401,120 @@ impl TSerializable for TColumnFamilyDescriptor {
           i_prot.read_map_end()?;
           f_3 = Some(val);
         },
+        4 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         4 => {
           let val = i_prot.read_i32()?;
           f_4 = Some(val);
+        },
+        5 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         5 => {
           let val = TBloomFilterType::read_from_in_protocol(i_prot)?;
           f_5 = Some(val);
         },
+        6 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         6 => {
           let val = TCompressionAlgorithm::read_from_in_protocol(i_prot)?;
           f_6 = Some(val);
+        },
+        7 if field_ident.field_type != TType::I16 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         7 => {
           let val = i_prot.read_i16()?;
           f_7 = Some(val);
         },
+        8 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         8 => {
           let val = TDataBlockEncoding::read_from_in_protocol(i_prot)?;
           f_8 = Some(val);
+        },
+        9 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         9 => {
           let val = TKeepDeletedCells::read_from_in_protocol(i_prot)?;
           f_9 = Some(val);
         },
+        10 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         10 => {
           let val = i_prot.read_i32()?;
           f_10 = Some(val);
+        },
+        11 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         11 => {
           let val = i_prot.read_i32()?;
           f_11 = Some(val);
         },
+        12 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         12 => {
           let val = i_prot.read_i32()?;
           f_12 = Some(val);
+        },
+        13 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         13 => {
           let val = i_prot.read_i32()?;
           f_13 = Some(val);
         },
+        14 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         14 => {
           let val = i_prot.read_bool()?;
           f_14 = Some(val);
+        },
+        15 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
         },
         15 => {
           let val = i_prot.read_bool()?;
           f_15 = Some(val);
         },
+        16 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         16 => {
           let val = i_prot.read_bool()?;
           f_16 = Some(val);
+        },
+        17 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
         },
         17 => {
           let val = i_prot.read_bool()?;
           f_17 = Some(val);
         },
+        18 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         18 => {
           let val = i_prot.read_bool()?;
           f_18 = Some(val);
         },
+        19 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         19 => {
           let val = i_prot.read_bool()?;
           f_19 = Some(val);
+        },
+        20 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
         },
         20 => {
           let val = i_prot.read_bool()?;
@@ -3357,9 +3705,15 @@ impl TSerializable for TTableDescriptor {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TTableName::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -3371,6 +3725,9 @@ impl TSerializable for TTableDescriptor {
           i_prot.read_list_end()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let map_ident = i_prot.read_map_begin()?;
           let mut val: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
@@ -3381,6 +3738,9 @@ impl TSerializable for TTableDescriptor {
           }
           i_prot.read_map_end()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let val = TDurability::read_from_in_protocol(i_prot)?;
@@ -3468,9 +3828,15 @@ impl TSerializable for TNamespaceDescriptor {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_string()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Map => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let map_ident = i_prot.read_map_begin()?;
@@ -3564,29 +3930,50 @@ impl TSerializable for TLogQueryFilter {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_string()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_string()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_string()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let val = i_prot.read_string()?;
           f_4 = Some(val);
         },
+        5 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         5 => {
           let val = i_prot.read_i32()?;
           f_5 = Some(val);
         },
+        6 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         6 => {
           let val = TLogType::read_from_in_protocol(i_prot)?;
           f_6 = Some(val);
+        },
+        7 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         7 => {
           let val = TFilterByOperator::read_from_in_protocol(i_prot)?;
@@ -3740,65 +4127,113 @@ impl TSerializable for TOnlineLogRecord {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_i64()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_i32()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_i32()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let val = i_prot.read_i64()?;
           f_4 = Some(val);
         },
+        5 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         5 => {
           let val = i_prot.read_string()?;
           f_5 = Some(val);
+        },
+        6 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         6 => {
           let val = i_prot.read_string()?;
           f_6 = Some(val);
         },
+        7 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         7 => {
           let val = i_prot.read_string()?;
           f_7 = Some(val);
+        },
+        8 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         8 => {
           let val = i_prot.read_string()?;
           f_8 = Some(val);
         },
+        9 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         9 => {
           let val = i_prot.read_string()?;
           f_9 = Some(val);
+        },
+        10 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         10 => {
           let val = i_prot.read_string()?;
           f_10 = Some(val);
         },
+        11 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         11 => {
           let val = i_prot.read_i32()?;
           f_11 = Some(val);
+        },
+        12 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         12 => {
           let val = i_prot.read_i32()?;
           f_12 = Some(val);
         },
+        13 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         13 => {
           let val = i_prot.read_i32()?;
           f_13 = Some(val);
+        },
+        14 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         14 => {
           let val = i_prot.read_string()?;
           f_14 = Some(val);
         },
+        15 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         15 => {
           let val = i_prot.read_i64()?;
           f_15 = Some(val);
+        },
+        16 if field_ident.field_type != TType::I64 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         16 => {
           let val = i_prot.read_i64()?;
@@ -3937,9 +4372,15 @@ impl TSerializable for TIOError {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_string()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bool()?;
@@ -4027,6 +4468,9 @@ impl TSerializable for TIllegalArgument {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_string()?;
           f_1 = Some(val);
@@ -8896,9 +9340,15 @@ impl THBaseServiceExistsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = TGet::read_from_in_protocol(i_prot)?;
@@ -8971,9 +9421,15 @@ impl THBaseServiceExistsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_bool()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -9032,9 +9488,15 @@ impl THBaseServiceExistsAllArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -9117,6 +9579,9 @@ impl THBaseServiceExistsAllResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<bool> = Vec::with_capacity(list_ident.size as usize);
@@ -9126,6 +9591,9 @@ impl THBaseServiceExistsAllResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -9188,9 +9656,15 @@ impl THBaseServiceGetArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = TGet::read_from_in_protocol(i_prot)?;
@@ -9263,9 +9737,15 @@ impl THBaseServiceGetResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = TResult::read_from_in_protocol(i_prot)?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -9324,9 +9804,15 @@ impl THBaseServiceGetMultipleArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -9409,6 +9895,9 @@ impl THBaseServiceGetMultipleResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TResult> = Vec::with_capacity(list_ident.size as usize);
@@ -9418,6 +9907,9 @@ impl THBaseServiceGetMultipleResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -9480,9 +9972,15 @@ impl THBaseServicePutArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = TPut::read_from_in_protocol(i_prot)?;
@@ -9544,6 +10042,9 @@ impl THBaseServicePutResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -9603,25 +10104,43 @@ impl THBaseServiceCheckAndPutArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_bytes()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let val = i_prot.read_bytes()?;
           f_4 = Some(val);
         },
+        5 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         5 => {
           let val = i_prot.read_bytes()?;
           f_5 = Some(val);
+        },
+        6 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         6 => {
           let val = TPut::read_from_in_protocol(i_prot)?;
@@ -9713,9 +10232,15 @@ impl THBaseServiceCheckAndPutResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_bool()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -9774,9 +10299,15 @@ impl THBaseServicePutMultipleArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -9848,6 +10379,9 @@ impl THBaseServicePutMultipleResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -9899,9 +10433,15 @@ impl THBaseServiceDeleteSingleArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = TDelete::read_from_in_protocol(i_prot)?;
@@ -9963,6 +10503,9 @@ impl THBaseServiceDeleteSingleResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -10014,9 +10557,15 @@ impl THBaseServiceDeleteMultipleArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -10099,6 +10648,9 @@ impl THBaseServiceDeleteMultipleResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TDelete> = Vec::with_capacity(list_ident.size as usize);
@@ -10108,6 +10660,9 @@ impl THBaseServiceDeleteMultipleResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -10178,25 +10733,43 @@ impl THBaseServiceCheckAndDeleteArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_bytes()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let val = i_prot.read_bytes()?;
           f_4 = Some(val);
         },
+        5 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         5 => {
           let val = i_prot.read_bytes()?;
           f_5 = Some(val);
+        },
+        6 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         6 => {
           let val = TDelete::read_from_in_protocol(i_prot)?;
@@ -10288,9 +10861,15 @@ impl THBaseServiceCheckAndDeleteResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_bool()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -10349,9 +10928,15 @@ impl THBaseServiceIncrementArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = TIncrement::read_from_in_protocol(i_prot)?;
@@ -10424,9 +11009,15 @@ impl THBaseServiceIncrementResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = TResult::read_from_in_protocol(i_prot)?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -10485,9 +11076,15 @@ impl THBaseServiceAppendArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = TAppend::read_from_in_protocol(i_prot)?;
@@ -10560,9 +11157,15 @@ impl THBaseServiceAppendResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = TResult::read_from_in_protocol(i_prot)?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -10621,9 +11224,15 @@ impl THBaseServiceOpenScannerArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = TScan::read_from_in_protocol(i_prot)?;
@@ -10696,9 +11305,15 @@ impl THBaseServiceOpenScannerResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_i32()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -10757,9 +11372,15 @@ impl THBaseServiceGetScannerRowsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_i32()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_i32()?;
@@ -10835,6 +11456,9 @@ impl THBaseServiceGetScannerRowsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TResult> = Vec::with_capacity(list_ident.size as usize);
@@ -10845,9 +11469,15 @@ impl THBaseServiceGetScannerRowsResult {
           i_prot.read_list_end()?;
           f_0 = Some(val);
         },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = TIllegalArgument::read_from_in_protocol(i_prot)?;
@@ -10914,6 +11544,9 @@ impl THBaseServiceCloseScannerArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_i32()?;
           f_1 = Some(val);
@@ -10973,9 +11606,15 @@ impl THBaseServiceCloseScannerResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = TIllegalArgument::read_from_in_protocol(i_prot)?;
@@ -11034,9 +11673,15 @@ impl THBaseServiceMutateRowArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = TRowMutations::read_from_in_protocol(i_prot)?;
@@ -11098,6 +11743,9 @@ impl THBaseServiceMutateRowResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -11151,13 +11799,22 @@ impl THBaseServiceGetScannerResultsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
         },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         2 => {
           let val = TScan::read_from_in_protocol(i_prot)?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let val = i_prot.read_i32()?;
@@ -11234,6 +11891,9 @@ impl THBaseServiceGetScannerResultsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TResult> = Vec::with_capacity(list_ident.size as usize);
@@ -11243,6 +11903,9 @@ impl THBaseServiceGetScannerResultsResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -11307,13 +11970,22 @@ impl THBaseServiceGetRegionLocationArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
         },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
+        },
+        3 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
         },
         3 => {
           let val = i_prot.read_bool()?;
@@ -11390,9 +12062,15 @@ impl THBaseServiceGetRegionLocationResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = THRegionLocation::read_from_in_protocol(i_prot)?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -11449,6 +12127,9 @@ impl THBaseServiceGetAllRegionLocationsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
@@ -11515,6 +12196,9 @@ impl THBaseServiceGetAllRegionLocationsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<THRegionLocation> = Vec::with_capacity(list_ident.size as usize);
@@ -11524,6 +12208,9 @@ impl THBaseServiceGetAllRegionLocationsResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -11596,29 +12283,50 @@ impl THBaseServiceCheckAndMutateArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_bytes()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
           f_2 = Some(val);
         },
+        3 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         3 => {
           let val = i_prot.read_bytes()?;
           f_3 = Some(val);
+        },
+        4 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         4 => {
           let val = i_prot.read_bytes()?;
           f_4 = Some(val);
         },
+        5 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         5 => {
           let val = TCompareOperator::read_from_in_protocol(i_prot)?;
           f_5 = Some(val);
         },
+        6 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         6 => {
           let val = i_prot.read_bytes()?;
           f_6 = Some(val);
+        },
+        7 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         7 => {
           let val = TRowMutations::read_from_in_protocol(i_prot)?;
@@ -11715,9 +12423,15 @@ impl THBaseServiceCheckAndMutateResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_bool()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -11774,6 +12488,9 @@ impl THBaseServiceGetTableDescriptorArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TTableName::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -11840,9 +12557,15 @@ impl THBaseServiceGetTableDescriptorResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = TTableDescriptor::read_from_in_protocol(i_prot)?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -11899,6 +12622,9 @@ impl THBaseServiceGetTableDescriptorsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TTableName> = Vec::with_capacity(list_ident.size as usize);
@@ -11975,6 +12701,9 @@ impl THBaseServiceGetTableDescriptorsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TTableDescriptor> = Vec::with_capacity(list_ident.size as usize);
@@ -11984,6 +12713,9 @@ impl THBaseServiceGetTableDescriptorsResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -12044,6 +12776,9 @@ impl THBaseServiceTableExistsArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TTableName::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -12110,9 +12845,15 @@ impl THBaseServiceTableExistsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_bool()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -12171,9 +12912,15 @@ impl THBaseServiceGetTableDescriptorsByPatternArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_string()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bool()?;
@@ -12245,6 +12992,9 @@ impl THBaseServiceGetTableDescriptorsByPatternResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TTableDescriptor> = Vec::with_capacity(list_ident.size as usize);
@@ -12254,6 +13004,9 @@ impl THBaseServiceGetTableDescriptorsByPatternResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -12314,6 +13067,9 @@ impl THBaseServiceGetTableDescriptorsByNamespaceArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_string()?;
           f_1 = Some(val);
@@ -12380,6 +13136,9 @@ impl THBaseServiceGetTableDescriptorsByNamespaceResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TTableDescriptor> = Vec::with_capacity(list_ident.size as usize);
@@ -12389,6 +13148,9 @@ impl THBaseServiceGetTableDescriptorsByNamespaceResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -12451,9 +13213,15 @@ impl THBaseServiceGetTableNamesByPatternArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_string()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bool()?;
@@ -12525,6 +13293,9 @@ impl THBaseServiceGetTableNamesByPatternResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TTableName> = Vec::with_capacity(list_ident.size as usize);
@@ -12534,6 +13305,9 @@ impl THBaseServiceGetTableNamesByPatternResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -12594,6 +13368,9 @@ impl THBaseServiceGetTableNamesByNamespaceArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_string()?;
           f_1 = Some(val);
@@ -12660,6 +13437,9 @@ impl THBaseServiceGetTableNamesByNamespaceResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TTableName> = Vec::with_capacity(list_ident.size as usize);
@@ -12669,6 +13449,9 @@ impl THBaseServiceGetTableNamesByNamespaceResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -12731,9 +13514,15 @@ impl THBaseServiceCreateTableArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TTableDescriptor::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -12804,6 +13593,9 @@ impl THBaseServiceCreateTableResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -12853,6 +13645,9 @@ impl THBaseServiceDeleteTableArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TTableName::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -12908,6 +13703,9 @@ impl THBaseServiceDeleteTableResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -12959,9 +13757,15 @@ impl THBaseServiceTruncateTableArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TTableName::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bool()?;
@@ -13023,6 +13827,9 @@ impl THBaseServiceTruncateTableResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -13072,6 +13879,9 @@ impl THBaseServiceEnableTableArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TTableName::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -13127,6 +13937,9 @@ impl THBaseServiceEnableTableResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -13176,6 +13989,9 @@ impl THBaseServiceDisableTableArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TTableName::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -13231,6 +14047,9 @@ impl THBaseServiceDisableTableResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -13280,6 +14099,9 @@ impl THBaseServiceIsTableEnabledArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TTableName::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -13346,9 +14168,15 @@ impl THBaseServiceIsTableEnabledResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_bool()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -13405,6 +14233,9 @@ impl THBaseServiceIsTableDisabledArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TTableName::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -13471,9 +14302,15 @@ impl THBaseServiceIsTableDisabledResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_bool()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -13530,6 +14367,9 @@ impl THBaseServiceIsTableAvailableArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TTableName::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -13596,9 +14436,15 @@ impl THBaseServiceIsTableAvailableResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_bool()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -13657,9 +14503,15 @@ impl THBaseServiceIsTableAvailableWithSplitArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TTableName::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
@@ -13741,9 +14593,15 @@ impl THBaseServiceIsTableAvailableWithSplitResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_bool()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -13802,9 +14660,15 @@ impl THBaseServiceAddColumnFamilyArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TTableName::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = TColumnFamilyDescriptor::read_from_in_protocol(i_prot)?;
@@ -13866,6 +14730,9 @@ impl THBaseServiceAddColumnFamilyResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -13917,9 +14784,15 @@ impl THBaseServiceDeleteColumnFamilyArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TTableName::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = i_prot.read_bytes()?;
@@ -13981,6 +14854,9 @@ impl THBaseServiceDeleteColumnFamilyResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -14032,9 +14908,15 @@ impl THBaseServiceModifyColumnFamilyArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TTableName::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = TColumnFamilyDescriptor::read_from_in_protocol(i_prot)?;
@@ -14096,6 +14978,9 @@ impl THBaseServiceModifyColumnFamilyResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -14145,6 +15030,9 @@ impl THBaseServiceModifyTableArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TTableDescriptor::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -14200,6 +15088,9 @@ impl THBaseServiceModifyTableResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -14249,6 +15140,9 @@ impl THBaseServiceCreateNamespaceArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TNamespaceDescriptor::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -14304,6 +15198,9 @@ impl THBaseServiceCreateNamespaceResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -14353,6 +15250,9 @@ impl THBaseServiceModifyNamespaceArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TNamespaceDescriptor::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -14408,6 +15308,9 @@ impl THBaseServiceModifyNamespaceResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -14457,6 +15360,9 @@ impl THBaseServiceDeleteNamespaceArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_string()?;
           f_1 = Some(val);
@@ -14512,6 +15418,9 @@ impl THBaseServiceDeleteNamespaceResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
           f_1 = Some(val);
@@ -14561,6 +15470,9 @@ impl THBaseServiceGetNamespaceDescriptorArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let val = i_prot.read_string()?;
           f_1 = Some(val);
@@ -14627,9 +15539,15 @@ impl THBaseServiceGetNamespaceDescriptorResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = TNamespaceDescriptor::read_from_in_protocol(i_prot)?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -14740,6 +15658,9 @@ impl THBaseServiceListNamespaceDescriptorsResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TNamespaceDescriptor> = Vec::with_capacity(list_ident.size as usize);
@@ -14749,6 +15670,9 @@ impl THBaseServiceListNamespaceDescriptorsResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -14863,6 +15787,9 @@ impl THBaseServiceListNamespacesResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<String> = Vec::with_capacity(list_ident.size as usize);
@@ -14872,6 +15799,9 @@ impl THBaseServiceListNamespacesResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -14982,6 +15912,9 @@ impl THBaseServiceGetThriftServerTypeResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = TThriftServerType::read_from_in_protocol(i_prot)?;
           f_0 = Some(val);
@@ -15081,6 +16014,9 @@ impl THBaseServiceGetClusterIdResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let val = i_prot.read_string()?;
           f_0 = Some(val);
@@ -15132,6 +16068,9 @@ impl THBaseServiceGetSlowLogResponsesArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Set => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let set_ident = i_prot.read_set_begin()?;
           let mut val: BTreeSet<TServerName> = BTreeSet::new();
@@ -15141,6 +16080,9 @@ impl THBaseServiceGetSlowLogResponsesArgs {
           }
           i_prot.read_set_end()?;
           f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         2 => {
           let val = TLogQueryFilter::read_from_in_protocol(i_prot)?;
@@ -15215,6 +16157,9 @@ impl THBaseServiceGetSlowLogResponsesResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<TOnlineLogRecord> = Vec::with_capacity(list_ident.size as usize);
@@ -15224,6 +16169,9 @@ impl THBaseServiceGetSlowLogResponsesResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
@@ -15284,6 +16232,9 @@ impl THBaseServiceClearSlowLogResponsesArgs {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        1 if field_ident.field_type != TType::Set => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         1 => {
           let set_ident = i_prot.read_set_begin()?;
           let mut val: BTreeSet<TServerName> = BTreeSet::new();
@@ -15359,6 +16310,9 @@ impl THBaseServiceClearSlowLogResponsesResult {
       }
       let field_id = field_id(&field_ident)?;
       match field_id {
+        0 if field_ident.field_type != TType::List => {
+          i_prot.skip(field_ident.field_type)?;
+        },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
           let mut val: Vec<bool> = Vec::with_capacity(list_ident.size as usize);
@@ -15368,6 +16322,9 @@ impl THBaseServiceClearSlowLogResponsesResult {
           }
           i_prot.read_list_end()?;
           f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
         },
         1 => {
           let val = TIOError::read_from_in_protocol(i_prot)?;
