@@ -63,19 +63,25 @@ pub fn hex(b: &[u8]) -> String {
 
 /// Every corpus file, sorted by name.
 pub fn load() -> Vec<Seed> {
-    load_from(&dir())
+    let seeds = load_from(&dir());
+    assert!(!seeds.is_empty(), "the fuzz corpus {}", dir().display());
+    seeds
 }
 
 /// Open crashers: inputs that still break the server, kept out of the replayed corpus (one
-/// would abort the test process) and replayed one per child process by
-/// `decode_open_crashers` (`cargo test -p redbase --test fuzz -- --ignored open`).
+/// would abort the test process) in `fuzz_corpus/open/` (absent while there are none) and
+/// replayed one per child process by `decode_open_crashers`
+/// (`cargo test -p redbase --test fuzz open -- --ignored`).
 pub fn open_dir() -> PathBuf {
     dir().join("open")
 }
 
+/// The `.hex` files of `dir`, sorted by name (none if `dir` does not exist).
 pub fn load_from(dir: &Path) -> Vec<Seed> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("the fuzz corpus directory")
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "hex"))
