@@ -295,8 +295,7 @@ impl Region {
             recording: recording.clone(),
             meta: meta.clone(),
             on_large: hooks.on_commit,
-            queue: Mutex::new(Queued::default()),
-            idle: Condvar::new(),
+            queue: Arc::new(QueueShared::default()),
         };
         Region {
             meta,
@@ -343,14 +342,13 @@ impl Region {
 
     /// Refuses new writes and waits until everything already queued has committed.
     pub(crate) fn close(&self) {
+        let shared = &self.committer.queue;
         let mut q = self.committer.lock_queue();
         q.closed = true;
-        while q.scheduled {
-            q = self
-                .committer
-                .idle
-                .wait(q)
-                .unwrap_or_else(|p| p.into_inner());
+        // Until no worker holds the region any more: a worker still sending replies keeps the
+        // region's file open, and a reopened engine must be able to open it again at once.
+        while q.scheduled || q.releasing > 0 {
+            q = shared.idle.wait(q).unwrap_or_else(|p| p.into_inner());
         }
         drop(q);
         self.snapshots.clear();
@@ -645,8 +643,15 @@ struct Committer {
     recording: Recording,
     meta: RegionMeta,
     on_large: OnLarge,
+    /// Kept apart from the committer, so a worker can say it is done after it has dropped its
+    /// hold on the committer (and with it the region's file).
+    queue: Arc<QueueShared>,
+}
+
+#[derive(Default)]
+struct QueueShared {
     queue: Mutex<Queued>,
-    /// Signalled when the region has nothing queued or committing (for `close`).
+    /// Signalled when the region has nothing queued, committing or being released (`close`).
     idle: Condvar,
 }
 
@@ -656,6 +661,8 @@ struct Queued {
     requests: Vec<Request>,
     /// The region is in the pool's queue or a worker is committing it.
     scheduled: bool,
+    /// Workers past their commit that still hold the region (sending replies).
+    releasing: usize,
     closed: bool,
 }
 
@@ -677,11 +684,12 @@ impl commit_pool::Job for Committer {
         let (replies, committed) = self.process(batch);
         // Hand the region back before waking the writers, so the next batch can start on
         // another worker while this one sends replies.
+        let shared = self.queue.clone();
         {
             let mut q = self.lock_queue();
+            q.releasing += 1;
             if q.requests.is_empty() {
                 q.scheduled = false;
-                self.idle.notify_all();
             } else {
                 drop(q);
                 pool.schedule(self.clone());
@@ -693,12 +701,18 @@ impl commit_pool::Job for Committer {
         if let Some(size) = committed {
             (self.on_large)(&self.meta, size);
         }
+        drop(self);
+        let mut q = shared.queue.lock().unwrap_or_else(|p| p.into_inner());
+        q.releasing -= 1;
+        if q.releasing == 0 && !q.scheduled {
+            shared.idle.notify_all();
+        }
     }
 }
 
 impl Committer {
     fn lock_queue(&self) -> std::sync::MutexGuard<'_, Queued> {
-        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+        self.queue.queue.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Commits one batch; returns each job's reply and, after a successful commit, the
