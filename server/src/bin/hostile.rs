@@ -319,6 +319,8 @@ struct Counts {
     hangs: AtomicU64,
     unanswered: AtomicU64,
     bad_replies: AtomicU64,
+    /// EXCEPTION replies saying a handler panicked (the server caught it; still a bug).
+    panics: AtomicU64,
     connections: AtomicU64,
     connect_errors: AtomicU64,
 }
@@ -459,6 +461,9 @@ enum Got {
     Hang,
     Broken(String),
 }
+
+/// What `process_message` answers when a handler or decoder panicked.
+const PANIC_TEXT: &[u8] = b"internal error processing the call";
 
 fn is_close(e: &std::io::Error) -> bool {
     matches!(
@@ -635,7 +640,19 @@ fn worker(run: Arc<Run>, id: u64) {
                 Expect::Reply(p) => match read_answer(&mut s, wire, p, &mut buf) {
                     Got::Reply(r) => match check_reply(&request, p, &r) {
                         Ok(2) => add(&c.replies),
-                        Ok(_) => add(&c.exceptions),
+                        Ok(_) => {
+                            add(&c.exceptions);
+                            if r.windows(PANIC_TEXT.len()).any(|w| w == PANIC_TEXT) {
+                                add(&c.panics);
+                                run.finding(
+                                    "panic",
+                                    service,
+                                    wire,
+                                    &bytes,
+                                    &String::from_utf8_lossy(&r),
+                                );
+                            }
+                        }
                         Err(why) => {
                             add(&c.bad_replies);
                             run.finding(
@@ -745,7 +762,7 @@ fn report(run: &Run, started: Instant, label: &str) {
         .unwrap_or_else(|| "-".into());
     println!(
         "{label} {secs:.0}s sent={sent} ({:.0}/s) replies={} exceptions={} expected_closes={} \
-         http_400={} hangs={} unanswered={} bad_replies={} connections={} connect_errors={} \
+         http_400={} hangs={} unanswered={} bad_replies={} panics={} connections={} connect_errors={} \
          server_rss={rss} server_restarts={}",
         sent as f64 / secs.max(0.001),
         get(&c.replies),
@@ -755,6 +772,7 @@ fn report(run: &Run, started: Instant, label: &str) {
         get(&c.hangs),
         get(&c.unanswered),
         get(&c.bad_replies),
+        get(&c.panics),
         get(&c.connections),
         get(&c.connect_errors),
         run.server.lock().map(|s| s.1).unwrap_or(0),
@@ -833,7 +851,11 @@ fn main() -> ExitCode {
     }
     report(&run, started, "final");
     let c = &run.counts;
-    let bad = get(&c.hangs) + get(&c.unanswered) + get(&c.bad_replies) + get(&c.http_400);
+    let bad = get(&c.hangs)
+        + get(&c.unanswered)
+        + get(&c.bad_replies)
+        + get(&c.http_400)
+        + get(&c.panics);
     let down = run.stop.load(Ordering::Relaxed)
         && get(&c.sent) < run.cli.messages
         && Instant::now() < run.deadline;
