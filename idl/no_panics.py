@@ -59,10 +59,77 @@ def check_wire_types(text):
     return ARM.sub(arm, text)
 
 
+CONTAINER = re.compile(
+    r"^(?P<indent> +)let (?P<kind>list|set|map)_ident = i_prot\.read_(?:list|set|map)_begin\(\)\?;\n"
+    r" +let mut val: (?P<ty>.+?) = ",
+    re.M,
+)
+
+
+def wire_of(rust_type, enums, aliases):
+    t = rust_type.strip()
+    t = aliases.get(t, t)
+    if t in ("Vec<u8>", "String"):
+        return "String"
+    simple = {"bool": "Bool", "i8": "I08", "i16": "I16", "i32": "I32", "i64": "I64",
+              "OrderedFloat<f64>": "Double"}
+    if t in simple:
+        return simple[t]
+    if t.startswith("Vec<"):
+        return "List"
+    if t.startswith("BTreeSet<"):
+        return "Set"
+    if t.startswith("BTreeMap<"):
+        return "Map"
+    return "I32" if t in enums else "Struct"
+
+
+def split_pair(inner):
+    """`K, V` of a map type, split at the top-level comma."""
+    depth = 0
+    for i, ch in enumerate(inner):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            return inner[:i], inner[i + 1:]
+    raise ValueError(inner)
+
+
+def check_element_types(text):
+    """After each list, set or map header, a check that its element types are the IDL's. With
+    the field guards this keeps the decoder reading exactly the structure the frame walker
+    checked (a list declared to hold i64s but read as structs reserved 2^31 elements)."""
+    enums = set(re.findall(r"^pub struct (\w+)\(pub i32\);", text, re.M))
+    aliases = dict(re.findall(r"^pub type (\w+) = (.+);", text, re.M))
+
+    def check(m):
+        indent, kind, ty = m.group("indent"), m.group("kind"), m.group("ty")
+        inner = ty[ty.index("<") + 1: ty.rindex(">")]
+        err = (
+            f"{indent}  return Err(thrift::Error::Protocol(ProtocolError::new("
+            f"ProtocolErrorKind::InvalidData, \"{kind} elements of a type the IDL does not declare here\")));\n"
+        )
+        if kind == "map":
+            k, v = split_pair(inner)
+            kw, vw = wire_of(k, enums, aliases), wire_of(v, enums, aliases)
+            cond = (f"map_ident.size > 0 && (map_ident.key_type != Some(TType::{kw}) "
+                    f"|| map_ident.value_type != Some(TType::{vw}))")
+        else:
+            ew = wire_of(inner, enums, aliases)
+            cond = f"{kind}_ident.size > 0 && {kind}_ident.element_type != TType::{ew}"
+        header, rest = m.group(0).split("\n", 1)
+        return f"{header}\n{indent}if {cond} {{\n{err}{indent}}}\n{rest}"
+
+    return CONTAINER.sub(check, text)
+
+
 def main():
     path = sys.argv[1]
     text = open(path).read()
     text = check_wire_types(text)
+    text = check_element_types(text)
     pattern = re.compile(r'Ok\(ret\.expect\("return value should have been constructed"\)\)')
     replacement = (
         'ret.ok_or_else(|| thrift::Error::Protocol(ProtocolError::new('

@@ -268,3 +268,22 @@ fn fields_of_the_wrong_wire_type_are_skipped_not_misread() {
         assert_eq!(message_type(&c.reply(), Proto::Compact), 2);
     }
 }
+
+/// A Thrift2 `getMultiple` whose `list<TGet>` says its elements are i64s: the decoder read
+/// structs anyway and reserved 2^31-1 of them (the process aborted). Container elements of a
+/// type the IDL does not declare are a protocol error now.
+const LIST_OF_THE_WRONG_ELEMENTS: &str = "800100010000000b6765744d756c7469706c65000000010b000100000001740f00020a000000010f00020c7fffffff00";
+
+#[test]
+fn container_elements_of_the_wrong_type_are_refused() {
+    let s = TestServer::start(Config::default());
+    for wire in [Wire::Buffered, Wire::Framed, Wire::Http] {
+        replay(
+            s.thrift2,
+            wire,
+            Proto::Binary,
+            &hex(LIST_OF_THE_WRONG_ELEMENTS),
+            "elements of a type the IDL does not declare",
+        );
+    }
+}

@@ -703,6 +703,9 @@ impl TSerializable for BatchMutation {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Mutation> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_0 = Mutation::read_from_in_protocol(i_prot)?;
@@ -1005,6 +1008,9 @@ impl TSerializable for TRowResult {
         },
         2 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::Struct)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, TCell> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_1 = i_prot.read_bytes()?;
@@ -1019,6 +1025,9 @@ impl TSerializable for TRowResult {
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TColumn> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_3 = TColumn::read_from_in_protocol(i_prot)?;
@@ -1164,6 +1173,9 @@ impl TSerializable for TScan {
         },
         4 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_4 = i_prot.read_bytes()?;
@@ -1370,6 +1382,9 @@ impl TSerializable for TAppend {
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_5 = i_prot.read_bytes()?;
@@ -1383,6 +1398,9 @@ impl TSerializable for TAppend {
         },
         4 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_6 = i_prot.read_bytes()?;
@@ -6947,6 +6965,9 @@ impl HbaseGetTableNamesResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_7 = i_prot.read_bytes()?;
@@ -7076,6 +7097,9 @@ impl HbaseGetTableNamesWithIsTableEnabledResult {
         },
         0 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::Bool)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, bool> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_8 = i_prot.read_bytes()?;
@@ -7221,6 +7245,9 @@ impl HbaseGetColumnDescriptorsResult {
         },
         0 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::Struct)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, ColumnDescriptor> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_10 = i_prot.read_bytes()?;
@@ -7366,6 +7393,9 @@ impl HbaseGetTableRegionsResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TRegionInfo> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_12 = TRegionInfo::read_from_in_protocol(i_prot)?;
@@ -7450,6 +7480,9 @@ impl HbaseCreateTableArgs {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<ColumnDescriptor> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_13 = ColumnDescriptor::read_from_in_protocol(i_prot)?;
@@ -7743,6 +7776,9 @@ impl HbaseGetArgs {
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_14 = i_prot.read_bytes()?;
@@ -7835,6 +7871,9 @@ impl HbaseGetResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TCell> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_16 = TCell::read_from_in_protocol(i_prot)?;
@@ -7946,6 +7985,9 @@ impl HbaseGetVerArgs {
         },
         5 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_17 = i_prot.read_bytes()?;
@@ -8042,6 +8084,9 @@ impl HbaseGetVerResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TCell> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_19 = TCell::read_from_in_protocol(i_prot)?;
@@ -8162,6 +8207,9 @@ impl HbaseGetVerTsArgs {
         },
         6 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_20 = i_prot.read_bytes()?;
@@ -8262,6 +8310,9 @@ impl HbaseGetVerTsResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TCell> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_22 = TCell::read_from_in_protocol(i_prot)?;
@@ -8355,6 +8406,9 @@ impl HbaseGetRowArgs {
         },
         3 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_23 = i_prot.read_bytes()?;
@@ -8443,6 +8497,9 @@ impl HbaseGetRowResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_25 = TRowResult::read_from_in_protocol(i_prot)?;
@@ -8538,6 +8595,9 @@ impl HbaseGetRowWithColumnsArgs {
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_26 = i_prot.read_bytes()?;
@@ -8551,6 +8611,9 @@ impl HbaseGetRowWithColumnsArgs {
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_27 = i_prot.read_bytes()?;
@@ -8647,6 +8710,9 @@ impl HbaseGetRowWithColumnsResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_29 = TRowResult::read_from_in_protocol(i_prot)?;
@@ -8749,6 +8815,9 @@ impl HbaseGetRowTsArgs {
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_30 = i_prot.read_bytes()?;
@@ -8841,6 +8910,9 @@ impl HbaseGetRowTsResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_32 = TRowResult::read_from_in_protocol(i_prot)?;
@@ -8938,6 +9010,9 @@ impl HbaseGetRowWithColumnsTsArgs {
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_33 = i_prot.read_bytes()?;
@@ -8958,6 +9033,9 @@ impl HbaseGetRowWithColumnsTsArgs {
         },
         5 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_34 = i_prot.read_bytes()?;
@@ -9058,6 +9136,9 @@ impl HbaseGetRowWithColumnsTsResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_36 = TRowResult::read_from_in_protocol(i_prot)?;
@@ -9144,6 +9225,9 @@ impl HbaseGetRowsArgs {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_37 = i_prot.read_bytes()?;
@@ -9157,6 +9241,9 @@ impl HbaseGetRowsArgs {
         },
         3 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_38 = i_prot.read_bytes()?;
@@ -9249,6 +9336,9 @@ impl HbaseGetRowsResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_40 = TRowResult::read_from_in_protocol(i_prot)?;
@@ -9337,6 +9427,9 @@ impl HbaseGetRowsWithColumnsArgs {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_41 = i_prot.read_bytes()?;
@@ -9350,6 +9443,9 @@ impl HbaseGetRowsWithColumnsArgs {
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_42 = i_prot.read_bytes()?;
@@ -9363,6 +9459,9 @@ impl HbaseGetRowsWithColumnsArgs {
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_43 = i_prot.read_bytes()?;
@@ -9463,6 +9562,9 @@ impl HbaseGetRowsWithColumnsResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_45 = TRowResult::read_from_in_protocol(i_prot)?;
@@ -9551,6 +9653,9 @@ impl HbaseGetRowsTsArgs {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_46 = i_prot.read_bytes()?;
@@ -9571,6 +9676,9 @@ impl HbaseGetRowsTsArgs {
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_47 = i_prot.read_bytes()?;
@@ -9667,6 +9775,9 @@ impl HbaseGetRowsTsResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_49 = TRowResult::read_from_in_protocol(i_prot)?;
@@ -9757,6 +9868,9 @@ impl HbaseGetRowsWithColumnsTsArgs {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_50 = i_prot.read_bytes()?;
@@ -9770,6 +9884,9 @@ impl HbaseGetRowsWithColumnsTsArgs {
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_51 = i_prot.read_bytes()?;
@@ -9790,6 +9907,9 @@ impl HbaseGetRowsWithColumnsTsArgs {
         },
         5 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_52 = i_prot.read_bytes()?;
@@ -9894,6 +10014,9 @@ impl HbaseGetRowsWithColumnsTsResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_54 = TRowResult::read_from_in_protocol(i_prot)?;
@@ -9989,6 +10112,9 @@ impl HbaseMutateRowArgs {
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Mutation> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_55 = Mutation::read_from_in_protocol(i_prot)?;
@@ -10002,6 +10128,9 @@ impl HbaseMutateRowArgs {
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_56 = i_prot.read_bytes()?;
@@ -10178,6 +10307,9 @@ impl HbaseMutateRowTsArgs {
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Mutation> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_58 = Mutation::read_from_in_protocol(i_prot)?;
@@ -10198,6 +10330,9 @@ impl HbaseMutateRowTsArgs {
         },
         5 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_59 = i_prot.read_bytes()?;
@@ -10367,6 +10502,9 @@ impl HbaseMutateRowsArgs {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<BatchMutation> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_61 = BatchMutation::read_from_in_protocol(i_prot)?;
@@ -10380,6 +10518,9 @@ impl HbaseMutateRowsArgs {
         },
         3 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_62 = i_prot.read_bytes()?;
@@ -10543,6 +10684,9 @@ impl HbaseMutateRowsTsArgs {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<BatchMutation> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_64 = BatchMutation::read_from_in_protocol(i_prot)?;
@@ -10563,6 +10707,9 @@ impl HbaseMutateRowsTsArgs {
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_65 = i_prot.read_bytes()?;
@@ -10933,6 +11080,9 @@ impl HbaseDeleteAllArgs {
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_67 = i_prot.read_bytes()?;
@@ -11102,6 +11252,9 @@ impl HbaseDeleteAllTsArgs {
         },
         5 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_69 = i_prot.read_bytes()?;
@@ -11257,6 +11410,9 @@ impl HbaseDeleteAllRowArgs {
         },
         3 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_71 = i_prot.read_bytes()?;
@@ -11495,6 +11651,9 @@ impl HbaseIncrementRowsArgs {
         },
         1 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TIncrement> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_73 = TIncrement::read_from_in_protocol(i_prot)?;
@@ -11641,6 +11800,9 @@ impl HbaseDeleteAllRowTsArgs {
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_74 = i_prot.read_bytes()?;
@@ -11792,6 +11954,9 @@ impl HbaseScannerOpenWithScanArgs {
         },
         3 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_76 = i_prot.read_bytes()?;
@@ -11965,6 +12130,9 @@ impl HbaseScannerOpenArgs {
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_78 = i_prot.read_bytes()?;
@@ -11978,6 +12146,9 @@ impl HbaseScannerOpenArgs {
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_79 = i_prot.read_bytes()?;
@@ -12168,6 +12339,9 @@ impl HbaseScannerOpenWithStopArgs {
         },
         4 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_81 = i_prot.read_bytes()?;
@@ -12181,6 +12355,9 @@ impl HbaseScannerOpenWithStopArgs {
         },
         5 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_82 = i_prot.read_bytes()?;
@@ -12366,6 +12543,9 @@ impl HbaseScannerOpenWithPrefixArgs {
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_84 = i_prot.read_bytes()?;
@@ -12379,6 +12559,9 @@ impl HbaseScannerOpenWithPrefixArgs {
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_85 = i_prot.read_bytes()?;
@@ -12562,6 +12745,9 @@ impl HbaseScannerOpenTsArgs {
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_87 = i_prot.read_bytes()?;
@@ -12582,6 +12768,9 @@ impl HbaseScannerOpenTsArgs {
         },
         5 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_88 = i_prot.read_bytes()?;
@@ -12778,6 +12967,9 @@ impl HbaseScannerOpenWithStopTsArgs {
         },
         4 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Text> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_90 = i_prot.read_bytes()?;
@@ -12798,6 +12990,9 @@ impl HbaseScannerOpenWithStopTsArgs {
         },
         6 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_91 = i_prot.read_bytes()?;
@@ -13039,6 +13234,9 @@ impl HbaseScannerGetResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_93 = TRowResult::read_from_in_protocol(i_prot)?;
@@ -13212,6 +13410,9 @@ impl HbaseScannerGetListResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TRowResult> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_94 = TRowResult::read_from_in_protocol(i_prot)?;
@@ -13627,6 +13828,9 @@ impl HbaseAppendResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TCell> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_95 = TCell::read_from_in_protocol(i_prot)?;
@@ -13747,6 +13951,9 @@ impl HbaseCheckAndPutArgs {
         },
         7 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Text, Text> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_96 = i_prot.read_bytes()?;

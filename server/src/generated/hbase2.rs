@@ -1144,6 +1144,9 @@ impl TSerializable for TResult {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TColumnValue> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_0 = TColumnValue::read_from_in_protocol(i_prot)?;
@@ -1245,6 +1248,9 @@ impl TSerializable for TAuthorization {
         },
         1 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<String> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_1 = i_prot.read_string()?;
@@ -1440,6 +1446,9 @@ impl TSerializable for TGet {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TColumn> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_2 = TColumn::read_from_in_protocol(i_prot)?;
@@ -1481,6 +1490,9 @@ impl TSerializable for TGet {
         },
         7 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_3 = i_prot.read_bytes()?;
@@ -1718,6 +1730,9 @@ impl TSerializable for TPut {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TColumnValue> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_5 = TColumnValue::read_from_in_protocol(i_prot)?;
@@ -1738,6 +1753,9 @@ impl TSerializable for TPut {
         },
         5 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_6 = i_prot.read_bytes()?;
@@ -1881,6 +1899,9 @@ impl TSerializable for TDelete {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TColumn> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_8 = TColumn::read_from_in_protocol(i_prot)?;
@@ -1908,6 +1929,9 @@ impl TSerializable for TDelete {
         },
         6 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_9 = i_prot.read_bytes()?;
@@ -2055,6 +2079,9 @@ impl TSerializable for TIncrement {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TColumnIncrement> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_11 = TColumnIncrement::read_from_in_protocol(i_prot)?;
@@ -2068,6 +2095,9 @@ impl TSerializable for TIncrement {
         },
         4 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_12 = i_prot.read_bytes()?;
@@ -2215,6 +2245,9 @@ impl TSerializable for TAppend {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TColumnValue> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_14 = TColumnValue::read_from_in_protocol(i_prot)?;
@@ -2228,6 +2261,9 @@ impl TSerializable for TAppend {
         },
         3 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_15 = i_prot.read_bytes()?;
@@ -2418,6 +2454,9 @@ impl TSerializable for TScan {
         },
         3 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TColumn> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_17 = TColumn::read_from_in_protocol(i_prot)?;
@@ -2466,6 +2505,9 @@ impl TSerializable for TScan {
         },
         9 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_18 = i_prot.read_bytes()?;
@@ -2501,6 +2543,9 @@ impl TSerializable for TScan {
         },
         13 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::Struct)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Vec<u8>, TTimeRange> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_20 = i_prot.read_bytes()?;
@@ -2846,6 +2891,9 @@ impl TSerializable for TRowMutations {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TMutation> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_22 = TMutation::read_from_in_protocol(i_prot)?;
@@ -3378,6 +3426,9 @@ impl TSerializable for TColumnFamilyDescriptor {
         },
         2 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_23 = i_prot.read_bytes()?;
@@ -3392,6 +3443,9 @@ impl TSerializable for TColumnFamilyDescriptor {
         },
         3 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<String, String> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_25 = i_prot.read_string()?;
@@ -3717,6 +3771,9 @@ impl TSerializable for TTableDescriptor {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TColumnFamilyDescriptor> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_27 = TColumnFamilyDescriptor::read_from_in_protocol(i_prot)?;
@@ -3730,6 +3787,9 @@ impl TSerializable for TTableDescriptor {
         },
         3 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_28 = i_prot.read_bytes()?;
@@ -3840,6 +3900,9 @@ impl TSerializable for TNamespaceDescriptor {
         },
         2 => {
           let map_ident = i_prot.read_map_begin()?;
+          if map_ident.size > 0 && (map_ident.key_type != Some(TType::String) || map_ident.value_type != Some(TType::String)) {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "map elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeMap<String, String> = BTreeMap::new();
           for _ in 0..map_ident.size {
             let map_key_30 = i_prot.read_string()?;
@@ -9500,6 +9563,9 @@ impl THBaseServiceExistsAllArgs {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TGet> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_32 = TGet::read_from_in_protocol(i_prot)?;
@@ -9584,6 +9650,9 @@ impl THBaseServiceExistsAllResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Bool {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<bool> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_33 = i_prot.read_bool()?;
@@ -9816,6 +9885,9 @@ impl THBaseServiceGetMultipleArgs {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TGet> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_34 = TGet::read_from_in_protocol(i_prot)?;
@@ -9900,6 +9972,9 @@ impl THBaseServiceGetMultipleResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TResult> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_35 = TResult::read_from_in_protocol(i_prot)?;
@@ -10311,6 +10386,9 @@ impl THBaseServicePutMultipleArgs {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TPut> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_36 = TPut::read_from_in_protocol(i_prot)?;
@@ -10569,6 +10647,9 @@ impl THBaseServiceDeleteMultipleArgs {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TDelete> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_37 = TDelete::read_from_in_protocol(i_prot)?;
@@ -10653,6 +10734,9 @@ impl THBaseServiceDeleteMultipleResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TDelete> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_38 = TDelete::read_from_in_protocol(i_prot)?;
@@ -11461,6 +11545,9 @@ impl THBaseServiceGetScannerRowsResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TResult> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_39 = TResult::read_from_in_protocol(i_prot)?;
@@ -11896,6 +11983,9 @@ impl THBaseServiceGetScannerResultsResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TResult> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_40 = TResult::read_from_in_protocol(i_prot)?;
@@ -12201,6 +12291,9 @@ impl THBaseServiceGetAllRegionLocationsResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<THRegionLocation> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_41 = THRegionLocation::read_from_in_protocol(i_prot)?;
@@ -12627,6 +12720,9 @@ impl THBaseServiceGetTableDescriptorsArgs {
         },
         1 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TTableName> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_42 = TTableName::read_from_in_protocol(i_prot)?;
@@ -12706,6 +12802,9 @@ impl THBaseServiceGetTableDescriptorsResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TTableDescriptor> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_43 = TTableDescriptor::read_from_in_protocol(i_prot)?;
@@ -12997,6 +13096,9 @@ impl THBaseServiceGetTableDescriptorsByPatternResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TTableDescriptor> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_44 = TTableDescriptor::read_from_in_protocol(i_prot)?;
@@ -13141,6 +13243,9 @@ impl THBaseServiceGetTableDescriptorsByNamespaceResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TTableDescriptor> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_45 = TTableDescriptor::read_from_in_protocol(i_prot)?;
@@ -13298,6 +13403,9 @@ impl THBaseServiceGetTableNamesByPatternResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TTableName> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_46 = TTableName::read_from_in_protocol(i_prot)?;
@@ -13442,6 +13550,9 @@ impl THBaseServiceGetTableNamesByNamespaceResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TTableName> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_47 = TTableName::read_from_in_protocol(i_prot)?;
@@ -13526,6 +13637,9 @@ impl THBaseServiceCreateTableArgs {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Vec<u8>> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_48 = i_prot.read_bytes()?;
@@ -14515,6 +14629,9 @@ impl THBaseServiceIsTableAvailableWithSplitArgs {
         },
         2 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<Vec<u8>> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_49 = i_prot.read_bytes()?;
@@ -15663,6 +15780,9 @@ impl THBaseServiceListNamespaceDescriptorsResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TNamespaceDescriptor> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_50 = TNamespaceDescriptor::read_from_in_protocol(i_prot)?;
@@ -15792,6 +15912,9 @@ impl THBaseServiceListNamespacesResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::String {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<String> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_51 = i_prot.read_string()?;
@@ -16073,6 +16196,9 @@ impl THBaseServiceGetSlowLogResponsesArgs {
         },
         1 => {
           let set_ident = i_prot.read_set_begin()?;
+          if set_ident.size > 0 && set_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "set elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeSet<TServerName> = BTreeSet::new();
           for _ in 0..set_ident.size {
             let set_elem_52 = TServerName::read_from_in_protocol(i_prot)?;
@@ -16162,6 +16288,9 @@ impl THBaseServiceGetSlowLogResponsesResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<TOnlineLogRecord> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_53 = TOnlineLogRecord::read_from_in_protocol(i_prot)?;
@@ -16237,6 +16366,9 @@ impl THBaseServiceClearSlowLogResponsesArgs {
         },
         1 => {
           let set_ident = i_prot.read_set_begin()?;
+          if set_ident.size > 0 && set_ident.element_type != TType::Struct {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "set elements of a type the IDL does not declare here")));
+          }
           let mut val: BTreeSet<TServerName> = BTreeSet::new();
           for _ in 0..set_ident.size {
             let set_elem_54 = TServerName::read_from_in_protocol(i_prot)?;
@@ -16315,6 +16447,9 @@ impl THBaseServiceClearSlowLogResponsesResult {
         },
         0 => {
           let list_ident = i_prot.read_list_begin()?;
+          if list_ident.size > 0 && list_ident.element_type != TType::Bool {
+            return Err(thrift::Error::Protocol(ProtocolError::new(ProtocolErrorKind::InvalidData, "list elements of a type the IDL does not declare here")));
+          }
           let mut val: Vec<bool> = Vec::with_capacity(list_ident.size as usize);
           for _ in 0..list_ident.size {
             let list_elem_55 = i_prot.read_bool()?;
