@@ -165,3 +165,15 @@ impl Filter for Compiled {
 pub fn same_column(c: &Cell, family: &[u8], qualifier: &[u8]) -> bool {
     c.family == family && c.qualifier == qualifier
 }
+
+/// A filter's seek hint if it moves the scan on from `row`: forward, the next row read is the
+/// first at or after the hint; reversed, the first below it.
+pub fn hint_past(hint: Option<&Vec<u8>>, row: &[u8], reversed: bool) -> Option<Vec<u8>> {
+    let h = hint?;
+    let moves = if reversed {
+        h.as_slice() <= row
+    } else {
+        h.as_slice() > row
+    };
+    moves.then(|| h.clone())
+}

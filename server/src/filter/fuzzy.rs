@@ -236,15 +236,7 @@ impl HFilter for FuzzyRow {
     }
 
     fn row_hint(&self, row: &[u8]) -> Option<Vec<u8>> {
-        // Forward the next row read is the first at or after the hint; reversed, the first
-        // below it.
-        let h = self.hint.as_ref()?;
-        let moves = if self.reversed {
-            h.as_slice() <= row
-        } else {
-            h.as_slice() > row
-        };
-        moves.then(|| h.clone())
+        super::eval::hint_past(self.hint.as_ref(), row, self.reversed)
     }
 
     fn reset(&mut self) {

@@ -239,15 +239,8 @@ impl HFilter for MultiRowRange {
     }
 
     fn row_hint(&self, row: &[u8]) -> Option<Vec<u8>> {
-        // Forward: the next row read is the first at or after the hint; reversed, the first
-        // below it (so an inclusive stop carries a 0 byte to keep the stop row itself).
-        let h = self.hint.as_ref()?;
-        let moves = if self.reversed {
-            h.as_slice() <= row
-        } else {
-            h.as_slice() > row
-        };
-        moves.then(|| h.clone())
+        // Reversed, an inclusive stop carries a 0 byte to keep the stop row itself.
+        super::eval::hint_past(self.hint.as_ref(), row, self.reversed)
     }
 
     fn reset(&mut self) {
