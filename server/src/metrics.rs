@@ -87,6 +87,31 @@ impl Metrics {
             Unit::Seconds,
             latency.clone(),
         );
+        let times = engine.maintenance_times().clone();
+        for (name, help, h) in [
+            (
+                "redbase_split_duration",
+                "Region splits, from the start of the copy to the switch",
+                times.split,
+            ),
+            (
+                "redbase_split_pause",
+                "How long each region split held the region's writes",
+                times.split_pause,
+            ),
+            (
+                "redbase_major_compaction_duration",
+                "Major compactions of one region, from the start of the copy to the switch",
+                times.compaction,
+            ),
+            (
+                "redbase_major_compaction_pause",
+                "How long each region's major compaction held its writes",
+                times.compaction_pause,
+            ),
+        ] {
+            registry.register_with_unit(name, help, Unit::Seconds, h);
+        }
         let connections = Family::<GatewayLabels, Gauge>::default();
         registry.register(
             "redbase_open_connections",
@@ -248,6 +273,33 @@ impl Collector for EngineCollector {
             [(no_labels.clone(), counter(e.compaction_count()))],
             C,
         )?;
+        let (cache_held, cache_files) = e.cache_held();
+        for (name, help, value) in [
+            (
+                "redbase_cache_bytes",
+                "Page cache given out to open region files (budget: redbase_cache_bytes_max)",
+                cache_held,
+            ),
+            (
+                "redbase_cache_bytes_max",
+                "The page cache budget all region files share (--cache-size)",
+                e.cache_budget(),
+            ),
+            (
+                "redbase_cache_files",
+                "Region files holding a part of the page cache budget",
+                cache_files,
+            ),
+        ] {
+            family(
+                &mut encoder,
+                name,
+                help,
+                None,
+                [(no_labels.clone(), ConstGauge::new(value as i64))],
+                G,
+            )?;
+        }
         let b = &self.budget;
         family(
             &mut encoder,

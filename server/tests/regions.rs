@@ -289,3 +289,74 @@ fn acknowledged_writes_survive_size_triggered_splits() {
         }
     }
 }
+
+/// Splits and major compactions show in /metrics as histograms of their whole duration and of
+/// the pause they held writes for.
+#[test]
+fn splits_and_compactions_report_durations_and_pauses_in_metrics() {
+    let (_d, e) = engine();
+    table(&e, "t", vec![FamilyDescriptor::new(b"f")]);
+    for i in 0..200 {
+        put(&e, "t", &format!("r{i:03}"), "f:q", 1, "v");
+    }
+    e.split_region("t", b"r100", Some(b"r100")).unwrap();
+    e.compact("t", true).unwrap();
+    let metrics = redbase::metrics::Metrics::new(
+        e.clone(),
+        Vec::new(),
+        redbase::thrift::Budget::new(1 << 20),
+    );
+    let text = metrics.render().unwrap();
+    let sample = |name: &str| -> f64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in\n{text}"))
+    };
+    assert_eq!(sample("redbase_split_duration_seconds_count"), 1.0);
+    assert_eq!(sample("redbase_split_pause_seconds_count"), 1.0);
+    // One major compaction of each of the two regions.
+    assert_eq!(
+        sample("redbase_major_compaction_duration_seconds_count"),
+        2.0
+    );
+    assert_eq!(sample("redbase_major_compaction_pause_seconds_count"), 2.0);
+    assert!(
+        sample("redbase_split_pause_seconds_sum") <= sample("redbase_split_duration_seconds_sum")
+    );
+    assert_eq!(e.split_pauses().len(), 1);
+}
+
+/// Region files share one page cache budget: the parts given out stay within it (plus a small
+/// floor per file) however many regions open, and come back when regions close.
+#[test]
+fn region_files_share_one_cache_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let budget = 16 << 20;
+    let e = Engine::open(
+        dir.path(),
+        EngineConfig {
+            cache_size: budget,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let splits: Vec<Vec<u8>> = (1..40u8).map(|i| vec![i]).collect();
+    let d = TableDescriptor::new(TableName::parse("t").unwrap())
+        .with_family(FamilyDescriptor::new(b"f"));
+    e.create_table(d, &splits).unwrap();
+    let (held, files) = e.cache_held();
+    assert_eq!(files, 40);
+    assert_eq!(e.cache_budget(), budget);
+    assert!(
+        held <= budget + files * redbase::engine::cache::MIN_SHARE,
+        "{held} bytes held by {files} files"
+    );
+    // A split closes one file and opens two.
+    put(&e, "t", "\u{5}a", "f:q", 1, "v");
+    put(&e, "t", "\u{5}b", "f:q", 1, "v");
+    e.split_region("t", b"\x05a", Some(b"\x05b")).unwrap();
+    assert_eq!(e.cache_held().1, 41);
+    e.disable_table("t").unwrap();
+    e.delete_table("t").unwrap();
+    assert_eq!(e.cache_held(), (0, 0));
+}

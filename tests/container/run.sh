@@ -25,7 +25,7 @@ if ! command -v buildah >/dev/null 2>&1; then
     }
 fi
 if ! command -v musl-gcc >/dev/null 2>&1; then
-    # The musl build compiles mimalloc (the static binary's allocator) with musl-gcc.
+    # The musl build compiles jemalloc (the allocator of every build) with musl-gcc.
     echo "== installing musl-tools"
     sudo_cmd=""
     [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"

@@ -62,7 +62,10 @@ impl Catalog {
             file: path.clone(),
             message: e.to_string(),
         };
-        let db = Database::create(&path).map_err(|e| bad(&e))?;
+        let db = redb::Builder::new()
+            .set_cache_size(super::cache::CATALOG_CACHE)
+            .create(&path)
+            .map_err(|e| bad(&e))?;
         // Make sure every table exists and the cluster has an id.
         let txn = db.begin_write().map_err(|e| bad(&e))?;
         {
@@ -149,7 +152,10 @@ impl Catalog {
         if poisoned || slot.is_none() {
             // Close the poisoned file first: redb holds a lock on it while it is open.
             *slot = None;
-            let db = Database::create(&self.path).map_err(|e| {
+            let db = redb::Builder::new()
+                .set_cache_size(super::cache::CATALOG_CACHE)
+                .create(&self.path)
+                .map_err(|e| {
                 err(&format!(
                     "the catalog is unavailable after a storage I/O error and cannot be reopened yet ({e}): retry"
                 ))

@@ -1,6 +1,7 @@
 //! Splits and compactions: the engine side that picks regions, asks [`super::rewrite`] to copy
 //! them, and switches the catalog and the region map.
 
+use prometheus_client::metrics::histogram::Histogram;
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::Receiver;
@@ -56,6 +57,37 @@ pub(crate) fn split_loop(inner: Weak<Inner>, rx: Receiver<(String, u64)>) {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&id);
+    }
+}
+
+/// Split pauses kept for [`Engine::split_pauses`]; the histograms count every one.
+pub const RECENT_PAUSES: usize = 1024;
+
+/// Buckets from 100 µs to 10 min: a pause is milliseconds, a whole rewrite of a big region minutes.
+const MAINTENANCE_BUCKETS: [f64; 16] = [
+    0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0, 30.0, 120.0,
+    600.0,
+];
+
+/// How long splits and major compactions took (from start to switch) and how long each held
+/// the region's writes, in seconds.
+#[derive(Clone, Debug)]
+pub struct MaintenanceTimes {
+    pub split: Histogram,
+    pub split_pause: Histogram,
+    pub compaction: Histogram,
+    pub compaction_pause: Histogram,
+}
+
+impl Default for MaintenanceTimes {
+    fn default() -> Self {
+        let h = || Histogram::new(MAINTENANCE_BUCKETS);
+        MaintenanceTimes {
+            split: h(),
+            split_pause: h(),
+            compaction: h(),
+            compaction_pause: h(),
+        }
     }
 }
 
@@ -126,19 +158,34 @@ impl Engine {
                 file: format!("{b}.redb"),
             },
         ];
+        let began = std::time::Instant::now();
         let out = self.replace_region(&name, &parent, children, None)?;
+        self.inner
+            .times
+            .split
+            .observe(began.elapsed().as_secs_f64());
+        self.inner
+            .times
+            .split_pause
+            .observe(out.pause.as_secs_f64());
         self.inner.splits.fetch_add(1, Ordering::Relaxed);
         // A half that is still too big splits again without waiting for another write.
         let on_large = self.on_large();
         for r in &out.regions {
             on_large(&r.meta, r.info().size);
         }
-        self.inner
-            .split_pauses
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(out.pause);
-        tracing::info!(region = %parent.meta.name(), at = %String::from_utf8_lossy(&mid), pause_us = out.pause.as_micros() as u64, "region split");
+        {
+            let mut recent = self
+                .inner
+                .split_pauses
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            if recent.len() == RECENT_PAUSES {
+                recent.pop_front();
+            }
+            recent.push_back(out.pause);
+        }
+        tracing::info!(region = %parent.meta.name(), at = %String::from_utf8_lossy(&mid), pause_us = out.pause.as_micros() as u64, paused_keys = out.paused_keys, "region split");
         Ok(out.pause)
     }
 
@@ -209,8 +256,17 @@ impl Engine {
                     file: format!("{id}-{gen}.redb"),
                     ..r.meta.clone()
                 };
-                self.replace_region(&name, &r, vec![child], Some((&desc, now_ms())))?
-                    .stats
+                let began = std::time::Instant::now();
+                let out = self.replace_region(&name, &r, vec![child], Some((&desc, now_ms())))?;
+                self.inner
+                    .times
+                    .compaction
+                    .observe(began.elapsed().as_secs_f64());
+                self.inner
+                    .times
+                    .compaction_pause
+                    .observe(out.pause.as_secs_f64());
+                out.stats
             } else {
                 minor_compact(&r, &desc)?
             };

@@ -8,6 +8,7 @@
 //! namespace administration, [`maintenance`] splits and compactions driven by the engine,
 //! `recovery` reopening a region's file after a storage I/O error.
 
+pub mod cache;
 pub mod catalog;
 pub mod cell;
 mod commit_pool;
@@ -17,6 +18,7 @@ pub mod error;
 pub mod family_values;
 pub mod keys;
 mod maintenance;
+pub use maintenance::{MaintenanceTimes, RECENT_PAUSES};
 pub mod read;
 mod recovery;
 pub mod region;
@@ -72,6 +74,8 @@ pub struct EngineConfig {
     pub commit_threads: usize,
     /// For tests: a switch that makes region files' writes fail as on a full disk.
     pub storage_faults: Option<StorageFaults>,
+    /// Bytes of page cache shared by every region file ([`cache`]).
+    pub cache_size: usize,
 }
 
 impl Default for EngineConfig {
@@ -81,6 +85,7 @@ impl Default for EngineConfig {
             max_value_size: 10 * 1024 * 1024,
             commit_threads: 16,
             storage_faults: None,
+            cache_size: cache::default_budget(),
         }
     }
 }
@@ -114,7 +119,9 @@ pub(crate) struct Inner {
     last_region_id: AtomicU64,
     pub split_tx: Mutex<Option<Sender<(String, u64)>>>,
     pub split_pending: Arc<Mutex<HashSet<u64>>>,
-    pub split_pauses: Mutex<Vec<Duration>>,
+    /// The last [`maintenance::RECENT_PAUSES`] split pauses, newest last.
+    pub split_pauses: Mutex<std::collections::VecDeque<Duration>>,
+    pub times: maintenance::MaintenanceTimes,
     pub splits: AtomicU64,
     pub compactions: AtomicU64,
     /// Successful region commits since the engine opened (each region's own count restarts
@@ -122,6 +129,7 @@ pub(crate) struct Inner {
     pub commits: Arc<AtomicU64>,
     maintenance: Mutex<Option<std::thread::JoinHandle<()>>>,
     pub commit_pool: CommitPool,
+    pub cache: Arc<cache::CacheBudget>,
     /// Regions down after a storage I/O error, and the count of such errors.
     pub health: Arc<recovery::Health>,
 }
@@ -152,6 +160,7 @@ impl Engine {
         let (catalog, loaded) = Catalog::open(&dir)?;
         let (split_tx, split_rx) = std::sync::mpsc::channel();
         let commit_pool = CommitPool::new(config.commit_threads);
+        let cache = cache::CacheBudget::new(config.cache_size);
         let inner = Arc::new(Inner {
             dir: dir.clone(),
             config,
@@ -162,12 +171,14 @@ impl Engine {
             last_region_id: AtomicU64::new(0),
             split_tx: Mutex::new(Some(split_tx)),
             split_pending: Arc::new(Mutex::new(HashSet::new())),
-            split_pauses: Mutex::new(Vec::new()),
+            split_pauses: Mutex::new(std::collections::VecDeque::new()),
+            times: maintenance::MaintenanceTimes::default(),
             splits: AtomicU64::new(0),
             compactions: AtomicU64::new(0),
             commits: Arc::new(AtomicU64::new(0)),
             maintenance: Mutex::new(None),
             commit_pool,
+            cache,
             health: Arc::default(),
         });
         let engine = Engine { inner };
@@ -329,6 +340,7 @@ impl Engine {
             pool: self.inner.commit_pool.clone(),
             health: self.inner.health.clone(),
             faults: self.inner.config.storage_faults.clone(),
+            cache: self.inner.cache.clone(),
         }
     }
 
@@ -748,13 +760,31 @@ impl Engine {
         self.inner.commits.load(Ordering::Relaxed)
     }
 
-    /// How long writes paused in each split so far.
+    /// How long writes paused in each of the last splits (at most
+    /// [`maintenance::RECENT_PAUSES`]), oldest first.
     pub fn split_pauses(&self) -> Vec<Duration> {
         self.inner
             .split_pauses
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .clone()
+            .iter()
+            .copied()
+            .collect()
+    }
+
+    /// Page cache bytes given out to open region files, and how many files hold them.
+    pub fn cache_held(&self) -> (usize, usize) {
+        self.inner.cache.held()
+    }
+
+    /// The page cache budget every region file shares.
+    pub fn cache_budget(&self) -> usize {
+        self.inner.cache.total()
+    }
+
+    /// Durations of splits and major compactions, whole and paused, as /metrics shows them.
+    pub fn maintenance_times(&self) -> &maintenance::MaintenanceTimes {
+        &self.inner.times
     }
 }
 

@@ -37,6 +37,7 @@ use redb::{
     TransactionError,
 };
 
+use super::cache::CacheShare;
 use super::error::StorageError;
 use super::region::{RegionStats, REGION_TABLE, SIZE_KEY};
 use super::snapshot::Snapshots;
@@ -161,10 +162,13 @@ pub(crate) fn open_db(
     path: &Path,
     create: bool,
     faults: Option<&StorageFaults>,
+    cache_bytes: usize,
 ) -> Result<Database, DatabaseError> {
+    let mut builder = redb::Builder::new();
+    builder.set_cache_size(cache_bytes);
     match faults {
-        None if create => Database::create(path),
-        None => Database::open(path),
+        None if create => builder.create(path),
+        None => builder.open(path),
         Some(f) => {
             let file = OpenOptions::new()
                 .read(true)
@@ -172,7 +176,7 @@ pub(crate) fn open_db(
                 .create(create)
                 .truncate(false)
                 .open(path)?;
-            redb::Builder::new().create_with_backend(FaultyBackend {
+            builder.create_with_backend(FaultyBackend {
                 inner: FileBackend::new(file)?,
                 faults: f.clone(),
             })
@@ -293,6 +297,8 @@ pub(crate) struct RegionFile {
     /// The region was closed: never reopen its file again (a new engine may own it now).
     closed: AtomicBool,
     failure: Mutex<Option<Failure>>,
+    /// The file's part of the cache budget, held while the region lives (a reopen keeps it).
+    cache: CacheShare,
     faults: Option<StorageFaults>,
     health: Arc<Health>,
     snapshots: Arc<Snapshots>,
@@ -306,6 +312,7 @@ pub(crate) struct FileParts {
     pub table: String,
     pub region: String,
     pub db: Database,
+    pub cache: CacheShare,
     pub faults: Option<StorageFaults>,
     pub health: Arc<Health>,
     pub snapshots: Arc<Snapshots>,
@@ -324,6 +331,7 @@ impl RegionFile {
             failed: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             failure: Mutex::new(None),
+            cache: p.cache,
             faults: p.faults,
             health: p.health,
             snapshots: p.snapshots,
@@ -479,7 +487,7 @@ impl RegionFile {
         let old = self.db.write().unwrap_or_else(|p| p.into_inner()).take();
         self.snapshots.committed();
         drop(old);
-        match open_db(&self.path, false, self.faults.as_ref()) {
+        match open_db(&self.path, false, self.faults.as_ref(), self.cache.bytes()) {
             Ok(db) => {
                 // The repair went back to the last durable commit; take the size it records.
                 if let Some(size) = stored_size(&db) {

@@ -12,6 +12,7 @@ use redb::{Database, ReadableTable, TableDefinition, WriteTransaction};
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
+use super::cache::{CacheBudget, CacheShare};
 use super::cell::{RowBuilder, RowResult};
 use super::commit_pool::{self, CommitPool};
 use super::error::StorageError;
@@ -107,12 +108,22 @@ pub(crate) struct RegionHooks {
     pub pool: CommitPool,
     pub health: Arc<Health>,
     pub faults: Option<StorageFaults>,
+    pub cache: Arc<CacheBudget>,
+}
+
+/// A region file open with its part of the cache budget.
+pub(crate) struct OpenFile {
+    pub db: Database,
+    pub cache: CacheShare,
 }
 
 impl RegionHooks {
     /// Opens (or creates) a region file the way every region of the engine opens it.
-    pub fn open_db(&self, path: &Path, create: bool) -> Result<Database, StorageError> {
-        recovery::open_db(path, create, self.faults.as_ref()).map_err(|e| storage(path, e))
+    pub fn open_db(&self, path: &Path, create: bool) -> Result<OpenFile, StorageError> {
+        let cache = self.cache.share();
+        let db = recovery::open_db(path, create, self.faults.as_ref(), cache.bytes())
+            .map_err(|e| storage(path, e))?;
+        Ok(OpenFile { db, cache })
     }
 }
 
@@ -204,8 +215,8 @@ impl Region {
         hooks: RegionHooks,
     ) -> Result<Region, StorageError> {
         let path = dir.join(&meta.file);
-        let db = hooks.open_db(&path, true)?;
-        let txn = db.begin_write().map_err(|e| storage(&path, e))?;
+        let file = hooks.open_db(&path, true)?;
+        let txn = file.db.begin_write().map_err(|e| storage(&path, e))?;
         {
             let mut t = txn
                 .open_table(REGION_TABLE)
@@ -217,7 +228,7 @@ impl Region {
                 .map_err(|e| storage(&path, e))?;
         }
         txn.commit().map_err(|e| storage(&path, e))?;
-        Ok(Region::from_db(path, db, meta, 0, hooks))
+        Ok(Region::from_db(path, file, meta, 0, hooks))
     }
 
     /// Opens an existing region file, checking that it is the region the catalog expects.
@@ -230,8 +241,8 @@ impl Region {
         if !path.exists() {
             return Err(storage(&path, "region file is missing"));
         }
-        let db = hooks.open_db(&path, false)?;
-        let txn = redb::ReadableDatabase::begin_read(&db).map_err(|e| storage(&path, e))?;
+        let file = hooks.open_db(&path, false)?;
+        let txn = redb::ReadableDatabase::begin_read(&file.db).map_err(|e| storage(&path, e))?;
         let t = txn
             .open_table(REGION_TABLE)
             .map_err(|e| storage(&path, format!("not a region file: {e}")))?;
@@ -257,13 +268,13 @@ impl Region {
             .unwrap_or(0);
         drop(t);
         drop(txn);
-        Ok(Region::from_db(path, db, meta, size, hooks))
+        Ok(Region::from_db(path, file, meta, size, hooks))
     }
 
     /// Wraps an open region file; its writes commit on `hooks.pool`.
     pub(crate) fn from_db(
         path: PathBuf,
-        db: Database,
+        open: OpenFile,
         meta: RegionMeta,
         size: u64,
         hooks: RegionHooks,
@@ -278,7 +289,8 @@ impl Region {
             path: path.clone(),
             table: meta.table.clone(),
             region: meta.name(),
-            db,
+            db: open.db,
+            cache: open.cache,
             faults: hooks.faults,
             health: hooks.health,
             snapshots: snapshots.clone(),

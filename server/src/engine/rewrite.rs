@@ -1,6 +1,8 @@
 //! Rewriting a region into new files: a split writes two halves, a major compaction writes one
 //! purged copy. Reads go on against the old file throughout; writes go on during the copy and
-//! are recorded, then pause only while the recorded keys are replayed and the catalog switches.
+//! are recorded. Rounds of catch-up replay the recorded keys while writes go on, each round
+//! replaying what the one before let through, so that writes pause only for the last few keys
+//! and the catalog switch: a pause that does not grow with the region's size.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -8,26 +10,33 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use redb::{Database, ReadableTable, TableHandle, WriteTransaction};
+use redb::{ReadableTable, TableHandle, WriteTransaction};
 
 use super::compaction::{keep_flags, CompactStats};
 use super::error::StorageError;
 use super::keys::{self, CellKey};
 use super::read::RawEntry;
-use super::region::{family_def, Region, RegionMeta, INFO_KEY, REGION_TABLE, SIZE_KEY};
+use super::region::{family_def, OpenFile, Region, RegionMeta, INFO_KEY, REGION_TABLE, SIZE_KEY};
 use super::schema::TableDescriptor;
+
+/// Catch-up rounds at most before writes pause (writers faster than replay never converge).
+const CATCH_UP_ROUNDS: usize = 8;
+/// Recorded keys few enough to replay with writes paused.
+const PAUSED_REPLAY_KEYS: usize = 256;
 
 /// What a rewrite produced.
 pub(crate) struct Rewritten {
     pub regions: Vec<Arc<Region>>,
     /// How long writes to the old region were held.
     pub pause: Duration,
+    /// Keys replayed while writes were paused.
+    pub paused_keys: usize,
     pub stats: CompactStats,
 }
 
 struct Target {
     meta: RegionMeta,
-    db: Database,
+    file: OpenFile,
     size: u64,
     entries: u64,
 }
@@ -78,10 +87,10 @@ fn copy_and_install(
     for meta in metas {
         let path = dir.join(&meta.file);
         let _ = std::fs::remove_file(&path);
-        let db = hooks.open_db(&path, true)?;
+        let file = hooks.open_db(&path, true)?;
         targets.push(Target {
             meta,
-            db,
+            file,
             size: 0,
             entries: 0,
         });
@@ -89,7 +98,7 @@ fn copy_and_install(
     let cleanup = |targets: Vec<Target>| {
         for t in targets {
             let path = dir.join(&t.meta.file);
-            drop(t.db);
+            drop(t.file);
             let _ = std::fs::remove_file(path);
         }
     };
@@ -99,7 +108,7 @@ fn copy_and_install(
     let copied = (|| -> Result<(), StorageError> {
         let txns: Vec<WriteTransaction> = targets
             .iter()
-            .map(|t| t.db.begin_write())
+            .map(|t| t.file.db.begin_write())
             .collect::<Result<_, _>>()
             .map_err(|e| parent.storage_err(e))?;
         let names: Vec<String> = snap
@@ -182,17 +191,24 @@ fn copy_and_install(
         return Err(e);
     }
 
-    // Phase 2: pause writes, replay what they changed meanwhile, switch.
+    // Phase 2: catch up with the writes made meanwhile, writes still going on.
+    for _ in 0..CATCH_UP_ROUNDS {
+        let recorded = take_recorded(parent);
+        let n = recorded.len();
+        if let Err(e) = replay(parent, &mut targets, &recorded) {
+            cleanup(targets);
+            return Err(e);
+        }
+        if n <= PAUSED_REPLAY_KEYS {
+            break;
+        }
+    }
+
+    // Phase 3: pause writes, replay the last keys, switch.
     let gate = parent.gate.lock().unwrap_or_else(|p| p.into_inner());
     let paused = Instant::now();
-    let recorded: BTreeSet<(Vec<u8>, Vec<u8>)> = parent
-        .recording
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .take()
-        .unwrap_or_default()
-        .into_iter()
-        .collect();
+    let recorded = take_recorded(parent);
+    let paused_keys = recorded.len();
     if let Err(e) = replay(parent, &mut targets, &recorded) {
         drop(gate);
         cleanup(targets);
@@ -204,7 +220,7 @@ fn copy_and_install(
         let path = dir.join(&t.meta.file);
         regions.push(Arc::new(Region::from_db(
             path,
-            t.db,
+            t.file,
             t.meta,
             t.size,
             hooks.clone(),
@@ -222,6 +238,7 @@ fn copy_and_install(
             Ok(Rewritten {
                 regions,
                 pause,
+                paused_keys,
                 stats: CompactStats {
                     regions: 1,
                     entries_before,
@@ -242,6 +259,20 @@ fn copy_and_install(
     }
 }
 
+/// The keys recorded so far, leaving an empty record for the writes still to come. A key is
+/// recorded only after its commit, so a snapshot begun after this sees every key taken.
+fn take_recorded(parent: &Region) -> BTreeSet<(Vec<u8>, Vec<u8>)> {
+    parent
+        .recording
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_mut()
+        .map(std::mem::take)
+        .unwrap_or_default()
+        .into_iter()
+        .collect()
+}
+
 /// Brings the targets up to date with keys written after the snapshot.
 fn replay(
     parent: &Region,
@@ -254,7 +285,7 @@ fn replay(
     let snap = parent.file.begin_read()?;
     let txns: Vec<WriteTransaction> = targets
         .iter()
-        .map(|t| t.db.begin_write())
+        .map(|t| t.file.db.begin_write())
         .collect::<Result<_, _>>()
         .map_err(|e| parent.storage_err(e))?;
     for (family, key) in recorded {
