@@ -18,6 +18,7 @@
 #   ORACLE_MASTER_PORT [19160]   ORACLE_RS_PORT [19162]
 #   ORACLE_MASTER_XMX [768m]     ORACLE_THRIFT_XMX [160m]  (heap of each gateway); direct
 #                         memory is capped at 256m (master) and 64m (each gateway)
+#   ORACLE_JVM_OPTS       extra flags for every JVM, after (so overriding) the ones above []
 #   ORACLE_START_TIMEOUT  seconds start waits for both gateways [300]
 #   ORACLE_STOP_GRACE     seconds stop waits after SIGTERM before SIGKILL, per JVM [8]
 #   PYTHON                interpreter for the readiness probe (needs thriftpy2) [python3]
@@ -144,6 +145,10 @@ jvm_flags() { # role heap direct-memory -> java flags of one JVM
   echo "-Dredbase.oracle.run=$RUN_DIR -Dredbase.oracle.role=$1 -Xms64m -Xmx$2"
   echo "-XX:MaxDirectMemorySize=$3 -XX:ReservedCodeCacheSize=64m"
   echo "-XX:+UseSerialGC -XX:TieredStopAtLevel=1"
+  # extra flags last, so they override the above (e.g. -XX:TieredStopAtLevel=4 for the full JIT)
+  if [[ -n "${ORACLE_JVM_OPTS:-}" ]]; then
+    echo "$ORACLE_JVM_OPTS"
+  fi
   echo "-Djava.net.preferIPv4Stack=true -Djava.io.tmpdir=$RUN_DIR/data/tmp"
   echo "-Dlog4j2.configurationFile=$HERE/conf/log4j2.properties"
   echo "-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true"

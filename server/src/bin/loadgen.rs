@@ -131,6 +131,40 @@ struct BenchArgs {
     /// Gets at 16 connections must reach this fraction of the null server.
     #[arg(long, default_value_t = 0.70)]
     target: f64,
+    /// Thrift2 only: the `TDurability` every measured put carries (default: none set, so the
+    /// table's default applies, which is durable). Thrift1's `mutateRow` has no such field.
+    #[arg(long, value_enum)]
+    durability: Option<DurabilityKind>,
+    /// `always`: create the table if missing and write the `--rows` rows before measuring;
+    /// `skip`: the table and its rows are there already (checked: the last row must exist);
+    /// `only`: create and write, then exit without measuring (to load a server once for many
+    /// runs).
+    #[arg(long, value_enum, default_value_t = Preload::Always)]
+    preload: Preload,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Preload {
+    Always,
+    Skip,
+    Only,
+}
+
+/// Thrift2's `TDurability` values a put can carry (USE_DEFAULT is the same as not setting it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum DurabilityKind {
+    /// SKIP_WAL (1).
+    #[value(name = "skip-wal")]
+    Skip,
+    /// ASYNC_WAL (2).
+    #[value(name = "async-wal")]
+    Async,
+    /// SYNC_WAL (3).
+    #[value(name = "sync-wal")]
+    Sync,
+    /// FSYNC_WAL (4).
+    #[value(name = "fsync-wal")]
+    Fsync,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -414,6 +448,8 @@ struct Spec {
     mix: Vec<(OpKind, u32)>,
     transport: TransportKind,
     protocol: ProtocolKind,
+    /// Thrift2 puts only: the durability measured puts carry (preloading never sets one).
+    durability: Option<DurabilityKind>,
 }
 
 impl Spec {
@@ -443,6 +479,7 @@ impl Spec {
             mix: parse_mix(&a.mix)?,
             transport: a.transport,
             protocol: a.protocol,
+            durability: None,
         })
     }
 
@@ -473,6 +510,32 @@ impl Spec {
         match self.service {
             ServiceKind::Thrift2 => t2::prepare(self, addr),
             _ => self.prepare1(addr),
+        }
+    }
+
+    /// `--preload skip`: checks that an earlier run loaded the rows (the last one exists).
+    fn check_loaded(&self, addr: SocketAddr) -> Result<(), String> {
+        let mut s = self.session(addr)?;
+        let last = self.rows - 1;
+        let r = match &mut s {
+            Session::T1(c) => c
+                .get(
+                    self.table.clone(),
+                    row_key(last),
+                    self.column.clone(),
+                    BTreeMap::new(),
+                )
+                .map_err(|e| format!("get: {e}"))
+                .map(|cells| cells.len() == 1),
+            Session::T2(c) => t2::has_row(self, c, row_key(last)),
+        };
+        match r {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(format!(
+                "--preload skip: row {} is missing; load the table first (--preload only)",
+                String::from_utf8_lossy(&row_key(last))
+            )),
+            Err(e) => Err(format!("--preload skip: {e}")),
         }
     }
 
@@ -585,7 +648,8 @@ impl Spec {
                 bloom_filter_type: Some("NONE".into()),
                 bloom_filter_vector_size: Some(0),
                 bloom_filter_nb_hashes: Some(0),
-                block_cache_enabled: Some(false),
+                // HBase honours this: false would make every HBase read miss its block cache
+                block_cache_enabled: Some(true),
                 time_to_live: Some(i32::MAX),
             };
             c.create_table(self.table.clone(), vec![family])
@@ -1397,7 +1461,16 @@ fn bench(a: BenchArgs) -> Result<bool, String> {
 
 /// One gateway, redbase vs its null server: the verdict on the target, if measured.
 fn bench_one(a: &BenchArgs, service: ServiceKind) -> Result<Option<bool>, String> {
-    let spec = Arc::new(Spec::new(&a.client, service, a.thrift2_scan)?);
+    let mut spec = Spec::new(&a.client, service, a.thrift2_scan)?;
+    if let Some(d) = a.durability {
+        if service != ServiceKind::Thrift2 {
+            return Err(format!(
+                "--durability {d:?} needs --service thrift2: Thrift1's mutateRow cannot carry one"
+            ));
+        }
+        spec.durability = Some(d);
+    }
+    let spec = Arc::new(spec);
     let ticks = clock_ticks();
     let cores = thread::available_parallelism().map_or(0, |n| n.get());
     let load_before = loadavg();
@@ -1414,7 +1487,7 @@ fn bench_one(a: &BenchArgs, service: ServiceKind) -> Result<Option<bool>, String
             addr
         }
     };
-    let mut null_srv = if a.no_null {
+    let mut null_srv = if a.no_null || a.preload == Preload::Only {
         None
     } else {
         Some(start_null(&spec)?)
@@ -1444,12 +1517,23 @@ fn bench_one(a: &BenchArgs, service: ServiceKind) -> Result<Option<bool>, String
         spec.rows, spec.value.len(), spec.scan_rows, a.client.mix, a.secs, a.rounds, cores, load_before
     );
     let t = Instant::now();
-    spec.prepare(redbase_addr)?;
-    println!(
-        "loadgen: preloaded {} rows in {:.2} s",
-        spec.rows,
-        t.elapsed().as_secs_f64()
-    );
+    if a.preload == Preload::Skip {
+        spec.check_loaded(redbase_addr)?;
+        println!("loadgen: not preloading (--preload skip): the table holds its rows");
+    } else {
+        spec.prepare(redbase_addr)?;
+        println!(
+            "loadgen: preloaded {} rows in {:.2} s",
+            spec.rows,
+            t.elapsed().as_secs_f64()
+        );
+    }
+    if a.preload == Preload::Only {
+        return Ok(None);
+    }
+    if let Some(d) = spec.durability {
+        println!("loadgen: measured puts carry durability {d:?} (TDurability)");
+    }
 
     let mut cells: Vec<Cell> = Vec::new();
     for &w in &a.workloads {
@@ -1975,7 +2059,9 @@ mod t2 {
     use redbase::thrift::{process_message, Service};
     use thrift::server::TProcessor;
 
-    use super::{open_protocols, row_key, InProt, OpKind, OutProt, Rng, Spec, T2Scan};
+    use super::{
+        open_protocols, row_key, DurabilityKind, InProt, OpKind, OutProt, Rng, Spec, T2Scan,
+    };
 
     pub(super) type Client = THBaseServiceSyncClient<InProt, OutProt>;
 
@@ -2104,8 +2190,14 @@ mod t2 {
             }
             OpKind::Put => {
                 let row = format!("w{:016x}", rng.next()).into_bytes();
-                c.put(spec.table.clone(), tput(spec, row))
-                    .map_err(|x| e("put", x))?;
+                let mut p = tput(spec, row);
+                p.durability = spec.durability.map(|d| match d {
+                    DurabilityKind::Skip => TDurability::SKIP_WAL,
+                    DurabilityKind::Async => TDurability::ASYNC_WAL,
+                    DurabilityKind::Sync => TDurability::SYNC_WAL,
+                    DurabilityKind::Fsync => TDurability::FSYNC_WAL,
+                });
+                c.put(spec.table.clone(), p).map_err(|x| e("put", x))?;
             }
             OpKind::Scan => {
                 let n = spec.scan_rows as u64;
@@ -2132,6 +2224,14 @@ mod t2 {
             }
         }
         Ok(())
+    }
+
+    /// Whether `row` has the one cell of the full value size.
+    pub(super) fn has_row(spec: &Spec, c: &mut Client, row: Vec<u8>) -> Result<bool, String> {
+        let r = c
+            .get(spec.table.clone(), tget(row, Some(vec![column(spec)])))
+            .map_err(|e| format!("get: {e}"))?;
+        Ok(check_one(spec, &r, "get").is_ok())
     }
 
     /// Creates the table (if missing) and loads the rows gets and scans read.

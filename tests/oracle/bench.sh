@@ -1,0 +1,434 @@
+#!/usr/bin/env bash
+# redbase vs Apache HBase 2.6 (the oracle of tests/oracle/hbase.sh), side by side and interleaved.
+#
+# Starts (or reuses) the oracle HBase and a release redbase on free loopback ports with a fresh
+# data directory, loads the same table into both once, then for R rounds runs every cell
+# (workload x connections x gateway) once against each server, alternating which goes first,
+# with `loadgen bench --addr ... --no-null --rounds 1`. Prints one markdown table: median ops/s
+# of each server, the median of the per-round ratios redbase/HBase and their min-max.
+# A benchmark, not a test: it is not part of tests/run.
+#
+#   tests/oracle/bench.sh [options]
+#     --rounds R           rounds [3]
+#     --secs S             measured seconds per cell, server and round [3]
+#     --warmup S           unrecorded seconds before each measurement (loadgen --warmup-secs) [0.2]
+#     --rows N             preloaded rows (100-byte values) [100000]
+#     --connections LIST   connection counts [1,16]
+#     --services LIST      gateways [thrift1,thrift2]
+#     --cells LIST         workloads [get,put,put-async,scan,ycsb-a,ycsb-b,ycsb-c,ycsb-e]
+#     --keep-hbase         leave the oracle running if this script started it
+#     --hbase-jvm-opts S   extra JVM flags when this script starts HBase (ORACLE_JVM_OPTS)
+#                          [-XX:TieredStopAtLevel=4: the full JIT; the oracle itself runs C1 only]
+#     --no-fsync-check     skip the strace count of fsync calls under puts
+#     --no-build           use the binaries as they are
+#     --out DIR            keep every loadgen output there [a temp dir, deleted at the end]
+#
+# Environment: CARGO_TARGET_DIR (where the binaries are built and found [<repo>/target]),
+# REDBASE_BIN and LOADGEN_BIN (take these binaries; implies --no-build), and the ORACLE_*
+# variables of hbase.sh (ports, heap).
+#
+# Cells (all through loadgen; Thrift2 scans are openScanner + getScannerRows + closeScanner):
+#   get        one cell of a random preloaded row (Thrift1 get, Thrift2 get of f:q)
+#   put        one 100-byte cell to a new random row; Thrift1 mutateRow, Thrift2 put with no
+#              durability set (so the table default: SYNC_WAL)
+#   put-async  Thrift2 only: the same put with durability ASYNC_WAL
+#   scan       100 consecutive preloaded rows
+#   ycsb-a/b/c/e  loadgen --workloads mix: A getrow=50,put=50; B getrow=95,put=5; C getrow=100;
+#              E scan=95,put=5. YCSB reads whole records, hence getRow; its updates hit
+#              existing records, these puts write new rows; its E scans 1-100 rows, these 100.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+ORACLE="$HERE/hbase.sh"
+PY="${PYTHON:-python3}"
+
+ROUNDS=3
+SECS=3
+WARMUP=0.2
+ROWS=100000
+CONNS=1,16
+SERVICES=thrift1,thrift2
+CELLS=get,put,put-async,scan,ycsb-a,ycsb-b,ycsb-c,ycsb-e
+KEEP_HBASE=0
+HBASE_JVM_OPTS="-XX:TieredStopAtLevel=4"
+FSYNC_CHECK=1
+BUILD=1
+OUT=""
+TABLE=redbase_bench
+CMDLINE="$0${*:+ $*}"
+
+log() { echo "bench: $*" >&2; }
+die() { log "$*"; exit 1; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+
+while (($#)); do
+  case "$1" in
+    --rounds) ROUNDS="$2"; shift 2 ;;
+    --secs) SECS="$2"; shift 2 ;;
+    --warmup) WARMUP="$2"; shift 2 ;;
+    --rows) ROWS="$2"; shift 2 ;;
+    --connections) CONNS="$2"; shift 2 ;;
+    --services) SERVICES="$2"; shift 2 ;;
+    --cells) CELLS="$2"; shift 2 ;;
+    --keep-hbase) KEEP_HBASE=1; shift ;;
+    --hbase-jvm-opts) HBASE_JVM_OPTS="$2"; shift 2 ;;
+    --no-fsync-check) FSYNC_CHECK=0; shift ;;
+    --no-build) BUILD=0; shift ;;
+    --out) OUT="$2"; shift 2 ;;
+    -h | --help) usage ;;
+    *) log "unknown option $1"; usage ;;
+  esac
+done
+[[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive integer"
+[[ "$ROWS" =~ ^[1-9][0-9]*$ ]] || die "--rows must be a positive integer"
+((ROWS > 100)) || die "--rows must exceed the 100 rows of a scan"
+
+# ---------------------------------------------------------------------------------------------
+# binaries
+
+TARGET="${CARGO_TARGET_DIR:-$REPO/target}"
+if [[ -n "${REDBASE_BIN:-}" || -n "${LOADGEN_BIN:-}" ]]; then
+  BUILD=0
+fi
+REDBASE="${REDBASE_BIN:-$TARGET/release/redbase}"
+LOADGEN="${LOADGEN_BIN:-$TARGET/release/loadgen}"
+if ((BUILD)); then
+  log "building release redbase and loadgen (cargo, target dir $TARGET)"
+  (cd "$REPO" && cargo build --release -q -p redbase --bin loadgen --bin redbase) ||
+    die "cargo build failed"
+fi
+[[ -x "$REDBASE" && -x "$LOADGEN" ]] || die "missing $REDBASE or $LOADGEN (build them, or drop --no-build)"
+
+# ---------------------------------------------------------------------------------------------
+# clean-up: only what this script started
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/redbase-bench.XXXXXX")"
+[[ -n "$OUT" ]] || OUT="$WORK/out"
+mkdir -p "$OUT"
+REDBASE_PID=""
+STARTED_HBASE=0
+cleanup() {
+  local rc=$?
+  if [[ -n "$REDBASE_PID" ]] && kill -0 "$REDBASE_PID" 2>/dev/null; then
+    kill -TERM "$REDBASE_PID" 2>/dev/null || true
+    local i
+    for i in $(seq 1 100); do
+      kill -0 "$REDBASE_PID" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$REDBASE_PID" 2>/dev/null || true
+    wait "$REDBASE_PID" 2>/dev/null || true
+  fi
+  if ((STARTED_HBASE)); then
+    if ((KEEP_HBASE)); then
+      log "leaving the oracle HBase running (--keep-hbase); stop it with $ORACLE stop"
+    else
+      "$ORACLE" stop >/dev/null 2>&1 || log "hbase.sh stop failed"
+    fi
+  fi
+  rm -rf "$WORK/data"
+  if [[ "$OUT" == "$WORK/out" ]]; then
+    rm -rf "$WORK"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------------------------------------
+# HBase
+
+T1_HBASE="127.0.0.1:${ORACLE_THRIFT1_PORT:-19090}"
+T2_HBASE="127.0.0.1:${ORACLE_THRIFT2_PORT:-19091}"
+RUN_DIR="${ORACLE_RUN_DIR:-${TMPDIR:-/tmp}/redbase-oracle-$(id -u)}"
+if "$ORACLE" status >/dev/null 2>&1; then
+  HBASE_NOTE="reused a running oracle (its JVM flags are whatever it was started with)"
+  log "$HBASE_NOTE"
+else
+  log "starting the oracle HBase (ORACLE_JVM_OPTS=$HBASE_JVM_OPTS)"
+  STARTED_HBASE=1
+  ORACLE_JVM_OPTS="$HBASE_JVM_OPTS" "$ORACLE" start >"$WORK/hbase-start.log" 2>&1 || {
+    cat "$WORK/hbase-start.log" >&2
+    die "the oracle did not start"
+  }
+  HBASE_NOTE="started by this script with ORACLE_JVM_OPTS=\"$HBASE_JVM_OPTS\""
+fi
+
+# ---------------------------------------------------------------------------------------------
+# redbase on free loopback ports below 32768
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+pick_port() {
+  local p i
+  for i in $(seq 1 200); do
+    p=$((20000 + RANDOM % 12768))
+    if port_free "$p" && [[ " ${PICKED:-} " != *" $p "* ]]; then
+      PICKED="${PICKED:-} $p"
+      echo "$p"
+      return 0
+    fi
+  done
+  die "no free port found"
+}
+
+start_redbase() {
+  local try
+  for try in 1 2 3; do
+    PICKED=""
+    R1="127.0.0.1:$(pick_port)"
+    R2="127.0.0.1:$(pick_port)"
+    RHTTP="127.0.0.1:$(pick_port)"
+    rm -rf "$WORK/data"
+    mkdir -p "$WORK/data"
+    "$REDBASE" serve --data-dir "$WORK/data" --thrift1-addr "$R1" --thrift2-addr "$R2" \
+      --http-addr "$RHTTP" >"$WORK/redbase.log" 2>&1 &
+    REDBASE_PID=$!
+    local i
+    for i in $(seq 1 100); do
+      kill -0 "$REDBASE_PID" 2>/dev/null || break
+      if "$REDBASE" healthcheck --http-addr "$RHTTP" --timeout-secs 1 >/dev/null 2>&1 &&
+        ! port_free "${R1#*:}" && ! port_free "${R2#*:}"; then
+        return 0
+      fi
+      sleep 0.1
+    done
+    log "redbase did not come up (try $try); last log lines:"
+    tail -n 5 "$WORK/redbase.log" >&2 || true
+    kill -KILL "$REDBASE_PID" 2>/dev/null || true
+    wait "$REDBASE_PID" 2>/dev/null || true
+    REDBASE_PID=""
+  done
+  die "redbase would not start"
+}
+start_redbase
+log "redbase pid $REDBASE_PID: thrift1 $R1, thrift2 $R2, http $RHTTP, data $WORK/data"
+
+# ---------------------------------------------------------------------------------------------
+# cells
+
+addr_of() { # server service -> address
+  case "$1:$2" in
+    redbase:thrift1) echo "$R1" ;;
+    redbase:thrift2) echo "$R2" ;;
+    hbase:thrift1) echo "$T1_HBASE" ;;
+    hbase:thrift2) echo "$T2_HBASE" ;;
+  esac
+}
+
+cell_args() { # cell service -> loadgen arguments, or nothing if the cell does not apply
+  case "$1" in
+    get) echo "--workloads get" ;;
+    put) echo "--workloads put" ;;
+    put-async) [[ "$2" == thrift2 ]] && echo "--workloads put --durability async-wal" ;;
+    scan) echo "--workloads scan --scan-rows 100" ;;
+    ycsb-a) echo "--workloads mix --mix getrow=50,put=50" ;;
+    ycsb-b) echo "--workloads mix --mix getrow=95,put=5" ;;
+    ycsb-c) echo "--workloads mix --mix getrow=100" ;;
+    ycsb-e) echo "--workloads mix --mix scan=95,put=5 --scan-rows 100" ;;
+    *) die "unknown cell $1" ;;
+  esac
+  return 0
+}
+
+cell_label() { # cell service -> the label in the table
+  local s
+  s=$([[ "$2" == thrift1 ]] && echo T1 || echo T2)
+  case "$1" in
+    put) [[ "$2" == thrift1 ]] && echo "$s put (mutateRow)" || echo "$s put (durability unset)" ;;
+    put-async) echo "$s put ASYNC_WAL" ;;
+    scan) echo "$s scan 100 rows" ;;
+    ycsb-a) echo "$s YCSB A (50 getRow / 50 put)" ;;
+    ycsb-b) echo "$s YCSB B (95 getRow / 5 put)" ;;
+    ycsb-c) echo "$s YCSB C (100 getRow)" ;;
+    ycsb-e) echo "$s YCSB E (95 scan / 5 put)" ;;
+    *) echo "$s $1" ;;
+  esac
+}
+
+# One measurement: server service cell conns round -> ops/s on stdout ("err" on failure).
+measure() {
+  local server="$1" service="$2" cell="$3" conns="$4" round="$5" f rate
+  local -a extra
+  read -r -a extra <<<"$(cell_args "$cell" "$service")"
+  f="$OUT/$cell.$service.c$conns.r$round.$server.txt"
+  if "$LOADGEN" bench --addr "$(addr_of "$server" "$service")" --service "$service" \
+    --table "$TABLE" --rows "$ROWS" --value-size 100 --preload skip --no-null \
+    --connections "$conns" --secs "$SECS" --rounds 1 --warmup-secs "$WARMUP" "${extra[@]}" \
+    >"$f" 2>&1; then
+    rate=$(awk -F'|' -v c="$conns" '$3 ~ "^ *"c" *$" && $4 ~ /[0-9]/ {gsub(/ /, "", $4); print $4; exit}' "$f")
+  fi
+  if [[ -z "${rate:-}" ]]; then
+    log "$server $service $cell at $conns connections failed: $(tail -n 2 "$f" | tr '\n' ' ')"
+    rate=err
+  fi
+  echo "$rate"
+}
+
+IFS=, read -r -a SERVICE_LIST <<<"$SERVICES"
+IFS=, read -r -a CELL_LIST <<<"$CELLS"
+IFS=, read -r -a CONN_LIST <<<"$CONNS"
+KEYS=()
+for service in "${SERVICE_LIST[@]}"; do
+  [[ "$service" == thrift1 || "$service" == thrift2 ]] || die "unknown service $service"
+  for cell in "${CELL_LIST[@]}"; do
+    [[ -n "$(cell_args "$cell" "$service")" ]] || continue
+    for conns in "${CONN_LIST[@]}"; do
+      KEYS+=("$service|$cell|$conns")
+    done
+  done
+done
+((${#KEYS[@]})) || die "no cells"
+
+# ---------------------------------------------------------------------------------------------
+# fsync check: what a put costs on the disk on each side, counted with strace
+
+FSYNC_NOTES=()
+fsync_count() { # server pid durability(or "") -> "about N puts, M calls" on stdout
+  local server="$1" pid="$2" dur="$3" st="$WORK/strace.txt" sp rate puts calls
+  local f="$OUT/fsync.$server.${dur:-unset}.txt"
+  timeout 120 strace -f -qq -c -e trace=fsync,fdatasync,sync_file_range,syncfs -p "$pid" \
+    -o "$st" 2>/dev/null &
+  sp=$!
+  sleep 3 # attaching to a JVM's threads takes a moment
+  "$LOADGEN" bench --addr "$(addr_of "$server" thrift2)" --service thrift2 --table "$TABLE" --rows "$ROWS" --preload skip --no-null \
+    --workloads put --connections 1 --secs 2 --rounds 1 --warmup-secs 0 \
+    ${dur:+--durability "$dur"} >"$f" 2>&1 || true
+  sleep 1
+  kill -INT "$sp" 2>/dev/null || true
+  wait "$sp" 2>/dev/null || true
+  rate=$(awk -F'|' '$2 ~ /put/ {gsub(/ /, "", $4); print $4; exit}' "$f")
+  puts=$(awk -v r="${rate:-0}" 'BEGIN {printf "%d", r * 2}')
+  calls=$(awk '$NF ~ /^(fsync|fdatasync|sync_file_range|syncfs)$/ {n += $4} END {print n + 0}' "$st")
+  printf '%s\t%s\t%s\t%s\n' "$server" "${dur:-unset}" "$puts" "$calls" >>"$WORK/fsync.tsv"
+  echo "about $puts puts, $calls fsync/fdatasync calls"
+}
+
+# ---------------------------------------------------------------------------------------------
+# load both servers once (Thrift2 putMultiple of 1,000 rows; both gateways read the same table)
+
+LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
+T_START=$(date +%s)
+for server in redbase hbase; do
+  log "loading $ROWS rows into $server"
+  "$LOADGEN" bench --addr "$(addr_of "$server" thrift2)" --service thrift2 --table "$TABLE" \
+    --rows "$ROWS" --value-size 100 --preload only --no-null >"$OUT/preload.$server.txt" 2>&1 || {
+    cat "$OUT/preload.$server.txt" >&2
+    die "preloading $server failed"
+  }
+  grep 'preloaded' "$OUT/preload.$server.txt" | sed "s/^loadgen:/bench: $server:/" >&2 || true
+done
+
+if ((FSYNC_CHECK)) && command -v strace >/dev/null; then
+  HBASE_MASTER_PID="$(cat "$RUN_DIR/pids/master.pid" 2>/dev/null || true)"
+  log "counting fsync calls under puts (strace, a few seconds each)"
+  FSYNC_NOTES+=("redbase, Thrift2 put, durability unset: $(fsync_count redbase "$REDBASE_PID" "")")
+  FSYNC_NOTES+=("redbase, Thrift2 put, ASYNC_WAL: $(fsync_count redbase "$REDBASE_PID" async-wal)")
+  if [[ -n "$HBASE_MASTER_PID" ]]; then
+    FSYNC_NOTES+=("HBase (master JVM, holds the region server and its WAL), Thrift2 put, durability unset: $(fsync_count hbase "$HBASE_MASTER_PID" "")")
+    FSYNC_NOTES+=("HBase, Thrift2 put, FSYNC_WAL: $(fsync_count hbase "$HBASE_MASTER_PID" fsync-wal)")
+  fi
+fi
+
+# ---------------------------------------------------------------------------------------------
+# the rounds
+
+RESULTS="$OUT/results.tsv"
+: >"$RESULTS"
+total=$((${#KEYS[@]} * ROUNDS * 2))
+n=0
+for ((round = 1; round <= ROUNDS; round++)); do
+  i=0
+  for key in "${KEYS[@]}"; do
+    IFS='|' read -r service cell conns <<<"$key"
+    if (((round + i) % 2)); then order=(hbase redbase); else order=(redbase hbase); fi
+    for server in "${order[@]}"; do
+      rate=$(measure "$server" "$service" "$cell" "$conns" "$round")
+      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$service" "$cell" "$conns" "$round" "$server" "$rate" >>"$RESULTS"
+      n=$((n + 1))
+    done
+    i=$((i + 1))
+  done
+  log "round $round/$ROUNDS done ($n/$total runs, $(($(date +%s) - T_START)) s, load average $(cut -d' ' -f1-3 /proc/loadavg))"
+done
+LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
+ELAPSED=$(($(date +%s) - T_START))
+
+# ---------------------------------------------------------------------------------------------
+# the report
+
+LABELS="$WORK/labels.tsv"
+: >"$LABELS"
+for key in "${KEYS[@]}"; do
+  IFS='|' read -r service cell conns <<<"$key"
+  printf '%s\t%s\t%s\t%s\n' "$service" "$cell" "$conns" "$(cell_label "$cell" "$service")" >>"$LABELS"
+done
+
+COMMIT="$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [[ -n "$(git -C "$REPO" status --porcelain -- server 2>/dev/null)" ]]; then
+  COMMIT="$COMMIT (server/ has uncommitted changes)"
+fi
+echo
+echo "## redbase vs HBase 2.6 (tests/oracle/bench.sh)"
+echo
+echo "command: \`${CMDLINE#"$REPO"/}\`"
+echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); redbase commit $COMMIT; $(nproc) cores; load average before $LOAD_BEFORE, after $LOAD_AFTER; $ELAPSED s of loading and measuring"
+echo "setup: $ROWS preloaded rows of one 100-byte cell; $ROUNDS rounds of $SECS s per cell and server (+ $WARMUP s warm-up), the order alternating; one loadgen process per measurement, buffered transport, binary protocol"
+echo "HBase: ${ORACLE_HBASE_VERSION:-2.6.1} standalone, the oracle of tests/oracle/hbase.sh (master + region server + ZooKeeper in one JVM, Thrift1 and Thrift2 gateways in their own), $HBASE_NOTE"
+echo
+"$PY" - "$RESULTS" "$LABELS" <<'EOF'
+import statistics, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+labels = [l.rstrip("\n").split("\t") for l in open(sys.argv[2]) if l.strip()]
+rates = {}
+for service, cell, conns, rnd, server, rate in rows:
+    rates.setdefault((service, cell, conns), {}).setdefault(rnd, {})[server] = rate
+print("| cell | conns | redbase ops/s (median) | HBase ops/s (median) | ratio redbase/HBase: median (per-round min–max) |")
+print("|---|---:|---:|---:|---|")
+for service, cell, conns, label in labels:
+    per = rates.get((service, cell, conns), {})
+    r, h, q, bad = [], [], [], 0
+    for rnd in sorted(per, key=int):
+        x, y = per[rnd].get("redbase", "err"), per[rnd].get("hbase", "err")
+        try:
+            x, y = float(x), float(y)
+        except ValueError:
+            bad += 1
+            continue
+        r.append(x)
+        h.append(y)
+        if y > 0:
+            q.append(x / y)
+    fmt = lambda v: f"{statistics.median(v):.0f}" if v else "-"
+    ratio = f"{statistics.median(q):.2f} ({min(q):.2f}–{max(q):.2f})" if q else "-"
+    if bad:
+        ratio += f"; {bad} round(s) failed"
+    print(f"| {label} | {conns} | {fmt(r)} | {fmt(h)} | {ratio} |")
+EOF
+echo
+echo "Notes:"
+echo "- HBase standalone writes its WAL to the local filesystem (hbase.rootdir file://, hbase.unsafe.stream.capability.enforce=false because those streams lack hflush/hsync)."
+if ((${#FSYNC_NOTES[@]})); then
+  echo "- fsync/fdatasync/sync_file_range/syncfs calls counted with strace -f while one connection put for 2 s (this run):"
+  for note in "${FSYNC_NOTES[@]}"; do
+    echo "  - $note"
+  done
+  awk -F'\t' '
+    $1 == "redbase" && $2 == "unset" { rp = $3; rc = $4 }
+    $1 == "hbase" && $2 == "unset" { hp = $3; hc = $4 }
+    $1 == "hbase" && $2 == "fsync-wal" { fp = $3; fc = $4 }
+    END {
+      if (hp > 0 && hc * 10 < hp && (fp == 0 || fc * 10 < fp))
+        print "  HBase synced far less often than once per put, with FSYNC_WAL too: its acknowledged puts are not on disk, so durable puts are not like for like" (rp > 0 && rc * 2 >= rp ? " (redbase synced about once per durable put)." : ".")
+      else if (hp > 0)
+        print "  HBase synced about as often as it acknowledged puts: durable puts compare like for like here."
+    }' "$WORK/fsync.tsv"
+else
+  echo "- fsync behaviour not checked in this run (--no-fsync-check or no strace): durable puts may not be like for like."
+fi
+echo "- The oracle's JVMs are sized for a small footprint (heap 768m master, 160m gateways, serial GC; C1-only JIT unless ORACLE_JVM_OPTS overrides it), not tuned for throughput. HBase's table is one region; no flush or compaction is forced before measuring."
+echo "- Both sides share this machine with loadgen; on 2 cores the client takes a large share of the CPU, which caps both servers' figures."
+echo "- Each cell's figures come from short runs; compare the per-round ranges before reading much into a ratio."
+if [[ "$OUT" != "$WORK/out" ]]; then
+  echo "- raw loadgen outputs: $OUT"
+fi
