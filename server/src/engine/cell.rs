@@ -378,10 +378,14 @@ pub enum Durability {
     Sync,
     /// Same as Sync here: redb has one durable commit level.
     Fsync,
-    /// Commit without syncing; a crash may lose the write (and later non-durable ones) until the
-    /// next durable commit of the same region.
+    /// Acknowledge before any fsync: the batch commits redb without syncing and is appended
+    /// (one write(2), no fsync) to the region's redo log before the writer hears back. A process
+    /// crash loses none of these writes (the log is replayed when the region opens); a power
+    /// loss may lose those of the last `EngineConfig::async_flush` (1 s by default), after
+    /// which a background durable commit covers them.
     AsyncWal,
-    /// As AsyncWal: redb has no log to skip.
+    /// As AsyncWal: the redo log is what keeps an acknowledged write across a process crash,
+    /// so it is not skipped.
     SkipWal,
 }
 

@@ -435,6 +435,7 @@ fn drop_regions(regions: impl IntoIterator<Item = Arc<Region>>) {
         r.close();
         let path = r.path.clone();
         drop(r);
-        let _ = std::fs::remove_file(path);
+        let _ = std::fs::remove_file(&path);
+        super::redo::remove_log(&path);
     }
 }

@@ -218,6 +218,7 @@ impl Engine {
         parent.close();
         if parent.meta.file != out.regions[0].meta.file {
             let _ = std::fs::remove_file(&parent.path);
+            super::redo::remove_log(&parent.path);
         }
         Ok(out)
     }
@@ -374,6 +375,7 @@ fn minor_compact(
         update_size(&mut txn, &region.path, delta).map_err(|e| region.file.classify(e))?;
         txn.commit().map_err(|e| region.storage_err(e))?;
         region.snapshots.committed();
+        region.file.redo.durable();
         let d = delta.unsigned_abs();
         let _ = region
             .stats

@@ -6,7 +6,8 @@
 //! file and its committer, [`catalog`] the metadata file, [`rewrite`] splits and major
 //! compaction, [`compaction`] purge rules, [`scan`] scanners across regions, [`ddl`] table and
 //! namespace administration, [`maintenance`] splits and compactions driven by the engine,
-//! `recovery` reopening a region's file after a storage I/O error.
+//! `recovery` reopening a region's file after a storage I/O error, `redo` the log that keeps
+//! non-durable writes across a process crash.
 
 pub mod cache;
 pub mod catalog;
@@ -21,6 +22,7 @@ mod maintenance;
 pub use maintenance::{MaintenanceTimes, RECENT_PAUSES};
 pub mod read;
 mod recovery;
+mod redo;
 pub mod region;
 mod rewrite;
 pub mod scan;
@@ -76,6 +78,10 @@ pub struct EngineConfig {
     pub storage_faults: Option<StorageFaults>,
     /// Bytes of page cache shared by every region file ([`cache`]).
     pub cache_size: usize,
+    /// How often a region with non-durable (`ASYNC_WAL`, `SKIP_WAL`) commits since its last
+    /// durable one gets a durable commit: the most such writes a power loss can take
+    /// ([`redo`]). A process crash loses none of them whatever this is.
+    pub async_flush: Duration,
 }
 
 impl Default for EngineConfig {
@@ -86,6 +92,7 @@ impl Default for EngineConfig {
             commit_threads: 16,
             storage_faults: None,
             cache_size: cache::default_budget(),
+            async_flush: Duration::from_secs(1),
         }
     }
 }
@@ -128,6 +135,8 @@ pub(crate) struct Inner {
     /// when a split or major compaction replaces it; this one does not).
     pub commits: Arc<AtomicU64>,
     maintenance: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// The background flush of non-durable writes ([`redo::flush_loop`]) and its stop switch.
+    flusher: Mutex<Option<(Sender<()>, std::thread::JoinHandle<()>)>>,
     pub commit_pool: CommitPool,
     pub cache: Arc<cache::CacheBudget>,
     /// Regions down after a storage I/O error, and the count of such errors.
@@ -177,6 +186,7 @@ impl Engine {
             compactions: AtomicU64::new(0),
             commits: Arc::new(AtomicU64::new(0)),
             maintenance: Mutex::new(None),
+            flusher: Mutex::new(None),
             commit_pool,
             cache,
             health: Arc::default(),
@@ -196,6 +206,37 @@ impl Engine {
             .maintenance
             .lock()
             .unwrap_or_else(|p| p.into_inner()) = Some(handle);
+        let weak: Weak<Inner> = Arc::downgrade(&engine.inner);
+        let every = engine
+            .inner
+            .config
+            .async_flush
+            .max(Duration::from_millis(1));
+        let (stop_tx, stop_rx) = std::sync::mpsc::channel();
+        let handle = std::thread::Builder::new()
+            .name("async-flush".into())
+            .spawn(move || {
+                redo::flush_loop(every, stop_rx, || {
+                    let inner = weak.upgrade()?;
+                    let state = inner.state.read().unwrap_or_else(|p| p.into_inner());
+                    Some(
+                        state
+                            .tables
+                            .values()
+                            .flat_map(|t| t.regions.values().map(Arc::downgrade))
+                            .collect(),
+                    )
+                })
+            })
+            .map_err(|e| OpenError::DataDir {
+                dir: dir.clone(),
+                message: format!("cannot start the async flush thread: {e}"),
+            })?;
+        *engine
+            .inner
+            .flusher
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some((stop_tx, handle));
         Ok(engine)
     }
 
@@ -290,6 +331,19 @@ impl Engine {
             .unwrap_or_else(|p| p.into_inner())
             .take()
         {
+            if h.thread().id() != std::thread::current().id() {
+                let _ = h.join();
+            }
+        }
+        // Then the background flush: closing each region commits it durably anyway.
+        if let Some((stop, h)) = self
+            .inner
+            .flusher
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
+            let _ = stop.send(());
             if h.thread().id() != std::thread::current().id() {
                 let _ = h.join();
             }
@@ -836,6 +890,13 @@ fn remove_orphans(dir: &Path, regions: &BTreeMap<Vec<u8>, Arc<Region>>) {
             if name.ends_with(".redb") && !known.contains(name.as_str()) {
                 tracing::info!(file = %e.path().display(), "removing orphan region file");
                 let _ = std::fs::remove_file(e.path());
+            }
+            // The redo log of a region file the catalog does not name (one replaced by a split
+            // or a major compaction that crashed before deleting it).
+            if let Some(region) = name.strip_suffix(".log") {
+                if region.ends_with(".redb") && !known.contains(region) {
+                    let _ = std::fs::remove_file(e.path());
+                }
             }
         }
     }

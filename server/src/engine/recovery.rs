@@ -39,6 +39,7 @@ use redb::{
 
 use super::cache::CacheShare;
 use super::error::StorageError;
+use super::redo::{self, RedoLog};
 use super::region::{RegionStats, REGION_TABLE, SIZE_KEY};
 use super::snapshot::Snapshots;
 
@@ -304,6 +305,8 @@ pub(crate) struct RegionFile {
     snapshots: Arc<Snapshots>,
     gate: Arc<Mutex<()>>,
     stats: Arc<RegionStats>,
+    /// Non-durable batches since the last durable commit ([`redo`]).
+    pub redo: RedoLog,
 }
 
 /// What a [`RegionFile`] is built from.
@@ -318,12 +321,16 @@ pub(crate) struct FileParts {
     pub snapshots: Arc<Snapshots>,
     pub gate: Arc<Mutex<()>>,
     pub stats: Arc<RegionStats>,
+    /// The redo sequence number the file holds ([`redo::recover`]).
+    pub redo_seq: u64,
 }
 
 impl RegionFile {
     pub fn new(p: FileParts) -> Arc<RegionFile> {
+        let redo = RedoLog::new(&p.path, p.redo_seq);
         Arc::new_cyclic(|me| RegionFile {
             me: me.clone(),
+            redo,
             path: p.path,
             table: p.table,
             region: p.region,
@@ -487,8 +494,17 @@ impl RegionFile {
         let old = self.db.write().unwrap_or_else(|p| p.into_inner()).take();
         self.snapshots.committed();
         drop(old);
-        match open_db(&self.path, false, self.faults.as_ref(), self.cache.bytes()) {
-            Ok(db) => {
+        // The reopened file is back at its last durable commit: the redo log brings back the
+        // non-durable batches acknowledged since.
+        let opened = open_db(&self.path, false, self.faults.as_ref(), self.cache.bytes())
+            .map_err(|e| e.to_string())
+            .and_then(|db| match redo::recover(&db, &self.path) {
+                Ok(seq) => Ok((db, seq)),
+                Err(e) => Err(e.message),
+            });
+        match opened {
+            Ok((db, seq)) => {
+                self.redo.reset(seq);
                 // The repair went back to the last durable commit; take the size it records.
                 if let Some(size) = stored_size(&db) {
                     self.stats.size.store(size, Ordering::Relaxed);
@@ -522,6 +538,24 @@ impl RegionFile {
                 Err(self.unavailable())
             }
         }
+    }
+
+    /// With the region's write gate held (`_gate`): a durable commit when the region has
+    /// non-durable commits since its last durable one, then the redo log is emptied.
+    pub fn flush(&self, _gate: &MutexGuard<'_, ()>) -> Result<(), StorageError> {
+        if !self.redo.needs_flush() {
+            return Ok(());
+        }
+        let db = self.db()?;
+        let txn = db.begin_write();
+        drop(db);
+        // A write transaction is durable (Immediate) by default; empty, it persists every
+        // non-durable commit before it.
+        txn.map_err(|e| self.error(e))?
+            .commit()
+            .map_err(|e| self.error(e))?;
+        self.redo.durable();
+        Ok(())
     }
 
     /// The region is closed (engine closing, table deleted, region replaced): never reopen its

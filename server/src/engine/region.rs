@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Sender};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use redb::{Database, ReadableTable, TableDefinition, WriteTransaction};
 use serde::{Deserialize, Serialize};
@@ -22,6 +22,7 @@ use super::read::{
     RowVerdict,
 };
 use super::recovery::{self, FileParts, Health, RegionFile, StorageFaults};
+use super::redo::{self, Change};
 use super::schema::{FamilyDescriptor, TableDescriptor};
 use super::snapshot::Snapshots;
 use super::write::{self, Job, Output};
@@ -115,15 +116,28 @@ pub(crate) struct RegionHooks {
 pub(crate) struct OpenFile {
     pub db: Database,
     pub cache: CacheShare,
+    /// The redo sequence number the file holds ([`redo::recover`]).
+    pub redo_seq: u64,
 }
 
 impl RegionHooks {
-    /// Opens (or creates) a region file the way every region of the engine opens it.
+    /// Opens (or creates) a region file the way every region of the engine opens it. An
+    /// existing file first gets the writes of its redo log back; a new one starts without a
+    /// log.
     pub fn open_db(&self, path: &Path, create: bool) -> Result<OpenFile, StorageError> {
+        let fresh = create && !path.exists();
+        if fresh {
+            redo::remove_log(path);
+        }
         let cache = self.cache.share();
         let db = recovery::open_db(path, create, self.faults.as_ref(), cache.bytes())
             .map_err(|e| storage(path, e))?;
-        Ok(OpenFile { db, cache })
+        let redo_seq = if fresh { 0 } else { redo::recover(&db, path)? };
+        Ok(OpenFile {
+            db,
+            cache,
+            redo_seq,
+        })
     }
 }
 
@@ -296,6 +310,7 @@ impl Region {
             snapshots: snapshots.clone(),
             gate: gate.clone(),
             stats: stats.clone(),
+            redo_seq: open.redo_seq,
         });
         let committer = Committer {
             snapshots: snapshots.clone(),
@@ -363,8 +378,24 @@ impl Region {
             q = shared.idle.wait(q).unwrap_or_else(|p| p.into_inner());
         }
         drop(q);
+        // A replaced region's rows live on, durably, in its successors.
+        if !self.retired.load(Ordering::Acquire) {
+            if let Err(e) = self.flush() {
+                tracing::warn!(region = %self.meta.name(), error = %e, "closing: cannot commit the region's non-durable writes durably; its redo log keeps them");
+            }
+        }
         self.snapshots.clear();
         self.file.close();
+    }
+
+    /// Makes the region's non-durable commits durable and empties its redo log (no-op when
+    /// there are none).
+    pub(crate) fn flush(&self) -> Result<(), StorageError> {
+        if !self.file.redo.needs_flush() {
+            return Ok(());
+        }
+        let gate = self.gate.lock().unwrap_or_else(|p| p.into_inner());
+        self.file.flush(&gate)
     }
 
     pub fn info(&self) -> RegionInfo {
@@ -415,6 +446,7 @@ impl Region {
         update_size(&mut txn, &self.path, -bytes).map_err(|e| self.file.classify(e))?;
         txn.commit().map_err(|e| self.storage_err(e))?;
         self.snapshots.committed();
+        self.file.redo.durable();
         let d = bytes as u64;
         let _ = self
             .stats
@@ -765,13 +797,18 @@ impl Committer {
             }));
             return (replies, None);
         }
-        let committed = self.apply(batch, &mut replies);
+        let committed = self.apply(batch, &mut replies, &_gate);
         (replies, committed)
     }
 
     /// Applies a batch and adds its replies to `replies`. Returns the region size after a
     /// successful commit, None when the commit failed (every job gets the error).
-    fn apply(&self, batch: Vec<Request>, replies: &mut Vec<Reply>) -> Option<u64> {
+    fn apply(
+        &self,
+        batch: Vec<Request>,
+        replies: &mut Vec<Reply>,
+        gate: &MutexGuard<'_, ()>,
+    ) -> Option<u64> {
         let durable = batch.iter().any(|r| r.durable);
         let result = (|| -> Result<(Vec<Result<Output, write::Fail>>, i64), StorageError> {
             let mut txn = self
@@ -786,24 +823,33 @@ impl Committer {
             let mut outputs = Vec::with_capacity(batch.len());
             let mut delta = 0i64;
             let mut recorded = Vec::new();
+            let changes: Vec<Change>;
             let recording = self
                 .recording
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .is_some();
             {
-                let mut ctx = write::Apply::new(&txn, &self.path, recording);
+                let mut ctx = write::Apply::new(&txn, &self.path, recording, !durable);
                 for r in &batch {
                     outputs.push(ctx.run(&r.table, &r.job));
                 }
                 delta += ctx.size_delta;
                 recorded.append(&mut ctx.recorded);
+                changes = ctx.logged.take().unwrap_or_default();
                 self.stats
                     .write_bytes
                     .fetch_add(ctx.bytes_written, Ordering::Relaxed);
                 ctx.finish()?;
             }
-            update_size(&mut txn, &self.path, delta)?;
+            // A non-durable batch carries its redo number (see `redo`).
+            let logged = if durable {
+                update_size(&mut txn, &self.path, delta)?;
+                None
+            } else {
+                let seq = self.file.redo.next_seq();
+                Some((seq, redo::stamp(&mut txn, &self.path, delta, seq)?))
+            };
             txn.commit().map_err(|e| storage(&self.path, e))?;
             // Before any writer hears back: reads from now on must see this commit.
             self.snapshots.committed();
@@ -816,6 +862,10 @@ impl Committer {
                 {
                     rec.append(&mut recorded);
                 }
+            }
+            match logged {
+                None => self.file.redo.durable(),
+                Some((seq, size)) => self.log(seq, size, &changes, gate)?,
             }
             Ok((outputs, delta))
         })();
@@ -851,6 +901,27 @@ impl Committer {
                     )
                 }));
                 None
+            }
+        }
+    }
+}
+
+impl Committer {
+    /// Puts a committed non-durable batch in the redo log before it is acknowledged. A log
+    /// grown past its bound, or one that cannot be written, is replaced by a durable commit.
+    fn log(
+        &self,
+        seq: u64,
+        size: u64,
+        changes: &[Change],
+        gate: &MutexGuard<'_, ()>,
+    ) -> Result<(), StorageError> {
+        match self.file.redo.append(seq, size, changes) {
+            Ok(len) if len < redo::MAX_LOG_BYTES => Ok(()),
+            Ok(_) => self.file.flush(gate),
+            Err(e) => {
+                tracing::warn!(region = %self.meta.name(), error = %e, "cannot append to the redo log; committing durably instead");
+                self.file.flush(gate)
             }
         }
     }

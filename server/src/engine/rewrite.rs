@@ -59,7 +59,11 @@ pub(crate) fn rewrite(
     // either is in the snapshot or has its keys recorded. (A batch that began before recording
     // and committed after the snapshot would otherwise be lost.)
     let snap = {
-        let _gate = parent.gate.lock().unwrap_or_else(|p| p.into_inner());
+        let gate = parent.gate.lock().unwrap_or_else(|p| p.into_inner());
+        // The parent's non-durable writes become durable first and its redo log empties: the
+        // new files are written durably and start without a log, and nothing the parent's log
+        // held is left to it alone.
+        parent.file.flush(&gate)?;
         *parent.recording.lock().unwrap_or_else(|p| p.into_inner()) = Some(Vec::new());
         parent.file.begin_read()
     };
@@ -83,6 +87,7 @@ fn copy_and_install(
     let file_bytes_before = std::fs::metadata(&parent.path)
         .map(|m| m.len())
         .unwrap_or(0);
+    // (`open_db` deletes a stale log of a new file.)
     let mut targets = Vec::with_capacity(metas.len());
     for meta in metas {
         let path = dir.join(&meta.file);

@@ -12,6 +12,7 @@ use super::cell::{write_timestamp, Cell, CellType, Condition, Op, RowMutation};
 use super::error::{MutateError, StorageError};
 use super::keys::{self, KIND_COLUMN, KIND_FAMILY};
 use super::read::{FamilyRead, TimeRange};
+use super::redo::Change;
 use super::region::TxnTables;
 use super::schema::TableDescriptor;
 
@@ -90,16 +91,20 @@ pub(crate) struct Apply<'t> {
     tables: TxnTables<'t>,
     recording: bool,
     pub recorded: Vec<(Vec<u8>, Vec<u8>)>,
+    /// For a non-durable batch, every change it makes, for the region's redo log.
+    pub logged: Option<Vec<Change>>,
     pub size_delta: i64,
     pub bytes_written: u64,
 }
 
 impl<'t> Apply<'t> {
-    pub fn new(txn: &'t WriteTransaction, path: &'t Path, recording: bool) -> Apply<'t> {
+    /// `log`: keep every change for the redo log (a non-durable batch).
+    pub fn new(txn: &'t WriteTransaction, path: &'t Path, recording: bool, log: bool) -> Apply<'t> {
         Apply {
             tables: TxnTables::new(txn, path),
             recording,
             recorded: Vec::new(),
+            logged: log.then(Vec::new),
             size_delta: 0,
             bytes_written: 0,
         }
@@ -357,6 +362,13 @@ impl<'t> Apply<'t> {
         self.bytes_written += (key.len() + value.len()) as u64;
         if self.recording {
             self.recorded.push((family.to_vec(), key.to_vec()));
+        }
+        if let Some(log) = self.logged.as_mut() {
+            log.push(Change {
+                family: family.to_vec(),
+                key: key.to_vec(),
+                value: Some(value.to_vec()),
+            });
         }
         Ok(())
     }

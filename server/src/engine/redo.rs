@@ -1,0 +1,518 @@
+//! A region's redo log: what makes non-durable writes (`ASYNC_WAL`, `SKIP_WAL`) survive a
+//! process crash.
+//!
+//! Such writes commit redb with `Durability::None`, which redb rolls back when the process dies
+//! before the file's next durable commit. So before a non-durable batch is acknowledged, the
+//! exact physical changes it made to the region file are appended to `<region file>.log` with
+//! one plain write(2), no fsync: once that call has returned, the bytes are in the OS page cache
+//! and outlive the process (not a power loss). Opening the region replays the log's records
+//! that the file does not hold yet, commits durably and empties the log.
+//!
+//! Which records the file holds is exact, not guessed: every logged batch also writes its
+//! record's sequence number under [`REDO_SEQ_KEY`] in the same transaction. A durable commit
+//! persists every earlier non-durable one with its number, so after any crash the file holds
+//! precisely the records numbered up to its stored number, and replay takes the rest, in order.
+//! That makes replay idempotent and safe when a crash lands between a durable commit and the
+//! log's truncation (the records left over are skipped).
+//!
+//! The window on power loss is bounded by a background flush: every
+//! [`crate::engine::EngineConfig::async_flush`] a region with non-durable commits since its
+//! last durable one gets an empty durable commit, and its log is emptied. Any durable commit
+//! (a durable batch, close, the start of a split or major compaction) empties it too, and a log
+//! that passes [`MAX_LOG_BYTES`] is flushed at once.
+//!
+//! Record format (integers little-endian):
+//!
+//! ```text
+//! u32   body length
+//! u32   CRC-32 (IEEE) of the body
+//! body: u64 sequence number, u64 region size after the batch (the value under SIZE_KEY),
+//!       u32 change count, then per change:
+//!       u8 op (1 = insert, 0 = remove), u32 + family bytes, u32 + key bytes,
+//!       and for an insert u32 + value bytes
+//! ```
+//!
+//! A record that is cut short or fails its checksum (a write torn by a power loss) was never
+//! acknowledged: replay stops there.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::{Mutex, MutexGuard, Weak};
+use std::time::Duration;
+
+use redb::{Database, ReadableDatabase, ReadableTable, WriteTransaction};
+
+use super::error::StorageError;
+use super::region::{family_def, family_table_name, Region, REGION_TABLE, SIZE_KEY};
+
+/// Where a region file stores the sequence number of the last logged batch it holds.
+pub(crate) const REDO_SEQ_KEY: &str = "redo_seq";
+/// A log longer than this is flushed (durable commit, log emptied) before the batch that
+/// grew it is acknowledged, so replay at open stays short.
+pub(crate) const MAX_LOG_BYTES: u64 = 64 * 1024 * 1024;
+/// Bytes before a record's body: its length and checksum.
+const HEADER: usize = 8;
+/// The fixed part of a body: sequence number, size, change count.
+const BODY_FIXED: usize = 20;
+
+/// The redo log that belongs to a region file.
+pub(crate) fn log_path(region: &Path) -> PathBuf {
+    let mut s = region.as_os_str().to_os_string();
+    s.push(".log");
+    PathBuf::from(s)
+}
+
+/// Deletes a region file's log, if any (the region file is gone or brand new).
+pub(crate) fn remove_log(region: &Path) {
+    let _ = std::fs::remove_file(log_path(region));
+}
+
+/// One physical change of a batch to a family table: `Some(value)` inserted, `None` removed.
+#[derive(Debug)]
+pub(crate) struct Change {
+    pub family: Vec<u8>,
+    pub key: Vec<u8>,
+    pub value: Option<Vec<u8>>,
+}
+
+/// A region's open log; its writers hold the region's write gate.
+pub(crate) struct RedoLog {
+    path: PathBuf,
+    state: Mutex<LogState>,
+}
+
+struct LogState {
+    /// Opened (create, append) at the first record.
+    file: Option<File>,
+    /// Bytes in the log.
+    len: u64,
+    /// The last sequence number handed out.
+    seq: u64,
+    /// Non-durable commits since the last durable one.
+    pending: bool,
+}
+
+impl RedoLog {
+    /// The log of `region`, whose file holds the records up to `seq` (see [`recover`]).
+    pub fn new(region: &Path, seq: u64) -> RedoLog {
+        RedoLog {
+            path: log_path(region),
+            state: Mutex::new(LogState {
+                file: None,
+                len: 0,
+                seq,
+                pending: false,
+            }),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, LogState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The number for the next logged batch.
+    pub fn next_seq(&self) -> u64 {
+        let mut s = self.lock();
+        s.seq += 1;
+        s.seq
+    }
+
+    /// Whether a durable commit would persist anything or empty the log.
+    pub fn needs_flush(&self) -> bool {
+        let s = self.lock();
+        s.pending || s.len > 0
+    }
+
+    /// Appends a committed non-durable batch with one write(2); returns the log's length.
+    pub fn append(&self, seq: u64, size: u64, changes: &[Change]) -> io::Result<u64> {
+        let rec = encode(seq, size, changes)?;
+        let mut s = self.lock();
+        s.pending = true;
+        if s.file.is_none() {
+            s.file = Some(
+                OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&self.path)?,
+            );
+        }
+        if let Some(f) = s.file.as_mut() {
+            if let Err(e) = f.write_all(&rec) {
+                // Part of the record may be in the file: drop it, or later records would
+                // follow a torn one and never replay. A failed cut leaves replay to stop there,
+                // which the caller's durable fallback makes harmless.
+                let len = s.len;
+                if let Some(f) = s.file.as_mut() {
+                    let _ = f.set_len(len);
+                }
+                return Err(e);
+            }
+        }
+        s.len += rec.len() as u64;
+        Ok(s.len)
+    }
+
+    /// After a durable commit of the region: nothing is pending and the log is obsolete.
+    pub fn durable(&self) {
+        let mut s = self.lock();
+        s.pending = false;
+        if s.len == 0 {
+            return;
+        }
+        let cut = match s.file.as_mut() {
+            Some(f) => f.set_len(0),
+            None => OpenOptions::new()
+                .write(true)
+                .open(&self.path)
+                .and_then(|f| f.set_len(0)),
+        };
+        match cut {
+            Ok(()) => s.len = 0,
+            // Harmless: the records left are numbered at or below the file's stored number,
+            // so replay skips them; the next durable commit tries again.
+            Err(e) => {
+                tracing::warn!(log = %self.path.display(), error = %e, "cannot empty the redo log")
+            }
+        }
+    }
+
+    /// After [`recover`] replayed and emptied the log of a reopened file holding up to `seq`.
+    pub fn reset(&self, seq: u64) {
+        let mut s = self.lock();
+        s.len = 0;
+        s.pending = false;
+        s.seq = s.seq.max(seq);
+    }
+}
+
+/// Writes the batch's new size and its sequence number into `txn`; returns the new size.
+pub(crate) fn stamp(
+    txn: &mut WriteTransaction,
+    path: &Path,
+    delta: i64,
+    seq: u64,
+) -> Result<u64, StorageError> {
+    let mut t = txn.open_table(REGION_TABLE).map_err(|e| err(path, e))?;
+    let cur = t
+        .get(SIZE_KEY)
+        .map_err(|e| err(path, e))?
+        .and_then(|v| v.value().try_into().ok().map(u64::from_be_bytes))
+        .unwrap_or(0);
+    let new = (cur as i64 + delta).max(0) as u64;
+    if delta != 0 {
+        t.insert(SIZE_KEY, new.to_be_bytes().as_slice())
+            .map_err(|e| err(path, e))?;
+    }
+    t.insert(REDO_SEQ_KEY, seq.to_be_bytes().as_slice())
+        .map_err(|e| err(path, e))?;
+    Ok(new)
+}
+
+/// Replays the records of `region`'s log that its file does not hold, in one durable commit,
+/// then empties the log. Returns the sequence number the file holds afterwards.
+pub(crate) fn recover(db: &Database, region: &Path) -> Result<u64, StorageError> {
+    let path = log_path(region);
+    let stored = stored_seq(db, region)?;
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(stored),
+        Err(e) => return Err(StorageError::new(&path, e)),
+    };
+    if bytes.is_empty() {
+        return Ok(stored);
+    }
+    let (records, valid) = parse(&bytes);
+    if valid < bytes.len() {
+        tracing::warn!(
+            log = %path.display(),
+            ignored_bytes = bytes.len() - valid,
+            "redo log ends in a torn record (never acknowledged); ignoring it"
+        );
+    }
+    let todo: Vec<&Record<'_>> = records.iter().filter(|r| r.seq > stored).collect();
+    let mut last = stored;
+    if let Some(final_rec) = todo.last() {
+        let txn = db.begin_write().map_err(|e| err(region, e))?;
+        {
+            let mut tables = HashMap::new();
+            for rec in &todo {
+                for c in &rec.changes {
+                    if !tables.contains_key(c.family) {
+                        let name = family_table_name(c.family);
+                        let t = txn
+                            .open_table(family_def(&name))
+                            .map_err(|e| err(region, e))?;
+                        tables.insert(c.family, t);
+                    }
+                    let Some(t) = tables.get_mut(c.family) else {
+                        continue;
+                    };
+                    match c.value {
+                        Some(v) => t.insert(c.key, v).map(drop),
+                        None => t.remove(c.key).map(drop),
+                    }
+                    .map_err(|e| err(region, e))?;
+                }
+            }
+            let mut t = txn.open_table(REGION_TABLE).map_err(|e| err(region, e))?;
+            t.insert(SIZE_KEY, final_rec.size.to_be_bytes().as_slice())
+                .map_err(|e| err(region, e))?;
+            t.insert(REDO_SEQ_KEY, final_rec.seq.to_be_bytes().as_slice())
+                .map_err(|e| err(region, e))?;
+        }
+        txn.commit().map_err(|e| err(region, e))?;
+        last = final_rec.seq;
+        tracing::info!(
+            region = %region.display(),
+            records = todo.len(),
+            "replayed acknowledged non-durable writes from the redo log"
+        );
+    }
+    // Only now: until the replay is durable, the log is what holds these writes.
+    OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .and_then(|f| f.set_len(0))
+        .map_err(|e| StorageError::new(&path, e))?;
+    Ok(last)
+}
+
+fn err(region: &Path, e: impl std::fmt::Display) -> StorageError {
+    StorageError::new(region, e)
+}
+
+/// The sequence number stored in a region file (0 when none was ever logged).
+fn stored_seq(db: &Database, region: &Path) -> Result<u64, StorageError> {
+    let txn = db.begin_read().map_err(|e| err(region, e))?;
+    let t = match txn.open_table(REGION_TABLE) {
+        Ok(t) => t,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(0),
+        Err(e) => return Err(err(region, e)),
+    };
+    let v = t.get(REDO_SEQ_KEY).map_err(|e| err(region, e))?;
+    Ok(
+        v.and_then(|v| v.value().try_into().ok().map(u64::from_be_bytes))
+            .unwrap_or(0),
+    )
+}
+
+/// Runs the background flush until `stop` says so (or its sender is gone): every `every`,
+/// each region `regions` lists that has non-durable commits since its last durable one is
+/// committed durably. `regions` answers None once the engine is gone.
+pub(crate) fn flush_loop(
+    every: Duration,
+    stop: Receiver<()>,
+    regions: impl Fn() -> Option<Vec<Weak<Region>>>,
+) {
+    loop {
+        match stop.recv_timeout(every) {
+            Err(RecvTimeoutError::Timeout) => {}
+            Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
+        }
+        let Some(list) = regions() else {
+            return;
+        };
+        for r in list {
+            let Some(r) = r.upgrade() else {
+                continue;
+            };
+            if let Err(e) = r.flush() {
+                // The region is down (its failure is reported elsewhere); its log keeps the
+                // writes until it reopens.
+                tracing::debug!(region = %r.meta.name(), error = %e, "async flush failed");
+            }
+        }
+    }
+}
+
+/// One record as parsed, borrowing the log's bytes.
+struct Record<'a> {
+    seq: u64,
+    size: u64,
+    changes: Vec<RawChange<'a>>,
+}
+
+struct RawChange<'a> {
+    family: &'a [u8],
+    key: &'a [u8],
+    value: Option<&'a [u8]>,
+}
+
+fn encode(seq: u64, size: u64, changes: &[Change]) -> io::Result<Vec<u8>> {
+    let too_big = || io::Error::new(io::ErrorKind::InvalidInput, "batch too large to log");
+    let len32 = |n: usize| u32::try_from(n).map_err(|_| too_big());
+    let body_len: usize = BODY_FIXED
+        + changes
+            .iter()
+            .map(|c| 9 + c.family.len() + c.key.len() + c.value.as_ref().map_or(0, |v| 4 + v.len()))
+            .sum::<usize>();
+    let mut out = Vec::with_capacity(HEADER + body_len);
+    out.extend_from_slice(&len32(body_len)?.to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&seq.to_le_bytes());
+    out.extend_from_slice(&size.to_le_bytes());
+    out.extend_from_slice(&len32(changes.len())?.to_le_bytes());
+    for c in changes {
+        out.push(u8::from(c.value.is_some()));
+        for part in [Some(&c.family), Some(&c.key), c.value.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            out.extend_from_slice(&len32(part.len())?.to_le_bytes());
+            out.extend_from_slice(part);
+        }
+    }
+    let crc = crc32(&out[HEADER..]);
+    out[4..HEADER].copy_from_slice(&crc.to_le_bytes());
+    Ok(out)
+}
+
+/// The whole valid records at the start of `bytes`, and how many bytes they span.
+fn parse(bytes: &[u8]) -> (Vec<Record<'_>>, usize) {
+    let mut records = Vec::new();
+    let mut at = 0;
+    while let Some((rec, next)) = parse_one(bytes, at) {
+        // Numbers only grow within a log; anything else is not a record we wrote.
+        if records
+            .last()
+            .is_some_and(|p: &Record<'_>| p.seq >= rec.seq)
+        {
+            break;
+        }
+        records.push(rec);
+        at = next;
+    }
+    (records, at)
+}
+
+fn parse_one(bytes: &[u8], at: usize) -> Option<(Record<'_>, usize)> {
+    let mut r = Reader {
+        bytes: bytes.get(at..)?,
+    };
+    let len = r.u32()? as usize;
+    let crc = r.u32()?;
+    let body = r.take(len)?;
+    if len < BODY_FIXED || crc32(body) != crc {
+        return None;
+    }
+    let mut b = Reader { bytes: body };
+    let seq = b.u64()?;
+    let size = b.u64()?;
+    let n = b.u32()? as usize;
+    let mut changes = Vec::with_capacity(n.min(body.len() / 9));
+    for _ in 0..n {
+        let op = b.take(1)?[0];
+        let family = b.chunk()?;
+        let key = b.chunk()?;
+        let value = match op {
+            1 => Some(b.chunk()?),
+            0 => None,
+            _ => return None,
+        };
+        changes.push(RawChange { family, key, value });
+    }
+    if !b.bytes.is_empty() {
+        return None;
+    }
+    Some((Record { seq, size, changes }, at + HEADER + len))
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if n > self.bytes.len() {
+            return None;
+        }
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Some(head)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    fn chunk(&mut self) -> Option<&'a [u8]> {
+        let n = self.u32()? as usize;
+        self.take(n)
+    }
+}
+
+/// CRC-32 (IEEE 802.3, reflected), table-driven; the table is built at compile time.
+fn crc32(data: &[u8]) -> u32 {
+    const TABLE: [u32; 256] = {
+        let mut t = [0u32; 256];
+        let mut i = 0;
+        while i < 256 {
+            let mut c = i as u32;
+            let mut k = 0;
+            while k < 8 {
+                c = if c & 1 != 0 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+                k += 1;
+            }
+            t[i] = c;
+            i += 1;
+        }
+        t
+    };
+    let mut c = !0u32;
+    for &b in data {
+        c = TABLE[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8);
+    }
+    !c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc32_matches_the_standard_check_value() {
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+    }
+
+    #[test]
+    fn records_round_trip_and_a_torn_tail_is_dropped() {
+        let changes = vec![
+            Change {
+                family: b"f".to_vec(),
+                key: b"k1".to_vec(),
+                value: Some(b"v1".to_vec()),
+            },
+            Change {
+                family: b"g".to_vec(),
+                key: b"k2".to_vec(),
+                value: None,
+            },
+        ];
+        let mut log = encode(1, 10, &changes).unwrap();
+        let first = log.len();
+        log.extend(encode(2, 20, &changes[..1]).unwrap());
+        let (recs, valid) = parse(&log);
+        assert_eq!((recs.len(), valid), (2, log.len()));
+        assert_eq!((recs[0].seq, recs[0].size), (1, 10));
+        assert_eq!(recs[0].changes[1].value, None);
+        assert_eq!(recs[1].changes[0].value, Some(&b"v1"[..]));
+        for cut in first..log.len() {
+            let (recs, valid) = parse(&log[..cut]);
+            assert_eq!((recs.len(), valid), (1, first), "cut at {cut}");
+        }
+        log[first + HEADER + 3] ^= 1;
+        assert_eq!(parse(&log).0.len(), 1, "a flipped bit fails the checksum");
+        assert_eq!(parse(&[0u8; 64]).0.len(), 0, "zeros are no record");
+    }
+}
