@@ -575,6 +575,65 @@ fn raw_batches<'a>(db: &'a Database, seq: &'a AtomicU64, value: &'a [u8], batch:
     })
 }
 
+/// Rows per `mutate_rows` call in the bulk section: a bulk loader's batch.
+const BULK_BATCH: u64 = 1000;
+
+/// Bulk loading: one thread sending batches of [`BULK_BATCH`] rows with spread keys through
+/// `mutate_rows`, into one region and into 16 pre-split regions (where a batch touches every
+/// region, so the regions must commit side by side), against raw redb committing the same number
+/// of inserts per transaction to one file.
+fn bench_bulk(settings: &Settings, report: &mut Report) {
+    println!("bulk loading in batches of {BULK_BATCH} rows");
+    let one_dir = settings.tempdir();
+    let one = open_engine(one_dir.path(), &[]);
+    let split_keys: Vec<Vec<u8>> = (1..16u8).map(|i| format!("{i:x}").into_bytes()).collect();
+    let many_dir = settings.tempdir();
+    let many = open_engine(many_dir.path(), &split_keys);
+    let db = open_raw(one_dir.path(), "raw-bulk.redb");
+    let value = value_for(13);
+    let (seq_1, seq_16, seq_r) = (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
+    let mut sides: Vec<Side> = vec![
+        engine_bulk(&one, &seq_1, &value),
+        engine_bulk(&many, &seq_16, &value),
+        raw_batches(&db, &seq_r, &value, BULK_BATCH),
+    ];
+    let (t, rounds) = compare(settings, &mut sides);
+    drop(sides);
+    report.compared(
+        "bulk rows, batches of 1000, 1 region",
+        t[0],
+        t[2],
+        &rounds,
+        (0, 2),
+        Target::None,
+    );
+    report.compared(
+        "bulk rows, batches of 1000, 16 regions",
+        t[1],
+        t[2],
+        &rounds,
+        (1, 2),
+        Target::None,
+    );
+    one.close();
+    many.close();
+}
+
+/// One thread sending [`BULK_BATCH`] rows per `mutate_rows` call; counts rows.
+fn engine_bulk<'a>(e: &'a Engine, seq: &'a AtomicU64, value: &'a [u8]) -> Side<'a> {
+    Box::new(move |d| {
+        let (calls, took) = for_duration(d, |_| {
+            let batch: Vec<RowMutation> = (0..BULK_BATCH)
+                .map(|_| put_mutation(&write_key(seq.fetch_add(1, Ordering::Relaxed)), value))
+                .collect();
+            for r in e.mutate_rows(TABLE, batch) {
+                r.expect("bulk row");
+            }
+        });
+        (calls * BULK_BATCH, took)
+    })
+}
+
 /// Workload 2: puts from 1, 8 and 64 concurrent writers, each put durable and acknowledged on
 /// its own. All variants take turns within the same rounds, so the 64/1 scaling is measured side by side.
 fn bench_writers(settings: &Settings, report: &mut Report) {
@@ -1120,6 +1179,9 @@ fn main() {
     }
     if settings.wants("writers") {
         bench_writers(&settings, &mut report);
+    }
+    if settings.wants("bulk") {
+        bench_bulk(&settings, &mut report);
     }
     let (gets, scans) = (settings.wants("gets"), settings.wants("scans"));
     if gets || scans {

@@ -607,39 +607,48 @@ impl Engine {
                 .unwrap_or_default();
             groups.entry(start).or_default().push((i, m));
         }
+        // Every region's group is queued before any is waited for, so the regions commit (and
+        // sync) at the same time instead of one after another.
+        let mut queued = Vec::with_capacity(groups.len());
+        let mut fallback = Vec::new();
         for (_, group) in groups {
             let durable = group
                 .iter()
                 .any(|(_, m)| Self::durable(&t.desc, m.durability));
             let first_row = group[0].1.row.clone();
-            let rows: Vec<RowMutation> = group.iter().map(|(_, m)| m.clone()).collect();
             // All rows of the group lie in one region unless a split intervened; then fall back
             // to row by row.
-            let same_region = self
+            let target = self
                 .region_for(table, &first_row)
                 .ok()
-                .map(|(_, r)| rows.iter().all(|m| r.meta.contains(&m.row)))
-                .unwrap_or(false);
-            if same_region {
-                if let Ok((desc, region)) = self.region_for(table, &first_row) {
-                    match region.submit(desc, Job::Mutate(rows), durable) {
-                        Ok(_) => {
-                            for (i, _) in &group {
-                                results[*i] = Some(Ok(()));
-                            }
-                            continue;
-                        }
-                        Err(Fail::Error(e)) => {
-                            for (i, _) in &group {
-                                results[*i] = Some(Err(e.clone()));
-                            }
-                            continue;
-                        }
-                        // Split meanwhile: go row by row below.
-                        Err(Fail::Retired) => {}
+                .filter(|(_, r)| group.iter().all(|(_, m)| r.meta.contains(&m.row)));
+            let Some((desc, region)) = target else {
+                fallback.push(group);
+                continue;
+            };
+            let rows: Vec<RowMutation> = group.iter().map(|(_, m)| m.clone()).collect();
+            match region.enqueue(desc, Job::Mutate(rows), durable) {
+                Ok(ticket) => queued.push((group, ticket)),
+                Err(_) => fallback.push(group),
+            }
+        }
+        for (group, pending) in queued {
+            match pending.wait() {
+                Ok(_) => {
+                    for (i, _) in &group {
+                        results[*i] = Some(Ok(()));
                     }
                 }
+                Err(Fail::Error(e)) => {
+                    for (i, _) in &group {
+                        results[*i] = Some(Err(e.clone()));
+                    }
+                }
+                // Split meanwhile: go row by row below.
+                Err(Fail::Retired) => fallback.push(group),
             }
+        }
+        for group in fallback {
             for (i, m) in group {
                 let d = Self::durable(&t.desc, m.durability);
                 let row = m.row.clone();

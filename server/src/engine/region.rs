@@ -221,6 +221,16 @@ fn storage(path: &Path, e: impl std::fmt::Display) -> StorageError {
     StorageError::new(path, e)
 }
 
+/// A job queued by [`Region::enqueue`]; [`Ticket::wait`] returns once its commit is done.
+pub(crate) struct Ticket(mpsc::Receiver<Result<Output, write::Fail>>);
+
+impl Ticket {
+    pub fn wait(self) -> Result<Output, write::Fail> {
+        // A committer that went away without answering dropped the job with its region.
+        self.0.recv().unwrap_or(Err(write::Fail::Retired))
+    }
+}
+
 impl Region {
     /// Creates a new, empty region file.
     pub(crate) fn create(
@@ -346,6 +356,17 @@ impl Region {
         job: Job,
         durable: bool,
     ) -> Result<Output, write::Fail> {
+        self.enqueue(table, job, durable)?.wait()
+    }
+
+    /// Queues a job for the region's next commit without waiting for it, so that one caller
+    /// can have several regions commit at once (a batch of rows spread over regions).
+    pub(crate) fn enqueue(
+        &self,
+        table: Arc<TableDescriptor>,
+        job: Job,
+        durable: bool,
+    ) -> Result<Ticket, write::Fail> {
         let (reply, rx) = mpsc::channel();
         let mut q = self.committer.lock_queue();
         if q.closed {
@@ -364,7 +385,7 @@ impl Region {
         } else {
             drop(q);
         }
-        rx.recv().unwrap_or(Err(write::Fail::Retired))
+        Ok(Ticket(rx))
     }
 
     /// Refuses new writes and waits until everything already queued has committed.
