@@ -364,15 +364,18 @@ for key in "${KEYS[@]}"; do
   printf '%s\t%s\t%s\t%s\n' "$service" "$cell" "$conns" "$(cell_label "$cell" "$service")" >>"$LABELS"
 done
 
-COMMIT="$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+COMMIT="commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 if [[ -n "$(git -C "$REPO" status --porcelain -- server 2>/dev/null)" ]]; then
   COMMIT="$COMMIT (server/ has uncommitted changes)"
+fi
+if [[ -n "${REDBASE_BIN:-}${LOADGEN_BIN:-}" ]]; then
+  COMMIT="binaries given ($REDBASE, $LOADGEN), not built from the checkout at $COMMIT"
 fi
 echo
 echo "## redbase vs HBase 2.6 (tests/oracle/bench.sh)"
 echo
 echo "command: \`${CMDLINE#"$REPO"/}\`"
-echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); redbase commit $COMMIT; $(nproc) cores; load average before $LOAD_BEFORE, after $LOAD_AFTER; $ELAPSED s of loading and measuring"
+echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); redbase: $COMMIT; $(nproc) cores; load average before $LOAD_BEFORE, after $LOAD_AFTER; $ELAPSED s of loading and measuring"
 echo "setup: $ROWS preloaded rows of one 100-byte cell; $ROUNDS rounds of $SECS s per cell and server (+ $WARMUP s warm-up), the order alternating; one loadgen process per measurement, buffered transport, binary protocol"
 echo "HBase: ${ORACLE_HBASE_VERSION:-2.6.1} standalone, the oracle of tests/oracle/hbase.sh (master + region server + ZooKeeper in one JVM, Thrift1 and Thrift2 gateways in their own), $HBASE_NOTE"
 echo
