@@ -127,10 +127,8 @@ cleanup() {
       "$ORACLE" stop >/dev/null 2>&1 || log "hbase.sh stop failed"
     fi
   fi
-  rm -rf "$WORK/data"
-  if [[ "$OUT" == "$WORK/out" ]]; then
-    rm -rf "$WORK"
-  fi
+  # the data directory and scratch files; --out DIR lives elsewhere and stays
+  rm -rf "$WORK"
   exit "$rc"
 }
 trap cleanup EXIT
