@@ -489,7 +489,7 @@ fn bench_puts(settings: &Settings, report: &mut Report) {
     let engine = open_engine(dir.path(), &[]);
     let db = open_raw(dir.path(), "raw.redb");
     let value = value_for(7);
-    let (seq_e, seq_r) = (AtomicU64::new(0), AtomicU64::new(0));
+    let (seq_e, seq_r, seq_a) = (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
     let mut sides: Vec<Side> = vec![
         Box::new(|d| {
             for_duration(d, |_| {
@@ -505,6 +505,15 @@ fn bench_puts(settings: &Settings, report: &mut Report) {
                 raw_put(&db, &row, &value);
             })
         }),
+        // ASYNC_WAL: acknowledged after the redo log's write(2), synced within async_flush.
+        Box::new(|d| {
+            for_duration(d, |_| {
+                let row = write_key(seq_a.fetch_add(1, Ordering::Relaxed));
+                let mut m = put_mutation(&row, &value);
+                m.durability = redbase::engine::Durability::AsyncWal;
+                engine.mutate_row(TABLE, m).expect("async put");
+            })
+        }),
     ];
     let (t, rounds) = compare(settings, &mut sides);
     drop(sides);
@@ -514,6 +523,14 @@ fn bench_puts(settings: &Settings, report: &mut Report) {
         t[1],
         &rounds,
         (0, 1),
+        Target::None,
+    );
+    report.compared(
+        "async (ASYNC_WAL) put, 1 thread, vs durable raw",
+        t[2],
+        t[1],
+        &rounds,
+        (2, 1),
         Target::None,
     );
     engine.close();

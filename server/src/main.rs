@@ -98,6 +98,10 @@ struct ServeArgs {
     /// an eighth of the container's memory limit or the machine's memory, 64 MiB to 1 GiB).
     #[arg(long, env = "REDBASE_CACHE_SIZE")]
     cache_size: Option<usize>,
+    /// Writes acknowledged without a sync (ASYNC_WAL, SKIP_WAL, or a table's DURABILITY) are
+    /// made durable at most this many milliseconds later: what a power loss can take.
+    #[arg(long, env = "REDBASE_ASYNC_FLUSH_MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    async_flush_ms: u64,
     /// The largest Thrift message (frame, buffered message or HTTP body), in bytes.
     #[arg(long, env = "REDBASE_MAX_MESSAGE_SIZE", default_value_t = 16 * 1024 * 1024)]
     max_message_size: usize,
@@ -176,6 +180,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
     let config = EngineConfig {
         region_max_size: args.region_max_size,
         max_value_size: args.max_value_size,
+        async_flush: Duration::from_millis(args.async_flush_ms),
         cache_size: args
             .cache_size
             .unwrap_or_else(redbase::engine::cache::default_budget),
