@@ -10,7 +10,7 @@
 //! - `REDBASE_BENCH_SPLIT_ROWS` (default 50000): rows loaded before the split measurement.
 //! - `REDBASE_BENCH_SPLIT_WRITERS` (default 8): writer threads running through the split.
 //! - `REDBASE_BENCH_ONLY`: comma-separated sections to run, of
-//!   `puts,writers,gets,scans,split` (default: all).
+//!   `puts,writers,bulk,gets,scans,split` (default: all).
 //! - `REDBASE_BENCH_DIR`: where the temporary databases go (default: the system temp dir).
 //! - `REDBASE_BENCH_PROFILE`: run only one loop for `REDBASE_BENCH_SECS` (for `perf record`);
 //!   no table is printed. One of `get-engine`, `get-raw`, `get-cells`, `get-rows`,
