@@ -21,6 +21,15 @@ use redbase::thrift::Limits;
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
+/// The Thrift gateways `--gateways` can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Gateway {
+    /// HBase's Thrift1 `Hbase` service.
+    Thrift1,
+    /// HBase's Thrift2 `THBaseService`.
+    Thrift2,
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "redbase",
@@ -76,9 +85,9 @@ struct ServeArgs {
     /// Address of the HTTP operations listener: /healthz, /readyz, /metrics and the status page.
     #[arg(long, env = "REDBASE_HTTP_ADDR", default_value = "0.0.0.0:8080")]
     http_addr: String,
-    /// Serve only the named gateways: `thrift1`, `thrift2` or both (comma-separated).
-    #[arg(long, env = "REDBASE_GATEWAYS", default_value = "thrift1,thrift2")]
-    gateways: String,
+    /// Serve only the named gateways (comma-separated).
+    #[arg(long, env = "REDBASE_GATEWAYS", value_enum, value_delimiter = ',', default_values_t = [Gateway::Thrift1, Gateway::Thrift2])]
+    gateways: Vec<Gateway>,
     /// Refuse every data mutation, as HBase's read-only Thrift mode.
     #[arg(long, env = "REDBASE_READ_ONLY")]
     read_only: bool,
@@ -209,7 +218,12 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
     };
     let code = rt.block_on(async {
         let shutdown = shutdown_signal();
-        let want = |g: &str| args.gateways.split(',').any(|x| x.trim() == g);
+        let want = |g: &str| {
+            args.gateways.iter().any(|x| match x {
+                Gateway::Thrift1 => g == "thrift1",
+                Gateway::Thrift2 => g == "thrift2",
+            })
+        };
         let mut listeners = Listeners::default();
         for (name, addr, slot) in [
             ("thrift1", &args.thrift1_addr, &mut listeners.thrift1),

@@ -98,7 +98,10 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
     ));
     for (l, service, name) in gateways {
         let mut rx = stop_rx.clone();
-        tracing::info!(gateway = name, addr = ?l.local_addr().ok(), "gateway listening");
+        match l.local_addr() {
+            Ok(addr) => tracing::info!(gateway = name, %addr, "gateway listening"),
+            Err(e) => tracing::info!(gateway = name, error = %e, "gateway listening"),
+        }
         tasks.push(tokio::spawn(thrift::run(
             l,
             service,

@@ -106,3 +106,19 @@ fn an_unknown_language_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown language \"cobol\""));
 }
+
+/// `--gateways` names only gateways that exist: a typo is a usage error, not a server that
+/// silently serves nothing on the misspelled side.
+#[test]
+fn an_unknown_gateway_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = redbase()
+        .args(["serve", "--gateways", "thrift1,thrift3", "--data-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("invalid value 'thrift3'"), "{err}");
+    assert!(err.contains("thrift1, thrift2"), "{err}");
+}

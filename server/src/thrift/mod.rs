@@ -261,7 +261,8 @@ pub async fn run(
             let limits = limits.clone();
             let observer = observer.clone();
             tokio::spawn(async move {
-                tracing::info!(service = name, %peer, "connection opened");
+                // Per-connection lines are debug: at scale they would drown everything else.
+                tracing::debug!(service = name, %peer, "connection opened");
                 observer.connection_opened();
                 let mut conn = Connection::new(
                     stream,
@@ -280,8 +281,14 @@ pub async fn run(
                         conn.reject(why).await;
                     }
                     End::Io(e) => {
-                        tracing::info!(service = name, %peer, error = %e, "connection error")
+                        tracing::debug!(service = name, %peer, error = %e, "connection error")
                     }
+                    End::Idle => tracing::debug!(
+                        service = name,
+                        %peer,
+                        idle_timeout_secs = limits.idle_timeout.as_secs(),
+                        "idle connection closed"
+                    ),
                     other => {
                         tracing::debug!(service = name, %peer, end = ?other, "connection closed")
                     }
