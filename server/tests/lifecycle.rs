@@ -241,3 +241,19 @@ fn cluster_id_is_stable_across_restarts() {
     let e = reopen(&dir, e);
     assert_eq!(e.cluster_id(), id);
 }
+
+/// A write after the engine began closing fails at once with `ShuttingDown`, not after a
+/// second of retries and not as a region that is being replaced.
+#[test]
+fn writes_after_close_say_the_engine_is_shutting_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = Engine::open(dir.path(), EngineConfig::default()).unwrap();
+    let d = TableDescriptor::new(TableName::parse("t").unwrap())
+        .with_family(FamilyDescriptor::new(b"f"));
+    e.create_table(d, &[]).unwrap();
+    e.close();
+    let err = e
+        .mutate_row("t", RowMutation::new(b"r").with(Op::put(b"f", b"q", b"v")))
+        .unwrap_err();
+    assert_eq!(err, MutateError::ShuttingDown);
+}

@@ -140,6 +140,14 @@ pub enum MutateError {
     InvalidCondition(String),
     #[error("the engine is shutting down")]
     ShuttingDown,
+    /// The row's region kept being replaced (split, compaction, close) for as long as the write
+    /// waited: retryable, as HBase's NotServingRegionException.
+    #[error("region of row {row:?} in table {table} is not serving: it was being replaced for {waited_ms} ms; retry")]
+    RegionNotServing {
+        table: String,
+        row: String,
+        waited_ms: u64,
+    },
     #[error(transparent)]
     Storage(#[from] StorageError),
 }

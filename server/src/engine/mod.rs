@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, RwLock, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub use cell::{
     write_timestamp, Cell, CellType, CellView, CompareOp, Condition, Durability, Op, RowBuilder,
@@ -139,6 +139,8 @@ pub(crate) struct Inner {
     flusher: Mutex<Option<(Sender<()>, std::thread::JoinHandle<()>)>>,
     pub commit_pool: CommitPool,
     pub cache: Arc<cache::CacheBudget>,
+    /// Set when [`Engine::close`] begins: writes then fail at once with `ShuttingDown`.
+    pub closing: std::sync::atomic::AtomicBool,
     /// Regions down after a storage I/O error, and the count of such errors.
     pub health: Arc<recovery::Health>,
 }
@@ -189,6 +191,7 @@ impl Engine {
             flusher: Mutex::new(None),
             commit_pool,
             cache,
+            closing: std::sync::atomic::AtomicBool::new(false),
             health: Arc::default(),
         });
         let engine = Engine { inner };
@@ -314,6 +317,7 @@ impl Engine {
 
     /// Stops every region's committer after the writes already sent are committed.
     pub fn close(&self) {
+        self.inner.closing.store(true, Ordering::Release);
         // Stop the split thread first, letting a split in progress finish.
         if let Some(tx) = self
             .inner
@@ -491,19 +495,27 @@ impl Engine {
         durable: bool,
         make: impl Fn() -> Job,
     ) -> Result<Output, MutateError> {
+        let began = Instant::now();
         for attempt in 0..1000u32 {
             let (desc, region) = self.region_for(table, row).map_err(MutateError::from)?;
             match region.submit(desc, make(), durable) {
                 Ok(o) => return Ok(o),
                 Err(Fail::Error(e)) => return Err(e),
                 Err(Fail::Retired) => {
+                    if self.inner.closing.load(Ordering::Acquire) {
+                        return Err(MutateError::ShuttingDown);
+                    }
                     if attempt > 10 {
                         std::thread::sleep(Duration::from_millis(1));
                     }
                 }
             }
         }
-        Err(MutateError::ShuttingDown)
+        Err(MutateError::RegionNotServing {
+            table: table.to_string(),
+            row: String::from_utf8_lossy(row).into_owned(),
+            waited_ms: began.elapsed().as_millis() as u64,
+        })
     }
 
     fn validate_mutation(

@@ -39,7 +39,9 @@ pub fn from_mutate(e: MutateError) -> thrift::Error {
         | MutateError::ValueTooLarge { .. }
         | MutateError::EmptyMutation { .. }
         | MutateError::InvalidTtl(_) => application(e.to_string()),
-        MutateError::Storage(_) | MutateError::ShuttingDown => io_error(e.to_string(), true),
+        MutateError::Storage(_)
+        | MutateError::ShuttingDown
+        | MutateError::RegionNotServing { .. } => io_error(e.to_string(), true),
         other => io_error(other.to_string(), false),
     }
 }
