@@ -1,7 +1,6 @@
 //! Typed values as the reference implementation holds them, and their JSON form in the shared
 //! test vectors (see docs/schema.md, "Test vectors").
 
-use crate::error::EncodeError;
 use crate::model::ScalarType;
 use serde_json::Value as Json;
 
@@ -33,36 +32,6 @@ impl Value {
             Value::Bool(b) => Json::Bool(*b),
             Value::Json(j) => j.clone(),
         }
-    }
-
-    /// The inverse of `to_json` for a value of type `ty`.
-    pub fn from_json(ty: ScalarType, j: &Json) -> Result<Value, EncodeError> {
-        let bad =
-            || EncodeError::decode(format!("{j} is not a vector value of type {}", ty.name()));
-        Ok(match ty {
-            ScalarType::String => Value::Str(j.as_str().ok_or_else(bad)?.to_string()),
-            ScalarType::Bytes => {
-                Value::Bytes(crate::hex::decode(j.as_str().ok_or_else(bad)?).ok_or_else(bad)?)
-            }
-            ScalarType::I32 => Value::Int(j.as_i64().ok_or_else(bad)?),
-            ScalarType::I64 | ScalarType::TimestampMs | ScalarType::Counter => {
-                Value::Int(j.as_str().ok_or_else(bad)?.parse().map_err(|_| bad())?)
-            }
-            ScalarType::F32 => {
-                let b = crate::hex::decode(j.as_str().ok_or_else(bad)?).ok_or_else(bad)?;
-                Value::F32(f32::from_bits(u32::from_be_bytes(
-                    b.try_into().map_err(|_| bad())?,
-                )))
-            }
-            ScalarType::F64 => {
-                let b = crate::hex::decode(j.as_str().ok_or_else(bad)?).ok_or_else(bad)?;
-                Value::F64(f64::from_bits(u64::from_be_bytes(
-                    b.try_into().map_err(|_| bad())?,
-                )))
-            }
-            ScalarType::Bool => Value::Bool(j.as_bool().ok_or_else(bad)?),
-            ScalarType::Json => Value::Json(j.clone()),
-        })
     }
 
     /// Whether `self` is a value `ty` can hold (right variant, i32 range).

@@ -58,10 +58,6 @@ impl ScalarType {
             ScalarType::I32 | ScalarType::I64 | ScalarType::TimestampMs | ScalarType::Counter
         )
     }
-
-    pub fn is_float(self) -> bool {
-        matches!(self, ScalarType::F32 | ScalarType::F64)
-    }
 }
 
 impl Serialize for ScalarType {
