@@ -33,16 +33,17 @@ mod wire;
 
 use corpus::Proto;
 
-/// Rewrites the valid-call part of the corpus from the generated clients:
-/// `FUZZ_WRITE_CORPUS=1 cargo test -p redbase --test fuzz write_corpus -- --ignored`.
+/// The valid-call part of the corpus is what the generated clients write today: a change to
+/// the IDL or the clients shows here. `FUZZ_WRITE_CORPUS=1 cargo test -p redbase --test fuzz
+/// corpus_of_valid_calls_is_current` rewrites it instead.
 #[test]
-#[ignore]
-fn write_corpus() {
-    if std::env::var_os("FUZZ_WRITE_CORPUS").is_none() {
-        return;
-    }
+fn corpus_of_valid_calls_is_current() {
+    let write = std::env::var_os("FUZZ_WRITE_CORPUS").is_some();
     let dir = corpus::dir();
-    std::fs::create_dir_all(&dir).unwrap();
+    if write {
+        std::fs::create_dir_all(&dir).unwrap();
+    }
+    let mut stale = Vec::new();
     for proto in [Proto::Binary, Proto::Compact] {
         for (service, list) in [(1, calls::thrift1(proto)), (2, calls::thrift2(proto))] {
             for (name, m) in list {
@@ -55,8 +56,16 @@ fn write_corpus() {
                     text.push_str(&corpus::hex(line));
                     text.push('\n');
                 }
-                std::fs::write(file, text).unwrap();
+                if write {
+                    std::fs::write(file, text).unwrap();
+                } else if std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str()) {
+                    stale.push(file.display().to_string());
+                }
             }
         }
     }
+    assert!(
+        stale.is_empty(),
+        "corpus files differ from what the generated clients write (rerun with FUZZ_WRITE_CORPUS=1): {stale:?}"
+    );
 }

@@ -1,6 +1,6 @@
 //! Valid calls of every method of both services, encoded by the generated clients over
 //! thrift's own output protocols: the seeds the corpus was written from
-//! (`FUZZ_WRITE_CORPUS=1 cargo test --test fuzz write_corpus -- --ignored`) and the good calls
+//! (`FUZZ_WRITE_CORPUS=1 cargo test --test fuzz corpus_of_valid_calls_is_current`) and the good calls
 //! the tests send after hostile ones.
 
 use std::collections::{BTreeMap, BTreeSet};
