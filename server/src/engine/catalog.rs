@@ -10,7 +10,7 @@ use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use serde::{Deserialize, Serialize};
 
 use super::error::{OpenError, StorageError};
-use super::region::RegionMeta;
+use super::region_info::RegionMeta;
 use super::schema::{NamespaceDescriptor, TableDescriptor};
 
 const NAMESPACES: TableDefinition<&str, &[u8]> = TableDefinition::new("namespaces");

@@ -404,6 +404,15 @@ pub fn write_timestamp(ts: Option<i64>) -> Option<i64> {
     ts.filter(|&t| t != LATEST_TIMESTAMP)
 }
 
+/// The current time in milliseconds since the epoch: the timestamp of a write that names none,
+/// and the "now" reads measure TTLs against.
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
 /// One change inside a row mutation. A timestamp of None (or [`LATEST_TIMESTAMP`]) means "now"
 /// (for `DeleteVersion`: the newest version's timestamp, as HBase resolves it).
 #[derive(Debug, Clone, PartialEq, Eq)]

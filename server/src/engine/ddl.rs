@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use super::catalog::{Change, TableRecord};
 use super::error::{NamespaceError, TableError};
-use super::region::{Region, RegionMeta};
+use super::region::Region;
+use super::region_info::RegionMeta;
 use super::schema::{
     validate_namespace_name, FamilyDescriptor, NamespaceDescriptor, TableDescriptor, TableName,
 };

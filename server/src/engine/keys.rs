@@ -16,6 +16,9 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
+use redb::TableDefinition;
+use smallvec::SmallVec;
+
 use super::cell::CellType;
 
 /// Marker for the redb key type; keys are handled as raw byte slices.
@@ -190,6 +193,40 @@ pub fn decode_value(data: &[u8]) -> Option<(Option<i64>, &[u8])> {
         )),
         _ => None,
     }
+}
+
+/// The table of a region file that holds its identity ([`INFO_KEY`]) and size ([`SIZE_KEY`]).
+pub(crate) const REGION_TABLE: TableDefinition<&str, &[u8]> = TableDefinition::new("region");
+pub(crate) const SIZE_KEY: &str = "size";
+pub(crate) const INFO_KEY: &str = "info";
+
+/// The redb table name of a family: `cf:` and the family bytes in hex (names are bytes in HBase).
+/// Built on the stack for the usual short family names, since every get and scan opens it.
+pub(crate) fn family_table_name(family: &[u8]) -> FamilyTableName {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut s = SmallVec::with_capacity(3 + family.len() * 2);
+    s.extend_from_slice(b"cf:");
+    for b in family {
+        s.push(HEX[(b >> 4) as usize]);
+        s.push(HEX[(b & 15) as usize]);
+    }
+    FamilyTableName(s)
+}
+
+/// A family's redb table name (ASCII by construction); derefs to `str`.
+pub(crate) struct FamilyTableName(SmallVec<[u8; 40]>);
+
+impl std::ops::Deref for FamilyTableName {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        // Only "cf:" and hex digits are ever pushed, so this never fails.
+        std::str::from_utf8(&self.0).unwrap_or("cf:")
+    }
+}
+
+pub(crate) fn family_def(name: &str) -> TableDefinition<'_, CellKey, &'static [u8]> {
+    TableDefinition::new(name)
 }
 
 #[cfg(test)]

@@ -11,14 +11,16 @@ use std::time::Duration;
 use redb::{ReadableTable, TableHandle};
 
 use super::catalog::Change;
+use super::cell::now_ms;
 use super::compaction::{keep_flags, CompactStats};
 use super::error::{CompactError, StorageError, TableError};
-use super::keys;
+use super::keys::{self, family_def, family_table_name};
 use super::read::RawEntry;
-use super::region::{family_def, update_size, Region, RegionMeta};
+use super::region::Region;
+use super::region_info::RegionMeta;
 use super::rewrite::{middle_row, rewrite};
 use super::schema::TableName;
-use super::write::now_ms;
+use super::write::update_size;
 use super::{Engine, Inner};
 
 /// The message that ends the split thread.
@@ -311,7 +313,7 @@ fn minor_compact(
     let mut doomed: Vec<(String, RawEntry)> = Vec::new();
     let mut entries_before = 0u64;
     for (family, fd) in &desc.families {
-        let name = super::region::family_table_name(family).to_string();
+        let name = family_table_name(family).to_string();
         if !names.contains(&name) {
             continue;
         }

@@ -12,6 +12,7 @@
 pub mod cache;
 pub mod catalog;
 pub mod cell;
+mod commit;
 mod commit_pool;
 pub mod compaction;
 mod ddl;
@@ -21,9 +22,11 @@ pub mod keys;
 mod maintenance;
 pub use maintenance::{MaintenanceTimes, RECENT_PAUSES};
 pub mod read;
+mod read_plan;
 mod recovery;
 mod redo;
 pub mod region;
+pub mod region_info;
 mod rewrite;
 pub mod scan;
 pub mod schema;
@@ -50,7 +53,7 @@ pub use error::{
 };
 pub use read::{CellVerdict, Filter, Get, ReadOptions, RowVerdict, Scan, TimeRange};
 pub use recovery::{FailedRegion, StorageFaults};
-pub use region::{RegionInfo, RegionMeta};
+pub use region_info::{RegionInfo, RegionMeta};
 pub use scan::Scanner;
 pub use schema::{
     FamilyDescriptor, KeepDeletedCells, NamespaceDescriptor, TableDescriptor, TableName,
@@ -135,7 +138,7 @@ pub(crate) struct Inner {
     /// when a split or major compaction replaces it; this one does not).
     pub commits: Arc<AtomicU64>,
     maintenance: Mutex<Option<std::thread::JoinHandle<()>>>,
-    /// The background flush of non-durable writes ([`redo::flush_loop`]) and its stop switch.
+    /// The background flush of non-durable writes ([`region::flush_loop`]) and its stop switch.
     flusher: Mutex<Option<(Sender<()>, std::thread::JoinHandle<()>)>>,
     pub commit_pool: CommitPool,
     pub cache: Arc<cache::CacheBudget>,
@@ -219,7 +222,7 @@ impl Engine {
         let handle = std::thread::Builder::new()
             .name("async-flush".into())
             .spawn(move || {
-                redo::flush_loop(every, stop_rx, || {
+                region::flush_loop(every, stop_rx, || {
                     let inner = weak.upgrade()?;
                     let state = inner.state.read().unwrap_or_else(|p| p.into_inner());
                     Some(
@@ -375,7 +378,7 @@ impl Engine {
 
     /// A fresh region id: creation time in ms, made unique.
     pub(crate) fn new_region_id(&self) -> u64 {
-        let now = write::now_ms() as u64;
+        let now = cell::now_ms() as u64;
         let mut cur = self.inner.last_region_id.load(Ordering::SeqCst);
         loop {
             let next = now.max(cur + 1);
@@ -784,7 +787,7 @@ impl Engine {
     pub fn get(&self, table: &str, mut get: Get) -> Result<Option<RowResult>, ReadError> {
         let (desc, region) = self.region_for(table, &get.row)?;
         self.validate_read(&desc, &get.options)?;
-        Ok(region.read_row(&desc, &get.row, &mut get.options, write::now_ms())?)
+        Ok(region.read_row(&desc, &get.row, &mut get.options, cell::now_ms())?)
     }
 
     /// Opens a scanner; rows come from the iterator in order (reverse order when reversed).

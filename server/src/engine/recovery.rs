@@ -39,8 +39,9 @@ use redb::{
 
 use super::cache::CacheShare;
 use super::error::StorageError;
+use super::keys::{REGION_TABLE, SIZE_KEY};
 use super::redo::{self, RedoLog};
-use super::region::{RegionStats, REGION_TABLE, SIZE_KEY};
+use super::region_info::RegionStats;
 use super::snapshot::Snapshots;
 
 /// The first reopen attempt comes this long after the failure; each failed attempt doubles the

@@ -15,7 +15,7 @@
 //! That makes replay idempotent and safe when a crash lands between a durable commit and the
 //! log's truncation (the records left over are skipped).
 //!
-//! The window on power loss is bounded by a background flush: every
+//! The window on power loss is bounded by a background flush ([`super::region::flush_loop`]): every
 //! [`crate::engine::EngineConfig::async_flush`] a region with non-durable commits since its
 //! last durable one gets an empty durable commit, and its log is emptied. Any durable commit
 //! (a durable batch, close, the start of a split or major compaction) empties it too, and a log
@@ -39,14 +39,12 @@ use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::sync::{Mutex, MutexGuard, Weak};
-use std::time::Duration;
+use std::sync::{Mutex, MutexGuard};
 
 use redb::{Database, ReadableDatabase, ReadableTable, WriteTransaction};
 
 use super::error::StorageError;
-use super::region::{family_def, family_table_name, Region, REGION_TABLE, SIZE_KEY};
+use super::keys::{family_def, family_table_name, REGION_TABLE, SIZE_KEY};
 
 /// Where a region file stores the sequence number of the last logged batch it holds.
 pub(crate) const REDO_SEQ_KEY: &str = "redo_seq";
@@ -297,35 +295,6 @@ fn stored_seq(db: &Database, region: &Path) -> Result<u64, StorageError> {
         v.and_then(|v| v.value().try_into().ok().map(u64::from_be_bytes))
             .unwrap_or(0),
     )
-}
-
-/// Runs the background flush until `stop` says so (or its sender is gone): every `every`,
-/// each region `regions` lists that has non-durable commits since its last durable one is
-/// committed durably. `regions` answers None once the engine is gone.
-pub(crate) fn flush_loop(
-    every: Duration,
-    stop: Receiver<()>,
-    regions: impl Fn() -> Option<Vec<Weak<Region>>>,
-) {
-    loop {
-        match stop.recv_timeout(every) {
-            Err(RecvTimeoutError::Timeout) => {}
-            Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
-        }
-        let Some(list) = regions() else {
-            return;
-        };
-        for r in list {
-            let Some(r) = r.upgrade() else {
-                continue;
-            };
-            if let Err(e) = r.flush() {
-                // The region is down (its failure is reported elsewhere); its log keeps the
-                // writes until it reopens.
-                tracing::debug!(region = %r.meta.name(), error = %e, "async flush failed");
-            }
-        }
-    }
 }
 
 /// One record as parsed, borrowing the log's bytes.

@@ -14,9 +14,10 @@ use redb::{ReadableTable, TableHandle, WriteTransaction};
 
 use super::compaction::{keep_flags, CompactStats};
 use super::error::StorageError;
-use super::keys::{self, CellKey};
+use super::keys::{self, family_def, family_table_name, CellKey, INFO_KEY, REGION_TABLE, SIZE_KEY};
 use super::read::RawEntry;
-use super::region::{family_def, OpenFile, Region, RegionMeta, INFO_KEY, REGION_TABLE, SIZE_KEY};
+use super::region::{OpenFile, Region};
+use super::region_info::RegionMeta;
 use super::schema::TableDescriptor;
 
 /// Catch-up rounds at most before writes pause (writers faster than replay never converge).
@@ -41,7 +42,8 @@ struct Target {
     entries: u64,
 }
 
-pub(crate) use super::region::{OnLarge, RegionHooks};
+pub(crate) use super::commit::OnLarge;
+pub(crate) use super::region::RegionHooks;
 
 /// Copies `parent` into `targets` (which must cover its range, sorted by start), purging as a
 /// major compaction when `purge` is given, then calls `install` with writes paused. The parent
@@ -87,7 +89,39 @@ fn copy_and_install(
     let file_bytes_before = std::fs::metadata(&parent.path)
         .map(|m| m.len())
         .unwrap_or(0);
-    // (`open_db` deletes a stale log of a new file.)
+    let mut targets = open_targets(dir, metas, &hooks)?;
+
+    // Phase 1: copy a snapshot while writes go on.
+    let entries_before = match copy_snapshot(parent, &snap, &mut targets, purge) {
+        Ok(n) => n,
+        Err(e) => {
+            cleanup(dir, targets);
+            return Err(e);
+        }
+    };
+
+    // Phase 2: catch up with the writes made meanwhile, writes still going on.
+    if let Err(e) = catch_up(parent, &mut targets) {
+        cleanup(dir, targets);
+        return Err(e);
+    }
+
+    // Phase 3: pause writes, replay the last keys, switch.
+    let stats = CompactStats {
+        regions: 1,
+        entries_before,
+        file_bytes_before,
+        ..CompactStats::default()
+    };
+    pause_and_switch(parent, dir, targets, hooks, install, stats)
+}
+
+/// Creates the targets' new files (`open_db` deletes a stale log of a new file).
+fn open_targets(
+    dir: &Path,
+    metas: Vec<RegionMeta>,
+    hooks: &RegionHooks,
+) -> Result<Vec<Target>, StorageError> {
     let mut targets = Vec::with_capacity(metas.len());
     for meta in metas {
         let path = dir.join(&meta.file);
@@ -100,126 +134,159 @@ fn copy_and_install(
             entries: 0,
         });
     }
-    let cleanup = |targets: Vec<Target>| {
-        for t in targets {
-            let path = dir.join(&t.meta.file);
-            drop(t.file);
-            let _ = std::fs::remove_file(path);
-        }
-    };
+    Ok(targets)
+}
 
-    // Phase 1: copy a snapshot while writes go on.
-    let mut entries_before = 0u64;
-    let copied = (|| -> Result<(), StorageError> {
-        let txns: Vec<WriteTransaction> = targets
-            .iter()
-            .map(|t| t.file.db.begin_write())
-            .collect::<Result<_, _>>()
-            .map_err(|e| parent.storage_err(e))?;
-        let names: Vec<String> = snap
-            .list_tables()
-            .map_err(|e| parent.storage_err(e))?
-            .map(|h| h.name().to_string())
-            .filter(|n| n.starts_with("cf:"))
-            .collect();
-        for name in &names {
-            let family = hex_family(name);
-            let fam_desc = purge.and_then(|(d, _)| d.family(&family));
-            if purge.is_some() && fam_desc.is_none() {
-                // A family the table no longer has: a major compaction drops its leftovers.
-                continue;
-            }
-            let src = snap
-                .open_table(family_def(name))
-                .map_err(|e| parent.storage_err(e))?;
-            let mut dsts = txns
-                .iter()
-                .map(|t| t.open_table(family_def(name)))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| parent.storage_err(e))?;
-            let mut row_buf: Vec<RawEntry> = Vec::new();
-            let flush = |row_buf: &mut Vec<RawEntry>,
-                         dsts: &mut Vec<redb::Table<'_, CellKey, &'static [u8]>>,
-                         targets: &mut Vec<Target>|
-             -> Result<(), StorageError> {
-                if row_buf.is_empty() {
-                    return Ok(());
-                }
-                let row = keys::row_of(row_buf[0].key()).to_vec();
-                let ti = route(targets, &row);
-                let keep = match (fam_desc, purge) {
-                    (Some(fd), Some((_, now))) => keep_flags(fd, row_buf, now, true),
-                    _ => vec![true; row_buf.len()],
-                };
-                for (e, k) in row_buf.iter().zip(keep) {
-                    if k {
-                        dsts[ti]
-                            .insert(e.key(), e.value())
-                            .map_err(|e| parent.storage_err(e))?;
-                        targets[ti].size += e.stored_len();
-                        targets[ti].entries += 1;
-                    }
-                }
-                row_buf.clear();
-                Ok(())
-            };
-            for item in src.range::<&[u8]>(..).map_err(|e| parent.storage_err(e))? {
-                let (k, v) = item.map_err(|e| parent.storage_err(e))?;
-                entries_before += 1;
-                if row_buf
-                    .first()
-                    .is_some_and(|f| keys::row_of(f.key()) != keys::row_of(k.value()))
-                {
-                    flush(&mut row_buf, &mut dsts, &mut targets)?;
-                }
-                row_buf.push(RawEntry::guarded(k, v));
-            }
-            flush(&mut row_buf, &mut dsts, &mut targets)?;
-        }
-        for (txn, t) in txns.into_iter().zip(targets.iter()) {
-            {
-                let mut r = txn
-                    .open_table(REGION_TABLE)
-                    .map_err(|e| parent.storage_err(e))?;
-                let info = serde_json::to_vec(&t.meta).map_err(|e| parent.storage_err(e))?;
-                r.insert(INFO_KEY, info.as_slice())
-                    .map_err(|e| parent.storage_err(e))?;
-                r.insert(SIZE_KEY, t.size.to_be_bytes().as_slice())
-                    .map_err(|e| parent.storage_err(e))?;
-            }
-            txn.commit().map_err(|e| parent.storage_err(e))?;
-        }
-        Ok(())
-    })();
-    if let Err(e) = copied {
-        cleanup(targets);
-        return Err(e);
+/// Closes and deletes the targets' files after a failed rewrite.
+fn cleanup(dir: &Path, targets: Vec<Target>) {
+    for t in targets {
+        let path = dir.join(&t.meta.file);
+        drop(t.file);
+        let _ = std::fs::remove_file(path);
     }
+}
 
-    // Phase 2: catch up with the writes made meanwhile, writes still going on.
+/// Phase 1: copies the snapshot's families into the targets (each row to the target whose
+/// range holds it), purging when `purge` is given, and writes each target's identity and size.
+/// Returns how many entries the snapshot held.
+fn copy_snapshot(
+    parent: &Region,
+    snap: &redb::ReadTransaction,
+    targets: &mut [Target],
+    purge: Option<(&TableDescriptor, i64)>,
+) -> Result<u64, StorageError> {
+    let mut entries_before = 0u64;
+    let txns: Vec<WriteTransaction> = targets
+        .iter()
+        .map(|t| t.file.db.begin_write())
+        .collect::<Result<_, _>>()
+        .map_err(|e| parent.storage_err(e))?;
+    let names: Vec<String> = snap
+        .list_tables()
+        .map_err(|e| parent.storage_err(e))?
+        .map(|h| h.name().to_string())
+        .filter(|n| n.starts_with("cf:"))
+        .collect();
+    for name in &names {
+        let family = hex_family(name);
+        let fam_desc = purge.and_then(|(d, _)| d.family(&family));
+        if purge.is_some() && fam_desc.is_none() {
+            // A family the table no longer has: a major compaction drops its leftovers.
+            continue;
+        }
+        let keep = |row: &[RawEntry]| match (fam_desc, purge) {
+            (Some(fd), Some((_, now))) => keep_flags(fd, row, now, true),
+            _ => vec![true; row.len()],
+        };
+        entries_before += copy_family(parent, snap, name, &txns, targets, keep)?;
+    }
+    for (txn, t) in txns.into_iter().zip(targets.iter()) {
+        {
+            let mut r = txn
+                .open_table(REGION_TABLE)
+                .map_err(|e| parent.storage_err(e))?;
+            let info = serde_json::to_vec(&t.meta).map_err(|e| parent.storage_err(e))?;
+            r.insert(INFO_KEY, info.as_slice())
+                .map_err(|e| parent.storage_err(e))?;
+            r.insert(SIZE_KEY, t.size.to_be_bytes().as_slice())
+                .map_err(|e| parent.storage_err(e))?;
+        }
+        txn.commit().map_err(|e| parent.storage_err(e))?;
+    }
+    Ok(entries_before)
+}
+
+/// Copies one family table (`name`) of the snapshot, row by row, into the targets' write
+/// transactions, keeping the entries `keep` flags. Returns how many entries it read.
+fn copy_family(
+    parent: &Region,
+    snap: &redb::ReadTransaction,
+    name: &str,
+    txns: &[WriteTransaction],
+    targets: &mut [Target],
+    keep: impl Fn(&[RawEntry]) -> Vec<bool>,
+) -> Result<u64, StorageError> {
+    let mut entries = 0u64;
+    let src = snap
+        .open_table(family_def(name))
+        .map_err(|e| parent.storage_err(e))?;
+    let mut dsts = txns
+        .iter()
+        .map(|t| t.open_table(family_def(name)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| parent.storage_err(e))?;
+    let mut row_buf: Vec<RawEntry> = Vec::new();
+    let flush = |row_buf: &mut Vec<RawEntry>,
+                 dsts: &mut Vec<redb::Table<'_, CellKey, &'static [u8]>>,
+                 targets: &mut [Target]|
+     -> Result<(), StorageError> {
+        if row_buf.is_empty() {
+            return Ok(());
+        }
+        let row = keys::row_of(row_buf[0].key()).to_vec();
+        let ti = route(targets, &row);
+        for (e, k) in row_buf.iter().zip(keep(row_buf)) {
+            if k {
+                dsts[ti]
+                    .insert(e.key(), e.value())
+                    .map_err(|e| parent.storage_err(e))?;
+                targets[ti].size += e.stored_len();
+                targets[ti].entries += 1;
+            }
+        }
+        row_buf.clear();
+        Ok(())
+    };
+    for item in src.range::<&[u8]>(..).map_err(|e| parent.storage_err(e))? {
+        let (k, v) = item.map_err(|e| parent.storage_err(e))?;
+        entries += 1;
+        if row_buf
+            .first()
+            .is_some_and(|f| keys::row_of(f.key()) != keys::row_of(k.value()))
+        {
+            flush(&mut row_buf, &mut dsts, targets)?;
+        }
+        row_buf.push(RawEntry::guarded(k, v));
+    }
+    flush(&mut row_buf, &mut dsts, targets)?;
+    Ok(entries)
+}
+
+/// Phase 2: replays the keys written since the snapshot, writes still going on, until few
+/// enough are left to replay with writes paused (or [`CATCH_UP_ROUNDS`] rounds are done).
+fn catch_up(parent: &Region, targets: &mut [Target]) -> Result<(), StorageError> {
     for _ in 0..CATCH_UP_ROUNDS {
         let recorded = take_recorded(parent);
         let n = recorded.len();
-        if let Err(e) = replay(parent, &mut targets, &recorded) {
-            cleanup(targets);
-            return Err(e);
-        }
+        replay(parent, targets, &recorded)?;
         if n <= PAUSED_REPLAY_KEYS {
             break;
         }
     }
+    Ok(())
+}
 
-    // Phase 3: pause writes, replay the last keys, switch.
+/// Phase 3: pauses the parent's writes, replays the last recorded keys, opens the new regions
+/// and calls `install`; retires the parent when that succeeds. `stats` arrives with the
+/// parent's figures and leaves with the new regions' too.
+fn pause_and_switch(
+    parent: &Region,
+    dir: &Path,
+    mut targets: Vec<Target>,
+    hooks: RegionHooks,
+    install: impl FnOnce(&[Arc<Region>]) -> Result<(), StorageError>,
+    mut stats: CompactStats,
+) -> Result<Rewritten, StorageError> {
     let gate = parent.gate.lock().unwrap_or_else(|p| p.into_inner());
     let paused = Instant::now();
     let recorded = take_recorded(parent);
     let paused_keys = recorded.len();
     if let Err(e) = replay(parent, &mut targets, &recorded) {
         drop(gate);
-        cleanup(targets);
+        cleanup(dir, targets);
         return Err(e);
     }
-    let entries_after = targets.iter().map(|t| t.entries).sum();
+    stats.entries_after = targets.iter().map(|t| t.entries).sum();
     let mut regions = Vec::with_capacity(targets.len());
     for t in targets {
         let path = dir.join(&t.meta.file);
@@ -236,7 +303,7 @@ fn copy_and_install(
             parent.retired.store(true, Ordering::Release);
             let pause = paused.elapsed();
             drop(gate);
-            let file_bytes_after = regions
+            stats.file_bytes_after = regions
                 .iter()
                 .map(|r| std::fs::metadata(&r.path).map(|m| m.len()).unwrap_or(0))
                 .sum();
@@ -244,13 +311,7 @@ fn copy_and_install(
                 regions,
                 pause,
                 paused_keys,
-                stats: CompactStats {
-                    regions: 1,
-                    entries_before,
-                    entries_after,
-                    file_bytes_before,
-                    file_bytes_after,
-                },
+                stats,
             })
         }
         Err(e) => {
@@ -294,7 +355,7 @@ fn replay(
         .collect::<Result<_, _>>()
         .map_err(|e| parent.storage_err(e))?;
     for (family, key) in recorded {
-        let name = super::region::family_table_name(family);
+        let name = family_table_name(family);
         let src = snap
             .open_table(family_def(&name))
             .map_err(|e| parent.storage_err(e))?;

@@ -9,13 +9,13 @@ use std::sync::Arc;
 use bytes::Bytes;
 use smallvec::SmallVec;
 
-use super::cell::{RowBuilder, RowResult, RowSpan};
+use super::cell::{now_ms, RowBuilder, RowResult, RowSpan};
 use super::error::ReadError;
 use super::keys::{self, CellKey};
 use super::read::{FamilyRead, Pending, RawEntry, RowVerdict, Scan};
-use super::region::{pending_row, ReadCounter, ReadPlan, Region, Visible};
+use super::read_plan::{pending_row, ReadCounter, ReadPlan, Visible};
+use super::region::Region;
 use super::schema::TableDescriptor;
-use super::write::now_ms;
 use super::Engine;
 
 /// Rows read from one region per chunk.
@@ -220,7 +220,9 @@ impl Scanner {
             });
         }
 
-        let snap = region.snapshots.current(&region.file, desc)?;
+        let snap = region
+            .snapshots
+            .current(|| region.file.begin_read(), desc)?;
         let now = now_ms();
         let (plan, filter) = ReadPlan::new(desc, &mut self.scan.options, now);
         let all_cells = plan.all_cells();

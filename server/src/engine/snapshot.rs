@@ -22,8 +22,7 @@ use redb::{ReadOnlyTable, ReadTransaction};
 
 use super::error::StorageError;
 use super::keys::CellKey;
-use super::recovery::RegionFile;
-use super::region::{family_def, family_table_name};
+use super::keys::{family_def, family_table_name};
 use super::schema::TableDescriptor;
 
 /// A family's cells as redb stores them.
@@ -49,11 +48,14 @@ impl Snapshots {
         self.lock().take();
     }
 
-    /// A snapshot holding every commit acknowledged before this call. `file` is the region's
-    /// file; its database is only touched when a new snapshot is needed.
+    /// A snapshot holding every commit acknowledged before this call. `begin_read` begins a
+    /// read transaction on the region's file ([`RegionFile::begin_read`]); it is only called
+    /// when a new snapshot is needed.
+    ///
+    /// [`RegionFile::begin_read`]: super::recovery::RegionFile::begin_read
     pub fn current(
         &self,
-        file: &RegionFile,
+        begin_read: impl FnOnce() -> Result<ReadTransaction, StorageError>,
         desc: &TableDescriptor,
     ) -> Result<Arc<Snapshot>, StorageError> {
         let generation = self.generation.load(Ordering::Acquire);
@@ -69,7 +71,7 @@ impl Snapshots {
                 .keys()
                 .map(|f| (f.clone(), OnceLock::new()))
                 .collect(),
-            txn: file.begin_read()?,
+            txn: begin_read()?,
         });
         let mut slot = self.lock();
         // Only a snapshot of the newest generation is worth sharing; a read that raced a

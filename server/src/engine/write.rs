@@ -2,18 +2,20 @@
 //! check-and-mutate, each applied inside the batch's write transaction. Because one committer
 //! thread owns a region's writes, everything here is atomic per row without row locks.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use redb::WriteTransaction;
+use redb::{ReadableTable, WriteTransaction};
 
-use super::cell::{write_timestamp, Cell, CellType, Condition, Op, RowMutation};
+use super::cell::{now_ms, write_timestamp, Cell, CellType, Condition, Op, RowMutation};
 use super::error::{MutateError, StorageError};
-use super::keys::{self, KIND_COLUMN, KIND_FAMILY};
-use super::read::{FamilyRead, TimeRange};
+use super::keys::{
+    self, family_def, family_table_name, CellKey, KIND_COLUMN, KIND_FAMILY, REGION_TABLE, SIZE_KEY,
+};
+use super::read::{FamilyRead, RawEntry, TimeRange};
 use super::redo::Change;
-use super::region::TxnTables;
 use super::schema::TableDescriptor;
 
 /// One column a counter or append writes: (family, qualifier, timestamp, new value).
@@ -77,13 +79,6 @@ impl From<MutateError> for Fail {
     fn from(e: MutateError) -> Fail {
         Fail::Error(e)
     }
-}
-
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// The state of one batch's write transaction.
@@ -372,4 +367,84 @@ impl<'t> Apply<'t> {
         }
         Ok(())
     }
+}
+
+/// Adds `delta` to the persisted size counter inside `txn`.
+pub(crate) fn update_size(
+    txn: &mut WriteTransaction,
+    path: &Path,
+    delta: i64,
+) -> Result<(), StorageError> {
+    if delta == 0 {
+        return Ok(());
+    }
+    let mut t = txn.open_table(REGION_TABLE).map_err(|e| storage(path, e))?;
+    let cur = t
+        .get(SIZE_KEY)
+        .map_err(|e| storage(path, e))?
+        .and_then(|v| v.value().try_into().ok().map(u64::from_be_bytes))
+        .unwrap_or(0);
+    let new = (cur as i64 + delta).max(0) as u64;
+    t.insert(SIZE_KEY, new.to_be_bytes().as_slice())
+        .map_err(|e| storage(path, e))?;
+    Ok(())
+}
+
+/// Opened family tables of one write transaction.
+pub(crate) struct TxnTables<'t> {
+    txn: &'t WriteTransaction,
+    path: &'t Path,
+    tables: HashMap<Vec<u8>, redb::Table<'t, CellKey, &'static [u8]>>,
+}
+
+impl<'t> TxnTables<'t> {
+    pub fn new(txn: &'t WriteTransaction, path: &'t Path) -> TxnTables<'t> {
+        TxnTables {
+            txn,
+            path,
+            tables: HashMap::new(),
+        }
+    }
+
+    pub fn get(
+        &mut self,
+        family: &[u8],
+    ) -> Result<&mut redb::Table<'t, CellKey, &'static [u8]>, StorageError> {
+        if !self.tables.contains_key(family) {
+            let name = family_table_name(family);
+            let t = self
+                .txn
+                .open_table(family_def(&name))
+                .map_err(|e| storage(self.path, e))?;
+            self.tables.insert(family.to_vec(), t);
+        }
+        Ok(self.tables.get_mut(family).expect("just inserted"))
+    }
+
+    /// All stored entries of `row` in `family`, in key order.
+    pub fn row_entries(
+        &mut self,
+        family: &[u8],
+        row: &[u8],
+    ) -> Result<Vec<RawEntry>, StorageError> {
+        let path = self.path;
+        let t = self.get(family)?;
+        let start = keys::row_start(row);
+        let mut succ = row.to_vec();
+        succ.push(0);
+        let end = keys::row_start(&succ);
+        let mut out = Vec::new();
+        for item in t
+            .range(start.as_slice()..end.as_slice())
+            .map_err(|e| storage(path, e))?
+        {
+            let (k, v) = item.map_err(|e| storage(path, e))?;
+            out.push(RawEntry::owned(k.value().to_vec(), v.value().to_vec()));
+        }
+        Ok(out)
+    }
+}
+
+fn storage(path: &Path, e: impl std::fmt::Display) -> StorageError {
+    StorageError::new(path, e)
 }

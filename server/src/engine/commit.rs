@@ -1,0 +1,337 @@
+//! A region's group commit: writers queue [`Request`]s, the engine's shared committer threads
+//! ([`super::commit_pool`]) take up to [`MAX_BATCH`] of them at a time and apply each batch in
+//! one write transaction and one commit, then answer every writer of the batch.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use super::commit_pool::{self, CommitPool};
+use super::error::{MutateError, StorageError};
+use super::recovery::RegionFile;
+use super::redo::{self, Change};
+use super::region_info::{RegionMeta, RegionStats};
+use super::schema::TableDescriptor;
+use super::snapshot::Snapshots;
+use super::write::{self, update_size, Job, Output};
+
+/// Called after each successful commit with the region's size; the engine counts commits and
+/// triggers splits with it.
+pub(crate) type OnLarge = Arc<dyn Fn(&RegionMeta, u64) + Send + Sync>;
+
+/// The (family, key) pairs written while a rewrite copies the region; None when not recording.
+pub(crate) type Recording = Arc<Mutex<Option<Vec<(Vec<u8>, Vec<u8>)>>>>;
+
+/// A message to the committer.
+pub(crate) struct Request {
+    pub table: Arc<TableDescriptor>,
+    pub job: Job,
+    pub durable: bool,
+    pub reply: Sender<Result<Output, write::Fail>>,
+}
+
+/// A job queued by [`Committer::enqueue`]; [`Ticket::wait`] returns once its commit is done.
+pub(crate) struct Ticket(mpsc::Receiver<Result<Output, write::Fail>>);
+
+impl Ticket {
+    pub fn wait(self) -> Result<Output, write::Fail> {
+        // A committer that went away without answering dropped the job with its region.
+        self.0.recv().unwrap_or(Err(write::Fail::Retired))
+    }
+}
+
+/// Applies batches of jobs, one write transaction and one commit per batch. Shares its parts
+/// with the [`Region`](super::region::Region) that owns it.
+pub(crate) struct Committer {
+    pub path: PathBuf,
+    pub snapshots: Arc<Snapshots>,
+    pub file: Arc<RegionFile>,
+    pub stats: Arc<RegionStats>,
+    pub gate: Arc<Mutex<()>>,
+    pub retired: Arc<AtomicBool>,
+    pub recording: Recording,
+    pub meta: RegionMeta,
+    pub on_large: OnLarge,
+    /// Kept apart from the committer, so a worker can say it is done after it has dropped its
+    /// hold on the committer (and with it the region's file).
+    pub queue: Arc<QueueShared>,
+}
+
+/// A region's write queue and the signal that it has gone quiet.
+#[derive(Default)]
+pub(crate) struct QueueShared {
+    queue: Mutex<Queued>,
+    /// Signalled when the region has nothing queued, committing or being released (`close`).
+    idle: Condvar,
+}
+
+/// A region's writes waiting for a commit.
+#[derive(Default)]
+struct Queued {
+    requests: Vec<Request>,
+    /// The region is in the pool's queue or a worker is committing it.
+    scheduled: bool,
+    /// Workers past their commit that still hold the region (sending replies).
+    releasing: usize,
+    closed: bool,
+}
+
+type Reply = (
+    Sender<Result<Output, write::Fail>>,
+    Result<Output, write::Fail>,
+);
+
+/// How many jobs one commit may carry.
+const MAX_BATCH: usize = 1024;
+
+impl commit_pool::Job for Committer {
+    fn run_batch(self: Arc<Self>, pool: &CommitPool) {
+        let batch: Vec<Request> = {
+            let mut q = self.lock_queue();
+            let n = q.requests.len().min(MAX_BATCH);
+            q.requests.drain(..n).collect()
+        };
+        let (replies, committed) = self.process(batch);
+        // Hand the region back before waking the writers, so the next batch can start on
+        // another worker while this one sends replies.
+        let shared = self.queue.clone();
+        {
+            let mut q = self.lock_queue();
+            q.releasing += 1;
+            if q.requests.is_empty() {
+                q.scheduled = false;
+            } else {
+                drop(q);
+                pool.schedule(self.clone());
+            }
+        }
+        for (tx, o) in replies {
+            let _ = tx.send(o);
+        }
+        if let Some(size) = committed {
+            (self.on_large)(&self.meta, size);
+        }
+        drop(self);
+        let mut q = shared.queue.lock().unwrap_or_else(|p| p.into_inner());
+        q.releasing -= 1;
+        if q.releasing == 0 && !q.scheduled {
+            shared.idle.notify_all();
+        }
+    }
+}
+
+impl Committer {
+    fn lock_queue(&self) -> std::sync::MutexGuard<'_, Queued> {
+        self.queue.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Queues a request for the region's next commit, scheduling the committer on `pool` when
+    /// it is not already waiting there or running.
+    pub fn enqueue(
+        self: &Arc<Self>,
+        pool: &CommitPool,
+        table: Arc<TableDescriptor>,
+        job: Job,
+        durable: bool,
+    ) -> Result<Ticket, write::Fail> {
+        let (reply, rx) = mpsc::channel();
+        let mut q = self.lock_queue();
+        if q.closed {
+            return Err(write::Fail::Retired);
+        }
+        q.requests.push(Request {
+            table,
+            job,
+            durable,
+            reply,
+        });
+        if !q.scheduled {
+            q.scheduled = true;
+            drop(q);
+            pool.schedule(self.clone());
+        } else {
+            drop(q);
+        }
+        Ok(Ticket(rx))
+    }
+
+    /// Refuses new requests and waits until everything already queued has committed.
+    pub fn close(&self) {
+        let shared = &self.queue;
+        let mut q = self.lock_queue();
+        q.closed = true;
+        // Until no worker holds the region any more: a worker still sending replies keeps the
+        // region's file open, and a reopened engine must be able to open it again at once.
+        while q.scheduled || q.releasing > 0 {
+            q = shared.idle.wait(q).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Commits one batch; returns each job's reply and, after a successful commit, the
+    /// region's size.
+    fn process(&self, batch: Vec<Request>) -> (Vec<Reply>, Option<u64>) {
+        if batch.is_empty() {
+            return (Vec::new(), None);
+        }
+        let _gate = self.gate.lock().unwrap_or_else(|p| p.into_inner());
+        if self.retired.load(Ordering::Acquire) {
+            let replies = batch
+                .into_iter()
+                .map(|r| (r.reply, Err(write::Fail::Retired)))
+                .collect();
+            return (replies, None);
+        }
+        // A job for rows outside this region raced a split: send it back to be routed.
+        let (batch, stray): (Vec<Request>, Vec<Request>) = batch
+            .into_iter()
+            .partition(|r| r.job.rows().iter().all(|row| self.meta.contains(row)));
+        let mut replies: Vec<Reply> = stray
+            .into_iter()
+            .map(|r| (r.reply, Err(write::Fail::Retired)))
+            .collect();
+        if batch.is_empty() {
+            return (replies, None);
+        }
+        // A region down after an I/O error reopens its file first (when an attempt is due);
+        // until that works its writers hear why, at once.
+        if let Err(e) = self.file.recover(&_gate) {
+            replies.extend(batch.into_iter().map(|r| {
+                (
+                    r.reply,
+                    Err(write::Fail::Error(MutateError::Storage(e.clone()))),
+                )
+            }));
+            return (replies, None);
+        }
+        let committed = self.apply(batch, &mut replies, &_gate);
+        (replies, committed)
+    }
+
+    /// Applies a batch and adds its replies to `replies`. Returns the region size after a
+    /// successful commit, None when the commit failed (every job gets the error).
+    fn apply(
+        &self,
+        batch: Vec<Request>,
+        replies: &mut Vec<Reply>,
+        gate: &MutexGuard<'_, ()>,
+    ) -> Option<u64> {
+        let durable = batch.iter().any(|r| r.durable);
+        let result = (|| -> Result<(Vec<Result<Output, write::Fail>>, i64), StorageError> {
+            let mut txn = self
+                .file
+                .db()?
+                .begin_write()
+                .map_err(|e| storage(&self.path, e))?;
+            if !durable {
+                txn.set_durability(redb::Durability::None)
+                    .map_err(|e| storage(&self.path, e))?;
+            }
+            let mut outputs = Vec::with_capacity(batch.len());
+            let mut delta = 0i64;
+            let mut recorded = Vec::new();
+            let changes: Vec<Change>;
+            let recording = self
+                .recording
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .is_some();
+            {
+                let mut ctx = write::Apply::new(&txn, &self.path, recording, !durable);
+                for r in &batch {
+                    outputs.push(ctx.run(&r.table, &r.job));
+                }
+                delta += ctx.size_delta;
+                recorded.append(&mut ctx.recorded);
+                changes = ctx.logged.take().unwrap_or_default();
+                self.stats
+                    .write_bytes
+                    .fetch_add(ctx.bytes_written, Ordering::Relaxed);
+                ctx.finish()?;
+            }
+            // A non-durable batch carries its redo number (see `redo`).
+            let logged = if durable {
+                update_size(&mut txn, &self.path, delta)?;
+                None
+            } else {
+                let seq = self.file.redo.next_seq();
+                Some((seq, redo::stamp(&mut txn, &self.path, delta, seq)?))
+            };
+            txn.commit().map_err(|e| storage(&self.path, e))?;
+            // Before any writer hears back: reads from now on must see this commit.
+            self.snapshots.committed();
+            if recording {
+                if let Some(rec) = self
+                    .recording
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .as_mut()
+                {
+                    rec.append(&mut recorded);
+                }
+            }
+            match logged {
+                None => self.file.redo.durable(),
+                Some((seq, size)) => self.log(seq, size, &changes, gate)?,
+            }
+            Ok((outputs, delta))
+        })();
+        match result {
+            Ok((outputs, delta)) => {
+                self.stats.commits.fetch_add(1, Ordering::Relaxed);
+                // Rows, not jobs: a batch of rows sent in one call counts each row, as reads do.
+                let n: u64 = batch
+                    .iter()
+                    .zip(&outputs)
+                    .filter(|(_, o)| o.is_ok())
+                    .map(|(r, _)| r.job.rows().len() as u64)
+                    .sum();
+                self.stats.writes.fetch_add(n, Ordering::Relaxed);
+                let size = if delta >= 0 {
+                    self.stats.size.fetch_add(delta as u64, Ordering::Relaxed) + delta as u64
+                } else {
+                    let d = delta.unsigned_abs();
+                    self.stats.size.fetch_sub(d, Ordering::Relaxed) - d
+                };
+                replies.extend(batch.into_iter().map(|r| r.reply).zip(outputs));
+                Some(size)
+            }
+            Err(e) => {
+                // An I/O error marks the region failed; every writer of the batch hears so.
+                let e = self.file.classify(e);
+                replies.extend(batch.into_iter().map(|r| {
+                    (
+                        r.reply,
+                        Err(write::Fail::Error(MutateError::Storage(e.clone()))),
+                    )
+                }));
+                None
+            }
+        }
+    }
+}
+
+impl Committer {
+    /// Puts a committed non-durable batch in the redo log before it is acknowledged. A log
+    /// grown past its bound, or one that cannot be written, is replaced by a durable commit.
+    fn log(
+        &self,
+        seq: u64,
+        size: u64,
+        changes: &[Change],
+        gate: &MutexGuard<'_, ()>,
+    ) -> Result<(), StorageError> {
+        match self.file.redo.append(seq, size, changes) {
+            Ok(len) if len < redo::MAX_LOG_BYTES => Ok(()),
+            Ok(_) => self.file.flush(gate),
+            Err(e) => {
+                tracing::warn!(region = %self.meta.name(), error = %e, "cannot append to the redo log; committing durably instead");
+                self.file.flush(gate)
+            }
+        }
+    }
+}
+
+fn storage(path: &Path, e: impl std::fmt::Display) -> StorageError {
+    StorageError::new(path, e)
+}
