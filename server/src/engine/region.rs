@@ -1,6 +1,7 @@
 //! A region: one redb file holding the rows `[start, end)` of one table, one redb table per
-//! column family, and a write queue that the engine's shared committer threads
-//! ([`super::commit_pool`]) turn into shared commits.
+//! column family, and a write queue ([`super::commit`]) that the engine's shared committer
+//! threads ([`super::commit_pool`]) turn into shared commits. This file holds the region's
+//! lifecycle (create, open, close, flush) and its row reads.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -10,12 +10,14 @@ use bytes::Bytes;
 use smallvec::SmallVec;
 
 use super::cell::{now_ms, RowBuilder, RowResult, RowSpan};
-use super::error::ReadError;
+use super::error::{ReadError, StorageError};
 use super::keys::{self, CellKey};
 use super::read::{FamilyRead, Pending, RawEntry, RowVerdict, Scan};
 use super::read_plan::{pending_row, ReadCounter, ReadPlan, Visible};
 use super::region::Region;
+use super::region_info::RegionMeta;
 use super::schema::TableDescriptor;
+use super::snapshot::Snapshot;
 use super::Engine;
 
 /// Rows read from one region per chunk.
@@ -153,18 +155,10 @@ impl Scanner {
         Ok(())
     }
 
-    /// Reads up to CHUNK_ROWS rows of `region` into `built` (rows that fill a shared buffer
-    /// move on to the scanner's buffer early).
-    fn read_chunk(
-        &mut self,
-        desc: &TableDescriptor,
-        region: &Arc<Region>,
-        built: &mut ChunkRows,
-    ) -> Result<Chunk, ReadError> {
-        let reversed = self.scan.reversed;
-        let meta = &region.meta;
-        // Key bounds: the scan's bounds intersected with the region's.
-        let (lo_row, hi_row): (Vec<u8>, Option<Vec<u8>>) = if reversed {
+    /// The rows the next chunk of the region `meta` covers: the scan's bounds intersected with
+    /// the region's, from the scanner's position (low inclusive, high exclusive, None = open).
+    fn row_bounds(&self, meta: &RegionMeta) -> (Vec<u8>, Option<Vec<u8>>) {
+        if self.scan.reversed {
             let Position::Before(upper) = &self.pos else {
                 unreachable!("reversed scans use Before")
             };
@@ -193,26 +187,23 @@ impl Scanner {
                 (false, false) => Some(self.scan.stop.clone().min(meta.end.clone())),
             };
             (lo, hi)
-        };
+        }
+    }
+
+    /// Reads up to CHUNK_ROWS rows of `region` into `built` (rows that fill a shared buffer
+    /// move on to the scanner's buffer early).
+    fn read_chunk(
+        &mut self,
+        desc: &TableDescriptor,
+        region: &Arc<Region>,
+        built: &mut ChunkRows,
+    ) -> Result<Chunk, ReadError> {
+        let reversed = self.scan.reversed;
+        let meta = &region.meta;
+        let (lo_row, hi_row) = self.row_bounds(meta);
         let lo_key = keys::row_start(&lo_row);
         let hi_key = hi_row.as_ref().map(|h| keys::row_start(h));
-        let after_region = || -> Position {
-            if reversed {
-                if meta.start.is_empty()
-                    || (!self.scan.stop.is_empty() && meta.start <= self.scan.stop)
-                {
-                    Position::Done
-                } else {
-                    Position::Before(Some(meta.start.clone()))
-                }
-            } else if meta.end.is_empty()
-                || (!self.scan.stop.is_empty() && meta.end >= self.scan.stop)
-            {
-                Position::Done
-            } else {
-                Position::From(meta.end.clone())
-            }
-        };
+        let after_region = || position_after(meta, &self.scan.stop, reversed);
         if hi_row.as_ref().is_some_and(|h| h <= &lo_row) {
             return Ok(Chunk {
                 next: after_region(),
@@ -229,32 +220,8 @@ impl Scanner {
         // Whether the scan's row limit is reached with this many rows built and buffered.
         let (limit, returned) = (self.scan.limit, self.rows_returned);
         let full = |held: usize| limit > 0 && returned + held >= limit;
-        let mut cursors: SmallVec<[Cursor; 4]> = SmallVec::new();
-        let mut families: SmallVec<[&FamilyRead<'_>; 4]> = SmallVec::new();
-        for fr in &plan.families {
-            let Some(table) = snap.table(fr.family).map_err(|e| region.storage_err(e))? else {
-                continue;
-            };
-            let bounds: (Bound<&[u8]>, Bound<&[u8]>) = (
-                Bound::Included(lo_key.as_slice()),
-                match &hi_key {
-                    Some(h) => Bound::Excluded(h.as_slice()),
-                    None => Bound::Unbounded,
-                },
-            );
-            let iter = table
-                .range::<&[u8]>(bounds)
-                .map_err(|e| region.storage_err(e))?;
-            let mut c = Cursor {
-                iter,
-                row: Vec::new(),
-                ahead: Vec::new(),
-                reversed,
-            };
-            c.next_row().map_err(|e| region.storage_err(e))?;
-            cursors.push(c);
-            families.push(fr);
-        }
+        let (mut cursors, families) =
+            open_cursors(&snap, &plan, &lo_key, hi_key.as_deref(), reversed, region)?;
 
         let mut counter = ReadCounter::new(&region.stats);
         let mut seen = 0usize;
@@ -263,15 +230,7 @@ impl Scanner {
                 return Ok(filter_done(self.round_trip_rows, after_region()));
             }
             // The row is borrowed from the cursors until they move on.
-            let next = cursors
-                .iter()
-                .filter_map(|c| c.row_key())
-                .fold(None::<&[u8]>, |acc, r| match acc {
-                    None => Some(r),
-                    Some(a) if (reversed && r > a) || (!reversed && r < a) => Some(r),
-                    a => a,
-                });
-            let Some(row) = next else {
+            let Some(row) = first_row(&cursors, reversed) else {
                 return Ok(Chunk {
                     next: after_region(),
                     stop: false,
@@ -279,14 +238,10 @@ impl Scanner {
             };
             if seen >= CHUNK_ROWS {
                 // Resume at this row next time.
-                let next = if reversed {
-                    let mut r = row.to_vec();
-                    r.push(0);
-                    Position::Before(Some(r))
-                } else {
-                    Position::From(row.to_vec())
-                };
-                return Ok(Chunk { next, stop: false });
+                return Ok(Chunk {
+                    next: resume_at(row, reversed),
+                    stop: false,
+                });
             }
             seen += 1;
             // The common case, a table read through one family with rows of one plain put,
@@ -327,21 +282,9 @@ impl Scanner {
             let mut found = false;
             if verdict == RowVerdict::Skip {
                 let hint = filter.as_deref_mut().and_then(|f| f.seek_hint(row));
-                match hint {
-                    // Jump: the next chunk starts at the hint.
-                    Some(h) if !reversed && h.as_slice() > row => {
-                        return Ok(Chunk {
-                            next: Position::From(h),
-                            stop: false,
-                        });
-                    }
-                    Some(h) if reversed && h.as_slice() <= row => {
-                        return Ok(Chunk {
-                            next: Position::Before(Some(h)),
-                            stop: false,
-                        });
-                    }
-                    _ => {}
+                // Jump: the next chunk starts at the hint.
+                if let Some(next) = hint.and_then(|h| seek_position(h, row, reversed)) {
+                    return Ok(Chunk { next, stop: false });
                 }
             } else {
                 // Each family's entries of this row (none where its cursor is elsewhere).
@@ -399,6 +342,99 @@ fn filter_done(round_trip_rows: usize, after_region: Position) -> Chunk {
         }
     }
 }
+
+/// Where a scan goes once it has read the region `meta` to its end: on to the next region, or
+/// done when the region is the table's last or ends at or past the scan's stop row.
+fn position_after(meta: &RegionMeta, stop: &[u8], reversed: bool) -> Position {
+    if reversed {
+        if meta.start.is_empty() || (!stop.is_empty() && meta.start.as_slice() <= stop) {
+            Position::Done
+        } else {
+            Position::Before(Some(meta.start.clone()))
+        }
+    } else if meta.end.is_empty() || (!stop.is_empty() && meta.end.as_slice() >= stop) {
+        Position::Done
+    } else {
+        Position::From(meta.end.clone())
+    }
+}
+
+/// Where the next chunk starts when this one ends at `row`, unread.
+fn resume_at(row: &[u8], reversed: bool) -> Position {
+    if reversed {
+        let mut r = row.to_vec();
+        r.push(0);
+        Position::Before(Some(r))
+    } else {
+        Position::From(row.to_vec())
+    }
+}
+
+/// Where a filter's seek hint for `row` sends the scan, if it moves the scan on (a hint that
+/// does not is ignored).
+fn seek_position(hint: Vec<u8>, row: &[u8], reversed: bool) -> Option<Position> {
+    if !reversed && hint.as_slice() > row {
+        Some(Position::From(hint))
+    } else if reversed && hint.as_slice() <= row {
+        Some(Position::Before(Some(hint)))
+    } else {
+        None
+    }
+}
+
+/// The next row in scan order among the cursors' rows, None when every cursor is done.
+fn first_row(cursors: &[Cursor], reversed: bool) -> Option<&[u8]> {
+    cursors
+        .iter()
+        .filter_map(|c| c.row_key())
+        .fold(None::<&[u8]>, |acc, r| match acc {
+            None => Some(r),
+            Some(a) if (reversed && r > a) || (!reversed && r < a) => Some(r),
+            a => a,
+        })
+}
+
+/// A cursor over the keys `[lo_key, hi_key)` of each of the plan's families the snapshot has,
+/// at its first row, and those families (in the same order).
+fn open_cursors<'p, 'a>(
+    snap: &Snapshot,
+    plan: &'p ReadPlan<'a>,
+    lo_key: &[u8],
+    hi_key: Option<&[u8]>,
+    reversed: bool,
+    region: &Region,
+) -> Result<CursorSet<'p, 'a>, StorageError> {
+    let mut cursors: SmallVec<[Cursor; 4]> = SmallVec::new();
+    let mut families: SmallVec<[&FamilyRead<'_>; 4]> = SmallVec::new();
+    for fr in &plan.families {
+        let Some(table) = snap.table(fr.family).map_err(|e| region.storage_err(e))? else {
+            continue;
+        };
+        let bounds: (Bound<&[u8]>, Bound<&[u8]>) = (
+            Bound::Included(lo_key),
+            match hi_key {
+                Some(h) => Bound::Excluded(h),
+                None => Bound::Unbounded,
+            },
+        );
+        let iter = table
+            .range::<&[u8]>(bounds)
+            .map_err(|e| region.storage_err(e))?;
+        let mut c = Cursor {
+            iter,
+            row: Vec::new(),
+            ahead: Vec::new(),
+            reversed,
+        };
+        c.next_row().map_err(|e| region.storage_err(e))?;
+        cursors.push(c);
+        families.push(fr);
+    }
+    Ok((cursors, families))
+}
+
+/// The cursors of a chunk and the families they read, index for index.
+type CursorSet<'p, 'a> = (SmallVec<[Cursor; 4]>, SmallVec<[&'p FamilyRead<'a>; 4]>);
 
 /// The rows of a chunk, built into shared buffers: each result is then a slice of one
 /// allocation, since a malloc and a free per row cost more than copying the row.
