@@ -2,12 +2,16 @@
 //! delete markers, TTL, counters, check-and-mutate) on redb. It knows nothing of Thrift.
 //!
 //! Map: [`schema`] descriptors (and [`family_values`], HBase's string map of a family's settings), [`cell`] cells and mutations, [`keys`] the on-disk key format,
-//! [`read`] read options and visibility rules, [`write`] the write path, [`region`] one region
-//! file and its committer, [`catalog`] the metadata file, [`rewrite`] splits and major
-//! compaction, [`compaction`] purge rules, [`scan`] scanners across regions, [`ddl`] table and
-//! namespace administration, [`maintenance`] splits and compactions driven by the engine,
-//! `recovery` reopening a region's file after a storage I/O error, `redo` the log that keeps
-//! non-durable writes across a process crash.
+//! [`read`] read options and visibility rules, `read_plan` a read's per-family plan, [`write`]
+//! the write path, `commit` a region's group commit, [`region`] one region file's lifecycle,
+//! [`region_info`] a region's identity and counters, [`catalog`] the metadata file, [`rewrite`]
+//! splits and major compaction, [`compaction`] purge rules, `data` the data operations,
+//! [`scan`] scanners across regions, [`ddl`] table and namespace administration,
+//! [`maintenance`] splits and compactions driven by the engine, `recovery` reopening a
+//! region's file after a storage I/O error, `redo` the log that keeps non-durable writes across
+//! a process crash.
+//!
+//! The modules depend on each other one way, never in a cycle (`tests/module_graph.rs`).
 
 pub mod cache;
 pub mod catalog;
@@ -15,6 +19,7 @@ pub mod cell;
 mod commit;
 mod commit_pool;
 pub mod compaction;
+mod data;
 mod ddl;
 pub mod error;
 pub mod family_values;
@@ -39,7 +44,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, RwLock, Weak};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub use cell::{
     write_timestamp, Cell, CellType, CellView, CompareOp, Condition, Durability, Op, RowBuilder,
@@ -63,7 +68,6 @@ pub use schema::{
 use catalog::{Catalog, TableRecord};
 use commit_pool::CommitPool;
 use region::{Region, RegionHooks};
-use write::{Fail, Job, Output};
 
 /// The largest row key HBase accepts.
 pub const MAX_ROW_LEN: usize = 32767;
@@ -490,323 +494,6 @@ impl Engine {
         Ok((t.desc.clone(), region))
     }
 
-    /// Sends a job to the row's region, following splits.
-    fn submit(
-        &self,
-        table: &str,
-        row: &[u8],
-        durable: bool,
-        make: impl Fn() -> Job,
-    ) -> Result<Output, MutateError> {
-        let began = Instant::now();
-        for attempt in 0..1000u32 {
-            let (desc, region) = self.region_for(table, row).map_err(MutateError::from)?;
-            match region.submit(desc, make(), durable) {
-                Ok(o) => return Ok(o),
-                Err(Fail::Error(e)) => return Err(e),
-                Err(Fail::Retired) => {
-                    if self.inner.closing.load(Ordering::Acquire) {
-                        return Err(MutateError::ShuttingDown);
-                    }
-                    if attempt > 10 {
-                        std::thread::sleep(Duration::from_millis(1));
-                    }
-                }
-            }
-        }
-        Err(MutateError::RegionNotServing {
-            table: table.to_string(),
-            row: String::from_utf8_lossy(row).into_owned(),
-            waited_ms: began.elapsed().as_millis() as u64,
-        })
-    }
-
-    fn validate_mutation(
-        &self,
-        desc: &TableDescriptor,
-        m: &RowMutation,
-    ) -> Result<(), MutateError> {
-        validate_row(&m.row)?;
-        if m.ops.is_empty() {
-            return Err(MutateError::EmptyMutation {
-                row: String::from_utf8_lossy(&m.row).into_owned(),
-            });
-        }
-        if let Some(ttl) = m.ttl_ms {
-            if ttl <= 0 {
-                return Err(MutateError::InvalidTtl(ttl));
-            }
-        }
-        for op in &m.ops {
-            if let Some(f) = op.family() {
-                self.check_family(desc, f)?;
-            }
-            if let Some(ts) = op.timestamp() {
-                if ts < 0 {
-                    return Err(MutateError::NegativeTimestamp(ts));
-                }
-            }
-            if let Op::Put { value, .. } = op {
-                self.check_value(value)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn check_family(&self, desc: &TableDescriptor, family: &[u8]) -> Result<(), MutateError> {
-        if desc.family(family).is_none() {
-            return Err(MutateError::NoSuchFamily {
-                table: desc.name.to_string(),
-                family: String::from_utf8_lossy(family).into_owned(),
-            });
-        }
-        Ok(())
-    }
-
-    fn check_value(&self, value: &[u8]) -> Result<(), MutateError> {
-        let max = self.inner.config.max_value_size;
-        if value.len() > max {
-            return Err(MutateError::ValueTooLarge {
-                len: value.len(),
-                max,
-            });
-        }
-        Ok(())
-    }
-
-    fn durable(desc: &TableDescriptor, d: Durability) -> bool {
-        match d {
-            Durability::UseDefault => !matches!(
-                desc.attributes
-                    .get(b"DURABILITY".as_slice())
-                    .map(|v| v.as_slice()),
-                Some(b"ASYNC_WAL") | Some(b"SKIP_WAL")
-            ),
-            other => other.is_durable(),
-        }
-    }
-
-    /// Applies one row's mutations atomically.
-    pub fn mutate_row(&self, table: &str, m: RowMutation) -> Result<(), MutateError> {
-        let t = self.serving(table)?;
-        self.validate_mutation(&t.desc, &m)?;
-        let durable = Self::durable(&t.desc, m.durability);
-        let row = m.row.clone();
-        let m = Arc::new(m);
-        self.submit(table, &row, durable, || Job::Mutate(vec![(*m).clone()]))
-            .map(|_| ())
-    }
-
-    /// Applies many rows' mutations; each row is atomic, the batch is not. One result per row.
-    pub fn mutate_rows(&self, table: &str, rows: Vec<RowMutation>) -> Vec<Result<(), MutateError>> {
-        let t = match self.serving(table) {
-            Ok(t) => t,
-            Err(e) => return rows.iter().map(|_| Err(e.clone().into())).collect(),
-        };
-        let mut results: Vec<Option<Result<(), MutateError>>> = vec![None; rows.len()];
-        let mut valid = Vec::new();
-        for (i, m) in rows.into_iter().enumerate() {
-            match self.validate_mutation(&t.desc, &m) {
-                Ok(()) => valid.push((i, m)),
-                Err(e) => results[i] = Some(Err(e)),
-            }
-        }
-        // Group by region so each region commits its rows once.
-        let mut groups: BTreeMap<Vec<u8>, Vec<(usize, RowMutation)>> = BTreeMap::new();
-        for (i, m) in valid {
-            let start = t
-                .regions
-                .range(..=m.row.clone())
-                .next_back()
-                .map(|(k, _)| k.clone())
-                .unwrap_or_default();
-            groups.entry(start).or_default().push((i, m));
-        }
-        // Every region's group is queued before any is waited for, so the regions commit (and
-        // sync) at the same time instead of one after another.
-        let mut queued = Vec::with_capacity(groups.len());
-        let mut fallback = Vec::new();
-        for (_, group) in groups {
-            let durable = group
-                .iter()
-                .any(|(_, m)| Self::durable(&t.desc, m.durability));
-            let first_row = group[0].1.row.clone();
-            // All rows of the group lie in one region unless a split intervened; then fall back
-            // to row by row.
-            let target = self
-                .region_for(table, &first_row)
-                .ok()
-                .filter(|(_, r)| group.iter().all(|(_, m)| r.meta.contains(&m.row)));
-            let Some((desc, region)) = target else {
-                fallback.push(group);
-                continue;
-            };
-            let rows: Vec<RowMutation> = group.iter().map(|(_, m)| m.clone()).collect();
-            match region.enqueue(desc, Job::Mutate(rows), durable) {
-                Ok(ticket) => queued.push((group, ticket)),
-                Err(_) => fallback.push(group),
-            }
-        }
-        for (group, pending) in queued {
-            match pending.wait() {
-                Ok(_) => {
-                    for (i, _) in &group {
-                        results[*i] = Some(Ok(()));
-                    }
-                }
-                Err(Fail::Error(e)) => {
-                    for (i, _) in &group {
-                        results[*i] = Some(Err(e.clone()));
-                    }
-                }
-                // Split meanwhile: go row by row below.
-                Err(Fail::Retired) => fallback.push(group),
-            }
-        }
-        for group in fallback {
-            for (i, m) in group {
-                let d = Self::durable(&t.desc, m.durability);
-                let row = m.row.clone();
-                results[i] = Some(
-                    self.submit(table, &row, d, || Job::Mutate(vec![m.clone()]))
-                        .map(|_| ()),
-                );
-            }
-        }
-        results
-            .into_iter()
-            .map(|r| r.unwrap_or(Err(MutateError::ShuttingDown)))
-            .collect()
-    }
-
-    /// Adds `delta` to each 8-byte big-endian counter (a missing cell counts from 0) and
-    /// returns the new values, atomically for the row.
-    pub fn increment(
-        &self,
-        table: &str,
-        row: &[u8],
-        columns: Vec<(Vec<u8>, Vec<u8>, i64)>,
-        ttl_ms: Option<i64>,
-        durability: Durability,
-    ) -> Result<Vec<Cell>, MutateError> {
-        let t = self.serving(table)?;
-        validate_row(row)?;
-        if columns.is_empty() {
-            return Err(MutateError::EmptyMutation {
-                row: String::from_utf8_lossy(row).into_owned(),
-            });
-        }
-        for (f, _, _) in &columns {
-            self.check_family(&t.desc, f)?;
-        }
-        let durable = Self::durable(&t.desc, durability);
-        match self.submit(table, row, durable, || Job::Increment {
-            row: row.to_vec(),
-            columns: columns.clone(),
-            ttl_ms,
-        })? {
-            Output::Cells(c) => Ok(c),
-            _ => Ok(Vec::new()),
-        }
-    }
-
-    /// Appends bytes to each column's newest value (a missing cell starts empty).
-    pub fn append(
-        &self,
-        table: &str,
-        row: &[u8],
-        columns: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
-        ttl_ms: Option<i64>,
-        durability: Durability,
-    ) -> Result<Vec<Cell>, MutateError> {
-        let t = self.serving(table)?;
-        validate_row(row)?;
-        if columns.is_empty() {
-            return Err(MutateError::EmptyMutation {
-                row: String::from_utf8_lossy(row).into_owned(),
-            });
-        }
-        for (f, _, v) in &columns {
-            self.check_family(&t.desc, f)?;
-            self.check_value(v)?;
-        }
-        let durable = Self::durable(&t.desc, durability);
-        match self.submit(table, row, durable, || Job::Append {
-            row: row.to_vec(),
-            columns: columns.clone(),
-            ttl_ms,
-        })? {
-            Output::Cells(c) => Ok(c),
-            _ => Ok(Vec::new()),
-        }
-    }
-
-    /// Applies `mutation` if the condition on the same row holds; returns whether it did.
-    pub fn check_and_mutate(
-        &self,
-        table: &str,
-        condition: Condition,
-        mutation: RowMutation,
-    ) -> Result<bool, MutateError> {
-        let t = self.serving(table)?;
-        self.check_family(&t.desc, &condition.family)?;
-        self.validate_mutation(&t.desc, &mutation)?;
-        let durable = Self::durable(&t.desc, mutation.durability);
-        let row = mutation.row.clone();
-        match self.submit(table, &row, durable, || Job::CheckAndMutate {
-            condition: condition.clone(),
-            mutation: mutation.clone(),
-        })? {
-            Output::Checked(b) => Ok(b),
-            _ => Ok(false),
-        }
-    }
-
-    fn validate_read(&self, desc: &TableDescriptor, opts: &ReadOptions) -> Result<(), ReadError> {
-        for f in opts.columns.keys().chain(opts.family_time_ranges.keys()) {
-            if desc.family(f).is_none() {
-                return Err(ReadError::NoSuchFamily {
-                    table: desc.name.to_string(),
-                    family: String::from_utf8_lossy(f).into_owned(),
-                });
-            }
-        }
-        for tr in std::iter::once(&opts.time_range).chain(opts.family_time_ranges.values()) {
-            if tr.min < 0 || tr.max < tr.min {
-                return Err(ReadError::InvalidTimeRange {
-                    min: tr.min,
-                    max: tr.max,
-                    reason: "need 0 <= min <= max".into(),
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// Reads one row; None when nothing in it is visible to this read.
-    pub fn get(&self, table: &str, mut get: Get) -> Result<Option<RowResult>, ReadError> {
-        let (desc, region) = self.region_for(table, &get.row)?;
-        self.validate_read(&desc, &get.options)?;
-        Ok(region.read_row(&desc, &get.row, &mut get.options, cell::now_ms())?)
-    }
-
-    /// Opens a scanner; rows come from the iterator in order (reverse order when reversed).
-    pub fn scan(&self, table: &str, scan: Scan) -> Result<Scanner, ReadError> {
-        let t = self.serving(table)?;
-        self.validate_read(&t.desc, &scan.options)?;
-        Ok(Scanner::new(self.clone(), table.to_string(), scan))
-    }
-
-    /// As [`Engine::scan`], but a missing table or a bad read option is reported by the
-    /// scanner's first read instead: HBase's Thrift1 scanners open lazily, and clients written
-    /// against them expect the error from `scannerGet`.
-    pub fn scan_lazily(&self, table: &str, scan: Scan) -> Scanner {
-        match self.scan(table, scan) {
-            Ok(s) => s,
-            Err(e) => Scanner::failed(self.clone(), table.to_string(), e),
-        }
-    }
-
     /// The table's regions in key order, with their counters.
     pub fn regions(&self, table: &str) -> Result<Vec<RegionInfo>, TableError> {
         let key = TableName::parse(table)?.to_string();
@@ -892,16 +579,6 @@ impl From<ServeError> for ReadError {
             ServeError::Offline(table, reason) => ReadError::TableOffline { table, reason },
         }
     }
-}
-
-fn validate_row(row: &[u8]) -> Result<(), MutateError> {
-    if row.is_empty() {
-        return Err(MutateError::EmptyRow);
-    }
-    if row.len() > MAX_ROW_LEN {
-        return Err(MutateError::RowTooLong { len: row.len() });
-    }
-    Ok(())
 }
 
 /// Deletes region files a crash left behind (a split or compaction that never reached the
