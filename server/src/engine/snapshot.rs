@@ -4,12 +4,15 @@
 //! that follows (a lookup in redb's table directory, type checks, reference counting). Reads
 //! of a region therefore share one read transaction until the next commit to its file.
 //!
-//! Correctness rests on a generation counter: every commit to the region file bumps it after
-//! the commit returns and before any writer hears back. A read notes the generation *before*
-//! it begins a transaction, so a snapshot tagged `g` holds at least every commit that bumped
-//! the counter to `g`. A read uses the shared snapshot only when its tag equals the current
-//! generation; an acknowledged write has always bumped the counter already, so a read that
-//! starts after the acknowledgement sees the write.
+//! Correctness rests on one sequence that orders two events: a snapshot's transaction
+//! beginning (numbered under a lock, so numbers follow begin order) and a commit being recorded
+//! (numbered after the commit returns and before any writer hears back). A snapshot numbered
+//! above the last recorded commit holds every acknowledged write, so a read may use it. The
+//! shared slot only ever moves to a snapshot numbered higher than the one it holds, and every
+//! read uses either the slot's snapshot or one it begins itself, numbered above everything
+//! before it: a reader never sees a row go back, not even to before a write that was visible
+//! but not yet acknowledged (a commit's data is visible to new transactions a moment before the
+//! commit is recorded).
 //!
 //! The snapshot is dropped at each commit, so a cached transaction never keeps redb from
 //! reusing pages freed by later commits.
@@ -28,10 +31,16 @@ use super::schema::TableDescriptor;
 /// A family's cells as redb stores them.
 pub(crate) type FamilyTable = ReadOnlyTable<CellKey, &'static [u8]>;
 
-/// The newest snapshot of one region file and the generation it was taken at.
+/// The newest snapshot of one region file and the sequence that orders snapshots and commits.
 #[derive(Default)]
 pub(crate) struct Snapshots {
-    generation: AtomicU64,
+    /// The last number given to a snapshot or a commit.
+    sequence: AtomicU64,
+    /// The number of the last commit recorded.
+    last_commit: AtomicU64,
+    /// Held while a snapshot is numbered and its transaction begins, so that numbers follow
+    /// the order in which transactions begin.
+    begin: Mutex<()>,
     current: Mutex<Option<Arc<Snapshot>>>,
 }
 
@@ -39,7 +48,8 @@ impl Snapshots {
     /// Records a commit to the region file (or its reopening after an I/O error). Call after
     /// the commit returns and before any writer of it is answered.
     pub fn committed(&self) {
-        self.generation.fetch_add(1, Ordering::AcqRel);
+        let n = self.sequence.fetch_add(1, Ordering::AcqRel) + 1;
+        self.last_commit.fetch_max(n, Ordering::AcqRel);
         self.lock().take();
     }
 
@@ -48,9 +58,10 @@ impl Snapshots {
         self.lock().take();
     }
 
-    /// A snapshot holding every commit acknowledged before this call. `begin_read` begins a
-    /// read transaction on the region's file ([`RegionFile::begin_read`]); it is only called
-    /// when a new snapshot is needed.
+    /// A snapshot holding every commit acknowledged before this call, and no older than any
+    /// snapshot a read of this region used before. `begin_read` begins a read transaction on
+    /// the region's file ([`RegionFile::begin_read`]); it is only called when a new snapshot is
+    /// needed.
     ///
     /// [`RegionFile::begin_read`]: super::recovery::RegionFile::begin_read
     pub fn current(
@@ -58,25 +69,30 @@ impl Snapshots {
         begin_read: impl FnOnce() -> Result<ReadTransaction, StorageError>,
         desc: &TableDescriptor,
     ) -> Result<Arc<Snapshot>, StorageError> {
-        let generation = self.generation.load(Ordering::Acquire);
+        let last_commit = self.last_commit.load(Ordering::Acquire);
         if let Some(s) = self.lock().as_ref() {
-            if s.generation == generation {
+            if s.number > last_commit {
                 return Ok(Arc::clone(s));
             }
         }
-        let snap = Arc::new(Snapshot {
-            generation,
-            tables: desc
-                .families
-                .keys()
-                .map(|f| (f.clone(), OnceLock::new()))
-                .collect(),
-            txn: begin_read()?,
-        });
+        let snap = {
+            let _begin = self.begin.lock().unwrap_or_else(|p| p.into_inner());
+            let number = self.sequence.fetch_add(1, Ordering::AcqRel) + 1;
+            Arc::new(Snapshot {
+                number,
+                tables: desc
+                    .families
+                    .keys()
+                    .map(|f| (f.clone(), OnceLock::new()))
+                    .collect(),
+                txn: begin_read()?,
+            })
+        };
         let mut slot = self.lock();
-        // Only a snapshot of the newest generation is worth sharing; a read that raced a
-        // commit keeps its own.
-        if self.generation.load(Ordering::Acquire) == generation {
+        // Share it if it is the newest and no commit was recorded since it began; a read that
+        // raced a commit keeps its own (the next read begins a newer one).
+        let newest = slot.as_ref().is_none_or(|s| s.number < snap.number);
+        if newest && snap.number > self.last_commit.load(Ordering::Acquire) {
             *slot = Some(Arc::clone(&snap));
         }
         Ok(snap)
@@ -89,7 +105,8 @@ impl Snapshots {
 
 /// One read transaction of a region and the family tables opened in it so far.
 pub(crate) struct Snapshot {
-    generation: u64,
+    /// Where its transaction's beginning falls in the region's sequence.
+    number: u64,
     /// The families the table had when the snapshot was taken, each opened on first use;
     /// `None` once opened means the file holds no cells of that family yet.
     tables: Vec<(Vec<u8>, OnceLock<Option<FamilyTable>>)>,
