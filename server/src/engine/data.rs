@@ -215,25 +215,12 @@ impl Engine {
         ttl_ms: Option<i64>,
         durability: Durability,
     ) -> Result<Vec<Cell>, MutateError> {
-        let t = self.serving(table)?;
-        validate_row(row)?;
-        if columns.is_empty() {
-            return Err(MutateError::EmptyMutation {
-                row: String::from_utf8_lossy(row).into_owned(),
-            });
-        }
-        for (f, _, _) in &columns {
-            self.check_family(&t.desc, f)?;
-        }
-        let durable = Self::durable(&t.desc, durability);
-        match self.submit(table, row, durable, || Job::Increment {
+        let families = columns.iter().map(|(f, _, _)| (f.as_slice(), None));
+        self.read_modify_write(table, row, families, durability, || Job::Increment {
             row: row.to_vec(),
             columns: columns.clone(),
             ttl_ms,
-        })? {
-            Output::Cells(c) => Ok(c),
-            _ => Ok(Vec::new()),
-        }
+        })
     }
 
     /// Appends bytes to each column's newest value (a missing cell starts empty).
@@ -245,23 +232,41 @@ impl Engine {
         ttl_ms: Option<i64>,
         durability: Durability,
     ) -> Result<Vec<Cell>, MutateError> {
+        let families = columns
+            .iter()
+            .map(|(f, _, v)| (f.as_slice(), Some(v.as_slice())));
+        self.read_modify_write(table, row, families, durability, || Job::Append {
+            row: row.to_vec(),
+            columns: columns.clone(),
+            ttl_ms,
+        })
+    }
+
+    /// What increment and append share: the row, each column's family (and value, when the
+    /// column carries one) checked, then one job whose cells are the answer.
+    fn read_modify_write<'c>(
+        &self,
+        table: &str,
+        row: &[u8],
+        columns: impl ExactSizeIterator<Item = (&'c [u8], Option<&'c [u8]>)>,
+        durability: Durability,
+        make: impl Fn() -> Job,
+    ) -> Result<Vec<Cell>, MutateError> {
         let t = self.serving(table)?;
         validate_row(row)?;
-        if columns.is_empty() {
+        if columns.len() == 0 {
             return Err(MutateError::EmptyMutation {
                 row: String::from_utf8_lossy(row).into_owned(),
             });
         }
-        for (f, _, v) in &columns {
-            self.check_family(&t.desc, f)?;
-            self.check_value(v)?;
+        for (family, value) in columns {
+            self.check_family(&t.desc, family)?;
+            if let Some(v) = value {
+                self.check_value(v)?;
+            }
         }
         let durable = Self::durable(&t.desc, durability);
-        match self.submit(table, row, durable, || Job::Append {
-            row: row.to_vec(),
-            columns: columns.clone(),
-            ttl_ms,
-        })? {
+        match self.submit(table, row, durable, make)? {
             Output::Cells(c) => Ok(c),
             _ => Ok(Vec::new()),
         }
