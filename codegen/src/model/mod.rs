@@ -13,7 +13,7 @@ use serde::Serialize;
 use std::path::PathBuf;
 
 /// Every table of one SDK.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Model {
     /// The SDK package name (snake_case).
     pub package: String,
@@ -21,7 +21,7 @@ pub struct Model {
     pub tables: Vec<Table>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Table {
     /// The table's key in the schema (`tables.<id>`), snake_case; names the generated types.
     pub id: String,
@@ -35,12 +35,11 @@ pub struct Table {
     pub families: Vec<Family>,
     pub key: KeyDesign,
     /// Split keys, ascending; derived from the key design unless the schema overrides them.
-    #[serde(serialize_with = "types::hex_list")]
     pub splits: Vec<Vec<u8>>,
     pub splits_derived: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Family {
     pub name: String,
     pub doc: String,
@@ -71,18 +70,16 @@ pub struct FamilySettings {
     pub configuration: Vec<(String, String)>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Column {
     /// The field name in the row type (snake_case).
     pub field: String,
     pub doc: String,
-    #[serde(rename = "type")]
     pub ty: ScalarType,
     pub qualifier: Qualifier,
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Debug, Clone)]
 pub enum Qualifier {
     /// One cell per row under this qualifier.
     Fixed { qualifier: String },
@@ -96,7 +93,7 @@ pub enum Qualifier {
     },
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct KeyDesign {
     pub layout: Layout,
     /// In declaration order.
@@ -105,8 +102,7 @@ pub struct KeyDesign {
     pub salt: Option<Salt>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
     /// Fields as text joined by one ASCII separator.
     Separated { separator: char },
@@ -116,11 +112,10 @@ pub enum Layout {
     Binary,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Component {
     pub name: String,
     pub doc: String,
-    #[serde(rename = "type")]
     pub ty: ScalarType,
     pub width: Option<u32>,
     pub charset: Charset,
@@ -167,7 +162,7 @@ pub enum Reverse {
     Segments,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct HashPrefix {
     /// Indexes into `KeyDesign::components`, in the order the schema names them.
     pub components: Vec<usize>,
@@ -175,8 +170,7 @@ pub struct HashPrefix {
     pub keep: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", content = "n", rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HashForm {
     /// The first N lowercase hex characters of the MD5 digest (1..=32).
     HexChars(u32),
@@ -184,14 +178,13 @@ pub enum HashForm {
     Bytes(u32),
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Salt {
     pub buckets: u32,
     pub form: SaltForm,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SaltForm {
     /// One byte, the bucket number.
     Byte,

@@ -65,7 +65,3 @@ impl Serialize for ScalarType {
         s.serialize_str(self.name())
     }
 }
-
-pub(crate) fn hex_list<S: Serializer>(keys: &[Vec<u8>], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(keys.iter().map(|k| crate::hex::encode(k)))
-}

@@ -4,11 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+use handlebars::Handlebars;
 use heck::{ToLowerCamelCase, ToUpperCamelCase};
-use serde_json::{json, Value as Json};
 
-use super::{Language, Naming, Planned};
-use crate::model::Model;
+use super::{Language, Naming, Planned, SdkContext};
 
 pub struct Go;
 
@@ -101,61 +100,38 @@ impl Language for Go {
         TEMPLATES
     }
 
-    fn plan(&self, model: &Model, context: &Json) -> Vec<Planned> {
-        let go_package = package_name(&model.package);
-        let mut ctx = context.clone();
-        ctx["go_package"] = json!(go_package);
+    fn plan<'a>(&self, sdk: &'a SdkContext<'a>) -> Vec<Planned<'a>> {
         let mut out = vec![
-            Planned::Template {
-                path: "go.mod".into(),
-                template: "go.mod",
-                context: ctx.clone(),
-            },
-            Planned::Verbatim {
-                path: "go.sum".into(),
-                text: GO_SUM,
-            },
-            Planned::Template {
-                path: "doc.go".into(),
-                template: "doc",
-                context: ctx.clone(),
-            },
-            Planned::Template {
-                path: "tables.go".into(),
-                template: "tables",
-                context: ctx.clone(),
-            },
+            Planned::sdk("go.mod", "go.mod", sdk),
+            Planned::verbatim("go.sum", GO_SUM),
+            Planned::sdk("doc.go", "doc", sdk),
+            Planned::sdk("tables.go", "tables", sdk),
         ];
         for name in ["client", "conn", "scan"] {
-            out.push(Planned::Template {
-                path: format!("redbase/{name}.go").into(),
-                template: name,
-                context: ctx.clone(),
-            });
+            out.push(Planned::sdk(format!("redbase/{name}.go"), name, sdk));
         }
         for (name, text) in RUNTIME {
-            out.push(Planned::Verbatim {
-                path: PathBuf::from("redbase").join(name),
-                text,
-            });
+            out.push(Planned::verbatim(PathBuf::from("redbase").join(name), text));
         }
         for (name, text) in THRIFT {
-            out.push(Planned::Verbatim {
-                path: PathBuf::from("hbase2").join(name),
-                text,
-            });
+            out.push(Planned::verbatim(PathBuf::from("hbase2").join(name), text));
         }
-        for table in context["tables"].as_array().into_iter().flatten() {
-            let id = table["id"].as_str().unwrap_or_default();
+        for table in &sdk.tables {
             // `_table` keeps ids such as `x_linux` or `y_test` from reading as build
             // constraints or test files.
-            out.push(Planned::Template {
-                path: format!("{id}_table.go").into(),
-                template: "table",
-                context: json!({"package": model.package, "go_package": go_package, "table": table}),
-            });
+            out.push(Planned::table(
+                format!("{}_table.go", table.id),
+                "table",
+                sdk,
+                table,
+            ));
         }
         out
+    }
+
+    /// `{{go_package package}}`: the Go package name of a schema package.
+    fn register_helpers(&self, hb: &mut Handlebars<'_>) {
+        hb.register_helper("go_package", Box::new(super::string_helper(package_name)));
     }
 
     fn header(&self, path: &Path) -> Option<String> {

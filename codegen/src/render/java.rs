@@ -5,11 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
+use handlebars::Handlebars;
 use heck::{ToLowerCamelCase, ToShoutySnakeCase, ToUpperCamelCase};
-use serde_json::{json, Value as Json};
 
-use super::{Language, Naming, Planned};
-use crate::model::Model;
+use super::{Language, Naming, Planned, SdkContext};
 
 pub struct Java;
 
@@ -106,42 +105,40 @@ impl Language for Java {
         TEMPLATES
     }
 
-    fn plan(&self, model: &Model, context: &Json) -> Vec<Planned> {
+    fn plan<'a>(&self, sdk: &'a SdkContext<'a>) -> Vec<Planned<'a>> {
         let src = PathBuf::from("src/main/java");
         let mut out = vec![
-            Planned::Template {
-                path: "pom.xml".into(),
-                template: "pom",
-                context: context.clone(),
-            },
-            Planned::Verbatim {
-                path: ".gitignore".into(),
-                text: "/target/\n",
-            },
+            Planned::sdk("pom.xml", "pom", sdk),
+            Planned::verbatim(".gitignore", "/target/\n"),
         ];
         for (name, text) in RUNTIME {
-            out.push(Planned::Verbatim {
-                path: src.join(format!("org/redbase/sdk/{name}.java")),
+            out.push(Planned::verbatim(
+                src.join(format!("org/redbase/sdk/{name}.java")),
                 text,
-            });
+            ));
         }
         for (name, text) in THRIFT {
-            out.push(Planned::Verbatim {
-                path: src.join(format!("org/redbase/thrift2/{name}.java")),
+            out.push(Planned::verbatim(
+                src.join(format!("org/redbase/thrift2/{name}.java")),
                 text,
-            });
+            ));
         }
-        for table in context["tables"].as_array().into_iter().flatten() {
-            let id = table["id"].as_str().unwrap_or_default();
-            out.push(Planned::Template {
-                path: src
-                    .join(&model.package)
-                    .join(format!("{}.java", JavaNaming.type_name(id))),
-                template: "table",
-                context: json!({"package": model.package, "table": java_table(table)}),
-            });
+        for table in &sdk.tables {
+            out.push(Planned::table(
+                src.join(sdk.package)
+                    .join(format!("{}.java", JavaNaming.type_name(table.id))),
+                "table",
+                sdk,
+                table,
+            ));
         }
         out
+    }
+
+    /// `{{boxed_type type}}`: Java has no optional primitives, so nullable row fields and
+    /// generic arguments take the boxed types.
+    fn register_helpers(&self, hb: &mut Handlebars<'_>) {
+        hb.register_helper("boxed_type", Box::new(super::string_helper(boxed)));
     }
 
     fn header(&self, path: &Path) -> Option<String> {
@@ -154,7 +151,7 @@ impl Language for Java {
 }
 
 /// The boxed Java type of a scalar: cells may be absent, so row fields are nullable.
-fn boxed(scalar: &str) -> &'static str {
+fn boxed(scalar: &str) -> String {
     match scalar {
         "string" => "String",
         "bytes" => "byte[]",
@@ -165,50 +162,7 @@ fn boxed(scalar: &str) -> &'static str {
         "bool" => "Boolean",
         _ => "JsonNode",
     }
-}
-
-/// The table context plus what Java needs and cannot spell in a template: boxed types, and
-/// the leading-component lists of the `prefix` overloads (Java has no optional arguments).
-fn java_table(table: &Json) -> Json {
-    let mut t = table.clone();
-    if let Some(cols) = t["columns"].as_array_mut() {
-        for c in cols {
-            c["boxed"] = json!(boxed(c["type"].as_str().unwrap_or_default()));
-            if c["is_pattern"] == true {
-                let part = c["qualifier"]["part_type"].as_str().unwrap_or_default();
-                c["qualifier"]["part_boxed"] = json!(boxed(part));
-            }
-        }
-    }
-    if let Some(comps) = t["key"]["components"].as_array_mut() {
-        for c in comps {
-            c["boxed"] = json!(boxed(c["type"].as_str().unwrap_or_default()));
-        }
-    }
-    let comps = t["key"]["components"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    if t["key"]["hash"].is_object() {
-        let names = t["key"]["hash"]["components"].clone();
-        let indices: Vec<usize> = names
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|n| comps.iter().position(|c| c["name"] == *n))
-            .collect();
-        t["key"]["hash"]["indices"] = json!(indices);
-    }
-    let bytes_hash = t["key"]["hash"]["form"] == "bytes";
-    t["key"]["hash_type"] = json!(if bytes_hash { "byte[]" } else { "String" });
-    let prefixes: Vec<Json> = (0..=comps.len())
-        .map(|k| json!({"components": comps[..k].to_vec()}))
-        .collect();
-    t["key"]["prefixes"] = json!(prefixes);
-    t["has_pattern"] = json!(t["columns"]
-        .as_array()
-        .is_some_and(|cs| cs.iter().any(|c| c["is_pattern"] == true)));
-    t
+    .to_string()
 }
 
 pub struct JavaNaming;

@@ -1,8 +1,8 @@
 //! Stage 3: model → files, one `Language` per target. A language is a naming provider (Rust,
 //! registered as Handlebars helpers), a template folder (`codegen/templates/<lang>/`, embedded)
 //! and a plan saying which template renders to which path with which context. The context is
-//! the same language-neutral JSON for every language (`context::model`, documented in
-//! docs/schema.md, "Adding a language").
+//! the same typed, language-neutral structs for every language (`context`, built once per
+//! generation; documented in docs/schema.md, "Template context").
 
 pub mod context;
 pub mod go;
@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use handlebars::{Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderError};
 use serde_json::Value as Json;
 
+pub use context::{SdkContext, TemplateContext};
 pub use naming::Naming;
 
 use crate::error::CodegenError;
@@ -34,7 +35,7 @@ pub trait Language: Sync {
     /// `(template name, template source)`, embedded with `include_str!`.
     fn templates(&self) -> &'static [(&'static str, &'static str)];
     /// Which files to write: template-rendered or verbatim, with paths relative to the output.
-    fn plan(&self, model: &Model, context: &Json) -> Vec<Planned>;
+    fn plan<'a>(&self, sdk: &'a SdkContext<'a>) -> Vec<Planned<'a>>;
     /// The header line for a file, or `None` for files that cannot hold a comment.
     fn header(&self, path: &Path) -> Option<String>;
     /// Extra Handlebars helpers this language's templates use (e.g. layout helpers that keep
@@ -43,15 +44,47 @@ pub trait Language: Sync {
 }
 
 /// One output file.
-pub enum Planned {
+pub enum Planned<'a> {
     /// Render `template` with `context`.
     Template {
         path: PathBuf,
         template: &'static str,
-        context: Json,
+        context: TemplateContext<'a>,
     },
     /// Emit `text` as it is (after the header).
     Verbatim { path: PathBuf, text: &'static str },
+}
+
+impl<'a> Planned<'a> {
+    /// A package-level template, rendered with the whole SDK's context.
+    pub fn sdk(path: impl Into<PathBuf>, template: &'static str, sdk: &'a SdkContext<'a>) -> Self {
+        Planned::Template {
+            path: path.into(),
+            template,
+            context: TemplateContext::Sdk(sdk),
+        }
+    }
+
+    /// A per-table template, rendered with `{ package, table }`.
+    pub fn table(
+        path: impl Into<PathBuf>,
+        template: &'static str,
+        sdk: &'a SdkContext<'a>,
+        table: &'a context::TableContext<'a>,
+    ) -> Self {
+        Planned::Template {
+            path: path.into(),
+            template,
+            context: TemplateContext::table(sdk, table),
+        }
+    }
+
+    pub fn verbatim(path: impl Into<PathBuf>, text: &'static str) -> Self {
+        Planned::Verbatim {
+            path: path.into(),
+            text,
+        }
+    }
 }
 
 /// Every language the generator knows, by `--lang` name.
@@ -96,9 +129,9 @@ pub fn generate(
     }
     naming::register(&mut hb, lang.naming());
     lang.register_helpers(&mut hb);
-    let context = context::model(model);
+    let sdk = SdkContext::new(model);
     let mut files = BTreeMap::new();
-    for planned in lang.plan(model, &context) {
+    for planned in lang.plan(&sdk) {
         let (path, body) = match planned {
             Planned::Template {
                 path,

@@ -4,10 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
-use serde_json::{json, Value as Json};
 
-use super::{Language, Naming, Planned};
-use crate::model::Model;
+use super::{Language, Naming, Planned, SdkContext};
 
 pub struct Python;
 
@@ -76,47 +74,33 @@ impl Language for Python {
         TEMPLATES
     }
 
-    fn plan(&self, model: &Model, context: &Json) -> Vec<Planned> {
-        let pkg = PathBuf::from(&model.package);
+    fn plan<'a>(&self, sdk: &'a SdkContext<'a>) -> Vec<Planned<'a>> {
+        let pkg = PathBuf::from(sdk.package);
         let mut out = vec![
-            Planned::Template {
-                path: "pyproject.toml".into(),
-                template: "pyproject",
-                context: context.clone(),
-            },
-            Planned::Template {
-                path: pkg.join("__init__.py"),
-                template: "init",
-                context: context.clone(),
-            },
-            Planned::Verbatim {
-                path: pkg.join("py.typed"),
-                text: "",
-            },
-            Planned::Verbatim {
-                path: pkg.join("_thrift/__init__.py"),
-                text: "\"\"\"The Thrift compiler's output for idl/hbase2.thrift.\"\"\"\n",
-            },
+            Planned::sdk("pyproject.toml", "pyproject", sdk),
+            Planned::sdk(pkg.join("__init__.py"), "init", sdk),
+            Planned::verbatim(pkg.join("py.typed"), ""),
+            Planned::verbatim(
+                pkg.join("_thrift/__init__.py"),
+                "\"\"\"The Thrift compiler's output for idl/hbase2.thrift.\"\"\"\n",
+            ),
         ];
         for (name, text) in RUNTIME {
-            out.push(Planned::Verbatim {
-                path: pkg.join("_runtime").join(name),
-                text,
-            });
+            out.push(Planned::verbatim(pkg.join("_runtime").join(name), text));
         }
         for (name, text) in THRIFT {
-            out.push(Planned::Verbatim {
-                path: pkg.join("_thrift/hbase2").join(name),
+            out.push(Planned::verbatim(
+                pkg.join("_thrift/hbase2").join(name),
                 text,
-            });
+            ));
         }
-        for table in context["tables"].as_array().into_iter().flatten() {
-            let id = table["id"].as_str().unwrap_or_default();
-            out.push(Planned::Template {
-                path: pkg.join(format!("{id}.py")),
-                template: "table",
-                context: json!({"package": model.package, "table": table}),
-            });
+        for table in &sdk.tables {
+            out.push(Planned::table(
+                pkg.join(format!("{}.py", table.id)),
+                "table",
+                sdk,
+                table,
+            ));
         }
         out
     }

@@ -9,10 +9,8 @@ use handlebars::{
     Renderable, StringOutput,
 };
 use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
-use serde_json::{json, Value as Json};
 
-use super::{Language, Naming, Planned};
-use crate::model::Model;
+use super::{Language, Naming, Planned, SdkContext};
 
 pub struct Rust;
 
@@ -71,45 +69,31 @@ impl Language for Rust {
         TEMPLATES
     }
 
-    fn plan(&self, model: &Model, context: &Json) -> Vec<Planned> {
+    fn plan<'a>(&self, sdk: &'a SdkContext<'a>) -> Vec<Planned<'a>> {
         let src = PathBuf::from("src");
         let mut out = vec![
-            Planned::Template {
-                path: "Cargo.toml".into(),
-                template: "cargo",
-                context: context.clone(),
-            },
-            Planned::Verbatim {
-                path: ".gitignore".into(),
-                text: "/target\n/Cargo.lock\n",
-            },
-            Planned::Template {
-                path: src.join("lib.rs"),
-                template: "lib",
-                context: context.clone(),
-            },
-            Planned::Verbatim {
-                path: src.join("thrift_gen/mod.rs"),
-                text: include_str!("../../templates/rust/thrift_gen.rs"),
-            },
-            Planned::Verbatim {
-                path: src.join("thrift_gen/hbase2.rs"),
-                text: include_str!("../../thrift/rust/hbase2.rs"),
-            },
+            Planned::sdk("Cargo.toml", "cargo", sdk),
+            Planned::verbatim(".gitignore", "/target\n/Cargo.lock\n"),
+            Planned::sdk(src.join("lib.rs"), "lib", sdk),
+            Planned::verbatim(
+                src.join("thrift_gen/mod.rs"),
+                include_str!("../../templates/rust/thrift_gen.rs"),
+            ),
+            Planned::verbatim(
+                src.join("thrift_gen/hbase2.rs"),
+                include_str!("../../thrift/rust/hbase2.rs"),
+            ),
         ];
         for (name, text) in RUNTIME {
-            out.push(Planned::Verbatim {
-                path: src.join("runtime").join(name),
-                text,
-            });
+            out.push(Planned::verbatim(src.join("runtime").join(name), text));
         }
-        for table in context["tables"].as_array().into_iter().flatten() {
-            let id = table["id"].as_str().unwrap_or_default();
-            out.push(Planned::Template {
-                path: src.join(format!("{id}.rs")),
-                template: "table",
-                context: json!({"package": model.package, "table": table}),
-            });
+        for table in &sdk.tables {
+            out.push(Planned::table(
+                src.join(format!("{}.rs", table.id)),
+                "table",
+                sdk,
+                table,
+            ));
         }
         out
     }

@@ -2,13 +2,11 @@
 //! API, i64 values as `bigint`, the Apache `thrift` runtime from npm, and the Thrift compiler's
 //! `--gen js:node,ts` output for idl/hbase2.thrift embedded under `thrift/`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use heck::{ToLowerCamelCase, ToShoutySnakeCase, ToUpperCamelCase};
-use serde_json::{json, Value as Json};
 
-use super::{Language, Naming, Planned};
-use crate::model::Model;
+use super::{Language, Naming, Planned, SdkContext};
 
 pub struct TypeScript;
 
@@ -77,32 +75,21 @@ impl Language for TypeScript {
         TEMPLATES
     }
 
-    fn plan(&self, _model: &Model, context: &Json) -> Vec<Planned> {
+    fn plan<'a>(&self, sdk: &'a SdkContext<'a>) -> Vec<Planned<'a>> {
         let mut out = vec![
-            Planned::Template {
-                path: "package.json".into(),
-                template: "package",
-                context: context.clone(),
-            },
-            Planned::Template {
-                path: "src/index.ts".into(),
-                template: "index",
-                context: context.clone(),
-            },
+            Planned::sdk("package.json", "package", sdk),
+            Planned::sdk("src/index.ts", "index", sdk),
         ];
         for (path, text) in VERBATIM {
-            out.push(Planned::Verbatim {
-                path: PathBuf::from(path),
-                text,
-            });
+            out.push(Planned::verbatim(*path, text));
         }
-        for table in context["tables"].as_array().into_iter().flatten() {
-            let id = table["id"].as_str().unwrap_or_default();
-            out.push(Planned::Template {
-                path: PathBuf::from(format!("src/{id}.ts")),
-                template: "table",
-                context: json!({"package": context["package"], "table": table}),
-            });
+        for table in &sdk.tables {
+            out.push(Planned::table(
+                format!("src/{}.ts", table.id),
+                "table",
+                sdk,
+                table,
+            ));
         }
         out
     }
