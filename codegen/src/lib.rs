@@ -1,7 +1,8 @@
 //! redbase's SDK generator: table schema files (TOML) → a validated model → typed client SDKs
 //! whose row-key helpers produce the same bytes in every language.
 //!
-//! Stages: `schema` (the file as written, with spans) → `model` (validated) → `render` (one
+//! Stages: `schema` (the file as written, with spans) → `model` (validated, sorted) → `splits`
+//! (derived split keys; `load` runs these three) → `render` (a typed template context, then one
 //! naming provider and one template folder per language). `keys` and `values` are the reference
 //! encodings every SDK must match; `vectors` turns them into the shared test vectors.
 #![forbid(unsafe_code)]
@@ -9,6 +10,7 @@
 pub mod error;
 pub mod hex;
 pub mod keys;
+mod load;
 pub mod model;
 pub mod schema;
 pub mod splits;
@@ -17,7 +19,8 @@ pub mod values;
 pub mod vectors;
 
 pub use error::{CodegenError, EncodeError, SchemaError};
-pub use model::{load, Model};
+pub use load::{load, load_sources};
+pub use model::Model;
 pub use value::Value;
 pub mod render;
 
@@ -109,7 +112,7 @@ pub fn examples(root: &Path) -> Result<BTreeMap<PathBuf, String>, CodegenError> 
         })?;
         sources.push((rel, text));
     }
-    let model = model::load_sources(&sources, Some(EXAMPLES_PACKAGE))?;
+    let model = load_sources(&sources, Some(EXAMPLES_PACKAGE))?;
     let mut all = BTreeMap::new();
     for lang in languages() {
         for (path, text) in generate(&model, *lang)? {

@@ -1,6 +1,14 @@
-//! Split keys derived from the key design, so pre-split regions line up with where keys land.
+//! The splits stage: split keys derived from the key design, so pre-split regions line up with
+//! where keys land. It runs on the validated model (see `load`).
 
-use crate::model::{HashForm, KeyDesign};
+use crate::model::{HashForm, KeyDesign, Model};
+
+/// Gives every table whose schema has no split keys those of its key design.
+pub fn derive_missing(model: &mut Model) {
+    for t in model.tables.iter_mut().filter(|t| t.splits_derived) {
+        t.splits = derive(&t.key);
+    }
+}
 
 /// One region per salt bucket; else 16 regions on the first hex character (`'1'..='f'`) or the
 /// first byte's high nibble (`0x10..=0xf0`) of a hash prefix; else none.

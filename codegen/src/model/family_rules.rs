@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use toml::Spanned;
 
-use super::build::{is_ident, Cx};
+use super::validate::{is_ident, Cx};
 use super::*;
 use crate::schema::RawFamily;
 

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use super::build::{is_ident, layout_sep, Cx};
+use super::validate::{is_ident, layout_sep, Cx};
 use super::*;
 use crate::schema::{RawComponent, RawKey};
 

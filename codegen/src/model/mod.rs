@@ -1,13 +1,17 @@
 //! Stage 2: the validated model every renderer and the reference encodings work from. Names
-//! are checked, defaults filled in, families and tables sorted, split keys derived.
+//! are checked, defaults filled in, families and tables sorted (`validate`); the splits stage
+//! (`crate::splits`) then fills in derived split keys.
 
-mod build;
 mod family_rules;
 mod key_rules;
 mod types;
+mod validate;
 
-pub use build::{load, load_sources};
+/// The pipeline that produces a model lives at the crate root (`crate::load`); it is here too
+/// because callers look for it beside the model.
+pub use crate::load::{load, load_sources};
 pub use types::ScalarType;
+pub(crate) use validate::validate;
 
 use serde::Serialize;
 use std::path::PathBuf;
@@ -34,8 +38,9 @@ pub struct Table {
     /// Sorted by name.
     pub families: Vec<Family>,
     pub key: KeyDesign,
-    /// Split keys, ascending; derived from the key design unless the schema overrides them.
+    /// Split keys, ascending: the schema's, or derived from the key design.
     pub splits: Vec<Vec<u8>>,
+    /// The schema gives no split keys: the splits stage derives them after validation.
     pub splits_derived: bool,
 }
 

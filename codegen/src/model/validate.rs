@@ -1,5 +1,5 @@
-//! Raw schema → `Model`: every check that makes a schema invalid, each error pointing at the
-//! file, line and field. All errors of all files are collected, not just the first.
+//! Parsed schemas → `Model`: every check that makes a schema invalid, each error pointing at
+//! the file, line and field. All errors of all files are collected, not just the first.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -11,22 +11,10 @@ use super::*;
 use crate::error::{CodegenError, SchemaError};
 use crate::schema::{self, RawSchema, RawSplitKey, RawTable};
 
-/// Reads, parses and validates schema files into one model. `package` overrides the
-/// files' `package` (which must otherwise agree; default: the first file's stem).
-pub fn load(files: &[PathBuf], package: Option<&str>) -> Result<Model, CodegenError> {
-    let mut sources = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(file).map_err(|source| CodegenError::Io {
-            path: file.clone(),
-            source,
-        })?;
-        sources.push((file.clone(), text));
-    }
-    load_sources(&sources, package)
-}
-
-/// `load` over texts already in memory (tests, tools).
-pub fn load_sources(
+/// Parses and validates schema texts into one model, tables sorted by id. `package` overrides
+/// the files' `package` (which must otherwise agree; default: the first file's stem). Split
+/// keys are left to derive (`splits_derived`, no keys) where the schema gives none.
+pub(crate) fn validate(
     sources: &[(PathBuf, String)],
     package: Option<&str>,
 ) -> Result<Model, CodegenError> {
@@ -226,13 +214,12 @@ impl Cx<'_> {
             }
         }
         let key = self.key(t.key.get_ref(), t.key.span(), &format!("{path}.key"));
-        let (splits, splits_derived) = match (&t.splits, &key) {
-            (Some(s), _) => (
+        let (splits, splits_derived) = match &t.splits {
+            Some(s) => (
                 self.splits(&s.get_ref().keys, s.span(), &format!("{path}.splits.keys")),
                 false,
             ),
-            (None, Some(k)) => (crate::splits::derive(k), true),
-            (None, None) => (Vec::new(), true),
+            None => (Vec::new(), true),
         };
         if self.errors.len() > before {
             return None;
