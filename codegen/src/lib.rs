@@ -3,10 +3,12 @@
 //!
 //! Stages: `schema` (the file as written, with spans) → `model` (validated, sorted) → `splits`
 //! (derived split keys; `load` runs these three) → `render` (a typed template context, then one
-//! naming provider and one template folder per language). `keys` and `values` are the reference
-//! encodings every SDK must match; `vectors` turns them into the shared test vectors.
+//! naming provider and one template folder per language). `keys` (row keys) and `cells` (cell
+//! values, pattern qualifiers) are the reference encodings every SDK must match, over the
+//! `typed_value::Value`s SDKs hold; `vectors` turns them into the shared test vectors.
 #![forbid(unsafe_code)]
 
+pub mod cells;
 pub mod error;
 pub mod hex;
 pub mod keys;
@@ -14,14 +16,13 @@ mod load;
 pub mod model;
 pub mod schema;
 pub mod splits;
-pub mod value;
-pub mod values;
+pub mod typed_value;
 pub mod vectors;
 
 pub use error::{CodegenError, EncodeError, SchemaError};
 pub use load::{load, load_sources};
 pub use model::Model;
-pub use value::Value;
+pub use typed_value::Value;
 pub mod render;
 
 use std::collections::BTreeMap;

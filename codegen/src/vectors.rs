@@ -7,10 +7,10 @@ use std::path::PathBuf;
 
 use serde_json::{json, Map, Value as Json};
 
+use crate::cells;
 use crate::keys;
 use crate::model::{Charset, Component, HashForm, Layout, Model, Qualifier, ScalarType, Table};
-use crate::value::Value;
-use crate::values;
+use crate::typed_value::Value;
 
 /// `keys.json` and `values.json`, as pretty JSON with a trailing newline.
 pub fn build(model: &Model) -> BTreeMap<PathBuf, String> {
@@ -30,7 +30,7 @@ pub fn build(model: &Model) -> BTreeMap<PathBuf, String> {
     });
     let mut value_vectors = Vec::new();
     for (ty, v) in value_samples() {
-        if let Ok(b) = values::encode_value(ty, &v) {
+        if let Ok(b) = cells::encode_value(ty, &v) {
             value_vectors.push(
                 json!({"type": ty.name(), "value": v.to_json(ty), "hex": crate::hex::encode(&b)}),
             );
@@ -42,7 +42,7 @@ pub fn build(model: &Model) -> BTreeMap<PathBuf, String> {
             for c in &f.columns {
                 if let q @ Qualifier::Pattern { part_type, .. } = &c.qualifier {
                     for part in part_samples(*part_type) {
-                        if let Ok(b) = values::pattern_qualifier(q, &part) {
+                        if let Ok(b) = cells::pattern_qualifier(q, &part) {
                             qualifier_vectors.push(json!({
                                 "table": t.id, "field": c.field, "part": part.to_json(*part_type),
                                 "qualifier_hex": crate::hex::encode(&b),

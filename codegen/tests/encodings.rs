@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 
 use proptest::prelude::*;
+use redbase_codegen::cells::{decode_value, encode_value};
 use redbase_codegen::keys::{decode_key, encode_key, prefixes, region_index};
 use redbase_codegen::model::{load_sources, Table};
-use redbase_codegen::values::{decode_value, encode_value};
 use redbase_codegen::{Model, Value};
 
 fn examples() -> &'static Model {

@@ -3,7 +3,7 @@
 
 use crate::error::EncodeError;
 use crate::model::{Component, Layout, Reverse, ScalarType};
-use crate::value::Value;
+use crate::typed_value::Value;
 
 /// The component's bytes in the layout (without separators).
 pub fn encode(layout: Layout, c: &Component, v: &Value) -> Result<Vec<u8>, EncodeError> {

@@ -7,7 +7,7 @@ use md5::{Digest, Md5};
 
 use crate::error::EncodeError;
 use crate::model::{HashForm, KeyDesign, Layout, SaltForm};
-use crate::value::Value;
+use crate::typed_value::Value;
 
 /// What a key's bytes hold: the salt bucket, the hash prefix, the kept components.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,4 +1,4 @@
-//! Stage 3: model → files, one `Language` per target. A language is a naming provider (Rust,
+//! Stage 4: model → files, one `Language` per target. A language is a naming provider (Rust,
 //! registered as Handlebars helpers), a template folder (`codegen/templates/<lang>/`, embedded)
 //! and a plan saying which template renders to which path with which context. The context is
 //! the same typed, language-neutral structs for every language (`context`, built once per

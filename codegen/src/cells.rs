@@ -1,12 +1,13 @@
-//! Cell value encodings, identical to Java HBase's `org.apache.hadoop.hbase.util.Bytes` so that
-//! cells written by existing Java applications read back correctly:
+//! The reference encodings of what a cell holds besides its row key (`keys`): the qualifier of a
+//! pattern column, and values, identical to Java HBase's `org.apache.hadoop.hbase.util.Bytes`
+//! so that cells written by existing Java applications read back correctly:
 //! i32 4 bytes and i64 / timestamp-ms / counter 8 bytes, big-endian two's complement; f32 / f64
 //! IEEE-754 big-endian; bool one byte 0xFF (true) or 0x00 (false), any non-zero byte reads as
 //! true; string UTF-8; json compact UTF-8 JSON text; bytes as they are.
 
 use crate::error::EncodeError;
 use crate::model::{Qualifier, ScalarType};
-use crate::value::Value;
+use crate::typed_value::Value;
 
 pub fn encode_value(ty: ScalarType, v: &Value) -> Result<Vec<u8>, EncodeError> {
     if !v.fits(ty) {
