@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use super::validate::{is_ident, layout_sep, Cx};
+use super::validate::{is_ident, Cx};
 use super::*;
 use crate::schema::{RawComponent, RawKey};
 
@@ -175,7 +175,7 @@ impl Cx<'_> {
                         if !ok {
                             self.err(a.span(), &format!("{spath}.alphabet"), "the alphabet must be printable ASCII characters in strictly ascending order");
                             None
-                        } else if let Some(sep) = layout_sep(layout).filter(|s| text.contains(*s)) {
+                        } else if let Some(sep) = layout.separator().filter(|s| text.contains(*s)) {
                             self.err(
                                 a.span(),
                                 &format!("{spath}.alphabet"),
@@ -260,7 +260,7 @@ impl Cx<'_> {
             }
             _ => {}
         }
-        let sep = layout_sep(layout);
+        let sep = layout.separator();
         let width = match &c.width {
             None => {
                 if layout == Layout::Fixed {

@@ -197,11 +197,17 @@ pub enum SaltForm {
     Char { alphabet: String },
 }
 
-impl KeyDesign {
-    pub fn separator(&self) -> Option<char> {
-        match self.layout {
+impl Layout {
+    pub fn separator(self) -> Option<char> {
+        match self {
             Layout::Separated { separator } => Some(separator),
             _ => None,
         }
+    }
+}
+
+impl KeyDesign {
+    pub fn separator(&self) -> Option<char> {
+        self.layout.separator()
     }
 }

@@ -338,13 +338,6 @@ impl Cx<'_> {
     }
 }
 
-pub(super) fn layout_sep(layout: Layout) -> Option<char> {
-    match layout {
-        Layout::Separated { separator } => Some(separator),
-        _ => None,
-    }
-}
-
 fn valid_table_name(name: &str) -> bool {
     !name.is_empty()
         && !name.starts_with(['.', '-'])

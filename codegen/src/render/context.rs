@@ -373,7 +373,7 @@ impl<'a> SaltContext<'a> {
 
 /// The value's shape, for languages whose types are coarser than the schema's:
 /// `string`, `bytes`, `int` (i32, i64, timestamp-ms, counter), `float`, `bool` or `json`.
-pub fn kind(ty: ScalarType) -> &'static str {
+fn kind(ty: ScalarType) -> &'static str {
     match ty {
         ScalarType::String => "string",
         ScalarType::Bytes => "bytes",

@@ -116,16 +116,11 @@ impl Language for Go {
         for (name, text) in THRIFT {
             out.push(Planned::verbatim(PathBuf::from("hbase2").join(name), text));
         }
-        for table in &sdk.tables {
-            // `_table` keeps ids such as `x_linux` or `y_test` from reading as build
-            // constraints or test files.
-            out.push(Planned::table(
-                format!("{}_table.go", table.id),
-                "table",
-                sdk,
-                table,
-            ));
-        }
+        // `_table` keeps ids such as `x_linux` or `y_test` from reading as build constraints or
+        // test files.
+        out.extend(Planned::per_table(sdk, "table", |id| {
+            PathBuf::from(format!("{id}_table.go"))
+        }));
         out
     }
 

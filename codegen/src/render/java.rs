@@ -123,15 +123,10 @@ impl Language for Java {
                 text,
             ));
         }
-        for table in &sdk.tables {
-            out.push(Planned::table(
-                src.join(sdk.package)
-                    .join(format!("{}.java", JavaNaming.type_name(table.id))),
-                "table",
-                sdk,
-                table,
-            ));
-        }
+        let package = src.join(sdk.package);
+        out.extend(Planned::per_table(sdk, "table", move |id| {
+            package.join(format!("{}.java", JavaNaming.type_name(id)))
+        }));
         out
     }
 

@@ -65,18 +65,18 @@ impl<'a> Planned<'a> {
         }
     }
 
-    /// A per-table template, rendered with `{ package, table }`.
-    pub fn table(
-        path: impl Into<PathBuf>,
-        template: &'static str,
+    /// `template` once per table, rendered with `{ package, table }`, at the path `path` gives
+    /// for the table's id.
+    pub fn per_table(
         sdk: &'a SdkContext<'a>,
-        table: &'a context::TableContext<'a>,
-    ) -> Self {
-        Planned::Template {
-            path: path.into(),
+        template: &'static str,
+        path: impl Fn(&str) -> PathBuf + 'a,
+    ) -> impl Iterator<Item = Planned<'a>> + 'a {
+        sdk.tables.iter().map(move |table| Planned::Template {
+            path: path(table.id),
             template,
             context: TemplateContext::table(sdk, table),
-        }
+        })
     }
 
     pub fn verbatim(path: impl Into<PathBuf>, text: &'static str) -> Self {

@@ -94,14 +94,9 @@ impl Language for Python {
                 text,
             ));
         }
-        for table in &sdk.tables {
-            out.push(Planned::table(
-                pkg.join(format!("{}.py", table.id)),
-                "table",
-                sdk,
-                table,
-            ));
-        }
+        out.extend(Planned::per_table(sdk, "table", move |id| {
+            pkg.join(format!("{id}.py"))
+        }));
         out
     }
 

@@ -87,14 +87,9 @@ impl Language for Rust {
         for (name, text) in RUNTIME {
             out.push(Planned::verbatim(src.join("runtime").join(name), text));
         }
-        for table in &sdk.tables {
-            out.push(Planned::table(
-                src.join(format!("{}.rs", table.id)),
-                "table",
-                sdk,
-                table,
-            ));
-        }
+        out.extend(Planned::per_table(sdk, "table", move |id| {
+            src.join(format!("{id}.rs"))
+        }));
         out
     }
 

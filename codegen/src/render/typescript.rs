@@ -2,7 +2,7 @@
 //! API, i64 values as `bigint`, the Apache `thrift` runtime from npm, and the Thrift compiler's
 //! `--gen js:node,ts` output for idl/hbase2.thrift embedded under `thrift/`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use heck::{ToLowerCamelCase, ToShoutySnakeCase, ToUpperCamelCase};
 
@@ -83,14 +83,9 @@ impl Language for TypeScript {
         for (path, text) in VERBATIM {
             out.push(Planned::verbatim(*path, text));
         }
-        for table in &sdk.tables {
-            out.push(Planned::table(
-                format!("src/{}.ts", table.id),
-                "table",
-                sdk,
-                table,
-            ));
-        }
+        out.extend(Planned::per_table(sdk, "table", |id| {
+            PathBuf::from(format!("src/{id}.ts"))
+        }));
         out
     }
 
