@@ -19,6 +19,10 @@
 #     --keep-hbase         leave the oracle running if this script started it
 #     --hbase-jvm-opts S   extra JVM flags when this script starts HBase (ORACLE_JVM_OPTS)
 #                          [-XX:TieredStopAtLevel=4: the full JIT; the oracle itself runs C1 only]
+#     --hbase-wal-hsync    start HBase with a WAL that reaches the disk (hbase.sh's
+#                          ORACLE_WAL_HSYNC=1: hbase.wal.hsync on Hadoop 3's raw local
+#                          filesystem, whose hsync is an fsync), for durable puts like for like;
+#                          a running oracle is reused only if it was started the same way
 #     --no-fsync-check     skip the strace count of fsync calls under puts
 #     --no-build           use the binaries as they are
 #     --out DIR            keep every loadgen output there [a temp dir, deleted at the end]
@@ -53,6 +57,7 @@ CELLS=get,put,put-async,scan,ycsb-a,ycsb-b,ycsb-c,ycsb-e
 KEEP_HBASE=0
 HBASE_JVM_OPTS="-XX:TieredStopAtLevel=4"
 FSYNC_CHECK=1
+WAL_HSYNC=0
 BUILD=1
 OUT=""
 TABLE=redbase_bench
@@ -73,6 +78,7 @@ while (($#)); do
     --cells) CELLS="$2"; shift 2 ;;
     --keep-hbase) KEEP_HBASE=1; shift ;;
     --hbase-jvm-opts) HBASE_JVM_OPTS="$2"; shift 2 ;;
+    --hbase-wal-hsync) WAL_HSYNC=1; shift ;;
     --no-fsync-check) FSYNC_CHECK=0; shift ;;
     --no-build) BUILD=0; shift ;;
     --out) OUT="$2"; shift 2 ;;
@@ -140,17 +146,28 @@ trap 'exit 130' INT TERM
 T1_HBASE="127.0.0.1:${ORACLE_THRIFT1_PORT:-19090}"
 T2_HBASE="127.0.0.1:${ORACLE_THRIFT2_PORT:-19091}"
 RUN_DIR="${ORACLE_RUN_DIR:-${TMPDIR:-/tmp}/redbase-oracle-$(id -u)}"
+running_hsync() { # 1 if the running oracle's WAL syncs to disk (its site sets hbase.wal.hsync)
+  grep -q '<name>hbase.wal.hsync</name><value>true' "$RUN_DIR/conf/hbase-site.xml" 2>/dev/null &&
+    echo 1 || echo 0
+}
 if "$ORACLE" status >/dev/null 2>&1; then
+  if [[ "$(running_hsync)" != "$WAL_HSYNC" ]]; then
+    die "a running oracle has hbase.wal.hsync=$([[ "$(running_hsync)" == 1 ]] && echo true || echo false); stop it ($ORACLE stop) or match --hbase-wal-hsync"
+  fi
   HBASE_NOTE="reused a running oracle (its JVM flags are whatever it was started with)"
   log "$HBASE_NOTE"
 else
-  log "starting the oracle HBase (ORACLE_JVM_OPTS=$HBASE_JVM_OPTS)"
+  log "starting the oracle HBase (ORACLE_JVM_OPTS=$HBASE_JVM_OPTS, ORACLE_WAL_HSYNC=$WAL_HSYNC)"
   STARTED_HBASE=1
-  ORACLE_JVM_OPTS="$HBASE_JVM_OPTS" "$ORACLE" start >"$WORK/hbase-start.log" 2>&1 || {
+  ORACLE_WAL_HSYNC="$WAL_HSYNC" ORACLE_JVM_OPTS="$HBASE_JVM_OPTS" "$ORACLE" start \
+    >"$WORK/hbase-start.log" 2>&1 || {
     cat "$WORK/hbase-start.log" >&2
     die "the oracle did not start"
   }
   HBASE_NOTE="started by this script with ORACLE_JVM_OPTS=\"$HBASE_JVM_OPTS\""
+fi
+if ((WAL_HSYNC)); then
+  HBASE_NOTE="$HBASE_NOTE; WAL synced to disk: hbase.wal.hsync=true on Hadoop 3's RawLocalFileSystem (the master JVM runs hbase-server ${ORACLE_MASTER_VERSION:-2.6.1-hadoop3})"
 fi
 
 # ---------------------------------------------------------------------------------------------
@@ -408,7 +425,11 @@ for service, cell, conns, label in labels:
 EOF
 echo
 echo "Notes:"
-echo "- HBase standalone writes its WAL to the local filesystem (hbase.rootdir file://, hbase.unsafe.stream.capability.enforce=false because those streams lack hflush/hsync)."
+if ((WAL_HSYNC)); then
+  echo "- HBase standalone writes its WAL to the local filesystem through Hadoop 3's RawLocalFileSystem with hbase.wal.hsync=true: every WAL sync is an fsync (see the counts below)."
+else
+  echo "- HBase standalone writes its WAL to the local filesystem (hbase.rootdir file://, hbase.unsafe.stream.capability.enforce=false because those streams lack hflush/hsync)."
+fi
 if ((${#FSYNC_NOTES[@]})); then
   echo "- fsync/fdatasync/sync_file_range/syncfs calls counted with strace -f while one connection put for 2 s (this run):"
   for note in "${FSYNC_NOTES[@]}"; do

@@ -10,6 +10,14 @@
 #
 # Environment (defaults in brackets):
 #   ORACLE_HBASE_VERSION  HBase artifact version [2.6.1]
+#   ORACLE_WAL_HSYNC      1: a WAL that reaches the disk, for like-for-like durable puts (the
+#                         benchmark's, not the differential tests'). The master JVM (region server
+#                         and WAL) then runs HBase's Hadoop 3 build [ORACLE_MASTER_VERSION,
+#                         2.6.1-hadoop3: hbase-server only; Maven Central has no hbase-thrift of
+#                         it], whose local filesystem (Hadoop 3.3.5's RawLocalFileSystem) turns
+#                         hsync into fsync; the site sets hbase.wal.hsync=true and fs.file.impl to
+#                         that class (the default checksummed one drops hsync). The gateways keep
+#                         ORACLE_HBASE_VERSION; they reach the region server over HBase's RPC. [0]
 #   ORACLE_CACHE_DIR      jar cache [~/.cache/redbase-oracle]; jars go to <cache>/<version>/lib
 #   ORACLE_RUN_DIR        config, data, logs and PIDs of the running oracle
 #                         [${TMPDIR:-/tmp}/redbase-oracle-<uid>]; stop deletes it and keeps a copy
@@ -26,8 +34,14 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 HBASE_VERSION="${ORACLE_HBASE_VERSION:-2.6.1}"
+WAL_HSYNC="${ORACLE_WAL_HSYNC:-0}"
+MASTER_VERSION="${ORACLE_MASTER_VERSION:-2.6.1-hadoop3}"
 CACHE_DIR="${ORACLE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/redbase-oracle}"
 LIB="$CACHE_DIR/$HBASE_VERSION/lib"
+MASTER_LIB="$LIB"
+if [[ "$WAL_HSYNC" == 1 ]]; then
+  MASTER_LIB="$CACHE_DIR/$MASTER_VERSION/lib"
+fi
 RUN_DIR="${ORACLE_RUN_DIR:-${TMPDIR:-/tmp}/redbase-oracle-$(id -u)}"
 HOST=127.0.0.1
 T1_PORT="${ORACLE_THRIFT1_PORT:-19090}"
@@ -50,24 +64,25 @@ die() { log "$*"; exit 1; }
 # ---------------------------------------------------------------------------------------------
 # jars
 
-fetch() {
-  local stamp want
-  want="$HBASE_VERSION $(sha256sum "$HERE/pom.xml" | cut -d' ' -f1)"
-  stamp="$CACHE_DIR/$HBASE_VERSION/.fetched"
+fetch() { # [version artifact]: the jars of one artifact's runtime classpath, cached per version
+  local version="${1:-$HBASE_VERSION}" artifact="${2:-hbase-thrift}" stamp want lib
+  lib="$CACHE_DIR/$version/lib"
+  want="$version $artifact $(sha256sum "$HERE/pom.xml" | cut -d' ' -f1)"
+  stamp="$CACHE_DIR/$version/.fetched"
   if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
     return 0
   fi
   command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
-  log "fetching HBase $HBASE_VERSION jars into $LIB (Maven; first time takes a while)"
-  rm -rf "$LIB" "$LIB.tmp"
-  mkdir -p "$LIB.tmp"
-  if ! mvn -B -q -f "$HERE/pom.xml" -Dhbase.version="$HBASE_VERSION" \
-    dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$LIB.tmp" \
+  log "fetching HBase $version ($artifact) jars into $lib (Maven; first time takes a while)"
+  rm -rf "$lib" "$lib.tmp"
+  mkdir -p "$lib.tmp"
+  if ! mvn -B -q -f "$HERE/pom.xml" -Dhbase.version="$version" -Doracle.artifact="$artifact" \
+    dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$lib.tmp" \
     >"$CACHE_DIR/mvn.log" 2>&1; then
     tail -n 30 "$CACHE_DIR/mvn.log" >&2
     die "Maven could not fetch the jars (full log: $CACHE_DIR/mvn.log)"
   fi
-  mv "$LIB.tmp" "$LIB"
+  mv "$lib.tmp" "$lib"
   echo "$want" >"$stamp"
 }
 
@@ -135,7 +150,18 @@ write_site() {
   <!-- fewer threads for a small machine -->
   <property><name>hbase.regionserver.handler.count</name><value>10</value></property>
   <property><name>hbase.master.handler.count</name><value>10</value></property>
+$(wal_hsync_site)
 </configuration>
+EOF
+}
+
+wal_hsync_site() { # the properties of ORACLE_WAL_HSYNC=1, or nothing
+  [[ "$WAL_HSYNC" == 1 ]] || return 0
+  cat <<EOF
+  <!-- ORACLE_WAL_HSYNC=1: every WAL sync is an hsync, and the raw local filesystem of Hadoop 3
+       turns hsync into fsync (the default checksummed one only flushes) -->
+  <property><name>hbase.wal.hsync</name><value>true</value></property>
+  <property><name>fs.file.impl</name><value>org.apache.hadoop.fs.RawLocalFileSystem</value></property>
 EOF
 }
 
@@ -165,15 +191,15 @@ jvm_flags() { # role heap direct-memory -> java flags of one JVM
   echo "--add-exports java.base/sun.net.util=ALL-UNNAMED"
 }
 
-launch() { # role heap direct-memory main-class args...
-  local role="$1" heap="$2" direct="$3"
+launch() { # role heap direct-memory main-class args... (classpath: $LAUNCH_LIB or $LIB)
+  local role="$1" heap="$2" direct="$3" lib="${LAUNCH_LIB:-$LIB}"
   shift 3
   local -a flags
   read -r -a flags <<<"$(jvm_flags "$role" "$heap" "$direct" | tr '\n' ' ')"
   # setsid: the JVMs outlive this script and a ^C in the caller's terminal; the inner bash
   # records its own PID and then becomes the JVM, so the PID file names the java process.
   setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$RUN_DIR/pids/$role.pid" \
-    java "${flags[@]}" -cp "$RUN_DIR/conf:$LIB/*" "$@" \
+    java "${flags[@]}" -cp "$RUN_DIR/conf:$lib/*" "$@" \
     </dev/null >"$RUN_DIR/logs/$role.log" 2>&1 &
   local i
   for i in $(seq 1 50); do
@@ -206,12 +232,15 @@ cmd_start() {
   command -v java >/dev/null || die "java not found (JDK 17 expected)"
   "$PY" -c 'import thriftpy2' 2>/dev/null || die "$PY cannot import thriftpy2"
   fetch
+  if [[ "$WAL_HSYNC" == 1 ]]; then
+    fetch "$MASTER_VERSION" hbase-server
+  fi
 
   local t0
   t0=$(date +%s%N)
   mkdir -p "$RUN_DIR"/{conf,data/tmp,logs,pids}
   write_site
-  launch master "$MASTER_XMX" 256m org.apache.hadoop.hbase.master.HMaster start
+  LAUNCH_LIB="$MASTER_LIB" launch master "$MASTER_XMX" 256m org.apache.hadoop.hbase.master.HMaster start
   launch thrift1 "$THRIFT_XMX" 64m org.apache.hadoop.hbase.thrift.ThriftServer \
     -b "$HOST" -p "$T1_PORT" start
   launch thrift2 "$THRIFT_XMX" 64m org.apache.hadoop.hbase.thrift2.ThriftServer \
