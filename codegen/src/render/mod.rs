@@ -38,8 +38,9 @@ pub trait Language: Sync {
     fn plan<'a>(&self, sdk: &'a SdkContext<'a>) -> Vec<Planned<'a>>;
     /// The header line for a file, or `None` for files that cannot hold a comment.
     fn header(&self, path: &Path) -> Option<String>;
-    /// Extra Handlebars helpers this language's templates use (e.g. layout helpers that keep
-    /// the output formatter-clean); none by default.
+    /// Extra Handlebars helpers this language's templates use: spellings only it has (Java's
+    /// boxed types, Go's package name) and layout helpers that keep the output formatter-clean;
+    /// none by default.
     fn register_helpers(&self, _hb: &mut Handlebars<'_>) {}
 }
 
