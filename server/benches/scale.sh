@@ -4,7 +4,7 @@
 # scans at 1 and 16 connections; prints the load time, disk size, peak RSS (sampled every 5 s),
 # the cache budget in use, split pauses and the SIGTERM-to-exit time.
 #
-#   cargo build --release -p redbase --bin redbase --bin loadgen
+#   cargo build --release -p redbase -p redbase-bench --bin redbase --bin loadgen
 #   server/benches/scale.sh ROWS CACHE_BYTES [DIR] [PORT]
 #   server/benches/scale.sh 10000000 268435456
 set -euo pipefail

@@ -101,7 +101,7 @@ REDBASE="${REDBASE_BIN:-$TARGET/release/redbase}"
 LOADGEN="${LOADGEN_BIN:-$TARGET/release/loadgen}"
 if ((BUILD)); then
   log "building release redbase and loadgen (cargo, target dir $TARGET)"
-  (cd "$REPO" && cargo build --release -q -p redbase --bin loadgen --bin redbase) ||
+  (cd "$REPO" && cargo build --release -q -p redbase -p redbase-bench --bin loadgen --bin redbase) ||
     die "cargo build failed"
 fi
 [[ -x "$REDBASE" && -x "$LOADGEN" ]] || die "missing $REDBASE or $LOADGEN (build them, or drop --no-build)"
