@@ -1,10 +1,13 @@
 //! `redbase codegen`: typed client SDKs from table schema files (docs/schema.md). The work is
-//! in the `redbase-codegen` crate; this is its command line.
+//! in the `redbase-codegen` crate; this is its command line. A build without the `codegen`
+//! feature (`--no-default-features`) keeps the command and its flags but only says so.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
+// Without the generator nothing reads the flags.
+#[cfg_attr(not(feature = "codegen"), allow(dead_code))]
 pub struct CodegenArgs {
     /// A schema file (TOML); repeat to build one SDK from several.
     #[arg(long = "schema", value_name = "FILE")]
@@ -30,6 +33,7 @@ pub struct CodegenArgs {
     check: bool,
 }
 
+#[cfg(feature = "codegen")]
 pub fn run(args: CodegenArgs) -> ExitCode {
     let opts = redbase_codegen::Options {
         schemas: args.schemas,
@@ -58,4 +62,15 @@ pub fn run(args: CodegenArgs) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// A build without the generator: says so, exit status 2.
+#[cfg(not(feature = "codegen"))]
+pub fn run(_args: CodegenArgs) -> ExitCode {
+    eprintln!(
+        "redbase codegen: this redbase binary was built without the `codegen` feature \
+         (cargo build --no-default-features); rebuild it with default features \
+         (cargo build -p redbase, or cargo install --path server) to generate SDKs"
+    );
+    ExitCode::from(2)
 }

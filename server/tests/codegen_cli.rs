@@ -1,4 +1,6 @@
-//! `redbase codegen` as users run it: the real binary on a schema file.
+//! `redbase codegen` as users run it: the real binary on a schema file. A build without the
+//! `codegen` feature (`cargo test -p redbase --no-default-features --test codegen_cli`) checks
+//! that the command says it is missing instead.
 
 use std::process::Command;
 
@@ -17,6 +19,7 @@ separator = "|"
 components = [{ name = "customer", type = "string", charset = "alnum" }]
 "#;
 
+#[cfg(feature = "codegen")]
 #[test]
 fn generates_a_python_sdk_and_rewrites_only_what_changed() {
     let dir = tempfile::tempdir().unwrap();
@@ -65,6 +68,7 @@ fn generates_a_python_sdk_and_rewrites_only_what_changed() {
     assert!(check.success());
 }
 
+#[cfg(feature = "codegen")]
 #[test]
 fn an_invalid_schema_names_file_line_and_field() {
     let dir = tempfile::tempdir().unwrap();
@@ -89,6 +93,7 @@ fn an_invalid_schema_names_file_line_and_field() {
     assert!(!dir.path().join("sdk").exists());
 }
 
+#[cfg(feature = "codegen")]
 #[test]
 fn an_unknown_language_is_a_usage_error() {
     let out = redbase()
@@ -121,4 +126,26 @@ fn an_unknown_gateway_is_a_usage_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("invalid value 'thrift3'"), "{err}");
     assert!(err.contains("thrift1, thrift2"), "{err}");
+}
+
+#[cfg(not(feature = "codegen"))]
+#[test]
+fn a_build_without_the_codegen_feature_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("shop.toml");
+    std::fs::write(&schema, SCHEMA).unwrap();
+    let out = redbase()
+        .args(["codegen", "--schema"])
+        .arg(&schema)
+        .args(["--lang", "python", "--out"])
+        .arg(dir.path().join("sdk"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("built without the `codegen` feature"),
+        "stderr: {err}"
+    );
+    assert!(!dir.path().join("sdk").exists());
 }
