@@ -398,10 +398,8 @@ fn expect(wire: Wire, bytes: &mut Vec<u8>, first: bool, max: usize) -> Expect {
             _ => Expect::Close,
         },
         Wire::Http => {
-            let start = bytes
-                .windows(4)
-                .position(|w| w == b"\r\n\r\n")
-                .map_or(0, |p| p + 4);
+            // The head is `wrap`'s own; the body starts after it.
+            let start = http_body_start(bytes).unwrap_or(0);
             if bytes.len() - start > max {
                 Expect::Close
             } else {
@@ -421,6 +419,23 @@ fn expect(wire: Wire, bytes: &mut Vec<u8>, first: bool, max: usize) -> Expect {
                 _ => Expect::Close,
             }
         }
+    }
+}
+
+/// The value of a `Content-Length` header, if there is one and it is a number.
+fn content_length(headers: &[httparse::Header]) -> Option<usize> {
+    let h = headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case("content-length"))?;
+    std::str::from_utf8(h.value).ok()?.trim().parse().ok()
+}
+
+/// Where the body of an HTTP request starts, if `bytes` begins with a whole request head.
+fn http_body_start(bytes: &[u8]) -> Option<usize> {
+    let mut headers = [httparse::EMPTY_HEADER; 16];
+    match httparse::Request::new(&mut headers).parse(bytes) {
+        Ok(httparse::Status::Complete(end)) => Some(end),
+        _ => None,
     }
 }
 
@@ -503,28 +518,29 @@ fn read_answer(s: &mut TcpStream, wire: Wire, p: Protocol, buf: &mut Vec<u8>) ->
                 }
             }
             Wire::Http => {
-                if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                    let head = String::from_utf8_lossy(&buf[..end]).into_owned();
-                    let status = head.split(' ').nth(1).and_then(|c| c.parse::<u16>().ok());
-                    let len = head.lines().find_map(|l| {
-                        let (k, v) = l.split_once(':')?;
-                        if k.eq_ignore_ascii_case("content-length") {
-                            v.trim().parse::<usize>().ok()
-                        } else {
-                            None
-                        }
-                    });
-                    let (Some(status), Some(len)) = (status, len) else {
-                        return Got::Broken(format!("a bad HTTP head: {head:?}"));
-                    };
-                    if buf.len() >= end + 4 + len {
-                        let r = buf[end + 4..end + 4 + len].to_vec();
-                        buf.drain(..end + 4 + len);
-                        return if status == 200 {
-                            Got::Reply(r)
-                        } else {
-                            Got::Status(status)
+                let mut headers = [httparse::EMPTY_HEADER; 16];
+                let mut head = httparse::Response::new(&mut headers);
+                match head.parse(buf) {
+                    Ok(httparse::Status::Complete(end)) => {
+                        let len = content_length(head.headers);
+                        let (Some(status), Some(len)) = (head.code, len) else {
+                            let head = String::from_utf8_lossy(&buf[..end]);
+                            return Got::Broken(format!("a bad HTTP head: {head:?}"));
                         };
+                        if buf.len() >= end + len {
+                            let r = buf[end..end + len].to_vec();
+                            buf.drain(..end + len);
+                            return if status == 200 {
+                                Got::Reply(r)
+                            } else {
+                                Got::Status(status)
+                            };
+                        }
+                    }
+                    Ok(httparse::Status::Partial) => {}
+                    Err(e) => {
+                        let head = String::from_utf8_lossy(buf);
+                        return Got::Broken(format!("a bad HTTP head ({e}): {head:?}"));
                     }
                 }
             }
@@ -863,5 +879,54 @@ fn main() -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::TcpListener;
+
+    use super::*;
+
+    #[test]
+    fn an_http_request_body_starts_after_its_head() {
+        let bytes = wrap(Wire::Http, b"\x82\x21\x01\x03get");
+        let start = http_body_start(&bytes).expect("a whole head");
+        assert_eq!(&bytes[start..], b"\x82\x21\x01\x03get");
+        assert_eq!(http_body_start(b"POST / HTTP/1.1\r\nHost: x\r\n"), None);
+    }
+
+    #[test]
+    fn http_answers_are_read_by_their_head() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut client = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let (mut server, _) = l.accept().unwrap();
+        let p = Protocol::Compact;
+        let mut buf = Vec::new();
+        // Two answers in one write, the header names in any case.
+        server
+            .write_all(
+                b"HTTP/1.1 200 OK\r\ncontent-length: 3\r\n\r\nabc\
+                  HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nCONTENT-LENGTH: 2\r\n\r\nno",
+            )
+            .unwrap();
+        assert!(
+            matches!(read_answer(&mut client, Wire::Http, p, &mut buf), Got::Reply(r) if r == b"abc")
+        );
+        assert!(matches!(
+            read_answer(&mut client, Wire::Http, p, &mut buf),
+            Got::Status(400)
+        ));
+        assert!(buf.is_empty());
+        // No length, then no HTTP at all.
+        server.write_all(b"HTTP/1.1 200 OK\r\n\r\n").unwrap();
+        assert!(
+            matches!(read_answer(&mut client, Wire::Http, p, &mut buf), Got::Broken(m) if m.contains("bad HTTP head"))
+        );
+        buf.clear();
+        server.write_all(b"\x00garbage\r\n\r\n").unwrap();
+        assert!(
+            matches!(read_answer(&mut client, Wire::Http, p, &mut buf), Got::Broken(m) if m.contains("bad HTTP head"))
+        );
     }
 }
