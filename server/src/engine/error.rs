@@ -1,9 +1,37 @@
 //! One error enum per operation, so a caller matches only on what that operation can say.
-//! The gateways map them onto HBase's IOError / IllegalArgument / AlreadyExists.
+//! Each says its [`ErrorKind`]; the gateways map kinds onto their wire exceptions.
 
 use std::path::PathBuf;
 
 use thiserror::Error;
+
+/// What sort of failure an error is, as the gateways tell clients: each gateway maps a kind
+/// onto its own exceptions. The matches below name every variant, so a new one must be
+/// classified here, once for both gateways.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The request itself is wrong: sent again, it fails again.
+    IllegalArgument,
+    /// What the request creates already exists.
+    AlreadyExists,
+    /// A table, namespace, family or region the request names does not exist.
+    NotFound,
+    /// HBase's IncompatibleFilterException (a filter that judges whole rows, with a batch).
+    IncompatibleFilter,
+    /// Anything else; `retryable` where waiting may help (storage trouble, shutting down, a
+    /// region being replaced), as HBase marks them.
+    Io { retryable: bool },
+}
+
+impl ErrorKind {
+    /// The canRetry flag of an IOError carrying this kind.
+    pub fn retryable(self) -> bool {
+        matches!(self, ErrorKind::Io { retryable: true })
+    }
+}
+
+const RETRY: ErrorKind = ErrorKind::Io { retryable: true };
+const FINAL: ErrorKind = ErrorKind::Io { retryable: false };
 
 /// A failure of the storage layer under the engine (redb or the file system).
 #[derive(Debug, Clone, Error, PartialEq, Eq)]
@@ -68,6 +96,18 @@ pub enum NamespaceError {
     Storage(#[from] StorageError),
 }
 
+impl NamespaceError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            NamespaceError::Invalid(_) => ErrorKind::IllegalArgument,
+            NamespaceError::Exists(_) => ErrorKind::AlreadyExists,
+            NamespaceError::NotFound(_) => ErrorKind::NotFound,
+            NamespaceError::NotEmpty { .. } | NamespaceError::Reserved(_) => FINAL,
+            NamespaceError::Storage(_) => RETRY,
+        }
+    }
+}
+
 /// Errors of table and family administration.
 #[derive(Debug, Clone, Error, PartialEq, Eq)]
 #[non_exhaustive]
@@ -102,6 +142,27 @@ pub enum TableError {
     CannotSplit { region: String, reason: String },
     #[error(transparent)]
     Storage(#[from] StorageError),
+}
+
+impl TableError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            TableError::Invalid(_) | TableError::InvalidSplitKeys(_) => ErrorKind::IllegalArgument,
+            TableError::Exists(_) => ErrorKind::AlreadyExists,
+            TableError::NotFound(_)
+            | TableError::NamespaceNotFound(_)
+            | TableError::FamilyNotFound { .. }
+            | TableError::RegionNotFound(_) => ErrorKind::NotFound,
+            TableError::NotDisabled(_)
+            | TableError::AlreadyDisabled(_)
+            | TableError::AlreadyEnabled(_)
+            | TableError::FamilyExists { .. }
+            | TableError::LastFamily(_)
+            | TableError::Offline { .. }
+            | TableError::CannotSplit { .. } => FINAL,
+            TableError::Storage(_) => RETRY,
+        }
+    }
 }
 
 /// Errors of puts, deletes, increments, appends and check-and-mutate.
@@ -152,6 +213,28 @@ pub enum MutateError {
     Storage(#[from] StorageError),
 }
 
+impl MutateError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            MutateError::EmptyRow
+            | MutateError::RowTooLong { .. }
+            | MutateError::NegativeTimestamp(_)
+            | MutateError::ValueTooLarge { .. }
+            | MutateError::EmptyMutation { .. }
+            | MutateError::InvalidTtl(_) => ErrorKind::IllegalArgument,
+            MutateError::TableNotFound(_) | MutateError::NoSuchFamily { .. } => ErrorKind::NotFound,
+            MutateError::TableDisabled(_)
+            | MutateError::TableOffline { .. }
+            | MutateError::NotCounter { .. }
+            | MutateError::CounterOverflow { .. }
+            | MutateError::InvalidCondition(_) => FINAL,
+            MutateError::Storage(_)
+            | MutateError::ShuttingDown
+            | MutateError::RegionNotServing { .. } => RETRY,
+        }
+    }
+}
+
 /// Errors of gets and scans.
 #[derive(Debug, Clone, Error, PartialEq, Eq)]
 #[non_exhaustive]
@@ -173,6 +256,20 @@ pub enum ReadError {
     IncompatibleFilter(String),
     #[error(transparent)]
     Storage(#[from] StorageError),
+}
+
+impl ReadError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            ReadError::InvalidTimeRange { .. } | ReadError::Invalid(_) => {
+                ErrorKind::IllegalArgument
+            }
+            ReadError::TableNotFound(_) | ReadError::NoSuchFamily { .. } => ErrorKind::NotFound,
+            ReadError::IncompatibleFilter(_) => ErrorKind::IncompatibleFilter,
+            ReadError::TableDisabled(_) | ReadError::TableOffline { .. } => FINAL,
+            ReadError::Storage(_) => RETRY,
+        }
+    }
 }
 
 /// Errors of compaction.

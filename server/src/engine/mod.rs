@@ -53,8 +53,8 @@ pub use cell::{
 pub use compaction::CompactStats;
 pub use ddl::MAX_SPLIT_KEYS;
 pub use error::{
-    CompactError, MutateError, NamespaceError, OpenError, ReadError, SchemaError, StorageError,
-    TableError,
+    CompactError, ErrorKind, MutateError, NamespaceError, OpenError, ReadError, SchemaError,
+    StorageError, TableError,
 };
 pub use read::{CellVerdict, Filter, Get, ReadOptions, RowVerdict, Scan, TimeRange};
 pub use recovery::{FailedRegion, StorageFaults};
