@@ -8,6 +8,7 @@
 
 pub mod engine;
 pub mod filter;
+pub mod gateway;
 pub mod generated;
 pub mod healthcheck;
 pub mod http;

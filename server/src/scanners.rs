@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::engine::Scanner;
+use crate::engine::{ReadError, RowResult, Scanner};
 
 /// Settings for a gateway's scanners.
 #[derive(Debug, Clone)]
@@ -32,8 +32,9 @@ pub struct Open<T> {
     last_used: Instant,
 }
 
-/// Why a scanner could not be opened.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why a scanner could not be opened: the limit was reached.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("too many open scanners (limit {0})")]
 pub struct TooMany(pub usize);
 
 pub struct Scanners<T> {
@@ -111,6 +112,18 @@ impl<T> Scanners<T> {
             return None;
         }
         Some(s)
+    }
+
+    /// The next `n` rows of scanner `id` (none when `n` is not positive, as HBase's gateways
+    /// answer) with what the gateway keeps beside it; None for an id that is not open.
+    pub fn next_batch(&self, id: i32, n: i32) -> Option<(Result<Vec<RowResult>, ReadError>, T)>
+    where
+        T: Clone,
+    {
+        let open = self.get(id)?;
+        let mut open = open.lock().unwrap_or_else(|p| p.into_inner());
+        let rows = open.scanner.next_batch(n.max(0) as usize);
+        Some((rows, open.extra.clone()))
     }
 
     /// Closes a scanner; false if the id was not open.

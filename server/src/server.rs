@@ -12,12 +12,13 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::engine::Engine;
+use crate::gateway::{advertised, Access, Advertised};
 use crate::http;
 use crate::metrics::{Metrics, ScannerCount};
 use crate::scanners::ScannerLimits;
 use crate::slowlog::SlowLogConfig;
 use crate::thrift::{self, Limits};
-use crate::thrift1::{self, Advertised};
+use crate::thrift1;
 use crate::thrift2;
 
 /// Server settings (the binary's flags).
@@ -41,49 +42,37 @@ pub struct Listeners {
     pub http: Option<TcpListener>,
 }
 
-fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .ok()
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "localhost".into())
-}
-
 /// Serves every listener until `shutdown` completes.
 pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown: impl Future) {
     let (stop_tx, stop_rx) = watch::channel(false);
-    let host = config.advertised_host.clone().unwrap_or_else(host_name);
+    let host = config
+        .advertised_host
+        .clone()
+        .unwrap_or_else(advertised::host_name);
+    let access = Access::new(config.read_only);
     let mut tasks = Vec::new();
     // Built before the gateways so each can report into it; the scanner counts are filled in
     // as the gateways are made.
     let mut scanner_counts: Vec<(&'static str, ScannerCount)> = Vec::new();
     let mut gateways = Vec::new();
     if let Some(l) = listeners.thrift1 {
-        let port = l.local_addr().map(|a| a.port() as i32).unwrap_or(0);
         let handler = thrift1::Handler::new(
             engine.clone(),
             config.scanners.clone(),
-            Advertised {
-                host: host.clone(),
-                port,
-            },
-        )
-        .read_only(config.read_only);
+            Advertised::of(host.clone(), &l),
+            access.clone(),
+        );
         let service = Arc::new(thrift1::Thrift1::new(handler));
         let h = service.handler.clone();
         scanner_counts.push(("thrift1", Arc::new(move || h.scanners.len())));
         gateways.push((l, service as Arc<dyn thrift::Service>, "thrift1"));
     }
     if let Some(l) = listeners.thrift2 {
-        let port = l.local_addr().map(|a| a.port() as i32).unwrap_or(0);
         let handler = thrift2::Handler::new(
             engine.clone(),
             config.scanners.clone(),
-            Advertised {
-                host: host.clone(),
-                port,
-            },
-            config.read_only,
+            Advertised::of(host.clone(), &l),
+            access.clone(),
             config.slow_log.clone(),
         );
         let service = Arc::new(thrift2::Thrift2::new(handler));

@@ -6,6 +6,9 @@
 //! `mod.rs` is the root that ties the modules together (`Engine` and its impl blocks spread
 //! over the files); references to it (`super::Engine`) are not edges between modules.
 //!
+//! It also checks the layers above: the engine names no gateway, and the shared `gateway`
+//! module names neither `thrift1` nor `thrift2`.
+//!
 //! Run it alone with `cargo test -p redbase --test module_graph`.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -232,4 +235,52 @@ fn references_are_found() {
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].0, vec!["a", "b", "c", "a"]);
     assert_eq!(found[0].1.len(), 3);
+}
+
+/// The `.rs` files below `server/src/<dir>`, without comments, by path.
+fn sources_under(dir: &str) -> Vec<(std::path::PathBuf, String)> {
+    let mut out = Vec::new();
+    let mut todo = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir)];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).expect("read a source folder") {
+            let path = entry.expect("directory entry").path();
+            if path.is_dir() {
+                todo.push(path);
+            } else if path.extension().and_then(|e| e.to_str()) == Some("rs") {
+                let text = std::fs::read_to_string(&path).expect("read a source");
+                out.push((path, strip_comments(&text)));
+            }
+        }
+    }
+    out
+}
+
+/// The layers depend one way: the gateways (`thrift1`, `thrift2`) on the shared `gateway`
+/// module, and it on the engine. The engine names no gateway; `gateway` names neither gateway.
+#[test]
+fn gateway_layers_depend_one_way() {
+    let rules = [
+        (
+            "engine",
+            &["crate::gateway", "crate::thrift1", "crate::thrift2"][..],
+        ),
+        ("gateway", &["crate::thrift1", "crate::thrift2"][..]),
+    ];
+    let mut wrong = Vec::new();
+    for (dir, forbidden) in rules {
+        let sources = sources_under(dir);
+        assert!(!sources.is_empty(), "no sources in server/src/{dir}");
+        for (path, text) in sources {
+            for f in forbidden {
+                if text.contains(f) {
+                    wrong.push(format!("{} names {f}", path.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "layers depend the wrong way:\n{}",
+        wrong.join("\n")
+    );
 }

@@ -1,11 +1,12 @@
-//! Thrift1's view of the data model: column specs, results and errors.
+//! Thrift1's view of the data model: column specs, results, and its wire exceptions.
 
 use std::collections::BTreeMap;
 
 use crate::engine::{
-    CellType, CellView, FamilyDescriptor, MutateError, ReadError, ReadOptions, RowResult,
-    TableError, TimeRange, TTL_FOREVER,
+    CellType, CellView, FamilyDescriptor, ReadOptions, RowResult, TimeRange, TTL_FOREVER,
 };
+pub use crate::gateway::requests::text;
+pub use crate::gateway::{application, Classified, ErrorKind};
 use crate::generated::hbase1::{
     AlreadyExists, ColumnDescriptor, IOError, IllegalArgument, TCell, TColumn, TRowResult,
 };
@@ -174,53 +175,28 @@ pub fn illegal(message: impl Into<String>) -> thrift::Error {
     }))
 }
 
-/// What HBase's Thrift1 server lets escape as an unchecked exception: the client sees a
-/// TApplicationException carrying the message.
-pub fn application(message: impl Into<String>) -> thrift::Error {
-    thrift::Error::Application(thrift::ApplicationError::new(
-        thrift::ApplicationErrorKind::Unknown,
-        message.into(),
-    ))
-}
-
 pub fn already_exists(message: impl Into<String>) -> thrift::Error {
     thrift::Error::User(Box::new(AlreadyExists {
         message: Some(message.into()),
     }))
 }
 
-/// HBase marks storage trouble retryable and everything it knows will fail again not.
-pub fn from_mutate(e: MutateError) -> thrift::Error {
-    match e {
-        MutateError::EmptyRow
-        | MutateError::RowTooLong { .. }
-        | MutateError::NegativeTimestamp(_)
-        | MutateError::ValueTooLarge { .. }
-        | MutateError::EmptyMutation { .. }
-        | MutateError::InvalidTtl(_) => illegal(e.to_string()),
-        MutateError::Storage(_)
-        | MutateError::ShuttingDown
-        | MutateError::RegionNotServing { .. } => io_error(e.to_string(), true),
-        other => io_error(other.to_string(), false),
+/// Thrift1's exception for a failed write or administration call: its own exception for a bad
+/// argument and an existing table, an IOError for the rest (HBase marks storage trouble
+/// retryable and everything it knows will fail again not).
+pub fn from_engine(e: impl Classified) -> thrift::Error {
+    match e.kind() {
+        ErrorKind::IllegalArgument => illegal(e.to_string()),
+        ErrorKind::AlreadyExists => already_exists(e.to_string()),
+        kind @ (ErrorKind::NotFound | ErrorKind::IncompatibleFilter | ErrorKind::Io { .. }) => {
+            io_error(e.to_string(), kind.retryable())
+        }
     }
 }
 
-pub fn from_read(e: ReadError) -> thrift::Error {
-    let retry = matches!(e, ReadError::Storage(_));
-    io_error(e.to_string(), retry)
-}
-
-pub fn from_table(e: TableError) -> thrift::Error {
-    match e {
-        TableError::Exists(_) => already_exists(e.to_string()),
-        TableError::Invalid(_) | TableError::InvalidSplitKeys(_) => illegal(e.to_string()),
-        TableError::Storage(_) => io_error(e.to_string(), true),
-        other => io_error(other.to_string(), false),
-    }
-}
-
-pub fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+/// Thrift1's reads declare only IOError, whatever the kind.
+pub fn from_read(e: impl Classified) -> thrift::Error {
+    io_error(e.to_string(), e.kind().retryable())
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! Thrift1 reads and writes of rows and cells.
 
-use crate::engine::{CompareOp, Condition, Durability, Get, Op, ReadOptions, RowMutation};
+use crate::engine::{CompareOp, Durability, Get, Op, ReadOptions, RowMutation};
+use crate::gateway::requests::{apply, condition};
+use crate::gateway::Action;
 use crate::generated::hbase1::*;
 
 use super::convert::*;
@@ -128,7 +130,7 @@ impl Handler {
         ts: Option<i64>,
         batch: bool,
     ) -> thrift::Result<()> {
-        self.writable()?;
+        self.may(Action::Write)?;
         let table = table_str(&table);
         let strict = batch;
         let mut muts = Vec::with_capacity(rows.len());
@@ -138,17 +140,7 @@ impl Handler {
                 muts.push(m);
             }
         }
-        if muts.is_empty() {
-            return Ok(());
-        }
-        if muts.len() == 1 {
-            let m = muts.into_iter().next().expect("one");
-            return self.engine.mutate_row(&table, m).map_err(from_mutate);
-        }
-        for r in self.engine.mutate_rows(&table, muts) {
-            r.map_err(from_mutate)?;
-        }
-        Ok(())
+        apply(&self.engine, &table, muts).map_err(from_engine)
     }
 
     pub(super) fn atomic_increment(
@@ -158,7 +150,7 @@ impl Handler {
         column: Text,
         value: i64,
     ) -> thrift::Result<i64> {
-        self.writable()?;
+        self.may(Action::Write)?;
         let (f, q) = ColumnSpec::parse(&column).write_target();
         let cells = self
             .engine
@@ -169,7 +161,7 @@ impl Handler {
                 None,
                 Durability::UseDefault,
             )
-            .map_err(from_mutate)?;
+            .map_err(from_engine)?;
         let v = cells
             .first()
             .and_then(|c| <[u8; 8]>::try_from(&c.value[..]).ok())
@@ -179,7 +171,7 @@ impl Handler {
     }
 
     pub(super) fn increment(&self, incs: Vec<TIncrement>) -> thrift::Result<()> {
-        self.writable()?;
+        self.may(Action::Write)?;
         for i in incs {
             let (f, q) = ColumnSpec::parse(&i.column.unwrap_or_default()).write_target();
             self.engine
@@ -190,7 +182,7 @@ impl Handler {
                     None,
                     Durability::UseDefault,
                 )
-                .map_err(from_mutate)?;
+                .map_err(from_engine)?;
         }
         Ok(())
     }
@@ -203,7 +195,7 @@ impl Handler {
         column: Option<Text>,
         ts: Option<i64>,
     ) -> thrift::Result<()> {
-        self.writable()?;
+        self.may(Action::Write)?;
         let op = match column.map(|c| ColumnSpec::parse(&c)) {
             None => Op::DeleteRow { timestamp: ts },
             Some(ColumnSpec::Family(family)) => Op::DeleteFamily {
@@ -218,11 +210,11 @@ impl Handler {
         };
         self.engine
             .mutate_row(&table_str(&table), RowMutation::new(&row).with(op))
-            .map_err(from_mutate)
+            .map_err(from_engine)
     }
 
     pub(super) fn append(&self, a: TAppend) -> thrift::Result<Vec<TCell>> {
-        self.writable()?;
+        self.may(Action::Write)?;
         let columns = a.columns.unwrap_or_default();
         let values = a.values.unwrap_or_default();
         if columns.len() != values.len() {
@@ -251,7 +243,7 @@ impl Handler {
                 None,
                 Durability::UseDefault,
             )
-            .map_err(from_mutate)?;
+            .map_err(from_engine)?;
         Ok(cells.iter().map(|c| tcell(&c.view())).collect())
     }
 
@@ -265,18 +257,13 @@ impl Handler {
         value: Text,
         mput: Mutation,
     ) -> thrift::Result<bool> {
-        self.writable()?;
+        self.may(Action::Write)?;
         let (family, qualifier) = ColumnSpec::parse(&column).write_target();
         let m = Self::row_mutation(row, vec![mput], None, false)?;
-        let cond = Condition {
-            family,
-            qualifier,
-            op: CompareOp::Equal,
-            value: if value.is_empty() { None } else { Some(value) },
-        };
+        let cond = condition(family, qualifier, CompareOp::Equal, value);
         self.engine
             .check_and_mutate(&table_str(&table), cond, m)
-            .map_err(from_mutate)
+            .map_err(from_engine)
     }
 }
 

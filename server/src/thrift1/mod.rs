@@ -13,20 +13,16 @@ use std::sync::Arc;
 use thrift::server::TProcessor;
 
 use crate::engine::{Engine, TableDescriptor, TableName};
+use crate::gateway::requests::table_regions;
+use crate::gateway::{Access, Action, Advertised};
 use crate::generated::hbase1::*;
 use crate::scanners::{ScannerLimits, Scanners};
 use crate::thrift::frame::Protocol;
 use crate::thrift::{process_message, Service};
 use convert::*;
 
-/// Where clients are told regions live (HBase reports the region server's host and port).
-#[derive(Debug, Clone)]
-pub struct Advertised {
-    pub host: String,
-    pub port: i32,
-}
-
 /// How a Thrift1 scanner presents rows.
+#[derive(Clone, Copy)]
 pub struct ScanView {
     pub sorted: bool,
 }
@@ -35,31 +31,27 @@ pub struct Handler {
     pub(crate) engine: Engine,
     pub(crate) scanners: Scanners<ScanView>,
     pub(crate) advertised: Advertised,
-    pub(crate) read_only: bool,
+    pub(crate) access: Access,
 }
 
 impl Handler {
-    pub fn new(engine: Engine, limits: ScannerLimits, advertised: Advertised) -> Handler {
+    pub fn new(
+        engine: Engine,
+        limits: ScannerLimits,
+        advertised: Advertised,
+        access: Access,
+    ) -> Handler {
         Handler {
             engine,
             scanners: Scanners::new(limits),
             advertised,
-            read_only: false,
+            access,
         }
     }
 
-    /// Refuses data mutations, as HBase's read-only Thrift mode.
-    pub fn read_only(mut self, on: bool) -> Handler {
-        self.read_only = on;
-        self
-    }
-
-    pub(crate) fn writable(&self) -> thrift::Result<()> {
-        if self.read_only {
-            Err(io_error("Thrift Server is in Read-only mode.", false))
-        } else {
-            Ok(())
-        }
+    /// Ok when the caller may take `action`; a refusal is a non-retryable IOError.
+    pub(crate) fn may(&self, action: Action) -> thrift::Result<()> {
+        self.access.check(action).map_err(from_engine)
     }
 }
 
@@ -92,25 +84,28 @@ pub(crate) fn table_str(name: &[u8]) -> String {
 /// Table administration methods.
 impl Handler {
     fn enable_table(&self, name: Bytes) -> thrift::Result<()> {
+        self.may(Action::Alter)?;
         self.engine
             .enable_table(&table_str(&name))
-            .map_err(from_table)
+            .map_err(from_engine)
     }
 
     fn disable_table(&self, name: Bytes) -> thrift::Result<()> {
+        self.may(Action::Alter)?;
         self.engine
             .disable_table(&table_str(&name))
-            .map_err(from_table)
+            .map_err(from_engine)
     }
 
     fn is_table_enabled(&self, name: Bytes) -> thrift::Result<bool> {
         self.engine
             .is_table_enabled(&table_str(&name))
-            .map_err(from_table)
+            .map_err(from_engine)
     }
 
     /// Accepts a table name or a region name (`table,start,id.`); compacts the table.
     fn compact(&self, name: Bytes, major: bool) -> thrift::Result<()> {
+        self.may(Action::Alter)?;
         let s = table_str(&name);
         let table = if self.engine.table_exists(&s) {
             s
@@ -136,7 +131,7 @@ impl Handler {
         let mut out = BTreeMap::new();
         for t in self.engine.list_tables() {
             let name = t.to_string();
-            let enabled = self.engine.is_table_enabled(&name).map_err(from_table)?;
+            let enabled = self.engine.is_table_enabled(&name).map_err(from_engine)?;
             out.insert(name.into_bytes(), enabled);
         }
         Ok(out)
@@ -149,7 +144,7 @@ impl Handler {
         let d = self
             .engine
             .describe_table(&table_str(&name))
-            .map_err(from_table)?;
+            .map_err(from_engine)?;
         Ok(d.families
             .values()
             .map(|f| {
@@ -173,16 +168,12 @@ impl Handler {
 
     /// HBase answers an empty list for a table that does not exist.
     fn get_table_regions(&self, name: Text) -> thrift::Result<Vec<TRegionInfo>> {
-        let regions = match self.engine.regions(&table_str(&name)) {
-            Ok(r) => r,
-            Err(crate::engine::TableError::NotFound(_))
-            | Err(crate::engine::TableError::Invalid(_)) => Vec::new(),
-            Err(e) => return Err(from_table(e)),
-        };
+        let regions = table_regions(&self.engine, &table_str(&name)).map_err(from_engine)?;
         Ok(regions.iter().map(|r| self.region_info(r)).collect())
     }
 
     fn create_table(&self, name: Text, families: Vec<ColumnDescriptor>) -> thrift::Result<()> {
+        self.may(Action::Alter)?;
         let name = TableName::parse(&table_str(&name)).map_err(|e| illegal(e.to_string()))?;
         if families.is_empty() {
             return Err(illegal(format!(
@@ -200,17 +191,18 @@ impl Handler {
             }
             d = d.with_family(f);
         }
-        self.engine.create_table(d, &[]).map_err(from_table)
+        self.engine.create_table(d, &[]).map_err(from_engine)
     }
 
     /// HBase 2.6.1 answers deleteTable of a missing table with a retryable IOError (observed;
     /// other calls on a missing table say canRetry=false).
     fn delete_table(&self, name: Text) -> thrift::Result<()> {
+        self.may(Action::Alter)?;
         self.engine
             .delete_table(&table_str(&name))
             .map_err(|e| match e {
                 crate::engine::TableError::NotFound(_) => io_error(e.to_string(), true),
-                other => from_table(other),
+                other => from_engine(other),
             })
     }
 
@@ -229,7 +221,7 @@ impl Handler {
             Some(i) => &rest[..i],
             None => rest,
         };
-        let r = self.engine.region_of(&table, key).map_err(from_table)?;
+        let r = self.engine.region_of(&table, key).map_err(from_engine)?;
         Ok(self.region_info(&r))
     }
 }

@@ -1,6 +1,7 @@
 //! Thrift1 scanners.
 
 use crate::engine::{read::prefix_successor, Scan};
+use crate::gateway::requests::filter_string;
 use crate::generated::hbase1::*;
 
 use super::convert::*;
@@ -14,19 +15,13 @@ impl Handler {
         let scanner = self.engine.scan_lazily(&table_str(&table), scan);
         self.scanners
             .open(scanner, ScanView { sorted })
-            .map_err(|e| io_error(format!("too many open scanners (limit {})", e.0), true))
+            .map_err(from_engine)
     }
 
     pub(super) fn open_with_scan(&self, table: Text, t: TScan) -> thrift::Result<ScannerID> {
         let mut options = scan_options(&t.columns.unwrap_or_default(), t.timestamp);
         if let Some(f) = &t.filter_string {
-            // HBase lets ParseFilter's IllegalArgumentException escape the handler, so the
-            // client sees a TApplicationException (scannerOpenWithScan declares only IOError);
-            // ours carries the message, naming the position and the problem.
-            options.filter =
-                Some(crate::filter::parse_bytes(f).map_err(|e| {
-                    application(format!("invalid filter string {:?}: {e}", text(f)))
-                })?);
+            options.filter = Some(filter_string(f)?);
         }
         let scan = Scan {
             start: t.start_row.unwrap_or_default(),
@@ -74,16 +69,14 @@ impl Handler {
     }
 
     pub(super) fn scanner_get(&self, id: ScannerID, n: i32) -> thrift::Result<Vec<TRowResult>> {
-        let Some(open) = self.scanners.get(id) else {
+        let Some((rows, view)) = self.scanners.next_batch(id, n) else {
             return Err(illegal(format!("scanner ID {id} is invalid")));
         };
-        let mut open = open.lock().unwrap_or_else(|p| p.into_inner());
-        let sorted = open.extra.sorted;
-        let rows = open
-            .scanner
-            .next_batch(n.max(0) as usize)
-            .map_err(from_read)?;
-        Ok(rows.into_iter().map(|r| row_result(r, sorted)).collect())
+        let rows = rows.map_err(from_read)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| row_result(r, view.sorted))
+            .collect())
     }
 
     pub(super) fn scanner_close(&self, id: ScannerID) -> thrift::Result<()> {

@@ -24,7 +24,7 @@ impl Handler {
         let d = self
             .engine
             .describe_table(&table_name_of(t))
-            .map_err(from_table)?;
+            .map_err(from_admin)?;
         Ok(table_to_thrift(&d))
     }
 
@@ -50,7 +50,7 @@ impl Handler {
     }
 
     pub(super) fn tables_in(&self, ns: &str) -> thrift::Result<Vec<TableName>> {
-        self.engine.get_namespace(ns).map_err(from_namespace)?;
+        self.engine.get_namespace(ns).map_err(from_admin)?;
         Ok(self
             .engine
             .list_tables()
@@ -66,7 +66,7 @@ impl Handler {
         splits: &[Vec<u8>],
     ) -> thrift::Result<bool> {
         let name = table_name_of(t);
-        if !self.engine.is_table_enabled(&name).map_err(from_table)? {
+        if !self.engine.is_table_enabled(&name).map_err(from_admin)? {
             return Ok(false);
         }
         if splits.is_empty() {
@@ -75,7 +75,7 @@ impl Handler {
         let starts: Vec<Vec<u8>> = self
             .engine
             .regions(&name)
-            .map_err(from_table)?
+            .map_err(from_admin)?
             .into_iter()
             .map(|r| r.meta.start)
             .filter(|s| !s.is_empty())

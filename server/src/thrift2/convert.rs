@@ -1,12 +1,13 @@
-//! Thrift2's view of the data model: descriptors, gets, scans, mutations, results and errors.
+//! Thrift2's view of the data model: descriptors, gets, scans, mutations, results, and its
+//! wire exceptions.
 
 use std::collections::BTreeMap;
 
 use crate::engine::{
-    Cell, CellView, Durability, FamilyDescriptor, KeepDeletedCells, MutateError,
-    NamespaceDescriptor, NamespaceError, Op, ReadError, ReadOptions, RowMutation, RowResult,
-    TableDescriptor, TableError, TableName, TimeRange, LATEST_TIMESTAMP,
+    Cell, CellView, Durability, FamilyDescriptor, KeepDeletedCells, NamespaceDescriptor, Op,
+    ReadOptions, RowMutation, RowResult, TableDescriptor, TableName, TimeRange, LATEST_TIMESTAMP,
 };
+pub use crate::gateway::{application, Classified, ErrorKind};
 use crate::generated::hbase2::*;
 
 pub fn io_error(message: impl Into<String>, can_retry: bool) -> thrift::Error {
@@ -22,48 +23,23 @@ pub fn illegal(message: impl Into<String>) -> thrift::Error {
     }))
 }
 
-/// What HBase's Thrift2 server lets escape as an unchecked exception: the client sees a
-/// TApplicationException carrying the message.
-pub fn application(message: impl Into<String>) -> thrift::Error {
-    thrift::Error::Application(thrift::ApplicationError::new(
-        thrift::ApplicationErrorKind::Unknown,
-        message.into(),
-    ))
-}
-
-pub fn from_mutate(e: MutateError) -> thrift::Error {
-    match e {
-        MutateError::EmptyRow
-        | MutateError::RowTooLong { .. }
-        | MutateError::NegativeTimestamp(_)
-        | MutateError::ValueTooLarge { .. }
-        | MutateError::EmptyMutation { .. }
-        | MutateError::InvalidTtl(_) => application(e.to_string()),
-        MutateError::Storage(_)
-        | MutateError::ShuttingDown
-        | MutateError::RegionNotServing { .. } => io_error(e.to_string(), true),
-        other => io_error(other.to_string(), false),
+/// Thrift2's exception for a failed data call (get, scan, put, delete, counters): a bad
+/// argument escapes HBase's handler unchecked (a TApplicationException); an incompatible
+/// filter reaches it wrapped, as a retryable TIOError (HBase 2.6.1, observed); the rest is a
+/// TIOError, retryable for storage trouble.
+pub fn from_data(e: impl Classified) -> thrift::Error {
+    match e.kind() {
+        ErrorKind::IllegalArgument => application(e.to_string()),
+        ErrorKind::IncompatibleFilter => io_error(e.to_string(), true),
+        kind @ (ErrorKind::AlreadyExists | ErrorKind::NotFound | ErrorKind::Io { .. }) => {
+            io_error(e.to_string(), kind.retryable())
+        }
     }
 }
 
-pub fn from_read(e: ReadError) -> thrift::Error {
-    match e {
-        // HBase 2.6.1 answers a filter that needs whole rows with a batch as a retryable
-        // TIOError (the IncompatibleFilterException reaches the gateway wrapped).
-        ReadError::Storage(_) | ReadError::IncompatibleFilter(_) => io_error(e.to_string(), true),
-        ReadError::InvalidTimeRange { .. } | ReadError::Invalid(_) => application(e.to_string()),
-        other => io_error(other.to_string(), false),
-    }
-}
-
-pub fn from_table(e: TableError) -> thrift::Error {
-    let retry = matches!(e, TableError::Storage(_));
-    io_error(e.to_string(), retry)
-}
-
-pub fn from_namespace(e: NamespaceError) -> thrift::Error {
-    let retry = matches!(e, NamespaceError::Storage(_));
-    io_error(e.to_string(), retry)
+/// Thrift2's administration methods declare only TIOError, whatever the kind.
+pub fn from_admin(e: impl Classified) -> thrift::Error {
+    io_error(e.to_string(), e.kind().retryable())
 }
 
 /// `ns:qualifier`, with an unset or empty namespace meaning "default".

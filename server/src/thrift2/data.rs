@@ -1,19 +1,15 @@
 //! Thrift2 reads, writes and scanners.
 
-use crate::engine::{CompareOp, Condition, Durability, Get, RowMutation, Scan};
+use crate::engine::{CompareOp, Durability, Get, RowMutation, Scan};
+use crate::gateway::requests::{apply, condition, filter_string, table_regions, text as table};
+use crate::gateway::Action;
 use crate::generated::hbase2::*;
 
 use super::convert::*;
 use super::Handler;
 
-fn table(t: &[u8]) -> String {
-    String::from_utf8_lossy(t).into_owned()
-}
-
-/// The filter a TGet or TScan asks for. A bad filter string is an error, never ignored: as in
-/// HBase, whose ParseFilter throws an unchecked IllegalArgumentException that reaches the
-/// client as a TApplicationException (these methods declare only TIOError); ours carries the
-/// message, naming the position and the problem.
+/// The filter a TGet or TScan asks for; a bad filter string fails the call
+/// ([`filter_string`]).
 ///
 /// `filterBytes` (HBase's serialized protobuf filter, what its Java ThriftConnection sends) is
 /// decoded by [`crate::filter::from_serialized`]. As in HBase's ThriftUtilities, a filter
@@ -25,15 +21,7 @@ fn filter_of(
     f: &Option<Vec<u8>>,
     bytes: &Option<Vec<u8>>,
 ) -> thrift::Result<Option<Box<dyn crate::engine::Filter>>> {
-    let parsed = match f {
-        None => None,
-        Some(f) => Some(crate::filter::parse_bytes(f).map_err(|e| {
-            application(format!(
-                "invalid filter string {:?}: {e}",
-                String::from_utf8_lossy(f)
-            ))
-        })?),
-    };
+    let parsed = f.as_deref().map(filter_string).transpose()?;
     match bytes {
         None => Ok(parsed),
         Some(b) => crate::filter::from_serialized(b)
@@ -49,7 +37,7 @@ impl Handler {
         let r = self
             .engine
             .get(&table(t), Get::with(&g.row, opts))
-            .map_err(from_read)?;
+            .map_err(from_data)?;
         if g.existence_only == Some(true) {
             // HBase answers an existence-only get with an empty result either way.
             return Ok(result(None));
@@ -63,12 +51,12 @@ impl Handler {
         Ok(self
             .engine
             .get(&table(t), Get::with(&g.row, opts))
-            .map_err(from_read)?
+            .map_err(from_data)?
             .is_some())
     }
 
     pub(super) fn put(&self, t: &[u8], puts: Vec<TPut>) -> thrift::Result<()> {
-        self.writable()?;
+        self.may(Action::Write)?;
         // HBase's client checks every put before sending any: one empty put fails the whole
         // call and writes nothing.
         if let Some(p) = puts.iter().find(|p| p.column_values.is_empty()) {
@@ -85,7 +73,7 @@ impl Handler {
     }
 
     pub(super) fn delete(&self, t: &[u8], deletes: Vec<TDelete>) -> thrift::Result<()> {
-        self.writable()?;
+        self.may(Action::Write)?;
         let muts = deletes
             .iter()
             .map(delete_mutation)
@@ -94,15 +82,7 @@ impl Handler {
     }
 
     fn apply(&self, t: &[u8], muts: Vec<RowMutation>) -> thrift::Result<()> {
-        let t = table(t);
-        if muts.len() == 1 {
-            let m = muts.into_iter().next().expect("one");
-            return self.engine.mutate_row(&t, m).map_err(from_mutate);
-        }
-        for r in self.engine.mutate_rows(&t, muts) {
-            r.map_err(from_mutate)?;
-        }
-        Ok(())
+        apply(&self.engine, &table(t), muts).map_err(from_data)
     }
 
     /// The mutations of a TRowMutations as one atomic row mutation.
@@ -135,9 +115,9 @@ impl Handler {
     }
 
     pub(super) fn mutate_row(&self, t: &[u8], rm: TRowMutations) -> thrift::Result<()> {
-        self.writable()?;
+        self.may(Action::Write)?;
         let m = self.row_mutations(&rm)?;
-        self.engine.mutate_row(&table(t), m).map_err(from_mutate)
+        self.engine.mutate_row(&table(t), m).map_err(from_data)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -151,7 +131,7 @@ impl Handler {
         value: Vec<u8>,
         m: RowMutation,
     ) -> thrift::Result<bool> {
-        self.writable()?;
+        self.may(Action::Write)?;
         if m.row != row {
             return Err(io_error(
                 format!(
@@ -176,19 +156,14 @@ impl Handler {
                 ))
             }
         };
-        let cond = Condition {
-            family,
-            qualifier,
-            op,
-            value: if value.is_empty() { None } else { Some(value) },
-        };
+        let cond = condition(family, qualifier, op, value);
         self.engine
             .check_and_mutate(&table(t), cond, m)
-            .map_err(from_mutate)
+            .map_err(from_data)
     }
 
     pub(super) fn increment(&self, t: &[u8], inc: TIncrement) -> thrift::Result<TResult> {
-        self.writable()?;
+        self.may(Action::Write)?;
         let cols = inc
             .columns
             .iter()
@@ -198,7 +173,7 @@ impl Handler {
         let cells = self
             .engine
             .increment(&table(t), &inc.row, cols, ttl, durability(inc.durability))
-            .map_err(from_mutate)?;
+            .map_err(from_data)?;
         Ok(if inc.return_results == Some(false) {
             result(None)
         } else {
@@ -207,7 +182,7 @@ impl Handler {
     }
 
     pub(super) fn append(&self, t: &[u8], app: TAppend) -> thrift::Result<TResult> {
-        self.writable()?;
+        self.may(Action::Write)?;
         let cols = app
             .columns
             .iter()
@@ -217,7 +192,7 @@ impl Handler {
         let cells = self
             .engine
             .append(&table(t), &app.row, cols, ttl, durability(app.durability))
-            .map_err(from_mutate)?;
+            .map_err(from_data)?;
         Ok(if app.return_results == Some(false) {
             result(None)
         } else {
@@ -251,21 +226,15 @@ impl Handler {
 
     pub(super) fn open_scanner(&self, t: &[u8], s: TScan) -> thrift::Result<i32> {
         let scan = Self::scan_of(&s)?;
-        let scanner = self.engine.scan(&table(t), scan).map_err(from_read)?;
-        self.scanners
-            .open(scanner, ())
-            .map_err(|e| io_error(format!("too many open scanners (limit {})", e.0), true))
+        let scanner = self.engine.scan(&table(t), scan).map_err(from_data)?;
+        self.scanners.open(scanner, ()).map_err(from_data)
     }
 
     pub(super) fn scanner_rows(&self, id: i32, n: i32) -> thrift::Result<Vec<TResult>> {
-        let Some(open) = self.scanners.get(id) else {
+        let Some((rows, ())) = self.scanners.next_batch(id, n) else {
             return Err(illegal("Invalid scanner Id"));
         };
-        let mut open = open.lock().unwrap_or_else(|p| p.into_inner());
-        let rows = open
-            .scanner
-            .next_batch(n.max(0) as usize)
-            .map_err(from_read)?;
+        let rows = rows.map_err(from_data)?;
         Ok(rows.into_iter().map(|r| result(Some(r))).collect())
     }
 
@@ -276,8 +245,8 @@ impl Handler {
         n: i32,
     ) -> thrift::Result<Vec<TResult>> {
         let scan = Self::scan_of(&s)?;
-        let mut scanner = self.engine.scan(&table(t), scan).map_err(from_read)?;
-        let rows = scanner.next_batch(n.max(0) as usize).map_err(from_read)?;
+        let mut scanner = self.engine.scan(&table(t), scan).map_err(from_data)?;
+        let rows = scanner.next_batch(n.max(0) as usize).map_err(from_data)?;
         Ok(rows.into_iter().map(|r| result(Some(r))).collect())
     }
 
@@ -301,18 +270,13 @@ impl Handler {
     }
 
     pub(super) fn region_location(&self, t: &[u8], row: &[u8]) -> thrift::Result<THRegionLocation> {
-        let r = self.engine.region_of(&table(t), row).map_err(from_table)?;
+        let r = self.engine.region_of(&table(t), row).map_err(from_admin)?;
         Ok(self.location(&r))
     }
 
     /// HBase answers an empty list for a table that does not exist.
     pub(super) fn all_region_locations(&self, t: &[u8]) -> thrift::Result<Vec<THRegionLocation>> {
-        let regions = match self.engine.regions(&table(t)) {
-            Ok(r) => r,
-            Err(crate::engine::TableError::NotFound(_))
-            | Err(crate::engine::TableError::Invalid(_)) => Vec::new(),
-            Err(e) => return Err(from_table(e)),
-        };
+        let regions = table_regions(&self.engine, &table(t)).map_err(from_admin)?;
         Ok(regions.iter().map(|r| self.location(r)).collect())
     }
 }

@@ -1,7 +1,7 @@
 //! The Thrift2 gateway: HBase's `THBaseService` over the engine, beside Thrift1.
 //!
 //! Data methods live in [`data`], administration in [`admin`]; this file holds the handler,
-//! the service glue (slow log timing, read-only mode) and the method table.
+//! the service glue (slow log timing) and the method table.
 
 mod admin;
 pub mod convert;
@@ -16,19 +16,19 @@ use thrift::protocol::{TBinaryInputProtocol, TCompactInputProtocol, TInputProtoc
 use thrift::server::TProcessor;
 
 use crate::engine::Engine;
+use crate::gateway::{Access, Action, Advertised};
 use crate::generated::hbase2::*;
 use crate::scanners::{ScannerLimits, Scanners};
 use crate::slowlog::{Record, SlowLog, SlowLogConfig};
 use crate::thrift::frame::Protocol;
 use crate::thrift::{process_message, Service};
-use crate::thrift1::Advertised;
 use convert::*;
 
 pub struct Handler {
     pub(crate) engine: Engine,
     pub(crate) scanners: Scanners<()>,
     pub(crate) advertised: Advertised,
-    pub(crate) read_only: bool,
+    pub(crate) access: Access,
     pub(crate) slow_log: SlowLog,
     /// Server start, reported as the region server's start code.
     pub(crate) start_code: i64,
@@ -39,14 +39,14 @@ impl Handler {
         engine: Engine,
         limits: ScannerLimits,
         advertised: Advertised,
-        read_only: bool,
+        access: Access,
         slow_log: SlowLogConfig,
     ) -> Handler {
         Handler {
             engine,
             scanners: Scanners::new(limits),
             advertised,
-            read_only,
+            access,
             slow_log: SlowLog::new(slow_log),
             start_code: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -55,13 +55,9 @@ impl Handler {
         }
     }
 
-    /// HBase's read-only mode refuses every data mutation with this error.
-    pub(crate) fn writable(&self) -> thrift::Result<()> {
-        if self.read_only {
-            Err(io_error("Thrift Server is in Read-only mode.", false))
-        } else {
-            Ok(())
-        }
+    /// Ok when the caller may take `action`; a refusal is a non-retryable TIOError.
+    pub(crate) fn may(&self, action: Action) -> thrift::Result<()> {
+        self.access.check(action).map_err(from_admin)
     }
 }
 
@@ -322,43 +318,48 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
         desc: TTableDescriptor,
         split_keys: Vec<Vec<u8>>,
     ) -> thrift::Result<()> {
+        self.may(Action::Alter)?;
         let d = table_from_thrift(&desc)?;
-        self.engine.create_table(d, &split_keys).map_err(from_table)
+        self.engine.create_table(d, &split_keys).map_err(from_admin)
     }
     fn handle_delete_table(&self, table_name: TTableName) -> thrift::Result<()> {
+        self.may(Action::Alter)?;
         self.engine
             .delete_table(&table_name_of(&table_name))
-            .map_err(from_table)
+            .map_err(from_admin)
     }
     fn handle_truncate_table(
         &self,
         table_name: TTableName,
         preserve_splits: bool,
     ) -> thrift::Result<()> {
+        self.may(Action::Alter)?;
         self.engine
             .truncate_table(&table_name_of(&table_name), preserve_splits)
-            .map_err(from_table)
+            .map_err(from_admin)
     }
     fn handle_enable_table(&self, table_name: TTableName) -> thrift::Result<()> {
+        self.may(Action::Alter)?;
         self.engine
             .enable_table(&table_name_of(&table_name))
-            .map_err(from_table)
+            .map_err(from_admin)
     }
     fn handle_disable_table(&self, table_name: TTableName) -> thrift::Result<()> {
+        self.may(Action::Alter)?;
         self.engine
             .disable_table(&table_name_of(&table_name))
-            .map_err(from_table)
+            .map_err(from_admin)
     }
     fn handle_is_table_enabled(&self, table_name: TTableName) -> thrift::Result<bool> {
         self.engine
             .is_table_enabled(&table_name_of(&table_name))
-            .map_err(from_table)
+            .map_err(from_admin)
     }
     fn handle_is_table_disabled(&self, table_name: TTableName) -> thrift::Result<bool> {
         self.engine
             .is_table_enabled(&table_name_of(&table_name))
             .map(|e| !e)
-            .map_err(from_table)
+            .map_err(from_admin)
     }
     fn handle_is_table_available(&self, table_name: TTableName) -> thrift::Result<bool> {
         self.table_available(&table_name, &[])
@@ -375,46 +376,53 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
         table_name: TTableName,
         column: TColumnFamilyDescriptor,
     ) -> thrift::Result<()> {
+        self.may(Action::Alter)?;
         let f = family_from_thrift(&column)?;
         self.engine
             .add_family(&table_name_of(&table_name), f)
-            .map_err(from_table)
+            .map_err(from_admin)
     }
     fn handle_delete_column_family(
         &self,
         table_name: TTableName,
         column: Vec<u8>,
     ) -> thrift::Result<()> {
+        self.may(Action::Alter)?;
         self.engine
             .delete_family(&table_name_of(&table_name), &column)
-            .map_err(from_table)
+            .map_err(from_admin)
     }
     fn handle_modify_column_family(
         &self,
         table_name: TTableName,
         column: TColumnFamilyDescriptor,
     ) -> thrift::Result<()> {
+        self.may(Action::Alter)?;
         let f = family_from_thrift(&column)?;
         self.engine
             .modify_family(&table_name_of(&table_name), f)
-            .map_err(from_table)
+            .map_err(from_admin)
     }
     fn handle_modify_table(&self, desc: TTableDescriptor) -> thrift::Result<()> {
+        self.may(Action::Alter)?;
         let d = table_from_thrift(&desc)?;
-        self.engine.modify_table(d).map_err(from_table)
+        self.engine.modify_table(d).map_err(from_admin)
     }
     fn handle_create_namespace(&self, namespace_desc: TNamespaceDescriptor) -> thrift::Result<()> {
+        self.may(Action::Alter)?;
         self.engine
             .create_namespace(namespace_from_thrift(&namespace_desc))
-            .map_err(from_namespace)
+            .map_err(from_admin)
     }
     fn handle_modify_namespace(&self, namespace_desc: TNamespaceDescriptor) -> thrift::Result<()> {
+        self.may(Action::Alter)?;
         self.engine
             .modify_namespace(namespace_from_thrift(&namespace_desc))
-            .map_err(from_namespace)
+            .map_err(from_admin)
     }
     fn handle_delete_namespace(&self, name: String) -> thrift::Result<()> {
-        self.engine.delete_namespace(&name).map_err(from_namespace)
+        self.may(Action::Alter)?;
+        self.engine.delete_namespace(&name).map_err(from_admin)
     }
     fn handle_get_namespace_descriptor(
         &self,
@@ -423,7 +431,7 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
         self.engine
             .get_namespace(&name)
             .map(|n| namespace_to_thrift(&n))
-            .map_err(from_namespace)
+            .map_err(from_admin)
     }
     fn handle_list_namespace_descriptors(&self) -> thrift::Result<Vec<TNamespaceDescriptor>> {
         Ok(self

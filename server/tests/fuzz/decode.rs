@@ -10,12 +10,13 @@ use proptest::prelude::*;
 use redbase::engine::{
     Engine, EngineConfig, FamilyDescriptor, Op, RowMutation, TableDescriptor, TableName,
 };
+use redbase::gateway::{Access, Advertised};
 use redbase::generated::{hbase1, hbase2};
 use redbase::scanners::ScannerLimits;
 use redbase::slowlog::SlowLogConfig;
 use redbase::thrift::frame::{detect_protocol, message_header, message_len, Protocol, Scan};
 use redbase::thrift::process_message;
-use redbase::thrift1::{self, Advertised};
+use redbase::thrift1;
 use redbase::thrift2;
 use thrift::server::TProcessor;
 
@@ -41,13 +42,17 @@ impl Services {
             host: "localhost".into(),
             port: 9090,
         };
-        let h1 =
-            thrift1::Handler::new(engine.clone(), ScannerLimits::default(), advertised.clone());
+        let h1 = thrift1::Handler::new(
+            engine.clone(),
+            ScannerLimits::default(),
+            advertised.clone(),
+            Access::default(),
+        );
         let h2 = thrift2::Handler::new(
             engine.clone(),
             ScannerLimits::default(),
             advertised,
-            false,
+            Access::default(),
             SlowLogConfig::default(),
         );
         Services {

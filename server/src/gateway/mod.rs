@@ -1,0 +1,16 @@
+//! What the two gateways (Thrift1 in `thrift1`, Thrift2 in `thrift2`) share: who may do what
+//! ([`access`]), where clients are told regions live ([`advertised`]), how engine errors are
+//! classified for the wire ([`errors`]) and the request handling that is the same on both
+//! ([`requests`]).
+//!
+//! Dependencies go one way: gateways -> gateway -> engine. Nothing here names a gateway's wire
+//! types; each gateway turns these answers into its own exceptions.
+
+pub mod access;
+pub mod advertised;
+pub mod errors;
+pub mod requests;
+
+pub use access::{Access, Action, Denied};
+pub use advertised::Advertised;
+pub use errors::{application, Classified, ErrorKind};
