@@ -1,7 +1,7 @@
 //! The limits a client meets on the Thrift ports, black-box on loopback: the connection cap
 //! serves a newcomer by closing the connection idle longest, the in-flight byte budget refuses
-//! what it cannot hold with an error reply, and messages over the size limit are answered, not
-//! silently reset.
+//! what it cannot hold with an error reply, messages over the size limit are answered, not
+//! silently reset, and HTTP heads the server cannot take get a 400 that says why.
 
 mod common;
 
@@ -193,4 +193,72 @@ fn a_message_over_the_size_limit_is_answered_not_reset() {
     let _ = s.read_to_string(&mut text);
     assert!(text.starts_with("HTTP/1.1 413"), "{text}");
     assert!(text.contains("exceeds the maximum"), "{text}");
+}
+
+/// Sends `head` with a `getTableNames` call as its body to the Thrift1 port: the status line
+/// and whole answer, read to the close (or to the end of one 200 answer).
+fn http_exchange(addr: SocketAddr, head: &str) -> String {
+    let mut s = connect(addr);
+    let mut req = head.as_bytes().to_vec();
+    req.extend_from_slice(&call("getTableNames"));
+    s.write_all(&req).unwrap();
+    let mut got = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while let Ok(n) = s.read(&mut chunk) {
+        if n == 0 {
+            break;
+        }
+        got.extend_from_slice(&chunk[..n]);
+        if got.starts_with(b"HTTP/1.1 200") && got.ends_with(&[0]) {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+#[test]
+fn http_heads_are_parsed_and_the_ones_refused_get_a_400_saying_why() {
+    let server = TestServer::start(Config::default());
+    let len = call("getTableNames").len();
+    // Header names in any case, values with spaces around them.
+    let ok = http_exchange(
+        server.thrift1,
+        &format!("POST /hbase HTTP/1.1\r\nhost: x\r\ncontent-LENGTH:  {len} \r\n\r\n"),
+    );
+    assert!(ok.starts_with("HTTP/1.1 200 OK"), "{ok}");
+    assert!(ok.contains("Connection: keep-alive"), "{ok}");
+    // HTTP/1.0 closes after the answer unless the client asks to keep the connection.
+    let ok = http_exchange(
+        server.thrift1,
+        &format!("POST / HTTP/1.0\r\nContent-Length: {len}\r\n\r\n"),
+    );
+    assert!(ok.contains("Connection: close"), "{ok}");
+    let ok = http_exchange(
+        server.thrift1,
+        &format!("POST / HTTP/1.0\r\nConnection: keep-alive\r\nContent-Length: {len}\r\n\r\n"),
+    );
+    assert!(ok.contains("Connection: keep-alive"), "{ok}");
+    let many: String = (0..100).map(|i| format!("X-{i}: y\r\n")).collect();
+    for (head, why) in [
+        (
+            format!("POST / HTTP/1.1\r\nno colon here\r\nContent-Length: {len}\r\n\r\n"),
+            "malformed HTTP request",
+        ),
+        (
+            format!("POST / HTTP/1.1\r\n{many}Content-Length: {len}\r\n\r\n"),
+            "more than 64 HTTP headers",
+        ),
+        (
+            "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n".to_string(),
+            "chunked HTTP bodies are not supported",
+        ),
+        (
+            "POST / HTTP/1.1\r\nHost: x\r\n\r\n".to_string(),
+            "without Content-Length",
+        ),
+    ] {
+        let answer = http_exchange(server.thrift1, &head);
+        assert!(answer.starts_with("HTTP/1.1 400"), "{head:?}: {answer}");
+        assert!(answer.contains(why), "{head:?}: {answer}");
+    }
 }

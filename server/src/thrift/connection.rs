@@ -54,6 +54,8 @@ pub struct Connection {
 }
 
 const MAX_HTTP_HEADER: usize = 64 * 1024;
+/// The most headers an HTTP request may carry.
+const MAX_HTTP_HEADERS: usize = 64;
 /// The buffer a connection keeps between messages; a larger one goes back to the allocator.
 const IDLE_BUFFER: usize = 8 * 1024;
 /// How long a connection waits for the budget before it gives up.
@@ -250,37 +252,48 @@ impl Connection {
         }
     }
 
-    /// An HTTP/1.1 POST whose body is one Thrift message (HBase's HTTP mode).
+    /// An HTTP/1.1 POST whose body is one Thrift message (HBase's HTTP mode); the head is
+    /// parsed by `httparse`.
     fn parse_http(&mut self) -> Result<Option<Request>, End> {
-        let Some(end) = find(&self.buffer, b"\r\n\r\n") else {
-            if self.buffer.len() > MAX_HTTP_HEADER {
-                return Err(End::Malformed("HTTP header too large".into()));
+        let mut headers = [httparse::EMPTY_HEADER; MAX_HTTP_HEADERS];
+        let mut head = httparse::Request::new(&mut headers);
+        let start = match head.parse(&self.buffer) {
+            Ok(httparse::Status::Complete(start)) => start,
+            Ok(httparse::Status::Partial) => {
+                if self.buffer.len() > MAX_HTTP_HEADER {
+                    return Err(End::Malformed("HTTP header too large".into()));
+                }
+                return Ok(None);
             }
-            return Ok(None);
+            Err(httparse::Error::TooManyHeaders) => {
+                return Err(End::Malformed(format!(
+                    "more than {MAX_HTTP_HEADERS} HTTP headers"
+                )))
+            }
+            Err(e) => return Err(End::Malformed(format!("a malformed HTTP request: {e}"))),
         };
-        let head = String::from_utf8_lossy(&self.buffer[..end]).into_owned();
-        let mut lines = head.split("\r\n");
-        let request_line = lines.next().unwrap_or_default();
-        if !request_line.starts_with("POST ") {
+        if head.method != Some("POST") {
             return Err(End::Malformed(format!(
-                "only POST carries Thrift over HTTP, got {request_line:?}"
+                "only POST carries Thrift over HTTP, got {} {}",
+                head.method.unwrap_or_default(),
+                head.path.unwrap_or_default()
             )));
         }
         let mut content_length = None;
-        let mut keep_alive = request_line.ends_with("HTTP/1.1");
-        for line in lines {
-            if let Some((k, v)) = line.split_once(':') {
-                let v = v.trim();
-                match k.trim().to_ascii_lowercase().as_str() {
-                    "content-length" => content_length = v.parse::<usize>().ok(),
-                    "connection" => keep_alive = !v.eq_ignore_ascii_case("close"),
-                    "transfer-encoding" if !v.eq_ignore_ascii_case("identity") => {
-                        return Err(End::Malformed(
-                            "chunked HTTP bodies are not supported: send Content-Length".into(),
-                        ))
-                    }
-                    _ => {}
-                }
+        let mut keep_alive = head.version == Some(1);
+        for h in head.headers.iter() {
+            let v = String::from_utf8_lossy(h.value);
+            let v = v.trim();
+            if h.name.eq_ignore_ascii_case("content-length") {
+                content_length = v.parse::<usize>().ok();
+            } else if h.name.eq_ignore_ascii_case("connection") {
+                keep_alive = !v.eq_ignore_ascii_case("close");
+            } else if h.name.eq_ignore_ascii_case("transfer-encoding")
+                && !v.eq_ignore_ascii_case("identity")
+            {
+                return Err(End::Malformed(
+                    "chunked HTTP bodies are not supported: send Content-Length".into(),
+                ));
             }
         }
         let Some(len) = content_length else {
@@ -292,7 +305,6 @@ impl Connection {
                 self.max_message
             )));
         }
-        let start = end + 4;
         if self.buffer.len() < start + len {
             return Ok(None);
         }
@@ -456,8 +468,4 @@ fn protocol_of(body: &[u8]) -> Result<Protocol, End> {
         Scan::Incomplete => Err(End::Malformed("empty message".into())),
         Scan::Invalid(m) => Err(End::Malformed(m)),
     }
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
 }
