@@ -8,6 +8,19 @@ fn redbase() -> Command {
     Command::new(env!("CARGO_BIN_EXE_redbase"))
 }
 
+/// `redbase codegen` of a Python SDK into `dir/sdk` from `text` written to `dir/file`.
+fn python_sdk(dir: &std::path::Path, file: &str, text: &str) -> std::process::Output {
+    let schema = dir.join(file);
+    std::fs::write(&schema, text).unwrap();
+    redbase()
+        .args(["codegen", "--schema"])
+        .arg(&schema)
+        .args(["--lang", "python", "--out"])
+        .arg(dir.join("sdk"))
+        .output()
+        .unwrap()
+}
+
 const SCHEMA: &str = r#"package = "shop"
 
 [tables.orders.families.o]
@@ -72,19 +85,8 @@ fn generates_a_python_sdk_and_rewrites_only_what_changed() {
 #[test]
 fn an_invalid_schema_names_file_line_and_field() {
     let dir = tempfile::tempdir().unwrap();
-    let schema = dir.path().join("bad.toml");
-    std::fs::write(
-        &schema,
-        SCHEMA.replace("charset = \"alnum\"", "charset = \"any\""),
-    )
-    .unwrap();
-    let out = redbase()
-        .args(["codegen", "--schema"])
-        .arg(&schema)
-        .args(["--lang", "python", "--out"])
-        .arg(dir.path().join("sdk"))
-        .output()
-        .unwrap();
+    let bad = SCHEMA.replace("charset = \"alnum\"", "charset = \"any\"");
+    let out = python_sdk(dir.path(), "bad.toml", &bad);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.toml:9:"), "{err}");
@@ -132,15 +134,7 @@ fn an_unknown_gateway_is_a_usage_error() {
 #[test]
 fn a_build_without_the_codegen_feature_says_so() {
     let dir = tempfile::tempdir().unwrap();
-    let schema = dir.path().join("shop.toml");
-    std::fs::write(&schema, SCHEMA).unwrap();
-    let out = redbase()
-        .args(["codegen", "--schema"])
-        .arg(&schema)
-        .args(["--lang", "python", "--out"])
-        .arg(dir.path().join("sdk"))
-        .output()
-        .unwrap();
+    let out = python_sdk(dir.path(), "shop.toml", SCHEMA);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
