@@ -62,7 +62,19 @@ pub(crate) fn split_loop(inner: Weak<Inner>, rx: Receiver<(String, u64)>) {
     }
 }
 
-/// Split pauses kept for [`Engine::split_pauses`]; the histograms count every one.
+/// How one split held writes back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SplitReport {
+    /// The longest time writes were held at once (the switch, or a throttled slice).
+    pub pause: Duration,
+    /// Keys the switch replayed with writes held.
+    pub paused_keys: usize,
+    /// Slices in which catch-up held writers back because they outpaced it.
+    pub throttled_slices: usize,
+}
+
+/// Split reports kept for [`Engine::split_reports`]; the histograms count every one.
 pub const RECENT_PAUSES: usize = 1024;
 
 /// Buckets from 100 µs to 10 min: a pause is milliseconds, a whole rewrite of a big region minutes.
@@ -108,6 +120,17 @@ impl Engine {
             .cloned()
             .ok_or_else(|| TableError::RegionNotFound(format!("{key} region {id}")))?;
         Ok((t.desc.name.clone(), r))
+    }
+
+    /// The last splits (at most [`RECENT_PAUSES`]), oldest first.
+    pub fn split_reports(&self) -> Vec<SplitReport> {
+        self.inner
+            .split_pauses
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .copied()
+            .collect()
     }
 
     /// Splits the region containing `row` at `at` (or at its middle row). Returns how long
@@ -185,9 +208,13 @@ impl Engine {
             if recent.len() == RECENT_PAUSES {
                 recent.pop_front();
             }
-            recent.push_back(out.pause);
+            recent.push_back(SplitReport {
+                pause: out.pause,
+                paused_keys: out.paused_keys,
+                throttled_slices: out.catch_up.slices,
+            });
         }
-        tracing::info!(region = %parent.meta.name(), at = %String::from_utf8_lossy(&mid), pause_us = out.pause.as_micros() as u64, paused_keys = out.paused_keys, "region split");
+        tracing::info!(region = %parent.meta.name(), at = %String::from_utf8_lossy(&mid), pause_us = out.pause.as_micros() as u64, paused_keys = out.paused_keys, throttled_slices = out.catch_up.slices, throttled_us = out.catch_up.throttled.as_micros() as u64, "region split");
         Ok(out.pause)
     }
 

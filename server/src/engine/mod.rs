@@ -5,7 +5,7 @@
 //! [`read`] read options and visibility rules, `read_plan` a read's per-family plan, [`write`]
 //! the write path, `commit` a region's group commit, [`region`] one region file's lifecycle,
 //! [`region_info`] a region's identity and counters, [`catalog`] the metadata file, [`rewrite`]
-//! splits and major compaction, [`compaction`] purge rules, `data` the data operations,
+//! splits and major compaction (`catch_up` brings their new files up to date with live writes), [`compaction`] purge rules, `data` the data operations,
 //! [`scan`] scanners across regions, [`ddl`] table and namespace administration,
 //! [`maintenance`] splits and compactions driven by the engine, `recovery` reopening a
 //! region's file after a storage I/O error, `redo` the log that keeps non-durable writes across
@@ -25,7 +25,8 @@ pub mod error;
 pub mod family_values;
 pub mod keys;
 mod maintenance;
-pub use maintenance::{MaintenanceTimes, RECENT_PAUSES};
+pub use maintenance::{MaintenanceTimes, SplitReport, RECENT_PAUSES};
+mod catch_up;
 pub mod read;
 mod read_plan;
 mod recovery;
@@ -89,6 +90,9 @@ pub struct EngineConfig {
     /// durable one gets a durable commit: the most such writes a power loss can take
     /// ([`redo`]). A process crash loses none of them whatever this is.
     pub async_flush: Duration,
+    /// Catch-up rounds a split or major compaction runs with writes going freely before it
+    /// holds writers back in short slices ([`catch_up`]); 0 throttles at once (tests).
+    pub catch_up_free_rounds: usize,
 }
 
 impl Default for EngineConfig {
@@ -100,6 +104,7 @@ impl Default for EngineConfig {
             storage_faults: None,
             cache_size: cache::default_budget(),
             async_flush: Duration::from_secs(1),
+            catch_up_free_rounds: 4,
         }
     }
 }
@@ -134,7 +139,7 @@ pub(crate) struct Inner {
     pub split_tx: Mutex<Option<Sender<(String, u64)>>>,
     pub split_pending: Arc<Mutex<HashSet<u64>>>,
     /// The last [`maintenance::RECENT_PAUSES`] split pauses, newest last.
-    pub split_pauses: Mutex<std::collections::VecDeque<Duration>>,
+    pub split_pauses: Mutex<std::collections::VecDeque<maintenance::SplitReport>>,
     pub times: maintenance::MaintenanceTimes,
     pub splits: AtomicU64,
     pub compactions: AtomicU64,
@@ -406,6 +411,7 @@ impl Engine {
             health: self.inner.health.clone(),
             faults: self.inner.config.storage_faults.clone(),
             cache: self.inner.cache.clone(),
+            catch_up_free_rounds: self.inner.config.catch_up_free_rounds,
         }
     }
 
@@ -528,13 +534,7 @@ impl Engine {
     /// How long writes paused in each of the last splits (at most
     /// [`maintenance::RECENT_PAUSES`]), oldest first.
     pub fn split_pauses(&self) -> Vec<Duration> {
-        self.inner
-            .split_pauses
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-            .copied()
-            .collect()
+        self.split_reports().iter().map(|r| r.pause).collect()
     }
 
     /// Page cache bytes given out to open region files, and how many files hold them.

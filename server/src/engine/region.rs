@@ -36,6 +36,8 @@ pub(crate) struct RegionHooks {
     pub health: Arc<Health>,
     pub faults: Option<StorageFaults>,
     pub cache: Arc<CacheBudget>,
+    /// [`super::EngineConfig::catch_up_free_rounds`], for rewrites.
+    pub catch_up_free_rounds: usize,
 }
 
 /// A region file open with its part of the cache budget.

@@ -2,9 +2,9 @@
 //! purged copy. Reads go on against the old file throughout; writes go on during the copy and
 //! are recorded. Rounds of catch-up replay the recorded keys while writes go on, each round
 //! replaying what the one before let through, so that writes pause only for the last few keys
-//! and the catalog switch: a pause that does not grow with the region's size.
+//! and the catalog switch: a pause that does not grow with the region's size ([`catch_up`]
+//! holds writers back in short slices when they outpace the rounds).
 
-use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -12,34 +12,26 @@ use std::time::{Duration, Instant};
 
 use redb::{ReadableTable, TableHandle, WriteTransaction};
 
+use super::catch_up::{catch_up, replay, route, take_recorded, CatchUp, Held, Target};
 use super::compaction::{keep_flags, CompactStats};
 use super::error::StorageError;
-use super::keys::{self, family_def, family_table_name, CellKey, INFO_KEY, REGION_TABLE, SIZE_KEY};
+use super::keys::{self, family_def, CellKey, INFO_KEY, REGION_TABLE, SIZE_KEY};
 use super::read::RawEntry;
-use super::region::{OpenFile, Region};
+use super::region::Region;
 use super::region_info::RegionMeta;
 use super::schema::TableDescriptor;
-
-/// Catch-up rounds at most before writes pause (writers faster than replay never converge).
-const CATCH_UP_ROUNDS: usize = 8;
-/// Recorded keys few enough to replay with writes paused.
-const PAUSED_REPLAY_KEYS: usize = 256;
 
 /// What a rewrite produced.
 pub(crate) struct Rewritten {
     pub regions: Vec<Arc<Region>>,
-    /// How long writes to the old region were held.
+    /// The longest time writes to the old region were held at once: the switch, or a slice of
+    /// throttled catch-up if one was longer.
     pub pause: Duration,
-    /// Keys replayed while writes were paused.
+    /// Keys replayed while writes were paused for the switch.
     pub paused_keys: usize,
+    /// How catch-up went (throttled slices, if writers outpaced it).
+    pub catch_up: CatchUp,
     pub stats: CompactStats,
-}
-
-struct Target {
-    meta: RegionMeta,
-    file: OpenFile,
-    size: u64,
-    entries: u64,
 }
 
 pub(crate) use super::commit::OnLarge;
@@ -101,10 +93,13 @@ fn copy_and_install(
     };
 
     // Phase 2: catch up with the writes made meanwhile, writes still going on.
-    if let Err(e) = catch_up(parent, &mut targets) {
-        cleanup(dir, targets);
-        return Err(e);
-    }
+    let (caught_up, held) = match catch_up(parent, &mut targets, hooks.catch_up_free_rounds) {
+        Ok(c) => c,
+        Err(e) => {
+            cleanup(dir, targets);
+            return Err(e);
+        }
+    };
 
     // Phase 3: pause writes, replay the last keys, switch.
     let stats = CompactStats {
@@ -113,7 +108,15 @@ fn copy_and_install(
         file_bytes_before,
         ..CompactStats::default()
     };
-    pause_and_switch(parent, dir, targets, hooks, install, stats)
+    pause_and_switch(
+        parent,
+        dir,
+        targets,
+        (caught_up, held),
+        hooks,
+        install,
+        stats,
+    )
 }
 
 /// Creates the targets' new files (`open_db` deletes a stale log of a new file).
@@ -252,20 +255,6 @@ fn copy_family(
     Ok(entries)
 }
 
-/// Phase 2: replays the keys written since the snapshot, writes still going on, until few
-/// enough are left to replay with writes paused (or [`CATCH_UP_ROUNDS`] rounds are done).
-fn catch_up(parent: &Region, targets: &mut [Target]) -> Result<(), StorageError> {
-    for _ in 0..CATCH_UP_ROUNDS {
-        let recorded = take_recorded(parent);
-        let n = recorded.len();
-        replay(parent, targets, &recorded)?;
-        if n <= PAUSED_REPLAY_KEYS {
-            break;
-        }
-    }
-    Ok(())
-}
-
 /// Phase 3: pauses the parent's writes, replays the last recorded keys, opens the new regions
 /// and calls `install`; retires the parent when that succeeds. `stats` arrives with the
 /// parent's figures and leaves with the new regions' too.
@@ -273,15 +262,22 @@ fn pause_and_switch(
     parent: &Region,
     dir: &Path,
     mut targets: Vec<Target>,
+    (mut caught_up, held): (CatchUp, Option<Held<'_>>),
     hooks: RegionHooks,
     install: impl FnOnce(&[Arc<Region>]) -> Result<(), StorageError>,
     mut stats: CompactStats,
 ) -> Result<Rewritten, StorageError> {
-    let gate = parent.gate.lock().unwrap_or_else(|p| p.into_inner());
-    let paused = Instant::now();
-    let recorded = take_recorded(parent);
+    let (gate, paused) = match held {
+        Some(h) => (h.gate, h.since),
+        None => (
+            parent.gate.lock().unwrap_or_else(|p| p.into_inner()),
+            Instant::now(),
+        ),
+    };
+    let mut recorded = std::mem::take(&mut caught_up.leftover);
+    recorded.extend(take_recorded(parent));
     let paused_keys = recorded.len();
-    if let Err(e) = replay(parent, &mut targets, &recorded) {
+    if let Err(e) = replay(parent, &mut targets, &mut recorded, None, true) {
         drop(gate);
         cleanup(dir, targets);
         return Err(e);
@@ -301,7 +297,7 @@ fn pause_and_switch(
     match install(&regions) {
         Ok(()) => {
             parent.retired.store(true, Ordering::Release);
-            let pause = paused.elapsed();
+            let pause = paused.elapsed().max(caught_up.longest_slice);
             drop(gate);
             stats.file_bytes_after = regions
                 .iter()
@@ -311,6 +307,7 @@ fn pause_and_switch(
                 regions,
                 pause,
                 paused_keys,
+                catch_up: caught_up,
                 stats,
             })
         }
@@ -323,88 +320,6 @@ fn pause_and_switch(
             Err(e)
         }
     }
-}
-
-/// The keys recorded so far, leaving an empty record for the writes still to come. A key is
-/// recorded only after its commit, so a snapshot begun after this sees every key taken.
-fn take_recorded(parent: &Region) -> BTreeSet<(Vec<u8>, Vec<u8>)> {
-    parent
-        .recording
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .as_mut()
-        .map(std::mem::take)
-        .unwrap_or_default()
-        .into_iter()
-        .collect()
-}
-
-/// Brings the targets up to date with keys written after the snapshot.
-fn replay(
-    parent: &Region,
-    targets: &mut [Target],
-    recorded: &BTreeSet<(Vec<u8>, Vec<u8>)>,
-) -> Result<(), StorageError> {
-    if recorded.is_empty() {
-        return Ok(());
-    }
-    let snap = parent.file.begin_read()?;
-    let txns: Vec<WriteTransaction> = targets
-        .iter()
-        .map(|t| t.file.db.begin_write())
-        .collect::<Result<_, _>>()
-        .map_err(|e| parent.storage_err(e))?;
-    for (family, key) in recorded {
-        let name = family_table_name(family);
-        let src = snap
-            .open_table(family_def(&name))
-            .map_err(|e| parent.storage_err(e))?;
-        let current = src
-            .get(key.as_slice())
-            .map_err(|e| parent.storage_err(e))?
-            .map(|v| v.value().to_vec());
-        let ti = route(targets, keys::row_of(key));
-        let mut dst = txns[ti]
-            .open_table(family_def(&name))
-            .map_err(|e| parent.storage_err(e))?;
-        let old = match &current {
-            Some(v) => dst
-                .insert(key.as_slice(), v.as_slice())
-                .map_err(|e| parent.storage_err(e))?
-                .map(|o| o.value().len()),
-            None => dst
-                .remove(key.as_slice())
-                .map_err(|e| parent.storage_err(e))?
-                .map(|o| o.value().len()),
-        };
-        let t = &mut targets[ti];
-        if let Some(old) = old {
-            t.size = t.size.saturating_sub((key.len() + old) as u64);
-            t.entries -= 1;
-        }
-        if let Some(v) = &current {
-            t.size += (key.len() + v.len()) as u64;
-            t.entries += 1;
-        }
-    }
-    for (txn, t) in txns.into_iter().zip(targets.iter()) {
-        {
-            let mut r = txn
-                .open_table(REGION_TABLE)
-                .map_err(|e| parent.storage_err(e))?;
-            r.insert(SIZE_KEY, t.size.to_be_bytes().as_slice())
-                .map_err(|e| parent.storage_err(e))?;
-        }
-        txn.commit().map_err(|e| parent.storage_err(e))?;
-    }
-    Ok(())
-}
-
-fn route(targets: &[Target], row: &[u8]) -> usize {
-    targets
-        .iter()
-        .rposition(|t| t.meta.start.as_slice() <= row)
-        .unwrap_or(0)
 }
 
 fn hex_family(table_name: &str) -> Vec<u8> {
