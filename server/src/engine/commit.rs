@@ -127,13 +127,17 @@ impl Committer {
     }
 
     /// Queues a request for the region's next commit, scheduling the committer on `pool` when
-    /// it is not already waiting there or running.
+    /// it is not already waiting there or running. With `lead`, a caller that finds no commit
+    /// queued or running commits the batch on its own thread instead, since it would only wait
+    /// for a worker: one thread hand-off fewer per write on a region without a queue. Writers
+    /// arriving meanwhile queue for the next batch, which goes to the pool as before.
     pub fn enqueue(
         self: &Arc<Self>,
         pool: &CommitPool,
         table: Arc<TableDescriptor>,
         job: Job,
         durable: bool,
+        lead: bool,
     ) -> Result<Ticket, write::Fail> {
         let (reply, rx) = mpsc::channel();
         let mut q = self.lock_queue();
@@ -149,7 +153,11 @@ impl Committer {
         if !q.scheduled {
             q.scheduled = true;
             drop(q);
-            pool.schedule(self.clone());
+            if lead {
+                commit_pool::Job::run_batch(self.clone(), pool);
+            } else {
+                pool.schedule(self.clone());
+            }
         } else {
             drop(q);
         }

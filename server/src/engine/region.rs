@@ -223,14 +223,17 @@ impl Region {
         }
     }
 
-    /// Queues a job for the region's next commit and waits for that commit.
+    /// Queues a job for the region's next commit and waits for that commit (leading it on this
+    /// thread when the region has none queued).
     pub(crate) fn submit(
         &self,
         table: Arc<TableDescriptor>,
         job: Job,
         durable: bool,
     ) -> Result<Output, write::Fail> {
-        self.enqueue(table, job, durable)?.wait()
+        self.committer
+            .enqueue(&self.pool, table, job, durable, true)?
+            .wait()
     }
 
     /// Queues a job for the region's next commit without waiting for it, so that one caller
@@ -241,7 +244,8 @@ impl Region {
         job: Job,
         durable: bool,
     ) -> Result<Ticket, write::Fail> {
-        self.committer.enqueue(&self.pool, table, job, durable)
+        self.committer
+            .enqueue(&self.pool, table, job, durable, false)
     }
 
     /// Refuses new writes and waits until everything already queued has committed.
