@@ -6,6 +6,7 @@
 //! backlog is small enough for the switch.
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::MutexGuard;
 use std::time::{Duration, Instant};
 
@@ -62,15 +63,24 @@ pub(super) struct Held<'a> {
 }
 
 /// Phase 2 of a rewrite: replays the keys written since the snapshot until few enough are left
-/// for the paused switch: `free_rounds` rounds with writes going on, then throttled slices.
+/// for the paused switch: `free_rounds` rounds with writes going on, then throttled slices;
+/// gives up when `stop` is set.
 /// Returns the writes' hold when throttling ended with them held.
 pub(super) fn catch_up<'a>(
     parent: &'a Region,
     targets: &mut [Target],
     free_rounds: usize,
+    stop: &AtomicBool,
 ) -> Result<(CatchUp, Option<Held<'a>>), StorageError> {
     let mut report = CatchUp::default();
+    let stopping = || {
+        stop.load(Ordering::Acquire)
+            .then(|| parent.storage_err("rewrite abandoned: the engine is closing"))
+    };
     for _ in 0..free_rounds {
+        if let Some(e) = stopping() {
+            return Err(e);
+        }
         let mut recorded = take_recorded(parent);
         let n = recorded.len();
         replay(parent, targets, &mut recorded, None, true)?;
@@ -82,6 +92,9 @@ pub(super) fn catch_up<'a>(
     let (mut slice_len, mut open) = (SLICE_MIN, OPEN_MAX);
     let mut before = usize::MAX;
     while report.slices < MAX_SLICES {
+        if let Some(e) = stopping() {
+            return Err(e);
+        }
         let gate = parent.gate.lock().unwrap_or_else(|p| p.into_inner());
         let held = Instant::now();
         backlog.extend(take_recorded(parent));

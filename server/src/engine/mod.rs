@@ -152,7 +152,7 @@ pub(crate) struct Inner {
     pub commit_pool: CommitPool,
     pub cache: Arc<cache::CacheBudget>,
     /// Set when [`Engine::close`] begins: writes then fail at once with `ShuttingDown`.
-    pub closing: std::sync::atomic::AtomicBool,
+    pub closing: Arc<std::sync::atomic::AtomicBool>,
     /// Regions down after a storage I/O error, and the count of such errors.
     pub health: Arc<recovery::Health>,
 }
@@ -203,7 +203,7 @@ impl Engine {
             flusher: Mutex::new(None),
             commit_pool,
             cache,
-            closing: std::sync::atomic::AtomicBool::new(false),
+            closing: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             health: Arc::default(),
         });
         let engine = Engine { inner };
@@ -330,7 +330,7 @@ impl Engine {
     /// Stops every region's committer after the writes already sent are committed.
     pub fn close(&self) {
         self.inner.closing.store(true, Ordering::Release);
-        // Stop the split thread first, letting a split in progress finish.
+        // Stop the split thread first; a split in progress sees `closing` and gives up.
         if let Some(tx) = self
             .inner
             .split_tx
@@ -412,6 +412,7 @@ impl Engine {
             faults: self.inner.config.storage_faults.clone(),
             cache: self.inner.cache.clone(),
             catch_up_free_rounds: self.inner.config.catch_up_free_rounds,
+            stop: self.inner.closing.clone(),
         }
     }
 

@@ -38,6 +38,8 @@ pub(crate) struct RegionHooks {
     pub cache: Arc<CacheBudget>,
     /// [`super::EngineConfig::catch_up_free_rounds`], for rewrites.
     pub catch_up_free_rounds: usize,
+    /// Set when the engine closes: a rewrite in progress gives up rather than hold up the exit.
+    pub stop: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// A region file open with its part of the cache budget.

@@ -6,7 +6,7 @@
 //! holds writers back in short slices when they outpace the rounds).
 
 use std::path::Path;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -84,7 +84,7 @@ fn copy_and_install(
     let mut targets = open_targets(dir, metas, &hooks)?;
 
     // Phase 1: copy a snapshot while writes go on.
-    let entries_before = match copy_snapshot(parent, &snap, &mut targets, purge) {
+    let entries_before = match copy_snapshot(parent, &snap, &mut targets, purge, &hooks.stop) {
         Ok(n) => n,
         Err(e) => {
             cleanup(dir, targets);
@@ -93,7 +93,12 @@ fn copy_and_install(
     };
 
     // Phase 2: catch up with the writes made meanwhile, writes still going on.
-    let (caught_up, held) = match catch_up(parent, &mut targets, hooks.catch_up_free_rounds) {
+    let (caught_up, held) = match catch_up(
+        parent,
+        &mut targets,
+        hooks.catch_up_free_rounds,
+        &hooks.stop,
+    ) {
         Ok(c) => c,
         Err(e) => {
             cleanup(dir, targets);
@@ -149,21 +154,23 @@ fn cleanup(dir: &Path, targets: Vec<Target>) {
     }
 }
 
+/// Bytes copied into the targets between two commits. A write transaction keeps the pages it
+/// dirties in memory until it commits, so one transaction per copy would hold a region's size
+/// in memory; this bounds a rewrite's memory whatever the region's size.
+const COPY_COMMIT_BYTES: u64 = 32 << 20;
+
 /// Phase 1: copies the snapshot's families into the targets (each row to the target whose
 /// range holds it), purging when `purge` is given, and writes each target's identity and size.
-/// Returns how many entries the snapshot held.
+/// Returns how many entries the snapshot held. Gives up when `stop` is set (the engine closes).
 fn copy_snapshot(
     parent: &Region,
     snap: &redb::ReadTransaction,
     targets: &mut [Target],
     purge: Option<(&TableDescriptor, i64)>,
+    stop: &AtomicBool,
 ) -> Result<u64, StorageError> {
     let mut entries_before = 0u64;
-    let txns: Vec<WriteTransaction> = targets
-        .iter()
-        .map(|t| t.file.db.begin_write())
-        .collect::<Result<_, _>>()
-        .map_err(|e| parent.storage_err(e))?;
+    let mut txns = begin(parent, targets)?;
     let names: Vec<String> = snap
         .list_tables()
         .map_err(|e| parent.storage_err(e))?
@@ -181,7 +188,20 @@ fn copy_snapshot(
             (Some(fd), Some((_, now))) => keep_flags(fd, row, now, true),
             _ => vec![true; row.len()],
         };
-        entries_before += copy_family(parent, snap, name, &txns, targets, keep)?;
+        let mut resume: Option<Vec<u8>> = None;
+        loop {
+            let (n, next) = copy_family(parent, snap, name, &txns, targets, &keep, resume)?;
+            entries_before += n;
+            let Some(next) = next else { break };
+            for txn in txns {
+                txn.commit().map_err(|e| parent.storage_err(e))?;
+            }
+            if stop.load(Ordering::Acquire) {
+                return Err(parent.storage_err("rewrite abandoned: the engine is closing"));
+            }
+            txns = begin(parent, targets)?;
+            resume = Some(next);
+        }
     }
     for (txn, t) in txns.into_iter().zip(targets.iter()) {
         {
@@ -199,17 +219,30 @@ fn copy_snapshot(
     Ok(entries_before)
 }
 
-/// Copies one family table (`name`) of the snapshot, row by row, into the targets' write
-/// transactions, keeping the entries `keep` flags. Returns how many entries it read.
+/// A write transaction on each target.
+fn begin(parent: &Region, targets: &[Target]) -> Result<Vec<WriteTransaction>, StorageError> {
+    targets
+        .iter()
+        .map(|t| t.file.db.begin_write())
+        .collect::<Result<_, _>>()
+        .map_err(|e| parent.storage_err(e))
+}
+
+/// Copies one family table (`name`) of the snapshot, row by row from `resume` (a row's first
+/// key) on, into the targets' write transactions, keeping the entries `keep` flags, until
+/// [`COPY_COMMIT_BYTES`] are copied. Returns how many entries it read and, when it stopped
+/// early, the key to resume from.
 fn copy_family(
     parent: &Region,
     snap: &redb::ReadTransaction,
     name: &str,
     txns: &[WriteTransaction],
     targets: &mut [Target],
-    keep: impl Fn(&[RawEntry]) -> Vec<bool>,
-) -> Result<u64, StorageError> {
+    keep: &impl Fn(&[RawEntry]) -> Vec<bool>,
+    resume: Option<Vec<u8>>,
+) -> Result<(u64, Option<Vec<u8>>), StorageError> {
     let mut entries = 0u64;
+    let mut copied = 0u64;
     let src = snap
         .open_table(family_def(name))
         .map_err(|e| parent.storage_err(e))?;
@@ -222,12 +255,13 @@ fn copy_family(
     let flush = |row_buf: &mut Vec<RawEntry>,
                  dsts: &mut Vec<redb::Table<'_, CellKey, &'static [u8]>>,
                  targets: &mut [Target]|
-     -> Result<(), StorageError> {
+     -> Result<u64, StorageError> {
         if row_buf.is_empty() {
-            return Ok(());
+            return Ok(0);
         }
         let row = keys::row_of(row_buf[0].key()).to_vec();
         let ti = route(targets, &row);
+        let mut bytes = 0;
         for (e, k) in row_buf.iter().zip(keep(row_buf)) {
             if k {
                 dsts[ti]
@@ -235,24 +269,33 @@ fn copy_family(
                     .map_err(|e| parent.storage_err(e))?;
                 targets[ti].size += e.stored_len();
                 targets[ti].entries += 1;
+                bytes += e.stored_len();
             }
         }
         row_buf.clear();
-        Ok(())
+        Ok(bytes)
     };
-    for item in src.range::<&[u8]>(..).map_err(|e| parent.storage_err(e))? {
+    let range = match &resume {
+        Some(from) => src.range::<&[u8]>(from.as_slice()..),
+        None => src.range::<&[u8]>(..),
+    }
+    .map_err(|e| parent.storage_err(e))?;
+    for item in range {
         let (k, v) = item.map_err(|e| parent.storage_err(e))?;
-        entries += 1;
         if row_buf
             .first()
             .is_some_and(|f| keys::row_of(f.key()) != keys::row_of(k.value()))
         {
-            flush(&mut row_buf, &mut dsts, targets)?;
+            copied += flush(&mut row_buf, &mut dsts, targets)?;
+            if copied >= COPY_COMMIT_BYTES {
+                return Ok((entries, Some(k.value().to_vec())));
+            }
         }
+        entries += 1;
         row_buf.push(RawEntry::guarded(k, v));
     }
     flush(&mut row_buf, &mut dsts, targets)?;
-    Ok(entries)
+    Ok((entries, None))
 }
 
 /// Phase 3: pauses the parent's writes, replays the last recorded keys, opens the new regions
