@@ -38,6 +38,10 @@ pub(crate) fn split_loop(inner: Weak<Inner>, rx: Receiver<(String, u64)>) {
         let Some(inner) = inner.upgrade() else {
             return;
         };
+        if inner.closing.load(Ordering::Acquire) {
+            // Splits still queued when the engine closes wait for the next start.
+            return;
+        }
         let engine = Engine { inner };
         match engine.split_region_by_id(&table, id, None) {
             Ok(_) => {

@@ -170,6 +170,9 @@ fn copy_snapshot(
     stop: &AtomicBool,
 ) -> Result<u64, StorageError> {
     let mut entries_before = 0u64;
+    if stop.load(Ordering::Acquire) {
+        return Err(parent.storage_err("rewrite abandoned: the engine is closing"));
+    }
     let mut txns = begin(parent, targets)?;
     let names: Vec<String> = snap
         .list_tables()
