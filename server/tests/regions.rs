@@ -24,6 +24,26 @@ fn small_regions() -> (tempfile::TempDir, Engine) {
     (dir, e)
 }
 
+/// An engine that splits only when asked (`config` with no size trigger) and its table "t"
+/// with family "f" of `versions` versions.
+fn manual_splits(config: EngineConfig, versions: i32) -> (tempfile::TempDir, Engine) {
+    let dir = tempfile::tempdir().unwrap();
+    let e = Engine::open(
+        dir.path(),
+        EngineConfig {
+            region_max_size: 0,
+            ..config
+        },
+    )
+    .unwrap();
+    table(
+        &e,
+        "t",
+        vec![FamilyDescriptor::new(b"f").max_versions(versions)],
+    );
+    (dir, e)
+}
+
 fn covers_key_space(e: &Engine) {
     let regions = e.regions("t").unwrap();
     assert!(regions[0].meta.start.is_empty());
@@ -111,16 +131,7 @@ fn regions_split_by_size_while_reads_and_writes_go_on() {
 
 #[test]
 fn writes_during_a_split_are_not_lost() {
-    let dir = tempfile::tempdir().unwrap();
-    let e = Engine::open(
-        dir.path(),
-        EngineConfig {
-            region_max_size: 0,
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    table(&e, "t", vec![FamilyDescriptor::new(b"f").max_versions(1)]);
+    let (_dir, e) = manual_splits(EngineConfig::default(), 1);
     for i in 0..2000 {
         put(&e, "t", &format!("r{i:05}"), "f:q", 1, "base");
     }
@@ -366,17 +377,13 @@ fn region_files_share_one_cache_budget() {
 /// at most a slice's leftover, and every acknowledged row is in the new regions.
 #[test]
 fn a_split_throttles_writers_that_outpace_its_catch_up() {
-    let dir = tempfile::tempdir().unwrap();
-    let e = Engine::open(
-        dir.path(),
+    let (_dir, e) = manual_splits(
         EngineConfig {
-            region_max_size: 0,
             catch_up_free_rounds: 0,
             ..Default::default()
         },
-    )
-    .unwrap();
-    table(&e, "t", vec![FamilyDescriptor::new(b"f").max_versions(1)]);
+        1,
+    );
     let base: Vec<RowMutation> = (0..20_000)
         .map(|i| {
             RowMutation::new(format!("a{i:06}").as_bytes()).with(Op::put(b"f", b"q", &[7u8; 100]))
@@ -475,16 +482,7 @@ fn closing_during_a_split_loses_nothing() {
 
 /// 12,000 rows of `versions` 1,200-byte versions each: about 14 MiB per version.
 fn large_region(versions: u32) -> (tempfile::TempDir, Engine) {
-    let dir = tempfile::tempdir().unwrap();
-    let e = Engine::open(
-        dir.path(),
-        EngineConfig {
-            region_max_size: 0,
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    table(&e, "t", vec![FamilyDescriptor::new(b"f").max_versions(3)]);
+    let (dir, e) = manual_splits(EngineConfig::default(), 3);
     for v in 0..versions {
         for chunk in (0..12_000).collect::<Vec<u32>>().chunks(1000) {
             let rows = chunk
