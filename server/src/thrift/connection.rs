@@ -13,6 +13,7 @@ use super::budget::Share;
 use super::frame::{self, Protocol, Scan, Transport};
 use super::slots::Slot;
 use super::{Observer, Service};
+use crate::gateway::caller::{self, Caller};
 
 /// A message found in the buffer, with how it arrived.
 struct Request {
@@ -106,10 +107,12 @@ impl Connection {
             let svc = service.clone();
             let protocol = req.protocol;
             let body = req.body;
-            let peer = self.peer;
+            let caller = Caller::anonymous(self.peer);
             let started = std::time::Instant::now();
             let work = move || {
-                let reply = svc.process_from(&body, protocol, peer);
+                let reply = caller::scope(caller.clone(), || {
+                    svc.process_from(&body, protocol, &caller)
+                });
                 (body, reply)
             };
             let (body, reply) = match tokio::task::spawn_blocking(work).await {

@@ -8,7 +8,6 @@ pub mod outcome;
 pub mod slots;
 
 use std::future::Future;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,6 +16,8 @@ use thrift::protocol::{
     TMessageIdentifier, TMessageType, TOutputProtocol,
 };
 use thrift::server::TProcessor;
+
+use crate::gateway::Caller;
 use thrift::{ApplicationError, ApplicationErrorKind};
 use tokio::net::TcpListener;
 use tokio::sync::{broadcast, mpsc, Semaphore};
@@ -31,8 +32,9 @@ use slots::Slots;
 pub trait Service: Send + Sync + 'static {
     fn process(&self, message: &[u8], protocol: Protocol) -> Vec<u8>;
 
-    /// As `process`, knowing the peer (for services that log who called).
-    fn process_from(&self, message: &[u8], protocol: Protocol, _peer: SocketAddr) -> Vec<u8> {
+    /// As `process`, knowing the caller (for services that log who called). The connection
+    /// has made `caller` the thread's current caller ([`crate::gateway::caller::scope`]).
+    fn process_from(&self, message: &[u8], protocol: Protocol, _caller: &Caller) -> Vec<u8> {
         self.process(message, protocol)
     }
 }

@@ -8,7 +8,6 @@ pub mod convert;
 mod data;
 
 use std::collections::BTreeSet;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -16,7 +15,7 @@ use thrift::protocol::{TBinaryInputProtocol, TCompactInputProtocol, TInputProtoc
 use thrift::server::TProcessor;
 
 use crate::engine::Engine;
-use crate::gateway::{Access, Action, Advertised};
+use crate::gateway::{Access, Action, Advertised, Caller};
 use crate::generated::hbase2::*;
 use crate::scanners::{ScannerLimits, Scanners};
 use crate::slowlog::{Record, SlowLog, SlowLogConfig};
@@ -102,7 +101,7 @@ impl Service for Thrift2 {
         process_message(&self.processor as &dyn TProcessor, message, protocol)
     }
 
-    fn process_from(&self, message: &[u8], protocol: Protocol, peer: SocketAddr) -> Vec<u8> {
+    fn process_from(&self, message: &[u8], protocol: Protocol, caller: &Caller) -> Vec<u8> {
         let started = Instant::now();
         let reply = self.process(message, protocol);
         let elapsed = started.elapsed();
@@ -119,7 +118,7 @@ impl Service for Thrift2 {
                     start_time,
                     processing_ms: 0,
                     response_size: reply.len() as i64,
-                    client_address: peer.to_string(),
+                    client_address: caller.peer.to_string(),
                     method,
                     params: format!("{} bytes", message.len()),
                     table,
