@@ -350,6 +350,53 @@ impl Collector for EngineCollector {
             [(no_labels.clone(), counter(e.split_count()))],
             C,
         )?;
+        let pressure = e.record_pressure();
+        family(
+            &mut encoder,
+            "redbase_rewrite_recorded_keys",
+            "Keys written to regions during their split or major compaction, held for replay (bound per region: redbase_rewrite_recorded_keys_max)",
+            None,
+            [(no_labels.clone(), ConstGauge::new(pressure.held_keys as i64))],
+            G,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_rewrite_recorded_keys_max",
+            "The bound on a region's recorded keys; writers to the region wait at it",
+            None,
+            [(
+                no_labels.clone(),
+                ConstGauge::new(pressure.max_keys_per_region as i64),
+            )],
+            G,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_write_backpressure_waits",
+            "Writes that waited because their region's rewrite held as many recorded keys as it may",
+            None,
+            [(no_labels.clone(), counter(pressure.waits))],
+            C,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_write_backpressure_wait_seconds",
+            "Seconds writes spent waiting at the recorded-key bound",
+            None,
+            [(
+                no_labels.clone(),
+                ConstCounter::new(pressure.waited.as_secs_f64()),
+            )],
+            C,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_write_busy_refusals",
+            "Writes refused (retryable, region too busy) after waiting the busy wait at the recorded-key bound",
+            None,
+            [(no_labels.clone(), counter(pressure.refused))],
+            C,
+        )?;
         family(
             &mut encoder,
             "redbase_region_storage_errors",

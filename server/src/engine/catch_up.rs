@@ -31,8 +31,7 @@ const OPEN_MIN: Duration = Duration::from_millis(1);
 /// Slices at most; past that the switch takes whatever backlog is left.
 const MAX_SLICES: usize = 10_000;
 
-/// A (family, key) pair written to the parent during a rewrite.
-pub(super) type RecordedKey = (Vec<u8>, Vec<u8>);
+pub(super) use super::recorder::RecordedKey;
 
 /// One new file of a rewrite and the counters its region table will hold.
 pub(super) struct Target {
@@ -53,6 +52,8 @@ pub(crate) struct CatchUp {
     pub longest_slice: Duration,
     /// All slices together.
     pub throttled: Duration,
+    /// Keys replayed while the copy still ran ([`super::rewrite`]'s drain).
+    pub drained: usize,
 }
 
 /// Writes held for the switch since `since`: a throttled catch-up hands its last slice's
@@ -62,13 +63,14 @@ pub(super) struct Held<'a> {
     pub since: Instant,
 }
 
-/// Phase 2 of a rewrite: replays the keys written since the snapshot until few enough are left
-/// for the paused switch: `free_rounds` rounds with writes going on, then throttled slices;
-/// gives up when `stop` is set.
-/// Returns the writes' hold when throttling ended with them held.
+/// Phase 2 of a rewrite: replays the keys written since the snapshot (`backlog`: those the copy
+/// took but could not replay yet) until few enough are left for the paused switch:
+/// `free_rounds` rounds with writes going on, then throttled slices; gives up when `stop` is
+/// set. Returns the writes' hold when throttling ended with them held.
 pub(super) fn catch_up<'a>(
     parent: &'a Region,
     targets: &mut [Target],
+    mut backlog: BTreeSet<RecordedKey>,
     free_rounds: usize,
     stop: &AtomicBool,
 ) -> Result<(CatchUp, Option<Held<'a>>), StorageError> {
@@ -81,14 +83,15 @@ pub(super) fn catch_up<'a>(
         if let Some(e) = stopping() {
             return Err(e);
         }
-        let mut recorded = take_recorded(parent);
+        let mut recorded = std::mem::take(&mut backlog);
+        recorded.extend(take_recorded(parent));
         let n = recorded.len();
         replay(parent, targets, &mut recorded, None, true)?;
+        parent.recording.set_backlog(0);
         if n <= PAUSED_REPLAY_KEYS {
             return Ok((report, None));
         }
     }
-    let mut backlog = BTreeSet::new();
     let (mut slice_len, mut open) = (SLICE_MIN, OPEN_MAX);
     let mut before = usize::MAX;
     while report.slices < MAX_SLICES {
@@ -113,6 +116,7 @@ pub(super) fn catch_up<'a>(
         }
         // The slice commits without syncing; the sync comes after writers are let go.
         replay(parent, targets, &mut backlog, Some(held + slice_len), false)?;
+        parent.recording.set_backlog(backlog.len());
         let slice = held.elapsed();
         drop(gate);
         let released = Instant::now();
@@ -130,15 +134,7 @@ pub(super) fn catch_up<'a>(
 /// The keys recorded so far, leaving an empty record for the writes still to come. A key is
 /// recorded only after its commit, so a snapshot begun after this sees every key taken.
 pub(super) fn take_recorded(parent: &Region) -> BTreeSet<RecordedKey> {
-    parent
-        .recording
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .as_mut()
-        .map(std::mem::take)
-        .unwrap_or_default()
-        .into_iter()
-        .collect()
+    parent.recording.take().into_iter().collect()
 }
 
 /// Brings the targets up to date with keys written after the snapshot, taking them out of

@@ -9,6 +9,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use super::commit_pool::{self, CommitPool};
 use super::error::{MutateError, StorageError};
+use super::recorder::Recorder;
 use super::recovery::RegionFile;
 use super::redo::{self, Change};
 use super::region_info::{RegionMeta, RegionStats};
@@ -20,8 +21,8 @@ use super::write::{self, update_size, Job, Output};
 /// triggers splits with it.
 pub(crate) type OnLarge = Arc<dyn Fn(&RegionMeta, u64) + Send + Sync>;
 
-/// The (family, key) pairs written while a rewrite copies the region; None when not recording.
-pub(crate) type Recording = Arc<Mutex<Option<Vec<(Vec<u8>, Vec<u8>)>>>>;
+/// The (family, key) pairs written while a rewrite copies the region.
+pub(crate) type Recording = Arc<Recorder>;
 
 /// A message to the committer.
 pub(crate) struct Request {
@@ -239,11 +240,7 @@ impl Committer {
             let mut delta = 0i64;
             let mut recorded = Vec::new();
             let changes: Vec<Change>;
-            let recording = self
-                .recording
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .is_some();
+            let recording = self.recording.is_recording();
             {
                 let mut ctx = write::Apply::new(&txn, &self.path, recording, !durable);
                 for r in &batch {
@@ -269,14 +266,7 @@ impl Committer {
             // Before any writer hears back: reads from now on must see this commit.
             self.snapshots.committed();
             if recording {
-                if let Some(rec) = self
-                    .recording
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .as_mut()
-                {
-                    rec.append(&mut recorded);
-                }
+                self.recording.append(&mut recorded);
             }
             match logged {
                 None => self.file.redo.durable(),

@@ -209,6 +209,16 @@ pub enum MutateError {
         row: String,
         waited_ms: u64,
     },
+    /// The region is being split or compacted and its rewrite holds as many of the keys
+    /// written meanwhile as it may; the write waited for room in vain. Retryable, as HBase's
+    /// RegionTooBusyException.
+    #[error("region {region} is too busy: its rewrite holds {held} keys written meanwhile (the bound is {max}) and the write waited {waited_ms} ms for room; retry")]
+    RegionTooBusy {
+        region: String,
+        held: usize,
+        max: usize,
+        waited_ms: u64,
+    },
     #[error(transparent)]
     Storage(#[from] StorageError),
 }
@@ -230,7 +240,8 @@ impl MutateError {
             | MutateError::InvalidCondition(_) => FINAL,
             MutateError::Storage(_)
             | MutateError::ShuttingDown
-            | MutateError::RegionNotServing { .. } => RETRY,
+            | MutateError::RegionNotServing { .. }
+            | MutateError::RegionTooBusy { .. } => RETRY,
         }
     }
 }

@@ -76,6 +76,10 @@ pub struct SplitReport {
     pub paused_keys: usize,
     /// Slices in which catch-up held writers back because they outpaced it.
     pub throttled_slices: usize,
+    /// Keys written during the copy and replayed while it still ran.
+    pub drained_keys: usize,
+    /// The parent region's file size when the split began.
+    pub region_bytes: u64,
 }
 
 /// Split reports kept for [`Engine::split_reports`]; the histograms count every one.
@@ -216,9 +220,11 @@ impl Engine {
                 pause: out.pause,
                 paused_keys: out.paused_keys,
                 throttled_slices: out.catch_up.slices,
+                drained_keys: out.catch_up.drained,
+                region_bytes: out.stats.file_bytes_before,
             });
         }
-        tracing::info!(region = %parent.meta.name(), at = %String::from_utf8_lossy(&mid), pause_us = out.pause.as_micros() as u64, paused_keys = out.paused_keys, throttled_slices = out.catch_up.slices, throttled_us = out.catch_up.throttled.as_micros() as u64, "region split");
+        tracing::info!(region = %parent.meta.name(), at = %String::from_utf8_lossy(&mid), region_bytes = out.stats.file_bytes_before, pause_us = out.pause.as_micros() as u64, paused_keys = out.paused_keys, drained_keys = out.catch_up.drained, throttled_slices = out.catch_up.slices, throttled_us = out.catch_up.throttled.as_micros() as u64, "region split");
         Ok(out.pause)
     }
 

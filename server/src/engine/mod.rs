@@ -29,6 +29,7 @@ pub use maintenance::{MaintenanceTimes, SplitReport, RECENT_PAUSES};
 mod catch_up;
 pub mod read;
 mod read_plan;
+mod recorder;
 mod recovery;
 mod redo;
 pub mod region;
@@ -58,6 +59,7 @@ pub use error::{
     StorageError, TableError,
 };
 pub use read::{CellVerdict, Filter, Get, ReadOptions, RowVerdict, Scan, TimeRange};
+pub use recorder::RecordStats;
 pub use recovery::{FailedRegion, StorageFaults};
 pub use region_info::{RegionInfo, RegionMeta};
 pub use scan::Scanner;
@@ -72,6 +74,18 @@ use region::{Region, RegionHooks};
 
 /// The largest row key HBase accepts.
 pub const MAX_ROW_LEN: usize = 32767;
+
+/// Keys rewrites hold for replay and the writers held back at their bound
+/// ([`Engine::record_pressure`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RecordPressure {
+    pub held_keys: usize,
+    pub max_keys_per_region: usize,
+    pub waits: u64,
+    pub waited: Duration,
+    pub refused: u64,
+}
 
 /// Engine settings a deployment may change.
 #[derive(Debug, Clone)]
@@ -93,6 +107,11 @@ pub struct EngineConfig {
     /// Catch-up rounds a split or major compaction runs with writes going freely before it
     /// holds writers back in short slices ([`catch_up`]); 0 throttles at once (tests).
     pub catch_up_free_rounds: usize,
+    /// Keys written during a split or major compaction that its region may hold for replay
+    /// before writers to the region wait ([`recorder`]): the bound on a rewrite's memory.
+    pub max_recorded_keys: usize,
+    /// How long a writer waits at that bound before its write is refused (retryable).
+    pub write_busy_wait: Duration,
 }
 
 impl Default for EngineConfig {
@@ -105,6 +124,8 @@ impl Default for EngineConfig {
             cache_size: cache::default_budget(),
             async_flush: Duration::from_secs(1),
             catch_up_free_rounds: 4,
+            max_recorded_keys: 256 * 1024,
+            write_busy_wait: Duration::from_secs(10),
         }
     }
 }
@@ -155,6 +176,8 @@ pub(crate) struct Inner {
     pub closing: Arc<std::sync::atomic::AtomicBool>,
     /// Regions down after a storage I/O error, and the count of such errors.
     pub health: Arc<recovery::Health>,
+    /// Writers held back at the bound on a rewrite's recorded keys.
+    pub record_stats: Arc<recorder::RecordStats>,
 }
 
 /// A handle to an open engine; cheap to clone, shared by every connection.
@@ -198,6 +221,7 @@ impl Engine {
             times: maintenance::MaintenanceTimes::default(),
             splits: AtomicU64::new(0),
             compactions: AtomicU64::new(0),
+            record_stats: Arc::default(),
             commits: Arc::new(AtomicU64::new(0)),
             maintenance: Mutex::new(None),
             flusher: Mutex::new(None),
@@ -413,6 +437,31 @@ impl Engine {
             cache: self.inner.cache.clone(),
             catch_up_free_rounds: self.inner.config.catch_up_free_rounds,
             stop: self.inner.closing.clone(),
+            record: recorder::RecordLimits {
+                max_keys: self.inner.config.max_recorded_keys.max(1),
+                busy_wait: self.inner.config.write_busy_wait,
+            },
+            record_stats: self.inner.record_stats.clone(),
+        }
+    }
+
+    /// Writers held back by rewrites: keys rewrites hold now across regions, and the engine's
+    /// counts of writes that waited, their total wait, and writes refused after waiting.
+    pub fn record_pressure(&self) -> RecordPressure {
+        let state = self.inner.state.read().unwrap_or_else(|p| p.into_inner());
+        let held = state
+            .tables
+            .values()
+            .flat_map(|t| t.regions.values())
+            .map(|r| r.recording.held())
+            .sum();
+        let s = &self.inner.record_stats;
+        RecordPressure {
+            held_keys: held,
+            max_keys_per_region: self.inner.config.max_recorded_keys,
+            waits: s.waits.load(Ordering::Relaxed),
+            waited: Duration::from_nanos(s.wait_nanos.load(Ordering::Relaxed)),
+            refused: s.refused.load(Ordering::Relaxed),
         }
     }
 

@@ -16,10 +16,11 @@ use super::cache::{CacheBudget, CacheShare};
 use super::cell::RowResult;
 use super::commit::{Committer, OnLarge, QueueShared, Recording, Ticket};
 use super::commit_pool::CommitPool;
-use super::error::StorageError;
+use super::error::{MutateError, StorageError};
 use super::keys::{family_def, family_table_name, INFO_KEY, REGION_TABLE, SIZE_KEY};
 use super::read::{FamilyRead, RawEntry, ReadOptions, RowVerdict};
 use super::read_plan::{ReadCounter, ReadPlan};
+use super::recorder::{RecordLimits, RecordStats, Recorder};
 use super::recovery::{self, FileParts, Health, RegionFile, StorageFaults};
 use super::redo;
 use super::region_info::{RegionInfo, RegionMeta, RegionStats};
@@ -40,6 +41,9 @@ pub(crate) struct RegionHooks {
     pub catch_up_free_rounds: usize,
     /// Set when the engine closes: a rewrite in progress gives up rather than hold up the exit.
     pub stop: Arc<std::sync::atomic::AtomicBool>,
+    /// The bound on keys a rewrite records, and the engine's counts of writers held at it.
+    pub record: RecordLimits,
+    pub record_stats: Arc<RecordStats>,
 }
 
 /// A region file open with its part of the cache budget.
@@ -183,7 +187,7 @@ impl Region {
         stats.size.store(size, Ordering::Relaxed);
         let gate = Arc::new(Mutex::new(()));
         let retired = Arc::new(AtomicBool::new(false));
-        let recording = Arc::new(Mutex::new(None));
+        let recording = Arc::new(Recorder::new(hooks.record, hooks.record_stats.clone()));
         let snapshots = Arc::new(Snapshots::default());
         let file = RegionFile::new(FileParts {
             path: path.clone(),
@@ -233,9 +237,22 @@ impl Region {
         job: Job,
         durable: bool,
     ) -> Result<Output, write::Fail> {
+        self.admit()?;
         self.committer
             .enqueue(&self.pool, table, job, durable, true)?
             .wait()
+    }
+
+    /// Waits while a rewrite of this region holds as many recorded keys as it may.
+    fn admit(&self) -> Result<(), write::Fail> {
+        self.recording.admit().map_err(|busy| {
+            write::Fail::Error(MutateError::RegionTooBusy {
+                region: self.meta.name(),
+                held: busy.held,
+                max: busy.max,
+                waited_ms: busy.waited.as_millis() as u64,
+            })
+        })
     }
 
     /// Queues a job for the region's next commit without waiting for it, so that one caller
@@ -246,6 +263,7 @@ impl Region {
         job: Job,
         durable: bool,
     ) -> Result<Ticket, write::Fail> {
+        self.admit()?;
         self.committer
             .enqueue(&self.pool, table, job, durable, false)
     }

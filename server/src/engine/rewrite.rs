@@ -5,6 +5,7 @@
 //! and the catalog switch: a pause that does not grow with the region's size ([`catch_up`]
 //! holds writers back in short slices when they outpace the rounds).
 
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -12,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use redb::{ReadableTable, TableHandle, WriteTransaction};
 
-use super::catch_up::{catch_up, replay, route, take_recorded, CatchUp, Held, Target};
+use super::catch_up::{catch_up, replay, route, take_recorded, CatchUp, Held, RecordedKey, Target};
 use super::compaction::{keep_flags, CompactStats};
 use super::error::StorageError;
-use super::keys::{self, family_def, CellKey, INFO_KEY, REGION_TABLE, SIZE_KEY};
+use super::keys::{self, family_def, family_table_name, CellKey, INFO_KEY, REGION_TABLE, SIZE_KEY};
 use super::read::RawEntry;
 use super::region::Region;
 use super::region_info::RegionMeta;
@@ -58,14 +59,14 @@ pub(crate) fn rewrite(
         // new files are written durably and start without a log, and nothing the parent's log
         // held is left to it alone.
         parent.file.flush(&gate)?;
-        *parent.recording.lock().unwrap_or_else(|p| p.into_inner()) = Some(Vec::new());
+        parent.recording.start();
         parent.file.begin_read()
     };
     let result = match snap {
         Ok(snap) => copy_and_install(parent, snap, dir, targets, purge, hooks, install),
         Err(e) => Err(e),
     };
-    *parent.recording.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    parent.recording.stop();
     result
 }
 
@@ -84,7 +85,16 @@ fn copy_and_install(
     let mut targets = open_targets(dir, metas, &hooks)?;
 
     // Phase 1: copy a snapshot while writes go on.
-    let entries_before = match copy_snapshot(parent, &snap, &mut targets, purge, &hooks.stop) {
+    let mut backlog = BTreeSet::new();
+    let copied = copy_snapshot(
+        parent,
+        &snap,
+        &mut targets,
+        purge,
+        &hooks.stop,
+        &mut backlog,
+    );
+    let (entries_before, drained) = match copied {
         Ok(n) => n,
         Err(e) => {
             cleanup(dir, targets);
@@ -93,9 +103,10 @@ fn copy_and_install(
     };
 
     // Phase 2: catch up with the writes made meanwhile, writes still going on.
-    let (caught_up, held) = match catch_up(
+    let (mut caught_up, held) = match catch_up(
         parent,
         &mut targets,
+        backlog,
         hooks.catch_up_free_rounds,
         &hooks.stop,
     ) {
@@ -105,6 +116,8 @@ fn copy_and_install(
             return Err(e);
         }
     };
+
+    caught_up.drained = drained;
 
     // Phase 3: pause writes, replay the last keys, switch.
     let stats = CompactStats {
@@ -158,17 +171,25 @@ fn cleanup(dir: &Path, targets: Vec<Target>) {
 /// dirties in memory until it commits, so one transaction per copy would hold a region's size
 /// in memory; this bounds a rewrite's memory whatever the region's size.
 const COPY_COMMIT_BYTES: u64 = 32 << 20;
+/// A copy commits early, to drain the record of keys written meanwhile, when the record fills
+/// (looked at every [`DRAIN_CHECK_ROWS`] rows) once this much is copied since the last commit.
+const DRAIN_MIN_BYTES: u64 = 4 << 20;
+const DRAIN_CHECK_ROWS: u64 = 1024;
 
 /// Phase 1: copies the snapshot's families into the targets (each row to the target whose
 /// range holds it), purging when `purge` is given, and writes each target's identity and size.
-/// Returns how many entries the snapshot held. Gives up when `stop` is set (the engine closes).
+/// Between commits it replays the keys written meanwhile that the copy has passed or will never
+/// reach, leaving the others in `backlog`. Returns how many entries the snapshot held and how
+/// many keys it replayed. Gives up when `stop` is set (the engine closes).
 fn copy_snapshot(
     parent: &Region,
     snap: &redb::ReadTransaction,
     targets: &mut [Target],
     purge: Option<(&TableDescriptor, i64)>,
     stop: &AtomicBool,
-) -> Result<u64, StorageError> {
+    backlog: &mut BTreeSet<RecordedKey>,
+) -> Result<(u64, usize), StorageError> {
+    let mut progress = CopyProgress::new(snap);
     let mut entries_before = 0u64;
     if stop.load(Ordering::Acquire) {
         return Err(parent.storage_err("rewrite abandoned: the engine is closing"));
@@ -202,9 +223,13 @@ fn copy_snapshot(
             if stop.load(Ordering::Acquire) {
                 return Err(parent.storage_err("rewrite abandoned: the engine is closing"));
             }
+            progress.at = Some((name.clone(), next.clone()));
+            progress.drained += drain(parent, targets, &mut progress, backlog)?;
             txns = begin(parent, targets)?;
             resume = Some(next);
         }
+        progress.done.insert(name.clone());
+        progress.at = None;
     }
     for (txn, t) in txns.into_iter().zip(targets.iter()) {
         {
@@ -219,7 +244,82 @@ fn copy_snapshot(
         }
         txn.commit().map_err(|e| parent.storage_err(e))?;
     }
-    Ok(entries_before)
+    Ok((entries_before, progress.drained))
+}
+
+/// How far a copy has got, to tell which recorded keys it can no longer overwrite.
+struct CopyProgress<'s> {
+    snap: &'s redb::ReadTransaction,
+    /// Family tables copied whole.
+    done: HashSet<String>,
+    /// The family table being copied and the key it resumes from: keys before it are copied.
+    at: Option<(String, Vec<u8>)>,
+    /// Each family table's last key in the snapshot (None: empty or absent).
+    last: HashMap<String, Option<Vec<u8>>>,
+    /// Keys replayed so far.
+    drained: usize,
+}
+
+impl<'s> CopyProgress<'s> {
+    fn new(snap: &'s redb::ReadTransaction) -> Self {
+        CopyProgress {
+            snap,
+            done: HashSet::new(),
+            at: None,
+            last: HashMap::new(),
+            drained: 0,
+        }
+    }
+
+    /// Whether replaying `key` now is final: the copy has passed it, or the snapshot holds
+    /// nothing at or after it in its family (where a sequential load writes), so the copy will
+    /// not write the snapshot's older value over the replayed one.
+    fn replayable(&mut self, family: &[u8], key: &[u8]) -> bool {
+        let table = family_table_name(family);
+        let name: &str = &table;
+        if self.done.contains(name) {
+            return true;
+        }
+        if let Some((at, resume)) = &self.at {
+            if *at == name && key < resume.as_slice() {
+                return true;
+            }
+        }
+        if !self.last.contains_key(name) {
+            let last = (|| {
+                let table = self.snap.open_table(family_def(name)).ok()?;
+                let (k, _) = table.last().ok()??;
+                Some(k.value().to_vec())
+            })();
+            self.last.insert(name.to_string(), last);
+        }
+        self.last
+            .get(name)
+            .and_then(|l| l.as_deref())
+            .is_none_or(|last| key > last)
+    }
+}
+
+/// Takes the keys recorded since the last drain and replays those the copy can no longer
+/// overwrite (without a sync: the copy's next commit syncs them), keeping the rest in `backlog`.
+/// Under a sequential load this keeps the record small however long the copy takes. Returns
+/// how many keys it replayed.
+fn drain(
+    parent: &Region,
+    targets: &mut [Target],
+    progress: &mut CopyProgress<'_>,
+    backlog: &mut BTreeSet<RecordedKey>,
+) -> Result<usize, StorageError> {
+    backlog.extend(take_recorded(parent));
+    let (mut ready, waiting): (BTreeSet<RecordedKey>, BTreeSet<RecordedKey>) =
+        std::mem::take(backlog)
+            .into_iter()
+            .partition(|(f, k)| progress.replayable(f, k));
+    *backlog = waiting;
+    parent.recording.set_backlog(backlog.len());
+    let n = ready.len();
+    replay(parent, targets, &mut ready, None, false)?;
+    Ok(n)
 }
 
 /// A write transaction on each target.
@@ -246,6 +346,7 @@ fn copy_family(
 ) -> Result<(u64, Option<Vec<u8>>), StorageError> {
     let mut entries = 0u64;
     let mut copied = 0u64;
+    let mut rows = 0u64;
     let src = snap
         .open_table(family_def(name))
         .map_err(|e| parent.storage_err(e))?;
@@ -290,7 +391,11 @@ fn copy_family(
             .is_some_and(|f| keys::row_of(f.key()) != keys::row_of(k.value()))
         {
             copied += flush(&mut row_buf, &mut dsts, targets)?;
-            if copied >= COPY_COMMIT_BYTES {
+            rows += 1;
+            let drain_now = copied >= DRAIN_MIN_BYTES
+                && rows % DRAIN_CHECK_ROWS == 0
+                && parent.recording.filling();
+            if copied >= COPY_COMMIT_BYTES || drain_now {
                 return Ok((entries, Some(k.value().to_vec())));
             }
         }
