@@ -124,10 +124,9 @@ pub fn exposure_warnings(listeners: &Listeners, security: &Security) -> Vec<Stri
     )]
 }
 
-/// Reloads the certificates on SIGHUP and when their files change.
+/// Reloads the certificates on SIGHUP (`server::run` watches the files).
 pub fn watch_certificates(tls: Arc<Tls>) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
-        let poll = tokio::spawn(tls.clone().watch(security::tls::WATCH_EVERY));
         match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
             Ok(mut hup) => {
                 while hup.recv().await.is_some() {
@@ -140,7 +139,6 @@ pub fn watch_certificates(tls: Arc<Tls>) -> tokio::task::JoinHandle<()> {
                 tracing::warn!(error = %e, "cannot watch SIGHUP; certificates reload on file change only")
             }
         }
-        let _ = poll.await;
     })
 }
 

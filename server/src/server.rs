@@ -58,6 +58,11 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
         .unwrap_or_else(advertised::host_name);
     let access = Access::new(config.read_only);
     let security = Arc::new(config.security.clone());
+    // Certificates reload when their files change (the binary adds SIGHUP).
+    let watcher = security
+        .tls
+        .clone()
+        .map(|t| tokio::spawn(t.watch(crate::security::tls::WATCH_EVERY)));
     let mut tasks = Vec::new();
     // Built before the gateways so each can report into it; the scanner counts are filled in
     // as the gateways are made.
@@ -137,5 +142,8 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
     let _ = http_stop.send(());
     if let Some(t) = ops {
         let _ = t.await;
+    }
+    if let Some(w) = watcher {
+        w.abort();
     }
 }
