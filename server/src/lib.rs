@@ -14,6 +14,7 @@ pub mod healthcheck;
 pub mod http;
 pub mod metrics;
 pub mod scanners;
+pub mod security;
 pub mod server;
 pub mod slowlog;
 pub mod thrift;

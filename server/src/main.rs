@@ -3,6 +3,7 @@
 //! server's `/healthz` (the container's HEALTHCHECK).
 
 mod codegen_cmd;
+mod security_flags;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -53,17 +54,20 @@ enum LogFormat {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Serve HBase's Thrift interfaces from a data directory until SIGINT or SIGTERM.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Generate typed client SDKs with row-key helpers from table schema files.
     Codegen(codegen_cmd::CodegenArgs),
     /// Exit 0 if the server's HTTP listener answers /healthz with 200, 1 otherwise.
     Healthcheck(HealthcheckArgs),
+    /// Read a password (or, with --token, a bearer token) from stdin and print the hash the
+    /// auth file (--auth-file) stores for it.
+    HashPassword(security_flags::HashPasswordArgs),
 }
 
 #[derive(clap::Args, Debug)]
 struct HealthcheckArgs {
     /// The server's `--http-addr`; a wildcard address (0.0.0.0) is probed on loopback.
-    #[arg(long, env = "REDBASE_HTTP_ADDR", default_value = "0.0.0.0:8080")]
+    #[arg(long, env = "REDBASE_HTTP_ADDR", default_value = "127.0.0.1:8080")]
     http_addr: String,
     /// Give up after this many seconds.
     #[arg(long, default_value_t = 3)]
@@ -75,16 +79,21 @@ struct ServeArgs {
     /// Where region files and the catalog live.
     #[arg(long, env = "REDBASE_DATA_DIR", default_value = "./redbase-data")]
     data_dir: PathBuf,
-    /// Address of the Thrift1 (`Hbase`) gateway.
-    #[arg(long, env = "REDBASE_THRIFT1_ADDR", default_value = "0.0.0.0:9090")]
-    thrift1_addr: String,
-    /// Address of the Thrift2 (`THBaseService`) gateway. To serve Thrift2 on 9090 as HBase's
-    /// `hbase thrift2` does, give it 0.0.0.0:9090 and move Thrift1 elsewhere (or turn it off).
-    #[arg(long, env = "REDBASE_THRIFT2_ADDR", default_value = "0.0.0.0:9091")]
-    thrift2_addr: String,
-    /// Address of the HTTP operations listener: /healthz, /readyz, /metrics and the status page.
-    #[arg(long, env = "REDBASE_HTTP_ADDR", default_value = "0.0.0.0:8080")]
-    http_addr: String,
+    /// Address of the Thrift1 (`Hbase`) gateway [default: 127.0.0.1:9090 without
+    /// --auth-file, 0.0.0.0:9090 with it].
+    #[arg(long, env = "REDBASE_THRIFT1_ADDR")]
+    thrift1_addr: Option<String>,
+    /// Address of the Thrift2 (`THBaseService`) gateway [default: 127.0.0.1:9091 without
+    /// --auth-file, 0.0.0.0:9091 with it]. To serve Thrift2 on 9090 as HBase's `hbase thrift2`
+    /// does, give it port 9090 and move Thrift1 elsewhere (or turn it off).
+    #[arg(long, env = "REDBASE_THRIFT2_ADDR")]
+    thrift2_addr: Option<String>,
+    /// Address of the HTTP operations listener: /healthz, /readyz, /metrics and the status
+    /// page [default: 127.0.0.1:8080 without --auth-file, 0.0.0.0:8080 with it].
+    #[arg(long, env = "REDBASE_HTTP_ADDR")]
+    http_addr: Option<String>,
+    #[command(flatten)]
+    security: security_flags::SecurityArgs,
     /// Serve only the named gateways (comma-separated).
     #[arg(long, env = "REDBASE_GATEWAYS", value_enum, value_delimiter = ',', default_values_t = [Gateway::Thrift1, Gateway::Thrift2])]
     gateways: Vec<Gateway>,
@@ -144,9 +153,10 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     init_logging(cli.log_format);
     match cli.command {
-        Command::Serve(args) => serve(args),
+        Command::Serve(args) => serve(*args),
         Command::Codegen(args) => codegen_cmd::run(args),
         Command::Healthcheck(args) => healthcheck(args),
+        Command::HashPassword(args) => security_flags::hash_password(args),
     }
 }
 
@@ -186,6 +196,23 @@ fn healthcheck(args: HealthcheckArgs) -> std::process::ExitCode {
 }
 
 fn serve(args: ServeArgs) -> std::process::ExitCode {
+    let security = match args.security.load() {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot set up security");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let open = |port: u16| {
+        if security.auth.is_some() {
+            format!("0.0.0.0:{port}")
+        } else {
+            format!("127.0.0.1:{port}")
+        }
+    };
+    let thrift1_addr = args.thrift1_addr.clone().unwrap_or_else(|| open(9090));
+    let thrift2_addr = args.thrift2_addr.clone().unwrap_or_else(|| open(9091));
+    let http_addr = args.http_addr.clone().unwrap_or_else(|| open(8080));
     let config = EngineConfig {
         region_max_size: args.region_max_size,
         max_value_size: args.max_value_size,
@@ -226,8 +253,8 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
         };
         let mut listeners = Listeners::default();
         for (name, addr, slot) in [
-            ("thrift1", &args.thrift1_addr, &mut listeners.thrift1),
-            ("thrift2", &args.thrift2_addr, &mut listeners.thrift2),
+            ("thrift1", &thrift1_addr, &mut listeners.thrift1),
+            ("thrift2", &thrift2_addr, &mut listeners.thrift2),
         ] {
             if !want(name) {
                 continue;
@@ -240,14 +267,19 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
                 }
             }
         }
-        match tokio::net::TcpListener::bind(&args.http_addr).await {
+        match tokio::net::TcpListener::bind(&http_addr).await {
             Ok(l) => listeners.http = Some(l),
             Err(e) => {
-                tracing::error!(listener = "http", addr = %args.http_addr, error = %e, "cannot bind");
+                tracing::error!(listener = "http", addr = %http_addr, error = %e, "cannot bind");
                 return std::process::ExitCode::FAILURE;
             }
         }
         tracing::info!(data_dir = %args.data_dir.display(), tables = engine.list_tables().len(), "engine open");
+        let exposure_warnings = security_flags::exposure_warnings(&listeners, &security);
+        for w in &exposure_warnings {
+            tracing::warn!("SECURITY WARNING: {w}");
+        }
+        let reloads = security.tls.clone().map(security_flags::watch_certificates);
         let cfg = Config {
             limits: Limits {
                 max_message: args.max_message_size,
@@ -266,6 +298,8 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
                 capacity: args.slow_log_capacity,
                 ..SlowLogConfig::default()
             },
+            security,
+            exposure_warnings,
         };
         server::run(
             engine.clone(),
@@ -274,6 +308,9 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
             shutdown,
         )
         .await;
+        if let Some(r) = reloads {
+            r.abort();
+        }
         std::process::ExitCode::SUCCESS
     });
     tracing::info!("shutting down: committing and closing regions");

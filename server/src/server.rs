@@ -16,6 +16,7 @@ use crate::gateway::{advertised, Access, Advertised};
 use crate::http;
 use crate::metrics::{Metrics, ScannerCount};
 use crate::scanners::ScannerLimits;
+use crate::security::Security;
 use crate::slowlog::SlowLogConfig;
 use crate::thrift::{self, Limits};
 use crate::thrift1;
@@ -31,6 +32,12 @@ pub struct Config {
     /// Refuse every data mutation, as HBase's `hbase.thrift.readonly`.
     pub read_only: bool,
     pub slow_log: SlowLogConfig,
+    /// TLS, authentication and the HTTP origin rules, for every listener. `security.auth`
+    /// (`Auth::users`, `Users::superusers`) is what authorization reads.
+    pub security: Security,
+    /// Why the server is exposed (a non-loopback address with no authentication), shown on
+    /// the status page; the binary fills it.
+    pub exposure_warnings: Vec<String>,
 }
 
 /// Listeners to serve; each is optional so tests can run one gateway.
@@ -50,6 +57,12 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
         .clone()
         .unwrap_or_else(advertised::host_name);
     let access = Access::new(config.read_only);
+    let security = Arc::new(config.security.clone());
+    // Certificates reload when their files change (the binary adds SIGHUP).
+    let watcher = security
+        .tls
+        .clone()
+        .map(|t| tokio::spawn(t.watch(crate::security::tls::WATCH_EVERY)));
     let mut tasks = Vec::new();
     // Built before the gateways so each can report into it; the scanner counts are filled in
     // as the gateways are made.
@@ -91,12 +104,13 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
             Ok(addr) => tracing::info!(gateway = name, %addr, "gateway listening"),
             Err(e) => tracing::info!(gateway = name, error = %e, "gateway listening"),
         }
-        tasks.push(tokio::spawn(thrift::run(
+        tasks.push(tokio::spawn(thrift::run_secured(
             l,
             service,
             name,
             config.limits.clone(),
             metrics.gateway(name),
+            security.clone(),
             async move {
                 let _ = rx.changed().await;
             },
@@ -105,11 +119,15 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
     let ready = Arc::new(AtomicBool::new(true));
     let (http_stop, http_stop_rx) = tokio::sync::oneshot::channel::<()>();
     let ops = listeners.http.map(|l| {
-        tokio::spawn(http::run(
+        tokio::spawn(http::run_with(
             l,
             engine.clone(),
             metrics.clone(),
             ready.clone(),
+            http::Options {
+                security: security.clone(),
+                exposure_warnings: config.exposure_warnings.clone(),
+            },
             async move {
                 let _ = http_stop_rx.await;
             },
@@ -124,5 +142,8 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
     let _ = http_stop.send(());
     if let Some(t) = ops {
         let _ = t.await;
+    }
+    if let Some(w) = watcher {
+        w.abort();
     }
 }

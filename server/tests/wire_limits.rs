@@ -223,19 +223,19 @@ fn http_heads_are_parsed_and_the_ones_refused_get_a_400_saying_why() {
     // Header names in any case, values with spaces around them.
     let ok = http_exchange(
         server.thrift1,
-        &format!("POST /hbase HTTP/1.1\r\nhost: x\r\ncontent-LENGTH:  {len} \r\n\r\n"),
+        &format!("POST /hbase HTTP/1.1\r\nhost: x\r\ncontent-type: application/x-thrift\r\ncontent-LENGTH:  {len} \r\n\r\n"),
     );
     assert!(ok.starts_with("HTTP/1.1 200 OK"), "{ok}");
     assert!(ok.contains("Connection: keep-alive"), "{ok}");
     // HTTP/1.0 closes after the answer unless the client asks to keep the connection.
     let ok = http_exchange(
         server.thrift1,
-        &format!("POST / HTTP/1.0\r\nContent-Length: {len}\r\n\r\n"),
+        &format!("POST / HTTP/1.0\r\nContent-Type: application/x-thrift\r\nContent-Length: {len}\r\n\r\n"),
     );
     assert!(ok.contains("Connection: close"), "{ok}");
     let ok = http_exchange(
         server.thrift1,
-        &format!("POST / HTTP/1.0\r\nConnection: keep-alive\r\nContent-Length: {len}\r\n\r\n"),
+        &format!("POST / HTTP/1.0\r\nConnection: keep-alive\r\nContent-Type: application/x-thrift\r\nContent-Length: {len}\r\n\r\n"),
     );
     assert!(ok.contains("Connection: keep-alive"), "{ok}");
     let many: String = (0..100).map(|i| format!("X-{i}: y\r\n")).collect();

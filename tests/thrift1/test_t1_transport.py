@@ -217,7 +217,7 @@ def test_http_raw_post_of_a_binary_message(server):
             assert data[:4] == b"\x80\x01\x00\x02"
             assert decode_reply("getThriftServerType", data) == hbase1.TThriftServerType.ONE
         body = encode_call("getClusterId")
-        conn.request("POST", "/", body=body)
+        conn.request("POST", "/", body=body, headers={"Content-Type": "application/vnd.apache.thrift.binary"})
         resp = conn.getresponse()
         assert resp.status == 200
         assert decode_reply("getClusterId", resp.read())

@@ -10,6 +10,7 @@
 //! | `/`, `/status.css`, `/status.js` | the status page (embedded in the binary) |
 //! | `/api/status` | tables, families, regions and their rates as JSON |
 
+pub mod guard;
 pub mod rates;
 pub mod serve;
 pub mod status;
@@ -28,6 +29,7 @@ use tokio::net::TcpListener;
 
 use crate::engine::Engine;
 use crate::metrics::Metrics;
+use crate::security::Security;
 use rates::Rates;
 
 /// How often region counters are sampled, and over how long rates are measured.
@@ -41,6 +43,15 @@ struct Shared {
     ready: Arc<AtomicBool>,
     rates: Mutex<Rates>,
     started: Instant,
+    options: Options,
+}
+
+/// The listener's security settings and what the status page warns about.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub security: Arc<Security>,
+    /// Shown on the status page and in `/api/status` (e.g. exposed without authentication).
+    pub exposure_warnings: Vec<String>,
 }
 
 /// Serves the operations endpoints on `listener` until `shutdown` completes. `ready` says
@@ -52,12 +63,34 @@ pub async fn run(
     ready: Arc<AtomicBool>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
+    run_with(
+        listener,
+        engine,
+        metrics,
+        ready,
+        Options::default(),
+        shutdown,
+    )
+    .await
+}
+
+/// As [`run`], with TLS, authentication and the origin rule of `options.security`.
+pub async fn run_with(
+    listener: TcpListener,
+    engine: Engine,
+    metrics: Arc<Metrics>,
+    ready: Arc<AtomicBool>,
+    options: Options,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
+    let security = options.security.clone();
     let shared = Arc::new(Shared {
         engine,
         metrics,
         ready,
         rates: Mutex::new(Rates::new(RATE_WINDOW)),
         started: Instant::now(),
+        options,
     });
     let sampler = tokio::spawn(sample(shared.clone()));
     let app = Router::new()
@@ -68,9 +101,13 @@ pub async fn run(
         .route("/", get(page))
         .route("/status.css", get(css))
         .route("/status.js", get(js))
-        .with_state(shared);
-    tracing::info!(addr = ?listener.local_addr().ok(), "HTTP operations listener");
-    serve::serve(listener, app, shutdown).await;
+        .with_state(shared)
+        .layer(axum::middleware::from_fn_with_state(
+            guard::Guard::new(security.clone()),
+            guard::check,
+        ));
+    tracing::info!(addr = ?listener.local_addr().ok(), tls = security.tls.is_some(), "HTTP operations listener");
+    serve::serve_with(listener, app, security, shutdown).await;
     sampler.abort();
 }
 
@@ -157,6 +194,12 @@ async fn api_status(State(s): State<Arc<Shared>>) -> Response {
             compactions: e.compaction_count(),
             splits: e.split_count(),
             rate_window_secs: RATE_WINDOW.as_secs(),
+            security: status::SecurityStatus {
+                tls: shared.options.security.tls.is_some(),
+                require_tls: shared.options.security.require_tls,
+                authentication: shared.options.security.auth.is_some(),
+                warnings: shared.options.exposure_warnings.clone(),
+            },
             tables: status::tables(e, &rates),
         }
     })

@@ -8,6 +8,11 @@
 //! - accept errors (out of descriptors) are logged once a minute, not per connection.
 //!
 //! The endpoints take no request bodies: a body is never read into memory.
+//!
+//! TLS is decided per connection (a ClientHello's first byte), as on the Thrift ports; with
+//! `--require-tls` a plaintext request is answered 400, except from loopback, so the
+//! container's `redbase healthcheck` keeps working. Each request carries its connection's
+//! [`Peer`] for the guard.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -15,10 +20,17 @@ use std::time::{Duration, Instant};
 
 use axum::Router;
 use hyper::server::conn::http1;
+use hyper::service::Service as _;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
+
+use super::guard::Peer;
+use crate::security::tls::HANDSHAKE_TIMEOUT;
+use crate::security::Security;
+use crate::thrift::handshake::{self, Io};
 
 /// Connections served at once.
 pub const MAX_CONNECTIONS: usize = 256;
@@ -31,6 +43,16 @@ pub const MAX_LIFETIME: Duration = Duration::from_secs(300);
 
 /// Serves `app` on `listener` until `shutdown` completes, then lets requests in flight finish.
 pub async fn serve(listener: TcpListener, app: Router, shutdown: impl Future<Output = ()>) {
+    serve_with(listener, app, Arc::new(Security::default()), shutdown).await
+}
+
+/// As [`serve`], with TLS and `--require-tls` from `security`.
+pub async fn serve_with(
+    listener: TcpListener,
+    app: Router,
+    security: Arc<Security>,
+    shutdown: impl Future<Output = ()>,
+) {
     let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut last_warning: Option<Instant> = None;
@@ -61,12 +83,45 @@ pub async fn serve(listener: TcpListener, app: Router, shutdown: impl Future<Out
             };
             let app = app.clone();
             let mut stop = stop_rx.clone();
+            let security = security.clone();
             tokio::spawn(async move {
+                let opened =
+                    tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake::open(stream, &security))
+                        .await;
+                let (mut io, session): (Box<dyn Io>, _) = match opened {
+                    Ok(Ok(o)) => o,
+                    Ok(Err(e)) => {
+                        tracing::debug!(%peer, error = %e, "HTTP connection closed before a request");
+                        return;
+                    }
+                    Err(_) => return,
+                };
+                if security.require_tls && !session.tls && !peer.ip().is_loopback() {
+                    let why = "this server requires TLS (--require-tls): use https\n";
+                    let reply = format!(
+                        "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{why}",
+                        why.len()
+                    );
+                    let _ = io.write_all(reply.as_bytes()).await;
+                    let _ = io.shutdown().await;
+                    return;
+                }
+                let info = Peer {
+                    addr: peer,
+                    session,
+                };
+                let svc = TowerToHyperService::new(app);
+                let svc = hyper::service::service_fn(
+                    move |mut req: hyper::Request<hyper::body::Incoming>| {
+                        req.extensions_mut().insert(info.clone());
+                        svc.call(req)
+                    },
+                );
                 let conn = http1::Builder::new()
                     .timer(TokioTimer::new())
                     .header_read_timeout(HEADER_TIMEOUT)
                     .max_buf_size(MAX_HEADER)
-                    .serve_connection(TokioIo::new(stream), TowerToHyperService::new(app));
+                    .serve_connection(TokioIo::new(io), svc);
                 let mut conn = std::pin::pin!(conn);
                 let lifetime = tokio::time::sleep(MAX_LIFETIME);
                 let mut lifetime = std::pin::pin!(lifetime);

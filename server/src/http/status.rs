@@ -17,7 +17,18 @@ pub struct Status {
     pub splits: u64,
     /// Over how many seconds the region rates are measured.
     pub rate_window_secs: u64,
+    pub security: SecurityStatus,
     pub tables: Vec<TableStatus>,
+}
+
+/// How the server is protected, and what an operator should know about it.
+#[derive(Debug, Serialize)]
+pub struct SecurityStatus {
+    pub tls: bool,
+    pub require_tls: bool,
+    pub authentication: bool,
+    /// E.g. listening on a non-loopback address with no authentication.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]

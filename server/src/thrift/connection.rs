@@ -7,20 +7,33 @@ use std::time::Duration;
 
 use bytes::{Buf, BytesMut};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 use super::budget::Share;
 use super::frame::{self, Protocol, Scan, Transport};
+use super::handshake::{Io, Session};
 use super::slots::Slot;
 use super::{Observer, Service};
-use crate::gateway::caller::{self, Caller};
+use crate::gateway::caller;
+use crate::security::Security;
 
 /// A message found in the buffer, with how it arrived.
-struct Request {
-    body: Vec<u8>,
-    protocol: Protocol,
+pub(super) struct Request {
+    pub(super) body: Vec<u8>,
+    pub(super) protocol: Protocol,
     /// For HTTP: whether the client asked to keep the connection open.
-    keep_alive: bool,
+    pub(super) keep_alive: bool,
+    /// A SASL negotiation message: its status byte (the body is its payload).
+    pub(super) sasl: Option<u8>,
+    /// For HTTP: the headers the security checks read.
+    pub(super) http: Option<HttpHead>,
+}
+
+/// The headers of a Thrift-over-HTTP request that decide whether it is served.
+#[derive(Debug, Default)]
+pub(super) struct HttpHead {
+    pub(super) authorization: Option<Vec<u8>>,
+    pub(super) origin: Option<String>,
+    pub(super) content_type: Option<String>,
 }
 
 /// Why a connection ended.
@@ -38,14 +51,24 @@ pub enum End {
     Malformed(String),
     /// The server's in-flight byte budget could not hold this connection's message.
     Budget(String),
+    /// A security rule refused the connection; the client was told why.
+    Refused(String),
     Io(io::Error),
 }
 
 pub struct Connection {
-    stream: TcpStream,
-    peer: std::net::SocketAddr,
+    pub(super) stream: Box<dyn Io>,
+    pub(super) peer: std::net::SocketAddr,
     buffer: BytesMut,
-    transport: Option<Transport>,
+    pub(super) transport: Option<Transport>,
+    /// What the connection proved (TLS, a certificate's or SASL's identity).
+    pub(super) session: Session,
+    pub(super) security: Arc<Security>,
+    /// The last HTTP credentials accepted on this connection and their user, so a keep-alive
+    /// client is not put through argon2 on every call.
+    pub(super) http_identity: Option<(Vec<u8>, String)>,
+    /// SASL: the mechanism was accepted, the response is expected next.
+    pub(super) sasl_started: bool,
     max_message: usize,
     /// This connection's part of the server's in-flight byte budget.
     share: Share,
@@ -63,17 +86,28 @@ const IDLE_BUFFER: usize = 8 * 1024;
 const BUDGET_WAIT: Duration = Duration::from_secs(5);
 /// Bytes of an oversized frame read to name the call in the error reply.
 const HEADER_PEEK: usize = 512;
+/// The largest SASL negotiation message (a mechanism name, or a user name and password).
+const MAX_SASL_MESSAGE: usize = 64 * 1024;
 
 impl Connection {
-    pub fn new(stream: TcpStream, max_message: usize, share: Share, slot: Arc<Slot>) -> Connection {
-        let peer = stream
-            .peer_addr()
-            .unwrap_or_else(|_| std::net::SocketAddr::from(([0, 0, 0, 0], 0)));
+    pub fn new(
+        stream: Box<dyn Io>,
+        peer: std::net::SocketAddr,
+        session: Session,
+        security: Arc<Security>,
+        max_message: usize,
+        share: Share,
+        slot: Arc<Slot>,
+    ) -> Connection {
         Connection {
             stream,
             peer,
             buffer: BytesMut::new(),
             transport: None,
+            session,
+            security,
+            http_identity: None,
+            sasl_started: false,
             max_message,
             share,
             want: 0,
@@ -103,11 +137,20 @@ impl Connection {
                 _ = shutdown.recv() => return End::Shutdown,
                 _ = slot.evict.notified() => return End::Evicted,
             };
+            if let Some(status) = req.sasl {
+                match self.negotiate(status, &req.body).await {
+                    Ok(()) => continue,
+                    Err(end) => return end,
+                }
+            }
+            let caller = match self.admit(&req).await {
+                Ok(c) => c,
+                Err(refusal) => return self.refuse(&req, refusal).await,
+            };
             slot.call_started();
             let svc = service.clone();
             let protocol = req.protocol;
             let body = req.body;
-            let caller = Caller::anonymous(self.peer);
             let started = std::time::Instant::now();
             let work = move || {
                 let reply = caller::scope(caller.clone(), || {
@@ -229,9 +272,12 @@ impl Connection {
                         body,
                         protocol,
                         keep_alive: true,
+                        sasl: None,
+                        http: None,
                     }))
                 }
             },
+            Transport::Sasl => self.parse_sasl(),
             Transport::Buffered => {
                 let protocol = match frame::detect_protocol(&self.buffer) {
                     Scan::Done(p, _) => p,
@@ -247,6 +293,8 @@ impl Connection {
                             body,
                             protocol,
                             keep_alive: true,
+                            sasl: None,
+                            http: None,
                         }))
                     }
                 }
@@ -284,10 +332,17 @@ impl Connection {
         }
         let mut content_length = None;
         let mut keep_alive = head.version == Some(1);
+        let mut http = HttpHead::default();
         for h in head.headers.iter() {
             let v = String::from_utf8_lossy(h.value);
             let v = v.trim();
-            if h.name.eq_ignore_ascii_case("content-length") {
+            if h.name.eq_ignore_ascii_case("authorization") {
+                http.authorization = Some(h.value.to_vec());
+            } else if h.name.eq_ignore_ascii_case("origin") {
+                http.origin = Some(v.to_string());
+            } else if h.name.eq_ignore_ascii_case("content-type") {
+                http.content_type = Some(v.to_string());
+            } else if h.name.eq_ignore_ascii_case("content-length") {
                 content_length = v.parse::<usize>().ok();
             } else if h.name.eq_ignore_ascii_case("connection") {
                 keep_alive = !v.eq_ignore_ascii_case("close");
@@ -318,10 +373,43 @@ impl Connection {
             body,
             protocol,
             keep_alive,
+            sasl: None,
+            http: Some(http),
         }))
     }
 
-    async fn write_reply(&mut self, reply: &[u8], keep_alive: bool) -> io::Result<()> {
+    /// One SASL negotiation message: status byte, 4-byte big-endian length, payload.
+    fn parse_sasl(&mut self) -> Result<Option<Request>, End> {
+        if self.buffer.len() < 5 {
+            return Ok(None);
+        }
+        let status = self.buffer[0];
+        let len = u32::from_be_bytes([
+            self.buffer[1],
+            self.buffer[2],
+            self.buffer[3],
+            self.buffer[4],
+        ]) as usize;
+        if len > MAX_SASL_MESSAGE {
+            return Err(End::Malformed(format!(
+                "a SASL negotiation message of {len} bytes exceeds the maximum of {MAX_SASL_MESSAGE}"
+            )));
+        }
+        if self.buffer.len() < 5 + len {
+            return Ok(None);
+        }
+        let body = self.buffer[5..5 + len].to_vec();
+        self.buffer.advance(5 + len);
+        Ok(Some(Request {
+            body,
+            protocol: Protocol::Binary { strict: true },
+            keep_alive: true,
+            sasl: Some(status),
+            http: None,
+        }))
+    }
+
+    pub(super) async fn write_reply(&mut self, reply: &[u8], keep_alive: bool) -> io::Result<()> {
         match self.transport {
             Some(Transport::Framed) => {
                 let mut out = Vec::with_capacity(4 + reply.len());

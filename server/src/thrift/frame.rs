@@ -12,7 +12,15 @@ pub enum Transport {
     Buffered,
     Framed,
     Http,
+    /// Thrift's SASL negotiation (status byte, 4-byte length, payload), then framed messages.
+    Sasl,
 }
+
+/// The longest SASL mechanism name (RFC 4422: 20 characters); a START frame announcing a
+/// longer one is not SASL.
+pub const MAX_SASL_MECHANISM: u8 = 20;
+/// The SASL negotiation status that opens it (START); its payload is the mechanism name.
+pub const SASL_START: u8 = 0x01;
 
 /// How a message is encoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +70,12 @@ pub fn detect_transport(buf: &[u8]) -> Scan<Transport> {
     }
     if buf.len() < 5 {
         return Scan::Incomplete;
+    }
+    // SASL START: status 1, then a short mechanism name's length. No other start has a zero
+    // length prefix below 2^24 followed by a byte under 21 in place of a message header.
+    if buf[0] == SASL_START && buf[1..4] == [0, 0, 0] && (1..=MAX_SASL_MECHANISM).contains(&buf[4])
+    {
+        return Scan::Done(Transport::Sasl, 0);
     }
     match buf[4] {
         // A frame whose message starts with a strict binary or a compact header.
@@ -482,6 +496,11 @@ mod tests {
             detect_transport(b"\x16\x03\x01\x02\x41"),
             Scan::Invalid(_)
         ));
+        assert_eq!(
+            detect_transport(b"\x01\x00\x00\x00\x05PLAIN"),
+            Scan::Done(Transport::Sasl, 0)
+        );
+        assert_eq!(detect_transport(b"\x01\x00\x00"), Scan::Incomplete);
     }
 
     #[test]

@@ -4,6 +4,8 @@
 pub mod budget;
 pub mod connection;
 pub mod frame;
+mod gate;
+pub mod handshake;
 pub mod outcome;
 pub mod slots;
 
@@ -18,6 +20,7 @@ use thrift::protocol::{
 use thrift::server::TProcessor;
 
 use crate::gateway::Caller;
+use crate::security::Security;
 use thrift::{ApplicationError, ApplicationErrorKind};
 use tokio::net::TcpListener;
 use tokio::sync::{broadcast, mpsc, Semaphore};
@@ -209,6 +212,28 @@ pub async fn run(
     observer: Arc<dyn Observer>,
     shutdown: impl Future,
 ) {
+    run_secured(
+        listener,
+        service,
+        name,
+        limits,
+        observer,
+        Arc::new(Security::default()),
+        shutdown,
+    )
+    .await
+}
+
+/// As [`run`], with TLS, authentication and the HTTP rules of `security`.
+pub async fn run_secured(
+    listener: TcpListener,
+    service: Arc<dyn Service>,
+    name: &'static str,
+    limits: Limits,
+    observer: Arc<dyn Observer>,
+    security: Arc<Security>,
+    shutdown: impl Future,
+) {
     let (notify_shutdown, _) = broadcast::channel::<()>(1);
     let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
     let slots = Arc::new(Slots::default());
@@ -245,8 +270,9 @@ pub async fn run(
                         });
                         if let Ok(permit) = refusing.clone().try_acquire_owned() {
                             let limits = limits.clone();
+                            let security = security.clone();
                             tokio::spawn(async move {
-                                refuse(stream, &limits).await;
+                                refuse(stream, peer, &limits, security).await;
                                 drop(permit);
                             });
                         }
@@ -262,12 +288,37 @@ pub async fn run(
             let done = done_tx.clone();
             let limits = limits.clone();
             let observer = observer.clone();
+            let security = security.clone();
             tokio::spawn(async move {
                 // Per-connection lines are debug: at scale they would drown everything else.
                 tracing::debug!(service = name, %peer, "connection opened");
                 observer.connection_opened();
+                let opened = tokio::select! {
+                    r = tokio::time::timeout(limits.idle_timeout, handshake::open(stream, &security)) => r.ok(),
+                    _ = shutdown_rx.recv() => None,
+                    _ = slot.evict.notified() => None,
+                };
+                let (io, session) = match opened {
+                    Some(Ok(o)) => o,
+                    Some(Err(e)) => {
+                        tracing::debug!(service = name, %peer, error = %e, "connection closed before its first message");
+                        slots.remove(&slot);
+                        observer.connection_closed();
+                        drop(done);
+                        return;
+                    }
+                    None => {
+                        slots.remove(&slot);
+                        observer.connection_closed();
+                        drop(done);
+                        return;
+                    }
+                };
                 let mut conn = Connection::new(
-                    stream,
+                    io,
+                    peer,
+                    session,
+                    security,
                     limits.max_message,
                     limits.budget.share(),
                     slot.clone(),
@@ -284,6 +335,9 @@ pub async fn run(
                     }
                     End::Io(e) => {
                         tracing::debug!(service = name, %peer, error = %e, "connection error")
+                    }
+                    End::Refused(why) => {
+                        tracing::debug!(service = name, %peer, reason = %why, "connection refused by a security rule")
                     }
                     End::Idle => tracing::debug!(
                         service = name,
@@ -311,20 +365,34 @@ pub async fn run(
 }
 
 /// Answers one request of a connection the server has no room for, then closes it.
-async fn refuse(stream: tokio::net::TcpStream, limits: &Limits) {
+async fn refuse(
+    stream: tokio::net::TcpStream,
+    peer: std::net::SocketAddr,
+    limits: &Limits,
+    security: Arc<Security>,
+) {
     let why = format!(
         "the server is at its connection limit ({}) with every connection in a call; \
          try again later",
         limits.max_connections
     );
-    // A budget and a slot of its own: it holds at most one small message.
-    let mut conn = Connection::new(
-        stream,
-        64 * 1024,
-        Budget::new(64 * 1024).share(),
-        Arc::new(Slots::default()).add(std::net::SocketAddr::from(([0, 0, 0, 0], 0))),
-    );
-    let _ = tokio::time::timeout(Duration::from_secs(2), conn.reject_call(&why)).await;
+    let answer = async {
+        let Ok((io, session)) = handshake::open(stream, &security).await else {
+            return;
+        };
+        // A budget and a slot of its own: it holds at most one small message.
+        let mut conn = Connection::new(
+            io,
+            peer,
+            session,
+            security.clone(),
+            64 * 1024,
+            Budget::new(64 * 1024).share(),
+            Arc::new(Slots::default()).add(std::net::SocketAddr::from(([0, 0, 0, 0], 0))),
+        );
+        conn.reject_call(&why).await;
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(2), answer).await;
 }
 
 /// Logs a repeated event once a minute at most.

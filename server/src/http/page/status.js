@@ -76,6 +76,14 @@ function render(status) {
   document.getElementById("version").textContent = status.version;
   document.getElementById("uptime").textContent = duration(status.uptime_secs);
   document.getElementById("ready").textContent = status.ready ? "ready" : "not ready";
+  // How the server is protected, and a warning when it is exposed without authentication.
+  const sec = status.security;
+  document.getElementById("security").textContent =
+    (sec.tls ? (sec.require_tls ? "TLS only" : "TLS") : "plaintext") + ", " +
+    (sec.authentication ? "authentication on" : "no authentication");
+  const warnings = document.getElementById("security-warnings");
+  warnings.textContent = sec.warnings.map((w) => "Security warning: " + w).join("\n");
+  warnings.hidden = sec.warnings.length === 0;
   document.getElementById("table-count").textContent = status.tables.length;
   document.getElementById("region-count").textContent = regions.length;
   document.getElementById("commits").textContent = status.commits.toLocaleString();
