@@ -142,8 +142,8 @@ fn writers_wait_at_the_record_bound_and_lose_nothing() {
             std::thread::spawn(move || {
                 let mut n = 0u32;
                 while splitting.load(Ordering::Acquire) {
-                    // Rows spread over the whole region, most of them ahead of the copy.
-                    let i = (n * 7919 + w * 3001) % 12_000;
+                    // The region's last thousand rows: ahead of the copy until its very end.
+                    let i = 11_000 + (n * 7919 + w * 3001) % 1_000;
                     let row = format!("r{i:05}");
                     let value = format!("w{w}-{n}");
                     let m = row_put(&row, format!("w{w}").as_bytes(), value.clone());

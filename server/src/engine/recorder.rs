@@ -102,17 +102,17 @@ impl Recorder {
         }
     }
 
-    /// The keys recorded so far, leaving an empty record for the writes still to come.
+    /// The keys recorded so far, leaving an empty record for the writes still to come. They
+    /// count as backlog until the rewrite says how many it still holds ([`Self::set_backlog`]),
+    /// so no writer is let in on room that is not there yet.
     pub fn take(&self) -> Vec<RecordedKey> {
         let mut s = self.lock();
         let taken = s.keys.as_mut().map(std::mem::take).unwrap_or_default();
-        if s.held() < self.limits.max_keys {
-            self.room.notify_all();
-        }
+        s.backlog += taken.len();
         taken
     }
 
-    /// How many keys the rewrite holds that it cannot replay yet.
+    /// How many keys the rewrite holds that it has not replayed yet.
     pub fn set_backlog(&self, n: usize) {
         let mut s = self.lock();
         s.backlog = n;
@@ -194,6 +194,10 @@ mod tests {
         std::thread::sleep(Duration::from_millis(50));
         assert!(!waiter.is_finished(), "a writer at the bound waits");
         assert_eq!(r.take().len(), 4);
+        assert_eq!(r.held(), 4, "taken keys are held until replayed");
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(!waiter.is_finished());
+        r.set_backlog(1);
         assert!(waiter.join().unwrap().is_ok());
         assert_eq!(r.stats.waits.load(Ordering::Relaxed), 1);
     }
