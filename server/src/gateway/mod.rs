@@ -10,9 +10,10 @@ pub mod access;
 pub mod advertised;
 pub mod caller;
 pub mod errors;
+pub mod grants;
 pub mod requests;
 
-pub use access::{Access, Action, Denied};
+pub use access::{Access, Denied, Need, Rule};
 pub use advertised::Advertised;
 pub use caller::Caller;
 pub use errors::{application, Classified, ErrorKind};
