@@ -256,10 +256,7 @@ impl Acl {
     /// namespace, global).
     pub fn permits(&self, user: &str, scope: &AclScope, p: Permission) -> bool {
         let g = self.grants.read().unwrap_or_else(|p| p.into_inner());
-        let has = |s: AclScope| {
-            g.get(&(s, user.to_string()))
-                .is_some_and(|a| a.contains(p))
-        };
+        let has = |s: AclScope| g.get(&(s, user.to_string())).is_some_and(|a| a.contains(p));
         match scope {
             AclScope::Global => has(AclScope::Global),
             AclScope::Namespace(ns) => {

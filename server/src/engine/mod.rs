@@ -22,9 +22,9 @@ mod commit_pool;
 pub mod compaction;
 mod data;
 mod ddl;
-mod grants;
 pub mod error;
 pub mod family_values;
+mod grants;
 pub mod keys;
 mod maintenance;
 pub use maintenance::{MaintenanceTimes, SplitReport, RECENT_PAUSES};
@@ -49,11 +49,11 @@ use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
+pub use acl::{Acl, AclError, AclScope, Actions, Grant, Permission};
 pub use cell::{
     write_timestamp, Cell, CellType, CellView, CompareOp, Condition, Durability, Op, RowBuilder,
     RowMutation, RowResult, LATEST_TIMESTAMP,
 };
-pub use acl::{Acl, AclError, AclScope, Actions, Grant, Permission};
 pub use compaction::CompactStats;
 pub use ddl::MAX_SPLIT_KEYS;
 pub use error::{

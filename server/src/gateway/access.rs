@@ -350,6 +350,25 @@ impl Secured {
     }
 }
 
+/// The wire names of a service's methods, read from its generated processor (each method is
+/// one `"name" => {` arm there): what the method tables of both gateways are checked against.
+pub fn service_methods(generated: &str) -> Vec<String> {
+    generated
+        .lines()
+        .filter_map(|l| {
+            let name = l.strip_prefix("      \"")?.strip_suffix("\" => {")?;
+            name.chars()
+                .all(|c| c.is_ascii_alphanumeric())
+                .then(|| name.to_string())
+        })
+        .collect()
+}
+
+/// The rule of `method` in a method table; `None` for a name not in it.
+pub fn rule_of(table: &[(&str, Rule)], method: &str) -> Option<Rule> {
+    table.iter().find(|(n, _)| *n == method).map(|(_, r)| *r)
+}
+
 #[cfg(test)]
 #[path = "access_tests.rs"]
 mod tests;

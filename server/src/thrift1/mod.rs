@@ -5,6 +5,7 @@
 
 pub mod convert;
 mod data;
+pub mod methods;
 mod scan;
 
 use std::collections::BTreeMap;
@@ -21,6 +22,7 @@ use crate::scanners::{ScannerLimits, Scanners};
 use crate::thrift::frame::Protocol;
 use crate::thrift::{process_message, Service};
 use convert::*;
+pub use methods::METHODS;
 
 /// How a Thrift1 scanner presents rows.
 #[derive(Clone)]

@@ -6,6 +6,7 @@
 mod admin;
 pub mod convert;
 mod data;
+pub mod methods;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -23,6 +24,7 @@ use crate::slowlog::{Record, SlowLog, SlowLogConfig};
 use crate::thrift::frame::Protocol;
 use crate::thrift::{process_message, Service};
 use convert::*;
+pub use methods::METHODS;
 
 pub struct Handler {
     pub(crate) engine: Engine,
