@@ -207,6 +207,11 @@ fn read_only_refuses_every_change_on_both_services() {
         io_error(c1.grant(entity1("bob", On::Table("t"), "R"))),
         (READ_ONLY.to_string(), false)
     );
+    // Even a grant that is wrong in itself: nothing is looked at on a read-only server.
+    assert_eq!(
+        io_error(c2.revoke(entity2("", On::Namespace("nope"), "??"))),
+        (READ_ONLY.to_string(), false)
+    );
     // Reads go on.
     assert_eq!(c2.list_namespaces().unwrap(), ["default", "hbase"]);
 }

@@ -179,6 +179,15 @@ impl Access {
         self.read_only
     }
 
+    /// Ok unless read-only mode is on: asked first by changes whose request is checked before
+    /// their `Need` is known, so a read-only server answers them the same way whatever they carry.
+    pub fn check_writable(&self) -> Result<(), Denied> {
+        if self.read_only {
+            return Err(Denied(READ_ONLY.into()));
+        }
+        Ok(())
+    }
+
     /// Ok when the current caller may make a call needing `need`.
     pub fn check(&self, need: Need<'_>) -> Result<(), Denied> {
         if self.read_only && need.rule().changes() {

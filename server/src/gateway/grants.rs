@@ -88,6 +88,7 @@ pub fn apply(
     req: &AclRequest<'_>,
     revoke: bool,
 ) -> Result<(), GrantError> {
+    access.check_writable()?;
     let (user, scope, actions) = req.parse()?;
     access.check_grant(&scope, &user)?;
     if revoke {
