@@ -213,7 +213,7 @@ impl Acl {
         acl
     }
 
-    /// An empty table not tied to any catalog: for checks in tests.
+    /// A table of `grants` not tied to any catalog (nothing is stored): for checks in tests.
     pub fn in_memory(grants: impl IntoIterator<Item = Grant>) -> Acl {
         Acl::load(grants)
     }
