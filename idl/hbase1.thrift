@@ -121,6 +121,22 @@ enum TThriftServerType {
   TWO = 2
 }
 
+// Access control, as HBase 3 added it to this service too (additive). TABLE grants name
+// `tableName`, NAMESPACE grants `nsName`; `actions` holds letters of R, W, X, C, A.
+enum TPermissionScope {
+  TABLE = 0,
+  NAMESPACE = 1
+}
+
+// One user's permissions at one scope; field 3 is unused, as in HBase.
+struct TAccessControlEntity {
+  1: required string username
+  2: required TPermissionScope scope
+  4: required string actions
+  5: optional Bytes tableName
+  6: optional string nsName
+}
+
 service Hbase {
   void enableTable(1: Bytes tableName) throws (1: IOError io)
   void disableTable(1: Bytes tableName) throws (1: IOError io)
@@ -212,4 +228,8 @@ service Hbase {
     throws (1: IOError io, 2: IllegalArgument ia)
   TThriftServerType getThriftServerType()
   string getClusterId()
+  // Gives the user the entity's actions at its scope, replacing what they held there.
+  bool grant(1: required TAccessControlEntity info) throws (1: IOError io)
+  // Takes the entity's actions from what the user holds at its scope.
+  bool revoke(1: required TAccessControlEntity info) throws (1: IOError io)
 }

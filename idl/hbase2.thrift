@@ -333,6 +333,24 @@ enum TThriftServerType {
   TWO = 2
 }
 
+// Access control, as HBase 3 added it to this service (additive: older clients never call
+// it). A scope names where a grant applies; TABLE grants name `tableName` ("ns:qualifier" or
+// a bare qualifier in the default namespace), NAMESPACE grants name `nsName`.
+enum TPermissionScope {
+  TABLE = 0,
+  NAMESPACE = 1
+}
+
+// One user's permissions at one scope. `actions` is a string of permission letters:
+// R (read), W (write), X (exec), C (create), A (admin). Field 3 is unused, as in HBase.
+struct TAccessControlEntity {
+  1: required string username
+  2: required TPermissionScope scope
+  4: required string actions
+  5: optional string tableName
+  6: optional string nsName
+}
+
 service THBaseService {
   bool exists(1: required binary table, 2: required TGet tget) throws (1: TIOError io)
   list<bool> existsAll(1: required binary table, 2: required list<TGet> tgets)
@@ -418,4 +436,9 @@ service THBaseService {
                                              2: TLogQueryFilter logQueryFilter)
     throws (1: TIOError io)
   list<bool> clearSlowLogResponses(1: set<TServerName> serverNames) throws (1: TIOError io)
+  // Gives the user the entity's actions at its scope (replacing what they held there);
+  // answers true, or a TIOError when refused or invalid.
+  bool grant(1: required TAccessControlEntity info) throws (1: TIOError io)
+  // Takes the entity's actions from what the user holds at its scope; answers true.
+  bool revoke(1: required TAccessControlEntity info) throws (1: TIOError io)
 }

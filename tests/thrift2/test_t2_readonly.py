@@ -1,9 +1,10 @@
-"""--read-only: every Thrift2 data mutation fails with HBase's read-only TIOError, reads work.
+"""--read-only: every Thrift2 change fails with HBase's read-only TIOError, reads work.
 
 HBase's thrift2 handler calls checkReadOnlyMode() first in put, putMultiple, checkAndPut,
 deleteSingle, deleteMultiple, checkAndDelete, increment, append, mutateRow and checkAndMutate:
 TIOError(message="Thrift Server is in Read-only mode.", canRetry=false), from a
-DoNotRetryIOException. Reads and administration are not checked.
+DoNotRetryIOException. redbase goes further on purpose (docs/compatibility.md): table and
+namespace administration, grant/revoke and clearing the slow log are refused the same way.
 """
 
 import pytest
@@ -95,10 +96,48 @@ def test_reads_work(ro):
     assert ro.getThriftServerType() == T.TThriftServerType.TWO
 
 
-def test_administration_is_not_blocked(ro):
-    # HBase's read-only switch guards data mutations only; DDL goes through.
-    create_table(ro, "t2_readonly_ddl", ("f",))
-    assert ro.tableExists(tname("t2_readonly_ddl")) is True
+def family(name):
+    return T.TColumnFamilyDescriptor(name=name)
+
+
+ADMINISTRATION = {
+    "createTable": lambda c: create_table(c, "t2_readonly_ddl", ("f",)),
+    "deleteTable": lambda c: c.deleteTable(tname(TABLE)),
+    "truncateTable": lambda c: c.truncateTable(tname(TABLE), True),
+    "enableTable": lambda c: c.enableTable(tname(TABLE)),
+    "disableTable": lambda c: c.disableTable(tname(TABLE)),
+    "addColumnFamily": lambda c: c.addColumnFamily(tname(TABLE), family(b"g")),
+    "deleteColumnFamily": lambda c: c.deleteColumnFamily(tname(TABLE), b"f"),
+    "modifyColumnFamily": lambda c: c.modifyColumnFamily(tname(TABLE), family(b"f")),
+    "modifyTable": lambda c: c.modifyTable(
+        T.TTableDescriptor(tableName=tname(TABLE), columns=[family(b"f")])
+    ),
+    "createNamespace": lambda c: c.createNamespace(T.TNamespaceDescriptor(name="ro_ns")),
+    "modifyNamespace": lambda c: c.modifyNamespace(T.TNamespaceDescriptor(name="default")),
+    "deleteNamespace": lambda c: c.deleteNamespace("ro_ns"),
+    "clearSlowLogResponses": lambda c: c.clearSlowLogResponses(set()),
+    "grant": lambda c: c.grant(
+        T.TAccessControlEntity(
+            username="bob", scope=T.TPermissionScope.TABLE, actions="R", tableName=TABLE.decode()
+        )
+    ),
+    "revoke": lambda c: c.revoke(
+        T.TAccessControlEntity(
+            username="bob", scope=T.TPermissionScope.NAMESPACE, actions="R", nsName="default"
+        )
+    ),
+}
+
+
+@pytest.mark.parametrize("method", list(ADMINISTRATION))
+def test_administration_is_refused(ro, method):
+    # Read-only means no changes at all: DDL, namespaces, grants and the slow log too.
     with pytest.raises(T.TIOError) as err:
-        put(ro, b"t2_readonly_ddl", b"r", {(b"f", b"a"): b"1"})
+        ADMINISTRATION[method](ro)
     assert err.value.message == READ_ONLY_MESSAGE
+    assert err.value.canRetry is False
+    assert ro.tableExists(tname(TABLE)) is True
+    assert ro.tableExists(tname("t2_readonly_ddl")) is False
+    assert ro.isTableEnabled(tname(TABLE)) is True
+    assert sorted(ro.listNamespaces()) == ["default", "hbase"]
+    assert [f.name for f in ro.getTableDescriptor(tname(TABLE)).columns] == [b"f"]

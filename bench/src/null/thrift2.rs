@@ -287,6 +287,12 @@ impl THBaseServiceSyncHandler for NullHandler {
     fn handle_get_cluster_id(&self) -> thrift::Result<String> {
         Ok("null".into())
     }
+    fn handle_grant(&self, _info: TAccessControlEntity) -> thrift::Result<bool> {
+        Ok(true)
+    }
+    fn handle_revoke(&self, _info: TAccessControlEntity) -> thrift::Result<bool> {
+        Ok(true)
+    }
     fn handle_get_slow_log_responses(
         &self,
         _s: BTreeSet<TServerName>,

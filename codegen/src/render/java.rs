@@ -51,6 +51,7 @@ macro_rules! thrift {
     };
 }
 const THRIFT: &[(&str, &str)] = thrift!(
+    "TAccessControlEntity",
     "TAppend",
     "TAuthorization",
     "TBloomFilterType",
@@ -80,6 +81,7 @@ const THRIFT: &[(&str, &str)] = thrift!(
     "TMutation",
     "TNamespaceDescriptor",
     "TOnlineLogRecord",
+    "TPermissionScope",
     "TPut",
     "TReadType",
     "TResult",

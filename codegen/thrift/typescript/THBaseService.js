@@ -6752,6 +6752,248 @@ THBaseService_clearSlowLogResponses_result.prototype.write = function(output) {
   return;
 };
 
+var THBaseService_grant_args = function(args) {
+  this.info = null;
+  if (args) {
+    if (args.info !== undefined && args.info !== null) {
+      this.info = new ttypes.TAccessControlEntity(args.info);
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field info is unset!');
+    }
+  }
+};
+THBaseService_grant_args.prototype = {};
+THBaseService_grant_args.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.info = new ttypes.TAccessControlEntity();
+        this.info.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+THBaseService_grant_args.prototype.write = function(output) {
+  output.writeStructBegin('THBaseService_grant_args');
+  if (this.info !== null && this.info !== undefined) {
+    output.writeFieldBegin('info', Thrift.Type.STRUCT, 1);
+    this.info.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var THBaseService_grant_result = function(args) {
+  this.success = null;
+  this.io = null;
+  if (args instanceof ttypes.TIOError) {
+    this.io = args;
+    return;
+  }
+  if (args) {
+    if (args.success !== undefined && args.success !== null) {
+      this.success = args.success;
+    }
+    if (args.io !== undefined && args.io !== null) {
+      this.io = args.io;
+    }
+  }
+};
+THBaseService_grant_result.prototype = {};
+THBaseService_grant_result.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 0:
+      if (ftype == Thrift.Type.BOOL) {
+        this.success = input.readBool();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.io = new ttypes.TIOError();
+        this.io.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+THBaseService_grant_result.prototype.write = function(output) {
+  output.writeStructBegin('THBaseService_grant_result');
+  if (this.success !== null && this.success !== undefined) {
+    output.writeFieldBegin('success', Thrift.Type.BOOL, 0);
+    output.writeBool(this.success);
+    output.writeFieldEnd();
+  }
+  if (this.io !== null && this.io !== undefined) {
+    output.writeFieldBegin('io', Thrift.Type.STRUCT, 1);
+    this.io.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var THBaseService_revoke_args = function(args) {
+  this.info = null;
+  if (args) {
+    if (args.info !== undefined && args.info !== null) {
+      this.info = new ttypes.TAccessControlEntity(args.info);
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field info is unset!');
+    }
+  }
+};
+THBaseService_revoke_args.prototype = {};
+THBaseService_revoke_args.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.info = new ttypes.TAccessControlEntity();
+        this.info.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+THBaseService_revoke_args.prototype.write = function(output) {
+  output.writeStructBegin('THBaseService_revoke_args');
+  if (this.info !== null && this.info !== undefined) {
+    output.writeFieldBegin('info', Thrift.Type.STRUCT, 1);
+    this.info.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var THBaseService_revoke_result = function(args) {
+  this.success = null;
+  this.io = null;
+  if (args instanceof ttypes.TIOError) {
+    this.io = args;
+    return;
+  }
+  if (args) {
+    if (args.success !== undefined && args.success !== null) {
+      this.success = args.success;
+    }
+    if (args.io !== undefined && args.io !== null) {
+      this.io = args.io;
+    }
+  }
+};
+THBaseService_revoke_result.prototype = {};
+THBaseService_revoke_result.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 0:
+      if (ftype == Thrift.Type.BOOL) {
+        this.success = input.readBool();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.io = new ttypes.TIOError();
+        this.io.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+THBaseService_revoke_result.prototype.write = function(output) {
+  output.writeStructBegin('THBaseService_revoke_result');
+  if (this.success !== null && this.success !== undefined) {
+    output.writeFieldBegin('success', Thrift.Type.BOOL, 0);
+    output.writeBool(this.success);
+    output.writeFieldEnd();
+  }
+  if (this.io !== null && this.io !== undefined) {
+    output.writeFieldBegin('io', Thrift.Type.STRUCT, 1);
+    this.io.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
 var THBaseServiceClient = exports.Client = function(output, pClass) {
   this.output = output;
   this.pClass = pClass;
@@ -9840,6 +10082,130 @@ THBaseServiceClient.prototype.recv_clearSlowLogResponses = function(input,mtype,
   }
   return callback('clearSlowLogResponses failed: unknown result');
 };
+
+THBaseServiceClient.prototype.grant = function(info, callback) {
+  this._seqid = this.new_seqid();
+  if (callback === undefined) {
+    var _defer = Q.defer();
+    this._reqs[this.seqid()] = function(error, result) {
+      if (error) {
+        _defer.reject(error);
+      } else {
+        _defer.resolve(result);
+      }
+    };
+    this.send_grant(info);
+    return _defer.promise;
+  } else {
+    this._reqs[this.seqid()] = callback;
+    this.send_grant(info);
+  }
+};
+
+THBaseServiceClient.prototype.send_grant = function(info) {
+  var output = new this.pClass(this.output);
+  var params = {
+    info: info
+  };
+  var args = new THBaseService_grant_args(params);
+  try {
+    output.writeMessageBegin('grant', Thrift.MessageType.CALL, this.seqid());
+    args.write(output);
+    output.writeMessageEnd();
+    return this.output.flush();
+  }
+  catch (e) {
+    delete this._reqs[this.seqid()];
+    if (typeof output.reset === 'function') {
+      output.reset();
+    }
+    throw e;
+  }
+};
+
+THBaseServiceClient.prototype.recv_grant = function(input,mtype,rseqid) {
+  var callback = this._reqs[rseqid] || function() {};
+  delete this._reqs[rseqid];
+  if (mtype == Thrift.MessageType.EXCEPTION) {
+    var x = new Thrift.TApplicationException();
+    x.read(input);
+    input.readMessageEnd();
+    return callback(x);
+  }
+  var result = new THBaseService_grant_result();
+  result.read(input);
+  input.readMessageEnd();
+
+  if (null !== result.io) {
+    return callback(result.io);
+  }
+  if (null !== result.success) {
+    return callback(null, result.success);
+  }
+  return callback('grant failed: unknown result');
+};
+
+THBaseServiceClient.prototype.revoke = function(info, callback) {
+  this._seqid = this.new_seqid();
+  if (callback === undefined) {
+    var _defer = Q.defer();
+    this._reqs[this.seqid()] = function(error, result) {
+      if (error) {
+        _defer.reject(error);
+      } else {
+        _defer.resolve(result);
+      }
+    };
+    this.send_revoke(info);
+    return _defer.promise;
+  } else {
+    this._reqs[this.seqid()] = callback;
+    this.send_revoke(info);
+  }
+};
+
+THBaseServiceClient.prototype.send_revoke = function(info) {
+  var output = new this.pClass(this.output);
+  var params = {
+    info: info
+  };
+  var args = new THBaseService_revoke_args(params);
+  try {
+    output.writeMessageBegin('revoke', Thrift.MessageType.CALL, this.seqid());
+    args.write(output);
+    output.writeMessageEnd();
+    return this.output.flush();
+  }
+  catch (e) {
+    delete this._reqs[this.seqid()];
+    if (typeof output.reset === 'function') {
+      output.reset();
+    }
+    throw e;
+  }
+};
+
+THBaseServiceClient.prototype.recv_revoke = function(input,mtype,rseqid) {
+  var callback = this._reqs[rseqid] || function() {};
+  delete this._reqs[rseqid];
+  if (mtype == Thrift.MessageType.EXCEPTION) {
+    var x = new Thrift.TApplicationException();
+    x.read(input);
+    input.readMessageEnd();
+    return callback(x);
+  }
+  var result = new THBaseService_revoke_result();
+  result.read(input);
+  input.readMessageEnd();
+
+  if (null !== result.io) {
+    return callback(result.io);
+  }
+  if (null !== result.success) {
+    return callback(null, result.success);
+  }
+  return callback('revoke failed: unknown result');
+};
 var THBaseServiceProcessor = exports.Processor = function(handler) {
   this._handler = handler;
 };
@@ -11978,6 +12344,90 @@ THBaseServiceProcessor.prototype.process_clearSlowLogResponses = function(seqid,
       } else {
         result_obj = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
         output.writeMessageBegin("clearSlowLogResponses", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  }
+};
+THBaseServiceProcessor.prototype.process_grant = function(seqid, input, output) {
+  var args = new THBaseService_grant_args();
+  args.read(input);
+  input.readMessageEnd();
+  if (this._handler.grant.length === 1) {
+    Q.fcall(this._handler.grant.bind(this._handler),
+      args.info
+    ).then(function(result) {
+      var result_obj = new THBaseService_grant_result({success: result});
+      output.writeMessageBegin("grant", Thrift.MessageType.REPLY, seqid);
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    }).catch(function (err) {
+      var result;
+      if (err instanceof ttypes.TIOError) {
+        result = new THBaseService_grant_result(err);
+        output.writeMessageBegin("grant", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("grant", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  } else {
+    this._handler.grant(args.info, function (err, result) {
+      var result_obj;
+      if ((err === null || typeof err === 'undefined') || err instanceof ttypes.TIOError) {
+        result_obj = new THBaseService_grant_result((err !== null || typeof err === 'undefined') ? err : {success: result});
+        output.writeMessageBegin("grant", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result_obj = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("grant", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  }
+};
+THBaseServiceProcessor.prototype.process_revoke = function(seqid, input, output) {
+  var args = new THBaseService_revoke_args();
+  args.read(input);
+  input.readMessageEnd();
+  if (this._handler.revoke.length === 1) {
+    Q.fcall(this._handler.revoke.bind(this._handler),
+      args.info
+    ).then(function(result) {
+      var result_obj = new THBaseService_revoke_result({success: result});
+      output.writeMessageBegin("revoke", Thrift.MessageType.REPLY, seqid);
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    }).catch(function (err) {
+      var result;
+      if (err instanceof ttypes.TIOError) {
+        result = new THBaseService_revoke_result(err);
+        output.writeMessageBegin("revoke", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("revoke", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  } else {
+    this._handler.revoke(args.info, function (err, result) {
+      var result_obj;
+      if ((err === null || typeof err === 'undefined') || err instanceof ttypes.TIOError) {
+        result_obj = new THBaseService_revoke_result((err !== null || typeof err === 'undefined') ? err : {success: result});
+        output.writeMessageBegin("revoke", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result_obj = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("revoke", Thrift.MessageType.EXCEPTION, seqid);
       }
       result_obj.write(output);
       output.writeMessageEnd();

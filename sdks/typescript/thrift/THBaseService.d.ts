@@ -23,6 +23,7 @@ import TKeepDeletedCells = ttypes.TKeepDeletedCells
 import TLogType = ttypes.TLogType
 import TFilterByOperator = ttypes.TFilterByOperator
 import TThriftServerType = ttypes.TThriftServerType
+import TPermissionScope = ttypes.TPermissionScope
 import TIOError = ttypes.TIOError
 import TIllegalArgument = ttypes.TIllegalArgument
 import TTimeRange = ttypes.TTimeRange
@@ -49,6 +50,7 @@ import TTableDescriptor = ttypes.TTableDescriptor
 import TNamespaceDescriptor = ttypes.TNamespaceDescriptor
 import TLogQueryFilter = ttypes.TLogQueryFilter
 import TOnlineLogRecord = ttypes.TOnlineLogRecord
+import TAccessControlEntity = ttypes.TAccessControlEntity
 
 declare class Client {
   private output: thrift.TTransport;
@@ -256,6 +258,14 @@ declare class Client {
   clearSlowLogResponses(serverNames: TServerName[]): boolean[];
 
   clearSlowLogResponses(serverNames: TServerName[], callback?: (error: ttypes.TIOError, response: boolean[])=>void): void;
+
+  grant(info: TAccessControlEntity): boolean;
+
+  grant(info: TAccessControlEntity, callback?: (error: ttypes.TIOError, response: boolean)=>void): void;
+
+  revoke(info: TAccessControlEntity): boolean;
+
+  revoke(info: TAccessControlEntity, callback?: (error: ttypes.TIOError, response: boolean)=>void): void;
 }
 
 declare class Processor {
@@ -313,4 +323,6 @@ declare class Processor {
   process_getClusterId(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
   process_getSlowLogResponses(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
   process_clearSlowLogResponses(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
+  process_grant(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
+  process_revoke(seqid: number, input: thrift.TProtocol, output: thrift.TProtocol): void;
 }

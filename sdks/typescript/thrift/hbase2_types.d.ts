@@ -92,6 +92,11 @@ declare enum TThriftServerType {
   TWO = 2,
 }
 
+declare enum TPermissionScope {
+  TABLE = 0,
+  NAMESPACE = 1,
+}
+
 declare class TTimeRange {
   public minStamp: Int64;
   public maxStamp: Int64;
@@ -368,4 +373,14 @@ declare class TIllegalArgument extends Thrift.TException {
   public message: string;
 
     constructor(args?: { message?: string; });
+}
+
+declare class TAccessControlEntity {
+  public username: string;
+  public scope: TPermissionScope;
+  public actions: string;
+  public tableName?: string;
+  public nsName?: string;
+
+    constructor(args?: { username: string; scope: TPermissionScope; actions: string; tableName?: string; nsName?: string; });
 }

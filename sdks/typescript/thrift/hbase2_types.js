@@ -129,6 +129,12 @@ ttypes.TThriftServerType = {
   '2' : 'TWO',
   'TWO' : 2
 };
+ttypes.TPermissionScope = {
+  '0' : 'TABLE',
+  'TABLE' : 0,
+  '1' : 'NAMESPACE',
+  'NAMESPACE' : 1
+};
 var TTimeRange = module.exports.TTimeRange = function(args) {
   this.minStamp = null;
   this.maxStamp = null;
@@ -3764,6 +3770,123 @@ TIllegalArgument.prototype.write = function(output) {
   if (this.message !== null && this.message !== undefined) {
     output.writeFieldBegin('message', Thrift.Type.STRING, 1);
     output.writeString(this.message);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var TAccessControlEntity = module.exports.TAccessControlEntity = function(args) {
+  this.username = null;
+  this.scope = null;
+  this.actions = null;
+  this.tableName = null;
+  this.nsName = null;
+  if (args) {
+    if (args.username !== undefined && args.username !== null) {
+      this.username = args.username;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field username is unset!');
+    }
+    if (args.scope !== undefined && args.scope !== null) {
+      this.scope = args.scope;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field scope is unset!');
+    }
+    if (args.actions !== undefined && args.actions !== null) {
+      this.actions = args.actions;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field actions is unset!');
+    }
+    if (args.tableName !== undefined && args.tableName !== null) {
+      this.tableName = args.tableName;
+    }
+    if (args.nsName !== undefined && args.nsName !== null) {
+      this.nsName = args.nsName;
+    }
+  }
+};
+TAccessControlEntity.prototype = {};
+TAccessControlEntity.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.username = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.I32) {
+        this.scope = input.readI32();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 4:
+      if (ftype == Thrift.Type.STRING) {
+        this.actions = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 5:
+      if (ftype == Thrift.Type.STRING) {
+        this.tableName = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 6:
+      if (ftype == Thrift.Type.STRING) {
+        this.nsName = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+TAccessControlEntity.prototype.write = function(output) {
+  output.writeStructBegin('TAccessControlEntity');
+  if (this.username !== null && this.username !== undefined) {
+    output.writeFieldBegin('username', Thrift.Type.STRING, 1);
+    output.writeString(this.username);
+    output.writeFieldEnd();
+  }
+  if (this.scope !== null && this.scope !== undefined) {
+    output.writeFieldBegin('scope', Thrift.Type.I32, 2);
+    output.writeI32(this.scope);
+    output.writeFieldEnd();
+  }
+  if (this.actions !== null && this.actions !== undefined) {
+    output.writeFieldBegin('actions', Thrift.Type.STRING, 4);
+    output.writeString(this.actions);
+    output.writeFieldEnd();
+  }
+  if (this.tableName !== null && this.tableName !== undefined) {
+    output.writeFieldBegin('tableName', Thrift.Type.STRING, 5);
+    output.writeString(this.tableName);
+    output.writeFieldEnd();
+  }
+  if (this.nsName !== null && this.nsName !== undefined) {
+    output.writeFieldBegin('nsName', Thrift.Type.STRING, 6);
+    output.writeString(this.nsName);
     output.writeFieldEnd();
   }
   output.writeFieldStop();

@@ -1,5 +1,5 @@
-//! The catalog: `meta.redb` in the data directory, holding namespaces, table descriptors and
-//! the region list. Every DDL change and every region switch (split, compaction, truncate) is one
+//! The catalog: `meta.redb` in the data directory, holding namespaces, table descriptors, the
+//! region list and the access control grants. Every DDL change and every region switch (split, compaction, truncate) is one
 //! durable commit here, so after a crash the catalog names exactly one consistent set of regions.
 
 use std::collections::BTreeMap;
@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use serde::{Deserialize, Serialize};
 
+use super::acl::{AclScope, Grant};
 use super::error::{OpenError, StorageError};
 use super::region_info::RegionMeta;
 use super::schema::{NamespaceDescriptor, TableDescriptor};
@@ -17,6 +18,8 @@ const NAMESPACES: TableDefinition<&str, &[u8]> = TableDefinition::new("namespace
 const TABLES: TableDefinition<&str, &[u8]> = TableDefinition::new("tables");
 const REGIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("regions");
 const CLUSTER: TableDefinition<&str, &[u8]> = TableDefinition::new("cluster");
+/// ACL grants, keyed by scope and user ([`Grant::key`]); an older catalog gets it at open.
+const ACL: TableDefinition<&str, &[u8]> = TableDefinition::new("acl");
 
 /// A table as the catalog keeps it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,6 +37,8 @@ pub enum Change {
     DeleteTable(String),
     PutRegion(RegionMeta),
     DeleteRegion { table: String, id: u64 },
+    PutGrant(Grant),
+    DeleteGrant { scope: AclScope, user: String },
 }
 
 /// Everything the catalog holds, as loaded at start-up.
@@ -43,6 +48,7 @@ pub struct Loaded {
     pub tables: BTreeMap<String, TableRecord>,
     pub regions: BTreeMap<String, Vec<RegionMeta>>,
     pub cluster_id: String,
+    pub grants: Vec<Grant>,
 }
 
 pub struct Catalog {
@@ -72,6 +78,7 @@ impl Catalog {
             txn.open_table(NAMESPACES).map_err(|e| bad(&e))?;
             txn.open_table(TABLES).map_err(|e| bad(&e))?;
             txn.open_table(REGIONS).map_err(|e| bad(&e))?;
+            txn.open_table(ACL).map_err(|e| bad(&e))?;
             let mut c = txn.open_table(CLUSTER).map_err(|e| bad(&e))?;
             if c.get("id").map_err(|e| bad(&e))?.is_none() {
                 let id = new_cluster_id();
@@ -114,6 +121,17 @@ impl Catalog {
             let r: RegionMeta = serde_json::from_slice(v.value())
                 .map_err(|e| bad(&format!("region {}: {e}", k.value())))?;
             loaded.regions.entry(r.table.clone()).or_default().push(r);
+        }
+        for item in txn
+            .open_table(ACL)
+            .map_err(|e| bad(&e))?
+            .iter()
+            .map_err(|e| bad(&e))?
+        {
+            let (k, v) = item.map_err(|e| bad(&e))?;
+            let g: Grant = serde_json::from_slice(v.value())
+                .map_err(|e| bad(&format!("grant {:?}: {e}", k.value())))?;
+            loaded.grants.push(g);
         }
         for regions in loaded.regions.values_mut() {
             regions.sort_by(|a, b| a.start.cmp(&b.start));
@@ -171,6 +189,7 @@ impl Catalog {
             let mut ns = txn.open_table(NAMESPACES).map_err(|e| err(&e))?;
             let mut tables = txn.open_table(TABLES).map_err(|e| err(&e))?;
             let mut regions = txn.open_table(REGIONS).map_err(|e| err(&e))?;
+            let mut acl = txn.open_table(ACL).map_err(|e| err(&e))?;
             for c in changes {
                 match c {
                     Change::PutNamespace(d) => {
@@ -200,6 +219,15 @@ impl Catalog {
                     Change::DeleteRegion { table, id } => {
                         regions
                             .remove(region_key(table, *id).as_str())
+                            .map_err(|e| err(&e))?;
+                    }
+                    Change::PutGrant(g) => {
+                        let v = serde_json::to_vec(g).map_err(|e| err(&e))?;
+                        acl.insert(Grant::key(&g.scope, &g.user).as_str(), v.as_slice())
+                            .map_err(|e| err(&e))?;
+                    }
+                    Change::DeleteGrant { scope, user } => {
+                        acl.remove(Grant::key(scope, user).as_str())
                             .map_err(|e| err(&e))?;
                     }
                 }

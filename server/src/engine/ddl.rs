@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::acl::AclScope;
 use super::catalog::{Change, TableRecord};
 use super::error::{NamespaceError, TableError};
 use super::region::Region;
@@ -69,9 +70,10 @@ impl Engine {
                 tables,
             });
         }
-        self.inner
-            .catalog
-            .commit(&[Change::DeleteNamespace(name.to_string())])?;
+        let mut changes = vec![Change::DeleteNamespace(name.to_string())];
+        changes.extend(self.drop_grants(&AclScope::Namespace(name.to_string())));
+        self.inner.catalog.commit(&changes)?;
+        self.forget_grants(&changes);
         state.namespaces.remove(name);
         Ok(())
     }
@@ -286,7 +288,9 @@ impl Engine {
                 table: key.clone(),
                 id: r.meta.id,
             }));
+            changes.extend(self.drop_grants(&AclScope::Table(t.desc.name.clone())));
             self.inner.catalog.commit(&changes)?;
+            self.forget_grants(&changes);
             state.tables.remove(&key).expect("checked above")
         };
         let dir = self.table_dir(&removed.desc.name);

@@ -13,6 +13,7 @@
 //!
 //! The modules depend on each other one way, never in a cycle (`tests/module_graph.rs`).
 
+pub mod acl;
 pub mod cache;
 pub mod catalog;
 pub mod cell;
@@ -23,6 +24,7 @@ mod data;
 mod ddl;
 pub mod error;
 pub mod family_values;
+mod grants;
 pub mod keys;
 mod maintenance;
 pub use maintenance::{MaintenanceTimes, SplitReport, RECENT_PAUSES};
@@ -48,6 +50,7 @@ use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
+pub use acl::{Acl, AclError, AclScope, Actions, Grant, Permission};
 pub use cell::{
     write_timestamp, Cell, CellType, CellView, CompareOp, Condition, Durability, Op, RowBuilder,
     RowMutation, RowResult, LATEST_TIMESTAMP,
@@ -152,6 +155,8 @@ pub(crate) struct Inner {
     pub dir: PathBuf,
     pub config: EngineConfig,
     pub catalog: Catalog,
+    /// The access control grants, loaded from the catalog.
+    pub acl: Arc<acl::Acl>,
     pub state: RwLock<State>,
     /// Serialises DDL with splits and compactions.
     pub ddl: Mutex<()>,
@@ -203,7 +208,7 @@ impl Engine {
             dir: dir.clone(),
             message: e.to_string(),
         })?;
-        let (catalog, loaded) = Catalog::open(&dir)?;
+        let (catalog, mut loaded) = Catalog::open(&dir)?;
         let (split_tx, split_rx) = std::sync::mpsc::channel();
         let commit_pool = CommitPool::new(config.commit_threads);
         let cache = cache::CacheBudget::new(config.cache_size);
@@ -211,6 +216,7 @@ impl Engine {
             dir: dir.clone(),
             config,
             catalog,
+            acl: Arc::new(acl::Acl::load(std::mem::take(&mut loaded.grants))),
             state: RwLock::new(State::default()),
             ddl: Mutex::new(()),
             cluster_id: loaded.cluster_id.clone(),

@@ -1,5 +1,5 @@
 //! What the two gateways (Thrift1 in `thrift1`, Thrift2 in `thrift2`) share: who is calling
-//! ([`caller`]), who may do what ([`access`]), where clients are told regions live ([`advertised`]), how engine errors are
+//! ([`caller`]), who may do what ([`access`], and [`grants`], changing it), where clients are told regions live ([`advertised`]), how engine errors are
 //! classified for the wire ([`errors`]) and the request handling that is the same on both
 //! ([`requests`]).
 //!
@@ -10,9 +10,10 @@ pub mod access;
 pub mod advertised;
 pub mod caller;
 pub mod errors;
+pub mod grants;
 pub mod requests;
 
-pub use access::{Access, Action, Denied};
+pub use access::{Access, Denied, Need, Rule};
 pub use advertised::Advertised;
 pub use caller::Caller;
 pub use errors::{application, Classified, ErrorKind};

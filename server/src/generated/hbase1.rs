@@ -76,6 +76,57 @@ impl From<&TThriftServerType> for i32 {
   }
 }
 
+#[derive(Copy, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+pub struct TPermissionScope(pub i32);
+
+impl TPermissionScope {
+  pub const TABLE: TPermissionScope = TPermissionScope(0);
+  pub const NAMESPACE: TPermissionScope = TPermissionScope(1);
+  pub const ENUM_VALUES: &'static [Self] = &[
+    Self::TABLE,
+    Self::NAMESPACE,
+  ];
+}
+
+impl TSerializable for TPermissionScope {
+  #[allow(clippy::trivially_copy_pass_by_ref)]
+  fn write_to_out_protocol(&self, o_prot: &mut dyn TOutputProtocol) -> thrift::Result<()> {
+    o_prot.write_i32(self.0)
+  }
+  fn read_from_in_protocol(i_prot: &mut dyn TInputProtocol) -> thrift::Result<TPermissionScope> {
+    let enum_value = i_prot.read_i32()?;
+    Ok(TPermissionScope::from(enum_value))
+  }
+}
+
+impl From<i32> for TPermissionScope {
+  fn from(i: i32) -> Self {
+    match i {
+      0 => TPermissionScope::TABLE,
+      1 => TPermissionScope::NAMESPACE,
+      _ => TPermissionScope(i)
+    }
+  }
+}
+
+impl From<&i32> for TPermissionScope {
+  fn from(i: &i32) -> Self {
+    TPermissionScope::from(*i)
+  }
+}
+
+impl From<TPermissionScope> for i32 {
+  fn from(e: TPermissionScope) -> i32 {
+    e.0
+  }
+}
+
+impl From<&TPermissionScope> for i32 {
+  fn from(e: &TPermissionScope) -> i32 {
+    e.0
+  }
+}
+
 pub type Text = Vec<u8>;
 
 pub type Bytes = Vec<u8>;
@@ -1735,6 +1786,127 @@ impl Display for AlreadyExists {
 }
 
 //
+// TAccessControlEntity
+//
+
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+pub struct TAccessControlEntity {
+  pub username: String,
+  pub scope: TPermissionScope,
+  pub actions: String,
+  pub table_name: Option<Bytes>,
+  pub ns_name: Option<String>,
+}
+
+impl TAccessControlEntity {
+  pub fn new<F5, F6>(username: String, scope: TPermissionScope, actions: String, table_name: F5, ns_name: F6) -> TAccessControlEntity where F5: Into<Option<Bytes>>, F6: Into<Option<String>> {
+    TAccessControlEntity {
+      username,
+      scope,
+      actions,
+      table_name: table_name.into(),
+      ns_name: ns_name.into(),
+    }
+  }
+}
+
+impl TSerializable for TAccessControlEntity {
+  fn read_from_in_protocol(i_prot: &mut dyn TInputProtocol) -> thrift::Result<TAccessControlEntity> {
+    i_prot.read_struct_begin()?;
+    let mut f_1: Option<String> = None;
+    let mut f_2: Option<TPermissionScope> = None;
+    let mut f_4: Option<String> = None;
+    let mut f_5: Option<Bytes> = None;
+    let mut f_6: Option<String> = None;
+    loop {
+      let field_ident = i_prot.read_field_begin()?;
+      if field_ident.field_type == TType::Stop {
+        break;
+      }
+      let field_id = field_id(&field_ident)?;
+      match field_id {
+        1 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
+        1 => {
+          let val = i_prot.read_string()?;
+          f_1 = Some(val);
+        },
+        2 if field_ident.field_type != TType::I32 => {
+          i_prot.skip(field_ident.field_type)?;
+        },
+        2 => {
+          let val = TPermissionScope::read_from_in_protocol(i_prot)?;
+          f_2 = Some(val);
+        },
+        4 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
+        4 => {
+          let val = i_prot.read_string()?;
+          f_4 = Some(val);
+        },
+        5 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
+        5 => {
+          let val = i_prot.read_bytes()?;
+          f_5 = Some(val);
+        },
+        6 if field_ident.field_type != TType::String => {
+          i_prot.skip(field_ident.field_type)?;
+        },
+        6 => {
+          let val = i_prot.read_string()?;
+          f_6 = Some(val);
+        },
+        _ => {
+          i_prot.skip(field_ident.field_type)?;
+        },
+      };
+      i_prot.read_field_end()?;
+    }
+    i_prot.read_struct_end()?;
+    verify_required_field_exists("TAccessControlEntity.username", &f_1)?;
+    verify_required_field_exists("TAccessControlEntity.scope", &f_2)?;
+    verify_required_field_exists("TAccessControlEntity.actions", &f_4)?;
+    let ret = TAccessControlEntity {
+      username: f_1.expect("auto-generated code should have checked for presence of required fields"),
+      scope: f_2.expect("auto-generated code should have checked for presence of required fields"),
+      actions: f_4.expect("auto-generated code should have checked for presence of required fields"),
+      table_name: f_5,
+      ns_name: f_6,
+    };
+    Ok(ret)
+  }
+  fn write_to_out_protocol(&self, o_prot: &mut dyn TOutputProtocol) -> thrift::Result<()> {
+    let struct_ident = TStructIdentifier::new("TAccessControlEntity");
+    o_prot.write_struct_begin(&struct_ident)?;
+    o_prot.write_field_begin(&TFieldIdentifier::new("username", TType::String, 1))?;
+    o_prot.write_string(&self.username)?;
+    o_prot.write_field_end()?;
+    o_prot.write_field_begin(&TFieldIdentifier::new("scope", TType::I32, 2))?;
+    self.scope.write_to_out_protocol(o_prot)?;
+    o_prot.write_field_end()?;
+    o_prot.write_field_begin(&TFieldIdentifier::new("actions", TType::String, 4))?;
+    o_prot.write_string(&self.actions)?;
+    o_prot.write_field_end()?;
+    if let Some(ref fld_var) = self.table_name {
+      o_prot.write_field_begin(&TFieldIdentifier::new("tableName", TType::String, 5))?;
+      o_prot.write_bytes(fld_var)?;
+      o_prot.write_field_end()?
+    }
+    if let Some(ref fld_var) = self.ns_name {
+      o_prot.write_field_begin(&TFieldIdentifier::new("nsName", TType::String, 6))?;
+      o_prot.write_string(fld_var)?;
+      o_prot.write_field_end()?
+    }
+    o_prot.write_field_stop()?;
+    o_prot.write_struct_end()
+  }
+}
+
+//
 // Hbase service client
 //
 
@@ -1786,6 +1958,8 @@ pub trait THbaseSyncClient {
   fn check_and_put(&mut self, table_name: Text, row: Text, column: Text, value: Text, mput: Mutation, attributes: BTreeMap<Text, Text>) -> thrift::Result<bool>;
   fn get_thrift_server_type(&mut self) -> thrift::Result<TThriftServerType>;
   fn get_cluster_id(&mut self) -> thrift::Result<String>;
+  fn grant(&mut self, info: TAccessControlEntity) -> thrift::Result<bool>;
+  fn revoke(&mut self, info: TAccessControlEntity) -> thrift::Result<bool>;
 }
 
 pub trait THbaseSyncClientMarker {}
@@ -3081,6 +3255,60 @@ impl <C: TThriftClient + THbaseSyncClientMarker> THbaseSyncClient for C {
       result.ok_or()
     }
   }
+  fn grant(&mut self, info: TAccessControlEntity) -> thrift::Result<bool> {
+    (
+      {
+        self.increment_sequence_number();
+        let message_ident = TMessageIdentifier::new("grant", TMessageType::Call, self.sequence_number());
+        let call_args = HbaseGrantArgs { info };
+        self.o_prot_mut().write_message_begin(&message_ident)?;
+        call_args.write_to_out_protocol(self.o_prot_mut())?;
+        self.o_prot_mut().write_message_end()?;
+        self.o_prot_mut().flush()
+      }
+    )?;
+    {
+      let message_ident = self.i_prot_mut().read_message_begin()?;
+      verify_expected_sequence_number(self.sequence_number(), message_ident.sequence_number)?;
+      verify_expected_service_call("grant", &message_ident.name)?;
+      if message_ident.message_type == TMessageType::Exception {
+        let remote_error = thrift::Error::read_application_error_from_in_protocol(self.i_prot_mut())?;
+        self.i_prot_mut().read_message_end()?;
+        return Err(thrift::Error::Application(remote_error))
+      }
+      verify_expected_message_type(TMessageType::Reply, message_ident.message_type)?;
+      let result = HbaseGrantResult::read_from_in_protocol(self.i_prot_mut())?;
+      self.i_prot_mut().read_message_end()?;
+      result.ok_or()
+    }
+  }
+  fn revoke(&mut self, info: TAccessControlEntity) -> thrift::Result<bool> {
+    (
+      {
+        self.increment_sequence_number();
+        let message_ident = TMessageIdentifier::new("revoke", TMessageType::Call, self.sequence_number());
+        let call_args = HbaseRevokeArgs { info };
+        self.o_prot_mut().write_message_begin(&message_ident)?;
+        call_args.write_to_out_protocol(self.o_prot_mut())?;
+        self.o_prot_mut().write_message_end()?;
+        self.o_prot_mut().flush()
+      }
+    )?;
+    {
+      let message_ident = self.i_prot_mut().read_message_begin()?;
+      verify_expected_sequence_number(self.sequence_number(), message_ident.sequence_number)?;
+      verify_expected_service_call("revoke", &message_ident.name)?;
+      if message_ident.message_type == TMessageType::Exception {
+        let remote_error = thrift::Error::read_application_error_from_in_protocol(self.i_prot_mut())?;
+        self.i_prot_mut().read_message_end()?;
+        return Err(thrift::Error::Application(remote_error))
+      }
+      verify_expected_message_type(TMessageType::Reply, message_ident.message_type)?;
+      let result = HbaseRevokeResult::read_from_in_protocol(self.i_prot_mut())?;
+      self.i_prot_mut().read_message_end()?;
+      result.ok_or()
+    }
+  }
 }
 
 //
@@ -3135,6 +3363,8 @@ pub trait HbaseSyncHandler {
   fn handle_check_and_put(&self, table_name: Text, row: Text, column: Text, value: Text, mput: Mutation, attributes: BTreeMap<Text, Text>) -> thrift::Result<bool>;
   fn handle_get_thrift_server_type(&self) -> thrift::Result<TThriftServerType>;
   fn handle_get_cluster_id(&self) -> thrift::Result<String>;
+  fn handle_grant(&self, info: TAccessControlEntity) -> thrift::Result<bool>;
+  fn handle_revoke(&self, info: TAccessControlEntity) -> thrift::Result<bool>;
 }
 
 pub struct HbaseSyncProcessor<H: HbaseSyncHandler> {
@@ -3287,6 +3517,12 @@ impl <H: HbaseSyncHandler> HbaseSyncProcessor<H> {
   }
   fn process_get_cluster_id(&self, incoming_sequence_number: i32, i_prot: &mut dyn TInputProtocol, o_prot: &mut dyn TOutputProtocol) -> thrift::Result<()> {
     THbaseProcessFunctions::process_get_cluster_id(&self.handler, incoming_sequence_number, i_prot, o_prot)
+  }
+  fn process_grant(&self, incoming_sequence_number: i32, i_prot: &mut dyn TInputProtocol, o_prot: &mut dyn TOutputProtocol) -> thrift::Result<()> {
+    THbaseProcessFunctions::process_grant(&self.handler, incoming_sequence_number, i_prot, o_prot)
+  }
+  fn process_revoke(&self, incoming_sequence_number: i32, i_prot: &mut dyn TInputProtocol, o_prot: &mut dyn TOutputProtocol) -> thrift::Result<()> {
+    THbaseProcessFunctions::process_revoke(&self.handler, incoming_sequence_number, i_prot, o_prot)
   }
 }
 
@@ -6155,6 +6391,126 @@ impl THbaseProcessFunctions {
       },
     }
   }
+  pub fn process_grant<H: HbaseSyncHandler>(handler: &H, incoming_sequence_number: i32, i_prot: &mut dyn TInputProtocol, o_prot: &mut dyn TOutputProtocol) -> thrift::Result<()> {
+    let args = HbaseGrantArgs::read_from_in_protocol(i_prot)?;
+    match handler.handle_grant(args.info) {
+      Ok(handler_return) => {
+        let message_ident = TMessageIdentifier::new("grant", TMessageType::Reply, incoming_sequence_number);
+        o_prot.write_message_begin(&message_ident)?;
+        let ret = HbaseGrantResult { result_value: Some(handler_return), io: None };
+        ret.write_to_out_protocol(o_prot)?;
+        o_prot.write_message_end()?;
+        o_prot.flush()
+      },
+      Err(e) => {
+        match e {
+          thrift::Error::User(usr_err) => {
+            if usr_err.downcast_ref::<IOError>().is_some() {
+              let err = usr_err.downcast::<IOError>().expect("downcast already checked");
+              let ret_err = HbaseGrantResult{ result_value: None, io: Some(*err) };
+              let message_ident = TMessageIdentifier::new("grant", TMessageType::Reply, incoming_sequence_number);
+              o_prot.write_message_begin(&message_ident)?;
+              ret_err.write_to_out_protocol(o_prot)?;
+              o_prot.write_message_end()?;
+              o_prot.flush()
+            } else {
+              let ret_err = {
+                ApplicationError::new(
+                  ApplicationErrorKind::Unknown,
+                  usr_err.to_string()
+                )
+              };
+              let message_ident = TMessageIdentifier::new("grant", TMessageType::Exception, incoming_sequence_number);
+              o_prot.write_message_begin(&message_ident)?;
+              thrift::Error::write_application_error_to_out_protocol(&ret_err, o_prot)?;
+              o_prot.write_message_end()?;
+              o_prot.flush()
+            }
+          },
+          thrift::Error::Application(app_err) => {
+            let message_ident = TMessageIdentifier::new("grant", TMessageType::Exception, incoming_sequence_number);
+            o_prot.write_message_begin(&message_ident)?;
+            thrift::Error::write_application_error_to_out_protocol(&app_err, o_prot)?;
+            o_prot.write_message_end()?;
+            o_prot.flush()
+          },
+          _ => {
+            let ret_err = {
+              ApplicationError::new(
+                ApplicationErrorKind::Unknown,
+                e.to_string()
+              )
+            };
+            let message_ident = TMessageIdentifier::new("grant", TMessageType::Exception, incoming_sequence_number);
+            o_prot.write_message_begin(&message_ident)?;
+            thrift::Error::write_application_error_to_out_protocol(&ret_err, o_prot)?;
+            o_prot.write_message_end()?;
+            o_prot.flush()
+          },
+        }
+      },
+    }
+  }
+  pub fn process_revoke<H: HbaseSyncHandler>(handler: &H, incoming_sequence_number: i32, i_prot: &mut dyn TInputProtocol, o_prot: &mut dyn TOutputProtocol) -> thrift::Result<()> {
+    let args = HbaseRevokeArgs::read_from_in_protocol(i_prot)?;
+    match handler.handle_revoke(args.info) {
+      Ok(handler_return) => {
+        let message_ident = TMessageIdentifier::new("revoke", TMessageType::Reply, incoming_sequence_number);
+        o_prot.write_message_begin(&message_ident)?;
+        let ret = HbaseRevokeResult { result_value: Some(handler_return), io: None };
+        ret.write_to_out_protocol(o_prot)?;
+        o_prot.write_message_end()?;
+        o_prot.flush()
+      },
+      Err(e) => {
+        match e {
+          thrift::Error::User(usr_err) => {
+            if usr_err.downcast_ref::<IOError>().is_some() {
+              let err = usr_err.downcast::<IOError>().expect("downcast already checked");
+              let ret_err = HbaseRevokeResult{ result_value: None, io: Some(*err) };
+              let message_ident = TMessageIdentifier::new("revoke", TMessageType::Reply, incoming_sequence_number);
+              o_prot.write_message_begin(&message_ident)?;
+              ret_err.write_to_out_protocol(o_prot)?;
+              o_prot.write_message_end()?;
+              o_prot.flush()
+            } else {
+              let ret_err = {
+                ApplicationError::new(
+                  ApplicationErrorKind::Unknown,
+                  usr_err.to_string()
+                )
+              };
+              let message_ident = TMessageIdentifier::new("revoke", TMessageType::Exception, incoming_sequence_number);
+              o_prot.write_message_begin(&message_ident)?;
+              thrift::Error::write_application_error_to_out_protocol(&ret_err, o_prot)?;
+              o_prot.write_message_end()?;
+              o_prot.flush()
+            }
+          },
+          thrift::Error::Application(app_err) => {
+            let message_ident = TMessageIdentifier::new("revoke", TMessageType::Exception, incoming_sequence_number);
+            o_prot.write_message_begin(&message_ident)?;
+            thrift::Error::write_application_error_to_out_protocol(&app_err, o_prot)?;
+            o_prot.write_message_end()?;
+            o_prot.flush()
+          },
+          _ => {
+            let ret_err = {
+              ApplicationError::new(
+                ApplicationErrorKind::Unknown,
+                e.to_string()
+              )
+            };
+            let message_ident = TMessageIdentifier::new("revoke", TMessageType::Exception, incoming_sequence_number);
+            o_prot.write_message_begin(&message_ident)?;
+            thrift::Error::write_application_error_to_out_protocol(&ret_err, o_prot)?;
+            o_prot.write_message_end()?;
+            o_prot.flush()
+          },
+        }
+      },
+    }
+  }
 }
 
 impl <H: HbaseSyncHandler> TProcessor for HbaseSyncProcessor<H> {
@@ -6301,6 +6657,12 @@ impl <H: HbaseSyncHandler> TProcessor for HbaseSyncProcessor<H> {
       },
       "getClusterId" => {
         self.process_get_cluster_id(message_ident.sequence_number, i_prot, o_prot)
+      },
+      "grant" => {
+        self.process_grant(message_ident.sequence_number, i_prot, o_prot)
+      },
+      "revoke" => {
+        self.process_revoke(message_ident.sequence_number, i_prot, o_prot)
       },
       method => {
         Err(
@@ -14308,6 +14670,274 @@ impl HbaseGetClusterIdResult {
     if let Some(ref fld_var) = self.result_value {
       o_prot.write_field_begin(&TFieldIdentifier::new("result_value", TType::String, 0))?;
       o_prot.write_string(fld_var)?;
+      o_prot.write_field_end()?
+    }
+    o_prot.write_field_stop()?;
+    o_prot.write_struct_end()
+  }
+}
+
+//
+// HbaseGrantArgs
+//
+
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+struct HbaseGrantArgs {
+  info: TAccessControlEntity,
+}
+
+impl HbaseGrantArgs {
+  fn read_from_in_protocol(i_prot: &mut dyn TInputProtocol) -> thrift::Result<HbaseGrantArgs> {
+    i_prot.read_struct_begin()?;
+    let mut f_1: Option<TAccessControlEntity> = None;
+    loop {
+      let field_ident = i_prot.read_field_begin()?;
+      if field_ident.field_type == TType::Stop {
+        break;
+      }
+      let field_id = field_id(&field_ident)?;
+      match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
+        1 => {
+          let val = TAccessControlEntity::read_from_in_protocol(i_prot)?;
+          f_1 = Some(val);
+        },
+        _ => {
+          i_prot.skip(field_ident.field_type)?;
+        },
+      };
+      i_prot.read_field_end()?;
+    }
+    i_prot.read_struct_end()?;
+    verify_required_field_exists("HbaseGrantArgs.info", &f_1)?;
+    let ret = HbaseGrantArgs {
+      info: f_1.expect("auto-generated code should have checked for presence of required fields"),
+    };
+    Ok(ret)
+  }
+  fn write_to_out_protocol(&self, o_prot: &mut dyn TOutputProtocol) -> thrift::Result<()> {
+    let struct_ident = TStructIdentifier::new("grant_args");
+    o_prot.write_struct_begin(&struct_ident)?;
+    o_prot.write_field_begin(&TFieldIdentifier::new("info", TType::Struct, 1))?;
+    self.info.write_to_out_protocol(o_prot)?;
+    o_prot.write_field_end()?;
+    o_prot.write_field_stop()?;
+    o_prot.write_struct_end()
+  }
+}
+
+//
+// HbaseGrantResult
+//
+
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+struct HbaseGrantResult {
+  result_value: Option<bool>,
+  io: Option<IOError>,
+}
+
+impl HbaseGrantResult {
+  fn ok_or(self) -> thrift::Result<bool> {
+    if self.io.is_some() {
+      Err(thrift::Error::User(Box::new(self.io.unwrap())))
+    } else if self.result_value.is_some() {
+      Ok(self.result_value.unwrap())
+    } else {
+      Err(
+        thrift::Error::Application(
+          ApplicationError::new(
+            ApplicationErrorKind::MissingResult,
+            "no result received for HbaseGrant"
+          )
+        )
+      )
+    }
+  }
+  fn read_from_in_protocol(i_prot: &mut dyn TInputProtocol) -> thrift::Result<HbaseGrantResult> {
+    i_prot.read_struct_begin()?;
+    let mut f_0: Option<bool> = None;
+    let mut f_1: Option<IOError> = None;
+    loop {
+      let field_ident = i_prot.read_field_begin()?;
+      if field_ident.field_type == TType::Stop {
+        break;
+      }
+      let field_id = field_id(&field_ident)?;
+      match field_id {
+        0 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
+        0 => {
+          let val = i_prot.read_bool()?;
+          f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
+        1 => {
+          let val = IOError::read_from_in_protocol(i_prot)?;
+          f_1 = Some(val);
+        },
+        _ => {
+          i_prot.skip(field_ident.field_type)?;
+        },
+      };
+      i_prot.read_field_end()?;
+    }
+    i_prot.read_struct_end()?;
+    let ret = HbaseGrantResult {
+      result_value: f_0,
+      io: f_1,
+    };
+    Ok(ret)
+  }
+  fn write_to_out_protocol(&self, o_prot: &mut dyn TOutputProtocol) -> thrift::Result<()> {
+    let struct_ident = TStructIdentifier::new("HbaseGrantResult");
+    o_prot.write_struct_begin(&struct_ident)?;
+    if let Some(fld_var) = self.result_value {
+      o_prot.write_field_begin(&TFieldIdentifier::new("result_value", TType::Bool, 0))?;
+      o_prot.write_bool(fld_var)?;
+      o_prot.write_field_end()?
+    }
+    if let Some(ref fld_var) = self.io {
+      o_prot.write_field_begin(&TFieldIdentifier::new("io", TType::Struct, 1))?;
+      fld_var.write_to_out_protocol(o_prot)?;
+      o_prot.write_field_end()?
+    }
+    o_prot.write_field_stop()?;
+    o_prot.write_struct_end()
+  }
+}
+
+//
+// HbaseRevokeArgs
+//
+
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+struct HbaseRevokeArgs {
+  info: TAccessControlEntity,
+}
+
+impl HbaseRevokeArgs {
+  fn read_from_in_protocol(i_prot: &mut dyn TInputProtocol) -> thrift::Result<HbaseRevokeArgs> {
+    i_prot.read_struct_begin()?;
+    let mut f_1: Option<TAccessControlEntity> = None;
+    loop {
+      let field_ident = i_prot.read_field_begin()?;
+      if field_ident.field_type == TType::Stop {
+        break;
+      }
+      let field_id = field_id(&field_ident)?;
+      match field_id {
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
+        1 => {
+          let val = TAccessControlEntity::read_from_in_protocol(i_prot)?;
+          f_1 = Some(val);
+        },
+        _ => {
+          i_prot.skip(field_ident.field_type)?;
+        },
+      };
+      i_prot.read_field_end()?;
+    }
+    i_prot.read_struct_end()?;
+    verify_required_field_exists("HbaseRevokeArgs.info", &f_1)?;
+    let ret = HbaseRevokeArgs {
+      info: f_1.expect("auto-generated code should have checked for presence of required fields"),
+    };
+    Ok(ret)
+  }
+  fn write_to_out_protocol(&self, o_prot: &mut dyn TOutputProtocol) -> thrift::Result<()> {
+    let struct_ident = TStructIdentifier::new("revoke_args");
+    o_prot.write_struct_begin(&struct_ident)?;
+    o_prot.write_field_begin(&TFieldIdentifier::new("info", TType::Struct, 1))?;
+    self.info.write_to_out_protocol(o_prot)?;
+    o_prot.write_field_end()?;
+    o_prot.write_field_stop()?;
+    o_prot.write_struct_end()
+  }
+}
+
+//
+// HbaseRevokeResult
+//
+
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+struct HbaseRevokeResult {
+  result_value: Option<bool>,
+  io: Option<IOError>,
+}
+
+impl HbaseRevokeResult {
+  fn ok_or(self) -> thrift::Result<bool> {
+    if self.io.is_some() {
+      Err(thrift::Error::User(Box::new(self.io.unwrap())))
+    } else if self.result_value.is_some() {
+      Ok(self.result_value.unwrap())
+    } else {
+      Err(
+        thrift::Error::Application(
+          ApplicationError::new(
+            ApplicationErrorKind::MissingResult,
+            "no result received for HbaseRevoke"
+          )
+        )
+      )
+    }
+  }
+  fn read_from_in_protocol(i_prot: &mut dyn TInputProtocol) -> thrift::Result<HbaseRevokeResult> {
+    i_prot.read_struct_begin()?;
+    let mut f_0: Option<bool> = None;
+    let mut f_1: Option<IOError> = None;
+    loop {
+      let field_ident = i_prot.read_field_begin()?;
+      if field_ident.field_type == TType::Stop {
+        break;
+      }
+      let field_id = field_id(&field_ident)?;
+      match field_id {
+        0 if field_ident.field_type != TType::Bool => {
+          i_prot.skip(field_ident.field_type)?;
+        },
+        0 => {
+          let val = i_prot.read_bool()?;
+          f_0 = Some(val);
+        },
+        1 if field_ident.field_type != TType::Struct => {
+          i_prot.skip(field_ident.field_type)?;
+        },
+        1 => {
+          let val = IOError::read_from_in_protocol(i_prot)?;
+          f_1 = Some(val);
+        },
+        _ => {
+          i_prot.skip(field_ident.field_type)?;
+        },
+      };
+      i_prot.read_field_end()?;
+    }
+    i_prot.read_struct_end()?;
+    let ret = HbaseRevokeResult {
+      result_value: f_0,
+      io: f_1,
+    };
+    Ok(ret)
+  }
+  fn write_to_out_protocol(&self, o_prot: &mut dyn TOutputProtocol) -> thrift::Result<()> {
+    let struct_ident = TStructIdentifier::new("HbaseRevokeResult");
+    o_prot.write_struct_begin(&struct_ident)?;
+    if let Some(fld_var) = self.result_value {
+      o_prot.write_field_begin(&TFieldIdentifier::new("result_value", TType::Bool, 0))?;
+      o_prot.write_bool(fld_var)?;
+      o_prot.write_field_end()?
+    }
+    if let Some(ref fld_var) = self.io {
+      o_prot.write_field_begin(&TFieldIdentifier::new("io", TType::Struct, 1))?;
+      fld_var.write_to_out_protocol(o_prot)?;
       o_prot.write_field_end()?
     }
     o_prot.write_field_stop()?;

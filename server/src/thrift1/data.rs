@@ -2,7 +2,7 @@
 
 use crate::engine::{CompareOp, Durability, Get, Op, ReadOptions, RowMutation};
 use crate::gateway::requests::{apply, condition};
-use crate::gateway::Action;
+use crate::gateway::Need;
 use crate::generated::hbase1::*;
 
 use super::convert::*;
@@ -25,6 +25,7 @@ impl Handler {
         ts: Option<i64>,
         versions: i32,
     ) -> thrift::Result<Vec<TCell>> {
+        self.may(Need::Read(&table_str(&table)))?;
         if versions <= 0 {
             // HBase sends this as a retryable IOError (observed on 2.6.1).
             return Err(io_error(
@@ -52,6 +53,7 @@ impl Handler {
         ts: Option<i64>,
     ) -> thrift::Result<Vec<TRowResult>> {
         let table = table_str(&table);
+        self.may(Need::Read(&table))?;
         let mut out = Vec::with_capacity(rows.len());
         for row in rows {
             let mut opts = read_options(&columns);
@@ -130,8 +132,8 @@ impl Handler {
         ts: Option<i64>,
         batch: bool,
     ) -> thrift::Result<()> {
-        self.may(Action::Write)?;
         let table = table_str(&table);
+        self.may(Need::Write(&table))?;
         let strict = batch;
         let mut muts = Vec::with_capacity(rows.len());
         for (row, m) in rows {
@@ -150,7 +152,7 @@ impl Handler {
         column: Text,
         value: i64,
     ) -> thrift::Result<i64> {
-        self.may(Action::Write)?;
+        self.may(Need::Write(&table_str(&table)))?;
         let (f, q) = ColumnSpec::parse(&column).write_target();
         let cells = self
             .engine
@@ -171,7 +173,12 @@ impl Handler {
     }
 
     pub(super) fn increment(&self, incs: Vec<TIncrement>) -> thrift::Result<()> {
-        self.may(Action::Write)?;
+        // Every table named is checked before any increment applies.
+        for i in &incs {
+            self.may(Need::Write(&table_str(
+                i.table.as_deref().unwrap_or_default(),
+            )))?;
+        }
         for i in incs {
             let (f, q) = ColumnSpec::parse(&i.column.unwrap_or_default()).write_target();
             self.engine
@@ -195,7 +202,7 @@ impl Handler {
         column: Option<Text>,
         ts: Option<i64>,
     ) -> thrift::Result<()> {
-        self.may(Action::Write)?;
+        self.may(Need::Write(&table_str(&table)))?;
         let op = match column.map(|c| ColumnSpec::parse(&c)) {
             None => Op::DeleteRow { timestamp: ts },
             Some(ColumnSpec::Family(family)) => Op::DeleteFamily {
@@ -214,7 +221,9 @@ impl Handler {
     }
 
     pub(super) fn append(&self, a: TAppend) -> thrift::Result<Vec<TCell>> {
-        self.may(Action::Write)?;
+        self.may(Need::Write(&table_str(
+            a.table.as_deref().unwrap_or_default(),
+        )))?;
         let columns = a.columns.unwrap_or_default();
         let values = a.values.unwrap_or_default();
         if columns.len() != values.len() {
@@ -257,7 +266,7 @@ impl Handler {
         value: Text,
         mput: Mutation,
     ) -> thrift::Result<bool> {
-        self.may(Action::Write)?;
+        self.may(Need::CheckAndWrite(&table_str(&table)))?;
         let (family, qualifier) = ColumnSpec::parse(&column).write_target();
         let m = Self::row_mutation(row, vec![mput], None, false)?;
         let cond = condition(family, qualifier, CompareOp::Equal, value);

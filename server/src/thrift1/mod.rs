@@ -5,6 +5,7 @@
 
 pub mod convert;
 mod data;
+pub mod methods;
 mod scan;
 
 use std::collections::BTreeMap;
@@ -13,18 +14,22 @@ use std::sync::Arc;
 use thrift::server::TProcessor;
 
 use crate::engine::{Engine, TableDescriptor, TableName};
+use crate::gateway::grants::{self, AclRequest};
 use crate::gateway::requests::table_regions;
-use crate::gateway::{Access, Action, Advertised};
+use crate::gateway::{Access, Advertised, Need};
 use crate::generated::hbase1::*;
 use crate::scanners::{ScannerLimits, Scanners};
 use crate::thrift::frame::Protocol;
 use crate::thrift::{process_message, Service};
 use convert::*;
+pub use methods::METHODS;
 
 /// How a Thrift1 scanner presents rows.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct ScanView {
     pub sorted: bool,
+    /// Who opened the scanner, with authentication on: only they may use it.
+    pub owner: Option<String>,
 }
 
 pub struct Handler {
@@ -49,9 +54,25 @@ impl Handler {
         }
     }
 
-    /// Ok when the caller may take `action`; a refusal is a non-retryable IOError.
-    pub(crate) fn may(&self, action: Action) -> thrift::Result<()> {
-        self.access.check(action).map_err(from_engine)
+    /// Ok when the caller may make a call needing `need`; a refusal is a non-retryable
+    /// IOError.
+    pub(crate) fn may(&self, need: Need<'_>) -> thrift::Result<()> {
+        self.access.check(need).map_err(from_engine)
+    }
+
+    /// grant / revoke: HBase 3's Thrift1 calls; refusals and bad requests are IOErrors.
+    fn grant(&self, info: TAccessControlEntity, revoke: bool) -> thrift::Result<bool> {
+        let table = info.table_name.as_deref().map(text);
+        let req = AclRequest {
+            user: &info.username,
+            scope: info.scope.0,
+            actions: &info.actions,
+            table: table.as_deref(),
+            namespace: info.ns_name.as_deref(),
+        };
+        grants::apply(&self.engine, &self.access, &req, revoke)
+            .map(|()| true)
+            .map_err(|e| io_error(e.to_string(), e.kind().retryable()))
     }
 }
 
@@ -84,14 +105,14 @@ pub(crate) fn table_str(name: &[u8]) -> String {
 /// Table administration methods.
 impl Handler {
     fn enable_table(&self, name: Bytes) -> thrift::Result<()> {
-        self.may(Action::Alter)?;
+        self.may(Need::AlterTable(&table_str(&name)))?;
         self.engine
             .enable_table(&table_str(&name))
             .map_err(from_engine)
     }
 
     fn disable_table(&self, name: Bytes) -> thrift::Result<()> {
-        self.may(Action::Alter)?;
+        self.may(Need::AlterTable(&table_str(&name)))?;
         self.engine
             .disable_table(&table_str(&name))
             .map_err(from_engine)
@@ -105,13 +126,13 @@ impl Handler {
 
     /// Accepts a table name or a region name (`table,start,id.`); compacts the table.
     fn compact(&self, name: Bytes, major: bool) -> thrift::Result<()> {
-        self.may(Action::Alter)?;
         let s = table_str(&name);
         let table = if self.engine.table_exists(&s) {
             s
         } else {
             s.split(',').next().unwrap_or_default().to_string()
         };
+        self.may(Need::AlterTable(&table))?;
         self.engine
             .compact(&table, major)
             .map(|_| ())
@@ -123,7 +144,9 @@ impl Handler {
             .engine
             .list_tables()
             .into_iter()
-            .map(|t| t.to_string().into_bytes())
+            .map(|t| t.to_string())
+            .filter(|t| self.access.shows_table(t))
+            .map(String::into_bytes)
             .collect())
     }
 
@@ -131,6 +154,9 @@ impl Handler {
         let mut out = BTreeMap::new();
         for t in self.engine.list_tables() {
             let name = t.to_string();
+            if !self.access.shows_table(&name) {
+                continue;
+            }
             let enabled = self.engine.is_table_enabled(&name).map_err(from_engine)?;
             out.insert(name.into_bytes(), enabled);
         }
@@ -141,6 +167,7 @@ impl Handler {
         &self,
         name: Text,
     ) -> thrift::Result<BTreeMap<Text, ColumnDescriptor>> {
+        self.may(Need::Describe(&table_str(&name)))?;
         let d = self
             .engine
             .describe_table(&table_str(&name))
@@ -173,7 +200,7 @@ impl Handler {
     }
 
     fn create_table(&self, name: Text, families: Vec<ColumnDescriptor>) -> thrift::Result<()> {
-        self.may(Action::Alter)?;
+        self.may(Need::CreateTable(&table_str(&name)))?;
         let name = TableName::parse(&table_str(&name)).map_err(|e| illegal(e.to_string()))?;
         if families.is_empty() {
             return Err(illegal(format!(
@@ -191,13 +218,16 @@ impl Handler {
             }
             d = d.with_family(f);
         }
-        self.engine.create_table(d, &[]).map_err(from_engine)
+        let created = d.name.to_string();
+        self.engine.create_table(d, &[]).map_err(from_engine)?;
+        grants::grant_owner(&self.engine, &self.access, &created);
+        Ok(())
     }
 
     /// HBase 2.6.1 answers deleteTable of a missing table with a retryable IOError (observed;
     /// other calls on a missing table say canRetry=false).
     fn delete_table(&self, name: Text) -> thrift::Result<()> {
-        self.may(Action::Alter)?;
+        self.may(Need::AlterTable(&table_str(&name)))?;
         self.engine
             .delete_table(&table_str(&name))
             .map_err(|e| match e {
@@ -544,5 +574,11 @@ impl HbaseSyncHandler for Arc<Handler> {
     }
     fn handle_get_cluster_id(&self) -> thrift::Result<String> {
         Ok(self.engine.cluster_id().to_string())
+    }
+    fn handle_grant(&self, info: TAccessControlEntity) -> thrift::Result<bool> {
+        self.grant(info, false)
+    }
+    fn handle_revoke(&self, info: TAccessControlEntity) -> thrift::Result<bool> {
+        self.grant(info, true)
     }
 }

@@ -7,18 +7,21 @@ use crate::generated::hbase1::*;
 use super::convert::*;
 use super::data::scan_options;
 use super::{table_str, Handler, ScanView};
+use crate::gateway::Need;
 
 impl Handler {
     /// Opens lazily, as HBase's Thrift1 gateway does: a missing table fails the first
     /// `scannerGet`, not the open.
     fn open(&self, table: Text, scan: Scan, sorted: bool) -> thrift::Result<ScannerID> {
         let scanner = self.engine.scan_lazily(&table_str(&table), scan);
+        let owner = self.access.owner();
         self.scanners
-            .open(scanner, ScanView { sorted })
+            .open(scanner, ScanView { sorted, owner })
             .map_err(from_engine)
     }
 
     pub(super) fn open_with_scan(&self, table: Text, t: TScan) -> thrift::Result<ScannerID> {
+        self.may(Need::Read(&table_str(&table)))?;
         let mut options = scan_options(&t.columns.unwrap_or_default(), t.timestamp);
         if let Some(f) = &t.filter_string {
             options.filter = Some(filter_string(f)?);
@@ -43,6 +46,7 @@ impl Handler {
         columns: Vec<Text>,
         ts: Option<i64>,
     ) -> thrift::Result<ScannerID> {
+        self.may(Need::Read(&table_str(&table)))?;
         let scan = Scan {
             start,
             stop,
@@ -58,6 +62,7 @@ impl Handler {
         prefix: Text,
         columns: Vec<Text>,
     ) -> thrift::Result<ScannerID> {
+        self.may(Need::Read(&table_str(&table)))?;
         let stop = prefix_successor(&prefix);
         let scan = Scan {
             start: prefix,
@@ -68,7 +73,25 @@ impl Handler {
         self.open(table, scan, false)
     }
 
+    /// Ok when the scanner is not open (the call then answers its own error) or the caller
+    /// opened it.
+    fn may_use(&self, id: ScannerID) -> thrift::Result<()> {
+        let Some(open) = self.scanners.get(id) else {
+            return Ok(());
+        };
+        let owner = open
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extra
+            .owner
+            .clone();
+        self.access
+            .check_scanner_owner(owner.as_deref())
+            .map_err(from_engine)
+    }
+
     pub(super) fn scanner_get(&self, id: ScannerID, n: i32) -> thrift::Result<Vec<TRowResult>> {
+        self.may_use(id)?;
         let Some((rows, view)) = self.scanners.next_batch(id, n) else {
             return Err(illegal(format!("scanner ID {id} is invalid")));
         };
@@ -80,6 +103,7 @@ impl Handler {
     }
 
     pub(super) fn scanner_close(&self, id: ScannerID) -> thrift::Result<()> {
+        self.may_use(id)?;
         if self.scanners.close(id) {
             Ok(())
         } else {

@@ -3,6 +3,7 @@
 use regex::Regex;
 
 use crate::engine::TableName;
+use crate::gateway::Need;
 use crate::generated::hbase2::*;
 use crate::slowlog::LogKind;
 
@@ -21,6 +22,7 @@ fn whole_match(pattern: &str) -> thrift::Result<Regex> {
 
 impl Handler {
     pub(super) fn table_descriptor(&self, t: &TTableName) -> thrift::Result<TTableDescriptor> {
+        self.may(Need::Describe(&table_name_of(t)))?;
         let d = self
             .engine
             .describe_table(&table_name_of(t))

@@ -2,7 +2,7 @@
 
 use crate::engine::{CompareOp, Durability, Get, RowMutation, Scan};
 use crate::gateway::requests::{apply, condition, filter_string, table_regions, text as table};
-use crate::gateway::Action;
+use crate::gateway::Need;
 use crate::generated::hbase2::*;
 
 use super::convert::*;
@@ -32,6 +32,7 @@ fn filter_of(
 
 impl Handler {
     pub(super) fn get(&self, t: &[u8], g: TGet) -> thrift::Result<TResult> {
+        self.may(Need::Read(&table(t)))?;
         let mut opts = get_options(&g)?;
         opts.filter = filter_of(&g.filter_string, &g.filter_bytes)?;
         let r = self
@@ -46,6 +47,7 @@ impl Handler {
     }
 
     pub(super) fn exists(&self, t: &[u8], g: TGet) -> thrift::Result<bool> {
+        self.may(Need::Read(&table(t)))?;
         let mut opts = get_options(&g)?;
         opts.filter = filter_of(&g.filter_string, &g.filter_bytes)?;
         Ok(self
@@ -56,7 +58,7 @@ impl Handler {
     }
 
     pub(super) fn put(&self, t: &[u8], puts: Vec<TPut>) -> thrift::Result<()> {
-        self.may(Action::Write)?;
+        self.may(Need::Write(&table(t)))?;
         // HBase's client checks every put before sending any: one empty put fails the whole
         // call and writes nothing.
         if let Some(p) = puts.iter().find(|p| p.column_values.is_empty()) {
@@ -73,7 +75,7 @@ impl Handler {
     }
 
     pub(super) fn delete(&self, t: &[u8], deletes: Vec<TDelete>) -> thrift::Result<()> {
-        self.may(Action::Write)?;
+        self.may(Need::Write(&table(t)))?;
         let muts = deletes
             .iter()
             .map(delete_mutation)
@@ -115,7 +117,7 @@ impl Handler {
     }
 
     pub(super) fn mutate_row(&self, t: &[u8], rm: TRowMutations) -> thrift::Result<()> {
-        self.may(Action::Write)?;
+        self.may(Need::Write(&table(t)))?;
         let m = self.row_mutations(&rm)?;
         self.engine.mutate_row(&table(t), m).map_err(from_data)
     }
@@ -131,7 +133,7 @@ impl Handler {
         value: Vec<u8>,
         m: RowMutation,
     ) -> thrift::Result<bool> {
-        self.may(Action::Write)?;
+        self.may(Need::CheckAndWrite(&table(t)))?;
         if m.row != row {
             return Err(io_error(
                 format!(
@@ -163,7 +165,7 @@ impl Handler {
     }
 
     pub(super) fn increment(&self, t: &[u8], inc: TIncrement) -> thrift::Result<TResult> {
-        self.may(Action::Write)?;
+        self.may(Need::Write(&table(t)))?;
         let cols = inc
             .columns
             .iter()
@@ -182,7 +184,7 @@ impl Handler {
     }
 
     pub(super) fn append(&self, t: &[u8], app: TAppend) -> thrift::Result<TResult> {
-        self.may(Action::Write)?;
+        self.may(Need::Write(&table(t)))?;
         let cols = app
             .columns
             .iter()
@@ -225,13 +227,17 @@ impl Handler {
     }
 
     pub(super) fn open_scanner(&self, t: &[u8], s: TScan) -> thrift::Result<i32> {
+        self.may(Need::Read(&table(t)))?;
         let scan = Self::scan_of(&s)?;
         let scanner = self.engine.scan(&table(t), scan).map_err(from_data)?;
-        self.scanners.open(scanner, ()).map_err(from_data)
+        self.scanners
+            .open(scanner, self.access.owner())
+            .map_err(from_data)
     }
 
     pub(super) fn scanner_rows(&self, id: i32, n: i32) -> thrift::Result<Vec<TResult>> {
-        let Some((rows, ())) = self.scanners.next_batch(id, n) else {
+        self.may_use_scanner(id)?;
+        let Some((rows, _owner)) = self.scanners.next_batch(id, n) else {
             return Err(illegal("Invalid scanner Id"));
         };
         let rows = rows.map_err(from_data)?;
@@ -244,6 +250,7 @@ impl Handler {
         s: TScan,
         n: i32,
     ) -> thrift::Result<Vec<TResult>> {
+        self.may(Need::Read(&table(t)))?;
         let scan = Self::scan_of(&s)?;
         let mut scanner = self.engine.scan(&table(t), scan).map_err(from_data)?;
         let rows = scanner.next_batch(n.max(0) as usize).map_err(from_data)?;

@@ -6,6 +6,7 @@
 mod admin;
 pub mod convert;
 mod data;
+pub mod methods;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -15,17 +16,20 @@ use thrift::protocol::{TBinaryInputProtocol, TCompactInputProtocol, TInputProtoc
 use thrift::server::TProcessor;
 
 use crate::engine::Engine;
-use crate::gateway::{Access, Action, Advertised, Caller};
+use crate::gateway::grants::{self, AclRequest};
+use crate::gateway::{Access, Advertised, Caller, Need};
 use crate::generated::hbase2::*;
 use crate::scanners::{ScannerLimits, Scanners};
 use crate::slowlog::{Record, SlowLog, SlowLogConfig};
 use crate::thrift::frame::Protocol;
 use crate::thrift::{process_message, Service};
 use convert::*;
+pub use methods::METHODS;
 
 pub struct Handler {
     pub(crate) engine: Engine,
-    pub(crate) scanners: Scanners<()>,
+    /// Each scanner with who opened it (authentication on): only they may use it.
+    pub(crate) scanners: Scanners<Option<String>>,
     pub(crate) advertised: Advertised,
     pub(crate) access: Access,
     pub(crate) slow_log: SlowLog,
@@ -54,9 +58,36 @@ impl Handler {
         }
     }
 
-    /// Ok when the caller may take `action`; a refusal is a non-retryable TIOError.
-    pub(crate) fn may(&self, action: Action) -> thrift::Result<()> {
-        self.access.check(action).map_err(from_admin)
+    /// Ok when the caller may make a call needing `need`; a refusal is a non-retryable
+    /// TIOError.
+    pub(crate) fn may(&self, need: Need<'_>) -> thrift::Result<()> {
+        self.access.check(need).map_err(from_admin)
+    }
+
+    /// Ok when the scanner is not open (the call then answers as it does for any unknown id)
+    /// or the caller opened it.
+    pub(crate) fn may_use_scanner(&self, id: i32) -> thrift::Result<()> {
+        let Some(open) = self.scanners.get(id) else {
+            return Ok(());
+        };
+        let owner = open.lock().unwrap_or_else(|p| p.into_inner()).extra.clone();
+        self.access
+            .check_scanner_owner(owner.as_deref())
+            .map_err(from_admin)
+    }
+
+    /// grant / revoke (HBase 3): refusals and bad requests are TIOErrors.
+    fn grant(&self, info: TAccessControlEntity, revoke: bool) -> thrift::Result<bool> {
+        let req = AclRequest {
+            user: &info.username,
+            scope: info.scope.0,
+            actions: &info.actions,
+            table: info.table_name.as_deref(),
+            namespace: info.ns_name.as_deref(),
+        };
+        grants::apply(&self.engine, &self.access, &req, revoke)
+            .map(|()| true)
+            .map_err(from_admin)
     }
 }
 
@@ -221,6 +252,7 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
         self.scanner_rows(scanner_id, num_rows)
     }
     fn handle_close_scanner(&self, scanner_id: i32) -> thrift::Result<()> {
+        self.may_use_scanner(scanner_id)?;
         // HBase answers success for an id it does not know.
         self.scanners.close(scanner_id);
         Ok(())
@@ -286,6 +318,7 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
     ) -> thrift::Result<Vec<TTableDescriptor>> {
         self.tables_matching(&regex, include_sys_tables)?
             .iter()
+            .filter(|n| self.access.shows(Need::Describe(&n.to_string())))
             .map(|n| self.table_descriptor(&ttable_name(n)))
             .collect()
     }
@@ -295,6 +328,7 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
     ) -> thrift::Result<Vec<TTableDescriptor>> {
         self.tables_in(&name)?
             .iter()
+            .filter(|n| self.access.shows(Need::Describe(&n.to_string())))
             .map(|n| self.table_descriptor(&ttable_name(n)))
             .collect()
     }
@@ -306,23 +340,34 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
         Ok(self
             .tables_matching(&regex, include_sys_tables)?
             .iter()
+            .filter(|n| self.access.shows_table(&n.to_string()))
             .map(ttable_name)
             .collect())
     }
     fn handle_get_table_names_by_namespace(&self, name: String) -> thrift::Result<Vec<TTableName>> {
-        Ok(self.tables_in(&name)?.iter().map(ttable_name).collect())
+        Ok(self
+            .tables_in(&name)?
+            .iter()
+            .filter(|n| self.access.shows_table(&n.to_string()))
+            .map(ttable_name)
+            .collect())
     }
     fn handle_create_table(
         &self,
         desc: TTableDescriptor,
         split_keys: Vec<Vec<u8>>,
     ) -> thrift::Result<()> {
-        self.may(Action::Alter)?;
+        self.may(Need::CreateTable(&table_name_of(&desc.table_name)))?;
         let d = table_from_thrift(&desc)?;
-        self.engine.create_table(d, &split_keys).map_err(from_admin)
+        let created = d.name.to_string();
+        self.engine
+            .create_table(d, &split_keys)
+            .map_err(from_admin)?;
+        grants::grant_owner(&self.engine, &self.access, &created);
+        Ok(())
     }
     fn handle_delete_table(&self, table_name: TTableName) -> thrift::Result<()> {
-        self.may(Action::Alter)?;
+        self.may(Need::AlterTable(&table_name_of(&table_name)))?;
         self.engine
             .delete_table(&table_name_of(&table_name))
             .map_err(from_admin)
@@ -332,19 +377,19 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
         table_name: TTableName,
         preserve_splits: bool,
     ) -> thrift::Result<()> {
-        self.may(Action::Alter)?;
+        self.may(Need::AlterTable(&table_name_of(&table_name)))?;
         self.engine
             .truncate_table(&table_name_of(&table_name), preserve_splits)
             .map_err(from_admin)
     }
     fn handle_enable_table(&self, table_name: TTableName) -> thrift::Result<()> {
-        self.may(Action::Alter)?;
+        self.may(Need::AlterTable(&table_name_of(&table_name)))?;
         self.engine
             .enable_table(&table_name_of(&table_name))
             .map_err(from_admin)
     }
     fn handle_disable_table(&self, table_name: TTableName) -> thrift::Result<()> {
-        self.may(Action::Alter)?;
+        self.may(Need::AlterTable(&table_name_of(&table_name)))?;
         self.engine
             .disable_table(&table_name_of(&table_name))
             .map_err(from_admin)
@@ -375,7 +420,7 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
         table_name: TTableName,
         column: TColumnFamilyDescriptor,
     ) -> thrift::Result<()> {
-        self.may(Action::Alter)?;
+        self.may(Need::AlterTable(&table_name_of(&table_name)))?;
         let f = family_from_thrift(&column)?;
         self.engine
             .add_family(&table_name_of(&table_name), f)
@@ -386,7 +431,7 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
         table_name: TTableName,
         column: Vec<u8>,
     ) -> thrift::Result<()> {
-        self.may(Action::Alter)?;
+        self.may(Need::AlterTable(&table_name_of(&table_name)))?;
         self.engine
             .delete_family(&table_name_of(&table_name), &column)
             .map_err(from_admin)
@@ -396,37 +441,38 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
         table_name: TTableName,
         column: TColumnFamilyDescriptor,
     ) -> thrift::Result<()> {
-        self.may(Action::Alter)?;
+        self.may(Need::AlterTable(&table_name_of(&table_name)))?;
         let f = family_from_thrift(&column)?;
         self.engine
             .modify_family(&table_name_of(&table_name), f)
             .map_err(from_admin)
     }
     fn handle_modify_table(&self, desc: TTableDescriptor) -> thrift::Result<()> {
-        self.may(Action::Alter)?;
+        self.may(Need::AlterTable(&table_name_of(&desc.table_name)))?;
         let d = table_from_thrift(&desc)?;
         self.engine.modify_table(d).map_err(from_admin)
     }
     fn handle_create_namespace(&self, namespace_desc: TNamespaceDescriptor) -> thrift::Result<()> {
-        self.may(Action::Alter)?;
+        self.may(Need::AlterNamespace(&namespace_desc.name))?;
         self.engine
             .create_namespace(namespace_from_thrift(&namespace_desc))
             .map_err(from_admin)
     }
     fn handle_modify_namespace(&self, namespace_desc: TNamespaceDescriptor) -> thrift::Result<()> {
-        self.may(Action::Alter)?;
+        self.may(Need::AlterNamespace(&namespace_desc.name))?;
         self.engine
             .modify_namespace(namespace_from_thrift(&namespace_desc))
             .map_err(from_admin)
     }
     fn handle_delete_namespace(&self, name: String) -> thrift::Result<()> {
-        self.may(Action::Alter)?;
+        self.may(Need::AlterNamespace(&name))?;
         self.engine.delete_namespace(&name).map_err(from_admin)
     }
     fn handle_get_namespace_descriptor(
         &self,
         name: String,
     ) -> thrift::Result<TNamespaceDescriptor> {
+        self.may(Need::DescribeNamespace(&name))?;
         self.engine
             .get_namespace(&name)
             .map(|n| namespace_to_thrift(&n))
@@ -437,6 +483,7 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
             .engine
             .list_namespaces()
             .iter()
+            .filter(|n| self.access.shows(Need::DescribeNamespace(&n.name)))
             .map(namespace_to_thrift)
             .collect())
     }
@@ -446,6 +493,7 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
             .list_namespaces()
             .into_iter()
             .map(|n| n.name)
+            .filter(|n| self.access.shows(Need::DescribeNamespace(n)))
             .collect())
     }
     fn handle_get_thrift_server_type(&self) -> thrift::Result<TThriftServerType> {
@@ -459,15 +507,23 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
         _server_names: BTreeSet<TServerName>,
         filter: TLogQueryFilter,
     ) -> thrift::Result<Vec<TOnlineLogRecord>> {
+        self.may(Need::ReadSlowLog)?;
         Ok(self.slow_log_records(&filter))
     }
     fn handle_clear_slow_log_responses(
         &self,
         server_names: BTreeSet<TServerName>,
     ) -> thrift::Result<Vec<bool>> {
+        self.may(Need::ClearSlowLog)?;
         // One answer per server named, as HBase gives.
         self.slow_log.clear();
         Ok(vec![true; server_names.len()])
+    }
+    fn handle_grant(&self, info: TAccessControlEntity) -> thrift::Result<bool> {
+        self.grant(info, false)
+    }
+    fn handle_revoke(&self, info: TAccessControlEntity) -> thrift::Result<bool> {
+        self.grant(info, true)
     }
 }
 

@@ -3,6 +3,7 @@
 
 use redbase::engine::*;
 
+pub mod acl;
 pub mod server;
 
 pub fn now() -> i64 {

@@ -1,6 +1,7 @@
 //! A real server (both Thrift gateways) in-process on loopback ports, for black-box tests.
 
 use std::net::SocketAddr;
+use std::path::Path;
 
 use redbase::engine::{Engine, EngineConfig};
 use redbase::server::{self, Config, Listeners};
@@ -12,7 +13,8 @@ pub struct TestServer {
     pub http: Option<SocketAddr>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
-    _dir: tempfile::TempDir,
+    /// The data directory when the server made its own (None: the caller's, see `start_in`).
+    _dir: Option<tempfile::TempDir>,
 }
 
 impl TestServer {
@@ -24,9 +26,25 @@ impl TestServer {
         TestServer::start_inner(config, true)
     }
 
+    /// A server over the engine in `dir`, which outlives it: for tests that restart on the
+    /// same data (the engine is closed when the server is dropped).
+    pub fn start_in(dir: &Path, config: Config) -> TestServer {
+        let engine = Engine::open(dir, EngineConfig::default()).unwrap();
+        TestServer::serve(engine, config, false, None)
+    }
+
     fn start_inner(config: Config, with_http: bool) -> TestServer {
         let dir = tempfile::tempdir().unwrap();
         let engine = Engine::open(dir.path(), EngineConfig::default()).unwrap();
+        TestServer::serve(engine, config, with_http, Some(dir))
+    }
+
+    fn serve(
+        engine: Engine,
+        config: Config,
+        with_http: bool,
+        dir: Option<tempfile::TempDir>,
+    ) -> TestServer {
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
         let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {

@@ -273,7 +273,30 @@ const T1: &[Call1] = &[
     }),
     ("getThriftServerType", |c| drop(c.get_thrift_server_type())),
     ("getClusterId", |c| drop(c.get_cluster_id())),
+    ("grant", |c| drop(c.grant(acl1()))),
+    ("revoke", |c| drop(c.revoke(acl1()))),
 ];
+
+/// A grant of read and write on the seed table to a user who is no superuser.
+fn acl1() -> h1::TAccessControlEntity {
+    h1::TAccessControlEntity {
+        username: "carol".into(),
+        scope: h1::TPermissionScope::TABLE,
+        actions: "RW".into(),
+        table_name: Some(t()),
+        ns_name: None,
+    }
+}
+
+fn acl2() -> h2::TAccessControlEntity {
+    h2::TAccessControlEntity {
+        username: "carol".into(),
+        scope: h2::TPermissionScope::TABLE,
+        actions: "RW".into(),
+        table_name: Some("t".into()),
+        ns_name: None,
+    }
+}
 
 fn column() -> h2::TColumn {
     h2::TColumn {
@@ -619,4 +642,6 @@ const T2: &[Call2] = &[
     ("clearSlowLogResponses", |c| {
         drop(c.clear_slow_log_responses(server()))
     }),
+    ("grant", |c| drop(c.grant(acl2()))),
+    ("revoke", |c| drop(c.revoke(acl2()))),
 ];

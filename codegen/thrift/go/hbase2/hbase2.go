@@ -722,6 +722,59 @@ func (p * TThriftServerType) Value() (driver.Value, error) {
   }
 return int64(*p), nil
 }
+type TPermissionScope int64
+const (
+  TPermissionScope_TABLE TPermissionScope = 0
+  TPermissionScope_NAMESPACE TPermissionScope = 1
+)
+
+func (p TPermissionScope) String() string {
+  switch p {
+  case TPermissionScope_TABLE: return "TABLE"
+  case TPermissionScope_NAMESPACE: return "NAMESPACE"
+  }
+  return "<UNSET>"
+}
+
+func TPermissionScopeFromString(s string) (TPermissionScope, error) {
+  switch s {
+  case "TABLE": return TPermissionScope_TABLE, nil 
+  case "NAMESPACE": return TPermissionScope_NAMESPACE, nil 
+  }
+  return TPermissionScope(0), fmt.Errorf("not a valid TPermissionScope string")
+}
+
+
+func TPermissionScopePtr(v TPermissionScope) *TPermissionScope { return &v }
+
+func (p TPermissionScope) MarshalText() ([]byte, error) {
+return []byte(p.String()), nil
+}
+
+func (p *TPermissionScope) UnmarshalText(text []byte) error {
+q, err := TPermissionScopeFromString(string(text))
+if (err != nil) {
+return err
+}
+*p = q
+return nil
+}
+
+func (p *TPermissionScope) Scan(value interface{}) error {
+v, ok := value.(int64)
+if !ok {
+return errors.New("Scan value is not int64")
+}
+*p = TPermissionScope(v)
+return nil
+}
+
+func (p * TPermissionScope) Value() (driver.Value, error) {
+  if p == nil {
+    return nil, nil
+  }
+return int64(*p), nil
+}
 // Attributes:
 //  - MinStamp
 //  - MaxStamp
@@ -9957,6 +10010,300 @@ func (TIllegalArgument) TExceptionType() thrift.TExceptionType {
 
 var _ thrift.TException = (*TIllegalArgument)(nil)
 
+// Attributes:
+//  - Username
+//  - Scope
+//  - Actions
+//  - TableName
+//  - NsName
+type TAccessControlEntity struct {
+  Username string `thrift:"username,1,required" db:"username" json:"username"`
+  Scope TPermissionScope `thrift:"scope,2,required" db:"scope" json:"scope"`
+  // unused field # 3
+  Actions string `thrift:"actions,4,required" db:"actions" json:"actions"`
+  TableName *string `thrift:"tableName,5" db:"tableName" json:"tableName,omitempty"`
+  NsName *string `thrift:"nsName,6" db:"nsName" json:"nsName,omitempty"`
+}
+
+func NewTAccessControlEntity() *TAccessControlEntity {
+  return &TAccessControlEntity{}
+}
+
+
+func (p *TAccessControlEntity) GetUsername() string {
+  return p.Username
+}
+
+func (p *TAccessControlEntity) GetScope() TPermissionScope {
+  return p.Scope
+}
+
+func (p *TAccessControlEntity) GetActions() string {
+  return p.Actions
+}
+var TAccessControlEntity_TableName_DEFAULT string
+func (p *TAccessControlEntity) GetTableName() string {
+  if !p.IsSetTableName() {
+    return TAccessControlEntity_TableName_DEFAULT
+  }
+return *p.TableName
+}
+var TAccessControlEntity_NsName_DEFAULT string
+func (p *TAccessControlEntity) GetNsName() string {
+  if !p.IsSetNsName() {
+    return TAccessControlEntity_NsName_DEFAULT
+  }
+return *p.NsName
+}
+func (p *TAccessControlEntity) IsSetTableName() bool {
+  return p.TableName != nil
+}
+
+func (p *TAccessControlEntity) IsSetNsName() bool {
+  return p.NsName != nil
+}
+
+func (p *TAccessControlEntity) Read(ctx context.Context, iprot thrift.TProtocol) error {
+  if _, err := iprot.ReadStructBegin(ctx); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T read error: ", p), err)
+  }
+
+  var issetUsername bool = false;
+  var issetScope bool = false;
+  var issetActions bool = false;
+
+  for {
+    _, fieldTypeId, fieldId, err := iprot.ReadFieldBegin(ctx)
+    if err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T field %d read error: ", p, fieldId), err)
+    }
+    if fieldTypeId == thrift.STOP { break; }
+    switch fieldId {
+    case 1:
+      if fieldTypeId == thrift.STRING {
+        if err := p.ReadField1(ctx, iprot); err != nil {
+          return err
+        }
+        issetUsername = true
+      } else {
+        if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+          return err
+        }
+      }
+    case 2:
+      if fieldTypeId == thrift.I32 {
+        if err := p.ReadField2(ctx, iprot); err != nil {
+          return err
+        }
+        issetScope = true
+      } else {
+        if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+          return err
+        }
+      }
+    case 4:
+      if fieldTypeId == thrift.STRING {
+        if err := p.ReadField4(ctx, iprot); err != nil {
+          return err
+        }
+        issetActions = true
+      } else {
+        if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+          return err
+        }
+      }
+    case 5:
+      if fieldTypeId == thrift.STRING {
+        if err := p.ReadField5(ctx, iprot); err != nil {
+          return err
+        }
+      } else {
+        if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+          return err
+        }
+      }
+    case 6:
+      if fieldTypeId == thrift.STRING {
+        if err := p.ReadField6(ctx, iprot); err != nil {
+          return err
+        }
+      } else {
+        if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+          return err
+        }
+      }
+    default:
+      if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+        return err
+      }
+    }
+    if err := iprot.ReadFieldEnd(ctx); err != nil {
+      return err
+    }
+  }
+  if err := iprot.ReadStructEnd(ctx); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T read struct end error: ", p), err)
+  }
+  if !issetUsername{
+    return thrift.NewTProtocolExceptionWithType(thrift.INVALID_DATA, fmt.Errorf("Required field Username is not set"));
+  }
+  if !issetScope{
+    return thrift.NewTProtocolExceptionWithType(thrift.INVALID_DATA, fmt.Errorf("Required field Scope is not set"));
+  }
+  if !issetActions{
+    return thrift.NewTProtocolExceptionWithType(thrift.INVALID_DATA, fmt.Errorf("Required field Actions is not set"));
+  }
+  return nil
+}
+
+func (p *TAccessControlEntity)  ReadField1(ctx context.Context, iprot thrift.TProtocol) error {
+  if v, err := iprot.ReadString(ctx); err != nil {
+  return thrift.PrependError("error reading field 1: ", err)
+} else {
+  p.Username = v
+}
+  return nil
+}
+
+func (p *TAccessControlEntity)  ReadField2(ctx context.Context, iprot thrift.TProtocol) error {
+  if v, err := iprot.ReadI32(ctx); err != nil {
+  return thrift.PrependError("error reading field 2: ", err)
+} else {
+  temp := TPermissionScope(v)
+  p.Scope = temp
+}
+  return nil
+}
+
+func (p *TAccessControlEntity)  ReadField4(ctx context.Context, iprot thrift.TProtocol) error {
+  if v, err := iprot.ReadString(ctx); err != nil {
+  return thrift.PrependError("error reading field 4: ", err)
+} else {
+  p.Actions = v
+}
+  return nil
+}
+
+func (p *TAccessControlEntity)  ReadField5(ctx context.Context, iprot thrift.TProtocol) error {
+  if v, err := iprot.ReadString(ctx); err != nil {
+  return thrift.PrependError("error reading field 5: ", err)
+} else {
+  p.TableName = &v
+}
+  return nil
+}
+
+func (p *TAccessControlEntity)  ReadField6(ctx context.Context, iprot thrift.TProtocol) error {
+  if v, err := iprot.ReadString(ctx); err != nil {
+  return thrift.PrependError("error reading field 6: ", err)
+} else {
+  p.NsName = &v
+}
+  return nil
+}
+
+func (p *TAccessControlEntity) Write(ctx context.Context, oprot thrift.TProtocol) error {
+  if err := oprot.WriteStructBegin(ctx, "TAccessControlEntity"); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T write struct begin error: ", p), err) }
+  if p != nil {
+    if err := p.writeField1(ctx, oprot); err != nil { return err }
+    if err := p.writeField2(ctx, oprot); err != nil { return err }
+    if err := p.writeField4(ctx, oprot); err != nil { return err }
+    if err := p.writeField5(ctx, oprot); err != nil { return err }
+    if err := p.writeField6(ctx, oprot); err != nil { return err }
+  }
+  if err := oprot.WriteFieldStop(ctx); err != nil {
+    return thrift.PrependError("write field stop error: ", err) }
+  if err := oprot.WriteStructEnd(ctx); err != nil {
+    return thrift.PrependError("write struct stop error: ", err) }
+  return nil
+}
+
+func (p *TAccessControlEntity) writeField1(ctx context.Context, oprot thrift.TProtocol) (err error) {
+  if err := oprot.WriteFieldBegin(ctx, "username", thrift.STRING, 1); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T write field begin error 1:username: ", p), err) }
+  if err := oprot.WriteString(ctx, string(p.Username)); err != nil {
+  return thrift.PrependError(fmt.Sprintf("%T.username (1) field write error: ", p), err) }
+  if err := oprot.WriteFieldEnd(ctx); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T write field end error 1:username: ", p), err) }
+  return err
+}
+
+func (p *TAccessControlEntity) writeField2(ctx context.Context, oprot thrift.TProtocol) (err error) {
+  if err := oprot.WriteFieldBegin(ctx, "scope", thrift.I32, 2); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T write field begin error 2:scope: ", p), err) }
+  if err := oprot.WriteI32(ctx, int32(p.Scope)); err != nil {
+  return thrift.PrependError(fmt.Sprintf("%T.scope (2) field write error: ", p), err) }
+  if err := oprot.WriteFieldEnd(ctx); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T write field end error 2:scope: ", p), err) }
+  return err
+}
+
+func (p *TAccessControlEntity) writeField4(ctx context.Context, oprot thrift.TProtocol) (err error) {
+  if err := oprot.WriteFieldBegin(ctx, "actions", thrift.STRING, 4); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T write field begin error 4:actions: ", p), err) }
+  if err := oprot.WriteString(ctx, string(p.Actions)); err != nil {
+  return thrift.PrependError(fmt.Sprintf("%T.actions (4) field write error: ", p), err) }
+  if err := oprot.WriteFieldEnd(ctx); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T write field end error 4:actions: ", p), err) }
+  return err
+}
+
+func (p *TAccessControlEntity) writeField5(ctx context.Context, oprot thrift.TProtocol) (err error) {
+  if p.IsSetTableName() {
+    if err := oprot.WriteFieldBegin(ctx, "tableName", thrift.STRING, 5); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T write field begin error 5:tableName: ", p), err) }
+    if err := oprot.WriteString(ctx, string(*p.TableName)); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T.tableName (5) field write error: ", p), err) }
+    if err := oprot.WriteFieldEnd(ctx); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T write field end error 5:tableName: ", p), err) }
+  }
+  return err
+}
+
+func (p *TAccessControlEntity) writeField6(ctx context.Context, oprot thrift.TProtocol) (err error) {
+  if p.IsSetNsName() {
+    if err := oprot.WriteFieldBegin(ctx, "nsName", thrift.STRING, 6); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T write field begin error 6:nsName: ", p), err) }
+    if err := oprot.WriteString(ctx, string(*p.NsName)); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T.nsName (6) field write error: ", p), err) }
+    if err := oprot.WriteFieldEnd(ctx); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T write field end error 6:nsName: ", p), err) }
+  }
+  return err
+}
+
+func (p *TAccessControlEntity) Equals(other *TAccessControlEntity) bool {
+  if p == other {
+    return true
+  } else if p == nil || other == nil {
+    return false
+  }
+  if p.Username != other.Username { return false }
+  if p.Scope != other.Scope { return false }
+  if p.Actions != other.Actions { return false }
+  if p.TableName != other.TableName {
+    if p.TableName == nil || other.TableName == nil {
+      return false
+    }
+    if (*p.TableName) != (*other.TableName) { return false }
+  }
+  if p.NsName != other.NsName {
+    if p.NsName == nil || other.NsName == nil {
+      return false
+    }
+    if (*p.NsName) != (*other.NsName) { return false }
+  }
+  return true
+}
+
+func (p *TAccessControlEntity) String() string {
+  if p == nil {
+    return "<nil>"
+  }
+  return fmt.Sprintf("TAccessControlEntity(%+v)", *p)
+}
+
 type THBaseService interface {
   // Parameters:
   //  - Table
@@ -10142,6 +10489,12 @@ type THBaseService interface {
   // Parameters:
   //  - ServerNames
   ClearSlowLogResponses(ctx context.Context, serverNames []*TServerName) (_r []bool, _err error)
+  // Parameters:
+  //  - Info
+  Grant(ctx context.Context, info *TAccessControlEntity) (_r bool, _err error)
+  // Parameters:
+  //  - Info
+  Revoke(ctx context.Context, info *TAccessControlEntity) (_r bool, _err error)
 }
 
 type THBaseServiceClient struct {
@@ -11263,6 +11616,46 @@ func (p *THBaseServiceClient) ClearSlowLogResponses(ctx context.Context, serverN
   return _result208.GetSuccess(), nil
 }
 
+// Parameters:
+//  - Info
+func (p *THBaseServiceClient) Grant(ctx context.Context, info *TAccessControlEntity) (_r bool, _err error) {
+  var _args209 THBaseServiceGrantArgs
+  _args209.Info = info
+  var _result211 THBaseServiceGrantResult
+  var _meta210 thrift.ResponseMeta
+  _meta210, _err = p.Client_().Call(ctx, "grant", &_args209, &_result211)
+  p.SetLastResponseMeta_(_meta210)
+  if _err != nil {
+    return
+  }
+  switch {
+  case _result211.Io!= nil:
+    return _r, _result211.Io
+  }
+
+  return _result211.GetSuccess(), nil
+}
+
+// Parameters:
+//  - Info
+func (p *THBaseServiceClient) Revoke(ctx context.Context, info *TAccessControlEntity) (_r bool, _err error) {
+  var _args212 THBaseServiceRevokeArgs
+  _args212.Info = info
+  var _result214 THBaseServiceRevokeResult
+  var _meta213 thrift.ResponseMeta
+  _meta213, _err = p.Client_().Call(ctx, "revoke", &_args212, &_result214)
+  p.SetLastResponseMeta_(_meta213)
+  if _err != nil {
+    return
+  }
+  switch {
+  case _result214.Io!= nil:
+    return _r, _result214.Io
+  }
+
+  return _result214.GetSuccess(), nil
+}
+
 type THBaseServiceProcessor struct {
   processorMap map[string]thrift.TProcessorFunction
   handler THBaseService
@@ -11283,58 +11676,60 @@ func (p *THBaseServiceProcessor) ProcessorMap() map[string]thrift.TProcessorFunc
 
 func NewTHBaseServiceProcessor(handler THBaseService) *THBaseServiceProcessor {
 
-  self209 := &THBaseServiceProcessor{handler:handler, processorMap:make(map[string]thrift.TProcessorFunction)}
-  self209.processorMap["exists"] = &tHBaseServiceProcessorExists{handler:handler}
-  self209.processorMap["existsAll"] = &tHBaseServiceProcessorExistsAll{handler:handler}
-  self209.processorMap["get"] = &tHBaseServiceProcessorGet{handler:handler}
-  self209.processorMap["getMultiple"] = &tHBaseServiceProcessorGetMultiple{handler:handler}
-  self209.processorMap["put"] = &tHBaseServiceProcessorPut{handler:handler}
-  self209.processorMap["checkAndPut"] = &tHBaseServiceProcessorCheckAndPut{handler:handler}
-  self209.processorMap["putMultiple"] = &tHBaseServiceProcessorPutMultiple{handler:handler}
-  self209.processorMap["deleteSingle"] = &tHBaseServiceProcessorDeleteSingle{handler:handler}
-  self209.processorMap["deleteMultiple"] = &tHBaseServiceProcessorDeleteMultiple{handler:handler}
-  self209.processorMap["checkAndDelete"] = &tHBaseServiceProcessorCheckAndDelete{handler:handler}
-  self209.processorMap["increment"] = &tHBaseServiceProcessorIncrement{handler:handler}
-  self209.processorMap["append"] = &tHBaseServiceProcessorAppend{handler:handler}
-  self209.processorMap["openScanner"] = &tHBaseServiceProcessorOpenScanner{handler:handler}
-  self209.processorMap["getScannerRows"] = &tHBaseServiceProcessorGetScannerRows{handler:handler}
-  self209.processorMap["closeScanner"] = &tHBaseServiceProcessorCloseScanner{handler:handler}
-  self209.processorMap["mutateRow"] = &tHBaseServiceProcessorMutateRow{handler:handler}
-  self209.processorMap["getScannerResults"] = &tHBaseServiceProcessorGetScannerResults{handler:handler}
-  self209.processorMap["getRegionLocation"] = &tHBaseServiceProcessorGetRegionLocation{handler:handler}
-  self209.processorMap["getAllRegionLocations"] = &tHBaseServiceProcessorGetAllRegionLocations{handler:handler}
-  self209.processorMap["checkAndMutate"] = &tHBaseServiceProcessorCheckAndMutate{handler:handler}
-  self209.processorMap["getTableDescriptor"] = &tHBaseServiceProcessorGetTableDescriptor{handler:handler}
-  self209.processorMap["getTableDescriptors"] = &tHBaseServiceProcessorGetTableDescriptors{handler:handler}
-  self209.processorMap["tableExists"] = &tHBaseServiceProcessorTableExists{handler:handler}
-  self209.processorMap["getTableDescriptorsByPattern"] = &tHBaseServiceProcessorGetTableDescriptorsByPattern{handler:handler}
-  self209.processorMap["getTableDescriptorsByNamespace"] = &tHBaseServiceProcessorGetTableDescriptorsByNamespace{handler:handler}
-  self209.processorMap["getTableNamesByPattern"] = &tHBaseServiceProcessorGetTableNamesByPattern{handler:handler}
-  self209.processorMap["getTableNamesByNamespace"] = &tHBaseServiceProcessorGetTableNamesByNamespace{handler:handler}
-  self209.processorMap["createTable"] = &tHBaseServiceProcessorCreateTable{handler:handler}
-  self209.processorMap["deleteTable"] = &tHBaseServiceProcessorDeleteTable{handler:handler}
-  self209.processorMap["truncateTable"] = &tHBaseServiceProcessorTruncateTable{handler:handler}
-  self209.processorMap["enableTable"] = &tHBaseServiceProcessorEnableTable{handler:handler}
-  self209.processorMap["disableTable"] = &tHBaseServiceProcessorDisableTable{handler:handler}
-  self209.processorMap["isTableEnabled"] = &tHBaseServiceProcessorIsTableEnabled{handler:handler}
-  self209.processorMap["isTableDisabled"] = &tHBaseServiceProcessorIsTableDisabled{handler:handler}
-  self209.processorMap["isTableAvailable"] = &tHBaseServiceProcessorIsTableAvailable{handler:handler}
-  self209.processorMap["isTableAvailableWithSplit"] = &tHBaseServiceProcessorIsTableAvailableWithSplit{handler:handler}
-  self209.processorMap["addColumnFamily"] = &tHBaseServiceProcessorAddColumnFamily{handler:handler}
-  self209.processorMap["deleteColumnFamily"] = &tHBaseServiceProcessorDeleteColumnFamily{handler:handler}
-  self209.processorMap["modifyColumnFamily"] = &tHBaseServiceProcessorModifyColumnFamily{handler:handler}
-  self209.processorMap["modifyTable"] = &tHBaseServiceProcessorModifyTable{handler:handler}
-  self209.processorMap["createNamespace"] = &tHBaseServiceProcessorCreateNamespace{handler:handler}
-  self209.processorMap["modifyNamespace"] = &tHBaseServiceProcessorModifyNamespace{handler:handler}
-  self209.processorMap["deleteNamespace"] = &tHBaseServiceProcessorDeleteNamespace{handler:handler}
-  self209.processorMap["getNamespaceDescriptor"] = &tHBaseServiceProcessorGetNamespaceDescriptor{handler:handler}
-  self209.processorMap["listNamespaceDescriptors"] = &tHBaseServiceProcessorListNamespaceDescriptors{handler:handler}
-  self209.processorMap["listNamespaces"] = &tHBaseServiceProcessorListNamespaces{handler:handler}
-  self209.processorMap["getThriftServerType"] = &tHBaseServiceProcessorGetThriftServerType{handler:handler}
-  self209.processorMap["getClusterId"] = &tHBaseServiceProcessorGetClusterId{handler:handler}
-  self209.processorMap["getSlowLogResponses"] = &tHBaseServiceProcessorGetSlowLogResponses{handler:handler}
-  self209.processorMap["clearSlowLogResponses"] = &tHBaseServiceProcessorClearSlowLogResponses{handler:handler}
-return self209
+  self215 := &THBaseServiceProcessor{handler:handler, processorMap:make(map[string]thrift.TProcessorFunction)}
+  self215.processorMap["exists"] = &tHBaseServiceProcessorExists{handler:handler}
+  self215.processorMap["existsAll"] = &tHBaseServiceProcessorExistsAll{handler:handler}
+  self215.processorMap["get"] = &tHBaseServiceProcessorGet{handler:handler}
+  self215.processorMap["getMultiple"] = &tHBaseServiceProcessorGetMultiple{handler:handler}
+  self215.processorMap["put"] = &tHBaseServiceProcessorPut{handler:handler}
+  self215.processorMap["checkAndPut"] = &tHBaseServiceProcessorCheckAndPut{handler:handler}
+  self215.processorMap["putMultiple"] = &tHBaseServiceProcessorPutMultiple{handler:handler}
+  self215.processorMap["deleteSingle"] = &tHBaseServiceProcessorDeleteSingle{handler:handler}
+  self215.processorMap["deleteMultiple"] = &tHBaseServiceProcessorDeleteMultiple{handler:handler}
+  self215.processorMap["checkAndDelete"] = &tHBaseServiceProcessorCheckAndDelete{handler:handler}
+  self215.processorMap["increment"] = &tHBaseServiceProcessorIncrement{handler:handler}
+  self215.processorMap["append"] = &tHBaseServiceProcessorAppend{handler:handler}
+  self215.processorMap["openScanner"] = &tHBaseServiceProcessorOpenScanner{handler:handler}
+  self215.processorMap["getScannerRows"] = &tHBaseServiceProcessorGetScannerRows{handler:handler}
+  self215.processorMap["closeScanner"] = &tHBaseServiceProcessorCloseScanner{handler:handler}
+  self215.processorMap["mutateRow"] = &tHBaseServiceProcessorMutateRow{handler:handler}
+  self215.processorMap["getScannerResults"] = &tHBaseServiceProcessorGetScannerResults{handler:handler}
+  self215.processorMap["getRegionLocation"] = &tHBaseServiceProcessorGetRegionLocation{handler:handler}
+  self215.processorMap["getAllRegionLocations"] = &tHBaseServiceProcessorGetAllRegionLocations{handler:handler}
+  self215.processorMap["checkAndMutate"] = &tHBaseServiceProcessorCheckAndMutate{handler:handler}
+  self215.processorMap["getTableDescriptor"] = &tHBaseServiceProcessorGetTableDescriptor{handler:handler}
+  self215.processorMap["getTableDescriptors"] = &tHBaseServiceProcessorGetTableDescriptors{handler:handler}
+  self215.processorMap["tableExists"] = &tHBaseServiceProcessorTableExists{handler:handler}
+  self215.processorMap["getTableDescriptorsByPattern"] = &tHBaseServiceProcessorGetTableDescriptorsByPattern{handler:handler}
+  self215.processorMap["getTableDescriptorsByNamespace"] = &tHBaseServiceProcessorGetTableDescriptorsByNamespace{handler:handler}
+  self215.processorMap["getTableNamesByPattern"] = &tHBaseServiceProcessorGetTableNamesByPattern{handler:handler}
+  self215.processorMap["getTableNamesByNamespace"] = &tHBaseServiceProcessorGetTableNamesByNamespace{handler:handler}
+  self215.processorMap["createTable"] = &tHBaseServiceProcessorCreateTable{handler:handler}
+  self215.processorMap["deleteTable"] = &tHBaseServiceProcessorDeleteTable{handler:handler}
+  self215.processorMap["truncateTable"] = &tHBaseServiceProcessorTruncateTable{handler:handler}
+  self215.processorMap["enableTable"] = &tHBaseServiceProcessorEnableTable{handler:handler}
+  self215.processorMap["disableTable"] = &tHBaseServiceProcessorDisableTable{handler:handler}
+  self215.processorMap["isTableEnabled"] = &tHBaseServiceProcessorIsTableEnabled{handler:handler}
+  self215.processorMap["isTableDisabled"] = &tHBaseServiceProcessorIsTableDisabled{handler:handler}
+  self215.processorMap["isTableAvailable"] = &tHBaseServiceProcessorIsTableAvailable{handler:handler}
+  self215.processorMap["isTableAvailableWithSplit"] = &tHBaseServiceProcessorIsTableAvailableWithSplit{handler:handler}
+  self215.processorMap["addColumnFamily"] = &tHBaseServiceProcessorAddColumnFamily{handler:handler}
+  self215.processorMap["deleteColumnFamily"] = &tHBaseServiceProcessorDeleteColumnFamily{handler:handler}
+  self215.processorMap["modifyColumnFamily"] = &tHBaseServiceProcessorModifyColumnFamily{handler:handler}
+  self215.processorMap["modifyTable"] = &tHBaseServiceProcessorModifyTable{handler:handler}
+  self215.processorMap["createNamespace"] = &tHBaseServiceProcessorCreateNamespace{handler:handler}
+  self215.processorMap["modifyNamespace"] = &tHBaseServiceProcessorModifyNamespace{handler:handler}
+  self215.processorMap["deleteNamespace"] = &tHBaseServiceProcessorDeleteNamespace{handler:handler}
+  self215.processorMap["getNamespaceDescriptor"] = &tHBaseServiceProcessorGetNamespaceDescriptor{handler:handler}
+  self215.processorMap["listNamespaceDescriptors"] = &tHBaseServiceProcessorListNamespaceDescriptors{handler:handler}
+  self215.processorMap["listNamespaces"] = &tHBaseServiceProcessorListNamespaces{handler:handler}
+  self215.processorMap["getThriftServerType"] = &tHBaseServiceProcessorGetThriftServerType{handler:handler}
+  self215.processorMap["getClusterId"] = &tHBaseServiceProcessorGetClusterId{handler:handler}
+  self215.processorMap["getSlowLogResponses"] = &tHBaseServiceProcessorGetSlowLogResponses{handler:handler}
+  self215.processorMap["clearSlowLogResponses"] = &tHBaseServiceProcessorClearSlowLogResponses{handler:handler}
+  self215.processorMap["grant"] = &tHBaseServiceProcessorGrant{handler:handler}
+  self215.processorMap["revoke"] = &tHBaseServiceProcessorRevoke{handler:handler}
+return self215
 }
 
 func (p *THBaseServiceProcessor) Process(ctx context.Context, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
@@ -11345,12 +11740,12 @@ func (p *THBaseServiceProcessor) Process(ctx context.Context, iprot, oprot thrif
   }
   iprot.Skip(ctx, thrift.STRUCT)
   iprot.ReadMessageEnd(ctx)
-  x210 := thrift.NewTApplicationException(thrift.UNKNOWN_METHOD, "Unknown function " + name)
+  x216 := thrift.NewTApplicationException(thrift.UNKNOWN_METHOD, "Unknown function " + name)
   oprot.WriteMessageBegin(ctx, name, thrift.EXCEPTION, seqId)
-  x210.Write(ctx, oprot)
+  x216.Write(ctx, oprot)
   oprot.WriteMessageEnd(ctx)
   oprot.Flush(ctx)
-  return false, x210
+  return false, x216
 
 }
 
@@ -11359,7 +11754,7 @@ type tHBaseServiceProcessorExists struct {
 }
 
 func (p *tHBaseServiceProcessorExists) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err211 error
+  var _write_err217 error
   args := THBaseServiceExistsArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -11409,21 +11804,21 @@ func (p *tHBaseServiceProcessorExists) Process(ctx context.Context, seqId int32,
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc212 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing exists: " + err2.Error())
+      _exc218 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing exists: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "exists", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err211 = thrift.WrapTException(err2)
+        _write_err217 = thrift.WrapTException(err2)
       }
-      if err2 := _exc212.Write(ctx, oprot); _write_err211 == nil && err2 != nil {
-        _write_err211 = thrift.WrapTException(err2)
+      if err2 := _exc218.Write(ctx, oprot); _write_err217 == nil && err2 != nil {
+        _write_err217 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err211 == nil && err2 != nil {
-        _write_err211 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err217 == nil && err2 != nil {
+        _write_err217 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err211 == nil && err2 != nil {
-        _write_err211 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err217 == nil && err2 != nil {
+        _write_err217 = thrift.WrapTException(err2)
       }
-      if _write_err211 != nil {
-        return false, thrift.WrapTException(_write_err211)
+      if _write_err217 != nil {
+        return false, thrift.WrapTException(_write_err217)
       }
       return true, err
     }
@@ -11432,19 +11827,19 @@ func (p *tHBaseServiceProcessorExists) Process(ctx context.Context, seqId int32,
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "exists", thrift.REPLY, seqId); err2 != nil {
-    _write_err211 = thrift.WrapTException(err2)
+    _write_err217 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err211 == nil && err2 != nil {
-    _write_err211 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err217 == nil && err2 != nil {
+    _write_err217 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err211 == nil && err2 != nil {
-    _write_err211 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err217 == nil && err2 != nil {
+    _write_err217 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err211 == nil && err2 != nil {
-    _write_err211 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err217 == nil && err2 != nil {
+    _write_err217 = thrift.WrapTException(err2)
   }
-  if _write_err211 != nil {
-    return false, thrift.WrapTException(_write_err211)
+  if _write_err217 != nil {
+    return false, thrift.WrapTException(_write_err217)
   }
   return true, err
 }
@@ -11454,7 +11849,7 @@ type tHBaseServiceProcessorExistsAll struct {
 }
 
 func (p *tHBaseServiceProcessorExistsAll) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err213 error
+  var _write_err219 error
   args := THBaseServiceExistsAllArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -11504,21 +11899,21 @@ func (p *tHBaseServiceProcessorExistsAll) Process(ctx context.Context, seqId int
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc214 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing existsAll: " + err2.Error())
+      _exc220 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing existsAll: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "existsAll", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err213 = thrift.WrapTException(err2)
+        _write_err219 = thrift.WrapTException(err2)
       }
-      if err2 := _exc214.Write(ctx, oprot); _write_err213 == nil && err2 != nil {
-        _write_err213 = thrift.WrapTException(err2)
+      if err2 := _exc220.Write(ctx, oprot); _write_err219 == nil && err2 != nil {
+        _write_err219 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err213 == nil && err2 != nil {
-        _write_err213 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err219 == nil && err2 != nil {
+        _write_err219 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err213 == nil && err2 != nil {
-        _write_err213 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err219 == nil && err2 != nil {
+        _write_err219 = thrift.WrapTException(err2)
       }
-      if _write_err213 != nil {
-        return false, thrift.WrapTException(_write_err213)
+      if _write_err219 != nil {
+        return false, thrift.WrapTException(_write_err219)
       }
       return true, err
     }
@@ -11527,19 +11922,19 @@ func (p *tHBaseServiceProcessorExistsAll) Process(ctx context.Context, seqId int
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "existsAll", thrift.REPLY, seqId); err2 != nil {
-    _write_err213 = thrift.WrapTException(err2)
+    _write_err219 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err213 == nil && err2 != nil {
-    _write_err213 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err219 == nil && err2 != nil {
+    _write_err219 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err213 == nil && err2 != nil {
-    _write_err213 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err219 == nil && err2 != nil {
+    _write_err219 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err213 == nil && err2 != nil {
-    _write_err213 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err219 == nil && err2 != nil {
+    _write_err219 = thrift.WrapTException(err2)
   }
-  if _write_err213 != nil {
-    return false, thrift.WrapTException(_write_err213)
+  if _write_err219 != nil {
+    return false, thrift.WrapTException(_write_err219)
   }
   return true, err
 }
@@ -11549,7 +11944,7 @@ type tHBaseServiceProcessorGet struct {
 }
 
 func (p *tHBaseServiceProcessorGet) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err215 error
+  var _write_err221 error
   args := THBaseServiceGetArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -11599,21 +11994,21 @@ func (p *tHBaseServiceProcessorGet) Process(ctx context.Context, seqId int32, ip
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc216 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing get: " + err2.Error())
+      _exc222 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing get: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "get", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err215 = thrift.WrapTException(err2)
+        _write_err221 = thrift.WrapTException(err2)
       }
-      if err2 := _exc216.Write(ctx, oprot); _write_err215 == nil && err2 != nil {
-        _write_err215 = thrift.WrapTException(err2)
+      if err2 := _exc222.Write(ctx, oprot); _write_err221 == nil && err2 != nil {
+        _write_err221 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err215 == nil && err2 != nil {
-        _write_err215 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err221 == nil && err2 != nil {
+        _write_err221 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err215 == nil && err2 != nil {
-        _write_err215 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err221 == nil && err2 != nil {
+        _write_err221 = thrift.WrapTException(err2)
       }
-      if _write_err215 != nil {
-        return false, thrift.WrapTException(_write_err215)
+      if _write_err221 != nil {
+        return false, thrift.WrapTException(_write_err221)
       }
       return true, err
     }
@@ -11622,19 +12017,19 @@ func (p *tHBaseServiceProcessorGet) Process(ctx context.Context, seqId int32, ip
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "get", thrift.REPLY, seqId); err2 != nil {
-    _write_err215 = thrift.WrapTException(err2)
+    _write_err221 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err215 == nil && err2 != nil {
-    _write_err215 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err221 == nil && err2 != nil {
+    _write_err221 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err215 == nil && err2 != nil {
-    _write_err215 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err221 == nil && err2 != nil {
+    _write_err221 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err215 == nil && err2 != nil {
-    _write_err215 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err221 == nil && err2 != nil {
+    _write_err221 = thrift.WrapTException(err2)
   }
-  if _write_err215 != nil {
-    return false, thrift.WrapTException(_write_err215)
+  if _write_err221 != nil {
+    return false, thrift.WrapTException(_write_err221)
   }
   return true, err
 }
@@ -11644,7 +12039,7 @@ type tHBaseServiceProcessorGetMultiple struct {
 }
 
 func (p *tHBaseServiceProcessorGetMultiple) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err217 error
+  var _write_err223 error
   args := THBaseServiceGetMultipleArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -11694,21 +12089,21 @@ func (p *tHBaseServiceProcessorGetMultiple) Process(ctx context.Context, seqId i
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc218 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getMultiple: " + err2.Error())
+      _exc224 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getMultiple: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "getMultiple", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err217 = thrift.WrapTException(err2)
+        _write_err223 = thrift.WrapTException(err2)
       }
-      if err2 := _exc218.Write(ctx, oprot); _write_err217 == nil && err2 != nil {
-        _write_err217 = thrift.WrapTException(err2)
+      if err2 := _exc224.Write(ctx, oprot); _write_err223 == nil && err2 != nil {
+        _write_err223 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err217 == nil && err2 != nil {
-        _write_err217 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err223 == nil && err2 != nil {
+        _write_err223 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err217 == nil && err2 != nil {
-        _write_err217 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err223 == nil && err2 != nil {
+        _write_err223 = thrift.WrapTException(err2)
       }
-      if _write_err217 != nil {
-        return false, thrift.WrapTException(_write_err217)
+      if _write_err223 != nil {
+        return false, thrift.WrapTException(_write_err223)
       }
       return true, err
     }
@@ -11717,19 +12112,19 @@ func (p *tHBaseServiceProcessorGetMultiple) Process(ctx context.Context, seqId i
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "getMultiple", thrift.REPLY, seqId); err2 != nil {
-    _write_err217 = thrift.WrapTException(err2)
+    _write_err223 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err217 == nil && err2 != nil {
-    _write_err217 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err223 == nil && err2 != nil {
+    _write_err223 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err217 == nil && err2 != nil {
-    _write_err217 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err223 == nil && err2 != nil {
+    _write_err223 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err217 == nil && err2 != nil {
-    _write_err217 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err223 == nil && err2 != nil {
+    _write_err223 = thrift.WrapTException(err2)
   }
-  if _write_err217 != nil {
-    return false, thrift.WrapTException(_write_err217)
+  if _write_err223 != nil {
+    return false, thrift.WrapTException(_write_err223)
   }
   return true, err
 }
@@ -11739,7 +12134,7 @@ type tHBaseServiceProcessorPut struct {
 }
 
 func (p *tHBaseServiceProcessorPut) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err219 error
+  var _write_err225 error
   args := THBaseServicePutArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -11789,40 +12184,40 @@ func (p *tHBaseServiceProcessorPut) Process(ctx context.Context, seqId int32, ip
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc220 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing put: " + err2.Error())
+      _exc226 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing put: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "put", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err219 = thrift.WrapTException(err2)
+        _write_err225 = thrift.WrapTException(err2)
       }
-      if err2 := _exc220.Write(ctx, oprot); _write_err219 == nil && err2 != nil {
-        _write_err219 = thrift.WrapTException(err2)
+      if err2 := _exc226.Write(ctx, oprot); _write_err225 == nil && err2 != nil {
+        _write_err225 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err219 == nil && err2 != nil {
-        _write_err219 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err225 == nil && err2 != nil {
+        _write_err225 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err219 == nil && err2 != nil {
-        _write_err219 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err225 == nil && err2 != nil {
+        _write_err225 = thrift.WrapTException(err2)
       }
-      if _write_err219 != nil {
-        return false, thrift.WrapTException(_write_err219)
+      if _write_err225 != nil {
+        return false, thrift.WrapTException(_write_err225)
       }
       return true, err
     }
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "put", thrift.REPLY, seqId); err2 != nil {
-    _write_err219 = thrift.WrapTException(err2)
+    _write_err225 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err219 == nil && err2 != nil {
-    _write_err219 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err225 == nil && err2 != nil {
+    _write_err225 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err219 == nil && err2 != nil {
-    _write_err219 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err225 == nil && err2 != nil {
+    _write_err225 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err219 == nil && err2 != nil {
-    _write_err219 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err225 == nil && err2 != nil {
+    _write_err225 = thrift.WrapTException(err2)
   }
-  if _write_err219 != nil {
-    return false, thrift.WrapTException(_write_err219)
+  if _write_err225 != nil {
+    return false, thrift.WrapTException(_write_err225)
   }
   return true, err
 }
@@ -11832,7 +12227,7 @@ type tHBaseServiceProcessorCheckAndPut struct {
 }
 
 func (p *tHBaseServiceProcessorCheckAndPut) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err221 error
+  var _write_err227 error
   args := THBaseServiceCheckAndPutArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -11882,21 +12277,21 @@ func (p *tHBaseServiceProcessorCheckAndPut) Process(ctx context.Context, seqId i
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc222 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing checkAndPut: " + err2.Error())
+      _exc228 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing checkAndPut: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "checkAndPut", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err221 = thrift.WrapTException(err2)
+        _write_err227 = thrift.WrapTException(err2)
       }
-      if err2 := _exc222.Write(ctx, oprot); _write_err221 == nil && err2 != nil {
-        _write_err221 = thrift.WrapTException(err2)
+      if err2 := _exc228.Write(ctx, oprot); _write_err227 == nil && err2 != nil {
+        _write_err227 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err221 == nil && err2 != nil {
-        _write_err221 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err227 == nil && err2 != nil {
+        _write_err227 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err221 == nil && err2 != nil {
-        _write_err221 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err227 == nil && err2 != nil {
+        _write_err227 = thrift.WrapTException(err2)
       }
-      if _write_err221 != nil {
-        return false, thrift.WrapTException(_write_err221)
+      if _write_err227 != nil {
+        return false, thrift.WrapTException(_write_err227)
       }
       return true, err
     }
@@ -11905,19 +12300,19 @@ func (p *tHBaseServiceProcessorCheckAndPut) Process(ctx context.Context, seqId i
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "checkAndPut", thrift.REPLY, seqId); err2 != nil {
-    _write_err221 = thrift.WrapTException(err2)
+    _write_err227 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err221 == nil && err2 != nil {
-    _write_err221 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err227 == nil && err2 != nil {
+    _write_err227 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err221 == nil && err2 != nil {
-    _write_err221 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err227 == nil && err2 != nil {
+    _write_err227 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err221 == nil && err2 != nil {
-    _write_err221 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err227 == nil && err2 != nil {
+    _write_err227 = thrift.WrapTException(err2)
   }
-  if _write_err221 != nil {
-    return false, thrift.WrapTException(_write_err221)
+  if _write_err227 != nil {
+    return false, thrift.WrapTException(_write_err227)
   }
   return true, err
 }
@@ -11927,7 +12322,7 @@ type tHBaseServiceProcessorPutMultiple struct {
 }
 
 func (p *tHBaseServiceProcessorPutMultiple) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err223 error
+  var _write_err229 error
   args := THBaseServicePutMultipleArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -11977,40 +12372,40 @@ func (p *tHBaseServiceProcessorPutMultiple) Process(ctx context.Context, seqId i
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc224 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing putMultiple: " + err2.Error())
+      _exc230 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing putMultiple: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "putMultiple", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err223 = thrift.WrapTException(err2)
+        _write_err229 = thrift.WrapTException(err2)
       }
-      if err2 := _exc224.Write(ctx, oprot); _write_err223 == nil && err2 != nil {
-        _write_err223 = thrift.WrapTException(err2)
+      if err2 := _exc230.Write(ctx, oprot); _write_err229 == nil && err2 != nil {
+        _write_err229 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err223 == nil && err2 != nil {
-        _write_err223 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err229 == nil && err2 != nil {
+        _write_err229 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err223 == nil && err2 != nil {
-        _write_err223 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err229 == nil && err2 != nil {
+        _write_err229 = thrift.WrapTException(err2)
       }
-      if _write_err223 != nil {
-        return false, thrift.WrapTException(_write_err223)
+      if _write_err229 != nil {
+        return false, thrift.WrapTException(_write_err229)
       }
       return true, err
     }
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "putMultiple", thrift.REPLY, seqId); err2 != nil {
-    _write_err223 = thrift.WrapTException(err2)
+    _write_err229 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err223 == nil && err2 != nil {
-    _write_err223 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err229 == nil && err2 != nil {
+    _write_err229 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err223 == nil && err2 != nil {
-    _write_err223 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err229 == nil && err2 != nil {
+    _write_err229 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err223 == nil && err2 != nil {
-    _write_err223 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err229 == nil && err2 != nil {
+    _write_err229 = thrift.WrapTException(err2)
   }
-  if _write_err223 != nil {
-    return false, thrift.WrapTException(_write_err223)
+  if _write_err229 != nil {
+    return false, thrift.WrapTException(_write_err229)
   }
   return true, err
 }
@@ -12020,7 +12415,7 @@ type tHBaseServiceProcessorDeleteSingle struct {
 }
 
 func (p *tHBaseServiceProcessorDeleteSingle) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err225 error
+  var _write_err231 error
   args := THBaseServiceDeleteSingleArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -12070,40 +12465,40 @@ func (p *tHBaseServiceProcessorDeleteSingle) Process(ctx context.Context, seqId 
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc226 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing deleteSingle: " + err2.Error())
+      _exc232 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing deleteSingle: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "deleteSingle", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err225 = thrift.WrapTException(err2)
+        _write_err231 = thrift.WrapTException(err2)
       }
-      if err2 := _exc226.Write(ctx, oprot); _write_err225 == nil && err2 != nil {
-        _write_err225 = thrift.WrapTException(err2)
+      if err2 := _exc232.Write(ctx, oprot); _write_err231 == nil && err2 != nil {
+        _write_err231 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err225 == nil && err2 != nil {
-        _write_err225 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err231 == nil && err2 != nil {
+        _write_err231 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err225 == nil && err2 != nil {
-        _write_err225 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err231 == nil && err2 != nil {
+        _write_err231 = thrift.WrapTException(err2)
       }
-      if _write_err225 != nil {
-        return false, thrift.WrapTException(_write_err225)
+      if _write_err231 != nil {
+        return false, thrift.WrapTException(_write_err231)
       }
       return true, err
     }
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "deleteSingle", thrift.REPLY, seqId); err2 != nil {
-    _write_err225 = thrift.WrapTException(err2)
+    _write_err231 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err225 == nil && err2 != nil {
-    _write_err225 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err231 == nil && err2 != nil {
+    _write_err231 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err225 == nil && err2 != nil {
-    _write_err225 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err231 == nil && err2 != nil {
+    _write_err231 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err225 == nil && err2 != nil {
-    _write_err225 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err231 == nil && err2 != nil {
+    _write_err231 = thrift.WrapTException(err2)
   }
-  if _write_err225 != nil {
-    return false, thrift.WrapTException(_write_err225)
+  if _write_err231 != nil {
+    return false, thrift.WrapTException(_write_err231)
   }
   return true, err
 }
@@ -12113,7 +12508,7 @@ type tHBaseServiceProcessorDeleteMultiple struct {
 }
 
 func (p *tHBaseServiceProcessorDeleteMultiple) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err227 error
+  var _write_err233 error
   args := THBaseServiceDeleteMultipleArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -12163,21 +12558,21 @@ func (p *tHBaseServiceProcessorDeleteMultiple) Process(ctx context.Context, seqI
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc228 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing deleteMultiple: " + err2.Error())
+      _exc234 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing deleteMultiple: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "deleteMultiple", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err227 = thrift.WrapTException(err2)
+        _write_err233 = thrift.WrapTException(err2)
       }
-      if err2 := _exc228.Write(ctx, oprot); _write_err227 == nil && err2 != nil {
-        _write_err227 = thrift.WrapTException(err2)
+      if err2 := _exc234.Write(ctx, oprot); _write_err233 == nil && err2 != nil {
+        _write_err233 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err227 == nil && err2 != nil {
-        _write_err227 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err233 == nil && err2 != nil {
+        _write_err233 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err227 == nil && err2 != nil {
-        _write_err227 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err233 == nil && err2 != nil {
+        _write_err233 = thrift.WrapTException(err2)
       }
-      if _write_err227 != nil {
-        return false, thrift.WrapTException(_write_err227)
+      if _write_err233 != nil {
+        return false, thrift.WrapTException(_write_err233)
       }
       return true, err
     }
@@ -12186,19 +12581,19 @@ func (p *tHBaseServiceProcessorDeleteMultiple) Process(ctx context.Context, seqI
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "deleteMultiple", thrift.REPLY, seqId); err2 != nil {
-    _write_err227 = thrift.WrapTException(err2)
+    _write_err233 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err227 == nil && err2 != nil {
-    _write_err227 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err233 == nil && err2 != nil {
+    _write_err233 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err227 == nil && err2 != nil {
-    _write_err227 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err233 == nil && err2 != nil {
+    _write_err233 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err227 == nil && err2 != nil {
-    _write_err227 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err233 == nil && err2 != nil {
+    _write_err233 = thrift.WrapTException(err2)
   }
-  if _write_err227 != nil {
-    return false, thrift.WrapTException(_write_err227)
+  if _write_err233 != nil {
+    return false, thrift.WrapTException(_write_err233)
   }
   return true, err
 }
@@ -12208,7 +12603,7 @@ type tHBaseServiceProcessorCheckAndDelete struct {
 }
 
 func (p *tHBaseServiceProcessorCheckAndDelete) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err229 error
+  var _write_err235 error
   args := THBaseServiceCheckAndDeleteArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -12258,21 +12653,21 @@ func (p *tHBaseServiceProcessorCheckAndDelete) Process(ctx context.Context, seqI
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc230 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing checkAndDelete: " + err2.Error())
+      _exc236 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing checkAndDelete: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "checkAndDelete", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err229 = thrift.WrapTException(err2)
+        _write_err235 = thrift.WrapTException(err2)
       }
-      if err2 := _exc230.Write(ctx, oprot); _write_err229 == nil && err2 != nil {
-        _write_err229 = thrift.WrapTException(err2)
+      if err2 := _exc236.Write(ctx, oprot); _write_err235 == nil && err2 != nil {
+        _write_err235 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err229 == nil && err2 != nil {
-        _write_err229 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err235 == nil && err2 != nil {
+        _write_err235 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err229 == nil && err2 != nil {
-        _write_err229 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err235 == nil && err2 != nil {
+        _write_err235 = thrift.WrapTException(err2)
       }
-      if _write_err229 != nil {
-        return false, thrift.WrapTException(_write_err229)
+      if _write_err235 != nil {
+        return false, thrift.WrapTException(_write_err235)
       }
       return true, err
     }
@@ -12281,19 +12676,19 @@ func (p *tHBaseServiceProcessorCheckAndDelete) Process(ctx context.Context, seqI
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "checkAndDelete", thrift.REPLY, seqId); err2 != nil {
-    _write_err229 = thrift.WrapTException(err2)
+    _write_err235 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err229 == nil && err2 != nil {
-    _write_err229 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err235 == nil && err2 != nil {
+    _write_err235 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err229 == nil && err2 != nil {
-    _write_err229 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err235 == nil && err2 != nil {
+    _write_err235 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err229 == nil && err2 != nil {
-    _write_err229 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err235 == nil && err2 != nil {
+    _write_err235 = thrift.WrapTException(err2)
   }
-  if _write_err229 != nil {
-    return false, thrift.WrapTException(_write_err229)
+  if _write_err235 != nil {
+    return false, thrift.WrapTException(_write_err235)
   }
   return true, err
 }
@@ -12303,7 +12698,7 @@ type tHBaseServiceProcessorIncrement struct {
 }
 
 func (p *tHBaseServiceProcessorIncrement) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err231 error
+  var _write_err237 error
   args := THBaseServiceIncrementArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -12353,21 +12748,21 @@ func (p *tHBaseServiceProcessorIncrement) Process(ctx context.Context, seqId int
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc232 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing increment: " + err2.Error())
+      _exc238 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing increment: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "increment", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err231 = thrift.WrapTException(err2)
+        _write_err237 = thrift.WrapTException(err2)
       }
-      if err2 := _exc232.Write(ctx, oprot); _write_err231 == nil && err2 != nil {
-        _write_err231 = thrift.WrapTException(err2)
+      if err2 := _exc238.Write(ctx, oprot); _write_err237 == nil && err2 != nil {
+        _write_err237 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err231 == nil && err2 != nil {
-        _write_err231 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err237 == nil && err2 != nil {
+        _write_err237 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err231 == nil && err2 != nil {
-        _write_err231 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err237 == nil && err2 != nil {
+        _write_err237 = thrift.WrapTException(err2)
       }
-      if _write_err231 != nil {
-        return false, thrift.WrapTException(_write_err231)
+      if _write_err237 != nil {
+        return false, thrift.WrapTException(_write_err237)
       }
       return true, err
     }
@@ -12376,19 +12771,19 @@ func (p *tHBaseServiceProcessorIncrement) Process(ctx context.Context, seqId int
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "increment", thrift.REPLY, seqId); err2 != nil {
-    _write_err231 = thrift.WrapTException(err2)
+    _write_err237 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err231 == nil && err2 != nil {
-    _write_err231 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err237 == nil && err2 != nil {
+    _write_err237 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err231 == nil && err2 != nil {
-    _write_err231 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err237 == nil && err2 != nil {
+    _write_err237 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err231 == nil && err2 != nil {
-    _write_err231 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err237 == nil && err2 != nil {
+    _write_err237 = thrift.WrapTException(err2)
   }
-  if _write_err231 != nil {
-    return false, thrift.WrapTException(_write_err231)
+  if _write_err237 != nil {
+    return false, thrift.WrapTException(_write_err237)
   }
   return true, err
 }
@@ -12398,7 +12793,7 @@ type tHBaseServiceProcessorAppend struct {
 }
 
 func (p *tHBaseServiceProcessorAppend) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err233 error
+  var _write_err239 error
   args := THBaseServiceAppendArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -12448,21 +12843,21 @@ func (p *tHBaseServiceProcessorAppend) Process(ctx context.Context, seqId int32,
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc234 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing append: " + err2.Error())
+      _exc240 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing append: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "append", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err233 = thrift.WrapTException(err2)
+        _write_err239 = thrift.WrapTException(err2)
       }
-      if err2 := _exc234.Write(ctx, oprot); _write_err233 == nil && err2 != nil {
-        _write_err233 = thrift.WrapTException(err2)
+      if err2 := _exc240.Write(ctx, oprot); _write_err239 == nil && err2 != nil {
+        _write_err239 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err233 == nil && err2 != nil {
-        _write_err233 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err239 == nil && err2 != nil {
+        _write_err239 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err233 == nil && err2 != nil {
-        _write_err233 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err239 == nil && err2 != nil {
+        _write_err239 = thrift.WrapTException(err2)
       }
-      if _write_err233 != nil {
-        return false, thrift.WrapTException(_write_err233)
+      if _write_err239 != nil {
+        return false, thrift.WrapTException(_write_err239)
       }
       return true, err
     }
@@ -12471,19 +12866,19 @@ func (p *tHBaseServiceProcessorAppend) Process(ctx context.Context, seqId int32,
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "append", thrift.REPLY, seqId); err2 != nil {
-    _write_err233 = thrift.WrapTException(err2)
+    _write_err239 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err233 == nil && err2 != nil {
-    _write_err233 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err239 == nil && err2 != nil {
+    _write_err239 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err233 == nil && err2 != nil {
-    _write_err233 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err239 == nil && err2 != nil {
+    _write_err239 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err233 == nil && err2 != nil {
-    _write_err233 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err239 == nil && err2 != nil {
+    _write_err239 = thrift.WrapTException(err2)
   }
-  if _write_err233 != nil {
-    return false, thrift.WrapTException(_write_err233)
+  if _write_err239 != nil {
+    return false, thrift.WrapTException(_write_err239)
   }
   return true, err
 }
@@ -12493,7 +12888,7 @@ type tHBaseServiceProcessorOpenScanner struct {
 }
 
 func (p *tHBaseServiceProcessorOpenScanner) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err235 error
+  var _write_err241 error
   args := THBaseServiceOpenScannerArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -12543,21 +12938,21 @@ func (p *tHBaseServiceProcessorOpenScanner) Process(ctx context.Context, seqId i
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc236 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing openScanner: " + err2.Error())
+      _exc242 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing openScanner: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "openScanner", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err235 = thrift.WrapTException(err2)
+        _write_err241 = thrift.WrapTException(err2)
       }
-      if err2 := _exc236.Write(ctx, oprot); _write_err235 == nil && err2 != nil {
-        _write_err235 = thrift.WrapTException(err2)
+      if err2 := _exc242.Write(ctx, oprot); _write_err241 == nil && err2 != nil {
+        _write_err241 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err235 == nil && err2 != nil {
-        _write_err235 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err241 == nil && err2 != nil {
+        _write_err241 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err235 == nil && err2 != nil {
-        _write_err235 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err241 == nil && err2 != nil {
+        _write_err241 = thrift.WrapTException(err2)
       }
-      if _write_err235 != nil {
-        return false, thrift.WrapTException(_write_err235)
+      if _write_err241 != nil {
+        return false, thrift.WrapTException(_write_err241)
       }
       return true, err
     }
@@ -12566,19 +12961,19 @@ func (p *tHBaseServiceProcessorOpenScanner) Process(ctx context.Context, seqId i
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "openScanner", thrift.REPLY, seqId); err2 != nil {
-    _write_err235 = thrift.WrapTException(err2)
+    _write_err241 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err235 == nil && err2 != nil {
-    _write_err235 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err241 == nil && err2 != nil {
+    _write_err241 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err235 == nil && err2 != nil {
-    _write_err235 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err241 == nil && err2 != nil {
+    _write_err241 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err235 == nil && err2 != nil {
-    _write_err235 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err241 == nil && err2 != nil {
+    _write_err241 = thrift.WrapTException(err2)
   }
-  if _write_err235 != nil {
-    return false, thrift.WrapTException(_write_err235)
+  if _write_err241 != nil {
+    return false, thrift.WrapTException(_write_err241)
   }
   return true, err
 }
@@ -12588,7 +12983,7 @@ type tHBaseServiceProcessorGetScannerRows struct {
 }
 
 func (p *tHBaseServiceProcessorGetScannerRows) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err237 error
+  var _write_err243 error
   args := THBaseServiceGetScannerRowsArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -12640,21 +13035,21 @@ func (p *tHBaseServiceProcessorGetScannerRows) Process(ctx context.Context, seqI
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc238 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getScannerRows: " + err2.Error())
+      _exc244 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getScannerRows: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "getScannerRows", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err237 = thrift.WrapTException(err2)
+        _write_err243 = thrift.WrapTException(err2)
       }
-      if err2 := _exc238.Write(ctx, oprot); _write_err237 == nil && err2 != nil {
-        _write_err237 = thrift.WrapTException(err2)
+      if err2 := _exc244.Write(ctx, oprot); _write_err243 == nil && err2 != nil {
+        _write_err243 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err237 == nil && err2 != nil {
-        _write_err237 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err243 == nil && err2 != nil {
+        _write_err243 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err237 == nil && err2 != nil {
-        _write_err237 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err243 == nil && err2 != nil {
+        _write_err243 = thrift.WrapTException(err2)
       }
-      if _write_err237 != nil {
-        return false, thrift.WrapTException(_write_err237)
+      if _write_err243 != nil {
+        return false, thrift.WrapTException(_write_err243)
       }
       return true, err
     }
@@ -12663,19 +13058,19 @@ func (p *tHBaseServiceProcessorGetScannerRows) Process(ctx context.Context, seqI
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "getScannerRows", thrift.REPLY, seqId); err2 != nil {
-    _write_err237 = thrift.WrapTException(err2)
+    _write_err243 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err237 == nil && err2 != nil {
-    _write_err237 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err243 == nil && err2 != nil {
+    _write_err243 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err237 == nil && err2 != nil {
-    _write_err237 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err243 == nil && err2 != nil {
+    _write_err243 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err237 == nil && err2 != nil {
-    _write_err237 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err243 == nil && err2 != nil {
+    _write_err243 = thrift.WrapTException(err2)
   }
-  if _write_err237 != nil {
-    return false, thrift.WrapTException(_write_err237)
+  if _write_err243 != nil {
+    return false, thrift.WrapTException(_write_err243)
   }
   return true, err
 }
@@ -12685,7 +13080,7 @@ type tHBaseServiceProcessorCloseScanner struct {
 }
 
 func (p *tHBaseServiceProcessorCloseScanner) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err239 error
+  var _write_err245 error
   args := THBaseServiceCloseScannerArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -12737,40 +13132,40 @@ func (p *tHBaseServiceProcessorCloseScanner) Process(ctx context.Context, seqId 
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc240 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing closeScanner: " + err2.Error())
+      _exc246 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing closeScanner: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "closeScanner", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err239 = thrift.WrapTException(err2)
+        _write_err245 = thrift.WrapTException(err2)
       }
-      if err2 := _exc240.Write(ctx, oprot); _write_err239 == nil && err2 != nil {
-        _write_err239 = thrift.WrapTException(err2)
+      if err2 := _exc246.Write(ctx, oprot); _write_err245 == nil && err2 != nil {
+        _write_err245 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err239 == nil && err2 != nil {
-        _write_err239 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err245 == nil && err2 != nil {
+        _write_err245 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err239 == nil && err2 != nil {
-        _write_err239 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err245 == nil && err2 != nil {
+        _write_err245 = thrift.WrapTException(err2)
       }
-      if _write_err239 != nil {
-        return false, thrift.WrapTException(_write_err239)
+      if _write_err245 != nil {
+        return false, thrift.WrapTException(_write_err245)
       }
       return true, err
     }
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "closeScanner", thrift.REPLY, seqId); err2 != nil {
-    _write_err239 = thrift.WrapTException(err2)
+    _write_err245 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err239 == nil && err2 != nil {
-    _write_err239 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err245 == nil && err2 != nil {
+    _write_err245 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err239 == nil && err2 != nil {
-    _write_err239 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err245 == nil && err2 != nil {
+    _write_err245 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err239 == nil && err2 != nil {
-    _write_err239 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err245 == nil && err2 != nil {
+    _write_err245 = thrift.WrapTException(err2)
   }
-  if _write_err239 != nil {
-    return false, thrift.WrapTException(_write_err239)
+  if _write_err245 != nil {
+    return false, thrift.WrapTException(_write_err245)
   }
   return true, err
 }
@@ -12780,7 +13175,7 @@ type tHBaseServiceProcessorMutateRow struct {
 }
 
 func (p *tHBaseServiceProcessorMutateRow) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err241 error
+  var _write_err247 error
   args := THBaseServiceMutateRowArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -12830,40 +13225,40 @@ func (p *tHBaseServiceProcessorMutateRow) Process(ctx context.Context, seqId int
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc242 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing mutateRow: " + err2.Error())
+      _exc248 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing mutateRow: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "mutateRow", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err241 = thrift.WrapTException(err2)
+        _write_err247 = thrift.WrapTException(err2)
       }
-      if err2 := _exc242.Write(ctx, oprot); _write_err241 == nil && err2 != nil {
-        _write_err241 = thrift.WrapTException(err2)
+      if err2 := _exc248.Write(ctx, oprot); _write_err247 == nil && err2 != nil {
+        _write_err247 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err241 == nil && err2 != nil {
-        _write_err241 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err247 == nil && err2 != nil {
+        _write_err247 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err241 == nil && err2 != nil {
-        _write_err241 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err247 == nil && err2 != nil {
+        _write_err247 = thrift.WrapTException(err2)
       }
-      if _write_err241 != nil {
-        return false, thrift.WrapTException(_write_err241)
+      if _write_err247 != nil {
+        return false, thrift.WrapTException(_write_err247)
       }
       return true, err
     }
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "mutateRow", thrift.REPLY, seqId); err2 != nil {
-    _write_err241 = thrift.WrapTException(err2)
+    _write_err247 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err241 == nil && err2 != nil {
-    _write_err241 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err247 == nil && err2 != nil {
+    _write_err247 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err241 == nil && err2 != nil {
-    _write_err241 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err247 == nil && err2 != nil {
+    _write_err247 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err241 == nil && err2 != nil {
-    _write_err241 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err247 == nil && err2 != nil {
+    _write_err247 = thrift.WrapTException(err2)
   }
-  if _write_err241 != nil {
-    return false, thrift.WrapTException(_write_err241)
+  if _write_err247 != nil {
+    return false, thrift.WrapTException(_write_err247)
   }
   return true, err
 }
@@ -12873,7 +13268,7 @@ type tHBaseServiceProcessorGetScannerResults struct {
 }
 
 func (p *tHBaseServiceProcessorGetScannerResults) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err243 error
+  var _write_err249 error
   args := THBaseServiceGetScannerResultsArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -12923,21 +13318,21 @@ func (p *tHBaseServiceProcessorGetScannerResults) Process(ctx context.Context, s
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc244 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getScannerResults: " + err2.Error())
+      _exc250 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getScannerResults: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "getScannerResults", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err243 = thrift.WrapTException(err2)
+        _write_err249 = thrift.WrapTException(err2)
       }
-      if err2 := _exc244.Write(ctx, oprot); _write_err243 == nil && err2 != nil {
-        _write_err243 = thrift.WrapTException(err2)
+      if err2 := _exc250.Write(ctx, oprot); _write_err249 == nil && err2 != nil {
+        _write_err249 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err243 == nil && err2 != nil {
-        _write_err243 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err249 == nil && err2 != nil {
+        _write_err249 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err243 == nil && err2 != nil {
-        _write_err243 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err249 == nil && err2 != nil {
+        _write_err249 = thrift.WrapTException(err2)
       }
-      if _write_err243 != nil {
-        return false, thrift.WrapTException(_write_err243)
+      if _write_err249 != nil {
+        return false, thrift.WrapTException(_write_err249)
       }
       return true, err
     }
@@ -12946,19 +13341,19 @@ func (p *tHBaseServiceProcessorGetScannerResults) Process(ctx context.Context, s
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "getScannerResults", thrift.REPLY, seqId); err2 != nil {
-    _write_err243 = thrift.WrapTException(err2)
+    _write_err249 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err243 == nil && err2 != nil {
-    _write_err243 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err249 == nil && err2 != nil {
+    _write_err249 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err243 == nil && err2 != nil {
-    _write_err243 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err249 == nil && err2 != nil {
+    _write_err249 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err243 == nil && err2 != nil {
-    _write_err243 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err249 == nil && err2 != nil {
+    _write_err249 = thrift.WrapTException(err2)
   }
-  if _write_err243 != nil {
-    return false, thrift.WrapTException(_write_err243)
+  if _write_err249 != nil {
+    return false, thrift.WrapTException(_write_err249)
   }
   return true, err
 }
@@ -12968,7 +13363,7 @@ type tHBaseServiceProcessorGetRegionLocation struct {
 }
 
 func (p *tHBaseServiceProcessorGetRegionLocation) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err245 error
+  var _write_err251 error
   args := THBaseServiceGetRegionLocationArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -13018,21 +13413,21 @@ func (p *tHBaseServiceProcessorGetRegionLocation) Process(ctx context.Context, s
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc246 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getRegionLocation: " + err2.Error())
+      _exc252 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getRegionLocation: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "getRegionLocation", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err245 = thrift.WrapTException(err2)
+        _write_err251 = thrift.WrapTException(err2)
       }
-      if err2 := _exc246.Write(ctx, oprot); _write_err245 == nil && err2 != nil {
-        _write_err245 = thrift.WrapTException(err2)
+      if err2 := _exc252.Write(ctx, oprot); _write_err251 == nil && err2 != nil {
+        _write_err251 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err245 == nil && err2 != nil {
-        _write_err245 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err251 == nil && err2 != nil {
+        _write_err251 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err245 == nil && err2 != nil {
-        _write_err245 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err251 == nil && err2 != nil {
+        _write_err251 = thrift.WrapTException(err2)
       }
-      if _write_err245 != nil {
-        return false, thrift.WrapTException(_write_err245)
+      if _write_err251 != nil {
+        return false, thrift.WrapTException(_write_err251)
       }
       return true, err
     }
@@ -13041,19 +13436,19 @@ func (p *tHBaseServiceProcessorGetRegionLocation) Process(ctx context.Context, s
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "getRegionLocation", thrift.REPLY, seqId); err2 != nil {
-    _write_err245 = thrift.WrapTException(err2)
+    _write_err251 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err245 == nil && err2 != nil {
-    _write_err245 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err251 == nil && err2 != nil {
+    _write_err251 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err245 == nil && err2 != nil {
-    _write_err245 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err251 == nil && err2 != nil {
+    _write_err251 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err245 == nil && err2 != nil {
-    _write_err245 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err251 == nil && err2 != nil {
+    _write_err251 = thrift.WrapTException(err2)
   }
-  if _write_err245 != nil {
-    return false, thrift.WrapTException(_write_err245)
+  if _write_err251 != nil {
+    return false, thrift.WrapTException(_write_err251)
   }
   return true, err
 }
@@ -13063,7 +13458,7 @@ type tHBaseServiceProcessorGetAllRegionLocations struct {
 }
 
 func (p *tHBaseServiceProcessorGetAllRegionLocations) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err247 error
+  var _write_err253 error
   args := THBaseServiceGetAllRegionLocationsArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -13113,21 +13508,21 @@ func (p *tHBaseServiceProcessorGetAllRegionLocations) Process(ctx context.Contex
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc248 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getAllRegionLocations: " + err2.Error())
+      _exc254 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getAllRegionLocations: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "getAllRegionLocations", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err247 = thrift.WrapTException(err2)
+        _write_err253 = thrift.WrapTException(err2)
       }
-      if err2 := _exc248.Write(ctx, oprot); _write_err247 == nil && err2 != nil {
-        _write_err247 = thrift.WrapTException(err2)
+      if err2 := _exc254.Write(ctx, oprot); _write_err253 == nil && err2 != nil {
+        _write_err253 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err247 == nil && err2 != nil {
-        _write_err247 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err253 == nil && err2 != nil {
+        _write_err253 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err247 == nil && err2 != nil {
-        _write_err247 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err253 == nil && err2 != nil {
+        _write_err253 = thrift.WrapTException(err2)
       }
-      if _write_err247 != nil {
-        return false, thrift.WrapTException(_write_err247)
+      if _write_err253 != nil {
+        return false, thrift.WrapTException(_write_err253)
       }
       return true, err
     }
@@ -13136,19 +13531,19 @@ func (p *tHBaseServiceProcessorGetAllRegionLocations) Process(ctx context.Contex
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "getAllRegionLocations", thrift.REPLY, seqId); err2 != nil {
-    _write_err247 = thrift.WrapTException(err2)
+    _write_err253 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err247 == nil && err2 != nil {
-    _write_err247 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err253 == nil && err2 != nil {
+    _write_err253 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err247 == nil && err2 != nil {
-    _write_err247 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err253 == nil && err2 != nil {
+    _write_err253 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err247 == nil && err2 != nil {
-    _write_err247 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err253 == nil && err2 != nil {
+    _write_err253 = thrift.WrapTException(err2)
   }
-  if _write_err247 != nil {
-    return false, thrift.WrapTException(_write_err247)
+  if _write_err253 != nil {
+    return false, thrift.WrapTException(_write_err253)
   }
   return true, err
 }
@@ -13158,7 +13553,7 @@ type tHBaseServiceProcessorCheckAndMutate struct {
 }
 
 func (p *tHBaseServiceProcessorCheckAndMutate) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err249 error
+  var _write_err255 error
   args := THBaseServiceCheckAndMutateArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -13208,21 +13603,21 @@ func (p *tHBaseServiceProcessorCheckAndMutate) Process(ctx context.Context, seqI
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc250 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing checkAndMutate: " + err2.Error())
+      _exc256 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing checkAndMutate: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "checkAndMutate", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err249 = thrift.WrapTException(err2)
+        _write_err255 = thrift.WrapTException(err2)
       }
-      if err2 := _exc250.Write(ctx, oprot); _write_err249 == nil && err2 != nil {
-        _write_err249 = thrift.WrapTException(err2)
+      if err2 := _exc256.Write(ctx, oprot); _write_err255 == nil && err2 != nil {
+        _write_err255 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err249 == nil && err2 != nil {
-        _write_err249 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err255 == nil && err2 != nil {
+        _write_err255 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err249 == nil && err2 != nil {
-        _write_err249 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err255 == nil && err2 != nil {
+        _write_err255 = thrift.WrapTException(err2)
       }
-      if _write_err249 != nil {
-        return false, thrift.WrapTException(_write_err249)
+      if _write_err255 != nil {
+        return false, thrift.WrapTException(_write_err255)
       }
       return true, err
     }
@@ -13231,19 +13626,19 @@ func (p *tHBaseServiceProcessorCheckAndMutate) Process(ctx context.Context, seqI
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "checkAndMutate", thrift.REPLY, seqId); err2 != nil {
-    _write_err249 = thrift.WrapTException(err2)
+    _write_err255 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err249 == nil && err2 != nil {
-    _write_err249 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err255 == nil && err2 != nil {
+    _write_err255 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err249 == nil && err2 != nil {
-    _write_err249 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err255 == nil && err2 != nil {
+    _write_err255 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err249 == nil && err2 != nil {
-    _write_err249 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err255 == nil && err2 != nil {
+    _write_err255 = thrift.WrapTException(err2)
   }
-  if _write_err249 != nil {
-    return false, thrift.WrapTException(_write_err249)
+  if _write_err255 != nil {
+    return false, thrift.WrapTException(_write_err255)
   }
   return true, err
 }
@@ -13253,7 +13648,7 @@ type tHBaseServiceProcessorGetTableDescriptor struct {
 }
 
 func (p *tHBaseServiceProcessorGetTableDescriptor) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err251 error
+  var _write_err257 error
   args := THBaseServiceGetTableDescriptorArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -13303,21 +13698,21 @@ func (p *tHBaseServiceProcessorGetTableDescriptor) Process(ctx context.Context, 
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc252 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getTableDescriptor: " + err2.Error())
+      _exc258 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getTableDescriptor: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "getTableDescriptor", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err251 = thrift.WrapTException(err2)
+        _write_err257 = thrift.WrapTException(err2)
       }
-      if err2 := _exc252.Write(ctx, oprot); _write_err251 == nil && err2 != nil {
-        _write_err251 = thrift.WrapTException(err2)
+      if err2 := _exc258.Write(ctx, oprot); _write_err257 == nil && err2 != nil {
+        _write_err257 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err251 == nil && err2 != nil {
-        _write_err251 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err257 == nil && err2 != nil {
+        _write_err257 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err251 == nil && err2 != nil {
-        _write_err251 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err257 == nil && err2 != nil {
+        _write_err257 = thrift.WrapTException(err2)
       }
-      if _write_err251 != nil {
-        return false, thrift.WrapTException(_write_err251)
+      if _write_err257 != nil {
+        return false, thrift.WrapTException(_write_err257)
       }
       return true, err
     }
@@ -13326,19 +13721,19 @@ func (p *tHBaseServiceProcessorGetTableDescriptor) Process(ctx context.Context, 
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "getTableDescriptor", thrift.REPLY, seqId); err2 != nil {
-    _write_err251 = thrift.WrapTException(err2)
+    _write_err257 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err251 == nil && err2 != nil {
-    _write_err251 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err257 == nil && err2 != nil {
+    _write_err257 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err251 == nil && err2 != nil {
-    _write_err251 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err257 == nil && err2 != nil {
+    _write_err257 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err251 == nil && err2 != nil {
-    _write_err251 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err257 == nil && err2 != nil {
+    _write_err257 = thrift.WrapTException(err2)
   }
-  if _write_err251 != nil {
-    return false, thrift.WrapTException(_write_err251)
+  if _write_err257 != nil {
+    return false, thrift.WrapTException(_write_err257)
   }
   return true, err
 }
@@ -13348,7 +13743,7 @@ type tHBaseServiceProcessorGetTableDescriptors struct {
 }
 
 func (p *tHBaseServiceProcessorGetTableDescriptors) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err253 error
+  var _write_err259 error
   args := THBaseServiceGetTableDescriptorsArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -13398,21 +13793,21 @@ func (p *tHBaseServiceProcessorGetTableDescriptors) Process(ctx context.Context,
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc254 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getTableDescriptors: " + err2.Error())
+      _exc260 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getTableDescriptors: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "getTableDescriptors", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err253 = thrift.WrapTException(err2)
+        _write_err259 = thrift.WrapTException(err2)
       }
-      if err2 := _exc254.Write(ctx, oprot); _write_err253 == nil && err2 != nil {
-        _write_err253 = thrift.WrapTException(err2)
+      if err2 := _exc260.Write(ctx, oprot); _write_err259 == nil && err2 != nil {
+        _write_err259 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err253 == nil && err2 != nil {
-        _write_err253 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err259 == nil && err2 != nil {
+        _write_err259 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err253 == nil && err2 != nil {
-        _write_err253 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err259 == nil && err2 != nil {
+        _write_err259 = thrift.WrapTException(err2)
       }
-      if _write_err253 != nil {
-        return false, thrift.WrapTException(_write_err253)
+      if _write_err259 != nil {
+        return false, thrift.WrapTException(_write_err259)
       }
       return true, err
     }
@@ -13421,19 +13816,19 @@ func (p *tHBaseServiceProcessorGetTableDescriptors) Process(ctx context.Context,
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "getTableDescriptors", thrift.REPLY, seqId); err2 != nil {
-    _write_err253 = thrift.WrapTException(err2)
+    _write_err259 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err253 == nil && err2 != nil {
-    _write_err253 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err259 == nil && err2 != nil {
+    _write_err259 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err253 == nil && err2 != nil {
-    _write_err253 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err259 == nil && err2 != nil {
+    _write_err259 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err253 == nil && err2 != nil {
-    _write_err253 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err259 == nil && err2 != nil {
+    _write_err259 = thrift.WrapTException(err2)
   }
-  if _write_err253 != nil {
-    return false, thrift.WrapTException(_write_err253)
+  if _write_err259 != nil {
+    return false, thrift.WrapTException(_write_err259)
   }
   return true, err
 }
@@ -13443,7 +13838,7 @@ type tHBaseServiceProcessorTableExists struct {
 }
 
 func (p *tHBaseServiceProcessorTableExists) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err255 error
+  var _write_err261 error
   args := THBaseServiceTableExistsArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -13493,21 +13888,21 @@ func (p *tHBaseServiceProcessorTableExists) Process(ctx context.Context, seqId i
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc256 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing tableExists: " + err2.Error())
+      _exc262 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing tableExists: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "tableExists", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err255 = thrift.WrapTException(err2)
+        _write_err261 = thrift.WrapTException(err2)
       }
-      if err2 := _exc256.Write(ctx, oprot); _write_err255 == nil && err2 != nil {
-        _write_err255 = thrift.WrapTException(err2)
+      if err2 := _exc262.Write(ctx, oprot); _write_err261 == nil && err2 != nil {
+        _write_err261 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err255 == nil && err2 != nil {
-        _write_err255 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err261 == nil && err2 != nil {
+        _write_err261 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err255 == nil && err2 != nil {
-        _write_err255 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err261 == nil && err2 != nil {
+        _write_err261 = thrift.WrapTException(err2)
       }
-      if _write_err255 != nil {
-        return false, thrift.WrapTException(_write_err255)
+      if _write_err261 != nil {
+        return false, thrift.WrapTException(_write_err261)
       }
       return true, err
     }
@@ -13516,19 +13911,19 @@ func (p *tHBaseServiceProcessorTableExists) Process(ctx context.Context, seqId i
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "tableExists", thrift.REPLY, seqId); err2 != nil {
-    _write_err255 = thrift.WrapTException(err2)
+    _write_err261 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err255 == nil && err2 != nil {
-    _write_err255 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err261 == nil && err2 != nil {
+    _write_err261 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err255 == nil && err2 != nil {
-    _write_err255 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err261 == nil && err2 != nil {
+    _write_err261 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err255 == nil && err2 != nil {
-    _write_err255 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err261 == nil && err2 != nil {
+    _write_err261 = thrift.WrapTException(err2)
   }
-  if _write_err255 != nil {
-    return false, thrift.WrapTException(_write_err255)
+  if _write_err261 != nil {
+    return false, thrift.WrapTException(_write_err261)
   }
   return true, err
 }
@@ -13538,7 +13933,7 @@ type tHBaseServiceProcessorGetTableDescriptorsByPattern struct {
 }
 
 func (p *tHBaseServiceProcessorGetTableDescriptorsByPattern) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err257 error
+  var _write_err263 error
   args := THBaseServiceGetTableDescriptorsByPatternArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -13588,21 +13983,21 @@ func (p *tHBaseServiceProcessorGetTableDescriptorsByPattern) Process(ctx context
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc258 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getTableDescriptorsByPattern: " + err2.Error())
+      _exc264 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getTableDescriptorsByPattern: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "getTableDescriptorsByPattern", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err257 = thrift.WrapTException(err2)
+        _write_err263 = thrift.WrapTException(err2)
       }
-      if err2 := _exc258.Write(ctx, oprot); _write_err257 == nil && err2 != nil {
-        _write_err257 = thrift.WrapTException(err2)
+      if err2 := _exc264.Write(ctx, oprot); _write_err263 == nil && err2 != nil {
+        _write_err263 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err257 == nil && err2 != nil {
-        _write_err257 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err263 == nil && err2 != nil {
+        _write_err263 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err257 == nil && err2 != nil {
-        _write_err257 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err263 == nil && err2 != nil {
+        _write_err263 = thrift.WrapTException(err2)
       }
-      if _write_err257 != nil {
-        return false, thrift.WrapTException(_write_err257)
+      if _write_err263 != nil {
+        return false, thrift.WrapTException(_write_err263)
       }
       return true, err
     }
@@ -13611,19 +14006,19 @@ func (p *tHBaseServiceProcessorGetTableDescriptorsByPattern) Process(ctx context
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "getTableDescriptorsByPattern", thrift.REPLY, seqId); err2 != nil {
-    _write_err257 = thrift.WrapTException(err2)
+    _write_err263 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err257 == nil && err2 != nil {
-    _write_err257 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err263 == nil && err2 != nil {
+    _write_err263 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err257 == nil && err2 != nil {
-    _write_err257 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err263 == nil && err2 != nil {
+    _write_err263 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err257 == nil && err2 != nil {
-    _write_err257 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err263 == nil && err2 != nil {
+    _write_err263 = thrift.WrapTException(err2)
   }
-  if _write_err257 != nil {
-    return false, thrift.WrapTException(_write_err257)
+  if _write_err263 != nil {
+    return false, thrift.WrapTException(_write_err263)
   }
   return true, err
 }
@@ -13633,7 +14028,7 @@ type tHBaseServiceProcessorGetTableDescriptorsByNamespace struct {
 }
 
 func (p *tHBaseServiceProcessorGetTableDescriptorsByNamespace) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err259 error
+  var _write_err265 error
   args := THBaseServiceGetTableDescriptorsByNamespaceArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -13683,21 +14078,21 @@ func (p *tHBaseServiceProcessorGetTableDescriptorsByNamespace) Process(ctx conte
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc260 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getTableDescriptorsByNamespace: " + err2.Error())
+      _exc266 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getTableDescriptorsByNamespace: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "getTableDescriptorsByNamespace", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err259 = thrift.WrapTException(err2)
+        _write_err265 = thrift.WrapTException(err2)
       }
-      if err2 := _exc260.Write(ctx, oprot); _write_err259 == nil && err2 != nil {
-        _write_err259 = thrift.WrapTException(err2)
+      if err2 := _exc266.Write(ctx, oprot); _write_err265 == nil && err2 != nil {
+        _write_err265 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err259 == nil && err2 != nil {
-        _write_err259 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err265 == nil && err2 != nil {
+        _write_err265 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err259 == nil && err2 != nil {
-        _write_err259 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err265 == nil && err2 != nil {
+        _write_err265 = thrift.WrapTException(err2)
       }
-      if _write_err259 != nil {
-        return false, thrift.WrapTException(_write_err259)
+      if _write_err265 != nil {
+        return false, thrift.WrapTException(_write_err265)
       }
       return true, err
     }
@@ -13706,19 +14101,19 @@ func (p *tHBaseServiceProcessorGetTableDescriptorsByNamespace) Process(ctx conte
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "getTableDescriptorsByNamespace", thrift.REPLY, seqId); err2 != nil {
-    _write_err259 = thrift.WrapTException(err2)
+    _write_err265 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err259 == nil && err2 != nil {
-    _write_err259 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err265 == nil && err2 != nil {
+    _write_err265 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err259 == nil && err2 != nil {
-    _write_err259 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err265 == nil && err2 != nil {
+    _write_err265 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err259 == nil && err2 != nil {
-    _write_err259 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err265 == nil && err2 != nil {
+    _write_err265 = thrift.WrapTException(err2)
   }
-  if _write_err259 != nil {
-    return false, thrift.WrapTException(_write_err259)
+  if _write_err265 != nil {
+    return false, thrift.WrapTException(_write_err265)
   }
   return true, err
 }
@@ -13728,7 +14123,7 @@ type tHBaseServiceProcessorGetTableNamesByPattern struct {
 }
 
 func (p *tHBaseServiceProcessorGetTableNamesByPattern) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err261 error
+  var _write_err267 error
   args := THBaseServiceGetTableNamesByPatternArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -13778,21 +14173,21 @@ func (p *tHBaseServiceProcessorGetTableNamesByPattern) Process(ctx context.Conte
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc262 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getTableNamesByPattern: " + err2.Error())
+      _exc268 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getTableNamesByPattern: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "getTableNamesByPattern", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err261 = thrift.WrapTException(err2)
+        _write_err267 = thrift.WrapTException(err2)
       }
-      if err2 := _exc262.Write(ctx, oprot); _write_err261 == nil && err2 != nil {
-        _write_err261 = thrift.WrapTException(err2)
+      if err2 := _exc268.Write(ctx, oprot); _write_err267 == nil && err2 != nil {
+        _write_err267 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err261 == nil && err2 != nil {
-        _write_err261 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err267 == nil && err2 != nil {
+        _write_err267 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err261 == nil && err2 != nil {
-        _write_err261 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err267 == nil && err2 != nil {
+        _write_err267 = thrift.WrapTException(err2)
       }
-      if _write_err261 != nil {
-        return false, thrift.WrapTException(_write_err261)
+      if _write_err267 != nil {
+        return false, thrift.WrapTException(_write_err267)
       }
       return true, err
     }
@@ -13801,19 +14196,19 @@ func (p *tHBaseServiceProcessorGetTableNamesByPattern) Process(ctx context.Conte
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "getTableNamesByPattern", thrift.REPLY, seqId); err2 != nil {
-    _write_err261 = thrift.WrapTException(err2)
+    _write_err267 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err261 == nil && err2 != nil {
-    _write_err261 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err267 == nil && err2 != nil {
+    _write_err267 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err261 == nil && err2 != nil {
-    _write_err261 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err267 == nil && err2 != nil {
+    _write_err267 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err261 == nil && err2 != nil {
-    _write_err261 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err267 == nil && err2 != nil {
+    _write_err267 = thrift.WrapTException(err2)
   }
-  if _write_err261 != nil {
-    return false, thrift.WrapTException(_write_err261)
+  if _write_err267 != nil {
+    return false, thrift.WrapTException(_write_err267)
   }
   return true, err
 }
@@ -13823,7 +14218,7 @@ type tHBaseServiceProcessorGetTableNamesByNamespace struct {
 }
 
 func (p *tHBaseServiceProcessorGetTableNamesByNamespace) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err263 error
+  var _write_err269 error
   args := THBaseServiceGetTableNamesByNamespaceArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -13873,21 +14268,21 @@ func (p *tHBaseServiceProcessorGetTableNamesByNamespace) Process(ctx context.Con
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc264 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getTableNamesByNamespace: " + err2.Error())
+      _exc270 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getTableNamesByNamespace: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "getTableNamesByNamespace", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err263 = thrift.WrapTException(err2)
+        _write_err269 = thrift.WrapTException(err2)
       }
-      if err2 := _exc264.Write(ctx, oprot); _write_err263 == nil && err2 != nil {
-        _write_err263 = thrift.WrapTException(err2)
+      if err2 := _exc270.Write(ctx, oprot); _write_err269 == nil && err2 != nil {
+        _write_err269 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err263 == nil && err2 != nil {
-        _write_err263 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err269 == nil && err2 != nil {
+        _write_err269 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err263 == nil && err2 != nil {
-        _write_err263 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err269 == nil && err2 != nil {
+        _write_err269 = thrift.WrapTException(err2)
       }
-      if _write_err263 != nil {
-        return false, thrift.WrapTException(_write_err263)
+      if _write_err269 != nil {
+        return false, thrift.WrapTException(_write_err269)
       }
       return true, err
     }
@@ -13896,19 +14291,19 @@ func (p *tHBaseServiceProcessorGetTableNamesByNamespace) Process(ctx context.Con
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "getTableNamesByNamespace", thrift.REPLY, seqId); err2 != nil {
-    _write_err263 = thrift.WrapTException(err2)
+    _write_err269 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err263 == nil && err2 != nil {
-    _write_err263 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err269 == nil && err2 != nil {
+    _write_err269 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err263 == nil && err2 != nil {
-    _write_err263 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err269 == nil && err2 != nil {
+    _write_err269 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err263 == nil && err2 != nil {
-    _write_err263 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err269 == nil && err2 != nil {
+    _write_err269 = thrift.WrapTException(err2)
   }
-  if _write_err263 != nil {
-    return false, thrift.WrapTException(_write_err263)
+  if _write_err269 != nil {
+    return false, thrift.WrapTException(_write_err269)
   }
   return true, err
 }
@@ -13918,7 +14313,7 @@ type tHBaseServiceProcessorCreateTable struct {
 }
 
 func (p *tHBaseServiceProcessorCreateTable) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err265 error
+  var _write_err271 error
   args := THBaseServiceCreateTableArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -13968,40 +14363,40 @@ func (p *tHBaseServiceProcessorCreateTable) Process(ctx context.Context, seqId i
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc266 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing createTable: " + err2.Error())
+      _exc272 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing createTable: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "createTable", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err265 = thrift.WrapTException(err2)
+        _write_err271 = thrift.WrapTException(err2)
       }
-      if err2 := _exc266.Write(ctx, oprot); _write_err265 == nil && err2 != nil {
-        _write_err265 = thrift.WrapTException(err2)
+      if err2 := _exc272.Write(ctx, oprot); _write_err271 == nil && err2 != nil {
+        _write_err271 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err265 == nil && err2 != nil {
-        _write_err265 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err271 == nil && err2 != nil {
+        _write_err271 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err265 == nil && err2 != nil {
-        _write_err265 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err271 == nil && err2 != nil {
+        _write_err271 = thrift.WrapTException(err2)
       }
-      if _write_err265 != nil {
-        return false, thrift.WrapTException(_write_err265)
+      if _write_err271 != nil {
+        return false, thrift.WrapTException(_write_err271)
       }
       return true, err
     }
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "createTable", thrift.REPLY, seqId); err2 != nil {
-    _write_err265 = thrift.WrapTException(err2)
+    _write_err271 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err265 == nil && err2 != nil {
-    _write_err265 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err271 == nil && err2 != nil {
+    _write_err271 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err265 == nil && err2 != nil {
-    _write_err265 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err271 == nil && err2 != nil {
+    _write_err271 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err265 == nil && err2 != nil {
-    _write_err265 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err271 == nil && err2 != nil {
+    _write_err271 = thrift.WrapTException(err2)
   }
-  if _write_err265 != nil {
-    return false, thrift.WrapTException(_write_err265)
+  if _write_err271 != nil {
+    return false, thrift.WrapTException(_write_err271)
   }
   return true, err
 }
@@ -14011,7 +14406,7 @@ type tHBaseServiceProcessorDeleteTable struct {
 }
 
 func (p *tHBaseServiceProcessorDeleteTable) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err267 error
+  var _write_err273 error
   args := THBaseServiceDeleteTableArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -14061,40 +14456,40 @@ func (p *tHBaseServiceProcessorDeleteTable) Process(ctx context.Context, seqId i
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc268 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing deleteTable: " + err2.Error())
+      _exc274 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing deleteTable: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "deleteTable", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err267 = thrift.WrapTException(err2)
+        _write_err273 = thrift.WrapTException(err2)
       }
-      if err2 := _exc268.Write(ctx, oprot); _write_err267 == nil && err2 != nil {
-        _write_err267 = thrift.WrapTException(err2)
+      if err2 := _exc274.Write(ctx, oprot); _write_err273 == nil && err2 != nil {
+        _write_err273 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err267 == nil && err2 != nil {
-        _write_err267 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err273 == nil && err2 != nil {
+        _write_err273 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err267 == nil && err2 != nil {
-        _write_err267 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err273 == nil && err2 != nil {
+        _write_err273 = thrift.WrapTException(err2)
       }
-      if _write_err267 != nil {
-        return false, thrift.WrapTException(_write_err267)
+      if _write_err273 != nil {
+        return false, thrift.WrapTException(_write_err273)
       }
       return true, err
     }
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "deleteTable", thrift.REPLY, seqId); err2 != nil {
-    _write_err267 = thrift.WrapTException(err2)
+    _write_err273 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err267 == nil && err2 != nil {
-    _write_err267 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err273 == nil && err2 != nil {
+    _write_err273 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err267 == nil && err2 != nil {
-    _write_err267 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err273 == nil && err2 != nil {
+    _write_err273 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err267 == nil && err2 != nil {
-    _write_err267 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err273 == nil && err2 != nil {
+    _write_err273 = thrift.WrapTException(err2)
   }
-  if _write_err267 != nil {
-    return false, thrift.WrapTException(_write_err267)
+  if _write_err273 != nil {
+    return false, thrift.WrapTException(_write_err273)
   }
   return true, err
 }
@@ -14104,7 +14499,7 @@ type tHBaseServiceProcessorTruncateTable struct {
 }
 
 func (p *tHBaseServiceProcessorTruncateTable) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err269 error
+  var _write_err275 error
   args := THBaseServiceTruncateTableArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -14154,40 +14549,40 @@ func (p *tHBaseServiceProcessorTruncateTable) Process(ctx context.Context, seqId
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc270 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing truncateTable: " + err2.Error())
+      _exc276 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing truncateTable: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "truncateTable", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err269 = thrift.WrapTException(err2)
+        _write_err275 = thrift.WrapTException(err2)
       }
-      if err2 := _exc270.Write(ctx, oprot); _write_err269 == nil && err2 != nil {
-        _write_err269 = thrift.WrapTException(err2)
+      if err2 := _exc276.Write(ctx, oprot); _write_err275 == nil && err2 != nil {
+        _write_err275 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err269 == nil && err2 != nil {
-        _write_err269 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err275 == nil && err2 != nil {
+        _write_err275 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err269 == nil && err2 != nil {
-        _write_err269 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err275 == nil && err2 != nil {
+        _write_err275 = thrift.WrapTException(err2)
       }
-      if _write_err269 != nil {
-        return false, thrift.WrapTException(_write_err269)
+      if _write_err275 != nil {
+        return false, thrift.WrapTException(_write_err275)
       }
       return true, err
     }
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "truncateTable", thrift.REPLY, seqId); err2 != nil {
-    _write_err269 = thrift.WrapTException(err2)
+    _write_err275 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err269 == nil && err2 != nil {
-    _write_err269 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err275 == nil && err2 != nil {
+    _write_err275 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err269 == nil && err2 != nil {
-    _write_err269 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err275 == nil && err2 != nil {
+    _write_err275 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err269 == nil && err2 != nil {
-    _write_err269 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err275 == nil && err2 != nil {
+    _write_err275 = thrift.WrapTException(err2)
   }
-  if _write_err269 != nil {
-    return false, thrift.WrapTException(_write_err269)
+  if _write_err275 != nil {
+    return false, thrift.WrapTException(_write_err275)
   }
   return true, err
 }
@@ -14197,7 +14592,7 @@ type tHBaseServiceProcessorEnableTable struct {
 }
 
 func (p *tHBaseServiceProcessorEnableTable) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err271 error
+  var _write_err277 error
   args := THBaseServiceEnableTableArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -14247,40 +14642,40 @@ func (p *tHBaseServiceProcessorEnableTable) Process(ctx context.Context, seqId i
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc272 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing enableTable: " + err2.Error())
+      _exc278 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing enableTable: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "enableTable", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err271 = thrift.WrapTException(err2)
+        _write_err277 = thrift.WrapTException(err2)
       }
-      if err2 := _exc272.Write(ctx, oprot); _write_err271 == nil && err2 != nil {
-        _write_err271 = thrift.WrapTException(err2)
+      if err2 := _exc278.Write(ctx, oprot); _write_err277 == nil && err2 != nil {
+        _write_err277 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err271 == nil && err2 != nil {
-        _write_err271 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err277 == nil && err2 != nil {
+        _write_err277 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err271 == nil && err2 != nil {
-        _write_err271 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err277 == nil && err2 != nil {
+        _write_err277 = thrift.WrapTException(err2)
       }
-      if _write_err271 != nil {
-        return false, thrift.WrapTException(_write_err271)
+      if _write_err277 != nil {
+        return false, thrift.WrapTException(_write_err277)
       }
       return true, err
     }
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "enableTable", thrift.REPLY, seqId); err2 != nil {
-    _write_err271 = thrift.WrapTException(err2)
+    _write_err277 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err271 == nil && err2 != nil {
-    _write_err271 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err277 == nil && err2 != nil {
+    _write_err277 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err271 == nil && err2 != nil {
-    _write_err271 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err277 == nil && err2 != nil {
+    _write_err277 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err271 == nil && err2 != nil {
-    _write_err271 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err277 == nil && err2 != nil {
+    _write_err277 = thrift.WrapTException(err2)
   }
-  if _write_err271 != nil {
-    return false, thrift.WrapTException(_write_err271)
+  if _write_err277 != nil {
+    return false, thrift.WrapTException(_write_err277)
   }
   return true, err
 }
@@ -14290,7 +14685,7 @@ type tHBaseServiceProcessorDisableTable struct {
 }
 
 func (p *tHBaseServiceProcessorDisableTable) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err273 error
+  var _write_err279 error
   args := THBaseServiceDisableTableArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -14340,40 +14735,40 @@ func (p *tHBaseServiceProcessorDisableTable) Process(ctx context.Context, seqId 
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc274 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing disableTable: " + err2.Error())
+      _exc280 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing disableTable: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "disableTable", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err273 = thrift.WrapTException(err2)
+        _write_err279 = thrift.WrapTException(err2)
       }
-      if err2 := _exc274.Write(ctx, oprot); _write_err273 == nil && err2 != nil {
-        _write_err273 = thrift.WrapTException(err2)
+      if err2 := _exc280.Write(ctx, oprot); _write_err279 == nil && err2 != nil {
+        _write_err279 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err273 == nil && err2 != nil {
-        _write_err273 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err279 == nil && err2 != nil {
+        _write_err279 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err273 == nil && err2 != nil {
-        _write_err273 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err279 == nil && err2 != nil {
+        _write_err279 = thrift.WrapTException(err2)
       }
-      if _write_err273 != nil {
-        return false, thrift.WrapTException(_write_err273)
+      if _write_err279 != nil {
+        return false, thrift.WrapTException(_write_err279)
       }
       return true, err
     }
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "disableTable", thrift.REPLY, seqId); err2 != nil {
-    _write_err273 = thrift.WrapTException(err2)
+    _write_err279 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err273 == nil && err2 != nil {
-    _write_err273 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err279 == nil && err2 != nil {
+    _write_err279 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err273 == nil && err2 != nil {
-    _write_err273 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err279 == nil && err2 != nil {
+    _write_err279 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err273 == nil && err2 != nil {
-    _write_err273 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err279 == nil && err2 != nil {
+    _write_err279 = thrift.WrapTException(err2)
   }
-  if _write_err273 != nil {
-    return false, thrift.WrapTException(_write_err273)
+  if _write_err279 != nil {
+    return false, thrift.WrapTException(_write_err279)
   }
   return true, err
 }
@@ -14383,7 +14778,7 @@ type tHBaseServiceProcessorIsTableEnabled struct {
 }
 
 func (p *tHBaseServiceProcessorIsTableEnabled) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err275 error
+  var _write_err281 error
   args := THBaseServiceIsTableEnabledArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -14433,21 +14828,21 @@ func (p *tHBaseServiceProcessorIsTableEnabled) Process(ctx context.Context, seqI
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc276 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing isTableEnabled: " + err2.Error())
+      _exc282 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing isTableEnabled: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "isTableEnabled", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err275 = thrift.WrapTException(err2)
+        _write_err281 = thrift.WrapTException(err2)
       }
-      if err2 := _exc276.Write(ctx, oprot); _write_err275 == nil && err2 != nil {
-        _write_err275 = thrift.WrapTException(err2)
+      if err2 := _exc282.Write(ctx, oprot); _write_err281 == nil && err2 != nil {
+        _write_err281 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err275 == nil && err2 != nil {
-        _write_err275 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err281 == nil && err2 != nil {
+        _write_err281 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err275 == nil && err2 != nil {
-        _write_err275 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err281 == nil && err2 != nil {
+        _write_err281 = thrift.WrapTException(err2)
       }
-      if _write_err275 != nil {
-        return false, thrift.WrapTException(_write_err275)
+      if _write_err281 != nil {
+        return false, thrift.WrapTException(_write_err281)
       }
       return true, err
     }
@@ -14456,19 +14851,19 @@ func (p *tHBaseServiceProcessorIsTableEnabled) Process(ctx context.Context, seqI
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "isTableEnabled", thrift.REPLY, seqId); err2 != nil {
-    _write_err275 = thrift.WrapTException(err2)
+    _write_err281 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err275 == nil && err2 != nil {
-    _write_err275 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err281 == nil && err2 != nil {
+    _write_err281 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err275 == nil && err2 != nil {
-    _write_err275 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err281 == nil && err2 != nil {
+    _write_err281 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err275 == nil && err2 != nil {
-    _write_err275 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err281 == nil && err2 != nil {
+    _write_err281 = thrift.WrapTException(err2)
   }
-  if _write_err275 != nil {
-    return false, thrift.WrapTException(_write_err275)
+  if _write_err281 != nil {
+    return false, thrift.WrapTException(_write_err281)
   }
   return true, err
 }
@@ -14478,7 +14873,7 @@ type tHBaseServiceProcessorIsTableDisabled struct {
 }
 
 func (p *tHBaseServiceProcessorIsTableDisabled) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err277 error
+  var _write_err283 error
   args := THBaseServiceIsTableDisabledArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -14528,21 +14923,21 @@ func (p *tHBaseServiceProcessorIsTableDisabled) Process(ctx context.Context, seq
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc278 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing isTableDisabled: " + err2.Error())
+      _exc284 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing isTableDisabled: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "isTableDisabled", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err277 = thrift.WrapTException(err2)
+        _write_err283 = thrift.WrapTException(err2)
       }
-      if err2 := _exc278.Write(ctx, oprot); _write_err277 == nil && err2 != nil {
-        _write_err277 = thrift.WrapTException(err2)
+      if err2 := _exc284.Write(ctx, oprot); _write_err283 == nil && err2 != nil {
+        _write_err283 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err277 == nil && err2 != nil {
-        _write_err277 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err283 == nil && err2 != nil {
+        _write_err283 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err277 == nil && err2 != nil {
-        _write_err277 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err283 == nil && err2 != nil {
+        _write_err283 = thrift.WrapTException(err2)
       }
-      if _write_err277 != nil {
-        return false, thrift.WrapTException(_write_err277)
+      if _write_err283 != nil {
+        return false, thrift.WrapTException(_write_err283)
       }
       return true, err
     }
@@ -14551,19 +14946,19 @@ func (p *tHBaseServiceProcessorIsTableDisabled) Process(ctx context.Context, seq
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "isTableDisabled", thrift.REPLY, seqId); err2 != nil {
-    _write_err277 = thrift.WrapTException(err2)
+    _write_err283 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err277 == nil && err2 != nil {
-    _write_err277 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err283 == nil && err2 != nil {
+    _write_err283 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err277 == nil && err2 != nil {
-    _write_err277 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err283 == nil && err2 != nil {
+    _write_err283 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err277 == nil && err2 != nil {
-    _write_err277 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err283 == nil && err2 != nil {
+    _write_err283 = thrift.WrapTException(err2)
   }
-  if _write_err277 != nil {
-    return false, thrift.WrapTException(_write_err277)
+  if _write_err283 != nil {
+    return false, thrift.WrapTException(_write_err283)
   }
   return true, err
 }
@@ -14573,7 +14968,7 @@ type tHBaseServiceProcessorIsTableAvailable struct {
 }
 
 func (p *tHBaseServiceProcessorIsTableAvailable) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err279 error
+  var _write_err285 error
   args := THBaseServiceIsTableAvailableArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -14623,21 +15018,21 @@ func (p *tHBaseServiceProcessorIsTableAvailable) Process(ctx context.Context, se
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc280 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing isTableAvailable: " + err2.Error())
+      _exc286 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing isTableAvailable: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "isTableAvailable", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err279 = thrift.WrapTException(err2)
+        _write_err285 = thrift.WrapTException(err2)
       }
-      if err2 := _exc280.Write(ctx, oprot); _write_err279 == nil && err2 != nil {
-        _write_err279 = thrift.WrapTException(err2)
+      if err2 := _exc286.Write(ctx, oprot); _write_err285 == nil && err2 != nil {
+        _write_err285 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err279 == nil && err2 != nil {
-        _write_err279 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err285 == nil && err2 != nil {
+        _write_err285 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err279 == nil && err2 != nil {
-        _write_err279 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err285 == nil && err2 != nil {
+        _write_err285 = thrift.WrapTException(err2)
       }
-      if _write_err279 != nil {
-        return false, thrift.WrapTException(_write_err279)
+      if _write_err285 != nil {
+        return false, thrift.WrapTException(_write_err285)
       }
       return true, err
     }
@@ -14646,19 +15041,19 @@ func (p *tHBaseServiceProcessorIsTableAvailable) Process(ctx context.Context, se
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "isTableAvailable", thrift.REPLY, seqId); err2 != nil {
-    _write_err279 = thrift.WrapTException(err2)
+    _write_err285 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err279 == nil && err2 != nil {
-    _write_err279 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err285 == nil && err2 != nil {
+    _write_err285 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err279 == nil && err2 != nil {
-    _write_err279 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err285 == nil && err2 != nil {
+    _write_err285 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err279 == nil && err2 != nil {
-    _write_err279 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err285 == nil && err2 != nil {
+    _write_err285 = thrift.WrapTException(err2)
   }
-  if _write_err279 != nil {
-    return false, thrift.WrapTException(_write_err279)
+  if _write_err285 != nil {
+    return false, thrift.WrapTException(_write_err285)
   }
   return true, err
 }
@@ -14668,7 +15063,7 @@ type tHBaseServiceProcessorIsTableAvailableWithSplit struct {
 }
 
 func (p *tHBaseServiceProcessorIsTableAvailableWithSplit) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err281 error
+  var _write_err287 error
   args := THBaseServiceIsTableAvailableWithSplitArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -14718,21 +15113,21 @@ func (p *tHBaseServiceProcessorIsTableAvailableWithSplit) Process(ctx context.Co
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc282 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing isTableAvailableWithSplit: " + err2.Error())
+      _exc288 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing isTableAvailableWithSplit: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "isTableAvailableWithSplit", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err281 = thrift.WrapTException(err2)
+        _write_err287 = thrift.WrapTException(err2)
       }
-      if err2 := _exc282.Write(ctx, oprot); _write_err281 == nil && err2 != nil {
-        _write_err281 = thrift.WrapTException(err2)
+      if err2 := _exc288.Write(ctx, oprot); _write_err287 == nil && err2 != nil {
+        _write_err287 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err281 == nil && err2 != nil {
-        _write_err281 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err287 == nil && err2 != nil {
+        _write_err287 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err281 == nil && err2 != nil {
-        _write_err281 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err287 == nil && err2 != nil {
+        _write_err287 = thrift.WrapTException(err2)
       }
-      if _write_err281 != nil {
-        return false, thrift.WrapTException(_write_err281)
+      if _write_err287 != nil {
+        return false, thrift.WrapTException(_write_err287)
       }
       return true, err
     }
@@ -14741,19 +15136,19 @@ func (p *tHBaseServiceProcessorIsTableAvailableWithSplit) Process(ctx context.Co
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "isTableAvailableWithSplit", thrift.REPLY, seqId); err2 != nil {
-    _write_err281 = thrift.WrapTException(err2)
+    _write_err287 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err281 == nil && err2 != nil {
-    _write_err281 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err287 == nil && err2 != nil {
+    _write_err287 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err281 == nil && err2 != nil {
-    _write_err281 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err287 == nil && err2 != nil {
+    _write_err287 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err281 == nil && err2 != nil {
-    _write_err281 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err287 == nil && err2 != nil {
+    _write_err287 = thrift.WrapTException(err2)
   }
-  if _write_err281 != nil {
-    return false, thrift.WrapTException(_write_err281)
+  if _write_err287 != nil {
+    return false, thrift.WrapTException(_write_err287)
   }
   return true, err
 }
@@ -14763,7 +15158,7 @@ type tHBaseServiceProcessorAddColumnFamily struct {
 }
 
 func (p *tHBaseServiceProcessorAddColumnFamily) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err283 error
+  var _write_err289 error
   args := THBaseServiceAddColumnFamilyArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -14813,40 +15208,40 @@ func (p *tHBaseServiceProcessorAddColumnFamily) Process(ctx context.Context, seq
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc284 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing addColumnFamily: " + err2.Error())
+      _exc290 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing addColumnFamily: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "addColumnFamily", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err283 = thrift.WrapTException(err2)
+        _write_err289 = thrift.WrapTException(err2)
       }
-      if err2 := _exc284.Write(ctx, oprot); _write_err283 == nil && err2 != nil {
-        _write_err283 = thrift.WrapTException(err2)
+      if err2 := _exc290.Write(ctx, oprot); _write_err289 == nil && err2 != nil {
+        _write_err289 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err283 == nil && err2 != nil {
-        _write_err283 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err289 == nil && err2 != nil {
+        _write_err289 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err283 == nil && err2 != nil {
-        _write_err283 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err289 == nil && err2 != nil {
+        _write_err289 = thrift.WrapTException(err2)
       }
-      if _write_err283 != nil {
-        return false, thrift.WrapTException(_write_err283)
+      if _write_err289 != nil {
+        return false, thrift.WrapTException(_write_err289)
       }
       return true, err
     }
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "addColumnFamily", thrift.REPLY, seqId); err2 != nil {
-    _write_err283 = thrift.WrapTException(err2)
+    _write_err289 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err283 == nil && err2 != nil {
-    _write_err283 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err289 == nil && err2 != nil {
+    _write_err289 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err283 == nil && err2 != nil {
-    _write_err283 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err289 == nil && err2 != nil {
+    _write_err289 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err283 == nil && err2 != nil {
-    _write_err283 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err289 == nil && err2 != nil {
+    _write_err289 = thrift.WrapTException(err2)
   }
-  if _write_err283 != nil {
-    return false, thrift.WrapTException(_write_err283)
+  if _write_err289 != nil {
+    return false, thrift.WrapTException(_write_err289)
   }
   return true, err
 }
@@ -14856,7 +15251,7 @@ type tHBaseServiceProcessorDeleteColumnFamily struct {
 }
 
 func (p *tHBaseServiceProcessorDeleteColumnFamily) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err285 error
+  var _write_err291 error
   args := THBaseServiceDeleteColumnFamilyArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -14906,40 +15301,40 @@ func (p *tHBaseServiceProcessorDeleteColumnFamily) Process(ctx context.Context, 
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc286 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing deleteColumnFamily: " + err2.Error())
+      _exc292 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing deleteColumnFamily: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "deleteColumnFamily", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err285 = thrift.WrapTException(err2)
+        _write_err291 = thrift.WrapTException(err2)
       }
-      if err2 := _exc286.Write(ctx, oprot); _write_err285 == nil && err2 != nil {
-        _write_err285 = thrift.WrapTException(err2)
+      if err2 := _exc292.Write(ctx, oprot); _write_err291 == nil && err2 != nil {
+        _write_err291 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err285 == nil && err2 != nil {
-        _write_err285 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err291 == nil && err2 != nil {
+        _write_err291 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err285 == nil && err2 != nil {
-        _write_err285 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err291 == nil && err2 != nil {
+        _write_err291 = thrift.WrapTException(err2)
       }
-      if _write_err285 != nil {
-        return false, thrift.WrapTException(_write_err285)
+      if _write_err291 != nil {
+        return false, thrift.WrapTException(_write_err291)
       }
       return true, err
     }
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "deleteColumnFamily", thrift.REPLY, seqId); err2 != nil {
-    _write_err285 = thrift.WrapTException(err2)
+    _write_err291 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err285 == nil && err2 != nil {
-    _write_err285 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err291 == nil && err2 != nil {
+    _write_err291 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err285 == nil && err2 != nil {
-    _write_err285 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err291 == nil && err2 != nil {
+    _write_err291 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err285 == nil && err2 != nil {
-    _write_err285 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err291 == nil && err2 != nil {
+    _write_err291 = thrift.WrapTException(err2)
   }
-  if _write_err285 != nil {
-    return false, thrift.WrapTException(_write_err285)
+  if _write_err291 != nil {
+    return false, thrift.WrapTException(_write_err291)
   }
   return true, err
 }
@@ -14949,7 +15344,7 @@ type tHBaseServiceProcessorModifyColumnFamily struct {
 }
 
 func (p *tHBaseServiceProcessorModifyColumnFamily) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err287 error
+  var _write_err293 error
   args := THBaseServiceModifyColumnFamilyArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -14999,40 +15394,40 @@ func (p *tHBaseServiceProcessorModifyColumnFamily) Process(ctx context.Context, 
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc288 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing modifyColumnFamily: " + err2.Error())
+      _exc294 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing modifyColumnFamily: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "modifyColumnFamily", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err287 = thrift.WrapTException(err2)
+        _write_err293 = thrift.WrapTException(err2)
       }
-      if err2 := _exc288.Write(ctx, oprot); _write_err287 == nil && err2 != nil {
-        _write_err287 = thrift.WrapTException(err2)
+      if err2 := _exc294.Write(ctx, oprot); _write_err293 == nil && err2 != nil {
+        _write_err293 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err287 == nil && err2 != nil {
-        _write_err287 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err293 == nil && err2 != nil {
+        _write_err293 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err287 == nil && err2 != nil {
-        _write_err287 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err293 == nil && err2 != nil {
+        _write_err293 = thrift.WrapTException(err2)
       }
-      if _write_err287 != nil {
-        return false, thrift.WrapTException(_write_err287)
+      if _write_err293 != nil {
+        return false, thrift.WrapTException(_write_err293)
       }
       return true, err
     }
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "modifyColumnFamily", thrift.REPLY, seqId); err2 != nil {
-    _write_err287 = thrift.WrapTException(err2)
+    _write_err293 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err287 == nil && err2 != nil {
-    _write_err287 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err293 == nil && err2 != nil {
+    _write_err293 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err287 == nil && err2 != nil {
-    _write_err287 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err293 == nil && err2 != nil {
+    _write_err293 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err287 == nil && err2 != nil {
-    _write_err287 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err293 == nil && err2 != nil {
+    _write_err293 = thrift.WrapTException(err2)
   }
-  if _write_err287 != nil {
-    return false, thrift.WrapTException(_write_err287)
+  if _write_err293 != nil {
+    return false, thrift.WrapTException(_write_err293)
   }
   return true, err
 }
@@ -15042,7 +15437,7 @@ type tHBaseServiceProcessorModifyTable struct {
 }
 
 func (p *tHBaseServiceProcessorModifyTable) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err289 error
+  var _write_err295 error
   args := THBaseServiceModifyTableArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -15092,40 +15487,40 @@ func (p *tHBaseServiceProcessorModifyTable) Process(ctx context.Context, seqId i
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc290 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing modifyTable: " + err2.Error())
+      _exc296 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing modifyTable: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "modifyTable", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err289 = thrift.WrapTException(err2)
+        _write_err295 = thrift.WrapTException(err2)
       }
-      if err2 := _exc290.Write(ctx, oprot); _write_err289 == nil && err2 != nil {
-        _write_err289 = thrift.WrapTException(err2)
+      if err2 := _exc296.Write(ctx, oprot); _write_err295 == nil && err2 != nil {
+        _write_err295 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err289 == nil && err2 != nil {
-        _write_err289 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err295 == nil && err2 != nil {
+        _write_err295 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err289 == nil && err2 != nil {
-        _write_err289 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err295 == nil && err2 != nil {
+        _write_err295 = thrift.WrapTException(err2)
       }
-      if _write_err289 != nil {
-        return false, thrift.WrapTException(_write_err289)
+      if _write_err295 != nil {
+        return false, thrift.WrapTException(_write_err295)
       }
       return true, err
     }
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "modifyTable", thrift.REPLY, seqId); err2 != nil {
-    _write_err289 = thrift.WrapTException(err2)
+    _write_err295 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err289 == nil && err2 != nil {
-    _write_err289 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err295 == nil && err2 != nil {
+    _write_err295 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err289 == nil && err2 != nil {
-    _write_err289 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err295 == nil && err2 != nil {
+    _write_err295 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err289 == nil && err2 != nil {
-    _write_err289 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err295 == nil && err2 != nil {
+    _write_err295 = thrift.WrapTException(err2)
   }
-  if _write_err289 != nil {
-    return false, thrift.WrapTException(_write_err289)
+  if _write_err295 != nil {
+    return false, thrift.WrapTException(_write_err295)
   }
   return true, err
 }
@@ -15135,7 +15530,7 @@ type tHBaseServiceProcessorCreateNamespace struct {
 }
 
 func (p *tHBaseServiceProcessorCreateNamespace) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err291 error
+  var _write_err297 error
   args := THBaseServiceCreateNamespaceArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -15185,40 +15580,40 @@ func (p *tHBaseServiceProcessorCreateNamespace) Process(ctx context.Context, seq
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc292 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing createNamespace: " + err2.Error())
+      _exc298 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing createNamespace: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "createNamespace", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err291 = thrift.WrapTException(err2)
+        _write_err297 = thrift.WrapTException(err2)
       }
-      if err2 := _exc292.Write(ctx, oprot); _write_err291 == nil && err2 != nil {
-        _write_err291 = thrift.WrapTException(err2)
+      if err2 := _exc298.Write(ctx, oprot); _write_err297 == nil && err2 != nil {
+        _write_err297 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err291 == nil && err2 != nil {
-        _write_err291 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err297 == nil && err2 != nil {
+        _write_err297 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err291 == nil && err2 != nil {
-        _write_err291 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err297 == nil && err2 != nil {
+        _write_err297 = thrift.WrapTException(err2)
       }
-      if _write_err291 != nil {
-        return false, thrift.WrapTException(_write_err291)
+      if _write_err297 != nil {
+        return false, thrift.WrapTException(_write_err297)
       }
       return true, err
     }
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "createNamespace", thrift.REPLY, seqId); err2 != nil {
-    _write_err291 = thrift.WrapTException(err2)
+    _write_err297 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err291 == nil && err2 != nil {
-    _write_err291 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err297 == nil && err2 != nil {
+    _write_err297 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err291 == nil && err2 != nil {
-    _write_err291 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err297 == nil && err2 != nil {
+    _write_err297 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err291 == nil && err2 != nil {
-    _write_err291 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err297 == nil && err2 != nil {
+    _write_err297 = thrift.WrapTException(err2)
   }
-  if _write_err291 != nil {
-    return false, thrift.WrapTException(_write_err291)
+  if _write_err297 != nil {
+    return false, thrift.WrapTException(_write_err297)
   }
   return true, err
 }
@@ -15228,7 +15623,7 @@ type tHBaseServiceProcessorModifyNamespace struct {
 }
 
 func (p *tHBaseServiceProcessorModifyNamespace) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err293 error
+  var _write_err299 error
   args := THBaseServiceModifyNamespaceArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -15278,40 +15673,40 @@ func (p *tHBaseServiceProcessorModifyNamespace) Process(ctx context.Context, seq
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc294 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing modifyNamespace: " + err2.Error())
+      _exc300 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing modifyNamespace: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "modifyNamespace", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err293 = thrift.WrapTException(err2)
+        _write_err299 = thrift.WrapTException(err2)
       }
-      if err2 := _exc294.Write(ctx, oprot); _write_err293 == nil && err2 != nil {
-        _write_err293 = thrift.WrapTException(err2)
+      if err2 := _exc300.Write(ctx, oprot); _write_err299 == nil && err2 != nil {
+        _write_err299 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err293 == nil && err2 != nil {
-        _write_err293 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err299 == nil && err2 != nil {
+        _write_err299 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err293 == nil && err2 != nil {
-        _write_err293 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err299 == nil && err2 != nil {
+        _write_err299 = thrift.WrapTException(err2)
       }
-      if _write_err293 != nil {
-        return false, thrift.WrapTException(_write_err293)
+      if _write_err299 != nil {
+        return false, thrift.WrapTException(_write_err299)
       }
       return true, err
     }
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "modifyNamespace", thrift.REPLY, seqId); err2 != nil {
-    _write_err293 = thrift.WrapTException(err2)
+    _write_err299 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err293 == nil && err2 != nil {
-    _write_err293 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err299 == nil && err2 != nil {
+    _write_err299 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err293 == nil && err2 != nil {
-    _write_err293 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err299 == nil && err2 != nil {
+    _write_err299 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err293 == nil && err2 != nil {
-    _write_err293 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err299 == nil && err2 != nil {
+    _write_err299 = thrift.WrapTException(err2)
   }
-  if _write_err293 != nil {
-    return false, thrift.WrapTException(_write_err293)
+  if _write_err299 != nil {
+    return false, thrift.WrapTException(_write_err299)
   }
   return true, err
 }
@@ -15321,7 +15716,7 @@ type tHBaseServiceProcessorDeleteNamespace struct {
 }
 
 func (p *tHBaseServiceProcessorDeleteNamespace) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err295 error
+  var _write_err301 error
   args := THBaseServiceDeleteNamespaceArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -15371,40 +15766,40 @@ func (p *tHBaseServiceProcessorDeleteNamespace) Process(ctx context.Context, seq
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc296 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing deleteNamespace: " + err2.Error())
+      _exc302 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing deleteNamespace: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "deleteNamespace", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err295 = thrift.WrapTException(err2)
+        _write_err301 = thrift.WrapTException(err2)
       }
-      if err2 := _exc296.Write(ctx, oprot); _write_err295 == nil && err2 != nil {
-        _write_err295 = thrift.WrapTException(err2)
+      if err2 := _exc302.Write(ctx, oprot); _write_err301 == nil && err2 != nil {
+        _write_err301 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err295 == nil && err2 != nil {
-        _write_err295 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err301 == nil && err2 != nil {
+        _write_err301 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err295 == nil && err2 != nil {
-        _write_err295 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err301 == nil && err2 != nil {
+        _write_err301 = thrift.WrapTException(err2)
       }
-      if _write_err295 != nil {
-        return false, thrift.WrapTException(_write_err295)
+      if _write_err301 != nil {
+        return false, thrift.WrapTException(_write_err301)
       }
       return true, err
     }
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "deleteNamespace", thrift.REPLY, seqId); err2 != nil {
-    _write_err295 = thrift.WrapTException(err2)
+    _write_err301 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err295 == nil && err2 != nil {
-    _write_err295 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err301 == nil && err2 != nil {
+    _write_err301 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err295 == nil && err2 != nil {
-    _write_err295 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err301 == nil && err2 != nil {
+    _write_err301 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err295 == nil && err2 != nil {
-    _write_err295 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err301 == nil && err2 != nil {
+    _write_err301 = thrift.WrapTException(err2)
   }
-  if _write_err295 != nil {
-    return false, thrift.WrapTException(_write_err295)
+  if _write_err301 != nil {
+    return false, thrift.WrapTException(_write_err301)
   }
   return true, err
 }
@@ -15414,7 +15809,7 @@ type tHBaseServiceProcessorGetNamespaceDescriptor struct {
 }
 
 func (p *tHBaseServiceProcessorGetNamespaceDescriptor) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err297 error
+  var _write_err303 error
   args := THBaseServiceGetNamespaceDescriptorArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -15464,21 +15859,21 @@ func (p *tHBaseServiceProcessorGetNamespaceDescriptor) Process(ctx context.Conte
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc298 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getNamespaceDescriptor: " + err2.Error())
+      _exc304 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getNamespaceDescriptor: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "getNamespaceDescriptor", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err297 = thrift.WrapTException(err2)
+        _write_err303 = thrift.WrapTException(err2)
       }
-      if err2 := _exc298.Write(ctx, oprot); _write_err297 == nil && err2 != nil {
-        _write_err297 = thrift.WrapTException(err2)
+      if err2 := _exc304.Write(ctx, oprot); _write_err303 == nil && err2 != nil {
+        _write_err303 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err297 == nil && err2 != nil {
-        _write_err297 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err303 == nil && err2 != nil {
+        _write_err303 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err297 == nil && err2 != nil {
-        _write_err297 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err303 == nil && err2 != nil {
+        _write_err303 = thrift.WrapTException(err2)
       }
-      if _write_err297 != nil {
-        return false, thrift.WrapTException(_write_err297)
+      if _write_err303 != nil {
+        return false, thrift.WrapTException(_write_err303)
       }
       return true, err
     }
@@ -15487,19 +15882,19 @@ func (p *tHBaseServiceProcessorGetNamespaceDescriptor) Process(ctx context.Conte
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "getNamespaceDescriptor", thrift.REPLY, seqId); err2 != nil {
-    _write_err297 = thrift.WrapTException(err2)
+    _write_err303 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err297 == nil && err2 != nil {
-    _write_err297 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err303 == nil && err2 != nil {
+    _write_err303 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err297 == nil && err2 != nil {
-    _write_err297 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err303 == nil && err2 != nil {
+    _write_err303 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err297 == nil && err2 != nil {
-    _write_err297 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err303 == nil && err2 != nil {
+    _write_err303 = thrift.WrapTException(err2)
   }
-  if _write_err297 != nil {
-    return false, thrift.WrapTException(_write_err297)
+  if _write_err303 != nil {
+    return false, thrift.WrapTException(_write_err303)
   }
   return true, err
 }
@@ -15509,7 +15904,7 @@ type tHBaseServiceProcessorListNamespaceDescriptors struct {
 }
 
 func (p *tHBaseServiceProcessorListNamespaceDescriptors) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err299 error
+  var _write_err305 error
   args := THBaseServiceListNamespaceDescriptorsArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -15559,21 +15954,21 @@ func (p *tHBaseServiceProcessorListNamespaceDescriptors) Process(ctx context.Con
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc300 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing listNamespaceDescriptors: " + err2.Error())
+      _exc306 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing listNamespaceDescriptors: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "listNamespaceDescriptors", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err299 = thrift.WrapTException(err2)
+        _write_err305 = thrift.WrapTException(err2)
       }
-      if err2 := _exc300.Write(ctx, oprot); _write_err299 == nil && err2 != nil {
-        _write_err299 = thrift.WrapTException(err2)
+      if err2 := _exc306.Write(ctx, oprot); _write_err305 == nil && err2 != nil {
+        _write_err305 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err299 == nil && err2 != nil {
-        _write_err299 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err305 == nil && err2 != nil {
+        _write_err305 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err299 == nil && err2 != nil {
-        _write_err299 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err305 == nil && err2 != nil {
+        _write_err305 = thrift.WrapTException(err2)
       }
-      if _write_err299 != nil {
-        return false, thrift.WrapTException(_write_err299)
+      if _write_err305 != nil {
+        return false, thrift.WrapTException(_write_err305)
       }
       return true, err
     }
@@ -15582,19 +15977,19 @@ func (p *tHBaseServiceProcessorListNamespaceDescriptors) Process(ctx context.Con
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "listNamespaceDescriptors", thrift.REPLY, seqId); err2 != nil {
-    _write_err299 = thrift.WrapTException(err2)
+    _write_err305 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err299 == nil && err2 != nil {
-    _write_err299 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err305 == nil && err2 != nil {
+    _write_err305 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err299 == nil && err2 != nil {
-    _write_err299 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err305 == nil && err2 != nil {
+    _write_err305 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err299 == nil && err2 != nil {
-    _write_err299 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err305 == nil && err2 != nil {
+    _write_err305 = thrift.WrapTException(err2)
   }
-  if _write_err299 != nil {
-    return false, thrift.WrapTException(_write_err299)
+  if _write_err305 != nil {
+    return false, thrift.WrapTException(_write_err305)
   }
   return true, err
 }
@@ -15604,7 +15999,7 @@ type tHBaseServiceProcessorListNamespaces struct {
 }
 
 func (p *tHBaseServiceProcessorListNamespaces) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err301 error
+  var _write_err307 error
   args := THBaseServiceListNamespacesArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -15654,21 +16049,21 @@ func (p *tHBaseServiceProcessorListNamespaces) Process(ctx context.Context, seqI
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc302 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing listNamespaces: " + err2.Error())
+      _exc308 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing listNamespaces: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "listNamespaces", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err301 = thrift.WrapTException(err2)
+        _write_err307 = thrift.WrapTException(err2)
       }
-      if err2 := _exc302.Write(ctx, oprot); _write_err301 == nil && err2 != nil {
-        _write_err301 = thrift.WrapTException(err2)
+      if err2 := _exc308.Write(ctx, oprot); _write_err307 == nil && err2 != nil {
+        _write_err307 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err301 == nil && err2 != nil {
-        _write_err301 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err307 == nil && err2 != nil {
+        _write_err307 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err301 == nil && err2 != nil {
-        _write_err301 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err307 == nil && err2 != nil {
+        _write_err307 = thrift.WrapTException(err2)
       }
-      if _write_err301 != nil {
-        return false, thrift.WrapTException(_write_err301)
+      if _write_err307 != nil {
+        return false, thrift.WrapTException(_write_err307)
       }
       return true, err
     }
@@ -15677,19 +16072,19 @@ func (p *tHBaseServiceProcessorListNamespaces) Process(ctx context.Context, seqI
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "listNamespaces", thrift.REPLY, seqId); err2 != nil {
-    _write_err301 = thrift.WrapTException(err2)
+    _write_err307 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err301 == nil && err2 != nil {
-    _write_err301 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err307 == nil && err2 != nil {
+    _write_err307 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err301 == nil && err2 != nil {
-    _write_err301 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err307 == nil && err2 != nil {
+    _write_err307 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err301 == nil && err2 != nil {
-    _write_err301 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err307 == nil && err2 != nil {
+    _write_err307 = thrift.WrapTException(err2)
   }
-  if _write_err301 != nil {
-    return false, thrift.WrapTException(_write_err301)
+  if _write_err307 != nil {
+    return false, thrift.WrapTException(_write_err307)
   }
   return true, err
 }
@@ -15699,7 +16094,7 @@ type tHBaseServiceProcessorGetThriftServerType struct {
 }
 
 func (p *tHBaseServiceProcessorGetThriftServerType) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err303 error
+  var _write_err309 error
   args := THBaseServiceGetThriftServerTypeArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -15745,21 +16140,21 @@ func (p *tHBaseServiceProcessorGetThriftServerType) Process(ctx context.Context,
     if errors.Is(err2, thrift.ErrAbandonRequest) {
       return false, thrift.WrapTException(err2)
     }
-    _exc304 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getThriftServerType: " + err2.Error())
+    _exc310 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getThriftServerType: " + err2.Error())
     if err2 := oprot.WriteMessageBegin(ctx, "getThriftServerType", thrift.EXCEPTION, seqId); err2 != nil {
-      _write_err303 = thrift.WrapTException(err2)
+      _write_err309 = thrift.WrapTException(err2)
     }
-    if err2 := _exc304.Write(ctx, oprot); _write_err303 == nil && err2 != nil {
-      _write_err303 = thrift.WrapTException(err2)
+    if err2 := _exc310.Write(ctx, oprot); _write_err309 == nil && err2 != nil {
+      _write_err309 = thrift.WrapTException(err2)
     }
-    if err2 := oprot.WriteMessageEnd(ctx); _write_err303 == nil && err2 != nil {
-      _write_err303 = thrift.WrapTException(err2)
+    if err2 := oprot.WriteMessageEnd(ctx); _write_err309 == nil && err2 != nil {
+      _write_err309 = thrift.WrapTException(err2)
     }
-    if err2 := oprot.Flush(ctx); _write_err303 == nil && err2 != nil {
-      _write_err303 = thrift.WrapTException(err2)
+    if err2 := oprot.Flush(ctx); _write_err309 == nil && err2 != nil {
+      _write_err309 = thrift.WrapTException(err2)
     }
-    if _write_err303 != nil {
-      return false, thrift.WrapTException(_write_err303)
+    if _write_err309 != nil {
+      return false, thrift.WrapTException(_write_err309)
     }
     return true, err
   } else {
@@ -15767,19 +16162,19 @@ func (p *tHBaseServiceProcessorGetThriftServerType) Process(ctx context.Context,
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "getThriftServerType", thrift.REPLY, seqId); err2 != nil {
-    _write_err303 = thrift.WrapTException(err2)
+    _write_err309 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err303 == nil && err2 != nil {
-    _write_err303 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err309 == nil && err2 != nil {
+    _write_err309 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err303 == nil && err2 != nil {
-    _write_err303 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err309 == nil && err2 != nil {
+    _write_err309 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err303 == nil && err2 != nil {
-    _write_err303 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err309 == nil && err2 != nil {
+    _write_err309 = thrift.WrapTException(err2)
   }
-  if _write_err303 != nil {
-    return false, thrift.WrapTException(_write_err303)
+  if _write_err309 != nil {
+    return false, thrift.WrapTException(_write_err309)
   }
   return true, err
 }
@@ -15789,7 +16184,7 @@ type tHBaseServiceProcessorGetClusterId struct {
 }
 
 func (p *tHBaseServiceProcessorGetClusterId) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err305 error
+  var _write_err311 error
   args := THBaseServiceGetClusterIdArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -15835,21 +16230,21 @@ func (p *tHBaseServiceProcessorGetClusterId) Process(ctx context.Context, seqId 
     if errors.Is(err2, thrift.ErrAbandonRequest) {
       return false, thrift.WrapTException(err2)
     }
-    _exc306 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getClusterId: " + err2.Error())
+    _exc312 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getClusterId: " + err2.Error())
     if err2 := oprot.WriteMessageBegin(ctx, "getClusterId", thrift.EXCEPTION, seqId); err2 != nil {
-      _write_err305 = thrift.WrapTException(err2)
+      _write_err311 = thrift.WrapTException(err2)
     }
-    if err2 := _exc306.Write(ctx, oprot); _write_err305 == nil && err2 != nil {
-      _write_err305 = thrift.WrapTException(err2)
+    if err2 := _exc312.Write(ctx, oprot); _write_err311 == nil && err2 != nil {
+      _write_err311 = thrift.WrapTException(err2)
     }
-    if err2 := oprot.WriteMessageEnd(ctx); _write_err305 == nil && err2 != nil {
-      _write_err305 = thrift.WrapTException(err2)
+    if err2 := oprot.WriteMessageEnd(ctx); _write_err311 == nil && err2 != nil {
+      _write_err311 = thrift.WrapTException(err2)
     }
-    if err2 := oprot.Flush(ctx); _write_err305 == nil && err2 != nil {
-      _write_err305 = thrift.WrapTException(err2)
+    if err2 := oprot.Flush(ctx); _write_err311 == nil && err2 != nil {
+      _write_err311 = thrift.WrapTException(err2)
     }
-    if _write_err305 != nil {
-      return false, thrift.WrapTException(_write_err305)
+    if _write_err311 != nil {
+      return false, thrift.WrapTException(_write_err311)
     }
     return true, err
   } else {
@@ -15857,19 +16252,19 @@ func (p *tHBaseServiceProcessorGetClusterId) Process(ctx context.Context, seqId 
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "getClusterId", thrift.REPLY, seqId); err2 != nil {
-    _write_err305 = thrift.WrapTException(err2)
+    _write_err311 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err305 == nil && err2 != nil {
-    _write_err305 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err311 == nil && err2 != nil {
+    _write_err311 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err305 == nil && err2 != nil {
-    _write_err305 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err311 == nil && err2 != nil {
+    _write_err311 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err305 == nil && err2 != nil {
-    _write_err305 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err311 == nil && err2 != nil {
+    _write_err311 = thrift.WrapTException(err2)
   }
-  if _write_err305 != nil {
-    return false, thrift.WrapTException(_write_err305)
+  if _write_err311 != nil {
+    return false, thrift.WrapTException(_write_err311)
   }
   return true, err
 }
@@ -15879,7 +16274,7 @@ type tHBaseServiceProcessorGetSlowLogResponses struct {
 }
 
 func (p *tHBaseServiceProcessorGetSlowLogResponses) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err307 error
+  var _write_err313 error
   args := THBaseServiceGetSlowLogResponsesArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -15929,21 +16324,21 @@ func (p *tHBaseServiceProcessorGetSlowLogResponses) Process(ctx context.Context,
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc308 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getSlowLogResponses: " + err2.Error())
+      _exc314 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing getSlowLogResponses: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "getSlowLogResponses", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err307 = thrift.WrapTException(err2)
+        _write_err313 = thrift.WrapTException(err2)
       }
-      if err2 := _exc308.Write(ctx, oprot); _write_err307 == nil && err2 != nil {
-        _write_err307 = thrift.WrapTException(err2)
+      if err2 := _exc314.Write(ctx, oprot); _write_err313 == nil && err2 != nil {
+        _write_err313 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err307 == nil && err2 != nil {
-        _write_err307 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err313 == nil && err2 != nil {
+        _write_err313 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err307 == nil && err2 != nil {
-        _write_err307 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err313 == nil && err2 != nil {
+        _write_err313 = thrift.WrapTException(err2)
       }
-      if _write_err307 != nil {
-        return false, thrift.WrapTException(_write_err307)
+      if _write_err313 != nil {
+        return false, thrift.WrapTException(_write_err313)
       }
       return true, err
     }
@@ -15952,19 +16347,19 @@ func (p *tHBaseServiceProcessorGetSlowLogResponses) Process(ctx context.Context,
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "getSlowLogResponses", thrift.REPLY, seqId); err2 != nil {
-    _write_err307 = thrift.WrapTException(err2)
+    _write_err313 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err307 == nil && err2 != nil {
-    _write_err307 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err313 == nil && err2 != nil {
+    _write_err313 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err307 == nil && err2 != nil {
-    _write_err307 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err313 == nil && err2 != nil {
+    _write_err313 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err307 == nil && err2 != nil {
-    _write_err307 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err313 == nil && err2 != nil {
+    _write_err313 = thrift.WrapTException(err2)
   }
-  if _write_err307 != nil {
-    return false, thrift.WrapTException(_write_err307)
+  if _write_err313 != nil {
+    return false, thrift.WrapTException(_write_err313)
   }
   return true, err
 }
@@ -15974,7 +16369,7 @@ type tHBaseServiceProcessorClearSlowLogResponses struct {
 }
 
 func (p *tHBaseServiceProcessorClearSlowLogResponses) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-  var _write_err309 error
+  var _write_err315 error
   args := THBaseServiceClearSlowLogResponsesArgs{}
   if err2 := args.Read(ctx, iprot); err2 != nil {
     iprot.ReadMessageEnd(ctx)
@@ -16024,21 +16419,21 @@ func (p *tHBaseServiceProcessorClearSlowLogResponses) Process(ctx context.Contex
       if errors.Is(err2, thrift.ErrAbandonRequest) {
         return false, thrift.WrapTException(err2)
       }
-      _exc310 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing clearSlowLogResponses: " + err2.Error())
+      _exc316 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing clearSlowLogResponses: " + err2.Error())
       if err2 := oprot.WriteMessageBegin(ctx, "clearSlowLogResponses", thrift.EXCEPTION, seqId); err2 != nil {
-        _write_err309 = thrift.WrapTException(err2)
+        _write_err315 = thrift.WrapTException(err2)
       }
-      if err2 := _exc310.Write(ctx, oprot); _write_err309 == nil && err2 != nil {
-        _write_err309 = thrift.WrapTException(err2)
+      if err2 := _exc316.Write(ctx, oprot); _write_err315 == nil && err2 != nil {
+        _write_err315 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.WriteMessageEnd(ctx); _write_err309 == nil && err2 != nil {
-        _write_err309 = thrift.WrapTException(err2)
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err315 == nil && err2 != nil {
+        _write_err315 = thrift.WrapTException(err2)
       }
-      if err2 := oprot.Flush(ctx); _write_err309 == nil && err2 != nil {
-        _write_err309 = thrift.WrapTException(err2)
+      if err2 := oprot.Flush(ctx); _write_err315 == nil && err2 != nil {
+        _write_err315 = thrift.WrapTException(err2)
       }
-      if _write_err309 != nil {
-        return false, thrift.WrapTException(_write_err309)
+      if _write_err315 != nil {
+        return false, thrift.WrapTException(_write_err315)
       }
       return true, err
     }
@@ -16047,19 +16442,209 @@ func (p *tHBaseServiceProcessorClearSlowLogResponses) Process(ctx context.Contex
   }
   tickerCancel()
   if err2 := oprot.WriteMessageBegin(ctx, "clearSlowLogResponses", thrift.REPLY, seqId); err2 != nil {
-    _write_err309 = thrift.WrapTException(err2)
+    _write_err315 = thrift.WrapTException(err2)
   }
-  if err2 := result.Write(ctx, oprot); _write_err309 == nil && err2 != nil {
-    _write_err309 = thrift.WrapTException(err2)
+  if err2 := result.Write(ctx, oprot); _write_err315 == nil && err2 != nil {
+    _write_err315 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.WriteMessageEnd(ctx); _write_err309 == nil && err2 != nil {
-    _write_err309 = thrift.WrapTException(err2)
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err315 == nil && err2 != nil {
+    _write_err315 = thrift.WrapTException(err2)
   }
-  if err2 := oprot.Flush(ctx); _write_err309 == nil && err2 != nil {
-    _write_err309 = thrift.WrapTException(err2)
+  if err2 := oprot.Flush(ctx); _write_err315 == nil && err2 != nil {
+    _write_err315 = thrift.WrapTException(err2)
   }
-  if _write_err309 != nil {
-    return false, thrift.WrapTException(_write_err309)
+  if _write_err315 != nil {
+    return false, thrift.WrapTException(_write_err315)
+  }
+  return true, err
+}
+
+type tHBaseServiceProcessorGrant struct {
+  handler THBaseService
+}
+
+func (p *tHBaseServiceProcessorGrant) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
+  var _write_err317 error
+  args := THBaseServiceGrantArgs{}
+  if err2 := args.Read(ctx, iprot); err2 != nil {
+    iprot.ReadMessageEnd(ctx)
+    x := thrift.NewTApplicationException(thrift.PROTOCOL_ERROR, err2.Error())
+    oprot.WriteMessageBegin(ctx, "grant", thrift.EXCEPTION, seqId)
+    x.Write(ctx, oprot)
+    oprot.WriteMessageEnd(ctx)
+    oprot.Flush(ctx)
+    return false, thrift.WrapTException(err2)
+  }
+  iprot.ReadMessageEnd(ctx)
+
+  tickerCancel := func() {}
+  // Start a goroutine to do server side connectivity check.
+  if thrift.ServerConnectivityCheckInterval > 0 {
+    var cancel context.CancelFunc
+    ctx, cancel = context.WithCancel(ctx)
+    defer cancel()
+    var tickerCtx context.Context
+    tickerCtx, tickerCancel = context.WithCancel(context.Background())
+    defer tickerCancel()
+    go func(ctx context.Context, cancel context.CancelFunc) {
+      ticker := time.NewTicker(thrift.ServerConnectivityCheckInterval)
+      defer ticker.Stop()
+      for {
+        select {
+        case <-ctx.Done():
+          return
+        case <-ticker.C:
+          if !iprot.Transport().IsOpen() {
+            cancel()
+            return
+          }
+        }
+      }
+    }(tickerCtx, cancel)
+  }
+
+  result := THBaseServiceGrantResult{}
+  if retval, err2 := p.handler.Grant(ctx, args.Info); err2 != nil {
+    tickerCancel()
+    err = thrift.WrapTException(err2)
+    switch v := err2.(type) {
+    case *TIOError:
+      result.Io = v
+    default:
+      if errors.Is(err2, thrift.ErrAbandonRequest) {
+        return false, thrift.WrapTException(err2)
+      }
+      _exc318 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing grant: " + err2.Error())
+      if err2 := oprot.WriteMessageBegin(ctx, "grant", thrift.EXCEPTION, seqId); err2 != nil {
+        _write_err317 = thrift.WrapTException(err2)
+      }
+      if err2 := _exc318.Write(ctx, oprot); _write_err317 == nil && err2 != nil {
+        _write_err317 = thrift.WrapTException(err2)
+      }
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err317 == nil && err2 != nil {
+        _write_err317 = thrift.WrapTException(err2)
+      }
+      if err2 := oprot.Flush(ctx); _write_err317 == nil && err2 != nil {
+        _write_err317 = thrift.WrapTException(err2)
+      }
+      if _write_err317 != nil {
+        return false, thrift.WrapTException(_write_err317)
+      }
+      return true, err
+    }
+  } else {
+    result.Success = &retval
+  }
+  tickerCancel()
+  if err2 := oprot.WriteMessageBegin(ctx, "grant", thrift.REPLY, seqId); err2 != nil {
+    _write_err317 = thrift.WrapTException(err2)
+  }
+  if err2 := result.Write(ctx, oprot); _write_err317 == nil && err2 != nil {
+    _write_err317 = thrift.WrapTException(err2)
+  }
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err317 == nil && err2 != nil {
+    _write_err317 = thrift.WrapTException(err2)
+  }
+  if err2 := oprot.Flush(ctx); _write_err317 == nil && err2 != nil {
+    _write_err317 = thrift.WrapTException(err2)
+  }
+  if _write_err317 != nil {
+    return false, thrift.WrapTException(_write_err317)
+  }
+  return true, err
+}
+
+type tHBaseServiceProcessorRevoke struct {
+  handler THBaseService
+}
+
+func (p *tHBaseServiceProcessorRevoke) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
+  var _write_err319 error
+  args := THBaseServiceRevokeArgs{}
+  if err2 := args.Read(ctx, iprot); err2 != nil {
+    iprot.ReadMessageEnd(ctx)
+    x := thrift.NewTApplicationException(thrift.PROTOCOL_ERROR, err2.Error())
+    oprot.WriteMessageBegin(ctx, "revoke", thrift.EXCEPTION, seqId)
+    x.Write(ctx, oprot)
+    oprot.WriteMessageEnd(ctx)
+    oprot.Flush(ctx)
+    return false, thrift.WrapTException(err2)
+  }
+  iprot.ReadMessageEnd(ctx)
+
+  tickerCancel := func() {}
+  // Start a goroutine to do server side connectivity check.
+  if thrift.ServerConnectivityCheckInterval > 0 {
+    var cancel context.CancelFunc
+    ctx, cancel = context.WithCancel(ctx)
+    defer cancel()
+    var tickerCtx context.Context
+    tickerCtx, tickerCancel = context.WithCancel(context.Background())
+    defer tickerCancel()
+    go func(ctx context.Context, cancel context.CancelFunc) {
+      ticker := time.NewTicker(thrift.ServerConnectivityCheckInterval)
+      defer ticker.Stop()
+      for {
+        select {
+        case <-ctx.Done():
+          return
+        case <-ticker.C:
+          if !iprot.Transport().IsOpen() {
+            cancel()
+            return
+          }
+        }
+      }
+    }(tickerCtx, cancel)
+  }
+
+  result := THBaseServiceRevokeResult{}
+  if retval, err2 := p.handler.Revoke(ctx, args.Info); err2 != nil {
+    tickerCancel()
+    err = thrift.WrapTException(err2)
+    switch v := err2.(type) {
+    case *TIOError:
+      result.Io = v
+    default:
+      if errors.Is(err2, thrift.ErrAbandonRequest) {
+        return false, thrift.WrapTException(err2)
+      }
+      _exc320 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing revoke: " + err2.Error())
+      if err2 := oprot.WriteMessageBegin(ctx, "revoke", thrift.EXCEPTION, seqId); err2 != nil {
+        _write_err319 = thrift.WrapTException(err2)
+      }
+      if err2 := _exc320.Write(ctx, oprot); _write_err319 == nil && err2 != nil {
+        _write_err319 = thrift.WrapTException(err2)
+      }
+      if err2 := oprot.WriteMessageEnd(ctx); _write_err319 == nil && err2 != nil {
+        _write_err319 = thrift.WrapTException(err2)
+      }
+      if err2 := oprot.Flush(ctx); _write_err319 == nil && err2 != nil {
+        _write_err319 = thrift.WrapTException(err2)
+      }
+      if _write_err319 != nil {
+        return false, thrift.WrapTException(_write_err319)
+      }
+      return true, err
+    }
+  } else {
+    result.Success = &retval
+  }
+  tickerCancel()
+  if err2 := oprot.WriteMessageBegin(ctx, "revoke", thrift.REPLY, seqId); err2 != nil {
+    _write_err319 = thrift.WrapTException(err2)
+  }
+  if err2 := result.Write(ctx, oprot); _write_err319 == nil && err2 != nil {
+    _write_err319 = thrift.WrapTException(err2)
+  }
+  if err2 := oprot.WriteMessageEnd(ctx); _write_err319 == nil && err2 != nil {
+    _write_err319 = thrift.WrapTException(err2)
+  }
+  if err2 := oprot.Flush(ctx); _write_err319 == nil && err2 != nil {
+    _write_err319 = thrift.WrapTException(err2)
+  }
+  if _write_err319 != nil {
+    return false, thrift.WrapTException(_write_err319)
   }
   return true, err
 }
@@ -16451,11 +17036,11 @@ func (p *THBaseServiceExistsAllArgs)  ReadField2(ctx context.Context, iprot thri
   tSlice := make([]*TGet, 0, size)
   p.Tgets =  tSlice
   for i := 0; i < size; i ++ {
-    _elem311 := &TGet{}
-    if err := _elem311.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem311), err)
+    _elem321 := &TGet{}
+    if err := _elem321.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem321), err)
     }
-    p.Tgets = append(p.Tgets, _elem311)
+    p.Tgets = append(p.Tgets, _elem321)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -16601,13 +17186,13 @@ func (p *THBaseServiceExistsAllResult)  ReadField0(ctx context.Context, iprot th
   tSlice := make([]bool, 0, size)
   p.Success =  tSlice
   for i := 0; i < size; i ++ {
-var _elem312 bool
+var _elem322 bool
     if v, err := iprot.ReadBool(ctx); err != nil {
     return thrift.PrependError("error reading field 0: ", err)
 } else {
-    _elem312 = v
+    _elem322 = v
 }
-    p.Success = append(p.Success, _elem312)
+    p.Success = append(p.Success, _elem322)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -17061,11 +17646,11 @@ func (p *THBaseServiceGetMultipleArgs)  ReadField2(ctx context.Context, iprot th
   tSlice := make([]*TGet, 0, size)
   p.Tgets =  tSlice
   for i := 0; i < size; i ++ {
-    _elem313 := &TGet{}
-    if err := _elem313.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem313), err)
+    _elem323 := &TGet{}
+    if err := _elem323.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem323), err)
     }
-    p.Tgets = append(p.Tgets, _elem313)
+    p.Tgets = append(p.Tgets, _elem323)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -17211,11 +17796,11 @@ func (p *THBaseServiceGetMultipleResult)  ReadField0(ctx context.Context, iprot 
   tSlice := make([]*TResult_, 0, size)
   p.Success =  tSlice
   for i := 0; i < size; i ++ {
-    _elem314 := &TResult_{}
-    if err := _elem314.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem314), err)
+    _elem324 := &TResult_{}
+    if err := _elem324.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem324), err)
     }
-    p.Success = append(p.Success, _elem314)
+    p.Success = append(p.Success, _elem324)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -18073,11 +18658,11 @@ func (p *THBaseServicePutMultipleArgs)  ReadField2(ctx context.Context, iprot th
   tSlice := make([]*TPut, 0, size)
   p.Tputs =  tSlice
   for i := 0; i < size; i ++ {
-    _elem315 := &TPut{}
-    if err := _elem315.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem315), err)
+    _elem325 := &TPut{}
+    if err := _elem325.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem325), err)
     }
-    p.Tputs = append(p.Tputs, _elem315)
+    p.Tputs = append(p.Tputs, _elem325)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -18576,13 +19161,13 @@ func (p *THBaseServiceDeleteMultipleArgs)  ReadField2(ctx context.Context, iprot
   tSlice := make([]*TDelete, 0, size)
   p.Tdeletes =  tSlice
   for i := 0; i < size; i ++ {
-    _elem316 := &TDelete{
+    _elem326 := &TDelete{
     DeleteType: 1,
 }
-    if err := _elem316.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem316), err)
+    if err := _elem326.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem326), err)
     }
-    p.Tdeletes = append(p.Tdeletes, _elem316)
+    p.Tdeletes = append(p.Tdeletes, _elem326)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -18728,13 +19313,13 @@ func (p *THBaseServiceDeleteMultipleResult)  ReadField0(ctx context.Context, ipr
   tSlice := make([]*TDelete, 0, size)
   p.Success =  tSlice
   for i := 0; i < size; i ++ {
-    _elem317 := &TDelete{
+    _elem327 := &TDelete{
     DeleteType: 1,
 }
-    if err := _elem317.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem317), err)
+    if err := _elem327.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem327), err)
     }
-    p.Success = append(p.Success, _elem317)
+    p.Success = append(p.Success, _elem327)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -20369,11 +20954,11 @@ func (p *THBaseServiceGetScannerRowsResult)  ReadField0(ctx context.Context, ipr
   tSlice := make([]*TResult_, 0, size)
   p.Success =  tSlice
   for i := 0; i < size; i ++ {
-    _elem318 := &TResult_{}
-    if err := _elem318.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem318), err)
+    _elem328 := &TResult_{}
+    if err := _elem328.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem328), err)
     }
-    p.Success = append(p.Success, _elem318)
+    p.Success = append(p.Success, _elem328)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -21223,11 +21808,11 @@ func (p *THBaseServiceGetScannerResultsResult)  ReadField0(ctx context.Context, 
   tSlice := make([]*TResult_, 0, size)
   p.Success =  tSlice
   for i := 0; i < size; i ++ {
-    _elem319 := &TResult_{}
-    if err := _elem319.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem319), err)
+    _elem329 := &TResult_{}
+    if err := _elem329.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem329), err)
     }
-    p.Success = append(p.Success, _elem319)
+    p.Success = append(p.Success, _elem329)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -21800,11 +22385,11 @@ func (p *THBaseServiceGetAllRegionLocationsResult)  ReadField0(ctx context.Conte
   tSlice := make([]*THRegionLocation, 0, size)
   p.Success =  tSlice
   for i := 0; i < size; i ++ {
-    _elem320 := &THRegionLocation{}
-    if err := _elem320.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem320), err)
+    _elem330 := &THRegionLocation{}
+    if err := _elem330.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem330), err)
     }
-    p.Success = append(p.Success, _elem320)
+    p.Success = append(p.Success, _elem330)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -22678,11 +23263,11 @@ func (p *THBaseServiceGetTableDescriptorsArgs)  ReadField1(ctx context.Context, 
   tSlice := make([]*TTableName, 0, size)
   p.Tables =  tSlice
   for i := 0; i < size; i ++ {
-    _elem321 := &TTableName{}
-    if err := _elem321.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem321), err)
+    _elem331 := &TTableName{}
+    if err := _elem331.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem331), err)
     }
-    p.Tables = append(p.Tables, _elem321)
+    p.Tables = append(p.Tables, _elem331)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -22817,11 +23402,11 @@ func (p *THBaseServiceGetTableDescriptorsResult)  ReadField0(ctx context.Context
   tSlice := make([]*TTableDescriptor, 0, size)
   p.Success =  tSlice
   for i := 0; i < size; i ++ {
-    _elem322 := &TTableDescriptor{}
-    if err := _elem322.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem322), err)
+    _elem332 := &TTableDescriptor{}
+    if err := _elem332.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem332), err)
     }
-    p.Success = append(p.Success, _elem322)
+    p.Success = append(p.Success, _elem332)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -23355,11 +23940,11 @@ func (p *THBaseServiceGetTableDescriptorsByPatternResult)  ReadField0(ctx contex
   tSlice := make([]*TTableDescriptor, 0, size)
   p.Success =  tSlice
   for i := 0; i < size; i ++ {
-    _elem323 := &TTableDescriptor{}
-    if err := _elem323.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem323), err)
+    _elem333 := &TTableDescriptor{}
+    if err := _elem333.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem333), err)
     }
-    p.Success = append(p.Success, _elem323)
+    p.Success = append(p.Success, _elem333)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -23614,11 +24199,11 @@ func (p *THBaseServiceGetTableDescriptorsByNamespaceResult)  ReadField0(ctx cont
   tSlice := make([]*TTableDescriptor, 0, size)
   p.Success =  tSlice
   for i := 0; i < size; i ++ {
-    _elem324 := &TTableDescriptor{}
-    if err := _elem324.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem324), err)
+    _elem334 := &TTableDescriptor{}
+    if err := _elem334.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem334), err)
     }
-    p.Success = append(p.Success, _elem324)
+    p.Success = append(p.Success, _elem334)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -23909,11 +24494,11 @@ func (p *THBaseServiceGetTableNamesByPatternResult)  ReadField0(ctx context.Cont
   tSlice := make([]*TTableName, 0, size)
   p.Success =  tSlice
   for i := 0; i < size; i ++ {
-    _elem325 := &TTableName{}
-    if err := _elem325.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem325), err)
+    _elem335 := &TTableName{}
+    if err := _elem335.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem335), err)
     }
-    p.Success = append(p.Success, _elem325)
+    p.Success = append(p.Success, _elem335)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -24168,11 +24753,11 @@ func (p *THBaseServiceGetTableNamesByNamespaceResult)  ReadField0(ctx context.Co
   tSlice := make([]*TTableName, 0, size)
   p.Success =  tSlice
   for i := 0; i < size; i ++ {
-    _elem326 := &TTableName{}
-    if err := _elem326.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem326), err)
+    _elem336 := &TTableName{}
+    if err := _elem336.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem336), err)
     }
-    p.Success = append(p.Success, _elem326)
+    p.Success = append(p.Success, _elem336)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -24339,13 +24924,13 @@ func (p *THBaseServiceCreateTableArgs)  ReadField2(ctx context.Context, iprot th
   tSlice := make([][]byte, 0, size)
   p.SplitKeys =  tSlice
   for i := 0; i < size; i ++ {
-var _elem327 []byte
+var _elem337 []byte
     if v, err := iprot.ReadBinary(ctx); err != nil {
     return thrift.PrependError("error reading field 0: ", err)
 } else {
-    _elem327 = v
+    _elem337 = v
 }
-    p.SplitKeys = append(p.SplitKeys, _elem327)
+    p.SplitKeys = append(p.SplitKeys, _elem337)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -26196,13 +26781,13 @@ func (p *THBaseServiceIsTableAvailableWithSplitArgs)  ReadField2(ctx context.Con
   tSlice := make([][]byte, 0, size)
   p.SplitKeys =  tSlice
   for i := 0; i < size; i ++ {
-var _elem328 []byte
+var _elem338 []byte
     if v, err := iprot.ReadBinary(ctx); err != nil {
     return thrift.PrependError("error reading field 0: ", err)
 } else {
-    _elem328 = v
+    _elem338 = v
 }
-    p.SplitKeys = append(p.SplitKeys, _elem328)
+    p.SplitKeys = append(p.SplitKeys, _elem338)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -28336,11 +28921,11 @@ func (p *THBaseServiceListNamespaceDescriptorsResult)  ReadField0(ctx context.Co
   tSlice := make([]*TNamespaceDescriptor, 0, size)
   p.Success =  tSlice
   for i := 0; i < size; i ++ {
-    _elem329 := &TNamespaceDescriptor{}
-    if err := _elem329.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem329), err)
+    _elem339 := &TNamespaceDescriptor{}
+    if err := _elem339.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem339), err)
     }
-    p.Success = append(p.Success, _elem329)
+    p.Success = append(p.Success, _elem339)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -28550,13 +29135,13 @@ func (p *THBaseServiceListNamespacesResult)  ReadField0(ctx context.Context, ipr
   tSlice := make([]string, 0, size)
   p.Success =  tSlice
   for i := 0; i < size; i ++ {
-var _elem330 string
+var _elem340 string
     if v, err := iprot.ReadString(ctx); err != nil {
     return thrift.PrependError("error reading field 0: ", err)
 } else {
-    _elem330 = v
+    _elem340 = v
 }
-    p.Success = append(p.Success, _elem330)
+    p.Success = append(p.Success, _elem340)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -29012,11 +29597,11 @@ func (p *THBaseServiceGetSlowLogResponsesArgs)  ReadField1(ctx context.Context, 
   tSet := make([]*TServerName, 0, size)
   p.ServerNames =  tSet
   for i := 0; i < size; i ++ {
-    _elem331 := &TServerName{}
-    if err := _elem331.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem331), err)
+    _elem341 := &TServerName{}
+    if err := _elem341.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem341), err)
     }
-    p.ServerNames = append(p.ServerNames, _elem331)
+    p.ServerNames = append(p.ServerNames, _elem341)
   }
   if err := iprot.ReadSetEnd(ctx); err != nil {
     return thrift.PrependError("error reading set end: ", err)
@@ -29187,11 +29772,11 @@ func (p *THBaseServiceGetSlowLogResponsesResult)  ReadField0(ctx context.Context
   tSlice := make([]*TOnlineLogRecord, 0, size)
   p.Success =  tSlice
   for i := 0; i < size; i ++ {
-    _elem332 := &TOnlineLogRecord{}
-    if err := _elem332.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem332), err)
+    _elem342 := &TOnlineLogRecord{}
+    if err := _elem342.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem342), err)
     }
-    p.Success = append(p.Success, _elem332)
+    p.Success = append(p.Success, _elem342)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -29322,11 +29907,11 @@ func (p *THBaseServiceClearSlowLogResponsesArgs)  ReadField1(ctx context.Context
   tSet := make([]*TServerName, 0, size)
   p.ServerNames =  tSet
   for i := 0; i < size; i ++ {
-    _elem333 := &TServerName{}
-    if err := _elem333.Read(ctx, iprot); err != nil {
-      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem333), err)
+    _elem343 := &TServerName{}
+    if err := _elem343.Read(ctx, iprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem343), err)
     }
-    p.ServerNames = append(p.ServerNames, _elem333)
+    p.ServerNames = append(p.ServerNames, _elem343)
   }
   if err := iprot.ReadSetEnd(ctx); err != nil {
     return thrift.PrependError("error reading set end: ", err)
@@ -29471,13 +30056,13 @@ func (p *THBaseServiceClearSlowLogResponsesResult)  ReadField0(ctx context.Conte
   tSlice := make([]bool, 0, size)
   p.Success =  tSlice
   for i := 0; i < size; i ++ {
-var _elem334 bool
+var _elem344 bool
     if v, err := iprot.ReadBool(ctx); err != nil {
     return thrift.PrependError("error reading field 0: ", err)
 } else {
-    _elem334 = v
+    _elem344 = v
 }
-    p.Success = append(p.Success, _elem334)
+    p.Success = append(p.Success, _elem344)
   }
   if err := iprot.ReadListEnd(ctx); err != nil {
     return thrift.PrependError("error reading list end: ", err)
@@ -29545,6 +30130,502 @@ func (p *THBaseServiceClearSlowLogResponsesResult) String() string {
     return "<nil>"
   }
   return fmt.Sprintf("THBaseServiceClearSlowLogResponsesResult(%+v)", *p)
+}
+
+// Attributes:
+//  - Info
+type THBaseServiceGrantArgs struct {
+  Info *TAccessControlEntity `thrift:"info,1,required" db:"info" json:"info"`
+}
+
+func NewTHBaseServiceGrantArgs() *THBaseServiceGrantArgs {
+  return &THBaseServiceGrantArgs{}
+}
+
+var THBaseServiceGrantArgs_Info_DEFAULT *TAccessControlEntity
+func (p *THBaseServiceGrantArgs) GetInfo() *TAccessControlEntity {
+  if !p.IsSetInfo() {
+    return THBaseServiceGrantArgs_Info_DEFAULT
+  }
+return p.Info
+}
+func (p *THBaseServiceGrantArgs) IsSetInfo() bool {
+  return p.Info != nil
+}
+
+func (p *THBaseServiceGrantArgs) Read(ctx context.Context, iprot thrift.TProtocol) error {
+  if _, err := iprot.ReadStructBegin(ctx); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T read error: ", p), err)
+  }
+
+  var issetInfo bool = false;
+
+  for {
+    _, fieldTypeId, fieldId, err := iprot.ReadFieldBegin(ctx)
+    if err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T field %d read error: ", p, fieldId), err)
+    }
+    if fieldTypeId == thrift.STOP { break; }
+    switch fieldId {
+    case 1:
+      if fieldTypeId == thrift.STRUCT {
+        if err := p.ReadField1(ctx, iprot); err != nil {
+          return err
+        }
+        issetInfo = true
+      } else {
+        if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+          return err
+        }
+      }
+    default:
+      if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+        return err
+      }
+    }
+    if err := iprot.ReadFieldEnd(ctx); err != nil {
+      return err
+    }
+  }
+  if err := iprot.ReadStructEnd(ctx); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T read struct end error: ", p), err)
+  }
+  if !issetInfo{
+    return thrift.NewTProtocolExceptionWithType(thrift.INVALID_DATA, fmt.Errorf("Required field Info is not set"));
+  }
+  return nil
+}
+
+func (p *THBaseServiceGrantArgs)  ReadField1(ctx context.Context, iprot thrift.TProtocol) error {
+  p.Info = &TAccessControlEntity{}
+  if err := p.Info.Read(ctx, iprot); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", p.Info), err)
+  }
+  return nil
+}
+
+func (p *THBaseServiceGrantArgs) Write(ctx context.Context, oprot thrift.TProtocol) error {
+  if err := oprot.WriteStructBegin(ctx, "grant_args"); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T write struct begin error: ", p), err) }
+  if p != nil {
+    if err := p.writeField1(ctx, oprot); err != nil { return err }
+  }
+  if err := oprot.WriteFieldStop(ctx); err != nil {
+    return thrift.PrependError("write field stop error: ", err) }
+  if err := oprot.WriteStructEnd(ctx); err != nil {
+    return thrift.PrependError("write struct stop error: ", err) }
+  return nil
+}
+
+func (p *THBaseServiceGrantArgs) writeField1(ctx context.Context, oprot thrift.TProtocol) (err error) {
+  if err := oprot.WriteFieldBegin(ctx, "info", thrift.STRUCT, 1); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T write field begin error 1:info: ", p), err) }
+  if err := p.Info.Write(ctx, oprot); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T error writing struct: ", p.Info), err)
+  }
+  if err := oprot.WriteFieldEnd(ctx); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T write field end error 1:info: ", p), err) }
+  return err
+}
+
+func (p *THBaseServiceGrantArgs) String() string {
+  if p == nil {
+    return "<nil>"
+  }
+  return fmt.Sprintf("THBaseServiceGrantArgs(%+v)", *p)
+}
+
+// Attributes:
+//  - Success
+//  - Io
+type THBaseServiceGrantResult struct {
+  Success *bool `thrift:"success,0" db:"success" json:"success,omitempty"`
+  Io *TIOError `thrift:"io,1" db:"io" json:"io,omitempty"`
+}
+
+func NewTHBaseServiceGrantResult() *THBaseServiceGrantResult {
+  return &THBaseServiceGrantResult{}
+}
+
+var THBaseServiceGrantResult_Success_DEFAULT bool
+func (p *THBaseServiceGrantResult) GetSuccess() bool {
+  if !p.IsSetSuccess() {
+    return THBaseServiceGrantResult_Success_DEFAULT
+  }
+return *p.Success
+}
+var THBaseServiceGrantResult_Io_DEFAULT *TIOError
+func (p *THBaseServiceGrantResult) GetIo() *TIOError {
+  if !p.IsSetIo() {
+    return THBaseServiceGrantResult_Io_DEFAULT
+  }
+return p.Io
+}
+func (p *THBaseServiceGrantResult) IsSetSuccess() bool {
+  return p.Success != nil
+}
+
+func (p *THBaseServiceGrantResult) IsSetIo() bool {
+  return p.Io != nil
+}
+
+func (p *THBaseServiceGrantResult) Read(ctx context.Context, iprot thrift.TProtocol) error {
+  if _, err := iprot.ReadStructBegin(ctx); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T read error: ", p), err)
+  }
+
+
+  for {
+    _, fieldTypeId, fieldId, err := iprot.ReadFieldBegin(ctx)
+    if err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T field %d read error: ", p, fieldId), err)
+    }
+    if fieldTypeId == thrift.STOP { break; }
+    switch fieldId {
+    case 0:
+      if fieldTypeId == thrift.BOOL {
+        if err := p.ReadField0(ctx, iprot); err != nil {
+          return err
+        }
+      } else {
+        if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+          return err
+        }
+      }
+    case 1:
+      if fieldTypeId == thrift.STRUCT {
+        if err := p.ReadField1(ctx, iprot); err != nil {
+          return err
+        }
+      } else {
+        if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+          return err
+        }
+      }
+    default:
+      if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+        return err
+      }
+    }
+    if err := iprot.ReadFieldEnd(ctx); err != nil {
+      return err
+    }
+  }
+  if err := iprot.ReadStructEnd(ctx); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T read struct end error: ", p), err)
+  }
+  return nil
+}
+
+func (p *THBaseServiceGrantResult)  ReadField0(ctx context.Context, iprot thrift.TProtocol) error {
+  if v, err := iprot.ReadBool(ctx); err != nil {
+  return thrift.PrependError("error reading field 0: ", err)
+} else {
+  p.Success = &v
+}
+  return nil
+}
+
+func (p *THBaseServiceGrantResult)  ReadField1(ctx context.Context, iprot thrift.TProtocol) error {
+  p.Io = &TIOError{}
+  if err := p.Io.Read(ctx, iprot); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", p.Io), err)
+  }
+  return nil
+}
+
+func (p *THBaseServiceGrantResult) Write(ctx context.Context, oprot thrift.TProtocol) error {
+  if err := oprot.WriteStructBegin(ctx, "grant_result"); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T write struct begin error: ", p), err) }
+  if p != nil {
+    if err := p.writeField0(ctx, oprot); err != nil { return err }
+    if err := p.writeField1(ctx, oprot); err != nil { return err }
+  }
+  if err := oprot.WriteFieldStop(ctx); err != nil {
+    return thrift.PrependError("write field stop error: ", err) }
+  if err := oprot.WriteStructEnd(ctx); err != nil {
+    return thrift.PrependError("write struct stop error: ", err) }
+  return nil
+}
+
+func (p *THBaseServiceGrantResult) writeField0(ctx context.Context, oprot thrift.TProtocol) (err error) {
+  if p.IsSetSuccess() {
+    if err := oprot.WriteFieldBegin(ctx, "success", thrift.BOOL, 0); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T write field begin error 0:success: ", p), err) }
+    if err := oprot.WriteBool(ctx, bool(*p.Success)); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T.success (0) field write error: ", p), err) }
+    if err := oprot.WriteFieldEnd(ctx); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T write field end error 0:success: ", p), err) }
+  }
+  return err
+}
+
+func (p *THBaseServiceGrantResult) writeField1(ctx context.Context, oprot thrift.TProtocol) (err error) {
+  if p.IsSetIo() {
+    if err := oprot.WriteFieldBegin(ctx, "io", thrift.STRUCT, 1); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T write field begin error 1:io: ", p), err) }
+    if err := p.Io.Write(ctx, oprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error writing struct: ", p.Io), err)
+    }
+    if err := oprot.WriteFieldEnd(ctx); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T write field end error 1:io: ", p), err) }
+  }
+  return err
+}
+
+func (p *THBaseServiceGrantResult) String() string {
+  if p == nil {
+    return "<nil>"
+  }
+  return fmt.Sprintf("THBaseServiceGrantResult(%+v)", *p)
+}
+
+// Attributes:
+//  - Info
+type THBaseServiceRevokeArgs struct {
+  Info *TAccessControlEntity `thrift:"info,1,required" db:"info" json:"info"`
+}
+
+func NewTHBaseServiceRevokeArgs() *THBaseServiceRevokeArgs {
+  return &THBaseServiceRevokeArgs{}
+}
+
+var THBaseServiceRevokeArgs_Info_DEFAULT *TAccessControlEntity
+func (p *THBaseServiceRevokeArgs) GetInfo() *TAccessControlEntity {
+  if !p.IsSetInfo() {
+    return THBaseServiceRevokeArgs_Info_DEFAULT
+  }
+return p.Info
+}
+func (p *THBaseServiceRevokeArgs) IsSetInfo() bool {
+  return p.Info != nil
+}
+
+func (p *THBaseServiceRevokeArgs) Read(ctx context.Context, iprot thrift.TProtocol) error {
+  if _, err := iprot.ReadStructBegin(ctx); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T read error: ", p), err)
+  }
+
+  var issetInfo bool = false;
+
+  for {
+    _, fieldTypeId, fieldId, err := iprot.ReadFieldBegin(ctx)
+    if err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T field %d read error: ", p, fieldId), err)
+    }
+    if fieldTypeId == thrift.STOP { break; }
+    switch fieldId {
+    case 1:
+      if fieldTypeId == thrift.STRUCT {
+        if err := p.ReadField1(ctx, iprot); err != nil {
+          return err
+        }
+        issetInfo = true
+      } else {
+        if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+          return err
+        }
+      }
+    default:
+      if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+        return err
+      }
+    }
+    if err := iprot.ReadFieldEnd(ctx); err != nil {
+      return err
+    }
+  }
+  if err := iprot.ReadStructEnd(ctx); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T read struct end error: ", p), err)
+  }
+  if !issetInfo{
+    return thrift.NewTProtocolExceptionWithType(thrift.INVALID_DATA, fmt.Errorf("Required field Info is not set"));
+  }
+  return nil
+}
+
+func (p *THBaseServiceRevokeArgs)  ReadField1(ctx context.Context, iprot thrift.TProtocol) error {
+  p.Info = &TAccessControlEntity{}
+  if err := p.Info.Read(ctx, iprot); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", p.Info), err)
+  }
+  return nil
+}
+
+func (p *THBaseServiceRevokeArgs) Write(ctx context.Context, oprot thrift.TProtocol) error {
+  if err := oprot.WriteStructBegin(ctx, "revoke_args"); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T write struct begin error: ", p), err) }
+  if p != nil {
+    if err := p.writeField1(ctx, oprot); err != nil { return err }
+  }
+  if err := oprot.WriteFieldStop(ctx); err != nil {
+    return thrift.PrependError("write field stop error: ", err) }
+  if err := oprot.WriteStructEnd(ctx); err != nil {
+    return thrift.PrependError("write struct stop error: ", err) }
+  return nil
+}
+
+func (p *THBaseServiceRevokeArgs) writeField1(ctx context.Context, oprot thrift.TProtocol) (err error) {
+  if err := oprot.WriteFieldBegin(ctx, "info", thrift.STRUCT, 1); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T write field begin error 1:info: ", p), err) }
+  if err := p.Info.Write(ctx, oprot); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T error writing struct: ", p.Info), err)
+  }
+  if err := oprot.WriteFieldEnd(ctx); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T write field end error 1:info: ", p), err) }
+  return err
+}
+
+func (p *THBaseServiceRevokeArgs) String() string {
+  if p == nil {
+    return "<nil>"
+  }
+  return fmt.Sprintf("THBaseServiceRevokeArgs(%+v)", *p)
+}
+
+// Attributes:
+//  - Success
+//  - Io
+type THBaseServiceRevokeResult struct {
+  Success *bool `thrift:"success,0" db:"success" json:"success,omitempty"`
+  Io *TIOError `thrift:"io,1" db:"io" json:"io,omitempty"`
+}
+
+func NewTHBaseServiceRevokeResult() *THBaseServiceRevokeResult {
+  return &THBaseServiceRevokeResult{}
+}
+
+var THBaseServiceRevokeResult_Success_DEFAULT bool
+func (p *THBaseServiceRevokeResult) GetSuccess() bool {
+  if !p.IsSetSuccess() {
+    return THBaseServiceRevokeResult_Success_DEFAULT
+  }
+return *p.Success
+}
+var THBaseServiceRevokeResult_Io_DEFAULT *TIOError
+func (p *THBaseServiceRevokeResult) GetIo() *TIOError {
+  if !p.IsSetIo() {
+    return THBaseServiceRevokeResult_Io_DEFAULT
+  }
+return p.Io
+}
+func (p *THBaseServiceRevokeResult) IsSetSuccess() bool {
+  return p.Success != nil
+}
+
+func (p *THBaseServiceRevokeResult) IsSetIo() bool {
+  return p.Io != nil
+}
+
+func (p *THBaseServiceRevokeResult) Read(ctx context.Context, iprot thrift.TProtocol) error {
+  if _, err := iprot.ReadStructBegin(ctx); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T read error: ", p), err)
+  }
+
+
+  for {
+    _, fieldTypeId, fieldId, err := iprot.ReadFieldBegin(ctx)
+    if err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T field %d read error: ", p, fieldId), err)
+    }
+    if fieldTypeId == thrift.STOP { break; }
+    switch fieldId {
+    case 0:
+      if fieldTypeId == thrift.BOOL {
+        if err := p.ReadField0(ctx, iprot); err != nil {
+          return err
+        }
+      } else {
+        if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+          return err
+        }
+      }
+    case 1:
+      if fieldTypeId == thrift.STRUCT {
+        if err := p.ReadField1(ctx, iprot); err != nil {
+          return err
+        }
+      } else {
+        if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+          return err
+        }
+      }
+    default:
+      if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+        return err
+      }
+    }
+    if err := iprot.ReadFieldEnd(ctx); err != nil {
+      return err
+    }
+  }
+  if err := iprot.ReadStructEnd(ctx); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T read struct end error: ", p), err)
+  }
+  return nil
+}
+
+func (p *THBaseServiceRevokeResult)  ReadField0(ctx context.Context, iprot thrift.TProtocol) error {
+  if v, err := iprot.ReadBool(ctx); err != nil {
+  return thrift.PrependError("error reading field 0: ", err)
+} else {
+  p.Success = &v
+}
+  return nil
+}
+
+func (p *THBaseServiceRevokeResult)  ReadField1(ctx context.Context, iprot thrift.TProtocol) error {
+  p.Io = &TIOError{}
+  if err := p.Io.Read(ctx, iprot); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", p.Io), err)
+  }
+  return nil
+}
+
+func (p *THBaseServiceRevokeResult) Write(ctx context.Context, oprot thrift.TProtocol) error {
+  if err := oprot.WriteStructBegin(ctx, "revoke_result"); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T write struct begin error: ", p), err) }
+  if p != nil {
+    if err := p.writeField0(ctx, oprot); err != nil { return err }
+    if err := p.writeField1(ctx, oprot); err != nil { return err }
+  }
+  if err := oprot.WriteFieldStop(ctx); err != nil {
+    return thrift.PrependError("write field stop error: ", err) }
+  if err := oprot.WriteStructEnd(ctx); err != nil {
+    return thrift.PrependError("write struct stop error: ", err) }
+  return nil
+}
+
+func (p *THBaseServiceRevokeResult) writeField0(ctx context.Context, oprot thrift.TProtocol) (err error) {
+  if p.IsSetSuccess() {
+    if err := oprot.WriteFieldBegin(ctx, "success", thrift.BOOL, 0); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T write field begin error 0:success: ", p), err) }
+    if err := oprot.WriteBool(ctx, bool(*p.Success)); err != nil {
+    return thrift.PrependError(fmt.Sprintf("%T.success (0) field write error: ", p), err) }
+    if err := oprot.WriteFieldEnd(ctx); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T write field end error 0:success: ", p), err) }
+  }
+  return err
+}
+
+func (p *THBaseServiceRevokeResult) writeField1(ctx context.Context, oprot thrift.TProtocol) (err error) {
+  if p.IsSetIo() {
+    if err := oprot.WriteFieldBegin(ctx, "io", thrift.STRUCT, 1); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T write field begin error 1:io: ", p), err) }
+    if err := p.Io.Write(ctx, oprot); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T error writing struct: ", p.Io), err)
+    }
+    if err := oprot.WriteFieldEnd(ctx); err != nil {
+      return thrift.PrependError(fmt.Sprintf("%T write field end error 1:io: ", p), err) }
+  }
+  return err
+}
+
+func (p *THBaseServiceRevokeResult) String() string {
+  if p == nil {
+    return "<nil>"
+  }
+  return fmt.Sprintf("THBaseServiceRevokeResult(%+v)", *p)
 }
 
 
