@@ -56,7 +56,12 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
         .advertised_host
         .clone()
         .unwrap_or_else(advertised::host_name);
-    let access = Access::new(config.read_only);
+    // With an auth file, HBase's ACL model: its superusers may do everything, others what they
+    // were granted; without one, everyone may do what read-only mode allows.
+    let access = match config.security.users() {
+        Some(users) => Access::secured(config.read_only, users.superusers(), engine.acl()),
+        None => Access::new(config.read_only),
+    };
     let security = Arc::new(config.security.clone());
     // Certificates reload when their files change (the binary adds SIGHUP).
     let watcher = security
@@ -127,6 +132,7 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
             http::Options {
                 security: security.clone(),
                 exposure_warnings: config.exposure_warnings.clone(),
+                access: access.clone(),
             },
             async move {
                 let _ = http_stop_rx.await;

@@ -24,10 +24,14 @@ use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::Extension;
 use axum::{Json, Router};
 use tokio::net::TcpListener;
 
 use crate::engine::Engine;
+use crate::gateway::access::Need;
+use crate::gateway::caller::{self, Caller};
+use crate::gateway::Access;
 use crate::metrics::Metrics;
 use crate::security::Security;
 use rates::Rates;
@@ -52,6 +56,9 @@ pub struct Options {
     pub security: Arc<Security>,
     /// Shown on the status page and in `/api/status` (e.g. exposed without authentication).
     pub exposure_warnings: Vec<String>,
+    /// The gateways' access rules: `/api/status` lists only the tables the caller may read
+    /// (their region boundaries are real row keys).
+    pub access: Access,
 }
 
 /// Serves the operations endpoints on `listener` until `shutdown` completes. `ready` says
@@ -181,10 +188,15 @@ async fn metrics_text(State(s): State<Arc<Shared>>) -> Response {
     }
 }
 
-async fn api_status(State(s): State<Arc<Shared>>) -> Response {
+async fn api_status(State(s): State<Arc<Shared>>, caller: Option<Extension<Caller>>) -> Response {
     let shared = s.clone();
     let built = tokio::task::spawn_blocking(move || {
         let e = &shared.engine;
+        let access = &shared.options.access;
+        let readable = |name: &str| match &caller {
+            Some(Extension(c)) => caller::scope(c.clone(), || access.shows(Need::Read(name))),
+            None => access.shows(Need::Read(name)),
+        };
         let rates = shared.rates.lock().unwrap_or_else(|p| p.into_inner());
         status::Status {
             version: env!("CARGO_PKG_VERSION"),
@@ -200,7 +212,10 @@ async fn api_status(State(s): State<Arc<Shared>>) -> Response {
                 authentication: shared.options.security.auth.is_some(),
                 warnings: shared.options.exposure_warnings.clone(),
             },
-            tables: status::tables(e, &rates),
+            tables: status::tables(e, &rates)
+                .into_iter()
+                .filter(|t| readable(&t.name))
+                .collect(),
         }
     })
     .await;
