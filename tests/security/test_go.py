@@ -2,6 +2,8 @@
 client certificate) and the Thrift2 client sdks/go/hbase2, against a redbase that requires a
 client certificate (--tls-require-client-cert): the certificate's CN is the identity."""
 
+import subprocess
+
 from build import built, run
 
 
@@ -35,3 +37,11 @@ def test_plaintext_is_refused_under_require_tls(client_cert_server):
 def test_without_a_certificate_where_one_is_optional_no_identity(server):
     code, out = go(server, "-table", "go_anonymous")
     assert code == 2 and "authentication required" in out, out
+
+
+def test_a_certificate_named_alice_from_another_ca_is_refused(client_cert_server, tmp_path):
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=alice",
+                    "-addext", "extendedKeyUsage=clientAuth", "-keyout", "k.pem", "-out", "c.pem"],
+                   cwd=tmp_path, check=True, capture_output=True)
+    code, out = go(client_cert_server, "-cert", tmp_path / "c.pem", "-key", tmp_path / "k.pem", "-table", "go_forged")
+    assert code == 2 and "tls: unknown certificate" in out, out

@@ -55,7 +55,11 @@ func run(addr, caFile, certFile, keyFile string, plaintext bool, table string) (
 			if err != nil {
 				return "", err
 			}
-			conf.TLSConfig.Certificates = []tls.Certificate{pair}
+			// Always offered, even when its issuer is not among the CAs the server names, so
+			// a certificate from another CA reaches the server's check.
+			conf.TLSConfig.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+				return &pair, nil
+			}
 		}
 		socket = thrift.NewTSSLSocketConf(addr, conf)
 	}
