@@ -55,8 +55,12 @@ export SECURITY_BUILD="$ROOT/target/security"
 mkdir -p "$SECURITY_BUILD"
 
 echo "== Go client (tests/security/go)"
-(cd tests/security/go && go mod download && go vet . && go build -o "$SECURITY_BUILD/go/tlsclient" .) ||
-    die "go build failed"
+(
+    cd tests/security/go || exit 1
+    unformatted="$(gofmt -l .)"
+    [ -z "$unformatted" ] || { echo "not gofmt-clean: $unformatted" >&2; exit 1; }
+    go mod download && go vet . && go build -o "$SECURITY_BUILD/go/tlsclient" .
+) || die "the Go client did not build"
 
 echo "== Node client (tests/security/node: npm ci, thrift --gen js:node)"
 (
