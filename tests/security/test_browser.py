@@ -141,7 +141,7 @@ def run_page(origin, target, tmp_path):
     """The page's result lines after its fetches, from headless Chromium's DOM dump."""
     out = subprocess.run(
         [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--disable-background-networking", "--disable-extensions", "--disable-sync",
+         "--disable-background-networking", "--disable-extensions", "--disable-sync", "--disable-dev-shm-usage",
          f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=15000", "--timeout=30000",
          "--dump-dom", f"{origin}/page.html?target={target}"],
         capture_output=True, timeout=120)

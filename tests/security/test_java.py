@@ -1,7 +1,8 @@
 """Apache Thrift's Java library (libthrift 0.14.1, as hbase-thrift 2.6.1 uses it) with the
 Thrift2 client classes hbase-thrift ships: TSSLTransportFactory trusting the suite's CA from a
-PKCS12 truststore made with keytool, and TSaslClientTransport over the JDK's SASL PLAIN client,
-over TLS (and over plaintext where --allow-plaintext-auth)."""
+PKCS12 truststore made with keytool (and a client certificate from a PKCS12 keystore), and
+TSaslClientTransport over the JDK's SASL PLAIN client, over TLS (and over plaintext where
+--allow-plaintext-auth)."""
 
 import subprocess
 
@@ -22,6 +23,16 @@ def truststore(server):
     return str(path)
 
 
+def keystore(server, name):
+    """The client certificate and key as PKCS12, made with openssl."""
+    path = server.dir / f"{name}.p12"
+    if not path.exists():
+        subprocess.run(["openssl", "pkcs12", "-export", "-in", server.path(f"{name}.crt"), "-inkey",
+                        server.path(f"{name}.key"), "-out", str(path), "-passout", f"pass:{TRUST_PASS}"],
+                       check=True, capture_output=True)
+    return ["--keystore", str(path), TRUST_PASS]
+
+
 def java(server, mode, table, *args):
     classpath = f"{built('java/classes')}:{built('java/classpath.txt').read_text().strip()}"
     return run(["java", "-cp", classpath, "redbase.security.JavaClient", mode, server.t2, table, *args])
@@ -40,6 +51,11 @@ def test_sasl_plain_over_tls_works(server, tls):
 def test_sasl_plain_wrong_password_is_refused(server, tls):
     code, out = java(server, "tls", "java_sasl_wrong", *tls, "--sasl", "alice", "not the password")
     assert code == 2 and "authentication failed" in out, out
+
+
+def test_client_certificate_over_tls_works(server, tls):
+    code, out = java(server, "tls", "java_cert", *tls, *keystore(server, "alice"))
+    assert (code, out.strip()) == (0, "OK from java"), out
 
 
 def test_tls_without_identity_is_refused(server, tls):

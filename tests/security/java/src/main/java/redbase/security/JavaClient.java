@@ -29,11 +29,12 @@ import org.apache.thrift.transport.TTransport;
  * libthrift as a client of redbase's Thrift2 port, for tests/security/test_java.py.
  *
  * <pre>
- * JavaClient tls|plain PORT TABLE [--truststore FILE PASS] [--sasl USER PASSWORD]
+ * JavaClient tls|plain PORT TABLE [--truststore FILE PASS] [--keystore FILE PASS]
+ *     [--sasl USER PASSWORD]
  * </pre>
  *
- * tls connects with {@link TSSLTransportFactory} trusting the truststore (PKCS12); plain with a
- * {@link TSocket}. With --sasl the socket is wrapped in a {@link TSaslClientTransport} whose
+ * tls connects with {@link TSSLTransportFactory} trusting the truststore (PKCS12), offering the
+ * keystore's client certificate (PKCS12) if given; plain with a {@link TSocket}. With --sasl the socket is wrapped in a {@link TSaslClientTransport} whose
  * PLAIN client comes from the JDK ({@link Sasl#createSaslClient}). Creates TABLE, puts a row,
  * gets it back and prints "OK value"; on an exception prints "ERROR class: message" and exits 2.
  */
@@ -62,6 +63,8 @@ public final class JavaClient {
     String table = args[2];
     String trustStore = null;
     String trustPass = null;
+    String keyStore = null;
+    String keyPass = null;
     String user = null;
     String password = null;
     for (int i = 3; i < args.length; i++) {
@@ -69,6 +72,10 @@ public final class JavaClient {
         case "--truststore" -> {
           trustStore = args[++i];
           trustPass = args[++i];
+        }
+        case "--keystore" -> {
+          keyStore = args[++i];
+          keyPass = args[++i];
         }
         case "--sasl" -> {
           user = args[++i];
@@ -82,6 +89,9 @@ public final class JavaClient {
       TSSLTransportFactory.TSSLTransportParameters params =
           new TSSLTransportFactory.TSSLTransportParameters();
       params.setTrustStore(trustStore, trustPass, null, "PKCS12");
+      if (keyStore != null) {
+        params.setKeyStore(keyStore, keyPass, null, "PKCS12");
+      }
       // Opened by the factory.
       socket = TSSLTransportFactory.getClientSocket("127.0.0.1", port, 20000, params);
     } else {
