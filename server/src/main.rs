@@ -279,7 +279,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
         for w in &exposure_warnings {
             tracing::warn!("SECURITY WARNING: {w}");
         }
-        let reloads = security.tls.clone().map(security_flags::watch_certificates);
+        let reloads = security_flags::watch_sighup(&security);
         let cfg = Config {
             limits: Limits {
                 max_message: args.max_message_size,

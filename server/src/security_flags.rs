@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use redbase::security::{self, Auth, LimiterConfig, Security, Tls, TlsFiles, Users};
+use redbase::security::{self, Auth, LimiterConfig, Security, Tls, TlsFiles};
 use redbase::server::Listeners;
 
 #[derive(clap::Args, Debug)]
@@ -79,16 +79,17 @@ impl SecurityArgs {
         };
         let auth = match &self.auth_file {
             Some(path) => {
-                let users = Users::load(path)?;
-                tracing::info!(file = %path.display(), users = users.len(), superusers = users.superusers().len(), "authentication on");
-                Some(Arc::new(Auth::new(
-                    users,
+                let auth = Auth::load(
+                    path,
                     LimiterConfig {
                         max_failures: self.auth_max_failures,
                         block: std::time::Duration::from_secs(self.auth_block_secs),
                         ..LimiterConfig::default()
                     },
-                )))
+                )?;
+                let users = auth.users();
+                tracing::info!(file = %path.display(), users = users.len(), superusers = users.superusers().len(), "authentication on");
+                Some(Arc::new(auth))
             }
             None => None,
         };
@@ -124,22 +125,33 @@ pub fn exposure_warnings(listeners: &Listeners, security: &Security) -> Vec<Stri
     )]
 }
 
-/// Reloads the certificates on SIGHUP (`server::run` watches the files).
-pub fn watch_certificates(tls: Arc<Tls>) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
+/// Reloads the certificates and the auth file on SIGHUP (`server::run` also watches the
+/// certificate files). Either one that does not load keeps the previous one and logs why.
+pub fn watch_sighup(security: &Security) -> Option<tokio::task::JoinHandle<()>> {
+    let tls: Option<Arc<Tls>> = security.tls.clone();
+    let auth: Option<Arc<Auth>> = security.auth.clone().filter(|a| a.file().is_some());
+    if tls.is_none() && auth.is_none() {
+        return None;
+    }
+    Some(tokio::spawn(async move {
         match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
             Ok(mut hup) => {
                 while hup.recv().await.is_some() {
-                    tracing::info!("SIGHUP: reloading the TLS certificates");
-                    let t = tls.clone();
-                    let _ = tokio::task::spawn_blocking(move || t.reload()).await;
+                    if let Some(t) = tls.clone() {
+                        tracing::info!("SIGHUP: reloading the TLS certificates");
+                        let _ = tokio::task::spawn_blocking(move || t.reload()).await;
+                    }
+                    if let Some(a) = auth.clone() {
+                        tracing::info!("SIGHUP: reloading the auth file");
+                        let _ = tokio::task::spawn_blocking(move || a.reload()).await;
+                    }
                 }
             }
             Err(e) => {
-                tracing::warn!(error = %e, "cannot watch SIGHUP; certificates reload on file change only")
+                tracing::warn!(error = %e, "cannot watch SIGHUP; certificates reload on file change only, the auth file only on restart")
             }
         }
-    })
+    }))
 }
 
 #[derive(clap::Args, Debug)]

@@ -1,5 +1,5 @@
-"""The binary's own behaviour: certificates reloaded on SIGHUP with open connections kept, and
-the loud warning when it listens beyond loopback with no authentication."""
+"""The binary's own behaviour: certificates and the auth file reloaded on SIGHUP (certificates
+with open connections kept), and the loud warning when it listens beyond loopback with no authentication."""
 
 import json
 import signal
@@ -8,7 +8,10 @@ import subprocess
 import time
 import urllib.request
 
-from conftest import PASSWORD, free_port, openssl
+import pytest
+from thrift.transport.TTransport import TTransportException
+
+from conftest import PASSWORD, Server, free_port, openssl
 from thrift_util import get_table_names, sasl, tls_socket
 
 
@@ -69,3 +72,41 @@ def test_exposed_without_auth_warns_in_the_log_and_the_status(server, tmp_path):
         finally:
             proc.terminate()
             assert proc.wait(30) == 0
+
+
+def test_sighup_reloads_the_auth_file_and_a_bad_one_keeps_the_old(tmp_path):
+    s = Server(tmp_path, "plaintext-auth")
+    try:
+        log = s.log_path.read_text
+
+        def login(password):
+            t = sasl(tls_socket(s), "alice", password)
+            t.open()
+            get_table_names(t)
+            t.close()
+
+        def refused(password):
+            with pytest.raises(TTransportException) as e:
+                login(password)
+            assert "authentication failed" in str(e.value)
+
+        login(PASSWORD)
+        hashed = subprocess.run([s.bin, "hash-password"], input=b"second pass phrase", check=True,
+                                capture_output=True).stdout.decode().strip()
+        (tmp_path / "users.toml").write_text(f'[users.alice]\npassword = "{hashed}"\n')
+        s.proc.send_signal(signal.SIGHUP)
+        wait_for(lambda: "auth file reloaded" in log(), "the auth file reload")
+        login("second pass phrase")
+        refused(PASSWORD)
+
+        # A file that does not load: the server says why and keeps the users it has.
+        (tmp_path / "users.toml").write_text('[users.alice]\npassword = "not a hash"\n')
+        s.proc.send_signal(signal.SIGHUP)
+        wait_for(lambda: "auth file reload failed" in log(), "the failed reload")
+        [why] = [line for line in log().splitlines() if "auth file reload failed" in line]
+        assert "not an argon2 PHC string" in why, why
+        assert s.proc.poll() is None
+        login("second pass phrase")
+        refused(PASSWORD)
+    finally:
+        s.stop()

@@ -10,7 +10,8 @@ pub mod tls;
 pub mod users;
 
 use std::net::IpAddr;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 use base64::Engine as _;
 
@@ -49,9 +50,10 @@ impl std::fmt::Debug for Security {
 }
 
 impl Security {
-    /// The auth file's users, when authentication is on (for authorization: superusers).
-    pub fn users(&self) -> Option<&Users> {
-        self.auth.as_deref().map(|a| &a.users)
+    /// The auth file's users as now loaded, when authentication is on (for authorization:
+    /// superusers). A reload replaces them; a caller holding this keeps the set it got.
+    pub fn users(&self) -> Option<Arc<Users>> {
+        self.auth.as_deref().map(Auth::users)
     }
 
     /// Whether a request carrying `Origin: origin` may be served.
@@ -76,18 +78,59 @@ pub enum AuthError {
     NotConfigured,
 }
 
-/// The auth file with the limiter that guards it.
+/// The auth file with the limiter that guards it. The users reload from the file (SIGHUP in
+/// the binary); a file that does not load leaves the previous users in place.
 #[derive(Debug)]
 pub struct Auth {
-    pub users: Users,
+    users: RwLock<Arc<Users>>,
+    /// Where the users came from; `None` for users given directly (nothing to reload).
+    file: Option<PathBuf>,
     limiter: Limiter,
 }
 
 impl Auth {
     pub fn new(users: Users, limits: LimiterConfig) -> Auth {
         Auth {
-            users,
+            users: RwLock::new(Arc::new(users)),
+            file: None,
             limiter: Limiter::new(limits),
+        }
+    }
+
+    /// The users of the auth file at `path`, which [`Auth::reload`] reads again.
+    pub fn load(path: &Path, limits: LimiterConfig) -> Result<Auth, UsersError> {
+        let mut auth = Auth::new(Users::load(path)?, limits);
+        auth.file = Some(path.to_owned());
+        Ok(auth)
+    }
+
+    /// The users as now loaded.
+    pub fn users(&self) -> Arc<Users> {
+        self.users.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The auth file this was loaded from, if any.
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    /// Reads the auth file again and uses it from the next authentication on (identities
+    /// already proved stay). A file that does not load keeps the previous users in place; the
+    /// error says why and is logged. Without a file there is nothing to do.
+    pub fn reload(&self) -> Result<(), UsersError> {
+        let Some(path) = &self.file else {
+            return Ok(());
+        };
+        match Users::load(path) {
+            Ok(users) => {
+                tracing::info!(file = %path.display(), users = users.len(), superusers = users.superusers().len(), "auth file reloaded");
+                *self.users.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(users);
+                Ok(())
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "auth file reload failed: the previous users stay in use");
+                Err(e)
+            }
         }
     }
 
@@ -100,7 +143,7 @@ impl Auth {
         how: &str,
     ) -> Result<String, AuthError> {
         self.guarded(ip, user, how, || {
-            self.users
+            self.users()
                 .verify_password(user, password)
                 .then(|| user.to_string())
         })
@@ -108,7 +151,7 @@ impl Auth {
 
     /// Checks a bearer token from `ip`.
     pub fn token(&self, ip: IpAddr, token: &[u8], how: &str) -> Result<String, AuthError> {
-        self.guarded(ip, "(token)", how, || self.users.verify_token(token))
+        self.guarded(ip, "(token)", how, || self.users().verify_token(token))
     }
 
     /// A SASL PLAIN response (RFC 4616: authzid NUL authcid NUL password). An authzid other
@@ -182,5 +225,41 @@ impl Auth {
                 Err(AuthError::BadCredentials)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv4Addr;
+
+    fn file(password: &str) -> String {
+        format!(
+            "[users.alice]\npassword = \"{}\"\n",
+            hash_password(password).unwrap()
+        )
+    }
+
+    #[test]
+    fn the_auth_file_reloads_and_a_bad_one_keeps_the_old_users() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("users.toml");
+        std::fs::write(&path, file("one")).unwrap();
+        let auth = Auth::load(&path, LimiterConfig::default()).unwrap();
+        let ip = IpAddr::V4(Ipv4Addr::LOCALHOST);
+        assert!(auth.password(ip, "alice", b"one", "test").is_ok());
+
+        std::fs::write(&path, file("two")).unwrap();
+        auth.reload().unwrap();
+        assert!(auth.password(ip, "alice", b"two", "test").is_ok());
+        assert!(auth.password(ip, "alice", b"one", "test").is_err());
+
+        std::fs::write(&path, "[users.alice]\npassword = \"plain\"\n").unwrap();
+        let e = auth.reload().unwrap_err();
+        assert!(e.to_string().contains("hash-password"), "{e}");
+        assert!(auth.password(ip, "alice", b"two", "test").is_ok());
+        std::fs::remove_file(&path).unwrap();
+        assert!(auth.reload().is_err());
+        assert!(auth.password(ip, "alice", b"two", "test").is_ok());
     }
 }
