@@ -58,8 +58,12 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
         .unwrap_or_else(advertised::host_name);
     // With an auth file, HBase's ACL model: its superusers may do everything, others what they
     // were granted; without one, everyone may do what read-only mode allows.
-    let access = match config.security.users() {
-        Some(users) => Access::secured(config.read_only, users.superusers(), engine.acl()),
+    let access = match config.security.auth.clone() {
+        Some(auth) => Access::secured_by(
+            config.read_only,
+            Arc::new(move |u: &str| auth.users().is_superuser(u)),
+            engine.acl(),
+        ),
         None => Access::new(config.read_only),
     };
     let security = Arc::new(config.security.clone());

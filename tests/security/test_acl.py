@@ -6,6 +6,7 @@ AccessDeniedException message in a TIOError. The status API lists only readable 
 
 import base64
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -47,12 +48,12 @@ class AclServer:
     def __init__(self, d: Path):
         self.dir = d
         binary = __import__("os").environ.get("REDBASE_BIN", "target/debug/redbase")
-        lines = []
-        for user, password in PASSWORDS.items():
-            hashed = subprocess.run([binary, "hash-password"], input=password.encode(), check=True,
-                                    capture_output=True).stdout.decode().strip()
-            lines.append(f'[users.{user}]\npassword = "{hashed}"\n' + ("superuser = true\n" if user == "alice" else ""))
-        (d / "users.toml").write_text("\n".join(lines))
+        self.hashes = {
+            user: subprocess.run([binary, "hash-password"], input=password.encode(), check=True,
+                                 capture_output=True).stdout.decode().strip()
+            for user, password in PASSWORDS.items()
+        }
+        self.write_users({"alice"})
         self.t1, self.t2, self.http = free_port(), free_port(), free_port()
         self.log_path = d / "redbase.log"
         self.log = open(self.log_path, "wb")
@@ -73,6 +74,11 @@ class AclServer:
                 assert self.proc.poll() is None, self.log_path.read_text()
                 time.sleep(0.1)
         raise RuntimeError("redbase did not start: " + self.log_path.read_text())
+
+    def write_users(self, superusers):
+        (self.dir / "users.toml").write_text("\n".join(
+            f'[users.{u}]\npassword = "{h}"\n' + ("superuser = true\n" if u in superusers else "")
+            for u, h in self.hashes.items()))
 
     def client(self, user):
         transport = sasl(TSocket.TSocket("127.0.0.1", self.t2), user, PASSWORDS[user])
@@ -204,3 +210,17 @@ def test_status_needs_an_identity(acl_server):
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(f"http://127.0.0.1:{acl_server.http}/api/status", timeout=10)
     assert e.value.code == 401
+
+
+def test_superusers_follow_the_auth_file_on_sighup(acl_server, clients):
+    bob = clients["bob"]
+    denied(lambda: bob.get(b"secret_t", TGet(row=b"r")), "bob", "READ")
+    acl_server.write_users({"alice", "bob"})
+    acl_server.proc.send_signal(signal.SIGHUP)
+    deadline = time.time() + 10
+    while "auth file reloaded" not in acl_server.log_path.read_text():
+        assert time.time() < deadline, acl_server.log_path.read_text()
+        time.sleep(0.05)
+    # The same connection, now a superuser's: no grant needed.
+    assert bob.get(b"secret_t", TGet(row=b"r")).columnValues == []
+    bob.put(b"secret_t", put(b"r", b"bob is root"))

@@ -124,10 +124,25 @@ impl Classified for Denied {
     }
 }
 
-#[derive(Debug)]
+/// Whether a user is a superuser, asked at each check: the auth file's list can change while
+/// the server runs (it reloads on SIGHUP).
+pub type Superusers = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
 struct Secured {
-    superusers: BTreeSet<String>,
+    superusers: Superusers,
     acl: Arc<Acl>,
+}
+
+impl std::fmt::Debug for Secured {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Secured").field("acl", &self.acl).finish()
+    }
+}
+
+impl Secured {
+    fn is_superuser(&self, user: &str) -> bool {
+        (self.superusers)(user)
+    }
 }
 
 /// What callers of one gateway may do; cheap to clone, shared by both gateways.
@@ -169,6 +184,11 @@ impl Access {
     /// `acl` (the engine's, `Engine::acl()`) covering the call; an anonymous caller is refused
     /// everything but what needs nothing.
     pub fn secured(read_only: bool, superusers: BTreeSet<String>, acl: Arc<Acl>) -> Access {
+        Access::secured_by(read_only, Arc::new(move |u| superusers.contains(u)), acl)
+    }
+
+    /// As [`Access::secured`], asking `superusers` at each check (a list that may change).
+    pub fn secured_by(read_only: bool, superusers: Superusers, acl: Arc<Acl>) -> Access {
         Access {
             read_only,
             secured: Some(Arc::new(Secured { superusers, acl })),
@@ -201,7 +221,7 @@ impl Access {
         }
         let user = current_user();
         if let Some(u) = &user {
-            if sec.superusers.contains(u) {
+            if sec.is_superuser(u) {
                 return Ok(());
             }
         }
@@ -214,7 +234,7 @@ impl Access {
             return true;
         };
         match current_user() {
-            Some(u) if sec.superusers.contains(&u) => true,
+            Some(u) if sec.is_superuser(&u) => true,
             user => sec.decide(user.as_deref(), need).is_ok(),
         }
     }
@@ -226,7 +246,7 @@ impl Access {
             return true;
         };
         match (current_user(), table_scope(table)) {
-            (Some(u), _) if sec.superusers.contains(&u) => true,
+            (Some(u), _) if sec.is_superuser(&u) => true,
             (Some(u), Some(t)) => sec.acl.any_on_table(&u, &t),
             _ => false,
         }
@@ -243,7 +263,7 @@ impl Access {
     pub fn check_grant(&self, scope: &AclScope, target: &str) -> Result<(), Denied> {
         self.check(Need::Grant(scope))?;
         match &self.secured {
-            Some(sec) if sec.superusers.contains(target) => Err(Denied::acl(
+            Some(sec) if sec.is_superuser(target) => Err(Denied::acl(
                 "Granting or revoking superusers's or supergroups's permissions is not allowed"
                     .into(),
             )),
