@@ -135,6 +135,11 @@ struct ServeArgs {
     /// threads exit after 10 s.
     #[arg(long, env = "REDBASE_MAX_CALL_THREADS", default_value_t = 128, value_parser = clap::value_parser!(u64).range(1..=4096))]
     max_call_threads: u64,
+    /// Short reads (gets, exists) answered on the connection's own runtime worker instead of a
+    /// call thread, at most this many at once (0 = none): it saves two thread switches per get.
+    /// The default, one fewer than the cores, keeps a worker free for other connections' I/O.
+    #[arg(long, env = "REDBASE_MAX_INLINE_CALLS")]
+    max_inline_calls: Option<usize>,
     /// Close a connection that sends nothing for this many seconds.
     #[arg(long, env = "REDBASE_IDLE_TIMEOUT_SECS", default_value_t = 60)]
     idle_timeout_secs: u64,
@@ -286,6 +291,10 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
                 max_connections: args.max_connections,
                 idle_timeout: Duration::from_secs(args.idle_timeout_secs),
                 budget: redbase::thrift::Budget::new(args.max_inflight_bytes),
+                inline: args
+                    .max_inline_calls
+                    .map(redbase::thrift::InlineCalls::new)
+                    .unwrap_or_default(),
             },
             scanners: ScannerLimits {
                 lease: Duration::from_secs(args.scanner_lease_secs),

@@ -69,7 +69,7 @@ impl Metrics {
     pub fn new(
         engine: Engine,
         scanners: Vec<(&'static str, ScannerCount)>,
-        budget: crate::thrift::Budget,
+        limits: &crate::thrift::Limits,
     ) -> Metrics {
         let mut registry = Registry::default();
         let requests = Family::<CallLabels, Counter>::default();
@@ -133,7 +133,8 @@ impl Metrics {
         registry.register_collector(Box::new(EngineCollector {
             engine,
             scanners,
-            budget,
+            budget: limits.budget.clone(),
+            inline: limits.inline.clone(),
         }));
         // Families of a gateway that has seen no traffic yet still show up with zero values.
         Metrics {
@@ -225,6 +226,7 @@ struct EngineCollector {
     engine: Engine,
     scanners: Vec<(&'static str, ScannerCount)>,
     budget: crate::thrift::Budget,
+    inline: crate::thrift::InlineCalls,
 }
 
 impl std::fmt::Debug for EngineCollector {
@@ -324,6 +326,22 @@ impl Collector for EngineCollector {
             None,
             [(no_labels.clone(), counter(b.refused()))],
             C,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_inline_calls",
+            "Short reads (gets) answered on a connection's runtime worker rather than a call thread",
+            None,
+            [(no_labels.clone(), counter(self.inline.count()))],
+            C,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_inline_calls_max",
+            "Short reads that may run on runtime workers at once (--max-inline-calls)",
+            None,
+            [(no_labels.clone(), ConstGauge::new(self.inline.cap() as i64))],
+            G,
         )?;
         let (live, cap) = e.commit_threads();
         family(

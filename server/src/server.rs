@@ -102,11 +102,7 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
         scanner_counts.push(("thrift2", Arc::new(move || h.scanners.len())));
         gateways.push((l, service as Arc<dyn thrift::Service>, "thrift2"));
     }
-    let metrics = Arc::new(Metrics::new(
-        engine.clone(),
-        scanner_counts,
-        config.limits.budget.clone(),
-    ));
+    let metrics = Arc::new(Metrics::new(engine.clone(), scanner_counts, &config.limits));
     for (l, service, name) in gateways {
         let mut rx = stop_rx.clone();
         match l.local_addr() {

@@ -48,7 +48,7 @@ fn readiness_follows_the_flag_and_healthz_does_not() {
     let metrics = Arc::new(Metrics::new(
         engine.clone(),
         Vec::new(),
-        redbase::thrift::Budget::default(),
+        &redbase::thrift::Limits::default(),
     ));
     let task = rt.spawn(redbase::http::run(
         listener,

@@ -312,11 +312,8 @@ fn splits_and_compactions_report_durations_and_pauses_in_metrics() {
     }
     e.split_region("t", b"r100", Some(b"r100")).unwrap();
     e.compact("t", true).unwrap();
-    let metrics = redbase::metrics::Metrics::new(
-        e.clone(),
-        Vec::new(),
-        redbase::thrift::Budget::new(1 << 20),
-    );
+    let metrics =
+        redbase::metrics::Metrics::new(e.clone(), Vec::new(), &redbase::thrift::Limits::default());
     let text = metrics.render().unwrap();
     let sample = |name: &str| -> f64 {
         text.lines()

@@ -11,6 +11,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use super::budget::Share;
 use super::frame::{self, Protocol, Scan, Transport};
 use super::handshake::{Io, Session};
+use super::inline::InlineCalls;
 use super::slots::Slot;
 use super::{Observer, Service};
 use crate::gateway::caller;
@@ -75,6 +76,8 @@ pub struct Connection {
     /// Bytes the buffer should reach for the message being read (a frame's announced length).
     want: usize,
     slot: Arc<Slot>,
+    /// Short reads may run on this task ([`super::inline`]); none by default.
+    inline: InlineCalls,
 }
 
 const MAX_HTTP_HEADER: usize = 64 * 1024;
@@ -112,7 +115,14 @@ impl Connection {
             share,
             want: 0,
             slot,
+            inline: InlineCalls::new(0),
         }
+    }
+
+    /// Lets short reads run on this connection's task, within the server's cap.
+    pub fn with_inline(mut self, inline: InlineCalls) -> Connection {
+        self.inline = inline;
+        self
     }
 
     /// Serves messages until the peer leaves, a limit is hit, the server needs the slot, or
@@ -151,6 +161,9 @@ impl Connection {
             let svc = service.clone();
             let protocol = req.protocol;
             let body = req.body;
+            let inline = frame::message_header(&body, protocol)
+                .filter(|(method, _)| service.is_short(method))
+                .and_then(|_| self.inline.try_start());
             let started = std::time::Instant::now();
             let work = move || {
                 let reply = caller::scope(caller.clone(), || {
@@ -158,9 +171,12 @@ impl Connection {
                 });
                 (body, reply)
             };
-            let (body, reply) = match tokio::task::spawn_blocking(work).await {
-                Ok(r) => r,
-                Err(e) => return End::Malformed(format!("handler failed: {e}")),
+            let (body, reply) = match inline {
+                Some(_running) => work(),
+                None => match tokio::task::spawn_blocking(work).await {
+                    Ok(r) => r,
+                    Err(e) => return End::Malformed(format!("handler failed: {e}")),
+                },
             };
             observer.call(&body, &reply, protocol, started.elapsed());
             drop(body);

@@ -6,6 +6,7 @@ pub mod connection;
 pub mod frame;
 mod gate;
 pub mod handshake;
+pub mod inline;
 pub mod outcome;
 pub mod slots;
 
@@ -28,6 +29,7 @@ use tokio::sync::{broadcast, mpsc, Semaphore};
 pub use budget::Budget;
 use connection::{Connection, End};
 use frame::Protocol;
+pub use inline::InlineCalls;
 use slots::Slots;
 
 /// Something that answers one whole Thrift message with one whole reply (empty = no reply).
@@ -39,6 +41,12 @@ pub trait Service: Send + Sync + 'static {
     /// has made `caller` the thread's current caller ([`crate::gateway::caller::scope`]).
     fn process_from(&self, message: &[u8], protocol: Protocol, _caller: &Caller) -> Vec<u8> {
         self.process(message, protocol)
+    }
+
+    /// Whether `method` is a short read (bounded work, never a sync) that may run on the
+    /// connection's own task ([`inline`]).
+    fn is_short(&self, _method: &str) -> bool {
+        false
     }
 }
 
@@ -73,6 +81,8 @@ pub struct Limits {
     /// Bytes held by messages being received, processed and answered, over every connection of
     /// every gateway that shares this budget (clones share it).
     pub budget: Budget,
+    /// Short reads run on the connection's task, up to this many at once ([`inline`]).
+    pub inline: InlineCalls,
 }
 
 impl Default for Limits {
@@ -82,6 +92,7 @@ impl Default for Limits {
             max_connections: 1024,
             idle_timeout: Duration::from_secs(60),
             budget: Budget::default(),
+            inline: InlineCalls::default(),
         }
     }
 }
@@ -322,7 +333,8 @@ pub async fn run_secured(
                     limits.max_message,
                     limits.budget.share(),
                     slot.clone(),
-                );
+                )
+                .with_inline(limits.inline.clone());
                 let end = conn
                     .serve(service, &*observer, limits.idle_timeout, &mut shutdown_rx)
                     .await;

@@ -96,6 +96,21 @@ impl Service for Thrift1 {
     fn process(&self, message: &[u8], protocol: Protocol) -> Vec<u8> {
         process_message(&self.processor as &dyn TProcessor, message, protocol)
     }
+
+    /// Point reads of one row and a scanner's next row: bounded work, no sync.
+    fn is_short(&self, method: &str) -> bool {
+        matches!(
+            method,
+            "get"
+                | "getVer"
+                | "getVerTs"
+                | "getRow"
+                | "getRowWithColumns"
+                | "getRowTs"
+                | "getRowWithColumnsTs"
+                | "scannerGet"
+        )
+    }
 }
 
 pub(crate) fn table_str(name: &[u8]) -> String {

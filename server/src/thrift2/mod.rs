@@ -132,6 +132,11 @@ impl Service for Thrift2 {
         process_message(&self.processor as &dyn TProcessor, message, protocol)
     }
 
+    /// Point reads of one row: bounded work, no sync.
+    fn is_short(&self, method: &str) -> bool {
+        matches!(method, "get" | "exists")
+    }
+
     fn process_from(&self, message: &[u8], protocol: Protocol, caller: &Caller) -> Vec<u8> {
         let started = Instant::now();
         let reply = self.process(message, protocol);

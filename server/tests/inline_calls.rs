@@ -1,0 +1,113 @@
+//! Short reads run on the connection's task, within the server's cap: point gets through both
+//! gateways are counted as inline, other calls (writes, scans) are not, and a cap of 0 sends
+//! every call to the blocking pool. Answers are the same either way.
+
+mod common;
+
+use common::acl::{client1, client2};
+use common::server::TestServer;
+use redbase::generated::{hbase1 as h1, hbase2 as h2};
+use redbase::server::Config;
+use redbase::thrift::{InlineCalls, Limits};
+use std::collections::BTreeMap;
+
+fn server(cap: usize) -> (TestServer, InlineCalls) {
+    let inline = InlineCalls::new(cap);
+    let server = TestServer::start(Config {
+        limits: Limits {
+            inline: inline.clone(),
+            ..Limits::default()
+        },
+        ..Config::default()
+    });
+    (server, inline)
+}
+
+/// Creates table `t`, writes one row through Thrift1 and reads it back `n` times through each
+/// gateway; returns the inline count the writes and table creation added, and the total.
+fn traffic(server: &TestServer, inline: &InlineCalls, n: u64) -> (u64, u64) {
+    use h1::THbaseSyncClient;
+    use h2::TTHBaseServiceSyncClient;
+    let mut c1 = client1(server.thrift1);
+    c1.create_table(
+        b"t".to_vec(),
+        vec![h1::ColumnDescriptor {
+            name: Some(b"f:".to_vec()),
+            max_versions: Some(3),
+            compression: Some("NONE".into()),
+            in_memory: Some(false),
+            bloom_filter_type: Some("NONE".into()),
+            bloom_filter_vector_size: Some(0),
+            bloom_filter_nb_hashes: Some(0),
+            block_cache_enabled: Some(false),
+            time_to_live: Some(i32::MAX),
+        }],
+    )
+    .unwrap();
+    let m = h1::Mutation {
+        is_delete: Some(false),
+        column: Some(b"f:q".to_vec()),
+        value: Some(b"v".to_vec()),
+        write_to_w_a_l: Some(true),
+    };
+    c1.mutate_row(b"t".to_vec(), b"r".to_vec(), vec![m], BTreeMap::new())
+        .unwrap();
+    let after_writes = inline.count();
+    let mut c2 = client2(server.thrift2);
+    for _ in 0..n {
+        let cells = c1
+            .get(
+                b"t".to_vec(),
+                b"r".to_vec(),
+                b"f:q".to_vec(),
+                BTreeMap::new(),
+            )
+            .unwrap();
+        assert_eq!(cells[0].value.as_deref(), Some(&b"v"[..]));
+        let got = c2
+            .get(
+                b"t".to_vec(),
+                h2::TGet::new(
+                    b"r".to_vec(),
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                ),
+            )
+            .unwrap();
+        assert_eq!(got.column_values[0].value, b"v".to_vec());
+    }
+    (after_writes, inline.count())
+}
+
+#[test]
+fn gets_run_inline_and_writes_do_not() {
+    let (server, inline) = server(1);
+    let (after_writes, total) = traffic(&server, &inline, 50);
+    assert_eq!(
+        after_writes, 0,
+        "createTable and mutateRow go to the call threads"
+    );
+    assert_eq!(
+        total, 100,
+        "every get of both gateways ran inline (one at a time)"
+    );
+}
+
+#[test]
+fn a_cap_of_zero_runs_nothing_inline() {
+    let (server, inline) = server(0);
+    let (_, total) = traffic(&server, &inline, 20);
+    assert_eq!(total, 0);
+}
