@@ -105,6 +105,41 @@ fn gets_run_inline_and_writes_do_not() {
     );
 }
 
+/// A scan's open, a batch of up to 1,000 rows, and its close run inline; a larger batch
+/// goes to the call threads.
+#[test]
+fn small_scanner_batches_run_inline_and_large_ones_do_not() {
+    use h1::THbaseSyncClient;
+    let (server, inline) = server(1);
+    traffic(&server, &inline, 0);
+    let mut c1 = client1(server.thrift1);
+    let before = inline.count();
+    let id = c1
+        .scanner_open_with_stop(
+            b"t".to_vec(),
+            Vec::new(),
+            Vec::new(),
+            vec![b"f:q".to_vec()],
+            BTreeMap::new(),
+        )
+        .unwrap();
+    assert_eq!(c1.scanner_get_list(id, 1000).unwrap().len(), 1);
+    c1.scanner_close(id).unwrap();
+    assert_eq!(inline.count() - before, 3);
+    let id = c1
+        .scanner_open_with_stop(
+            b"t".to_vec(),
+            Vec::new(),
+            Vec::new(),
+            vec![b"f:q".to_vec()],
+            BTreeMap::new(),
+        )
+        .unwrap();
+    let before = inline.count();
+    assert_eq!(c1.scanner_get_list(id, 1001).unwrap().len(), 1);
+    assert_eq!(inline.count(), before, "a batch of 1,001 rows is not short");
+}
+
 #[test]
 fn a_cap_of_zero_runs_nothing_inline() {
     let (server, inline) = server(0);

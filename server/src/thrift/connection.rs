@@ -162,7 +162,7 @@ impl Connection {
             let protocol = req.protocol;
             let body = req.body;
             let inline = frame::message_header(&body, protocol)
-                .filter(|(method, _)| service.is_short(method))
+                .filter(|(method, _)| service.is_short(method, &body, protocol))
                 .and_then(|_| self.inline.try_start());
             let started = std::time::Instant::now();
             let work = move || {

@@ -45,7 +45,7 @@ pub trait Service: Send + Sync + 'static {
 
     /// Whether `method` is a short read (bounded work, never a sync) that may run on the
     /// connection's own task ([`inline`]).
-    fn is_short(&self, _method: &str) -> bool {
+    fn is_short(&self, _method: &str, _message: &[u8], _protocol: Protocol) -> bool {
         false
     }
 }
@@ -160,7 +160,7 @@ pub fn process_message(processor: &dyn TProcessor, message: &[u8], protocol: Pro
 }
 
 /// A whole message must hold every byte its lengths and counts claim.
-fn check_message(message: &[u8], protocol: Protocol) -> Result<(), String> {
+pub(crate) fn check_message(message: &[u8], protocol: Protocol) -> Result<(), String> {
     match frame::message_len(message, protocol, message.len()) {
         frame::Scan::Done((), _) => Ok(()),
         frame::Scan::Incomplete => Err(format!(

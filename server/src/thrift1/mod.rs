@@ -20,6 +20,7 @@ use crate::gateway::{Access, Advertised, Need};
 use crate::generated::hbase1::*;
 use crate::scanners::{ScannerLimits, Scanners};
 use crate::thrift::frame::Protocol;
+use crate::thrift::inline::{i32_arg, SHORT_BATCH};
 use crate::thrift::{process_message, Service};
 use convert::*;
 pub use methods::METHODS;
@@ -97,8 +98,13 @@ impl Service for Thrift1 {
         process_message(&self.processor as &dyn TProcessor, message, protocol)
     }
 
-    /// Point reads of one row and a scanner's next row: bounded work, no sync.
-    fn is_short(&self, method: &str) -> bool {
+    /// Point reads of one row, a scanner's next rows (up to [`SHORT_BATCH`]), and opening
+    /// (lazily: nothing is read until the first batch) or closing a scanner: bounded work, no
+    /// sync.
+    fn is_short(&self, method: &str, message: &[u8], protocol: Protocol) -> bool {
+        if method == "scannerGetList" {
+            return i32_arg(message, protocol, 2).is_some_and(|n| n <= SHORT_BATCH);
+        }
         matches!(
             method,
             "get"
@@ -109,6 +115,13 @@ impl Service for Thrift1 {
                 | "getRowTs"
                 | "getRowWithColumnsTs"
                 | "scannerGet"
+                | "scannerOpen"
+                | "scannerOpenTs"
+                | "scannerOpenWithStop"
+                | "scannerOpenWithStopTs"
+                | "scannerOpenWithPrefix"
+                | "scannerOpenWithScan"
+                | "scannerClose"
         )
     }
 }

@@ -22,6 +22,7 @@ use crate::generated::hbase2::*;
 use crate::scanners::{ScannerLimits, Scanners};
 use crate::slowlog::{Record, SlowLog, SlowLogConfig};
 use crate::thrift::frame::Protocol;
+use crate::thrift::inline::{i32_arg, SHORT_BATCH};
 use crate::thrift::{process_message, Service};
 use convert::*;
 pub use methods::METHODS;
@@ -132,9 +133,13 @@ impl Service for Thrift2 {
         process_message(&self.processor as &dyn TProcessor, message, protocol)
     }
 
-    /// Point reads of one row: bounded work, no sync.
-    fn is_short(&self, method: &str) -> bool {
-        matches!(method, "get" | "exists")
+    /// Point reads of one row, a scanner's next rows (up to [`SHORT_BATCH`]) and closing a
+    /// scanner: bounded work, no sync. (Opening one reads its first rows, so it is not short.)
+    fn is_short(&self, method: &str, message: &[u8], protocol: Protocol) -> bool {
+        if method == "getScannerRows" {
+            return i32_arg(message, protocol, 2).is_some_and(|n| n <= SHORT_BATCH);
+        }
+        matches!(method, "get" | "exists" | "closeScanner")
     }
 
     fn process_from(&self, message: &[u8], protocol: Protocol, caller: &Caller) -> Vec<u8> {
