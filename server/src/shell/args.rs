@@ -50,7 +50,10 @@ pub fn bytes(v: &Value, what: &str) -> Result<Vec<u8>, CmdError> {
     match &v.kind {
         Kind::Str(s) => Ok(s.clone()),
         Kind::Int(i) => Ok(i.to_string().into_bytes()),
-        other => Err(CmdError::at(v.pos, format!("{what} must be a string, not {}", kind_name(other)))),
+        other => Err(CmdError::at(
+            v.pos,
+            format!("{what} must be a string, not {}", kind_name(other)),
+        )),
     }
 }
 
@@ -68,7 +71,10 @@ pub fn int(v: &Value, what: &str) -> Result<i64, CmdError> {
             .ok()
             .and_then(|s| s.parse().ok())
             .ok_or_else(|| CmdError::at(v.pos, format!("{what} must be an integer"))),
-        other => Err(CmdError::at(v.pos, format!("{what} must be an integer, not {}", kind_name(other)))),
+        other => Err(CmdError::at(
+            v.pos,
+            format!("{what} must be an integer, not {}", kind_name(other)),
+        )),
     }
 }
 
@@ -82,7 +88,10 @@ pub fn boolean(v: &Value, what: &str) -> Result<bool, CmdError> {
         Kind::Bool(b) => Ok(*b),
         Kind::Str(s) if s.eq_ignore_ascii_case(b"true") => Ok(true),
         Kind::Str(s) if s.eq_ignore_ascii_case(b"false") => Ok(false),
-        other => Err(CmdError::at(v.pos, format!("{what} must be true or false, not {}", kind_name(other)))),
+        other => Err(CmdError::at(
+            v.pos,
+            format!("{what} must be true or false, not {}", kind_name(other)),
+        )),
     }
 }
 
@@ -102,7 +111,13 @@ pub struct Opts<'a> {
 impl<'a> Opts<'a> {
     pub fn new(v: &'a Value, allowed: &[&str], cmd: &str) -> Result<Self, CmdError> {
         let Kind::Hash(pairs) = &v.kind else {
-            return Err(CmdError::at(v.pos, format!("{cmd} expects a hash of options here, not {}", kind_name(&v.kind))));
+            return Err(CmdError::at(
+                v.pos,
+                format!(
+                    "{cmd} expects a hash of options here, not {}",
+                    kind_name(&v.kind)
+                ),
+            ));
         };
         let mut out = Vec::new();
         for (k, val) in pairs {
@@ -110,7 +125,10 @@ impl<'a> Opts<'a> {
             if !allowed.contains(&key.as_str()) {
                 return Err(CmdError::at(
                     k.pos,
-                    format!("{cmd} does not take the option {key} (it takes {})", allowed.join(", ")),
+                    format!(
+                        "{cmd} does not take the option {key} (it takes {})",
+                        allowed.join(", ")
+                    ),
                 ));
             }
             out.push((key, val));
@@ -121,7 +139,11 @@ impl<'a> Opts<'a> {
         Opts { pairs: Vec::new() }
     }
     pub fn get(&self, key: &str) -> Option<&'a Value> {
-        self.pairs.iter().rev().find(|(k, _)| k == key).map(|(_, v)| *v)
+        self.pairs
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| *v)
     }
     pub fn keys(&self) -> impl Iterator<Item = (&str, &'a Value)> + '_ {
         self.pairs.iter().map(|(k, v)| (k.as_str(), *v))
@@ -168,7 +190,11 @@ pub fn show_table(t: &TTableName) -> String {
 /// Exactly `min..=max` positional arguments (the trailing hash counts when present).
 pub fn arity(args: &[Value], min: usize, max: usize, cmd: &str) -> CmdResult {
     if args.len() < min || args.len() > max {
-        let want = if min == max { format!("{min}") } else { format!("{min} to {max}") };
+        let want = if min == max {
+            format!("{min}")
+        } else {
+            format!("{min} to {max}")
+        };
         return Err(CmdError::usage(format!(
             "wrong number of arguments for {cmd} ({} given, {want} expected)",
             args.len()

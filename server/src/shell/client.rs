@@ -50,7 +50,10 @@ pub fn connect(addr: &str, transport: Transport, protocol: Protocol) -> Result<C
             Box::new(TFramedWriteTransport::new(w)),
         ),
     };
-    let (i, o): (Box<dyn TInputProtocol + Send>, Box<dyn TOutputProtocol + Send>) = match protocol {
+    let (i, o): (
+        Box<dyn TInputProtocol + Send>,
+        Box<dyn TOutputProtocol + Send>,
+    ) = match protocol {
         Protocol::Binary => (
             Box::new(TBinaryInputProtocol::new(r, true)),
             Box::new(TBinaryOutputProtocol::new(w, true)),
@@ -71,7 +74,9 @@ pub fn describe_error(e: &thrift::Error) -> String {
             if let Some(io) = u.downcast_ref::<TIOError>() {
                 io.message.clone().unwrap_or_else(|| "TIOError".into())
             } else if let Some(ia) = u.downcast_ref::<TIllegalArgument>() {
-                ia.message.clone().unwrap_or_else(|| "TIllegalArgument".into())
+                ia.message
+                    .clone()
+                    .unwrap_or_else(|| "TIllegalArgument".into())
             } else {
                 u.to_string()
             }

@@ -23,7 +23,13 @@ pub const GROUPS: &[&str] = &["general", "ddl", "namespace", "dml", "regions"];
 
 macro_rules! spec {
     ($name:literal, $group:literal, $run:path, $summary:literal, $usage:literal) => {
-        Spec { name: $name, group: $group, run: $run, summary: $summary, usage: $usage }
+        Spec {
+            name: $name,
+            group: $group,
+            run: $run,
+            summary: $summary,
+            usage: $usage,
+        }
     };
 }
 
@@ -103,7 +109,9 @@ pub fn execute(session: &mut Session, cmd: &Command) -> CmdResult {
         return Err(err);
     };
     let started = Instant::now();
-    session.interrupted.store(false, std::sync::atomic::Ordering::SeqCst);
+    session
+        .interrupted
+        .store(false, std::sync::atomic::Ordering::SeqCst);
     session.ret = None;
     let result = (spec.run)(session, cmd);
     match &result {
@@ -122,7 +130,9 @@ pub fn execute(session: &mut Session, cmd: &Command) -> CmdResult {
 
 fn print_error(session: &mut Session, e: &CmdError, cmd: Option<&str>) {
     if session.out.json {
-        session.out.json(serde_json::json!({"error": e.message, "command": cmd}));
+        session
+            .out
+            .json(serde_json::json!({"error": e.message, "command": cmd}));
         return;
     }
     session.out.line(&format!("ERROR: {}", e.message));

@@ -5,8 +5,12 @@
 use crate::generated::hbase2::TTHBaseServiceSyncClient as _;
 use std::collections::BTreeMap;
 
-use super::args::{arity, bytes, bytes_list, int, is_hash, show_table, table_name, text, CmdError, CmdResult, Opts};
-use super::describe::{apply, empty_family, family_from_hash, family_text, typed_only, FAMILY_KEYS};
+use super::args::{
+    arity, bytes, bytes_list, int, show_table, table_name, text, CmdError, CmdResult, Opts,
+};
+use super::describe::{
+    apply, empty_family, family_from_hash, family_text, typed_only, FAMILY_KEYS,
+};
 use super::format::ruby_list;
 use super::parser::{Command, Kind, Value};
 use super::splits::split_keys;
@@ -15,8 +19,16 @@ use crate::generated::hbase2::{TDurability, TTableDescriptor, TTableName};
 
 /// Table settings `create` and `alter` accept as table attributes.
 const TABLE_KEYS: &[&str] = &[
-    "MAX_FILESIZE", "MEMSTORE_FLUSHSIZE", "READONLY", "DURABILITY", "REGION_REPLICATION",
-    "COMPACTION_ENABLED", "NORMALIZATION_ENABLED", "OWNER", "METADATA", "CONFIGURATION",
+    "MAX_FILESIZE",
+    "MEMSTORE_FLUSHSIZE",
+    "READONLY",
+    "DURABILITY",
+    "REGION_REPLICATION",
+    "COMPACTION_ENABLED",
+    "NORMALIZATION_ENABLED",
+    "OWNER",
+    "METADATA",
+    "CONFIGURATION",
 ];
 const CREATE_KEYS: &[&str] = &["SPLITS", "NUMREGIONS", "SPLITALGO"];
 
@@ -58,16 +70,27 @@ fn table_attrs(desc: &mut TTableDescriptor, key: &str, v: &Value) -> CmdResult {
 
 pub fn create(s: &mut Session, cmd: &Command) -> CmdResult {
     let Some((first, rest)) = cmd.args.split_first() else {
-        return Err(CmdError::usage("create needs a table name and at least one column family"));
+        return Err(CmdError::usage(
+            "create needs a table name and at least one column family",
+        ));
     };
     let name = table_name(first)?;
-    let mut desc = TTableDescriptor { table_name: name.clone(), columns: Some(Vec::new()), attributes: None, durability: None };
+    let mut desc = TTableDescriptor {
+        table_name: name.clone(),
+        columns: Some(Vec::new()),
+        attributes: None,
+        durability: None,
+    };
     let mut splits: Vec<Vec<u8>> = Vec::new();
     let mut families = Vec::new();
     for arg in rest {
         match &arg.kind {
             Kind::Str(_) => families.push(empty_family(bytes(arg, "a family name")?)),
-            Kind::Hash(pairs) if pairs.iter().any(|(k, _)| k.kind == Kind::Str(b"NAME".to_vec())) => {
+            Kind::Hash(pairs)
+                if pairs
+                    .iter()
+                    .any(|(k, _)| k.kind == Kind::Str(b"NAME".to_vec())) =>
+            {
                 families.push(family_from_hash(arg)?)
             }
             Kind::Hash(_) => {
@@ -79,7 +102,8 @@ pub fn create(s: &mut Session, cmd: &Command) -> CmdResult {
                 match (opts.get("NUMREGIONS"), opts.get("SPLITALGO")) {
                     (Some(n), Some(a)) => {
                         let n = int(n, "NUMREGIONS")?;
-                        splits = split_keys(&text(a, "SPLITALGO")?, n).map_err(|e| CmdError::at(a.pos, e))?;
+                        splits = split_keys(&text(a, "SPLITALGO")?, n)
+                            .map_err(|e| CmdError::at(a.pos, e))?;
                     }
                     (Some(v), None) | (None, Some(v)) => {
                         return Err(CmdError::at(v.pos, "NUMREGIONS and SPLITALGO go together"))
@@ -92,11 +116,18 @@ pub fn create(s: &mut Session, cmd: &Command) -> CmdResult {
                     }
                 }
             }
-            _ => return Err(CmdError::at(arg.pos, "create takes family names, family hashes and option hashes")),
+            _ => {
+                return Err(CmdError::at(
+                    arg.pos,
+                    "create takes family names, family hashes and option hashes",
+                ))
+            }
         }
     }
     if families.is_empty() {
-        return Err(CmdError::usage("Table must have at least one column family"));
+        return Err(CmdError::usage(
+            "Table must have at least one column family",
+        ));
     }
     desc.columns = Some(families);
     s.call(|c| c.create_table(desc, splits))?;
@@ -113,12 +144,16 @@ pub fn create(s: &mut Session, cmd: &Command) -> CmdResult {
 /// The number of regions, for alter's progress lines.
 fn region_count(s: &mut Session, name: &TTableName) -> usize {
     let t = show_table(name).into_bytes();
-    s.call(|c| c.get_all_region_locations(t)).map(|l| l.len()).unwrap_or(1)
+    s.call(|c| c.get_all_region_locations(t))
+        .map(|l| l.len())
+        .unwrap_or(1)
 }
 
 pub fn alter(s: &mut Session, cmd: &Command) -> CmdResult {
     let Some((first, rest)) = cmd.args.split_first() else {
-        return Err(CmdError::usage("alter needs a table name and at least one change"));
+        return Err(CmdError::usage(
+            "alter needs a table name and at least one change",
+        ));
     };
     if rest.is_empty() {
         return Err(CmdError::usage("alter needs at least one change"));
@@ -132,10 +167,17 @@ pub fn alter(s: &mut Session, cmd: &Command) -> CmdResult {
                 add_or_modify(s, &name, &current, fam, None)?;
             }
             Kind::Hash(pairs) => {
-                let key = |k: &str| pairs.iter().any(|(p, _)| p.kind == Kind::Str(k.as_bytes().to_vec()));
+                let key = |k: &str| {
+                    pairs
+                        .iter()
+                        .any(|(p, _)| p.kind == Kind::Str(k.as_bytes().to_vec()))
+                };
                 if key("delete") {
                     let opts = Opts::new(arg, &["delete"], "alter")?;
-                    let fam = opts.get("delete").map(|v| bytes(v, "the family to delete")).transpose()?;
+                    let fam = opts
+                        .get("delete")
+                        .map(|v| bytes(v, "the family to delete"))
+                        .transpose()?;
                     let fam = fam.unwrap_or_default();
                     s.call(|c| c.delete_column_family(name.clone(), fam))?;
                 } else if key("NAME") {
@@ -145,8 +187,14 @@ pub fn alter(s: &mut Session, cmd: &Command) -> CmdResult {
                     if method.as_deref() == Some("delete") {
                         s.call(|c| c.delete_column_family(name.clone(), fam_name))?;
                     } else {
-                        let existing = current.columns.iter().flatten().find(|f| f.name == fam_name);
-                        let mut fam = existing.map(typed_only).unwrap_or_else(|| empty_family(fam_name));
+                        let existing = current
+                            .columns
+                            .iter()
+                            .flatten()
+                            .find(|f| f.name == fam_name);
+                        let mut fam = existing
+                            .map(typed_only)
+                            .unwrap_or_else(|| empty_family(fam_name));
                         apply(&mut fam, &opts)?;
                         add_or_modify(s, &name, &current, fam, Some(existing.is_some()))?;
                     }
@@ -154,7 +202,10 @@ pub fn alter(s: &mut Session, cmd: &Command) -> CmdResult {
                     let mut allowed = TABLE_KEYS.to_vec();
                     allowed.push("METHOD");
                     let opts = Opts::new(arg, &allowed, "alter")?;
-                    let mut desc = TTableDescriptor { columns: None, ..current.clone() };
+                    let mut desc = TTableDescriptor {
+                        columns: None,
+                        ..current.clone()
+                    };
                     for (k, v) in opts.keys() {
                         if k != "METHOD" {
                             table_attrs(&mut desc, k, v)?;
@@ -180,7 +231,8 @@ fn add_or_modify(
     fam: crate::generated::hbase2::TColumnFamilyDescriptor,
     exists: Option<bool>,
 ) -> CmdResult {
-    let exists = exists.unwrap_or_else(|| current.columns.iter().flatten().any(|f| f.name == fam.name));
+    let exists =
+        exists.unwrap_or_else(|| current.columns.iter().flatten().any(|f| f.name == fam.name));
     if exists {
         s.call(|c| c.modify_column_family(name.clone(), fam))
     } else {
@@ -201,27 +253,29 @@ pub fn describe(s: &mut Session, cmd: &Command) -> CmdResult {
             .iter()
             .flatten()
             .map(|f| {
-                let attrs: BTreeMap<String, String> = f.attributes.iter().flatten()
-                    .map(|(k, v)| (String::from_utf8_lossy(k).into(), String::from_utf8_lossy(v).into()))
+                let attrs: BTreeMap<String, String> = f
+                    .attributes
+                    .iter()
+                    .flatten()
+                    .map(|(k, v)| {
+                        (
+                            String::from_utf8_lossy(k).into(),
+                            String::from_utf8_lossy(v).into(),
+                        )
+                    })
                     .collect();
                 serde_json::json!({"name": String::from_utf8_lossy(&f.name), "attributes": attrs})
             })
             .collect();
-        s.out.json(serde_json::json!({"table": shown, "enabled": enabled, "families": fams}));
+        s.out
+            .json(serde_json::json!({"table": shown, "enabled": enabled, "families": fams}));
         return Ok(());
     }
-    s.out.line(&format!("Table {shown} is {}", if enabled { "ENABLED" } else { "DISABLED" }));
-    let attrs: Vec<String> = desc
-        .attributes
-        .iter()
-        .flatten()
-        .map(|(k, v)| format!("{} => '{}'", String::from_utf8_lossy(k), String::from_utf8_lossy(v)))
-        .collect();
-    if attrs.is_empty() {
-        s.out.line(&shown);
-    } else {
-        s.out.line(&format!("{shown}, {{TABLE_ATTRIBUTES => {{{}}}}}", attrs.join(", ")));
-    }
+    s.out.line(&format!(
+        "Table {shown} is {}",
+        if enabled { "ENABLED" } else { "DISABLED" }
+    ));
+    s.out.line(&table_line(&shown, &desc));
     s.out.line("COLUMN FAMILIES DESCRIPTION");
     for f in &families {
         s.out.line(f);
@@ -230,6 +284,35 @@ pub fn describe(s: &mut Session, cmd: &Command) -> CmdResult {
     s.out.line(&format!("{} row(s)", families.len()));
     s.out.line("Quota is disabled");
     Ok(())
+}
+
+/// Table keys HBase keeps for itself and `describe` leaves out.
+const RESERVED: &[&str] = &["IS_META", "IS_ROOT", "SPLIT_POLICY_CLASS"];
+
+/// `t`, or `t, {TABLE_ATTRIBUTES => {MAX_FILESIZE => '1', METADATA => {'k' => 'v'}}}`: known
+/// settings inline, free-form keys under METADATA, as HBase's table descriptor prints.
+fn table_line(shown: &str, desc: &TTableDescriptor) -> String {
+    let mut inline = Vec::new();
+    let mut metadata = Vec::new();
+    for (k, v) in desc.attributes.iter().flatten() {
+        let (k, v) = (String::from_utf8_lossy(k), String::from_utf8_lossy(v));
+        if RESERVED.contains(&k.as_ref()) {
+            continue;
+        }
+        if TABLE_KEYS.contains(&k.as_ref()) {
+            inline.push(format!("{k} => '{v}'"));
+        } else {
+            metadata.push(format!("'{k}' => '{v}'"));
+        }
+    }
+    if !metadata.is_empty() {
+        inline.push(format!("METADATA => {{{}}}", metadata.join(", ")));
+    }
+    if inline.is_empty() {
+        shown.to_string()
+    } else {
+        format!("{shown}, {{TABLE_ATTRIBUTES => {{{}}}}}", inline.join(", "))
+    }
 }
 
 pub fn list(s: &mut Session, cmd: &Command) -> CmdResult {
@@ -273,11 +356,18 @@ pub fn exists(s: &mut Session, cmd: &Command) -> CmdResult {
     let name = table_name(&cmd.args[0])?;
     let yes = s.call(|c| c.table_exists(name.clone()))?;
     let shown = show_table(&name);
-    let line = format!("Table {shown} {}", if yes { "does exist" } else { "does not exist" });
+    let line = format!(
+        "Table {shown} {}",
+        if yes { "does exist" } else { "does not exist" }
+    );
     answer(s, Some(line), yes)
 }
 
-fn simple(s: &mut Session, cmd: &Command, f: fn(&mut super::client::Client, TTableName) -> thrift::Result<()>) -> CmdResult {
+fn simple(
+    s: &mut Session,
+    cmd: &Command,
+    f: fn(&mut super::client::Client, TTableName) -> thrift::Result<()>,
+) -> CmdResult {
     arity(&cmd.args, 1, 1, &cmd.name)?;
     let name = table_name(&cmd.args[0])?;
     s.call(|c| f(c, name))
@@ -313,12 +403,17 @@ fn truncate_with(s: &mut Session, cmd: &Command, preserve: bool) -> CmdResult {
     arity(&cmd.args, 1, 1, &cmd.name)?;
     let name = table_name(&cmd.args[0])?;
     let shown = show_table(&name);
-    s.out.text(&format!("Truncating '{shown}' table (it may take a while):"));
+    s.out.text(&format!(
+        "Truncating '{shown}' table (it may take a while):"
+    ));
     if s.call(|c| c.is_table_enabled(name.clone()))? {
         s.out.text("Disabling table...");
         s.call(|c| c.disable_table(name.clone()))?;
     }
-    s.out.text(&format!("Truncating table{}...", if preserve { " (preserving splits)" } else { "" }));
+    s.out.text(&format!(
+        "Truncating table{}...",
+        if preserve { " (preserving splits)" } else { "" }
+    ));
     s.call(|c| c.truncate_table(name, preserve))
 }
 

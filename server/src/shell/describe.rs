@@ -15,9 +15,21 @@ use crate::generated::hbase2::{
 
 /// The keys a family hash may hold.
 pub const FAMILY_KEYS: &[&str] = &[
-    "NAME", "VERSIONS", "MIN_VERSIONS", "TTL", "KEEP_DELETED_CELLS", "BLOCKSIZE", "IN_MEMORY",
-    "COMPRESSION", "BLOOMFILTER", "BLOCKCACHE", "REPLICATION_SCOPE", "DATA_BLOCK_ENCODING",
-    "METADATA", "CONFIGURATION", "METHOD",
+    "NAME",
+    "VERSIONS",
+    "MIN_VERSIONS",
+    "TTL",
+    "KEEP_DELETED_CELLS",
+    "BLOCKSIZE",
+    "IN_MEMORY",
+    "COMPRESSION",
+    "BLOOMFILTER",
+    "BLOCKCACHE",
+    "REPLICATION_SCOPE",
+    "DATA_BLOCK_ENCODING",
+    "METADATA",
+    "CONFIGURATION",
+    "METHOD",
 ];
 
 pub fn empty_family(name: Vec<u8>) -> TColumnFamilyDescriptor {
@@ -45,10 +57,28 @@ pub fn empty_family(name: Vec<u8>) -> TColumnFamilyDescriptor {
     }
 }
 
-/// Keeps the typed settings of a family the server described (to change some of them).
+/// Keeps the typed settings of a family the server described (to change some of them):
+/// the optional ones only when its values map shows them, so altering one setting does not
+/// mark every other as set by the user.
 pub fn typed_only(f: &TColumnFamilyDescriptor) -> TColumnFamilyDescriptor {
+    let has = |k: &str| {
+        f.attributes
+            .as_ref()
+            .is_some_and(|a| a.contains_key(k.as_bytes()))
+    };
+    let keep = |k: &str, v: Option<bool>| if has(k) { v } else { None };
     TColumnFamilyDescriptor {
         attributes: None,
+        cache_blooms_on_write: keep("CACHE_BLOOMS_ON_WRITE", f.cache_blooms_on_write),
+        cache_data_on_write: keep("CACHE_DATA_ON_WRITE", f.cache_data_on_write),
+        cache_indexes_on_write: keep("CACHE_INDEX_ON_WRITE", f.cache_indexes_on_write),
+        compress_tags: keep("COMPRESS_TAGS", f.compress_tags),
+        evict_blocks_on_close: keep("EVICT_BLOCKS_ON_CLOSE", f.evict_blocks_on_close),
+        dfs_replication: if has("DFS_REPLICATION") {
+            f.dfs_replication
+        } else {
+            None
+        },
         ..f.clone()
     }
 }
@@ -133,7 +163,10 @@ pub fn apply(f: &mut TColumnFamilyDescriptor, opts: &Opts<'_>) -> Result<(), Cmd
                         ("NONE", TBloomFilterType::NONE),
                         ("ROW", TBloomFilterType::ROW),
                         ("ROWCOL", TBloomFilterType::ROWCOL),
-                        ("ROWPREFIX_FIXED_LENGTH", TBloomFilterType::ROWPREFIX_FIXED_LENGTH),
+                        (
+                            "ROWPREFIX_FIXED_LENGTH",
+                            TBloomFilterType::ROWPREFIX_FIXED_LENGTH,
+                        ),
                     ],
                 )?)
             }
@@ -177,15 +210,29 @@ pub fn family_from_hash(v: &Value) -> Result<TColumnFamilyDescriptor, CmdError> 
 
 /// HBase's order of the keys every family shows.
 const ORDER: [&str; 12] = [
-    "INDEX_BLOCK_ENCODING", "VERSIONS", "KEEP_DELETED_CELLS", "DATA_BLOCK_ENCODING", "TTL",
-    "MIN_VERSIONS", "REPLICATION_SCOPE", "BLOOMFILTER", "IN_MEMORY", "COMPRESSION", "BLOCKCACHE",
+    "INDEX_BLOCK_ENCODING",
+    "VERSIONS",
+    "KEEP_DELETED_CELLS",
+    "DATA_BLOCK_ENCODING",
+    "TTL",
+    "MIN_VERSIONS",
+    "REPLICATION_SCOPE",
+    "BLOOMFILTER",
+    "IN_MEMORY",
+    "COMPRESSION",
+    "BLOCKCACHE",
     "BLOCKSIZE",
 ];
 
 /// Settings HBase shows inline when set; any other key goes under METADATA.
 const INLINE: [&str; 7] = [
-    "CACHE_BLOOMS_ON_WRITE", "CACHE_DATA_ON_WRITE", "CACHE_INDEX_ON_WRITE", "COMPRESS_TAGS",
-    "COMPRESSION_COMPACT", "DFS_REPLICATION", "EVICT_BLOCKS_ON_CLOSE",
+    "CACHE_BLOOMS_ON_WRITE",
+    "CACHE_DATA_ON_WRITE",
+    "CACHE_INDEX_ON_WRITE",
+    "COMPRESS_TAGS",
+    "COMPRESSION_COMPACT",
+    "DFS_REPLICATION",
+    "EVICT_BLOCKS_ON_CLOSE",
 ];
 
 fn typed(f: &TColumnFamilyDescriptor, key: &str) -> Option<String> {
@@ -199,10 +246,31 @@ fn typed(f: &TColumnFamilyDescriptor, key: &str) -> Option<String> {
         "IN_MEMORY" => Some(f.in_memory.unwrap_or(false).to_string()),
         "BLOCKCACHE" => Some(f.block_cache_enabled.unwrap_or(true).to_string()),
         "BLOCKSIZE" => Some(f.block_size.unwrap_or(65536).to_string()),
-        "KEEP_DELETED_CELLS" => name(f.keep_deleted_cells.map_or(0, |k| k.0), &["FALSE", "TRUE", "TTL"]),
-        "BLOOMFILTER" => name(f.bloomn_filter_type.map_or(1, |k| k.0), &["NONE", "ROW", "ROWCOL", "ROWPREFIX_FIXED_LENGTH"]),
-        "COMPRESSION" => name(f.compression_type.map_or(2, |k| k.0), &["LZO", "GZ", "NONE", "SNAPPY", "LZ4", "BZIP2", "ZSTD"]),
-        "DATA_BLOCK_ENCODING" => name(f.data_block_encoding.map_or(0, |k| k.0), &["NONE", "", "PREFIX", "DIFF", "FAST_DIFF", "", "", "ROW_INDEX_V1"]),
+        "KEEP_DELETED_CELLS" => name(
+            f.keep_deleted_cells.map_or(0, |k| k.0),
+            &["FALSE", "TRUE", "TTL"],
+        ),
+        "BLOOMFILTER" => name(
+            f.bloomn_filter_type.map_or(1, |k| k.0),
+            &["NONE", "ROW", "ROWCOL", "ROWPREFIX_FIXED_LENGTH"],
+        ),
+        "COMPRESSION" => name(
+            f.compression_type.map_or(2, |k| k.0),
+            &["LZO", "GZ", "NONE", "SNAPPY", "LZ4", "BZIP2", "ZSTD"],
+        ),
+        "DATA_BLOCK_ENCODING" => name(
+            f.data_block_encoding.map_or(0, |k| k.0),
+            &[
+                "NONE",
+                "",
+                "PREFIX",
+                "DIFF",
+                "FAST_DIFF",
+                "",
+                "",
+                "ROW_INDEX_V1",
+            ],
+        ),
         _ => None,
     }
 }
@@ -215,7 +283,12 @@ pub fn human_ttl(secs: i64) -> String {
     if secs < 60 {
         return format!("{secs} SECONDS");
     }
-    let parts = [(secs / 86_400, "DAY"), (secs / 3600 % 24, "HOUR"), (secs / 60 % 60, "MINUTE"), (secs % 60, "SECOND")];
+    let parts = [
+        (secs / 86_400, "DAY"),
+        (secs / 3600 % 24, "HOUR"),
+        (secs / 60 % 60, "MINUTE"),
+        (secs % 60, "SECOND"),
+    ];
     let words: Vec<String> = parts
         .iter()
         .filter(|(n, _)| *n > 0)
@@ -226,7 +299,12 @@ pub fn human_ttl(secs: i64) -> String {
 
 /// `65536 B (64KB)`, as HBase's `PrettyPrinter` shows a size in bytes.
 pub fn human_bytes(n: i64) -> String {
-    let units = [(1i64 << 40, "TB"), (1 << 30, "GB"), (1 << 20, "MB"), (1 << 10, "KB")];
+    let units = [
+        (1i64 << 40, "TB"),
+        (1 << 30, "GB"),
+        (1 << 20, "MB"),
+        (1 << 10, "KB"),
+    ];
     let mut rest = n;
     let mut words = Vec::new();
     for (size, unit) in units {
@@ -246,8 +324,14 @@ pub fn human_bytes(n: i64) -> String {
 
 fn shown(key: &str, value: &str) -> String {
     match key {
-        "TTL" => value.parse().map(human_ttl).unwrap_or_else(|_| value.to_string()),
-        "BLOCKSIZE" => value.parse().map(human_bytes).unwrap_or_else(|_| value.to_string()),
+        "TTL" => value
+            .parse()
+            .map(human_ttl)
+            .unwrap_or_else(|_| value.to_string()),
+        "BLOCKSIZE" => value
+            .parse()
+            .map(human_bytes)
+            .unwrap_or_else(|_| value.to_string()),
         _ => value.to_string(),
     }
 }
@@ -258,11 +342,20 @@ pub fn family_text(f: &TColumnFamilyDescriptor) -> String {
         .attributes
         .iter()
         .flatten()
-        .map(|(k, v)| (String::from_utf8_lossy(k).into_owned(), String::from_utf8_lossy(v).into_owned()))
+        .map(|(k, v)| {
+            (
+                String::from_utf8_lossy(k).into_owned(),
+                String::from_utf8_lossy(v).into_owned(),
+            )
+        })
         .collect();
     let mut parts = vec![format!("NAME => '{}'", String::from_utf8_lossy(&f.name))];
     for key in ORDER {
-        let value = attrs.get(key).cloned().or_else(|| typed(f, key)).unwrap_or_default();
+        let value = attrs
+            .get(key)
+            .cloned()
+            .or_else(|| typed(f, key))
+            .unwrap_or_default();
         parts.push(format!("{key} => '{}'", shown(key, &value)));
     }
     let mut metadata = Vec::new();
@@ -280,7 +373,10 @@ pub fn family_text(f: &TColumnFamilyDescriptor) -> String {
         parts.push(format!("METADATA => {{{}}}", metadata.join(", ")));
     }
     if let Some(conf) = f.configuration.as_ref().filter(|c| !c.is_empty()) {
-        let c: Vec<String> = conf.iter().map(|(k, v)| format!("'{k}' => '{v}'")).collect();
+        let c: Vec<String> = conf
+            .iter()
+            .map(|(k, v)| format!("'{k}' => '{v}'"))
+            .collect();
         parts.push(format!("CONFIGURATION => {{{}}}", c.join(", ")));
     }
     format!("{{{}}}", parts.join(", "))
@@ -293,7 +389,10 @@ mod tests {
     #[test]
     fn pretty_values() {
         assert_eq!(human_ttl(86_400), "86400 SECONDS (1 DAY)");
-        assert_eq!(human_ttl(90_061), "90061 SECONDS (1 DAY 1 HOUR 1 MINUTE 1 SECOND)");
+        assert_eq!(
+            human_ttl(90_061),
+            "90061 SECONDS (1 DAY 1 HOUR 1 MINUTE 1 SECOND)"
+        );
         assert_eq!(human_ttl(30), "30 SECONDS");
         assert_eq!(human_ttl(i32::MAX as i64), "FOREVER");
         assert_eq!(human_bytes(65_536), "65536 B (64KB)");

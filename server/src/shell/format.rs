@@ -49,7 +49,12 @@ pub fn timestamp(ms: i64, format: TimestampFormat) -> String {
     let days = ms.div_euclid(86_400_000);
     let rem = ms.rem_euclid(86_400_000);
     let (y, m, d) = civil_from_days(days);
-    let (h, mi, s, milli) = (rem / 3_600_000, rem / 60_000 % 60, rem / 1000 % 60, rem % 1000);
+    let (h, mi, s, milli) = (
+        rem / 3_600_000,
+        rem / 60_000 % 60,
+        rem / 1000 % 60,
+        rem % 1000,
+    );
     // LocalDateTime.toString leaves out zero seconds and milliseconds.
     let time = if milli != 0 {
         format!("{h:02}:{mi:02}:{s:02}.{milli:03}")
@@ -191,30 +196,51 @@ mod tests {
     #[test]
     fn escaping_matches_to_string_binary() {
         assert_eq!(to_string_binary(b"abc ~"), "abc ~");
-        assert_eq!(to_string_binary(&[0, 0, 0, 0, 0, 0, 0, 100]), "\\x00\\x00\\x00\\x00\\x00\\x00\\x00d");
+        assert_eq!(
+            to_string_binary(&[0, 0, 0, 0, 0, 0, 0, 100]),
+            "\\x00\\x00\\x00\\x00\\x00\\x00\\x00d"
+        );
         assert_eq!(to_string_binary(b"a\\b"), "a\\x5Cb");
-        assert_eq!(to_string_binary(&[0x7f, 0x80, 0xff, b'\n']), "\\x7F\\x80\\xFF\\x0A");
+        assert_eq!(
+            to_string_binary(&[0x7f, 0x80, 0xff, b'\n']),
+            "\\x7F\\x80\\xFF\\x0A"
+        );
         assert_eq!(to_string_binary("é".as_bytes()), "\\xC3\\xA9");
     }
 
     #[test]
     fn timestamps_as_local_date_time() {
-        assert_eq!(timestamp(1_446_726_973_017, TimestampFormat::Iso), "2015-11-05T12:36:13.017");
+        assert_eq!(
+            timestamp(1_446_726_973_017, TimestampFormat::Iso),
+            "2015-11-05T12:36:13.017"
+        );
         assert_eq!(timestamp(0, TimestampFormat::Iso), "1970-01-01T00:00");
         assert_eq!(timestamp(1000, TimestampFormat::Iso), "1970-01-01T00:00:01");
-        assert_eq!(timestamp(-1, TimestampFormat::Iso), "1969-12-31T23:59:59.999");
+        assert_eq!(
+            timestamp(-1, TimestampFormat::Iso),
+            "1969-12-31T23:59:59.999"
+        );
         assert_eq!(timestamp(42, TimestampFormat::Epoch), "42");
     }
 
     #[test]
     fn json_bytes_say_their_encoding() {
         assert_eq!(json_bytes(b"row1"), json!("row1"));
-        assert_eq!(json_bytes(&[0, 1]), json!({"encoding": "base64", "data": "AAE="}));
+        assert_eq!(
+            json_bytes(&[0, 1]),
+            json!({"encoding": "base64", "data": "AAE="})
+        );
     }
 
     #[test]
     fn cells_and_markers() {
-        assert_eq!(cell_text(0, b"v", None, TimestampFormat::Epoch), "timestamp=0, value=v");
-        assert_eq!(cell_text(5, b"", Some(12), TimestampFormat::Epoch), "timestamp=5, type=DeleteColumn");
+        assert_eq!(
+            cell_text(0, b"v", None, TimestampFormat::Epoch),
+            "timestamp=0, value=v"
+        );
+        assert_eq!(
+            cell_text(5, b"", Some(12), TimestampFormat::Epoch),
+            "timestamp=5, type=DeleteColumn"
+        );
     }
 }

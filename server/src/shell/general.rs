@@ -15,7 +15,10 @@ pub fn status(s: &mut Session, cmd: &Command) -> CmdResult {
     if let Some(v) = cmd.args.first() {
         let kind = text(v, "the status format")?;
         if !["summary", "simple", "detailed"].contains(&kind.as_str()) {
-            return Err(CmdError::at(v.pos, format!("unknown status format '{kind}' (summary, simple, detailed)")));
+            return Err(CmdError::at(
+                v.pos,
+                format!("unknown status format '{kind}' (summary, simple, detailed)"),
+            ));
         }
     }
     let tables = s.call(|c| c.get_table_names_by_pattern(".*".into(), false))?;
@@ -66,9 +69,12 @@ pub fn whoami(s: &mut Session, cmd: &Command) -> CmdResult {
     arity(&cmd.args, 0, 0, "whoami")?;
     let user = std::env::var("USER")
         .or_else(|_| std::env::var("LOGNAME"))
-        .unwrap_or_else(|_| "unknown".into());
+        .ok()
+        .or_else(user_from_passwd)
+        .unwrap_or_else(|| "unknown".into());
     if s.out.json {
-        s.out.json(serde_json::json!({"user": user, "auth": "SIMPLE"}));
+        s.out
+            .json(serde_json::json!({"user": user, "auth": "SIMPLE"}));
     } else {
         s.out.line(&format!("{user} (auth:SIMPLE)"));
     }
@@ -92,19 +98,46 @@ pub fn help(s: &mut Session, cmd: &Command) -> CmdResult {
             }
             return Ok(());
         }
-        return Err(CmdError::at(v.pos, format!("no command or group named '{name}'")));
+        return Err(CmdError::at(
+            v.pos,
+            format!("no command or group named '{name}'"),
+        ));
     }
-    s.out.line("redbase shell: the HBase shell's commands over Thrift2.");
-    s.out.line("Type 'help \"COMMAND\"' for a command's usage, 'help \"GROUP\"' for a group.");
+    s.out
+        .line("redbase shell: the HBase shell's commands over Thrift2.");
+    s.out
+        .line("Type 'help \"COMMAND\"' for a command's usage, 'help \"GROUP\"' for a group.");
     s.out.line("");
     for g in GROUPS {
-        let names: Vec<&str> = COMMANDS.iter().filter(|c| c.group == *g).map(|c| c.name).collect();
+        let names: Vec<&str> = COMMANDS
+            .iter()
+            .filter(|c| c.group == *g)
+            .map(|c| c.name)
+            .collect();
         s.out.line(&format!("  Group name: {g}"));
         s.out.line(&format!("  Commands: {}", names.join(", ")));
         s.out.line("");
     }
-    s.out.line("Values: 'single' or \"double\" quoted strings (\"\\x00\" escapes in double quotes),");
-    s.out.line("integers, nil, true, false, [arrays] and {KEY => value} hashes. Commands end at a");
-    s.out.line("newline or ';'; an open quote or bracket continues on the next line.");
+    s.out.line(
+        "Values: 'single' or \"double\" quoted strings (\"\\x00\" escapes in double quotes),",
+    );
+    s.out
+        .line("integers, nil, true, false, [arrays] and {KEY => value} hashes. Commands end at a");
+    s.out
+        .line("newline or ';'; an open quote or bracket continues on the next line.");
     Ok(())
+}
+
+/// The name /etc/passwd gives the owner of this process (whose /proc entry it owns), for
+/// when USER and LOGNAME are unset (containers, CI).
+fn user_from_passwd() -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let uid = std::fs::metadata("/proc/self").ok()?.uid();
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd.lines().find_map(|l| {
+        let mut f = l.split(':');
+        let name = f.next()?;
+        let id: u32 = f.nth(1)?.parse().ok()?;
+        (id == uid).then(|| name.to_string())
+    })
 }

@@ -111,7 +111,10 @@ pub fn tokenize(input: &str) -> Result<Vec<(Tok, Pos)>, SyntaxError> {
                 if lx.peek() == Some('\n') {
                     lx.bump();
                 } else {
-                    return Err(SyntaxError::at(start, "unexpected backslash outside a string"));
+                    return Err(SyntaxError::at(
+                        start,
+                        "unexpected backslash outside a string",
+                    ));
                 }
             }
             '#' => {
@@ -169,7 +172,10 @@ pub fn tokenize(input: &str) -> Result<Vec<(Tok, Pos)>, SyntaxError> {
                 if matches!(lx.peek(), Some('?' | '!')) {
                     return Err(SyntaxError::at(
                         start,
-                        format!("`{word}{}` is a Ruby method call, which the shell does not run", lx.peek().unwrap_or('?')),
+                        format!(
+                            "`{word}{}` is a Ruby method call, which the shell does not run",
+                            lx.peek().unwrap_or('?')
+                        ),
                     ));
                 }
                 if lx.peek() == Some('.') {
@@ -238,7 +244,10 @@ fn integer(lx: &mut Lexer<'_>) -> Result<i64, SyntaxError> {
         ));
     }
     if matches!(lx.peek(), Some(c) if c.is_ascii_alphabetic()) {
-        return Err(SyntaxError::at(start, format!("malformed number `{text}…`")));
+        return Err(SyntaxError::at(
+            start,
+            format!("malformed number `{text}…`"),
+        ));
     }
     text.parse::<i64>()
         .map_err(|_| SyntaxError::at(start, format!("integer `{text}` does not fit in 64 bits")))
@@ -260,7 +269,10 @@ fn string(lx: &mut Lexer<'_>, quote: char) -> Result<Vec<u8>, SyntaxError> {
             return Ok(out);
         }
         if quote == '"' && c == '#' && lx.peek() == Some('{') {
-            return Err(SyntaxError::at(here, "string interpolation `#{...}` is not supported"));
+            return Err(SyntaxError::at(
+                here,
+                "string interpolation `#{...}` is not supported",
+            ));
         }
         if c != '\\' {
             out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
@@ -329,7 +341,10 @@ fn string(lx: &mut Lexer<'_>, quote: char) -> Result<Vec<u8>, SyntaxError> {
                             lx.bump();
                         }
                         None => {
-                            return Err(SyntaxError::at(here, "`\\u` needs four hexadecimal digits"))
+                            return Err(SyntaxError::at(
+                                here,
+                                "`\\u` needs four hexadecimal digits",
+                            ))
                         }
                     }
                 }

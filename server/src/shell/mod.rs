@@ -32,7 +32,11 @@ use format::{Output, TimestampFormat};
 pub struct ShellArgs {
     /// The Thrift2 (`THBaseService`) server: redbase's `--thrift2-addr` or HBase's `hbase
     /// thrift2` gateway.
-    #[arg(long = "thrift2", env = "REDBASE_SHELL_THRIFT2", default_value = "127.0.0.1:9091")]
+    #[arg(
+        long = "thrift2",
+        env = "REDBASE_SHELL_THRIFT2",
+        default_value = "127.0.0.1:9091"
+    )]
     pub thrift2: String,
     /// Thrift transport the server expects (HBase's default is buffered).
     #[arg(long, value_enum, default_value_t = Transport::Buffered)]
@@ -117,7 +121,10 @@ pub fn run(args: ShellArgs) -> std::process::ExitCode {
     let interrupted = Arc::new(AtomicBool::new(false));
     let stdout_tty = std::io::stdout().is_terminal();
     let width = if stdout_tty && args.format == OutputFormat::Text {
-        std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(120)
+        std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(120)
     } else {
         0
     };

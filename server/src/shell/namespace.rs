@@ -16,7 +16,13 @@ fn properties(v: &Value) -> Result<Vec<(String, String, Value)>, CmdError> {
     };
     pairs
         .iter()
-        .map(|(k, val)| Ok((text(k, "a property name")?, text(val, "a property value")?, k.clone())))
+        .map(|(k, val)| {
+            Ok((
+                text(k, "a property name")?,
+                text(val, "a property value")?,
+                k.clone(),
+            ))
+        })
         .collect()
 }
 
@@ -29,7 +35,10 @@ pub fn create(s: &mut Session, cmd: &Command) -> CmdResult {
             conf.insert(k, val);
         }
     }
-    let desc = TNamespaceDescriptor { name, configuration: Some(conf) };
+    let desc = TNamespaceDescriptor {
+        name,
+        configuration: Some(conf),
+    };
     s.call(|c| c.create_namespace(desc))
 }
 
@@ -39,7 +48,8 @@ pub fn describe(s: &mut Session, cmd: &Command) -> CmdResult {
     let desc = s.call(|c| c.get_namespace_descriptor(name))?;
     let conf = desc.configuration.unwrap_or_default();
     if s.out.json {
-        s.out.json(serde_json::json!({"namespace": desc.name, "properties": conf}));
+        s.out
+            .json(serde_json::json!({"namespace": desc.name, "properties": conf}));
         return Ok(());
     }
     let mut parts = vec![format!("NAME => '{}'", desc.name)];
@@ -55,7 +65,10 @@ pub fn list(s: &mut Session, cmd: &Command) -> CmdResult {
     let re = match cmd.args.first() {
         Some(v) => {
             let pattern = text(v, "the regex")?;
-            Some(regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|e| CmdError::at(v.pos, format!("bad regex: {e}")))?)
+            Some(
+                regex::Regex::new(&format!("^(?:{pattern})$"))
+                    .map_err(|e| CmdError::at(v.pos, format!("bad regex: {e}")))?,
+            )
         }
         None => None,
     };
@@ -80,7 +93,10 @@ pub fn tables(s: &mut Session, cmd: &Command) -> CmdResult {
     arity(&cmd.args, 1, 1, "list_namespace_tables")?;
     let name = text(&cmd.args[0], "the namespace name")?;
     let tables = s.call(|c| c.get_table_names_by_namespace(name))?;
-    let mut shown: Vec<String> = tables.iter().map(|t| String::from_utf8_lossy(&t.qualifier).into_owned()).collect();
+    let mut shown: Vec<String> = tables
+        .iter()
+        .map(|t| String::from_utf8_lossy(&t.qualifier).into_owned())
+        .collect();
     shown.sort();
     if s.out.json {
         for t in tables.iter().map(show_table) {
@@ -105,7 +121,12 @@ pub fn alter(s: &mut Session, cmd: &Command) -> CmdResult {
         .iter()
         .find(|(k, _, _)| k == "METHOD")
         .map(|(_, v, _)| v.clone())
-        .ok_or_else(|| CmdError::at(cmd.args[1].pos, "alter_namespace needs METHOD => 'set' or 'unset'"))?;
+        .ok_or_else(|| {
+            CmdError::at(
+                cmd.args[1].pos,
+                "alter_namespace needs METHOD => 'set' or 'unset'",
+            )
+        })?;
     let current = s.call(|c| c.get_namespace_descriptor(name.clone()))?;
     let mut conf = current.configuration.unwrap_or_default();
     match method.as_str() {
@@ -115,15 +136,27 @@ pub fn alter(s: &mut Session, cmd: &Command) -> CmdResult {
             }
         }
         "unset" => {
-            let (_, key, _) = props
-                .iter()
-                .find(|(k, _, _)| k == "NAME")
-                .ok_or_else(|| CmdError::at(cmd.args[1].pos, "METHOD => 'unset' needs NAME => 'PROPERTY_NAME'"))?;
+            let (_, key, _) = props.iter().find(|(k, _, _)| k == "NAME").ok_or_else(|| {
+                CmdError::at(
+                    cmd.args[1].pos,
+                    "METHOD => 'unset' needs NAME => 'PROPERTY_NAME'",
+                )
+            })?;
             conf.remove(key);
         }
-        other => return Err(CmdError::at(cmd.args[1].pos, format!("unknown METHOD '{other}' (set, unset)"))),
+        other => {
+            return Err(CmdError::at(
+                cmd.args[1].pos,
+                format!("unknown METHOD '{other}' (set, unset)"),
+            ))
+        }
     }
-    s.call(|c| c.modify_namespace(TNamespaceDescriptor { name, configuration: Some(conf) }))
+    s.call(|c| {
+        c.modify_namespace(TNamespaceDescriptor {
+            name,
+            configuration: Some(conf),
+        })
+    })
 }
 
 pub fn drop(s: &mut Session, cmd: &Command) -> CmdResult {

@@ -33,22 +33,73 @@ pub struct Command {
 /// The HBase shell's constants this shell knows; any other capitalised word is an error (as
 /// an undefined constant is in HBase's shell).
 pub const CONSTANTS: &[&str] = &[
-    "NAME", "VERSIONS", "MIN_VERSIONS", "TTL", "KEEP_DELETED_CELLS", "BLOCKSIZE", "IN_MEMORY",
-    "COMPRESSION", "BLOOMFILTER", "BLOCKCACHE", "REPLICATION_SCOPE", "DATA_BLOCK_ENCODING",
-    "SPLITS", "NUMREGIONS", "SPLITALGO", "METHOD", "COLUMN", "COLUMNS", "TIMESTAMP", "TIMERANGE",
-    "FILTER", "STARTROW", "STOPROW", "ROWPREFIXFILTER", "LIMIT", "REVERSED", "RAW", "CACHE",
-    "INTERVAL", "MAX_FILESIZE", "MEMSTORE_FLUSHSIZE", "DURABILITY", "READONLY", "CONFIGURATION",
-    "METADATA", "OWNER", "REGION_REPLICATION", "COMPACTION_ENABLED", "NORMALIZATION_ENABLED",
-    "CACHE_BLOCKS", "ATTRIBUTES", "CONSISTENCY", "MAXLENGTH", "BATCH", "FORMATTER", "FORMAT",
-    "IS_ROOT", "IS_META", "ALL_METRICS", "METRICS", "TABLE_ATTRIBUTES",
+    "NAME",
+    "VERSIONS",
+    "MIN_VERSIONS",
+    "TTL",
+    "KEEP_DELETED_CELLS",
+    "BLOCKSIZE",
+    "IN_MEMORY",
+    "COMPRESSION",
+    "BLOOMFILTER",
+    "BLOCKCACHE",
+    "REPLICATION_SCOPE",
+    "DATA_BLOCK_ENCODING",
+    "SPLITS",
+    "NUMREGIONS",
+    "SPLITALGO",
+    "METHOD",
+    "COLUMN",
+    "COLUMNS",
+    "TIMESTAMP",
+    "TIMERANGE",
+    "FILTER",
+    "STARTROW",
+    "STOPROW",
+    "ROWPREFIXFILTER",
+    "LIMIT",
+    "REVERSED",
+    "RAW",
+    "CACHE",
+    "INTERVAL",
+    "MAX_FILESIZE",
+    "MEMSTORE_FLUSHSIZE",
+    "DURABILITY",
+    "READONLY",
+    "CONFIGURATION",
+    "METADATA",
+    "OWNER",
+    "REGION_REPLICATION",
+    "COMPACTION_ENABLED",
+    "NORMALIZATION_ENABLED",
+    "CACHE_BLOCKS",
+    "ATTRIBUTES",
+    "CONSISTENCY",
+    "MAXLENGTH",
+    "BATCH",
+    "FORMATTER",
+    "FORMAT",
+    "IS_ROOT",
+    "IS_META",
+    "ALL_METRICS",
+    "METRICS",
+    "TABLE_ATTRIBUTES",
 ];
 
 /// Parses every command in `input`. An `incomplete` error means an open quote or bracket, or
 /// a trailing comma or `=>`: more input may finish it.
 pub fn parse(input: &str) -> Result<Vec<Command>, SyntaxError> {
     let toks = tokenize(input)?;
-    let end = toks.last().map(|(_, p)| *p).unwrap_or(Pos { line: 1, col: 1 });
-    let mut p = Parser { toks, i: 0, depth: 0, end };
+    let end = toks
+        .last()
+        .map(|(_, p)| *p)
+        .unwrap_or(Pos { line: 1, col: 1 });
+    let mut p = Parser {
+        toks,
+        i: 0,
+        depth: 0,
+        end,
+    };
     let mut cmds = Vec::new();
     loop {
         p.skip_ends();
@@ -135,7 +186,10 @@ impl Parser {
             match self.next() {
                 Some((Tok::RParen, _)) => self.depth -= 1,
                 Some((t, p)) => {
-                    return Err(SyntaxError::at(p, format!("expected `)`, found {}", describe(&t))))
+                    return Err(SyntaxError::at(
+                        p,
+                        format!("expected `)`, found {}", describe(&t)),
+                    ))
                 }
                 None => return Err(self.eof("`(`")),
             }
@@ -146,7 +200,10 @@ impl Parser {
             None | Some((Tok::End, _)) => Ok(Command { name, pos, args }),
             Some((t, p)) => Err(SyntaxError::at(
                 p,
-                format!("expected `,` or the end of the command, found {}", describe(&t)),
+                format!(
+                    "expected `,` or the end of the command, found {}",
+                    describe(&t)
+                ),
             )),
         }
     }
@@ -162,7 +219,9 @@ impl Parser {
                 self.skip_soft_ends();
                 let val = self.value()?;
                 let pos = v.pos;
-                hash.get_or_insert_with(|| (pos, Vec::new())).1.push((v, val));
+                hash.get_or_insert_with(|| (pos, Vec::new()))
+                    .1
+                    .push((v, val));
             } else if let Some((p, _)) = &hash {
                 return Err(SyntaxError::at(
                     v.pos,
@@ -197,99 +256,105 @@ impl Parser {
 
     fn value(&mut self) -> Result<Value, SyntaxError> {
         let (tok, pos) = self.next().ok_or_else(|| self.eof("a value"))?;
-        let kind = match tok {
-            Tok::Str(s) => Kind::Str(s),
-            Tok::Int(i) => Kind::Int(i),
-            Tok::Ident(w) => match w.as_str() {
-                "nil" => Kind::Nil,
-                "true" => Kind::Bool(true),
-                "false" => Kind::Bool(false),
-                _ => {
+        let kind =
+            match tok {
+                Tok::Str(s) => Kind::Str(s),
+                Tok::Int(i) => Kind::Int(i),
+                Tok::Ident(w) => match w.as_str() {
+                    "nil" => Kind::Nil,
+                    "true" => Kind::Bool(true),
+                    "false" => Kind::Bool(false),
+                    _ => return Err(SyntaxError::at(
+                        pos,
+                        format!(
+                            "`{w}`: variables and method calls are not supported; quote strings"
+                        ),
+                    )),
+                },
+                Tok::Const(c) => {
+                    if !CONSTANTS.contains(&c.as_str()) {
+                        return Err(SyntaxError::at(pos, format!("unknown constant `{c}`")));
+                    }
+                    Kind::Str(c.into_bytes())
+                }
+                Tok::LBracket => {
+                    self.depth += 1;
+                    let mut items = Vec::new();
+                    loop {
+                        self.skip_soft_ends();
+                        if self.peek() == Some(&Tok::RBracket) {
+                            self.i += 1;
+                            break;
+                        }
+                        items.push(self.value()?);
+                        self.skip_soft_ends();
+                        match self.next() {
+                            Some((Tok::Comma, _)) => continue,
+                            Some((Tok::RBracket, _)) => break,
+                            Some((t, p)) => return Err(SyntaxError::at(
+                                p,
+                                format!(
+                                    "expected `,` or `]` in the array opened at {pos}, found {}",
+                                    describe(&t)
+                                ),
+                            )),
+                            None => return Err(self.eof("an array")),
+                        }
+                    }
+                    self.depth -= 1;
+                    Kind::Array(items)
+                }
+                Tok::LBrace => {
+                    self.depth += 1;
+                    let mut pairs = Vec::new();
+                    loop {
+                        self.skip_soft_ends();
+                        if self.peek() == Some(&Tok::RBrace) {
+                            self.i += 1;
+                            break;
+                        }
+                        let k = self.value()?;
+                        self.skip_soft_ends();
+                        match self.next() {
+                            Some((Tok::Arrow, _)) => {}
+                            Some((t, p)) => {
+                                return Err(SyntaxError::at(
+                                    p,
+                                    format!(
+                                        "expected `=>` after a hash key, found {}",
+                                        describe(&t)
+                                    ),
+                                ))
+                            }
+                            None => return Err(self.eof("a hash")),
+                        }
+                        self.skip_soft_ends();
+                        let v = self.value()?;
+                        pairs.push((k, v));
+                        self.skip_soft_ends();
+                        match self.next() {
+                            Some((Tok::Comma, _)) => continue,
+                            Some((Tok::RBrace, _)) => break,
+                            Some((t, p)) => return Err(SyntaxError::at(
+                                p,
+                                format!(
+                                    "expected `,` or `}}` in the hash opened at {pos}, found {}",
+                                    describe(&t)
+                                ),
+                            )),
+                            None => return Err(self.eof("a hash")),
+                        }
+                    }
+                    self.depth -= 1;
+                    Kind::Hash(pairs)
+                }
+                other => {
                     return Err(SyntaxError::at(
                         pos,
-                        format!("`{w}`: variables and method calls are not supported; quote strings"),
+                        format!("expected a value, found {}", describe(&other)),
                     ))
                 }
-            },
-            Tok::Const(c) => {
-                if !CONSTANTS.contains(&c.as_str()) {
-                    return Err(SyntaxError::at(pos, format!("unknown constant `{c}`")));
-                }
-                Kind::Str(c.into_bytes())
-            }
-            Tok::LBracket => {
-                self.depth += 1;
-                let mut items = Vec::new();
-                loop {
-                    self.skip_soft_ends();
-                    if self.peek() == Some(&Tok::RBracket) {
-                        self.i += 1;
-                        break;
-                    }
-                    items.push(self.value()?);
-                    self.skip_soft_ends();
-                    match self.next() {
-                        Some((Tok::Comma, _)) => continue,
-                        Some((Tok::RBracket, _)) => break,
-                        Some((t, p)) => {
-                            return Err(SyntaxError::at(
-                                p,
-                                format!("expected `,` or `]` in the array opened at {pos}, found {}", describe(&t)),
-                            ))
-                        }
-                        None => return Err(self.eof("an array")),
-                    }
-                }
-                self.depth -= 1;
-                Kind::Array(items)
-            }
-            Tok::LBrace => {
-                self.depth += 1;
-                let mut pairs = Vec::new();
-                loop {
-                    self.skip_soft_ends();
-                    if self.peek() == Some(&Tok::RBrace) {
-                        self.i += 1;
-                        break;
-                    }
-                    let k = self.value()?;
-                    self.skip_soft_ends();
-                    match self.next() {
-                        Some((Tok::Arrow, _)) => {}
-                        Some((t, p)) => {
-                            return Err(SyntaxError::at(
-                                p,
-                                format!("expected `=>` after a hash key, found {}", describe(&t)),
-                            ))
-                        }
-                        None => return Err(self.eof("a hash")),
-                    }
-                    self.skip_soft_ends();
-                    let v = self.value()?;
-                    pairs.push((k, v));
-                    self.skip_soft_ends();
-                    match self.next() {
-                        Some((Tok::Comma, _)) => continue,
-                        Some((Tok::RBrace, _)) => break,
-                        Some((t, p)) => {
-                            return Err(SyntaxError::at(
-                                p,
-                                format!("expected `,` or `}}` in the hash opened at {pos}, found {}", describe(&t)),
-                            ))
-                        }
-                        None => return Err(self.eof("a hash")),
-                    }
-                }
-                self.depth -= 1;
-                Kind::Hash(pairs)
-            }
-            other => {
-                return Err(SyntaxError::at(
-                    pos,
-                    format!("expected a value, found {}", describe(&other)),
-                ))
-            }
-        };
+            };
         Ok(Value { pos, kind })
     }
 }
@@ -308,7 +373,9 @@ mod tests {
         assert_eq!(cmds.len(), 1);
         assert_eq!(cmds[0].name, "create");
         assert_eq!(cmds[0].args.len(), 3);
-        let Kind::Hash(pairs) = &cmds[0].args[2].kind else { panic!("not a hash") };
+        let Kind::Hash(pairs) = &cmds[0].args[2].kind else {
+            panic!("not a hash")
+        };
         assert_eq!(pairs[0].0.kind, Kind::Str(b"SPLITS".to_vec()));
         assert_eq!(pairs[0].1.pos, Pos { line: 1, col: 38 });
     }
@@ -317,7 +384,9 @@ mod tests {
     fn trailing_pairs_form_one_hash() {
         let cmds = parse("alter 't1', NAME => 'f1', KEEP_DELETED_CELLS => true").unwrap();
         assert_eq!(cmds[0].args.len(), 2);
-        let Kind::Hash(pairs) = &cmds[0].args[1].kind else { panic!("not a hash") };
+        let Kind::Hash(pairs) = &cmds[0].args[1].kind else {
+            panic!("not a hash")
+        };
         assert_eq!(pairs.len(), 2);
         assert_eq!(pairs[1].1.kind, Kind::Bool(true));
     }
@@ -342,7 +411,13 @@ mod tests {
 
     #[test]
     fn unclosed_input_is_incomplete() {
-        for input in ["create 't', {NAME => 'f'", "put 't', 'r", "create 't', [", "get 't',", "scan 't', {LIMIT =>"] {
+        for input in [
+            "create 't', {NAME => 'f'",
+            "put 't', 'r",
+            "create 't', [",
+            "get 't',",
+            "scan 't', {LIMIT =>",
+        ] {
             assert!(err(input).incomplete, "{input}");
         }
         let cmds = parse("create 't',\n  {NAME => 'f',\n   VERSIONS => 3}").unwrap();

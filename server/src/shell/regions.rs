@@ -18,7 +18,10 @@ fn region_name(r: &THRegionInfo) -> (String, String) {
     name.extend_from_slice(r.start_key.as_deref().unwrap_or_default());
     name.push(b',');
     name.extend_from_slice(r.region_id.to_string().as_bytes());
-    let encoded: String = Md5::digest(&name).iter().map(|b| format!("{b:02x}")).collect();
+    let encoded: String = Md5::digest(&name)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     (format!("{}.{encoded}.", to_string_binary(&name)), encoded)
 }
 
@@ -31,7 +34,10 @@ fn server(l: &THRegionLocation) -> String {
     }
 }
 
-fn locations(s: &mut Session, cmd: &Command) -> Result<Vec<THRegionLocation>, super::args::CmdError> {
+fn locations(
+    s: &mut Session,
+    cmd: &Command,
+) -> Result<Vec<THRegionLocation>, super::args::CmdError> {
     let name = show_table(&table_name(&cmd.args[0])?).into_bytes();
     let mut locs = s.call(|c| c.get_all_region_locations(name))?;
     locs.sort_by(|a, b| a.region_info.start_key.cmp(&b.region_info.start_key));
@@ -51,7 +57,8 @@ pub fn get_splits(s: &mut Session, cmd: &Command) -> CmdResult {
         s.out.json(serde_json::json!({"splits": k}));
         return Ok(());
     }
-    s.out.line(&format!("Total number of splits = {}", keys.len() + 1));
+    s.out
+        .line(&format!("Total number of splits = {}", keys.len() + 1));
     let shown: Vec<String> = keys.iter().map(|k| to_string_binary(k)).collect();
     for k in &shown {
         s.out.line(k);
@@ -83,15 +90,26 @@ pub fn list_regions(s: &mut Session, cmd: &Command) -> CmdResult {
     }
     let head = ["SERVER_NAME", "REGION_NAME", "START_KEY", "END_KEY"];
     let widths: Vec<usize> = (0..4)
-        .map(|i| rows.iter().map(|r| r[i].len()).chain([head[i].len()]).max().unwrap_or(0))
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].len())
+                .chain([head[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let line = |cells: [&str; 4]| -> String {
-        let parts: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:>w$}")).collect();
+        let parts: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:>w$}"))
+            .collect();
         format!(" {} |", parts.join(" | "))
     };
     s.out.line(&line(head));
     let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-    s.out.line(&line([&dashes[0], &dashes[1], &dashes[2], &dashes[3]]));
+    s.out
+        .line(&line([&dashes[0], &dashes[1], &dashes[2], &dashes[3]]));
     for r in &rows {
         s.out.line(&line([&r[0], &r[1], &r[2], &r[3]]));
     }
@@ -117,7 +135,12 @@ pub fn locate_region(s: &mut Session, cmd: &Command) -> CmdResult {
         return Ok(());
     }
     s.out.header("HOST", "REGION");
-    s.out.row(&host, &format!("{{ENCODED => {encoded}, NAME => '{full}', STARTKEY => '{start}', ENDKEY => '{end}'}}"));
+    s.out.row(
+        &host,
+        &format!(
+            "{{ENCODED => {encoded}, NAME => '{full}', STARTKEY => '{start}', ENDKEY => '{end}'}}"
+        ),
+    );
     s.out.line("1 row(s)");
     Ok(())
 }

@@ -70,7 +70,11 @@ impl Runner<'_> {
                 let mut pos = e.pos;
                 pos.line += pending.first_line - 1;
                 self.syntax_error(&format!("syntax error at {pos}: {}", e.message));
-                let flow = if self.stop_on_error { Flow::Stop } else { Flow::Continue };
+                let flow = if self.stop_on_error {
+                    Flow::Stop
+                } else {
+                    Flow::Continue
+                };
                 (flow, false)
             }
         }
@@ -90,7 +94,10 @@ impl Runner<'_> {
     fn finish(&mut self, pending: &Pending) {
         if !pending.text.trim().is_empty() {
             let msg = match parse(&pending.text) {
-                Err(e) => format!("input ends early: {} (started at line {})", e.message, pending.first_line),
+                Err(e) => format!(
+                    "input ends early: {} (started at line {})",
+                    e.message, pending.first_line
+                ),
                 Ok(_) => "input ends early".into(),
             };
             self.syntax_error(&msg);
@@ -108,7 +115,10 @@ fn exit_code(failed: bool) -> std::process::ExitCode {
 
 /// Runs the text of a script (or `-e`) line by line.
 fn run_text(runner: &mut Runner<'_>, text: &str) {
-    let mut pending = Pending { text: String::new(), first_line: 1 };
+    let mut pending = Pending {
+        text: String::new(),
+        first_line: 1,
+    };
     for (i, line) in text.lines().enumerate() {
         if runner.feed(&mut pending, line, i + 1).0 == Flow::Stop {
             return;
@@ -120,7 +130,11 @@ fn run_text(runner: &mut Runner<'_>, text: &str) {
 pub fn run(session: &mut Session, args: &ShellArgs) -> std::process::ExitCode {
     let stop_on_error = args.non_interactive;
     if let Some(e) = &args.execute {
-        let mut runner = Runner { session, stop_on_error, failed: false };
+        let mut runner = Runner {
+            session,
+            stop_on_error,
+            failed: false,
+        };
         run_text(&mut runner, e);
         return exit_code(runner.failed);
     }
@@ -132,14 +146,25 @@ pub fn run(session: &mut Session, args: &ShellArgs) -> std::process::ExitCode {
                 return std::process::ExitCode::FAILURE;
             }
         };
-        let mut runner = Runner { session, stop_on_error, failed: false };
+        let mut runner = Runner {
+            session,
+            stop_on_error,
+            failed: false,
+        };
         run_text(&mut runner, &text);
         return exit_code(runner.failed);
     }
     if !std::io::stdin().is_terminal() {
-        let mut runner = Runner { session, stop_on_error, failed: false };
+        let mut runner = Runner {
+            session,
+            stop_on_error,
+            failed: false,
+        };
         let stdin = std::io::stdin();
-        let mut pending = Pending { text: String::new(), first_line: 1 };
+        let mut pending = Pending {
+            text: String::new(),
+            first_line: 1,
+        };
         let mut raw = Vec::new();
         let mut lock = stdin.lock();
         let mut line_no = 0;
@@ -155,7 +180,11 @@ pub fn run(session: &mut Session, args: &ShellArgs) -> std::process::ExitCode {
             }
             line_no += 1;
             let line = String::from_utf8_lossy(&raw);
-            if runner.feed(&mut pending, line.trim_end_matches(['\n', '\r']), line_no).0 == Flow::Stop {
+            if runner
+                .feed(&mut pending, line.trim_end_matches(['\n', '\r']), line_no)
+                .0
+                == Flow::Stop
+            {
                 return exit_code(runner.failed);
             }
         }
@@ -174,16 +203,27 @@ struct ShellHelper {
 
 impl Completer for ShellHelper {
     type Candidate = String;
-    fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<String>)> {
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _ctx: &Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<String>)> {
         let before = &line[..pos];
         let start = before
-            .rfind(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == '\'' || c == '"' || c == ';')
+            .rfind(|c: char| {
+                c.is_whitespace() || c == ',' || c == '(' || c == '\'' || c == '"' || c == ';'
+            })
             .map_or(0, |i| i + 1);
         let word = &before[start..];
         let head = before[..start].trim_start();
         let first_word = !head.contains(|c: char| c.is_ascii_alphanumeric());
         let mut out: Vec<String> = if first_word {
-            COMMANDS.iter().map(|c| c.name.to_string()).filter(|n| n.starts_with(word)).collect()
+            COMMANDS
+                .iter()
+                .map(|c| c.name.to_string())
+                .filter(|n| n.starts_with(word))
+                .collect()
         } else {
             let tables = self.tables.lock().map(|t| t.clone()).unwrap_or_default();
             tables.into_iter().filter(|t| t.starts_with(word)).collect()
@@ -211,7 +251,9 @@ fn refresh_tables(session: &mut Session, tables: &Arc<Mutex<Vec<String>>>) {
 fn interactive(session: &mut Session, stop_on_error: bool) -> std::process::ExitCode {
     // Ctrl-C while a command runs sets this flag (scans and counts stop at their next batch)
     // instead of ending the shell; at the prompt the line editor reads Ctrl-C as a key.
-    if let Err(e) = signal_hook::flag::register(signal_hook::consts::SIGINT, session.interrupted.clone()) {
+    if let Err(e) =
+        signal_hook::flag::register(signal_hook::consts::SIGINT, session.interrupted.clone())
+    {
         eprintln!("redbase shell: Ctrl-C will end the shell ({e})");
     }
     let mut editor: Editor<ShellHelper, rustyline::history::DefaultHistory> = match Editor::new() {
@@ -222,16 +264,29 @@ fn interactive(session: &mut Session, stop_on_error: bool) -> std::process::Exit
         }
     };
     let tables = Arc::new(Mutex::new(Vec::new()));
-    editor.set_helper(Some(ShellHelper { tables: tables.clone() }));
-    let history = std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".redbase_shell_history"));
+    editor.set_helper(Some(ShellHelper {
+        tables: tables.clone(),
+    }));
+    let history = std::env::var_os("HOME")
+        .map(|h| std::path::PathBuf::from(h).join(".redbase_shell_history"));
     if let Some(h) = &history {
         let _ = editor.load_history(h);
     }
-    println!("redbase shell: HBase shell commands over Thrift2 at {}", session.addr());
+    println!(
+        "redbase shell: HBase shell commands over Thrift2 at {}",
+        session.addr()
+    );
     println!("Type 'help' for the commands, 'exit' to leave.");
     refresh_tables(session, &tables);
-    let mut runner = Runner { session, stop_on_error, failed: false };
-    let mut pending = Pending { text: String::new(), first_line: 1 };
+    let mut runner = Runner {
+        session,
+        stop_on_error,
+        failed: false,
+    };
+    let mut pending = Pending {
+        text: String::new(),
+        first_line: 1,
+    };
     let mut line_no = 0usize;
     let mut count = 1usize;
     loop {

@@ -2,17 +2,57 @@
 //! the Ctrl-C flag between batches, so an interrupt stops the scan (and closes its scanner)
 //! but not the shell.
 
-use crate::generated::hbase2::TTHBaseServiceSyncClient as _;
-use super::args::{arity, bytes, bytes_list, boolean, int, int32, table_name, show_table, text, CmdError, CmdResult, Opts};
+use super::args::{
+    arity, boolean, bytes, bytes_list, int, int32, show_table, table_name, text, CmdError,
+    CmdResult, Opts,
+};
 use super::dml::{column, filter, print_cells, time_range};
 use super::parser::Command;
 use super::Session;
+use crate::generated::hbase2::TTHBaseServiceSyncClient as _;
 use crate::generated::hbase2::{TResult, TScan};
 
 const SCAN_KEYS: &[&str] = &[
-    "STARTROW", "STOPROW", "ROWPREFIXFILTER", "COLUMNS", "COLUMN", "LIMIT", "REVERSED", "VERSIONS",
-    "TIMERANGE", "TIMESTAMP", "FILTER", "RAW", "CACHE", "BATCH", "CACHE_BLOCKS",
+    "STARTROW",
+    "STOPROW",
+    "ROWPREFIXFILTER",
+    "COLUMNS",
+    "COLUMN",
+    "LIMIT",
+    "REVERSED",
+    "VERSIONS",
+    "TIMERANGE",
+    "TIMESTAMP",
+    "FILTER",
+    "RAW",
+    "CACHE",
+    "BATCH",
+    "CACHE_BLOCKS",
 ];
+
+/// A scan with nothing set (the generated `Default` fills every optional field in).
+fn empty_scan() -> TScan {
+    TScan {
+        start_row: None,
+        stop_row: None,
+        columns: None,
+        caching: None,
+        max_versions: None,
+        time_range: None,
+        filter_string: None,
+        batch_size: None,
+        attributes: None,
+        authorizations: None,
+        reversed: None,
+        cache_blocks: None,
+        col_fam_time_range_map: None,
+        read_type: None,
+        limit: None,
+        consistency: None,
+        target_replica_id: None,
+        filter_bytes: None,
+    }
+}
 
 /// The first key after every key starting with `prefix` (empty: no end), as HBase's
 /// `Scan.setRowPrefixFilter` computes it.
@@ -82,12 +122,21 @@ pub fn scan(s: &mut Session, cmd: &Command) -> CmdResult {
     };
     if let Some(v) = opts.get("RAW") {
         if boolean(v, "RAW")? {
-            return Err(CmdError::at(v.pos, "RAW scans are not available over Thrift2 (its TScan has no raw flag)"));
+            return Err(CmdError::at(
+                v.pos,
+                "RAW scans are not available over Thrift2 (its TScan has no raw flag)",
+            ));
         }
     }
-    let mut ts = TScan::default();
-    ts.start_row = opts.get("STARTROW").map(|v| bytes(v, "STARTROW")).transpose()?;
-    ts.stop_row = opts.get("STOPROW").map(|v| bytes(v, "STOPROW")).transpose()?;
+    let mut ts = empty_scan();
+    ts.start_row = opts
+        .get("STARTROW")
+        .map(|v| bytes(v, "STARTROW"))
+        .transpose()?;
+    ts.stop_row = opts
+        .get("STOPROW")
+        .map(|v| bytes(v, "STOPROW"))
+        .transpose()?;
     if let Some(v) = opts.get("ROWPREFIXFILTER") {
         let p = bytes(v, "ROWPREFIXFILTER")?;
         ts.stop_row = Some(prefix_stop(&p));
@@ -109,22 +158,40 @@ pub fn scan(s: &mut Session, cmd: &Command) -> CmdResult {
         }
         ts.limit = i32::try_from(l).ok();
     }
-    ts.reversed = opts.get("REVERSED").map(|v| boolean(v, "REVERSED")).transpose()?;
-    ts.max_versions = opts.get("VERSIONS").map(|v| int32(v, "VERSIONS")).transpose()?;
+    ts.reversed = opts
+        .get("REVERSED")
+        .map(|v| boolean(v, "REVERSED"))
+        .transpose()?;
+    ts.max_versions = opts
+        .get("VERSIONS")
+        .map(|v| int32(v, "VERSIONS"))
+        .transpose()?;
     ts.time_range = opts.get("TIMERANGE").map(time_range).transpose()?;
     if let Some(v) = opts.get("TIMESTAMP") {
         let t = int(v, "TIMESTAMP")?;
-        ts.time_range = Some(crate::generated::hbase2::TTimeRange { min_stamp: t, max_stamp: t.saturating_add(1) });
+        ts.time_range = Some(crate::generated::hbase2::TTimeRange {
+            min_stamp: t,
+            max_stamp: t.saturating_add(1),
+        });
     }
     ts.filter_string = opts.get("FILTER").map(filter).transpose()?;
     ts.batch_size = opts.get("BATCH").map(|v| int32(v, "BATCH")).transpose()?;
-    ts.cache_blocks = opts.get("CACHE_BLOCKS").map(|v| boolean(v, "CACHE_BLOCKS")).transpose()?;
-    let cache = opts.get("CACHE").map(|v| int32(v, "CACHE")).transpose()?.unwrap_or(100).max(1);
+    ts.cache_blocks = opts
+        .get("CACHE_BLOCKS")
+        .map(|v| boolean(v, "CACHE_BLOCKS"))
+        .transpose()?;
+    let cache = opts
+        .get("CACHE")
+        .map(|v| int32(v, "CACHE"))
+        .transpose()?
+        .unwrap_or(100)
+        .max(1);
     ts.caching = Some(cache);
     s.out.header("ROW", "COLUMN+CELL");
     let name = show_table(&table).into_bytes();
     let limit = limit.map(|l| l as usize);
-    let (rows, stopped) = run_scanner(s, name, ts, cache, limit, |s, r, _| print_cells(s, r, true))?;
+    let (rows, stopped) =
+        run_scanner(s, name, ts, cache, limit, |s, r, _| print_cells(s, r, true))?;
     if stopped {
         s.out.text("Scan interrupted (Ctrl-C).");
     }
@@ -139,12 +206,21 @@ pub fn count(s: &mut Session, cmd: &Command) -> CmdResult {
         Some(v) => Opts::new(v, &["INTERVAL", "CACHE", "FILTER", "COLUMNS"], "count")?,
         None => Opts::empty(),
     };
-    let interval = opts.get("INTERVAL").map(|v| int(v, "INTERVAL")).transpose()?.unwrap_or(1000);
+    let interval = opts
+        .get("INTERVAL")
+        .map(|v| int(v, "INTERVAL"))
+        .transpose()?
+        .unwrap_or(1000);
     if interval <= 0 {
         return Err(CmdError::usage("INTERVAL must be positive"));
     }
-    let cache = opts.get("CACHE").map(|v| int32(v, "CACHE")).transpose()?.unwrap_or(10).max(1);
-    let mut ts = TScan::default();
+    let cache = opts
+        .get("CACHE")
+        .map(|v| int32(v, "CACHE"))
+        .transpose()?
+        .unwrap_or(10)
+        .max(1);
+    let mut ts = empty_scan();
     ts.caching = Some(cache);
     // Only each row's first cell is needed to count it, as HBase's count does.
     let user = opts.get("FILTER").map(|v| text(v, "FILTER")).transpose()?;
@@ -153,7 +229,12 @@ pub fn count(s: &mut Session, cmd: &Command) -> CmdResult {
         None => b"FirstKeyOnlyFilter()".to_vec(),
     });
     if let Some(v) = opts.get("COLUMNS") {
-        ts.columns = Some(bytes_list(v, "COLUMNS")?.iter().map(|c| column(c)).collect());
+        ts.columns = Some(
+            bytes_list(v, "COLUMNS")?
+                .iter()
+                .map(|c| column(c))
+                .collect(),
+        );
     }
     let name = show_table(&table).into_bytes();
     let interval = interval as usize;
@@ -164,7 +245,8 @@ pub fn count(s: &mut Session, cmd: &Command) -> CmdResult {
         }
     })?;
     if s.out.json {
-        s.out.json(serde_json::json!({"count": rows, "interrupted": stopped}));
+        s.out
+            .json(serde_json::json!({"count": rows, "interrupted": stopped}));
         return Ok(());
     }
     if stopped {

@@ -13,8 +13,12 @@ pub fn split_keys(algo: &str, n: i64) -> Result<Vec<Vec<u8>>, String> {
         "UniformSplit" | "org.apache.hadoop.hbase.util.RegionSplitter.UniformSplit" => {
             Ok(uniform(n))
         }
-        "DecimalStringSplit" => Err("SPLITALGO DecimalStringSplit is not supported (HexStringSplit, UniformSplit)".into()),
-        other => Err(format!("unknown SPLITALGO '{other}' (HexStringSplit, UniformSplit)")),
+        "DecimalStringSplit" => Err(
+            "SPLITALGO DecimalStringSplit is not supported (HexStringSplit, UniformSplit)".into(),
+        ),
+        other => Err(format!(
+            "unknown SPLITALGO '{other}' (HexStringSplit, UniformSplit)"
+        )),
     }
 }
 
@@ -24,10 +28,14 @@ fn hex_string(n: i64) -> Result<Vec<Vec<u8>>, String> {
     let range: u64 = 1 << 32;
     let n = u64::try_from(n).map_err(|_| "NUMREGIONS out of range".to_string())?;
     if n > range {
-        return Err(format!("split granularity ({n}) is greater than the range ({range})"));
+        return Err(format!(
+            "split granularity ({n}) is greater than the range ({range})"
+        ));
     }
     let step = range / n;
-    Ok((1..n).map(|i| format!("{:08x}", step * i).into_bytes()).collect())
+    Ok((1..n)
+        .map(|i| format!("{:08x}", step * i).into_bytes())
+        .collect())
 }
 
 /// UniformSplit: 8-byte keys from 0x00.. to 0xFF..FF (inclusive) in `n` equal steps, as
@@ -48,7 +56,14 @@ mod tests {
     #[test]
     fn hex_string_split() {
         let k = split_keys("HexStringSplit", 4).unwrap();
-        assert_eq!(k, vec![b"40000000".to_vec(), b"80000000".to_vec(), b"c0000000".to_vec()]);
+        assert_eq!(
+            k,
+            vec![
+                b"40000000".to_vec(),
+                b"80000000".to_vec(),
+                b"c0000000".to_vec()
+            ]
+        );
         let k = split_keys("HexStringSplit", 3).unwrap();
         assert_eq!(k, vec![b"55555555".to_vec(), b"aaaaaaaa".to_vec()]);
         assert_eq!(split_keys("HexStringSplit", 15).unwrap().len(), 14);
