@@ -202,10 +202,18 @@ pub fn alter(s: &mut Session, cmd: &Command) -> CmdResult {
                     let mut allowed = TABLE_KEYS.to_vec();
                     allowed.push("METHOD");
                     let opts = Opts::new(arg, &allowed, "alter")?;
+                    // The whole descriptor goes back, its families as the server described them.
+                    let columns = current.columns.iter().flatten().map(typed_only).collect();
                     let mut desc = TTableDescriptor {
-                        columns: None,
+                        columns: Some(columns),
                         ..current.clone()
                     };
+                    // A durability the table never set stays unset (HBase shows it only once set).
+                    let set =
+                        |k: &[u8]| desc.attributes.as_ref().is_some_and(|a| a.contains_key(k));
+                    if !set(b"DURABILITY") {
+                        desc.durability = None;
+                    }
                     for (k, v) in opts.keys() {
                         if k != "METHOD" {
                             table_attrs(&mut desc, k, v)?;

@@ -110,6 +110,26 @@ pub fn parse(input: &str) -> Result<Vec<Command>, SyntaxError> {
     }
 }
 
+/// Moves every position down `lines` lines: a script's commands are parsed a few lines at a
+/// time, and errors must name the line in the whole script.
+pub fn shift_lines(cmds: &mut [Command], lines: usize) {
+    fn value(v: &mut Value, lines: usize) {
+        v.pos.line += lines;
+        match &mut v.kind {
+            Kind::Array(items) => items.iter_mut().for_each(|i| value(i, lines)),
+            Kind::Hash(pairs) => pairs.iter_mut().for_each(|(k, v)| {
+                value(k, lines);
+                value(v, lines);
+            }),
+            _ => {}
+        }
+    }
+    for c in cmds {
+        c.pos.line += lines;
+        c.args.iter_mut().for_each(|a| value(a, lines));
+    }
+}
+
 struct Parser {
     toks: Vec<(Tok, Pos)>,
     i: usize,
@@ -256,105 +276,107 @@ impl Parser {
 
     fn value(&mut self) -> Result<Value, SyntaxError> {
         let (tok, pos) = self.next().ok_or_else(|| self.eof("a value"))?;
-        let kind =
-            match tok {
-                Tok::Str(s) => Kind::Str(s),
-                Tok::Int(i) => Kind::Int(i),
-                Tok::Ident(w) => match w.as_str() {
-                    "nil" => Kind::Nil,
-                    "true" => Kind::Bool(true),
-                    "false" => Kind::Bool(false),
-                    _ => return Err(SyntaxError::at(
+        let kind = match tok {
+            Tok::Str(s) => Kind::Str(s),
+            Tok::Int(i) => Kind::Int(i),
+            Tok::Ident(w) => match w.as_str() {
+                "nil" => Kind::Nil,
+                "true" => Kind::Bool(true),
+                "false" => Kind::Bool(false),
+                _ => {
+                    return Err(SyntaxError::at(
                         pos,
                         format!(
                             "`{w}`: variables and method calls are not supported; quote strings"
                         ),
-                    )),
-                },
-                Tok::Const(c) => {
-                    if !CONSTANTS.contains(&c.as_str()) {
-                        return Err(SyntaxError::at(pos, format!("unknown constant `{c}`")));
-                    }
-                    Kind::Str(c.into_bytes())
+                    ))
                 }
-                Tok::LBracket => {
-                    self.depth += 1;
-                    let mut items = Vec::new();
-                    loop {
-                        self.skip_soft_ends();
-                        if self.peek() == Some(&Tok::RBracket) {
-                            self.i += 1;
-                            break;
-                        }
-                        items.push(self.value()?);
-                        self.skip_soft_ends();
-                        match self.next() {
-                            Some((Tok::Comma, _)) => continue,
-                            Some((Tok::RBracket, _)) => break,
-                            Some((t, p)) => return Err(SyntaxError::at(
+            },
+            Tok::Const(c) => {
+                if !CONSTANTS.contains(&c.as_str()) {
+                    return Err(SyntaxError::at(pos, format!("unknown constant `{c}`")));
+                }
+                Kind::Str(c.into_bytes())
+            }
+            Tok::LBracket => {
+                self.depth += 1;
+                let mut items = Vec::new();
+                loop {
+                    self.skip_soft_ends();
+                    if self.peek() == Some(&Tok::RBracket) {
+                        self.i += 1;
+                        break;
+                    }
+                    items.push(self.value()?);
+                    self.skip_soft_ends();
+                    match self.next() {
+                        Some((Tok::Comma, _)) => continue,
+                        Some((Tok::RBracket, _)) => break,
+                        Some((t, p)) => {
+                            return Err(SyntaxError::at(
                                 p,
                                 format!(
                                     "expected `,` or `]` in the array opened at {pos}, found {}",
                                     describe(&t)
                                 ),
-                            )),
-                            None => return Err(self.eof("an array")),
+                            ))
                         }
+                        None => return Err(self.eof("an array")),
                     }
-                    self.depth -= 1;
-                    Kind::Array(items)
                 }
-                Tok::LBrace => {
-                    self.depth += 1;
-                    let mut pairs = Vec::new();
-                    loop {
-                        self.skip_soft_ends();
-                        if self.peek() == Some(&Tok::RBrace) {
-                            self.i += 1;
-                            break;
+                self.depth -= 1;
+                Kind::Array(items)
+            }
+            Tok::LBrace => {
+                self.depth += 1;
+                let mut pairs = Vec::new();
+                loop {
+                    self.skip_soft_ends();
+                    if self.peek() == Some(&Tok::RBrace) {
+                        self.i += 1;
+                        break;
+                    }
+                    let k = self.value()?;
+                    self.skip_soft_ends();
+                    match self.next() {
+                        Some((Tok::Arrow, _)) => {}
+                        Some((t, p)) => {
+                            return Err(SyntaxError::at(
+                                p,
+                                format!("expected `=>` after a hash key, found {}", describe(&t)),
+                            ))
                         }
-                        let k = self.value()?;
-                        self.skip_soft_ends();
-                        match self.next() {
-                            Some((Tok::Arrow, _)) => {}
-                            Some((t, p)) => {
-                                return Err(SyntaxError::at(
-                                    p,
-                                    format!(
-                                        "expected `=>` after a hash key, found {}",
-                                        describe(&t)
-                                    ),
-                                ))
-                            }
-                            None => return Err(self.eof("a hash")),
-                        }
-                        self.skip_soft_ends();
-                        let v = self.value()?;
-                        pairs.push((k, v));
-                        self.skip_soft_ends();
-                        match self.next() {
-                            Some((Tok::Comma, _)) => continue,
-                            Some((Tok::RBrace, _)) => break,
-                            Some((t, p)) => return Err(SyntaxError::at(
+                        None => return Err(self.eof("a hash")),
+                    }
+                    self.skip_soft_ends();
+                    let v = self.value()?;
+                    pairs.push((k, v));
+                    self.skip_soft_ends();
+                    match self.next() {
+                        Some((Tok::Comma, _)) => continue,
+                        Some((Tok::RBrace, _)) => break,
+                        Some((t, p)) => {
+                            return Err(SyntaxError::at(
                                 p,
                                 format!(
                                     "expected `,` or `}}` in the hash opened at {pos}, found {}",
                                     describe(&t)
                                 ),
-                            )),
-                            None => return Err(self.eof("a hash")),
+                            ))
                         }
+                        None => return Err(self.eof("a hash")),
                     }
-                    self.depth -= 1;
-                    Kind::Hash(pairs)
                 }
-                other => {
-                    return Err(SyntaxError::at(
-                        pos,
-                        format!("expected a value, found {}", describe(&other)),
-                    ))
-                }
-            };
+                self.depth -= 1;
+                Kind::Hash(pairs)
+            }
+            other => {
+                return Err(SyntaxError::at(
+                    pos,
+                    format!("expected a value, found {}", describe(&other)),
+                ))
+            }
+        };
         Ok(Value { pos, kind })
     }
 }

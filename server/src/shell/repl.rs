@@ -16,7 +16,7 @@ use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 
 use super::commands::{execute, COMMANDS};
-use super::parser::parse;
+use super::parser::{parse, shift_lines};
 use super::{args::show_table, Session, ShellArgs};
 
 /// What a batch of input did.
@@ -49,8 +49,9 @@ impl Runner<'_> {
         pending.text.push_str(line);
         pending.text.push('\n');
         match parse(&pending.text) {
-            Ok(cmds) => {
+            Ok(mut cmds) => {
                 pending.text.clear();
+                shift_lines(&mut cmds, pending.first_line - 1);
                 for cmd in &cmds {
                     if cmd.name == "exit" || cmd.name == "quit" {
                         return (Flow::Stop, false);
