@@ -399,7 +399,7 @@ mod tests {
             panic!("not a hash")
         };
         assert_eq!(pairs[0].0.kind, Kind::Str(b"SPLITS".to_vec()));
-        assert_eq!(pairs[0].1.pos, Pos { line: 1, col: 38 });
+        assert_eq!(pairs[0].1.pos, Pos { line: 1, col: 39 });
     }
 
     #[test]
@@ -469,7 +469,7 @@ mod tests {
         assert_eq!(e.pos, Pos { line: 1, col: 21 });
         let e = err("get 't', 'r' 'x'");
         assert_eq!(e.pos, Pos { line: 1, col: 14 });
-        let e = err("put 't', 'r', KEY => 'v', 'x'");
+        let e = err("put 't', 'r', NAME => 'v', 'x'");
         assert!(e.message.contains("plain argument"));
     }
 }
