@@ -5,7 +5,9 @@
 #      commands.golden (UPDATE_GOLDEN=1 rewrites it);
 #   2. seed.hb as `redbase shell < seed.hb` and as a script file argument, exit status 0;
 #   3. -n stops at the first error with exit status 1; -e runs one command; multi-line input;
-#      --format json prints one object per row.
+#      --format json prints one object per row;
+#   4. a terminal session in tmux: tab completion, multi-line input, history, Ctrl-C stopping a
+#      long count (the scanner loop scan shares) while the shell goes on.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -133,6 +135,58 @@ PY
 "$BIN" shell --thrift2 127.0.0.1:1 -e "list" >"$work/down.out" 2>&1
 [ "$?" -eq 1 ] || fail "an unreachable server did not give exit status 1"
 grep -q "cannot connect to the Thrift2 server at 127.0.0.1:1" "$work/down.out" || fail "unreachable: $(cat "$work/down.out")"
+
+# 4. a terminal session in tmux: completion, multi-line input, history, Ctrl-C during a scan
+if ! command -v tmux >/dev/null 2>&1; then
+    sudo_cmd=""
+    [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq && $sudo_cmd apt-get install -y -qq tmux >/dev/null ||
+        fail "cannot install tmux for the interactive test"
+fi
+if command -v tmux >/dev/null 2>&1; then
+    # A table big enough that a scan one row per call is still running when Ctrl-C comes.
+    {
+        echo "create 'big', 'f'"
+        for i in $(seq 1 6000); do echo "put 'big', 'row$i', 'f:q', 'v$i'"; done
+    } | "$BIN" shell --thrift2 "$ADDR" -n >/dev/null 2>&1 || fail "loading the big table failed"
+    session="redbase-shell-test-$$"
+    pane() { tmux capture-pane -t "$session" -p -S -200; }
+    wait_for() { # text, seconds
+        for _ in $(seq 1 $(($2 * 10))); do
+            pane | grep -qF -- "$1" && return 0
+            sleep 0.1
+        done
+        fail "interactive: no '$1' on the screen:"
+        pane >&2
+        return 1
+    }
+    tmux new-session -d -s "$session" -x 200 -y 50 \
+        "HOME=$work $BIN shell --thrift2 $ADDR; echo SHELL-EXITED-\$?; sleep 30"
+    wait_for "redbase:001:0>" 10
+    tmux send-keys -t "$session" "exi" Tab
+    tmux send-keys -t "$session" " 'coun" Tab
+    tmux send-keys -t "$session" Enter
+    wait_for "Table counters does exist" 10
+    tmux send-keys -t "$session" "get_counter 'counters'," Enter
+    wait_for "redbase:002:1*" 5
+    tmux send-keys -t "$session" "  'rk1', 'c:2'" Enter
+    wait_for "COUNTER VALUE = 100" 10
+    tmux send-keys -t "$session" Up Enter
+    wait_for "redbase:004:0>" 10
+    [ "$(pane | grep -c 'COUNTER VALUE = 100')" -eq 2 ] || fail "interactive: history did not repeat the command"
+    # Ctrl-C a moment after a count starts (about a second, one row per call; `count` reads
+    # through the same scanner loop as `scan` but prints little, so tmux passes the key at once).
+    tmux send-keys -t "$session" "count 'big', {CACHE => 1, INTERVAL => 100000}" Enter
+    sleep 0.3
+    tmux send-keys -t "$session" C-c
+    wait_for "Count interrupted (Ctrl-C)." 20
+    tmux send-keys -t "$session" "exists 'big'" Enter
+    wait_for "Table big does exist" 10
+    tmux send-keys -t "$session" "exit" Enter
+    wait_for "SHELL-EXITED-0" 10
+    grep -q "^exists 'counters'$" "$work/.redbase_shell_history" || fail "interactive: no history file"
+    tmux kill-session -t "$session" 2>/dev/null
+fi
 
 if [ "$failures" -ne 0 ]; then
     echo "tests/shell/run.sh: $failures failure(s)" >&2

@@ -87,7 +87,9 @@ pub fn describe_error(e: &thrift::Error) -> String {
     }
 }
 
-/// Whether the connection is gone (the shell reconnects before the next command).
+/// Whether the connection can no longer be trusted (the shell reconnects before the next
+/// call): anything but a declared exception. A read cut short (Ctrl-C during a call) leaves
+/// the reply on the wire, and the next call would read it as its own.
 pub fn is_connection_error(e: &thrift::Error) -> bool {
-    matches!(e, thrift::Error::Transport(_) | thrift::Error::Protocol(_))
+    !matches!(e, thrift::Error::User(_))
 }

@@ -226,8 +226,20 @@ impl Completer for ShellHelper {
                 .filter(|n| n.starts_with(word))
                 .collect()
         } else {
+            // Inside a quote, a completed table name closes it.
+            let quote = before[..start]
+                .chars()
+                .last()
+                .filter(|c| *c == '\'' || *c == '"');
             let tables = self.tables.lock().map(|t| t.clone()).unwrap_or_default();
-            tables.into_iter().filter(|t| t.starts_with(word)).collect()
+            tables
+                .into_iter()
+                .filter(|t| t.starts_with(word))
+                .map(|t| match quote {
+                    Some(q) => format!("{t}{q}"),
+                    None => t,
+                })
+                .collect()
         };
         out.sort();
         out.dedup();
@@ -250,13 +262,6 @@ fn refresh_tables(session: &mut Session, tables: &Arc<Mutex<Vec<String>>>) {
 }
 
 fn interactive(session: &mut Session, stop_on_error: bool) -> std::process::ExitCode {
-    // Ctrl-C while a command runs sets this flag (scans and counts stop at their next batch)
-    // instead of ending the shell; at the prompt the line editor reads Ctrl-C as a key.
-    if let Err(e) =
-        signal_hook::flag::register(signal_hook::consts::SIGINT, session.interrupted.clone())
-    {
-        eprintln!("redbase shell: Ctrl-C will end the shell ({e})");
-    }
     let mut editor: Editor<ShellHelper, rustyline::history::DefaultHistory> = match Editor::new() {
         Ok(e) => e,
         Err(e) => {
@@ -264,6 +269,15 @@ fn interactive(session: &mut Session, stop_on_error: bool) -> std::process::Exit
             return std::process::ExitCode::FAILURE;
         }
     };
+    // Ctrl-C while a command runs sets this flag (scans and counts stop at their next batch)
+    // instead of ending the shell; at the prompt the line editor reads Ctrl-C as a key. It is
+    // registered after the editor exists: the editor installs its own SIGINT action when it
+    // opens the terminal, and ours (with SA_RESTART, calling the editor's too) must be on top.
+    if let Err(e) =
+        signal_hook::flag::register(signal_hook::consts::SIGINT, session.interrupted.clone())
+    {
+        eprintln!("redbase shell: Ctrl-C will end the shell ({e})");
+    }
     let tables = Arc::new(Mutex::new(Vec::new()));
     editor.set_helper(Some(ShellHelper {
         tables: tables.clone(),
@@ -290,6 +304,7 @@ fn interactive(session: &mut Session, stop_on_error: bool) -> std::process::Exit
     };
     let mut line_no = 0usize;
     let mut count = 1usize;
+    let mut entry = String::new();
     loop {
         let prompt = if pending.text.is_empty() {
             format!("redbase:{count:03}:0> ")
@@ -299,10 +314,18 @@ fn interactive(session: &mut Session, stop_on_error: bool) -> std::process::Exit
         match editor.readline(&prompt) {
             Ok(line) => {
                 line_no += 1;
-                if !line.trim().is_empty() {
-                    let _ = editor.add_history_entry(line.as_str());
+                // History keeps whole commands: the lines of a multi-line one together.
+                if !entry.is_empty() {
+                    entry.push('\n');
                 }
+                entry.push_str(&line);
                 let (flow, more) = runner.feed(&mut pending, &line, line_no);
+                if !more {
+                    if !entry.trim().is_empty() {
+                        let _ = editor.add_history_entry(entry.as_str());
+                    }
+                    entry.clear();
+                }
                 if flow == Flow::Stop {
                     break;
                 }
@@ -313,6 +336,7 @@ fn interactive(session: &mut Session, stop_on_error: bool) -> std::process::Exit
             }
             Err(ReadlineError::Interrupted) => {
                 pending.text.clear();
+                entry.clear();
             }
             Err(ReadlineError::Eof) => break,
             Err(e) => {

@@ -90,6 +90,11 @@ fn run_scanner(
         }
         let batch = match s.call(|c| c.get_scanner_rows(id, batch)) {
             Ok(b) => b,
+            // Ctrl-C can cut the call itself short; that is a stop, not a failure.
+            Err(_) if s.was_interrupted() => {
+                stopped = true;
+                break Ok(());
+            }
             Err(e) => break Err(e),
         };
         if batch.is_empty() {
