@@ -16,6 +16,7 @@ pub mod metrics;
 pub mod scanners;
 pub mod security;
 pub mod server;
+pub mod shell;
 pub mod slowlog;
 pub mod thrift;
 pub mod thrift1;

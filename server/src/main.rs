@@ -62,6 +62,8 @@ enum Command {
     /// Read a password (or, with --token, a bearer token) from stdin and print the hash the
     /// auth file (--auth-file) stores for it.
     HashPassword(security_flags::HashPasswordArgs),
+    /// The HBase shell's commands over Thrift2, against redbase or any HBase Thrift2 gateway.
+    Shell(redbase::shell::ShellArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -162,6 +164,7 @@ fn main() -> std::process::ExitCode {
         Command::Codegen(args) => codegen_cmd::run(args),
         Command::Healthcheck(args) => healthcheck(args),
         Command::HashPassword(args) => security_flags::hash_password(args),
+        Command::Shell(args) => redbase::shell::run(args),
     }
 }
 

@@ -1,0 +1,95 @@
+//! The Thrift2 connection: the generated `THBaseService` client over one TCP connection, in
+//! the transport and protocol the server expects. HBase's Thrift2 server defaults to buffered
+//! transport and the binary protocol (`hbase.regionserver.thrift.framed` and `.compact` are
+//! false unless set), which redbase also accepts, so those are the defaults here.
+
+use thrift::protocol::{
+    TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
+    TInputProtocol, TOutputProtocol,
+};
+use thrift::transport::{
+    TBufferedReadTransport, TBufferedWriteTransport, TFramedReadTransport, TFramedWriteTransport,
+    TIoChannel, TTcpChannel,
+};
+
+use crate::generated::hbase2::{THBaseServiceSyncClient, TIOError, TIllegalArgument};
+
+pub type Client =
+    THBaseServiceSyncClient<Box<dyn TInputProtocol + Send>, Box<dyn TOutputProtocol + Send>>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Transport {
+    Buffered,
+    Framed,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Protocol {
+    Binary,
+    Compact,
+}
+
+/// Opens a connection to `addr` (`host:port`).
+pub fn connect(addr: &str, transport: Transport, protocol: Protocol) -> Result<Client, String> {
+    let mut channel = TTcpChannel::new();
+    channel
+        .open(addr)
+        .map_err(|e| format!("cannot connect to the Thrift2 server at {addr}: {e}"))?;
+    let (r, w) = channel
+        .split()
+        .map_err(|e| format!("cannot use the connection to {addr}: {e}"))?;
+    type R = Box<dyn std::io::Read + Send>;
+    type W = Box<dyn std::io::Write + Send>;
+    let (r, w): (R, W) = match transport {
+        Transport::Buffered => (
+            Box::new(TBufferedReadTransport::new(r)),
+            Box::new(TBufferedWriteTransport::new(w)),
+        ),
+        Transport::Framed => (
+            Box::new(TFramedReadTransport::new(r)),
+            Box::new(TFramedWriteTransport::new(w)),
+        ),
+    };
+    let (i, o): (
+        Box<dyn TInputProtocol + Send>,
+        Box<dyn TOutputProtocol + Send>,
+    ) = match protocol {
+        Protocol::Binary => (
+            Box::new(TBinaryInputProtocol::new(r, true)),
+            Box::new(TBinaryOutputProtocol::new(w, true)),
+        ),
+        Protocol::Compact => (
+            Box::new(TCompactInputProtocol::new(r)),
+            Box::new(TCompactOutputProtocol::new(w)),
+        ),
+    };
+    Ok(THBaseServiceSyncClient::new(i, o))
+}
+
+/// A failed call's message as the user should read it: the server's TIOError or
+/// TIllegalArgument text, or what went wrong on the connection.
+pub fn describe_error(e: &thrift::Error) -> String {
+    match e {
+        thrift::Error::User(u) => {
+            if let Some(io) = u.downcast_ref::<TIOError>() {
+                io.message.clone().unwrap_or_else(|| "TIOError".into())
+            } else if let Some(ia) = u.downcast_ref::<TIllegalArgument>() {
+                ia.message
+                    .clone()
+                    .unwrap_or_else(|| "TIllegalArgument".into())
+            } else {
+                u.to_string()
+            }
+        }
+        thrift::Error::Application(a) => a.message.clone(),
+        thrift::Error::Transport(t) => format!("connection to the server failed: {}", t.message),
+        thrift::Error::Protocol(p) => format!("bad reply from the server: {}", p.message),
+    }
+}
+
+/// Whether the connection can no longer be trusted (the shell reconnects before the next
+/// call): anything but a declared exception. A read cut short (Ctrl-C during a call) leaves
+/// the reply on the wire, and the next call would read it as its own.
+pub fn is_connection_error(e: &thrift::Error) -> bool {
+    !matches!(e, thrift::Error::User(_))
+}
