@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::acl::{client1, client2};
+use common::acl::{client1, client2, family1, tget};
 use common::server::TestServer;
 use redbase::generated::{hbase1 as h1, hbase2 as h2};
 use redbase::server::Config;
@@ -29,21 +29,7 @@ fn traffic(server: &TestServer, inline: &InlineCalls, n: u64) -> (u64, u64) {
     use h1::THbaseSyncClient;
     use h2::TTHBaseServiceSyncClient;
     let mut c1 = client1(server.thrift1);
-    c1.create_table(
-        b"t".to_vec(),
-        vec![h1::ColumnDescriptor {
-            name: Some(b"f:".to_vec()),
-            max_versions: Some(3),
-            compression: Some("NONE".into()),
-            in_memory: Some(false),
-            bloom_filter_type: Some("NONE".into()),
-            bloom_filter_vector_size: Some(0),
-            bloom_filter_nb_hashes: Some(0),
-            block_cache_enabled: Some(false),
-            time_to_live: Some(i32::MAX),
-        }],
-    )
-    .unwrap();
+    c1.create_table(b"t".to_vec(), vec![family1("f")]).unwrap();
     let m = h1::Mutation {
         is_delete: Some(false),
         column: Some(b"f:q".to_vec()),
@@ -64,28 +50,7 @@ fn traffic(server: &TestServer, inline: &InlineCalls, n: u64) -> (u64, u64) {
             )
             .unwrap();
         assert_eq!(cells[0].value.as_deref(), Some(&b"v"[..]));
-        let got = c2
-            .get(
-                b"t".to_vec(),
-                h2::TGet::new(
-                    b"r".to_vec(),
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                ),
-            )
-            .unwrap();
+        let got = c2.get(b"t".to_vec(), tget(b"r")).unwrap();
         assert_eq!(got.column_values[0].value, b"v".to_vec());
     }
     (after_writes, inline.count())

@@ -393,6 +393,25 @@ pub fn service_methods(generated: &str) -> Vec<String> {
         .collect()
 }
 
+/// Panics unless `table` lists every method of the generated service once and nothing else,
+/// and the service has `count` methods (a test of each gateway's method table).
+#[cfg(test)]
+pub fn assert_classified(generated: &str, table: &[(&str, Rule)], count: usize) {
+    let names = service_methods(generated);
+    assert_eq!(names.len(), count);
+    let listed: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
+    let mut sorted = listed.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), listed.len(), "a method is listed twice");
+    for n in &names {
+        assert!(listed.contains(&n.as_str()), "{n} has no access rule");
+    }
+    for n in &listed {
+        assert!(names.iter().any(|m| m == n), "{n} is not a method");
+    }
+}
+
 /// The rule of `method` in a method table; `None` for a name not in it.
 pub fn rule_of(table: &[(&str, Rule)], method: &str) -> Option<Rule> {
     table.iter().find(|(n, _)| *n == method).map(|(_, r)| *r)

@@ -38,6 +38,42 @@ pub fn client1(addr: SocketAddr) -> Client1 {
     h1::HbaseSyncClient::new(i, o)
 }
 
+/// A Thrift1 column family as HBase's clients send one (its defaults spelled out).
+pub fn family1(name: &str) -> h1::ColumnDescriptor {
+    h1::ColumnDescriptor {
+        name: Some(format!("{name}:").into_bytes()),
+        max_versions: Some(3),
+        compression: Some("NONE".into()),
+        in_memory: Some(false),
+        bloom_filter_type: Some("NONE".into()),
+        bloom_filter_vector_size: Some(0),
+        bloom_filter_nb_hashes: Some(0),
+        block_cache_enabled: Some(false),
+        time_to_live: Some(i32::MAX),
+    }
+}
+
+/// A Thrift2 get of a whole row.
+pub fn tget(row: &[u8]) -> h2::TGet {
+    h2::TGet::new(
+        row.to_vec(),
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+    )
+}
+
 /// Where a grant applies, as the wire names it.
 #[derive(Debug, Clone, Copy)]
 pub enum On<'a> {
