@@ -11,7 +11,7 @@
 # Environment: REDBASE_BIN [target/debug/redbase], ORACLE_THRIFT2_PORT [19091],
 # SHELL_ORACLE_KEEP=DIR keeps both raw and masked outputs in DIR.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 
 BIN="${REDBASE_BIN:-$PWD/target/debug/redbase}"
 HBASE_T2="127.0.0.1:${ORACLE_THRIFT2_PORT:-19091}"
@@ -64,8 +64,14 @@ if [ "$rc_redbase" -ne "$rc_hbase" ]; then
     echo "tests/oracle/shell.sh: exit status $rc_redbase against redbase, $rc_hbase against HBase" >&2
     status=1
 fi
-sed -E -f tests/shell/mask.sed <"$work/redbase.out" >"$work/redbase.masked"
-sed -E -f tests/shell/mask.sed <"$work/hbase.out" >"$work/hbase.masked"
+# Beyond tests/shell/mask.sed: list_regions pads its columns to the longest region name, and
+# the names hold the region id, which HBase's Thrift2 gateway always answers as 0 (see
+# docs/compatibility.md): the table's padding is squeezed.
+oracle_mask() {
+    sed -E -f tests/shell/mask.sed | sed -E '/ \| .* \|$/{s/ +/ /g; s/-+/-/g}'
+}
+oracle_mask <"$work/redbase.out" >"$work/redbase.masked"
+oracle_mask <"$work/hbase.out" >"$work/hbase.masked"
 if [ -n "${SHELL_ORACLE_KEEP:-}" ]; then
     mkdir -p "$SHELL_ORACLE_KEEP"
     cp "$work"/redbase.out "$work"/hbase.out "$work"/*.masked "$SHELL_ORACLE_KEEP"/
