@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The HBase differential oracle as a test suite: every tests/oracle/scenarios/*.json run against
 # redbase (target/debug/redbase) and a real HBase 2.6.1 (tests/oracle/hbase.sh), answers compared
-# by tests/oracle/diff.py. Exits non-zero on any difference not listed in tests/oracle/allow.json.
+# by tests/oracle/diff.py; and tests/oracle/shell.sh, `redbase shell` running tests/shell/commands.hb
+# against redbase and against HBase's Thrift2 gateway. Exits non-zero on any difference not listed
+# in tests/oracle/allow.json (diff.py) or tests/oracle/shell-allow.json (shell.sh).
 #
 # Installs what it needs on a fresh Debian machine: a JDK 17 and Maven through apt when missing
 # (hbase.sh runs Maven once to fetch HBase's jars into ~/.cache/redbase-oracle), the pinned Python
@@ -70,8 +72,17 @@ else
     started=1
 fi
 
-echo "== python3 tests/oracle/diff.py"
 status=0
+# first, while the oracle holds no tables of the scenarios: `list` and `status` in
+# tests/shell/commands.hb see every table of the server
+echo "== tests/oracle/shell.sh (redbase shell: commands.hb against redbase and HBase's Thrift2 gateway)"
+shell_status=0
+tests/oracle/shell.sh || shell_status=$?
+echo "== python3 tests/oracle/diff.py"
 "$PYTHON" tests/oracle/diff.py "$@" || status=$?
+if [ "$shell_status" -ne 0 ]; then
+    echo "tests/oracle/run.sh: tests/oracle/shell.sh exit $shell_status"
+    [ "$status" -ne 0 ] || status=$shell_status
+fi
 echo "tests/oracle/run.sh: diff.py exit $status after $(($(date +%s) - t0))s (oracle start included)"
 exit "$status"

@@ -62,16 +62,7 @@ stop_server() {
 
 # What changes from run to run: timestamps, timings, ports, region ids, the cluster id, the user.
 mask() {
-    sed -E \
-        -e 's/timestamp=[^,]*,/timestamp=<ts>,/g' \
-        -e 's/Took [0-9]+\.[0-9]{4} seconds/Took <t> seconds/' \
-        -e 's/127\.0\.0\.1:[0-9]+/<addr>/g' \
-        -e 's/localhost([,:])[0-9]{5}/localhost\1<port>/g' \
-        -e 's/<port>,[0-9]{13}/<port>,<startcode>/g' \
-        -e 's/,[0-9]{13}\.[0-9a-f]{32}\./,<id>.<encoded>./g' \
-        -e 's/ENCODED => [0-9a-f]{32}/ENCODED => <encoded>/g' \
-        -e 's/cluster id .*/cluster id <id>/' \
-        -e 's/^[^ ]+ \(auth:SIMPLE\)$/<user> (auth:SIMPLE)/'
+    sed -E -f tests/shell/mask.sed
 }
 
 failures=0

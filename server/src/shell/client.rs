@@ -72,11 +72,9 @@ pub fn describe_error(e: &thrift::Error) -> String {
     match e {
         thrift::Error::User(u) => {
             if let Some(io) = u.downcast_ref::<TIOError>() {
-                io.message.clone().unwrap_or_else(|| "TIOError".into())
+                without_stack(io.message.as_deref().unwrap_or("TIOError"))
             } else if let Some(ia) = u.downcast_ref::<TIllegalArgument>() {
-                ia.message
-                    .clone()
-                    .unwrap_or_else(|| "TIllegalArgument".into())
+                without_stack(ia.message.as_deref().unwrap_or("TIllegalArgument"))
             } else {
                 u.to_string()
             }
@@ -87,9 +85,39 @@ pub fn describe_error(e: &thrift::Error) -> String {
     }
 }
 
+/// A server's error text without the Java stack trace HBase's gateway appends to it (lines
+/// `\tat class.method(File.java:N)` and `Caused by:` chains after the first line).
+fn without_stack(message: &str) -> String {
+    let mut kept = Vec::new();
+    for line in message.lines() {
+        let t = line.trim_start();
+        if t.starts_with("at ") && line.starts_with(|c: char| c.is_whitespace()) {
+            break;
+        }
+        kept.push(line);
+    }
+    kept.join("\n").trim_end().to_string()
+}
+
 /// Whether the connection can no longer be trusted (the shell reconnects before the next
 /// call): anything but a declared exception. A read cut short (Ctrl-C during a call) leaves
 /// the reply on the wire, and the next call would read it as its own.
 pub fn is_connection_error(e: &thrift::Error) -> bool {
     !matches!(e, thrift::Error::User(_))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_stack;
+
+    #[test]
+    fn stack_traces_are_dropped() {
+        let m = "org.apache.hadoop.hbase.DoNotRetryIOException: Field is not a long\n\tat org.apache.X.y(X.java:1)\n\tat z\n";
+        assert_eq!(
+            without_stack(m),
+            "org.apache.hadoop.hbase.DoNotRetryIOException: Field is not a long"
+        );
+        assert_eq!(without_stack("plain message\n"), "plain message");
+        assert_eq!(without_stack("two\nlines"), "two\nlines");
+    }
 }

@@ -1,6 +1,7 @@
 //! The command table: every command's name, group, help text and handler. `help`, tab
 //! completion and dispatch all read this one table, so a command cannot exist without help.
 
+use crate::generated::hbase2::TTHBaseServiceSyncClient as _;
 use std::time::Instant;
 
 use super::args::{CmdError, CmdResult};
@@ -113,7 +114,7 @@ pub fn execute(session: &mut Session, cmd: &Command) -> CmdResult {
         .interrupted
         .store(false, std::sync::atomic::Ordering::SeqCst);
     session.ret = None;
-    let result = (spec.run)(session, cmd);
+    let result = (spec.run)(session, cmd).map_err(|e| unknown_table(session, cmd, e));
     match &result {
         Ok(()) => {}
         Err(e) => print_error(session, e, Some(spec.name)),
@@ -126,6 +127,53 @@ pub fn execute(session: &mut Session, cmd: &Command) -> CmdResult {
     }
     session.out.flush();
     result
+}
+
+/// Commands whose first argument names an existing table.
+const ON_A_TABLE: &[&str] = &[
+    "alter",
+    "describe",
+    "desc",
+    "enable",
+    "disable",
+    "is_enabled",
+    "is_disabled",
+    "drop",
+    "truncate",
+    "truncate_preserve",
+    "put",
+    "get",
+    "scan",
+    "count",
+    "delete",
+    "deleteall",
+    "incr",
+    "get_counter",
+    "append",
+    "get_splits",
+    "list_regions",
+    "locate_region",
+];
+
+/// A server error on a table that does not exist reads as HBase's shell says it, `Unknown
+/// table t!`, whatever text the server gave (HBase's Thrift2 gateway answers only the table's
+/// name, redbase a sentence): the shell asks whether the table exists, as HBase's shell
+/// translates a TableNotFoundException.
+fn unknown_table(session: &mut Session, cmd: &Command, e: CmdError) -> CmdError {
+    if e.usage || !ON_A_TABLE.contains(&cmd.name.as_str()) {
+        return e;
+    }
+    let Some(name) = cmd
+        .args
+        .first()
+        .and_then(|v| super::args::table_name(v).ok())
+    else {
+        return e;
+    };
+    match session.call(|c| c.table_exists(name.clone())) {
+        Ok(false) => CmdError::failed(format!("Unknown table {}!", super::args::show_table(&name))),
+        _ => e,
+    }
 }
 
 fn print_error(session: &mut Session, e: &CmdError, cmd: Option<&str>) {

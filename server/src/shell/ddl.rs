@@ -389,8 +389,18 @@ pub fn disable(s: &mut Session, cmd: &Command) -> CmdResult {
     simple(s, cmd, |c, t| c.disable_table(t))
 }
 
+/// As HBase's shell, `drop` checks first that the table is disabled (its message, whatever
+/// the server would answer to deleting an enabled table).
 pub fn drop(s: &mut Session, cmd: &Command) -> CmdResult {
-    simple(s, cmd, |c, t| c.delete_table(t))
+    arity(&cmd.args, 1, 1, "drop")?;
+    let name = table_name(&cmd.args[0])?;
+    if s.call(|c| c.is_table_enabled(name.clone()))? {
+        return Err(CmdError::usage(format!(
+            "Table {} is enabled. Disable it first.",
+            super::args::show_table(&name)
+        )));
+    }
+    s.call(|c| c.delete_table(name))
 }
 
 pub fn is_enabled(s: &mut Session, cmd: &Command) -> CmdResult {
