@@ -9,6 +9,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -29,7 +30,12 @@ func main() {
 	flag.Parse()
 	value, err := run(*addr, *caFile, *certFile, *keyFile, *plaintext, *table)
 	if err != nil {
-		fmt.Printf("ERROR %v\n", err)
+		var ioe *hbase2.TIOError
+		if errors.As(err, &ioe) && ioe.Message != nil {
+			fmt.Printf("ERROR TIOError: %s\n", *ioe.Message)
+		} else {
+			fmt.Printf("ERROR %v\n", err)
+		}
 		os.Exit(2)
 	}
 	fmt.Printf("OK %s\n", value)
