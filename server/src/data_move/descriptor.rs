@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::format::{b64, b64_map, unb64, unb64_map};
+use crate::engine::family_values::{ALWAYS, OPTIONAL};
 use crate::generated::hbase2::{
     TBloomFilterType, TColumnFamilyDescriptor, TCompressionAlgorithm, TDataBlockEncoding,
     TDurability, TKeepDeletedCells, TTableDescriptor, TTableName,
@@ -151,8 +152,28 @@ fn family_from_thrift(c: &TColumnFamilyDescriptor) -> FamilyDesc {
     }
 }
 
+/// The family for `create_table`. The source's attributes are HBase's values map, which repeats
+/// every typed setting under its well-known key: only the free-form keys go back as attributes
+/// (and INDEX_BLOCK_ENCODING, which has no typed field, when not the default), and an optional
+/// typed setting goes back only if the source's map showed it as set, so the new table
+/// describes itself exactly as the source did.
 fn family_to_thrift(f: &FamilyDesc) -> Result<TColumnFamilyDescriptor, String> {
-    let attributes = unb64_map("a family attribute", &f.attributes)?;
+    let source = unb64_map("a family attribute", &f.attributes)?;
+    let shown = |key: &str| source.is_empty() || source.contains_key(key.as_bytes());
+    let well_known = |key: &[u8]| {
+        ALWAYS
+            .iter()
+            .chain(OPTIONAL.iter())
+            .any(|k| k.as_bytes() == key)
+    };
+    let attributes: BTreeMap<Vec<u8>, Vec<u8>> = source
+        .iter()
+        .filter(|(k, v)| {
+            !well_known(k) || (k.as_slice() == b"INDEX_BLOCK_ENCODING" && v.as_slice() != b"NONE")
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let optional = |v: Option<bool>, key: &str| v.filter(|_| shown(key));
     Ok(TColumnFamilyDescriptor {
         name: unb64("a family name", &f.name)?,
         attributes: (!attributes.is_empty()).then_some(attributes),
@@ -160,7 +181,7 @@ fn family_to_thrift(f: &FamilyDesc) -> Result<TColumnFamilyDescriptor, String> {
         block_size: f.block_size,
         bloomn_filter_type: f.bloom_filter.map(TBloomFilterType),
         compression_type: f.compression.map(TCompressionAlgorithm),
-        dfs_replication: f.dfs_replication,
+        dfs_replication: f.dfs_replication.filter(|_| shown("DFS_REPLICATION")),
         data_block_encoding: f.data_block_encoding.map(TDataBlockEncoding),
         keep_deleted_cells: f.keep_deleted_cells.map(TKeepDeletedCells),
         max_versions: f.max_versions,
@@ -168,11 +189,11 @@ fn family_to_thrift(f: &FamilyDesc) -> Result<TColumnFamilyDescriptor, String> {
         scope: f.scope,
         time_to_live: f.time_to_live,
         block_cache_enabled: f.block_cache_enabled,
-        cache_blooms_on_write: f.cache_blooms_on_write,
-        cache_data_on_write: f.cache_data_on_write,
-        cache_indexes_on_write: f.cache_indexes_on_write,
-        compress_tags: f.compress_tags,
-        evict_blocks_on_close: f.evict_blocks_on_close,
+        cache_blooms_on_write: optional(f.cache_blooms_on_write, "CACHE_BLOOMS_ON_WRITE"),
+        cache_data_on_write: optional(f.cache_data_on_write, "CACHE_DATA_ON_WRITE"),
+        cache_indexes_on_write: optional(f.cache_indexes_on_write, "CACHE_INDEX_ON_WRITE"),
+        compress_tags: optional(f.compress_tags, "COMPRESS_TAGS"),
+        evict_blocks_on_close: optional(f.evict_blocks_on_close, "EVICT_BLOCKS_ON_CLOSE"),
         in_memory: f.in_memory,
     })
 }
