@@ -15,9 +15,10 @@ use redbase_codegen::Value;
 use super::descriptor::{full_name, table_name};
 use super::import::{open_sink, ImportArgs, Pending};
 use super::progress;
+use super::sink::Writer;
 use crate::generated::hbase2::{
     TBloomFilterType, TColumnFamilyDescriptor, TColumnValue, TCompressionAlgorithm,
-    TDataBlockEncoding, TKeepDeletedCells, TPut, TTableDescriptor,
+    TDataBlockEncoding, TDurability, TKeepDeletedCells, TPut, TTableDescriptor,
 };
 
 /// What one field of a record is.
@@ -110,6 +111,7 @@ pub fn run(args: &ImportArgs, path: &Path) -> Result<(), String> {
         sink.create_table(descriptor(table, &target), table.splits.clone())
             .map_err(|e| format!("cannot create table {target}: {e}"))?;
     }
+    let mut sink = Writer::start(sink);
     let bar = progress::bar(args.quiet);
     bar.set_message(target.clone());
     let mut pending = Pending::new(target.clone(), args.chunk);
@@ -119,7 +121,7 @@ pub fn run(args: &ImportArgs, path: &Path) -> Result<(), String> {
         let parsed = match record {
             Ok(r) => {
                 let line = r.position().map_or(0, |p| p.line());
-                to_put(table, &fields, &r)
+                to_put(table, &fields, &r, args.durability.thrift())
                     .map_err(|(col, e)| format!("{}:{line}:{col}: {e}", path.display()))
             }
             Err(e) => {
@@ -151,8 +153,7 @@ pub fn run(args: &ImportArgs, path: &Path) -> Result<(), String> {
         }
     }
     bar.finish_and_clear();
-    let flushed = pending.flush(&mut sink);
-    sink.close();
+    let flushed = pending.flush(&mut sink).and(sink.finish());
     let elapsed = started.elapsed();
     let summary = format!(
         "{rows} rows, {cells} cells into {target} in {:.1} s ({} cells/s); {errors} bad line(s) \
@@ -275,7 +276,12 @@ fn parse_value(ty: ScalarType, text: &str) -> Result<Value, String> {
 }
 
 /// One record as a put; errors carry the 1-based field number.
-fn to_put(table: &Table, fields: &[Field], r: &csv::StringRecord) -> Result<TPut, (usize, String)> {
+fn to_put(
+    table: &Table,
+    fields: &[Field],
+    r: &csv::StringRecord,
+    durability: TDurability,
+) -> Result<TPut, (usize, String)> {
     if r.len() != fields.len() {
         return Err((
             r.len().min(fields.len()) + 1,
@@ -341,7 +347,7 @@ fn to_put(table: &Table, fields: &[Field], r: &csv::StringRecord) -> Result<TPut
         .into_iter()
         .map(|(f, q, v)| TColumnValue::new(f, q, v, timestamp, None, None))
         .collect();
-    Ok(TPut::new(key, values, None, None, None, None))
+    Ok(TPut::new(key, values, None, None, durability, None))
 }
 
 /// The table as the schema declares it: families with their settings (unset ones keep the

@@ -10,8 +10,8 @@ use std::time::Instant;
 use super::client::{ConnectArgs, Connection};
 use super::format::{unb64, FileReader, Line, RowRecord};
 use super::progress;
-use super::sink::Sink;
-use crate::generated::hbase2::{TColumnValue, TPut};
+use super::sink::{Sink, Writer};
+use crate::generated::hbase2::{TColumnValue, TDurability, TPut};
 
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
@@ -59,9 +59,29 @@ pub struct ImportArgs {
     /// timestamp, `-` to skip. Without it the first line of the file names the fields.
     #[arg(long, value_delimiter = ',')]
     pub columns: Vec<String>,
+    /// How each chunk is written: `async` (ASYNC_WAL: acknowledged once logged, made durable
+    /// within the server's flush interval; an interrupted import is simply run again, as every
+    /// cell carries its timestamp) or `sync` (every chunk durable before the next).
+    #[arg(long, value_enum, default_value_t = WriteDurability::Async)]
+    pub durability: WriteDurability,
     /// No progress line.
     #[arg(long)]
     pub quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum WriteDurability {
+    Async,
+    Sync,
+}
+
+impl WriteDurability {
+    pub fn thrift(self) -> TDurability {
+        match self {
+            WriteDurability::Async => TDurability::ASYNC_WAL,
+            WriteDurability::Sync => TDurability::SYNC_WAL,
+        }
+    }
 }
 
 /// The destination of either importer.
@@ -90,7 +110,7 @@ impl Pending {
         }
     }
 
-    pub fn add(&mut self, sink: &mut Sink, put: TPut) -> Result<(), String> {
+    pub fn add(&mut self, sink: &mut Writer, put: TPut) -> Result<(), String> {
         self.cells += put.column_values.len() as u64;
         self.puts.push(put);
         if self.cells >= self.chunk {
@@ -99,7 +119,7 @@ impl Pending {
         Ok(())
     }
 
-    pub fn flush(&mut self, sink: &mut Sink) -> Result<(), String> {
+    pub fn flush(&mut self, sink: &mut Writer) -> Result<(), String> {
         self.cells = 0;
         sink.put(&self.table, std::mem::take(&mut self.puts))
     }
@@ -146,6 +166,7 @@ pub fn run(args: &ImportArgs, path: &std::path::Path) -> Result<(), String> {
         sink.create_table(d, splits)
             .map_err(|e| format!("cannot create table {target}: {e}"))?;
     }
+    let mut sink = Writer::start(sink);
     let bar = progress::bar(args.quiet);
     let mut pending: Option<(usize, Pending)> = None;
     let (mut lines, mut cells, mut errors) = (0u64, 0u64, 0u64);
@@ -156,11 +177,13 @@ pub fn run(args: &ImportArgs, path: &std::path::Path) -> Result<(), String> {
             Err(e) => break Err(e),
         };
         match line {
-            Line::Row(r) => match to_put(&r) {
+            Line::Row(r) => match to_put(&r, args.durability.thrift()) {
                 Ok(put) => {
                     if pending.as_ref().map(|p| p.0) != Some(r.t) {
                         if let Some((_, mut p)) = pending.take() {
-                            p.flush(&mut sink)?;
+                            if let Err(e) = p.flush(&mut sink) {
+                                break Err(format!("cannot write: {e}"));
+                            }
                         }
                         bar.set_message(targets[r.t].clone());
                         pending = Some((r.t, Pending::new(targets[r.t].clone(), args.chunk)));
@@ -169,8 +192,9 @@ pub fn run(args: &ImportArgs, path: &std::path::Path) -> Result<(), String> {
                     cells += put.column_values.len() as u64;
                     bar.inc(1);
                     if let Some((_, p)) = pending.as_mut() {
-                        p.add(&mut sink, put)
-                            .map_err(|e| reader.at(&format!("cannot write: {e}")))?;
+                        if let Err(e) = p.add(&mut sink, put) {
+                            break Err(reader.at(&format!("cannot write: {e}")));
+                        }
                     }
                 }
                 Err(e) => {
@@ -197,10 +221,11 @@ pub fn run(args: &ImportArgs, path: &std::path::Path) -> Result<(), String> {
     };
     bar.finish_and_clear();
     // What was read before a cut or a bad line is written either way, and the error says so.
-    if let Some((_, mut p)) = pending.take() {
-        p.flush(&mut sink)?;
-    }
-    sink.close();
+    let flushed = match pending.take() {
+        Some((_, mut p)) => p.flush(&mut sink),
+        None => Ok(()),
+    };
+    let outcome = outcome.and(flushed).and(sink.finish());
     let elapsed = started.elapsed();
     let summary = format!(
         "{lines} row lines, {cells} cells into {} in {:.1} s ({} cells/s); {errors} bad line(s) \
@@ -223,7 +248,7 @@ fn too_many(errors: u64, max: u64) -> String {
 }
 
 /// A row line as one put, every cell with its timestamp.
-fn to_put(r: &RowRecord) -> Result<TPut, String> {
+fn to_put(r: &RowRecord, durability: TDurability) -> Result<TPut, String> {
     let row = unb64("the row key", &r.row)?;
     if row.is_empty() {
         return Err("the row key is empty".into());
@@ -251,5 +276,5 @@ fn to_put(r: &RowRecord) -> Result<TPut, String> {
     if values.is_empty() {
         return Err("the row line has no cells".into());
     }
-    Ok(TPut::new(row, values, None, None, None, None))
+    Ok(TPut::new(row, values, None, None, durability, None))
 }

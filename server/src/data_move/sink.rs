@@ -99,3 +99,67 @@ impl Sink {
         }
     }
 }
+
+/// The sink on a thread of its own, so reading and converting the next chunk overlaps the
+/// server (or engine) writing this one: an import runs at the pace of the slower side, not
+/// the sum of both. At most two chunks wait in the queue, which bounds memory.
+pub struct Writer {
+    tx: Option<std::sync::mpsc::SyncSender<(String, Vec<TPut>)>>,
+    thread: Option<std::thread::JoinHandle<Result<(), String>>>,
+}
+
+impl Writer {
+    pub fn start(sink: Sink) -> Writer {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(String, Vec<TPut>)>(2);
+        let thread = std::thread::spawn(move || {
+            let mut sink = sink;
+            let mut result = Ok(());
+            for (table, puts) in rx {
+                result = sink.put(&table, puts);
+                if result.is_err() {
+                    break;
+                }
+            }
+            sink.close();
+            result
+        });
+        Writer {
+            tx: Some(tx),
+            thread: Some(thread),
+        }
+    }
+
+    /// Queues a chunk; if the writer stopped on an error, that error.
+    pub fn put(&mut self, table: &str, puts: Vec<TPut>) -> Result<(), String> {
+        if puts.is_empty() {
+            return Ok(());
+        }
+        let sent = match &self.tx {
+            Some(tx) => tx.send((table.to_string(), puts)).is_ok(),
+            None => false,
+        };
+        if sent {
+            Ok(())
+        } else {
+            Err(self
+                .join()
+                .err()
+                .unwrap_or_else(|| "the writer stopped".into()))
+        }
+    }
+
+    /// Waits for every queued chunk to be written and the sink closed.
+    pub fn finish(mut self) -> Result<(), String> {
+        self.join()
+    }
+
+    fn join(&mut self) -> Result<(), String> {
+        self.tx = None;
+        match self.thread.take() {
+            Some(t) => t
+                .join()
+                .unwrap_or_else(|_| Err("the writer thread failed".into())),
+            None => Err("the writer stopped".into()),
+        }
+    }
+}
