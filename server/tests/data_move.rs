@@ -16,7 +16,9 @@ use redbase::engine::{Engine, EngineConfig};
 fn a_million_cells_round_trip_with_versions_timestamps_and_split_points() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
+    let seeded = Instant::now();
     seed(&data, "big", 100_000);
+    eprintln!("seed: {:?}", seeded.elapsed());
     let file = dir.path().join("big.rbx");
     let server = Server::start(&data);
     let started = Instant::now();
@@ -46,8 +48,10 @@ fn a_million_cells_round_trip_with_versions_timestamps_and_split_points() {
     assert!(out.contains("1000000 cells into copy"), "{out}");
     server.stop();
 
+    let compared = Instant::now();
     let e = Engine::open(&data, EngineConfig::default()).unwrap();
     assert_eq!(compare_tables(&e, "big", "copy"), 1_000_000);
+    eprintln!("compare: {:?}", compared.elapsed());
     assert_eq!(region_starts(&e, "big"), region_starts(&e, "copy"));
     assert_eq!(region_starts(&e, "copy").len(), 4);
     let (src, dst) = (
