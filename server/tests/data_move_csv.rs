@@ -36,6 +36,11 @@ fn repo_root() -> PathBuf {
 
 /// Reads `t:h` (hits, an 8-byte big-endian counter) of a row.
 fn hits(e: &Engine, table: &str, key: &[u8]) -> Option<i64> {
+    hits_at(e, table, key).map(|(v, _)| v)
+}
+
+/// `t:h` and its timestamp.
+fn hits_at(e: &Engine, table: &str, key: &[u8]) -> Option<(i64, i64)> {
     let r = e
         .get(
             table,
@@ -44,7 +49,10 @@ fn hits(e: &Engine, table: &str, key: &[u8]) -> Option<i64> {
         .unwrap()?;
     let cells = r.to_cells();
     let c = cells.iter().find(|c| &c.qualifier[..] == b"h")?;
-    Some(i64::from_be_bytes(c.value[..].try_into().unwrap()))
+    Some((
+        i64::from_be_bytes(c.value[..].try_into().unwrap()),
+        c.timestamp,
+    ))
 }
 
 #[test]
@@ -167,7 +175,7 @@ fn csv_import_builds_md5_prefixed_keys_as_the_sdk_vectors_say() {
     let tsv = dir.path().join("by_user.tsv");
     std::fs::write(
         &tsv,
-        "dave\tjericho\t201510\t7\tignored\nelton\tweb_01\t42\t8\tx\n",
+        "dave\tjericho\t201510\t7\tignored\t1445000000123\nelton\tweb_01\t42\t8\tx\t1445000000456\n",
     )
     .unwrap();
     let out = ok(run(&[
@@ -183,7 +191,7 @@ fn csv_import_builds_md5_prefixed_keys_as_the_sdk_vectors_say() {
         "--delimiter",
         "tab",
         "--columns",
-        "user_id,system_id,period,t:hits,-",
+        "user_id,system_id,period,t:hits,-,HBASE_TS_KEY",
     ]));
     assert!(
         out.contains("2 rows, 2 cells into access-logs-by-user"),
@@ -208,11 +216,11 @@ fn csv_import_builds_md5_prefixed_keys_as_the_sdk_vectors_say() {
     want.extend("123456789abcdef".chars().map(|c| vec![c as u8]));
     assert_eq!(starts, want, "pre-split at 1..f as the schema derives");
     assert_eq!(
-        hits(&e, "access-logs-by-user", b"dave|jericho|201510"),
-        Some(7)
+        hits_at(&e, "access-logs-by-user", b"dave|jericho|201510"),
+        Some((7, 1_445_000_000_123))
     );
     assert_eq!(
-        hits(&e, "access-logs-by-user", b"elton|web_01|000042"),
-        Some(8)
+        hits_at(&e, "access-logs-by-user", b"elton|web_01|000042"),
+        Some((8, 1_445_000_000_456))
     );
 }
