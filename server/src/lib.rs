@@ -6,6 +6,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod data_move;
 pub mod engine;
 pub mod filter;
 pub mod gateway;

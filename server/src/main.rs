@@ -64,6 +64,12 @@ enum Command {
     HashPassword(security_flags::HashPasswordArgs),
     /// The HBase shell's commands over Thrift2, against redbase or any HBase Thrift2 gateway.
     Shell(redbase::shell::ShellArgs),
+    /// Write tables (descriptors, split points, every cell with its timestamp) to an export
+    /// file over Thrift2.
+    Export(Box<redbase::data_move::ExportArgs>),
+    /// Load an export file or a CSV/TSV file into tables, over Thrift2 or into an offline
+    /// data directory.
+    Import(Box<redbase::data_move::ImportArgs>),
 }
 
 #[derive(clap::Args, Debug)]
@@ -165,6 +171,8 @@ fn main() -> std::process::ExitCode {
         Command::Healthcheck(args) => healthcheck(args),
         Command::HashPassword(args) => security_flags::hash_password(args),
         Command::Shell(args) => redbase::shell::run(args),
+        Command::Export(args) => redbase::data_move::export(*args),
+        Command::Import(args) => redbase::data_move::import(*args),
     }
 }
 

@@ -14,7 +14,7 @@ use super::error::SchemaError;
 use super::schema::{FamilyDescriptor, KeepDeletedCells};
 
 /// Keys in every family's map (HBase's `ColumnFamilyDescriptorBuilder` defaults).
-const ALWAYS: [&str; 12] = [
+pub const ALWAYS: [&str; 12] = [
     "BLOCKCACHE",
     "BLOCKSIZE",
     "BLOOMFILTER",

@@ -31,10 +31,15 @@ pub enum Protocol {
 
 /// Opens a connection to `addr` (`host:port`).
 pub fn connect(addr: &str, transport: Transport, protocol: Protocol) -> Result<Client, String> {
-    let mut channel = TTcpChannel::new();
-    channel
-        .open(addr)
+    let stream = std::net::TcpStream::connect(addr)
         .map_err(|e| format!("cannot connect to the Thrift2 server at {addr}: {e}"))?;
+    // Without it, the last piece of a request the buffered transport writes in several
+    // pieces waits for the server's delayed ACK (Nagle): about 40 ms per call, which made a
+    // bulk import over the buffered transport 20 times slower than over the framed one.
+    stream
+        .set_nodelay(true)
+        .map_err(|e| format!("cannot use the connection to {addr}: {e}"))?;
+    let channel = TTcpChannel::with_stream(stream);
     let (r, w) = channel
         .split()
         .map_err(|e| format!("cannot use the connection to {addr}: {e}"))?;

@@ -1,0 +1,45 @@
+//! The Thrift2 connection export and import use: the shell's client (`shell::client`) with
+//! the address and wire settings as flags, and errors as the user should read them.
+
+use crate::shell::client::{connect, describe_error, Client, Protocol, Transport};
+
+/// Where the Thrift2 server is and how it speaks.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ConnectArgs {
+    /// The Thrift2 (`THBaseService`) server: redbase's `--thrift2-addr` or HBase's `hbase
+    /// thrift2` gateway.
+    #[arg(
+        long = "thrift2",
+        env = "REDBASE_THRIFT2",
+        default_value = "127.0.0.1:9091"
+    )]
+    pub thrift2: String,
+    /// Thrift transport the server expects (HBase's default is buffered).
+    #[arg(long, value_enum, default_value_t = Transport::Buffered)]
+    pub transport: Transport,
+    /// Thrift protocol the server expects (HBase's default is binary).
+    #[arg(long, value_enum, default_value_t = Protocol::Binary)]
+    pub protocol: Protocol,
+}
+
+pub struct Connection {
+    pub addr: String,
+    client: Client,
+}
+
+impl Connection {
+    pub fn open(args: &ConnectArgs) -> Result<Connection, String> {
+        Ok(Connection {
+            addr: args.thrift2.clone(),
+            client: connect(&args.thrift2, args.transport, args.protocol)?,
+        })
+    }
+
+    /// One call; a failure becomes the server's message (or what broke on the connection).
+    pub fn call<T>(
+        &mut self,
+        f: impl FnOnce(&mut Client) -> thrift::Result<T>,
+    ) -> Result<T, String> {
+        f(&mut self.client).map_err(|e| format!("{}: {}", self.addr, describe_error(&e)))
+    }
+}
