@@ -74,6 +74,12 @@ fn bench_one(a: &BenchArgs, service: ServiceKind) -> Result<Option<bool>, String
         }
         spec.durability = Some(d);
     }
+    if !a.server_pids.is_empty() && a.addr.is_none() {
+        return Err(
+            "--server-pids needs --addr (the server in this process is counted anyway)".into(),
+        );
+    }
+    spec.server_pids = a.server_pids.clone();
     let spec = Arc::new(spec);
     let ticks = clock_ticks();
     let cores = thread::available_parallelism().map_or(0, |n| n.get());
@@ -284,6 +290,7 @@ fn bench_one(a: &BenchArgs, service: ServiceKind) -> Result<Option<bool>, String
 /// against the null server), if measured.
 fn print_table(cells: &[Cell], a: &BenchArgs, ticks: f64, has_null: bool) -> Option<bool> {
     let external = a.addr.is_some();
+    let has_server_pids = !a.server_pids.is_empty();
     println!(
         "| workload | conns | redbase ops/s | redbase p50 / p99 ms | null ops/s | null p50 / p99 ms | ratio (per-round range) | server CPU us/op redbase / null | client CPU us/op redbase / null | target | result |"
     );
@@ -300,7 +307,7 @@ fn print_table(cells: &[Cell], a: &BenchArgs, ticks: f64, has_null: bool) -> Opt
         let r = &cell.redbase;
         let (r50, r99) = (r.pct(50.0), r.pct(99.0));
         let r_rate = r.rate();
-        let r_srv = if external {
+        let r_srv = if external && !has_server_pids {
             "-".to_string()
         } else {
             format!("{:.0}", us_per_op(r.cpu.other, r.ops))

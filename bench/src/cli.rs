@@ -87,6 +87,11 @@ pub struct BenchArgs {
     /// Skip the null server (absolute numbers only).
     #[arg(long)]
     pub no_null: bool,
+    /// With `--addr`: the processes serving it (comma-separated pids, e.g. HBase's region
+    /// server and gateway JVMs), whose CPU time over each measured phase gives the server CPU
+    /// per operation.
+    #[arg(long, value_delimiter = ',')]
+    pub server_pids: Vec<u32>,
     /// Gets at 16 connections must reach this fraction of the null server.
     #[arg(long, default_value_t = 0.70)]
     pub target: f64,

@@ -24,6 +24,8 @@ pub struct Cpu {
 /// Per-thread CPU ticks at one moment, and the process total.
 pub struct CpuSnap {
     total: u64,
+    /// The summed totals of the server processes outside this one (`--server-pids`).
+    external: u64,
     /// Server threads only: thread id -> (is a null server thread, ticks).
     threads: HashMap<String, (bool, u64)>,
 }
@@ -39,7 +41,14 @@ fn stat_ticks(stat: &str) -> Option<(&str, u64)> {
 }
 
 impl CpuSnap {
-    pub fn now() -> CpuSnap {
+    /// This process's threads, and the processes `server_pids` (each counted whole: its
+    /// /proc/PID/stat includes the threads that have exited).
+    pub fn now(server_pids: &[u32]) -> CpuSnap {
+        let external = server_pids
+            .iter()
+            .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
+            .filter_map(|s| stat_ticks(&s).map(|x| x.1))
+            .sum();
         let total = std::fs::read_to_string("/proc/self/stat")
             .ok()
             .and_then(|s| stat_ticks(&s).map(|x| x.1))
@@ -59,7 +68,11 @@ impl CpuSnap {
                 }
             }
         }
-        CpuSnap { total, threads }
+        CpuSnap {
+            total,
+            external,
+            threads,
+        }
     }
 
     /// The interval from `before` to this snapshot. A server thread that exited in between
@@ -78,6 +91,7 @@ impl CpuSnap {
             .total
             .saturating_sub(before.total)
             .saturating_sub(cpu.null + cpu.other);
+        cpu.other += self.external.saturating_sub(before.external);
         cpu
     }
 }
@@ -117,16 +131,16 @@ mod tests {
     fn this_process_is_counted() {
         // Spins until the process total has grown by two ticks: busy time is counted. (Other
         // tests of this binary run null servers at the same time, so no share is asserted.)
-        let a = CpuSnap::now();
+        let a = CpuSnap::now(&[]);
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         let mut x = 0u64;
-        let mut b = CpuSnap::now();
+        let mut b = CpuSnap::now(&[]);
         while b.total < a.total + 2 && std::time::Instant::now() < deadline {
             for i in 0..1_000_000u64 {
                 x = x.wrapping_mul(31).wrapping_add(i);
             }
             std::hint::black_box(x);
-            b = CpuSnap::now();
+            b = CpuSnap::now(&[]);
         }
         assert!(b.total >= a.total + 2, "{} -> {} ticks", a.total, b.total);
         assert!(clock_ticks() > 0.0);

@@ -93,12 +93,12 @@ pub fn run_phase(
         workers.push(h);
     }
     ready.wait();
-    let cpu0 = CpuSnap::now();
+    let cpu0 = CpuSnap::now(&spec.server_pids);
     let t0 = Instant::now();
     thread::sleep(dur);
     stop.store(true, Ordering::Relaxed);
     finished.wait();
-    let cpu = CpuSnap::now().since(&cpu0);
+    let cpu = CpuSnap::now(&spec.server_pids).since(&cpu0);
     release.wait();
     let mut s = Sample {
         cpu,

@@ -94,6 +94,8 @@ pub struct Spec {
     pub protocol: ProtocolKind,
     /// Thrift2 puts only: the durability measured puts carry (preloading never sets one).
     pub durability: Option<DurabilityKind>,
+    /// Processes outside this one serving `--addr` (`--server-pids`), counted as the server.
+    pub server_pids: Vec<u32>,
 }
 
 impl Spec {
@@ -124,6 +126,7 @@ impl Spec {
             transport: a.transport,
             protocol: a.protocol,
             durability: None,
+            server_pids: Vec::new(),
         })
     }
 

@@ -269,6 +269,14 @@ impl Collector for EngineCollector {
         )?;
         family(
             &mut encoder,
+            "redbase_awaited_writes",
+            "One-row writes whose call awaited the commit on its connection's task instead of a call thread",
+            None,
+            [(no_labels.clone(), counter(e.awaited_write_count()))],
+            C,
+        )?;
+        family(
+            &mut encoder,
             "redbase_compactions",
             "Table compactions run (minor and major)",
             None,

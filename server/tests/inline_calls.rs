@@ -111,3 +111,64 @@ fn a_cap_of_zero_runs_nothing_inline() {
     let (_, total) = traffic(&server, &inline, 20);
     assert_eq!(total, 0);
 }
+
+/// Thrift2's scans alike: opening a scanner (which reads nothing yet), a batch of up to 1,000
+/// rows, closing it, and a one-call scan of up to 1,000 rows run inline; more rows do not.
+#[test]
+fn thrift2_scanner_calls_run_inline_up_to_the_short_batch() {
+    use h2::TTHBaseServiceSyncClient;
+    let (server, inline) = server(1);
+    traffic(&server, &inline, 0);
+    let mut c2 = client2(server.thrift2);
+    let before = inline.count();
+    let id = c2.open_scanner(b"t".to_vec(), scan()).unwrap();
+    assert_eq!(c2.get_scanner_rows(id, 1000).unwrap().len(), 1);
+    c2.close_scanner(id).unwrap();
+    assert_eq!(inline.count() - before, 3);
+    let before = inline.count();
+    assert_eq!(
+        c2.get_scanner_results(b"t".to_vec(), scan(), 1000)
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(inline.count() - before, 1);
+    let before = inline.count();
+    assert_eq!(
+        c2.get_scanner_results(b"t".to_vec(), scan(), 1001)
+            .unwrap()
+            .len(),
+        1
+    );
+    let id = c2.open_scanner(b"t".to_vec(), scan()).unwrap();
+    let opened = inline.count();
+    assert_eq!(c2.get_scanner_rows(id, 1001).unwrap().len(), 1);
+    assert_eq!(
+        (opened - before, inline.count() - opened),
+        (1, 0),
+        "only the open ran inline: batches of 1,001 rows are not short"
+    );
+}
+
+fn scan() -> h2::TScan {
+    h2::TScan {
+        start_row: None,
+        stop_row: None,
+        columns: None,
+        caching: None,
+        max_versions: None,
+        time_range: None,
+        filter_string: None,
+        batch_size: None,
+        attributes: None,
+        authorizations: None,
+        reversed: None,
+        cache_blocks: None,
+        col_fam_time_range_map: None,
+        read_type: None,
+        limit: None,
+        consistency: None,
+        target_replica_id: None,
+        filter_bytes: None,
+    }
+}

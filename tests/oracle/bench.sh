@@ -261,23 +261,37 @@ cell_label() { # cell service -> the label in the table
   esac
 }
 
-# One measurement: server service cell conns round -> ops/s on stdout ("err" on failure).
+server_pids() { # server service -> the pids whose CPU time is the server's, comma-separated
+  if [[ "$1" == redbase ]]; then
+    echo "$REDBASE_PID"
+  else # the master JVM (region server, WAL) and the gateway's own JVM
+    local m g
+    m="$(cat "$RUN_DIR/pids/master.pid" 2>/dev/null || true)"
+    g="$(cat "$RUN_DIR/pids/$2.pid" 2>/dev/null || true)"
+    echo "$m${m:+${g:+,}}$g"
+  fi
+}
+
+# One measurement: server service cell conns round -> "ops/s server-CPU-us/op" on stdout ("err"
+# on failure; "-" for the CPU when it was not read).
 measure() {
-  local server="$1" service="$2" cell="$3" conns="$4" round="$5" f rate
+  local server="$1" service="$2" cell="$3" conns="$4" round="$5" f rate cpu pids
   local -a extra
   read -r -a extra <<<"$(cell_args "$cell" "$service")"
   f="$OUT/$cell.$service.c$conns.r$round.$server.txt"
+  pids="$(server_pids "$server" "$service")"
   if "$LOADGEN" bench --addr "$(addr_of "$server" "$service")" --service "$service" \
     --table "$TABLE" --rows "$ROWS" --value-size 100 --preload skip --no-null \
     --connections "$conns" --secs "$SECS" --rounds 1 --warmup-secs "$WARMUP" "${extra[@]}" \
-    >"$f" 2>&1; then
+    ${pids:+--server-pids "$pids"} >"$f" 2>&1; then
     rate=$(awk -F'|' -v c="$conns" '$3 ~ "^ *"c" *$" && $4 ~ /[0-9]/ {gsub(/ /, "", $4); print $4; exit}' "$f")
+    cpu=$(awk -F'|' -v c="$conns" '$3 ~ "^ *"c" *$" && $4 ~ /[0-9]/ {split($9, a, "/"); gsub(/ /, "", a[1]); print a[1]; exit}' "$f")
   fi
   if [[ -z "${rate:-}" ]]; then
     log "$server $service $cell at $conns connections failed: $(tail -n 2 "$f" | tr '\n' ' ')"
     rate=err
   fi
-  echo "$rate"
+  echo "$rate ${cpu:--}"
 }
 
 IFS=, read -r -a SERVICE_LIST <<<"$SERVICES"
@@ -358,8 +372,8 @@ for ((round = 1; round <= ROUNDS; round++)); do
     IFS='|' read -r service cell conns <<<"$key"
     if (((round + i) % 2)); then order=(hbase redbase); else order=(redbase hbase); fi
     for server in "${order[@]}"; do
-      rate=$(measure "$server" "$service" "$cell" "$conns" "$round")
-      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$service" "$cell" "$conns" "$round" "$server" "$rate" >>"$RESULTS"
+      read -r rate cpu <<<"$(measure "$server" "$service" "$cell" "$conns" "$round")"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$service" "$cell" "$conns" "$round" "$server" "$rate" "$cpu" >>"$RESULTS"
       n=$((n + 1))
     done
     i=$((i + 1))
@@ -398,11 +412,16 @@ echo
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 labels = [l.rstrip("\n").split("\t") for l in open(sys.argv[2]) if l.strip()]
-rates = {}
-for service, cell, conns, rnd, server, rate in rows:
+rates, cpus = {}, {}
+for service, cell, conns, rnd, server, rate, cpu in rows:
     rates.setdefault((service, cell, conns), {}).setdefault(rnd, {})[server] = rate
-print("| cell | conns | redbase ops/s (median) | HBase ops/s (median) | ratio redbase/HBase: median (per-round min–max) |")
-print("|---|---:|---:|---:|---|")
+    cpus.setdefault((service, cell, conns), {}).setdefault(server, [])
+    try:
+        cpus[(service, cell, conns)][server].append(float(cpu))
+    except ValueError:
+        pass
+print("| cell | conns | redbase ops/s (median) | HBase ops/s (median) | ratio redbase/HBase: median (per-round min–max) | server CPU µs/op redbase / HBase (median) | HBase/redbase CPU per op |")
+print("|---|---:|---:|---:|---|---:|---:|")
 for service, cell, conns, label in labels:
     per = rates.get((service, cell, conns), {})
     r, h, q, bad = [], [], [], 0
@@ -421,7 +440,11 @@ for service, cell, conns, label in labels:
     ratio = f"{statistics.median(q):.2f} ({min(q):.2f}–{max(q):.2f})" if q else "-"
     if bad:
         ratio += f"; {bad} round(s) failed"
-    print(f"| {label} | {conns} | {fmt(r)} | {fmt(h)} | {ratio} |")
+    c = cpus.get((service, cell, conns), {})
+    rc, hc = c.get("redbase", []), c.get("hbase", [])
+    cpu = f"{fmt(rc)} / {fmt(hc)}"
+    cq = f"{statistics.median(hc) / statistics.median(rc):.1f}" if rc and hc and statistics.median(rc) > 0 else "-"
+    print(f"| {label} | {conns} | {fmt(r)} | {fmt(h)} | {ratio} | {cpu} | {cq} |")
 EOF
 echo
 echo "Notes:"
@@ -450,6 +473,7 @@ else
 fi
 echo "- The oracle's JVMs are sized for a small footprint (heap 768m master, 160m gateways, serial GC; C1-only JIT unless ORACLE_JVM_OPTS overrides it), not tuned for throughput. HBase's table is one region; no flush or compaction is forced before measuring."
 echo "- Both sides share this machine with loadgen; on 2 cores the client takes a large share of the CPU, which caps both servers' figures."
+echo "- Server CPU per operation: the CPU time (user + system, /proc/PID/stat) of redbase's process, or of HBase's master JVM (region server, WAL) plus the measured gateway's JVM, over each measured phase, divided by the operations; it includes work done for the phase after it (HBase's background flushes, redbase's commits) and is read in 10 ms clock ticks."
 echo "- Each cell's figures come from short runs; compare the per-round ranges before reading much into a ratio."
 if [[ "$OUT" != "$WORK/out" ]]; then
   echo "- raw loadgen outputs: $OUT"

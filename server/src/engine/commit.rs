@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
+use tokio::sync::oneshot;
+
 use super::commit_pool::{self, CommitPool};
 use super::error::{MutateError, StorageError};
 use super::recorder::Recorder;
@@ -29,8 +31,30 @@ pub(crate) struct Request {
     pub table: Arc<TableDescriptor>,
     pub job: Job,
     pub durable: bool,
-    pub reply: Sender<Result<Output, write::Fail>>,
+    pub reply: ReplyTo,
 }
+
+/// What a job's commit outcome goes to.
+pub(crate) enum ReplyTo {
+    /// A thread blocked in [`Ticket::wait`].
+    Thread(Sender<Result<Output, write::Fail>>),
+    /// A task awaiting it ([`super::data::PendingWrite`]): no thread waits for the commit.
+    Task(oneshot::Sender<Result<Output, write::Fail>>),
+}
+
+impl ReplyTo {
+    fn send(self, outcome: Result<Output, write::Fail>) {
+        // A writer that stopped waiting (its connection closed) needs no answer.
+        let _ = match self {
+            ReplyTo::Thread(tx) => tx.send(outcome).is_ok(),
+            ReplyTo::Task(tx) => tx.send(outcome).is_ok(),
+        };
+    }
+}
+
+/// A job queued by [`Committer::enqueue_for_task`]: a future of its commit's outcome (an
+/// error when the committer went away without answering).
+pub(crate) type TaskTicket = oneshot::Receiver<Result<Output, write::Fail>>;
 
 /// A job queued by [`Committer::enqueue`]; [`Ticket::wait`] returns once its commit is done.
 pub(crate) struct Ticket(mpsc::Receiver<Result<Output, write::Fail>>);
@@ -78,10 +102,7 @@ struct Queued {
     closed: bool,
 }
 
-type Reply = (
-    Sender<Result<Output, write::Fail>>,
-    Result<Output, write::Fail>,
-);
+type Reply = (ReplyTo, Result<Output, write::Fail>);
 
 /// How many jobs one commit may carry.
 const MAX_BATCH: usize = 1024;
@@ -107,8 +128,8 @@ impl commit_pool::Job for Committer {
                 pool.schedule(self.clone());
             }
         }
-        for (tx, o) in replies {
-            let _ = tx.send(o);
+        for (to, o) in replies {
+            to.send(o);
         }
         if let Some(size) = committed {
             (self.on_large)(&self.meta, size);
@@ -141,6 +162,33 @@ impl Committer {
         lead: bool,
     ) -> Result<Ticket, write::Fail> {
         let (reply, rx) = mpsc::channel();
+        self.push(pool, table, job, durable, lead, ReplyTo::Thread(reply))?;
+        Ok(Ticket(rx))
+    }
+
+    /// Queues a request whose outcome goes to a task; never commits on the caller's thread
+    /// (an async runtime's worker must not wait for a disk sync).
+    pub fn enqueue_for_task(
+        self: &Arc<Self>,
+        pool: &CommitPool,
+        table: Arc<TableDescriptor>,
+        job: Job,
+        durable: bool,
+    ) -> Result<TaskTicket, write::Fail> {
+        let (reply, rx) = oneshot::channel();
+        self.push(pool, table, job, durable, false, ReplyTo::Task(reply))?;
+        Ok(rx)
+    }
+
+    fn push(
+        self: &Arc<Self>,
+        pool: &CommitPool,
+        table: Arc<TableDescriptor>,
+        job: Job,
+        durable: bool,
+        lead: bool,
+        reply: ReplyTo,
+    ) -> Result<(), write::Fail> {
         let mut q = self.lock_queue();
         if q.closed {
             return Err(write::Fail::Retired);
@@ -162,7 +210,7 @@ impl Committer {
         } else {
             drop(q);
         }
-        Ok(Ticket(rx))
+        Ok(())
     }
 
     /// Refuses new requests and waits until everything already queued has committed.

@@ -8,12 +8,53 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::cell::{self, Cell, Condition, Durability, Op, RowMutation, RowResult};
+use super::commit::TaskTicket;
 use super::error::{MutateError, ReadError};
 use super::read::{Get, ReadOptions, Scan};
 use super::scan::Scanner;
 use super::schema::TableDescriptor;
 use super::write::{Fail, Job, Output};
 use super::{Engine, MAX_ROW_LEN};
+
+/// What [`Engine::start_mutate_row`] did with a mutation.
+pub enum Started {
+    /// Queued: await [`PendingWrite::finish`].
+    Queued(PendingWrite),
+    /// Not queued (its writers would wait now); the mutation, for [`Engine::mutate_row`].
+    WouldWait(RowMutation),
+}
+
+/// A row mutation queued for its region's next commit.
+pub struct PendingWrite {
+    ticket: TaskTicket,
+    engine: Engine,
+    table: String,
+    /// Kept to send again should the region be split before the commit.
+    mutation: RowMutation,
+}
+
+impl PendingWrite {
+    /// The mutation's outcome, once its commit is done (and synced, when durable).
+    pub async fn finish(self) -> Result<(), MutateError> {
+        match self.ticket.await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(Fail::Error(e))) => Err(e),
+            // Not applied: the region was split or closed before the commit. The blocking
+            // way follows the row to its new region.
+            Ok(Err(Fail::Retired)) | Err(_) => {
+                let PendingWrite {
+                    engine,
+                    table,
+                    mutation,
+                    ..
+                } = self;
+                tokio::task::spawn_blocking(move || engine.mutate_row(&table, mutation))
+                    .await
+                    .unwrap_or(Err(MutateError::ShuttingDown))
+            }
+        }
+    }
+}
 
 impl Engine {
     /// Sends a job to the row's region, following splits.
@@ -121,6 +162,37 @@ impl Engine {
         let m = Arc::new(m);
         self.submit(table, &row, durable, || Job::Mutate(vec![(*m).clone()]))
             .map(|_| ())
+    }
+
+    /// Queues one row's mutation for its region's next commit without waiting for it: the
+    /// async gateways await [`PendingWrite::finish`] instead of holding a thread while the
+    /// commit (and, when durable, its sync) happens on a committer thread.
+    /// [`Started::WouldWait`] when the row's writers would wait now (a rewrite's record is
+    /// full, or a split is under way): then use [`Engine::mutate_row`] on a blocking thread.
+    pub fn start_mutate_row(&self, table: &str, m: RowMutation) -> Result<Started, MutateError> {
+        let t = self.serving(table)?;
+        self.validate_mutation(&t.desc, &m)?;
+        let durable = Self::durable(&t.desc, m.durability);
+        let (desc, region) = self.region_for(table, &m.row).map_err(MutateError::from)?;
+        let job = Job::Mutate(vec![m.clone()]);
+        match region.enqueue_for_task(desc, job, durable) {
+            Some(Ok(ticket)) => {
+                self.inner.awaited_writes.fetch_add(1, Ordering::Relaxed);
+                Ok(Started::Queued(PendingWrite {
+                    ticket,
+                    engine: self.clone(),
+                    table: table.to_string(),
+                    mutation: m,
+                }))
+            }
+            Some(Err(Fail::Error(e))) => Err(e),
+            Some(Err(Fail::Retired)) | None => Ok(Started::WouldWait(m)),
+        }
+    }
+
+    /// One-row writes queued by [`Engine::start_mutate_row`] since the engine opened.
+    pub fn awaited_write_count(&self) -> u64 {
+        self.inner.awaited_writes.load(Ordering::Relaxed)
     }
 
     /// Applies many rows' mutations; each row is atomic, the batch is not. One result per row.

@@ -21,6 +21,7 @@ mod commit;
 mod commit_pool;
 pub mod compaction;
 mod data;
+pub use data::{PendingWrite, Started};
 mod ddl;
 pub mod error;
 pub mod family_values;
@@ -172,6 +173,8 @@ pub(crate) struct Inner {
     /// Successful region commits since the engine opened (each region's own count restarts
     /// when a split or major compaction replaces it; this one does not).
     pub commits: Arc<AtomicU64>,
+    /// One-row writes queued for a task to await ([`Engine::start_mutate_row`]).
+    pub awaited_writes: AtomicU64,
     maintenance: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// The background flush of non-durable writes ([`region::flush_loop`]) and its stop switch.
     flusher: Mutex<Option<(Sender<()>, std::thread::JoinHandle<()>)>>,
@@ -229,6 +232,7 @@ impl Engine {
             compactions: AtomicU64::new(0),
             record_stats: Arc::default(),
             commits: Arc::new(AtomicU64::new(0)),
+            awaited_writes: AtomicU64::new(0),
             maintenance: Mutex::new(None),
             flusher: Mutex::new(None),
             commit_pool,

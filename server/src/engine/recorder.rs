@@ -132,6 +132,11 @@ impl Recorder {
         self.lock().keys.as_ref().map_or(0, Vec::len) >= self.limits.max_keys / 4
     }
 
+    /// Whether a writer would be admitted now without waiting.
+    pub fn has_room(&self) -> bool {
+        self.lock().held() < self.limits.max_keys
+    }
+
     /// Waits until the record has room for a writer, up to the busy wait.
     pub fn admit(&self) -> Result<(), Busy> {
         let s = self.lock();

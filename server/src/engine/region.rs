@@ -14,7 +14,7 @@ use smallvec::SmallVec;
 
 use super::cache::{CacheBudget, CacheShare};
 use super::cell::RowResult;
-use super::commit::{Committer, OnLarge, QueueShared, Recording, Ticket};
+use super::commit::{Committer, OnLarge, QueueShared, Recording, TaskTicket, Ticket};
 use super::commit_pool::CommitPool;
 use super::error::{MutateError, StorageError};
 use super::keys::{family_def, family_table_name, INFO_KEY, REGION_TABLE, SIZE_KEY};
@@ -266,6 +266,24 @@ impl Region {
         self.admit()?;
         self.committer
             .enqueue(&self.pool, table, job, durable, false)
+    }
+
+    /// Queues a job whose outcome a task awaits, if writers are admitted without waiting;
+    /// None when they would wait (a rewrite's record is full), so the caller takes the
+    /// blocking way instead of holding up an async worker.
+    pub(crate) fn enqueue_for_task(
+        &self,
+        table: Arc<TableDescriptor>,
+        job: Job,
+        durable: bool,
+    ) -> Option<Result<TaskTicket, write::Fail>> {
+        if !self.recording.has_room() {
+            return None;
+        }
+        Some(
+            self.committer
+                .enqueue_for_task(&self.pool, table, job, durable),
+        )
     }
 
     /// Refuses new writes and waits until everything already queued has committed.

@@ -8,6 +8,7 @@
 
 pub mod access;
 pub mod advertised;
+pub mod awaited;
 pub mod caller;
 pub mod errors;
 pub mod grants;

@@ -38,7 +38,7 @@ pub fn condition(family: Vec<u8>, qualifier: Vec<u8>, op: CompareOp, value: Vec<
 pub fn apply(engine: &Engine, table: &str, rows: Vec<RowMutation>) -> Result<(), MutateError> {
     if rows.len() <= 1 {
         return match rows.into_iter().next() {
-            Some(m) => engine.mutate_row(table, m),
+            Some(m) => super::awaited::mutate_row(engine, table, m),
             None => Ok(()),
         };
     }

@@ -161,22 +161,31 @@ impl Connection {
             let svc = service.clone();
             let protocol = req.protocol;
             let body = req.body;
-            let inline = frame::message_header(&body, protocol)
-                .filter(|(method, _)| service.is_short(method, &body, protocol))
-                .and_then(|_| self.inline.try_start());
             let started = std::time::Instant::now();
-            let work = move || {
-                let reply = caller::scope(caller.clone(), || {
-                    svc.process_from(&body, protocol, &caller)
-                });
-                (body, reply)
-            };
-            let (body, reply) = match inline {
-                Some(_running) => work(),
-                None => match tokio::task::spawn_blocking(work).await {
-                    Ok(r) => r,
-                    Err(e) => return End::Malformed(format!("handler failed: {e}")),
-                },
+            let header = frame::message_header(&body, protocol);
+            // A one-row write awaits its commit here, holding no thread.
+            let awaited = header
+                .as_ref()
+                .and_then(|(method, _)| svc.clone().start(method, &body, protocol, &caller));
+            let (body, reply) = if let Some(pending) = awaited {
+                (body, pending.await)
+            } else {
+                let inline = header
+                    .filter(|(method, _)| service.is_short(method, &body, protocol))
+                    .and_then(|_| self.inline.try_start());
+                let work = move || {
+                    let reply = caller::scope(caller.clone(), || {
+                        svc.process_from(&body, protocol, &caller)
+                    });
+                    (body, reply)
+                };
+                match inline {
+                    Some(_running) => work(),
+                    None => match tokio::task::spawn_blocking(work).await {
+                        Ok(r) => r,
+                        Err(e) => return End::Malformed(format!("handler failed: {e}")),
+                    },
+                }
             };
             observer.call(&body, &reply, protocol, started.elapsed());
             drop(body);

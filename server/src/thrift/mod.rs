@@ -20,6 +20,7 @@ use thrift::protocol::{
 };
 use thrift::server::TProcessor;
 
+pub use crate::gateway::awaited::PendingReply;
 use crate::gateway::Caller;
 use crate::security::Security;
 use thrift::{ApplicationError, ApplicationErrorKind};
@@ -47,6 +48,19 @@ pub trait Service: Send + Sync + 'static {
     /// connection's own task ([`inline`]).
     fn is_short(&self, _method: &str, _message: &[u8], _protocol: Protocol) -> bool {
         false
+    }
+
+    /// Starts a call that can await its outcome without a thread (a one-row write waiting for
+    /// its commit, [`crate::gateway::awaited`]) on the connection's own task; its reply comes
+    /// from the future. None: run the call the usual way.
+    fn start(
+        self: Arc<Self>,
+        _method: &str,
+        _message: &[u8],
+        _protocol: Protocol,
+        _caller: &Caller,
+    ) -> Option<PendingReply> {
+        None
     }
 }
 

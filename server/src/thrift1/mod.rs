@@ -14,14 +14,15 @@ use std::sync::Arc;
 use thrift::server::TProcessor;
 
 use crate::engine::{Engine, TableDescriptor, TableName};
+use crate::gateway::awaited;
 use crate::gateway::grants::{self, AclRequest};
 use crate::gateway::requests::table_regions;
-use crate::gateway::{Access, Advertised, Need};
+use crate::gateway::{Access, Advertised, Caller, Need};
 use crate::generated::hbase1::*;
 use crate::scanners::{ScannerLimits, Scanners};
 use crate::thrift::frame::Protocol;
 use crate::thrift::inline::{i32_arg, SHORT_BATCH};
-use crate::thrift::{process_message, Service};
+use crate::thrift::{process_message, PendingReply, Service};
 use convert::*;
 pub use methods::METHODS;
 
@@ -101,6 +102,20 @@ impl Service for Thrift1 {
     /// Point reads of one row, a scanner's next rows (up to [`SHORT_BATCH`]), and opening
     /// (lazily: nothing is read until the first batch) or closing a scanner: bounded work, no
     /// sync.
+    /// One-row writes (`mutateRow`, `mutateRowTs`) await their commit on the connection's task.
+    fn start(
+        self: Arc<Self>,
+        method: &str,
+        message: &[u8],
+        protocol: Protocol,
+        caller: &Caller,
+    ) -> Option<PendingReply> {
+        if !matches!(method, "mutateRow" | "mutateRowTs") {
+            return None;
+        }
+        awaited::start(move |m| self.process(m, protocol), message, caller)
+    }
+
     fn is_short(&self, method: &str, message: &[u8], protocol: Protocol) -> bool {
         if method == "scannerGetList" {
             return i32_arg(message, protocol, 2).is_some_and(|n| n <= SHORT_BATCH);

@@ -16,6 +16,7 @@ use thrift::protocol::{TBinaryInputProtocol, TCompactInputProtocol, TInputProtoc
 use thrift::server::TProcessor;
 
 use crate::engine::Engine;
+use crate::gateway::awaited;
 use crate::gateway::grants::{self, AclRequest};
 use crate::gateway::{Access, Advertised, Caller, Need};
 use crate::generated::hbase2::*;
@@ -23,7 +24,7 @@ use crate::scanners::{ScannerLimits, Scanners};
 use crate::slowlog::{Record, SlowLog, SlowLogConfig};
 use crate::thrift::frame::Protocol;
 use crate::thrift::inline::{i32_arg, SHORT_BATCH};
-use crate::thrift::{process_message, Service};
+use crate::thrift::{process_message, PendingReply, Service};
 use convert::*;
 pub use methods::METHODS;
 
@@ -133,42 +134,83 @@ impl Service for Thrift2 {
         process_message(&self.processor as &dyn TProcessor, message, protocol)
     }
 
-    /// Point reads of one row, a scanner's next rows (up to [`SHORT_BATCH`]) and closing a
-    /// scanner: bounded work, no sync. (Opening one reads its first rows, so it is not short.)
+    /// Point reads of one row, opening a scanner (nothing is read until its first batch), a
+    /// scanner's next rows and a one-call scan's rows (up to [`SHORT_BATCH`]), and closing a
+    /// scanner: bounded work, no sync.
     fn is_short(&self, method: &str, message: &[u8], protocol: Protocol) -> bool {
-        if method == "getScannerRows" {
-            return i32_arg(message, protocol, 2).is_some_and(|n| n <= SHORT_BATCH);
+        match method {
+            "getScannerRows" => i32_arg(message, protocol, 2).is_some_and(|n| n <= SHORT_BATCH),
+            "getScannerResults" => i32_arg(message, protocol, 3).is_some_and(|n| n <= SHORT_BATCH),
+            _ => matches!(method, "get" | "exists" | "openScanner" | "closeScanner"),
         }
-        matches!(method, "get" | "exists" | "closeScanner")
     }
 
     fn process_from(&self, message: &[u8], protocol: Protocol, caller: &Caller) -> Vec<u8> {
         let started = Instant::now();
         let reply = self.process(message, protocol);
-        let elapsed = started.elapsed();
-        if let Some(kind) = self.handler.slow_log.classify(elapsed, reply.len()) {
-            let (method, table) = describe(message, protocol);
-            let start_time = std::time::SystemTime::now()
-                .checked_sub(elapsed)
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map(|d| d.as_millis() as i64)
-                .unwrap_or(0);
-            self.handler.slow_log.record(
-                Record {
-                    kind,
-                    start_time,
-                    processing_ms: 0,
-                    response_size: reply.len() as i64,
-                    client_address: caller.peer.to_string(),
-                    method,
-                    params: format!("{} bytes", message.len()),
-                    table,
-                },
-                kind,
-                elapsed,
-            );
-        }
+        self.note_if_slow(message, protocol, caller, started, &reply);
         reply
+    }
+
+    /// One-row writes (`put`, `deleteSingle`) await their commit on the connection's task.
+    fn start(
+        self: Arc<Self>,
+        method: &str,
+        message: &[u8],
+        protocol: Protocol,
+        caller: &Caller,
+    ) -> Option<PendingReply> {
+        if !matches!(method, "put" | "deleteSingle") {
+            return None;
+        }
+        let started = Instant::now();
+        let who = caller.clone();
+        awaited::start(
+            move |m| {
+                let reply = self.process(m, protocol);
+                self.note_if_slow(m, protocol, &who, started, &reply);
+                reply
+            },
+            message,
+            caller,
+        )
+    }
+}
+
+impl Thrift2 {
+    /// Records a call in the slow log when it took long or answered with much.
+    fn note_if_slow(
+        &self,
+        message: &[u8],
+        protocol: Protocol,
+        caller: &Caller,
+        started: Instant,
+        reply: &[u8],
+    ) {
+        let elapsed = started.elapsed();
+        let Some(kind) = self.handler.slow_log.classify(elapsed, reply.len()) else {
+            return;
+        };
+        let (method, table) = describe(message, protocol);
+        let start_time = std::time::SystemTime::now()
+            .checked_sub(elapsed)
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_millis() as i64)
+            .unwrap_or(0);
+        self.handler.slow_log.record(
+            Record {
+                kind,
+                start_time,
+                processing_ms: 0,
+                response_size: reply.len() as i64,
+                client_address: caller.peer.to_string(),
+                method,
+                params: format!("{} bytes", message.len()),
+                table,
+            },
+            kind,
+            elapsed,
+        );
     }
 }
 

@@ -33,6 +33,12 @@ impl TestServer {
         TestServer::serve(engine, config, false, None)
     }
 
+    /// A server over an engine the test opened (with its own settings); the engine is closed
+    /// when the server is dropped.
+    pub fn start_engine(engine: Engine, config: Config) -> TestServer {
+        TestServer::serve(engine, config, false, None)
+    }
+
     fn start_inner(config: Config, with_http: bool) -> TestServer {
         let dir = tempfile::tempdir().unwrap();
         let engine = Engine::open(dir.path(), EngineConfig::default()).unwrap();
