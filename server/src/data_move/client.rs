@@ -1,7 +1,8 @@
 //! The Thrift2 connection export and import use: the shell's client (`shell::client`) with
 //! the address and wire settings as flags, and errors as the user should read them.
 
-use crate::shell::client::{connect, describe_error, Client, Protocol, Transport};
+use crate::shell::client::{connect, describe_error, Client};
+pub use crate::shell::client::{Protocol, Transport};
 
 /// Where the Thrift2 server is and how it speaks.
 #[derive(clap::Args, Debug, Clone)]
@@ -29,9 +30,17 @@ pub struct Connection {
 
 impl Connection {
     pub fn open(args: &ConnectArgs) -> Result<Connection, String> {
+        Connection::open_at(&args.thrift2, args.transport, args.protocol)
+    }
+
+    pub fn open_at(
+        addr: &str,
+        transport: Transport,
+        protocol: Protocol,
+    ) -> Result<Connection, String> {
         Ok(Connection {
-            addr: args.thrift2.clone(),
-            client: connect(&args.thrift2, args.transport, args.protocol)?,
+            addr: addr.to_string(),
+            client: connect(addr, transport, protocol)?,
         })
     }
 
