@@ -168,7 +168,7 @@ pub fn run(args: &CopyArgs) -> Result<bool, String> {
         args.from,
         dest_table,
         before.regions.len(),
-        args.parallel.min(pending.len().max(1) as u16),
+        usize::from(args.parallel).min(pending.len()),
         match (&resumed, &checkpoint_path) {
             (Some(_), Some(p)) => format!(
                 "; resuming from {}: {done_before} region(s) done, {} to go, {rows_before} \
