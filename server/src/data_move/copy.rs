@@ -432,3 +432,38 @@ impl Plan {
         d
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{clip, parse_families, row_key};
+
+    #[test]
+    fn regions_are_cut_to_the_row_range() {
+        let splits = vec![b"1".to_vec(), b"2".to_vec(), b"3".to_vec()];
+        let all = clip(&splits, b"", b"");
+        assert_eq!(all.len(), 4);
+        assert_eq!(all[0], (b"".to_vec(), b"1".to_vec()));
+        assert_eq!(all[3], (b"3".to_vec(), b"".to_vec()));
+        let part = clip(&splits, b"15", b"25");
+        assert_eq!(
+            part,
+            vec![
+                (b"15".to_vec(), b"2".to_vec()),
+                (b"2".to_vec(), b"25".to_vec())
+            ]
+        );
+        assert_eq!(clip(&[], b"a", b"b"), vec![(b"a".to_vec(), b"b".to_vec())]);
+        assert_eq!(clip(&splits, b"2", b"").len(), 2);
+    }
+
+    #[test]
+    fn row_keys_take_hex_escapes_and_families_take_renames() {
+        assert_eq!(row_key("--start-row", Some("a\\x00\\xFFb")).unwrap(), b"a\x00\xffb");
+        assert_eq!(row_key("--start-row", None).unwrap(), b"");
+        assert!(row_key("--stop-row", Some("\\x4")).is_err());
+        let pairs = parse_families(&["a".into(), "b:c".into()]).unwrap();
+        assert_eq!(pairs[1], (b"b".to_vec(), b"c".to_vec()));
+        assert!(parse_families(&[":c".into()]).is_err());
+        assert!(parse_families(&["a".into(), "a:b".into()]).is_err());
+    }
+}
