@@ -458,7 +458,10 @@ mod tests {
 
     #[test]
     fn row_keys_take_hex_escapes_and_families_take_renames() {
-        assert_eq!(row_key("--start-row", Some("a\\x00\\xFFb")).unwrap(), b"a\x00\xffb");
+        assert_eq!(
+            row_key("--start-row", Some("a\\x00\\xFFb")).unwrap(),
+            b"a\x00\xffb"
+        );
         assert_eq!(row_key("--start-row", None).unwrap(), b"");
         assert!(row_key("--stop-row", Some("\\x4")).is_err());
         let pairs = parse_families(&["a".into(), "b:c".into()]).unwrap();

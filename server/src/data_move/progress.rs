@@ -58,18 +58,20 @@ pub fn key_position(start: &[u8], stop: &[u8], key: &[u8]) -> u64 {
     } else {
         start.iter().zip(stop).take_while(|(a, b)| a == b).count()
     };
-    let number = |k: &[u8], fill: u8| {
-        let mut b = [fill; 8];
+    let number = |k: &[u8]| {
+        let mut b = [0u8; 8];
         for (i, x) in k.iter().skip(common).take(8).enumerate() {
             b[i] = *x;
         }
-        if k.len() <= common {
-            b = [if k.is_empty() { fill } else { 0 }; 8];
-        }
         u64::from_be_bytes(b) as f64
     };
-    let (s, e) = (number(start, 0), number(stop, 0xff));
-    let k = number(key, 0);
+    let s = number(start);
+    let e = if stop.is_empty() {
+        u64::MAX as f64
+    } else {
+        number(stop)
+    };
+    let k = number(key);
     if e <= s {
         return 0;
     }
