@@ -20,7 +20,6 @@ ROUNDS="${ROUNDS:-3}"
 PARALLEL="${PARALLEL:-4}"
 HB=redbase-copy-bench
 work=$(mktemp -d)
-pids=()
 hbase_up=0
 tests/oracle/hbase.sh status >/dev/null 2>&1 && hbase_up=1
 
@@ -34,10 +33,10 @@ drop '$HB-imp'
 EOS
 }
 cleanup() {
-    for p in "${pids[@]}"; do
-        kill "$p" 2>/dev/null
-        wait "$p" 2>/dev/null
+    for f in "$work"/*.pid; do
+        [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
     done
+    sleep 1
     drop_on_hbase
     rm -rf "$work"
 }
@@ -47,12 +46,13 @@ free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 serve() { # NAME: starts a server on a data dir of that name, prints its Thrift2 address
+    # (run in a command substitution, so its PID goes to a file for cleanup)
     local t2 http
     t2=$(free_port)
     http=$(free_port)
     "$BIN" serve --data-dir "$work/$1" --gateways thrift2 --thrift2-addr "127.0.0.1:$t2" \
         --http-addr "127.0.0.1:$http" >"$work/$1.log" 2>&1 &
-    pids+=($!)
+    echo $! >"$work/$1.pid"
     for _ in $(seq 1 100); do
         (exec 3<>"/dev/tcp/127.0.0.1/$t2") 2>/dev/null && break
         sleep 0.1

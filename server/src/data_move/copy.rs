@@ -153,12 +153,19 @@ pub fn run(args: &CopyArgs) -> Result<bool, String> {
         Some(p) if p.exists() => Some(Checkpoint::load(p, &arguments)?),
         _ => None,
     };
-    prepare_destination(&mut dst, args, &plan, &source, resumed.is_some())?;
-    drop((src, dst));
     let state = resumed
         .clone()
         .unwrap_or_else(|| Checkpoint::new(arguments, &ranges));
+    // Written once before anything else, so an unwritable path fails before the copy starts.
     let store = std::sync::Arc::new(Store::new(checkpoint_path.clone(), state)?);
+    if let Err(e) = prepare_destination(&mut dst, args, &plan, &source, resumed.is_some()) {
+        // Nothing was copied: a new checkpoint would only block a corrected rerun.
+        if let (None, Some(p)) = (&resumed, &checkpoint_path) {
+            let _ = std::fs::remove_file(p);
+        }
+        return Err(e);
+    }
+    drop((src, dst));
     let before = store.snapshot();
     let pending = before.pending();
     let (done_before, rows_before, _) = before.totals();
@@ -298,7 +305,10 @@ fn fingerprint(args: &CopyArgs, to: &str, dest_table: &str) -> BTreeMap<String, 
         ("to".into(), to.to_string()),
         ("table".into(), args.table.clone()),
         ("new-name".into(), dest_table.to_string()),
-        ("families".into(), args.families.join(",")),
+        (
+            "families".into(),
+            opt((!args.families.is_empty()).then(|| args.families.join(","))),
+        ),
         ("versions".into(), opt(args.versions.map(|v| v.to_string()))),
         ("start-row".into(), opt(args.start_row.clone())),
         ("stop-row".into(), opt(args.stop_row.clone())),
