@@ -19,7 +19,7 @@ HBASE_T2="127.0.0.1:${ORACLE_THRIFT2_PORT:-19091}"
 USERS="${COPY_ORACLE_USERS:-400}"
 TABLES=(access-logs social-usage counters books)
 PREFIX=redbase-copy-oracle-
-ON_HBASE=("${TABLES[@]}" access-logs-inc)
+ON_HBASE=("${TABLES[@]}" access-logs-inc social-usage-renamed)
 work=$(mktemp -d)
 server_pid=""
 
@@ -109,6 +109,18 @@ want=$(python3 -c "print(sum(1 for _ in open('$work/access-v2.csv')) - 1)")
     status=1
 }
 python3 tests/oracle/copy_compare.py "$REDBASE/access-logs" "$HBASE_T2/$inc" || status=1
+
+# Family renames and one version into HBase, checked by --verify on both sides (the source's
+# fb cells are hashed under the destination's name, facebook).
+echo "== social-usage: --families fb:facebook,tw --versions 1 into HBase"
+"$BIN" copy --from "$REDBASE" --to "$HBASE_T2" --table social-usage \
+    --new-name "${PREFIX}social-usage-renamed" --families fb:facebook,tw --versions 1 \
+    --verify --quiet | grep -v '^  ' || status=1
+"$BIN" shell --thrift2 "$HBASE_T2" -n -e "describe '${PREFIX}social-usage-renamed'" |
+    grep -q "NAME => 'facebook'" || {
+    echo "tests/oracle/copy.sh: HBase's copy has no family facebook"
+    status=1
+}
 
 ms=$((($(date +%s%N) - t0) / 1000000))
 echo "tests/oracle/copy.sh: ${TABLES[*]} redbase -> HBase -> redbase, exit $status after $((ms / 1000)).$(printf '%03d' $((ms % 1000)))s"
