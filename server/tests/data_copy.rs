@@ -162,9 +162,14 @@ fn families_versions_and_time_ranges_choose_the_cells() {
             "--stop-row",
             "\\xA0",
             "--verify",
+            "--checkpoint",
+            p(dir.path()),
         ],
     ));
     assert!(out.contains("2 region(s)"), "{out}");
+    // A directory holds one checkpoint per source and destination, every region done.
+    let saved = std::fs::read_to_string(dir.path().join("copy-src-to-middle.json")).unwrap();
+    assert_eq!(saved.matches("\"done\": true").count(), 2, "{saved}");
     let rows = copied_rows(&out);
     assert!(rows > 0 && rows < 200, "{out}");
 
