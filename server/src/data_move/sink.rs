@@ -76,6 +76,7 @@ impl Sink {
         match self {
             Sink::Thrift2(c) => {
                 let t = table.as_bytes().to_vec();
+                c.refresh_if_idle()?;
                 c.call(move |c| c.put_multiple(t, puts))
             }
             Sink::Engine(e) => {

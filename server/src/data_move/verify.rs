@@ -34,10 +34,13 @@ pub fn run(
         ranges.to_vec(),
         parallel,
         &stop,
-        || Ok((plan.connect_source()?, plan.connect_dest()?)),
-        |(src, dst), (start, end)| {
+        || Ok(()),
+        |(), (start, end)| {
+            // Connections per region: one side waits while the other is read, and a long
+            // region would let the server close an idle connection kept across regions.
+            let mut src = plan.connect_source()?;
             let s = summarize(
-                src,
+                &mut src,
                 &plan.source_table,
                 &plan.source,
                 Some(plan),
@@ -45,7 +48,9 @@ pub fn run(
                 &end,
             )
             .map_err(|e| format!("verifying the source: {e}"))?;
-            let d = summarize(dst, &plan.dest_table, &plan.dest, None, &start, &end)
+            drop(src);
+            let mut dst = plan.connect_dest()?;
+            let d = summarize(&mut dst, &plan.dest_table, &plan.dest, None, &start, &end)
                 .map_err(|e| format!("verifying the destination: {e}"))?;
             bar.inc(progress::PER_REGION);
             Ok((s, d))
