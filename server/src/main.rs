@@ -70,6 +70,10 @@ enum Command {
     /// Load an export file or a CSV/TSV file into tables, over Thrift2 or into an offline
     /// data directory.
     Import(Box<redbase::data_move::ImportArgs>),
+    /// Copy a table between two Thrift2 servers (redbase or HBase), or to a new name on one:
+    /// descriptor and split points, every cell with its timestamp, per region in parallel,
+    /// resumable with --checkpoint, checked with --verify.
+    Copy(Box<redbase::data_move::CopyArgs>),
 }
 
 #[derive(clap::Args, Debug)]
@@ -173,6 +177,7 @@ fn main() -> std::process::ExitCode {
         Command::Shell(args) => redbase::shell::run(args),
         Command::Export(args) => redbase::data_move::export(*args),
         Command::Import(args) => redbase::data_move::import(*args),
+        Command::Copy(args) => redbase::data_move::copy(*args),
     }
 }
 

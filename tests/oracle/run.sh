@@ -2,7 +2,8 @@
 # The HBase differential oracle as a test suite: every tests/oracle/scenarios/*.json run against
 # redbase (target/debug/redbase) and a real HBase 2.6.1 (tests/oracle/hbase.sh), answers compared
 # by tests/oracle/diff.py; and tests/oracle/shell.sh, `redbase shell` running tests/shell/commands.hb
-# against redbase and against HBase's Thrift2 gateway. Exits non-zero on any difference not listed
+# against redbase and against HBase's Thrift2 gateway; and tests/oracle/copy.sh, `redbase copy` of
+# the seed tables into HBase and back, compared cell by cell. Exits non-zero on any difference not listed
 # in tests/oracle/allow.json (diff.py) or tests/oracle/shell-allow.json (shell.sh).
 #
 # Installs what it needs on a fresh Debian machine: a JDK 17 and Maven through apt when missing
@@ -78,11 +79,18 @@ status=0
 echo "== tests/oracle/shell.sh (redbase shell: commands.hb against redbase and HBase's Thrift2 gateway)"
 shell_status=0
 tests/oracle/shell.sh || shell_status=$?
+echo "== tests/oracle/copy.sh (redbase copy: the seed tables redbase -> HBase -> redbase, compared)"
+copy_status=0
+tests/oracle/copy.sh || copy_status=$?
 echo "== python3 tests/oracle/diff.py"
 "$PYTHON" tests/oracle/diff.py "$@" || status=$?
 if [ "$shell_status" -ne 0 ]; then
     echo "tests/oracle/run.sh: tests/oracle/shell.sh exit $shell_status"
     [ "$status" -ne 0 ] || status=$shell_status
+fi
+if [ "$copy_status" -ne 0 ]; then
+    echo "tests/oracle/run.sh: tests/oracle/copy.sh exit $copy_status"
+    [ "$status" -ne 0 ] || status=$copy_status
 fi
 echo "tests/oracle/run.sh: diff.py exit $status after $(($(date +%s) - t0))s (oracle start included)"
 exit "$status"

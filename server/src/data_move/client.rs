@@ -1,7 +1,10 @@
 //! The Thrift2 connection export and import use: the shell's client (`shell::client`) with
 //! the address and wire settings as flags, and errors as the user should read them.
 
-use crate::shell::client::{connect, describe_error, Client, Protocol, Transport};
+use std::time::{Duration, Instant};
+
+use crate::shell::client::{connect, describe_error, Client};
+pub use crate::shell::client::{Protocol, Transport};
 
 /// Where the Thrift2 server is and how it speaks.
 #[derive(clap::Args, Debug, Clone)]
@@ -24,14 +27,33 @@ pub struct ConnectArgs {
 
 pub struct Connection {
     pub addr: String,
+    transport: Transport,
+    protocol: Protocol,
     client: Client,
+    last_call: Instant,
 }
+
+/// A connection unused this long is replaced before its next write: servers close idle
+/// connections (redbase after `--idle-timeout-secs`, 60 by default), and a copy's writer can
+/// wait that long while its worker scans a region with little to copy.
+const MAX_IDLE: Duration = Duration::from_secs(30);
 
 impl Connection {
     pub fn open(args: &ConnectArgs) -> Result<Connection, String> {
+        Connection::open_at(&args.thrift2, args.transport, args.protocol)
+    }
+
+    pub fn open_at(
+        addr: &str,
+        transport: Transport,
+        protocol: Protocol,
+    ) -> Result<Connection, String> {
         Ok(Connection {
-            addr: args.thrift2.clone(),
-            client: connect(&args.thrift2, args.transport, args.protocol)?,
+            addr: addr.to_string(),
+            transport,
+            protocol,
+            client: connect(addr, transport, protocol)?,
+            last_call: Instant::now(),
         })
     }
 
@@ -40,6 +62,17 @@ impl Connection {
         &mut self,
         f: impl FnOnce(&mut Client) -> thrift::Result<T>,
     ) -> Result<T, String> {
+        self.last_call = Instant::now();
         f(&mut self.client).map_err(|e| format!("{}: {}", self.addr, describe_error(&e)))
+    }
+
+    /// Reconnects if the connection sat idle long enough for the server to have closed it.
+    /// Only for calls that hold no server-side state (a scanner lives on its connection).
+    pub fn refresh_if_idle(&mut self) -> Result<(), String> {
+        if self.last_call.elapsed() >= MAX_IDLE {
+            self.client = connect(&self.addr, self.transport, self.protocol)?;
+            self.last_call = Instant::now();
+        }
+        Ok(())
     }
 }

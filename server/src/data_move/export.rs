@@ -7,13 +7,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::client::{ConnectArgs, Connection};
-use super::descriptor::{table_name, TableDesc};
 use super::format::{
     b64, CellRecord, ExportOptions, FileWriter, Header, RowRecord, FORMAT_NAME, FORMAT_VERSION,
 };
 use super::progress;
+use super::scan::{self, Selection};
 use crate::generated::hbase2::TTHBaseServiceSyncClient;
-use crate::generated::hbase2::{TColumn, TScan, TTimeRange};
 
 #[derive(clap::Args, Debug)]
 pub struct ExportArgs {
@@ -53,18 +52,7 @@ pub struct ExportArgs {
 
 pub fn run(args: &ExportArgs) -> Result<(), String> {
     let started = Instant::now();
-    let time_range = match (args.start_time, args.end_time) {
-        (None, None) => None,
-        (s, e) => {
-            let (s, e) = (s.unwrap_or(0), e.unwrap_or(i64::MAX));
-            if s >= e {
-                return Err(format!(
-                    "--start-time {s} must be before --end-time {e} (the range is [start, end))"
-                ));
-            }
-            Some((s, e))
-        }
-    };
+    let time_range = scan::time_range(args.start_time, args.end_time)?;
     let mut conn = Connection::open(&args.connect)?;
     let names = if args.all {
         let names = conn.call(|c| c.get_table_names_by_pattern(".*".into(), false))?;
@@ -81,32 +69,14 @@ pub fn run(args: &ExportArgs) -> Result<(), String> {
     } else {
         args.tables.clone()
     };
+    let families: Vec<Vec<u8>> = args
+        .families
+        .iter()
+        .map(|f| f.as_bytes().to_vec())
+        .collect();
     let mut tables = Vec::new();
     for name in &names {
-        let desc = conn
-            .call(|c| c.get_table_descriptor(table_name(name)))
-            .map_err(|e| format!("table {name}: {e}"))?;
-        for f in &args.families {
-            let known = desc
-                .columns
-                .as_deref()
-                .unwrap_or_default()
-                .iter()
-                .any(|c| c.name == f.as_bytes());
-            if !known {
-                return Err(format!("table {name} has no column family {f:?}"));
-            }
-        }
-        let t = name.as_bytes().to_vec();
-        let mut splits: Vec<Vec<u8>> = conn
-            .call(|c| c.get_all_region_locations(t))?
-            .into_iter()
-            .filter_map(|l| l.region_info.start_key)
-            .filter(|k| !k.is_empty())
-            .collect();
-        splits.sort();
-        splits.dedup();
-        tables.push(TableDesc::from_thrift(&desc, &splits));
+        tables.push(scan::table_desc(&mut conn, name, &families)?);
     }
     let max_versions = args.versions.unwrap_or(i32::MAX);
     let header = Header {
@@ -121,8 +91,15 @@ pub fn run(args: &ExportArgs) -> Result<(), String> {
         },
         tables,
     };
+    let selection = Selection {
+        families,
+        max_versions,
+        time_range,
+        caching: args.caching,
+        batch: args.batch,
+    };
     let partial = partial_path(&args.out);
-    let result = write_file(&mut conn, args, &header, &partial);
+    let result = write_file(&mut conn, args, &selection, &header, &partial);
     if result.is_err() {
         let _ = std::fs::remove_file(&partial);
     }
@@ -156,6 +133,7 @@ fn partial_path(out: &Path) -> PathBuf {
 fn write_file(
     conn: &mut Connection,
     args: &ExportArgs,
+    selection: &Selection,
     header: &Header,
     path: &Path,
 ) -> Result<(u64, u64), String> {
@@ -163,83 +141,35 @@ fn write_file(
     let bar = progress::bar(args.quiet);
     let (mut rows, mut cells) = (0u64, 0u64);
     for (index, table) in header.tables.iter().enumerate() {
-        bar.set_message(table.full_name());
-        let columns: Option<Vec<TColumn>> = (!args.families.is_empty()).then(|| {
-            args.families
-                .iter()
-                .map(|f| TColumn::new(f.as_bytes().to_vec(), None, None))
-                .collect()
-        });
-        let time_range = header
-            .options
-            .time_range
-            .map(|(s, e)| TTimeRange::new(s, e));
-        let scan = TScan::new(
-            None,
-            None,
-            columns,
-            args.caching,
-            header.options.max_versions,
-            time_range,
-            None,
-            args.batch,
-            None,
-            None,
-            None,
-            false,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-        );
         let name = table.full_name();
-        let t = name.as_bytes().to_vec();
-        let id = conn
-            .call(|c| c.open_scanner(t, scan))
-            .map_err(|e| format!("cannot scan {name}: {e}"))?;
+        bar.set_message(name.clone());
         let mut last_row: Option<Vec<u8>> = None;
-        let outcome = loop {
-            let batch = match conn.call(|c| c.get_scanner_rows(id, args.caching)) {
-                Ok(b) => b,
-                Err(e) => break Err(format!("scanning {name}: {e}")),
+        scan::for_each_result(conn, &name, selection.scan(&[], &[]), |r| {
+            let row = r.row.unwrap_or_default();
+            cells += r.column_values.len() as u64;
+            let record = RowRecord {
+                t: index,
+                row: b64(&row),
+                cells: r
+                    .column_values
+                    .iter()
+                    .map(|c| CellRecord {
+                        f: b64(&c.family),
+                        q: b64(&c.qualifier),
+                        ts: c.timestamp.unwrap_or(0),
+                        kind: "put".into(),
+                        v: b64(&c.value),
+                    })
+                    .collect(),
             };
-            if batch.is_empty() {
-                break Ok(());
+            w.write_row(&record)?;
+            if last_row.as_deref() != Some(&row[..]) {
+                rows += 1;
+                bar.inc(1);
+                last_row = Some(row);
             }
-            for r in batch {
-                let row = r.row.unwrap_or_default();
-                if r.column_values.is_empty() {
-                    continue;
-                }
-                cells += r.column_values.len() as u64;
-                let record = RowRecord {
-                    t: index,
-                    row: b64(&row),
-                    cells: r
-                        .column_values
-                        .iter()
-                        .map(|c| CellRecord {
-                            f: b64(&c.family),
-                            q: b64(&c.qualifier),
-                            ts: c.timestamp.unwrap_or(0),
-                            kind: "put".into(),
-                            v: b64(&c.value),
-                        })
-                        .collect(),
-                };
-                w.write_row(&record)?;
-                if last_row.as_deref() != Some(&row[..]) {
-                    rows += 1;
-                    bar.inc(1);
-                    last_row = Some(row);
-                }
-            }
-        };
-        // Close even after a failed call; the server's lease would end it anyway.
-        let _ = conn.call(|c| c.close_scanner(id));
-        outcome?;
+            Ok(())
+        })?;
     }
     bar.finish_and_clear();
     w.finish()?;

@@ -1,10 +1,14 @@
 //! Moving data in and out of tables as files (docs/operations.md, "Moving data"):
 //! `redbase export` writes tables to a versioned export file (docs/export-format.md) over
 //! Thrift2 scans, `redbase import` reads one back (or a CSV/TSV file mapped through a schema's
-//! key design) through Thrift2 or straight into an offline data directory. Over Thrift2 so the
+//! key design) through Thrift2 or straight into an offline data directory, and `redbase copy`
+//! moves a table between two Thrift2 servers region by region, resumably. Over Thrift2 so the
 //! other side can be redbase or a real HBase gateway.
 
+mod checkpoint;
 mod client;
+mod copy;
+mod copy_region;
 #[cfg(feature = "codegen")]
 mod csv;
 pub mod descriptor;
@@ -12,10 +16,14 @@ mod export;
 pub mod format;
 mod import;
 mod progress;
+mod scan;
 mod sink;
+mod verify;
+mod workers;
 
 use std::process::ExitCode;
 
+pub use copy::CopyArgs;
 pub use export::ExportArgs;
 pub use import::ImportArgs;
 
@@ -25,6 +33,19 @@ pub fn export(args: ExportArgs) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("redbase export: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `redbase copy`: 0 when every region was copied (and, with --verify, found equal), 1 on an
+/// error or a difference.
+pub fn copy(args: CopyArgs) -> ExitCode {
+    match copy::run(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("redbase copy: {e}");
             ExitCode::FAILURE
         }
     }

@@ -76,6 +76,7 @@ impl Sink {
         match self {
             Sink::Thrift2(c) => {
                 let t = table.as_bytes().to_vec();
+                c.refresh_if_idle()?;
                 c.call(move |c| c.put_multiple(t, puts))
             }
             Sink::Engine(e) => {
@@ -102,20 +103,62 @@ impl Sink {
 
 /// The sink on a thread of its own, so reading and converting the next chunk overlaps the
 /// server (or engine) writing this one: an import runs at the pace of the slower side, not
-/// the sum of both. At most two chunks wait in the queue, which bounds memory.
+/// the sum of both. At most two chunks wait in the queue, which bounds memory. A chunk may
+/// carry a mark (copy's resume row) handed to the acknowledgement callback once it is written.
 pub struct Writer {
-    tx: Option<std::sync::mpsc::SyncSender<(String, Vec<TPut>)>>,
+    tx: Option<std::sync::mpsc::SyncSender<Chunk>>,
     thread: Option<std::thread::JoinHandle<Result<(), String>>>,
 }
 
+struct Chunk {
+    table: String,
+    puts: Vec<TPut>,
+    mark: Option<Mark>,
+}
+
+/// What a written chunk means to its sender (copy: a region's progress).
+#[derive(Debug, Clone)]
+pub struct Mark {
+    /// The sender's unit of work (copy: the region's index).
+    pub unit: usize,
+    /// Where to resume once this chunk is written (copy: its last row, inclusive).
+    pub row: Vec<u8>,
+    /// Rows started and cells in this chunk.
+    pub rows: u64,
+    pub cells: u64,
+    /// The unit's last chunk (it may hold no puts).
+    pub done: bool,
+}
+
+/// Called on the writer thread with a chunk's mark after the chunk was written.
+pub type Ack = Box<dyn FnMut(Mark) -> Result<(), String> + Send>;
+
+/// Test hook: milliseconds to wait before each chunk, so a test can interrupt a run midway
+/// (kill -9) without a huge table. Not a user setting.
+const DELAY_ENV: &str = "REDBASE_TEST_WRITE_DELAY_MS";
+
 impl Writer {
     pub fn start(sink: Sink) -> Writer {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(String, Vec<TPut>)>(2);
+        Writer::start_acked(sink, Box::new(|_| Ok(())))
+    }
+
+    pub fn start_acked(sink: Sink, mut ack: Ack) -> Writer {
+        let delay = std::env::var(DELAY_ENV)
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .map(std::time::Duration::from_millis);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Chunk>(2);
         let thread = std::thread::spawn(move || {
             let mut sink = sink;
             let mut result = Ok(());
-            for (table, puts) in rx {
-                result = sink.put(&table, puts);
+            for chunk in rx {
+                if let Some(d) = delay {
+                    std::thread::sleep(d);
+                }
+                result = sink.put(&chunk.table, chunk.puts);
+                if let (Ok(()), Some(mark)) = (&result, chunk.mark) {
+                    result = ack(mark);
+                }
                 if result.is_err() {
                     break;
                 }
@@ -131,11 +174,26 @@ impl Writer {
 
     /// Queues a chunk; if the writer stopped on an error, that error.
     pub fn put(&mut self, table: &str, puts: Vec<TPut>) -> Result<(), String> {
-        if puts.is_empty() {
+        self.put_marked(table, puts, None)
+    }
+
+    /// Queues a chunk whose mark goes to the acknowledgement callback once it is written.
+    pub fn put_marked(
+        &mut self,
+        table: &str,
+        puts: Vec<TPut>,
+        mark: Option<Mark>,
+    ) -> Result<(), String> {
+        if puts.is_empty() && mark.is_none() {
             return Ok(());
         }
+        let chunk = Chunk {
+            table: table.to_string(),
+            puts,
+            mark,
+        };
         let sent = match &self.tx {
-            Some(tx) => tx.send((table.to_string(), puts)).is_ok(),
+            Some(tx) => tx.send(chunk).is_ok(),
             None => false,
         };
         if sent {

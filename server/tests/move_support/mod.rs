@@ -146,6 +146,11 @@ pub fn seed(dir: &Path, table: &str, rows: u32) {
 /// Every cell of two tables compared in order (row, family, qualifier, timestamp, value);
 /// returns the number of cells.
 pub fn compare_tables(e: &Engine, a: &str, b: &str) -> u64 {
+    compare_across(e, a, e, b)
+}
+
+/// `compare_tables` for tables of two engines (two servers' data dirs).
+pub fn compare_across(ea: &Engine, a: &str, eb: &Engine, b: &str) -> u64 {
     let scan = || {
         let mut s = Scan::new();
         s.options = ReadOptions {
@@ -154,8 +159,8 @@ pub fn compare_tables(e: &Engine, a: &str, b: &str) -> u64 {
         };
         s
     };
-    let mut left = e.scan(a, scan()).unwrap();
-    let mut right = e.scan(b, scan()).unwrap();
+    let mut left = ea.scan(a, scan()).unwrap();
+    let mut right = eb.scan(b, scan()).unwrap();
     let mut cells = 0u64;
     loop {
         match (left.next(), right.next()) {
