@@ -194,6 +194,17 @@ pub fn from_engine(e: impl Classified) -> thrift::Error {
     }
 }
 
+/// A failure of `mutateRows`/`mutateRowsTs`, which HBase's handler sends as one batch: what
+/// failed in it comes back as a RetriesExhaustedWithDetailsException, which is not a
+/// DoNotRetryIOException, so the IOError may be retried whatever failed (HBase 2.6.1,
+/// observed: a missing table, an unknown family).
+pub fn from_batch(e: impl Classified) -> thrift::Error {
+    match e.kind() {
+        ErrorKind::IllegalArgument => illegal(e.to_string()),
+        _ => io_error(e.to_string(), true),
+    }
+}
+
 /// Thrift1's reads declare only IOError, whatever the kind.
 pub fn from_read(e: impl Classified) -> thrift::Error {
     io_error(e.to_string(), e.kind().retryable())

@@ -142,7 +142,13 @@ impl Handler {
                 muts.push(m);
             }
         }
-        apply(&self.engine, &table, muts).map_err(from_engine)
+        apply(&self.engine, &table, muts).map_err(|e| {
+            if batch {
+                from_batch(e)
+            } else {
+                from_engine(e)
+            }
+        })
     }
 
     pub(super) fn atomic_increment(

@@ -255,7 +255,7 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
         )
     }
     fn handle_put_multiple(&self, table: Vec<u8>, tputs: Vec<TPut>) -> thrift::Result<()> {
-        self.put(&table, tputs)
+        self.put(&table, tputs).map_err(as_batch_error)
     }
     fn handle_delete_single(&self, table: Vec<u8>, tdelete: TDelete) -> thrift::Result<()> {
         self.delete(&table, vec![tdelete])
@@ -265,7 +265,9 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
         table: Vec<u8>,
         tdeletes: Vec<TDelete>,
     ) -> thrift::Result<Vec<TDelete>> {
-        self.delete(&table, tdeletes).map(|()| Vec::new())
+        self.delete(&table, tdeletes)
+            .map(|()| Vec::new())
+            .map_err(as_batch_error)
     }
     fn handle_check_and_delete(
         &self,
@@ -315,6 +317,7 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
         trow_mutations: TRowMutations,
     ) -> thrift::Result<()> {
         self.mutate_row(&table, trow_mutations)
+            .map_err(as_batch_error)
     }
     fn handle_get_scanner_results(
         &self,
