@@ -254,7 +254,8 @@ impl DirWriter {
                     .file
                     .into_inner()
                     .map_err(|e| BackupError::io(&r.partial, e.error()))?;
-                file.sync_all().map_err(|e| BackupError::io(&r.partial, e))?;
+                file.sync_all()
+                    .map_err(|e| BackupError::io(&r.partial, e))?;
                 let sha = hex(&r.hash.finalize());
                 if r.size != end.size {
                     return Err(BackupError::Size {

@@ -141,7 +141,9 @@ impl Manifest {
             }
             safe_join(dir, &f.path)?;
             safe_join(dir, &f.restore_to)?;
-            if f.path == MANIFEST || !seen.insert(f.path.clone()) || !seen.insert(f.restore_to.clone())
+            if f.path == MANIFEST
+                || !seen.insert(f.path.clone())
+                || !seen.insert(f.restore_to.clone())
             {
                 return Err(bad(format!("{}: a path appears twice", f.path)));
             }
@@ -183,8 +185,20 @@ mod tests {
     #[test]
     fn paths_stay_inside() {
         let base = Path::new("/b");
-        assert_eq!(safe_join(base, "tables/ns/t/1.redb").unwrap(), Path::new("/b/tables/ns/t/1.redb"));
-        for bad in ["", "/etc/passwd", "../x", "a/../b", "a//b", "./a", "a\\b", "a/."] {
+        assert_eq!(
+            safe_join(base, "tables/ns/t/1.redb").unwrap(),
+            Path::new("/b/tables/ns/t/1.redb")
+        );
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../x",
+            "a/../b",
+            "a//b",
+            "./a",
+            "a\\b",
+            "a/.",
+        ] {
             assert!(safe_join(base, bad).is_err(), "{bad:?}");
         }
     }

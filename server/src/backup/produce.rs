@@ -49,8 +49,8 @@ pub fn stream(mut point: BackupPoint<'_>, send: Send<'_>) -> Result<Manifest, Ba
         tables: tables.into_iter().collect(),
         files,
     };
-    let json = serde_json::to_vec_pretty(&manifest)
-        .map_err(|e| BackupError::io("manifest.json", e))?;
+    let json =
+        serde_json::to_vec_pretty(&manifest).map_err(|e| BackupError::io("manifest.json", e))?;
     if !send(frame(TAG_MANIFEST, &json)) {
         return Err(gone());
     }

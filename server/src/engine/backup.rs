@@ -148,8 +148,10 @@ impl Engine {
                 .iter()
                 .map(|(_, _, r)| r.gate.lock().unwrap_or_else(|p| p.into_inner()))
                 .collect();
-            let snaps: Result<Vec<ReadTransaction>, _> =
-                regions.iter().map(|(_, _, r)| r.file.begin_read()).collect();
+            let snaps: Result<Vec<ReadTransaction>, _> = regions
+                .iter()
+                .map(|(_, _, r)| r.file.begin_read())
+                .collect();
             drop(gates);
             (snaps, first.elapsed())
         };

@@ -123,9 +123,7 @@ pub fn load_dump(input: &mut impl BufRead, dest: &Path, label: &Path) -> Result<
     if &magic != MAGIC {
         return Err(bad("wrong magic bytes".into()));
     }
-    let db = redb::Builder::new()
-        .create(dest)
-        .map_err(|e| io_err(&e))?;
+    let db = redb::Builder::new().create(dest).map_err(|e| io_err(&e))?;
     let mut loader = Loader {
         db: &db,
         txn: None,
@@ -140,8 +138,8 @@ pub fn load_dump(input: &mut impl BufRead, dest: &Path, label: &Path) -> Result<
         match tag {
             TAG_TABLE => {
                 let name = read_field(input).map_err(|e| bad(format!("cut short: {e}")))?;
-                let name = String::from_utf8(name)
-                    .map_err(|_| bad("a table name is not UTF-8".into()))?;
+                let name =
+                    String::from_utf8(name).map_err(|_| bad("a table name is not UTF-8".into()))?;
                 loader.start_table(name).map_err(|e| io_err(&e))?;
             }
             TAG_ENTRY => {
