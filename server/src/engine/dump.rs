@@ -90,7 +90,7 @@ pub(crate) fn write_dump(
 }
 
 fn check_stop(entries: u64, stop: &AtomicBool) -> Result<(), BackupError> {
-    if entries.is_multiple_of(STOP_EVERY) && stop.load(Ordering::Acquire) {
+    if entries % STOP_EVERY == 0 && stop.load(Ordering::Acquire) {
         return Err(BackupError::ShuttingDown);
     }
     Ok(())
