@@ -508,3 +508,47 @@ fn a_second_backup_while_one_runs_is_refused_as_busy() {
     ok(restore(&bk3, &target));
     assert!(all_cells(&target) == all_cells(&data));
 }
+
+#[test]
+fn only_a_superuser_may_take_a_backup_and_read_only_mode_allows_it() {
+    use sha2::{Digest, Sha256};
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("d");
+    schema(&data);
+    let digest = |t: &str| {
+        let d = Sha256::digest(t.as_bytes());
+        let hex: String = d.iter().map(|b| format!("{b:02x}")).collect();
+        format!("sha256:{hex}")
+    };
+    let auth = tmp.path().join("users.toml");
+    std::fs::write(
+        &auth,
+        format!(
+            "[users.admin]\ntokens = [\"{}\"]\nsuperuser = true\n\n[users.bob]\ntokens = [\"{}\"]\n",
+            digest("admin-token-0123456789"),
+            digest("bob-token-0123456789")
+        ),
+    )
+    .unwrap();
+    let auth = auth.to_str().unwrap().to_string();
+    let server = Server::start_with(
+        &data,
+        &[
+            "--auth-file",
+            &auth,
+            "--allow-plaintext-auth",
+            "--read-only",
+        ],
+    );
+    let err = fails(server.backup_as(&tmp.path().join("b0"), None));
+    assert!(err.contains("401"), "{err}");
+    let err = fails(server.backup_as(&tmp.path().join("b1"), Some("bob-token-0123456789")));
+    assert!(
+        err.contains("403") && err.contains("only a superuser"),
+        "{err}"
+    );
+    let bk = tmp.path().join("b2");
+    ok(server.backup_as(&bk, Some("admin-token-0123456789")));
+    server.stop();
+    ok(restore(&bk, &tmp.path().join("r")));
+}

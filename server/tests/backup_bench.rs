@@ -18,7 +18,7 @@ use redbase::engine::{
 };
 use redbase::generated::hbase2 as h2;
 use redbase::generated::hbase2::TTHBaseServiceSyncClient;
-use support::{ok, Server};
+use support::Server;
 
 const TABLES: usize = 4;
 const WRITERS: usize = 8;
@@ -75,6 +75,7 @@ fn line(what: &str, lat: &mut [Duration]) {
 fn backup_pause_under_write_load() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("d");
+    println!("server log: {}", data.with_extension("log").display());
     seed(&data);
     let server = Server::start(&data);
     let stop = Arc::new(AtomicBool::new(false));
@@ -118,7 +119,12 @@ fn backup_pause_under_write_load() {
     for i in 0..BACKUPS {
         let dir = tmp.path().join(format!("bk{i}"));
         let t = Instant::now();
-        let out = ok(server.backup(&dir));
+        let out = server.backup(&dir);
+        if !out.status.success() {
+            let log = std::fs::read_to_string(data.with_extension("log")).unwrap_or_default();
+            panic!("{}\n{log}", support::text(&out.stderr));
+        }
+        let out = support::text(&out.stdout);
         windows.push((t, Instant::now()));
         let m: serde_json::Value =
             serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();

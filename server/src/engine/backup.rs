@@ -187,6 +187,11 @@ impl Engine {
         })
     }
 
+    /// Whether [`Engine::close`] has begun: a backup waiting for a slow client gives up.
+    pub fn is_closing(&self) -> bool {
+        self.inner.closing.load(Ordering::Acquire)
+    }
+
     /// Backup pauses, durations, bytes and outcomes, as `/metrics` shows them.
     pub fn backup_stats(&self) -> &BackupStats {
         &self.inner.backups

@@ -25,6 +25,8 @@ use crate::gateway::caller::{self, Caller};
 /// Frames waiting for the client: with [`crate::backup::stream::DATA_MAX`] per frame, the
 /// most a slow client makes the server hold.
 const QUEUED_FRAMES: usize = 8;
+/// How often a backup waiting for a slow client looks whether the server is stopping.
+const SEND_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
 
 pub(super) async fn backup(
     State(s): State<Arc<Shared>>,
@@ -45,6 +47,7 @@ pub(super) async fn backup(
     let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
     let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(QUEUED_FRAMES);
     let engine = s.engine.clone();
+    let handle = tokio::runtime::Handle::current();
     let spawned = std::thread::Builder::new()
         .name("backup".into())
         .spawn(move || {
@@ -56,7 +59,22 @@ pub(super) async fn backup(
                 }
             };
             let _ = ready_tx.send(Ok(()));
-            let send = |b: Vec<u8>| tx.blocking_send(Bytes::from(b)).is_ok();
+            // Waits while the client is slow, but not past the engine's closing: a stalled
+            // client must not hold the DDL lock (and so the shutdown) forever.
+            let send = |b: Vec<u8>| loop {
+                // The timer is made inside the runtime (it needs its clock).
+                let reserved =
+                    handle.block_on(async { tokio::time::timeout(SEND_WAIT, tx.reserve()).await });
+                match reserved {
+                    Ok(Ok(permit)) => {
+                        permit.send(Bytes::from(b));
+                        return true;
+                    }
+                    Ok(Err(_)) => return false,
+                    Err(_) if engine.is_closing() => return false,
+                    Err(_) => {}
+                }
+            };
             match crate::backup::produce::stream(point, &send) {
                 Ok(m) => tracing::info!(
                     files = m.files.len(),

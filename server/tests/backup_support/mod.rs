@@ -40,6 +40,11 @@ pub struct Server {
 
 impl Server {
     pub fn start(dir: &Path) -> Server {
+        Server::start_with(dir, &[])
+    }
+
+    /// With more `redbase serve` flags (an auth file, read-only mode).
+    pub fn start_with(dir: &Path, flags: &[&str]) -> Server {
         let (t2, http) = (free_port(), free_port());
         let thrift2 = format!("127.0.0.1:{t2}");
         let http = format!("127.0.0.1:{http}");
@@ -47,8 +52,17 @@ impl Server {
             .args(["serve", "--gateways", "thrift2", "--thrift2-addr", &thrift2])
             .args(["--http-addr", &http, "--data-dir"])
             .arg(dir)
+            .args(flags)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            // The server's log beside its data dir, for a failure's post-mortem.
+            .stderr(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(dir.with_extension("log"))
+                    .map(Stdio::from)
+                    .unwrap_or_else(|_| Stdio::null()),
+            )
             .spawn()
             .unwrap();
         let deadline = Instant::now() + Duration::from_secs(60);
@@ -82,6 +96,18 @@ impl Server {
             .arg(dir)
             .output()
             .unwrap()
+    }
+
+    /// `redbase backup` with a Bearer token (REDBASE_TOKEN), or none.
+    pub fn backup_as(&self, dir: &Path, token: Option<&str>) -> Output {
+        let mut c = redbase();
+        c.args(["backup", "--http-addr", &self.http, "--to"])
+            .arg(dir);
+        c.env_remove("REDBASE_TOKEN");
+        if let Some(t) = token {
+            c.env("REDBASE_TOKEN", t);
+        }
+        c.output().unwrap()
     }
 
     pub fn backup_child(&self, dir: &Path) -> Child {
