@@ -486,6 +486,10 @@ fn a_second_backup_while_one_runs_is_refused_as_busy() {
         err.contains("409") && err.contains("already running"),
         "{err}"
     );
+    assert!(
+        !tmp.path().join("bk2").exists(),
+        "a refused backup created its directory"
+    );
     drop(slow);
     // Once the server notices the first client is gone, a backup runs.
     let bk3 = tmp.path().join("bk3");

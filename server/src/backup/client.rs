@@ -27,13 +27,13 @@ pub const MARKER: &str = ".redbase-backup-incomplete";
 /// Runs the backup; returns the summary line.
 pub fn run(args: &BackupArgs) -> Result<String, BackupError> {
     let dir = &args.to;
-    let restarted = prepare(dir)?;
+    let restarted = check(dir)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| BackupError::io(dir, format!("cannot start the runtime: {e}")))?;
     let started = Instant::now();
-    let (m, bytes) = rt.block_on(fetch(args, dir))?;
+    let (m, bytes) = rt.block_on(fetch(args, dir, restarted))?;
     let regions = m.files.len() - 1;
     Ok(format!(
         "{}backup of {} tables ({regions} regions) written to {}: {} files, {bytes} bytes in {:.1} s; \
@@ -52,41 +52,55 @@ pub fn run(args: &BackupArgs) -> Result<String, BackupError> {
     ))
 }
 
-/// Makes DIR ready: created when missing; an interrupted backup in it is cleared. Anything
-/// else in it is refused, before anything is removed. Returns whether a backup was cleared.
-fn prepare(dir: &Path) -> Result<bool, BackupError> {
+/// Checks that DIR may receive a backup, changing nothing: missing, empty, or an interrupted
+/// backup (its marker, and only files a backup writes). Returns whether it holds one.
+fn check(dir: &Path) -> Result<bool, BackupError> {
     let not_empty = |what: String| BackupError::NotEmpty {
         dir: dir.to_path_buf(),
         what,
     };
-    std::fs::create_dir_all(dir).map_err(|e| BackupError::io(dir, e))?;
+    if !dir.exists() {
+        return Ok(false);
+    }
     if dir.join(MANIFEST).exists() {
         return Err(not_empty(format!(
             "it holds a complete backup already ({MANIFEST}); choose a new directory"
         )));
     }
-    let names: Vec<String> = std::fs::read_dir(dir)
+    let names = names(dir)?;
+    if names.is_empty() {
+        return Ok(false);
+    }
+    if !names.iter().any(|n| n == MARKER) {
+        return Err(not_empty(
+            "its files are not an interrupted redbase backup; choose an empty directory".into(),
+        ));
+    }
+    let ours =
+        |n: &str| n == MARKER || n == "tables" || n.ends_with(".dump") || n.ends_with(".partial");
+    if let Some(other) = names.iter().find(|n| !ours(n)) {
+        return Err(not_empty(format!(
+            "{other:?} is not part of an interrupted backup; remove it or choose another directory"
+        )));
+    }
+    Ok(true)
+}
+
+fn names(dir: &Path) -> Result<Vec<String>, BackupError> {
+    std::fs::read_dir(dir)
         .map_err(|e| BackupError::io(dir, e))?
         .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
         .collect::<Result<_, _>>()
-        .map_err(|e| BackupError::io(dir, e))?;
-    let restarted = !names.is_empty();
+        .map_err(|e| BackupError::io(dir, e))
+}
+
+/// Once the server has begun the backup: creates DIR, clears the interrupted backup [`check`]
+/// found in it, and writes the marker.
+fn start(dir: &Path, restarted: bool) -> Result<(), BackupError> {
+    std::fs::create_dir_all(dir).map_err(|e| BackupError::io(dir, e))?;
     if restarted {
-        if !names.iter().any(|n| n == MARKER) {
-            return Err(not_empty(
-                "its files are not an interrupted redbase backup; choose an empty directory".into(),
-            ));
-        }
-        let ours = |n: &str| {
-            n == MARKER || n == "tables" || n.ends_with(".dump") || n.ends_with(".partial")
-        };
-        if let Some(other) = names.iter().find(|n| !ours(n)) {
-            return Err(not_empty(format!(
-                "{other:?} is not part of an interrupted backup; remove it or choose another directory"
-            )));
-        }
-        for n in &names {
-            let p = dir.join(n);
+        for n in names(dir)? {
+            let p = dir.join(&n);
             let removed = if n == "tables" {
                 std::fs::remove_dir_all(&p)
             } else if n == MARKER {
@@ -103,11 +117,14 @@ fn prepare(dir: &Path) -> Result<bool, BackupError> {
         "a redbase backup is being written here, or was interrupted: \
          run `redbase backup --to` this directory again\n",
     )
-    .map_err(|e| BackupError::io(&marker, e))?;
-    Ok(restarted)
+    .map_err(|e| BackupError::io(&marker, e))
 }
 
-async fn fetch(args: &BackupArgs, dir: &Path) -> Result<(Manifest, u64), BackupError> {
+async fn fetch(
+    args: &BackupArgs,
+    dir: &Path,
+    restarted: bool,
+) -> Result<(Manifest, u64), BackupError> {
     let addr = args.http_addr.clone();
     let connect = |e: &dyn std::fmt::Display| BackupError::Connect {
         addr: addr.clone(),
@@ -149,6 +166,11 @@ async fn fetch(args: &BackupArgs, dir: &Path) -> Result<(Manifest, u64), BackupE
             status: status.as_u16(),
             message: String::from_utf8_lossy(&text).trim().to_string(),
         });
+    }
+    // DIR changes only once the server has begun the backup: a refusal leaves it as it was.
+    if let Err(e) = start(dir, restarted) {
+        driver.abort();
+        return Err(e);
     }
     let mut dec = Decoder::default();
     let mut out = DirWriter {
