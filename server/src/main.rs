@@ -62,6 +62,10 @@ enum Command {
     /// Read a password (or, with --token, a bearer token) from stdin and print the hash the
     /// auth file (--auth-file) stores for it.
     HashPassword(security_flags::HashPasswordArgs),
+    /// Take an online backup of a running server (every table, at one point) into a directory.
+    Backup(redbase::backup::BackupArgs),
+    /// Rebuild a data directory from a backup, checking every file's checksum.
+    Restore(redbase::backup::RestoreArgs),
     /// The HBase shell's commands over Thrift2, against redbase or any HBase Thrift2 gateway.
     Shell(redbase::shell::ShellArgs),
     /// Write tables (descriptors, split points, every cell with its timestamp) to an export
@@ -174,6 +178,8 @@ fn main() -> std::process::ExitCode {
         Command::Codegen(args) => codegen_cmd::run(args),
         Command::Healthcheck(args) => healthcheck(args),
         Command::HashPassword(args) => security_flags::hash_password(args),
+        Command::Backup(args) => redbase::backup::backup(args),
+        Command::Restore(args) => redbase::backup::restore(args),
         Command::Shell(args) => redbase::shell::run(args),
         Command::Export(args) => redbase::data_move::export(*args),
         Command::Import(args) => redbase::data_move::import(*args),

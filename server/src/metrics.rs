@@ -112,6 +112,35 @@ impl Metrics {
         ] {
             registry.register_with_unit(name, help, Unit::Seconds, h);
         }
+        let backups = engine.backup_stats().clone();
+        registry.register_with_unit(
+            "redbase_backup_pause",
+            "How long each online backup's point held every region's writes",
+            Unit::Seconds,
+            backups.pause,
+        );
+        registry.register_with_unit(
+            "redbase_backup_duration",
+            "Completed online backups, from the request to the manifest",
+            Unit::Seconds,
+            backups.duration,
+        );
+        registry.register_with_unit(
+            "redbase_backup",
+            "Dump bytes online backups streamed",
+            Unit::Bytes,
+            backups.bytes,
+        );
+        registry.register(
+            "redbase_backups_completed",
+            "Online backups streamed whole",
+            backups.completed,
+        );
+        registry.register(
+            "redbase_backups_failed",
+            "Online backups that were refused or abandoned (client gone, shutdown, storage error)",
+            backups.failed,
+        );
         let connections = Family::<GatewayLabels, Gauge>::default();
         registry.register(
             "redbase_open_connections",

@@ -151,6 +151,16 @@ impl Catalog {
         Ok((catalog, loaded))
     }
 
+    /// A read transaction on the catalog: a backup's view of it ([`super::backup`]).
+    pub(crate) fn begin_read(&self) -> Result<redb::ReadTransaction, StorageError> {
+        let slot = self.db.lock().unwrap_or_else(|p| p.into_inner());
+        let db = slot
+            .as_ref()
+            .ok_or_else(|| StorageError::new(&self.path, "the catalog is not open"))?;
+        db.begin_read()
+            .map_err(|e| StorageError::new(&self.path, e))
+    }
+
     /// Applies the changes in one durable transaction.
     ///
     /// After a storage I/O error (a full disk) redb refuses all work on the file until it is

@@ -14,6 +14,8 @@
 //! The modules depend on each other one way, never in a cycle (`tests/module_graph.rs`).
 
 pub mod acl;
+pub mod backup;
+pub mod backup_error;
 pub mod cache;
 pub mod catalog;
 pub mod cell;
@@ -23,6 +25,7 @@ pub mod compaction;
 mod data;
 pub use data::{PendingWrite, Started};
 mod ddl;
+pub mod dump;
 pub mod error;
 pub mod family_values;
 mod grants;
@@ -52,6 +55,8 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
 pub use acl::{Acl, AclError, AclScope, Actions, Grant, Permission};
+pub use backup::{BackupPoint, BackupStats, RegionSnapshot};
+pub use backup_error::BackupError;
 pub use cell::{
     write_timestamp, Cell, CellType, CellView, CompareOp, Condition, Durability, Op, RowBuilder,
     RowMutation, RowResult, LATEST_TIMESTAMP,
@@ -186,6 +191,8 @@ pub(crate) struct Inner {
     pub health: Arc<recovery::Health>,
     /// Writers held back at the bound on a rewrite's recorded keys.
     pub record_stats: Arc<recorder::RecordStats>,
+    /// Online backups: one at a time, and their figures ([`backup`]).
+    pub backups: backup::BackupStats,
 }
 
 /// A handle to an open engine; cheap to clone, shared by every connection.
@@ -239,6 +246,7 @@ impl Engine {
             cache,
             closing: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             health: Arc::default(),
+            backups: backup::BackupStats::default(),
         });
         let engine = Engine { inner };
         engine.load(loaded)?;

@@ -228,6 +228,15 @@ impl Access {
         sec.decide(user.as_deref(), need)
     }
 
+    /// Whether the current caller may do what only superusers may (an online backup reads
+    /// every table and grant); true without authentication.
+    pub fn is_superuser(&self) -> bool {
+        match &self.secured {
+            None => true,
+            Some(sec) => current_user().is_some_and(|u| sec.is_superuser(&u)),
+        }
+    }
+
     /// Whether the current caller may see an item of a listing (read-only mode hides nothing).
     pub fn shows(&self, need: Need<'_>) -> bool {
         let Some(sec) = &self.secured else {

@@ -48,7 +48,7 @@ impl Guard {
 
     fn protected(&self, path: &str) -> bool {
         match path {
-            "/" | "/api/status" => true,
+            "/" | "/api/status" | "/api/backup" => true,
             "/metrics" | "/healthz" | "/readyz" => self.security.metrics_auth,
             _ => false,
         }

@@ -9,7 +9,9 @@
 //! | `/metrics` | every metric, OpenMetrics text (see [`crate::metrics`]) |
 //! | `/`, `/status.css`, `/status.js` | the status page (embedded in the binary) |
 //! | `/api/status` | tables, families, regions and their rates as JSON |
+//! | `POST /api/backup` | an online backup, streamed ([`backup`]; superusers only with an auth file) |
 
+mod backup;
 pub mod guard;
 pub mod rates;
 pub mod serve;
@@ -23,7 +25,7 @@ use std::time::{Duration, Instant};
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Extension;
 use axum::{Json, Router};
 use tokio::net::TcpListener;
@@ -105,6 +107,7 @@ pub async fn run_with(
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics_text))
         .route("/api/status", get(api_status))
+        .route("/api/backup", post(backup::backup))
         .route("/", get(page))
         .route("/status.css", get(css))
         .route("/status.js", get(js))
