@@ -178,6 +178,7 @@ async fn fetch(
         current: None,
         done: Vec::new(),
         bytes: 0,
+        bar: progress_bar(args.quiet),
     };
     let result = async {
         while let Some(f) = body.frame().await {
@@ -220,6 +221,24 @@ struct DirWriter {
     /// (path, size, sha256) of every file received whole.
     done: Vec<(String, u64, String)>,
     bytes: u64,
+    bar: indicatif::ProgressBar,
+}
+
+/// Bytes received, files done and the rate on standard error, drawn only when standard output
+/// is a terminal and not `--quiet` (a script gets the summary line alone).
+fn progress_bar(quiet: bool) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if quiet || !std::io::stdout().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new_spinner();
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{spinner} backup: {binary_bytes} ({binary_bytes_per_sec}), {msg}, {elapsed}",
+    ) {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
 }
 
 fn broken(m: impl Into<String>) -> BackupError {
@@ -263,6 +282,7 @@ impl DirWriter {
                     .map_err(|e| BackupError::io(&r.partial, e))?;
                 r.hash.update(&payload);
                 r.size += payload.len() as u64;
+                self.bar.inc(payload.len() as u64);
                 Ok(None)
             }
             TAG_END => {
@@ -301,9 +321,13 @@ impl DirWriter {
                     .unwrap_or_default();
                 self.bytes += r.size;
                 self.done.push((rel, r.size, sha));
+                self.bar.set_message(format!("{} files", self.done.len()));
                 Ok(None)
             }
-            TAG_MANIFEST => self.manifest(&payload).map(Some),
+            TAG_MANIFEST => {
+                self.bar.finish_and_clear();
+                self.manifest(&payload).map(Some)
+            }
             TAG_ERROR => Err(broken(format!(
                 "the server failed: {}",
                 String::from_utf8_lossy(&payload)

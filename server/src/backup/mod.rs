@@ -32,6 +32,9 @@ pub struct BackupArgs {
     /// token.
     #[arg(long, env = "REDBASE_USER")]
     pub user: Option<String>,
+    /// No progress line (it is drawn only when standard output is a terminal anyway).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 #[derive(clap::Args, Debug)]
