@@ -495,26 +495,7 @@ fn listings_are_filtered_and_scanners_belong_to_their_opener() {
             .handle_get_table_descriptors_by_namespace("default".into()))
         .unwrap()
         .is_empty());
-    let scan = h2::TScan {
-        start_row: None,
-        stop_row: None,
-        columns: None,
-        caching: None,
-        max_versions: None,
-        time_range: None,
-        filter_string: None,
-        batch_size: None,
-        attributes: None,
-        authorizations: None,
-        reversed: None,
-        cache_blocks: None,
-        col_fam_time_range_map: None,
-        read_type: None,
-        limit: None,
-        consistency: None,
-        target_replica_id: None,
-        filter_bytes: None,
-    };
+    let scan = tscan();
     let id = s
         .as_user("bob", || h2.handle_open_scanner(b"t".to_vec(), scan))
         .unwrap();

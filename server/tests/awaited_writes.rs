@@ -9,7 +9,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use common::acl::{client1, client2, family1, io_error, tget};
+use common::acl::{client1, client2, family1, io_error, tget, tscan};
 use common::server::TestServer;
 use redbase::engine::{Engine, EngineConfig};
 use redbase::generated::{hbase1 as h1, hbase2 as h2};
@@ -208,24 +208,8 @@ fn no_write_is_lost_or_doubled_while_regions_split() {
 
     let mut c = client2(server.thrift2);
     let scan = h2::TScan {
-        start_row: None,
-        stop_row: None,
-        columns: None,
-        caching: None,
         max_versions: Some(10),
-        time_range: None,
-        filter_string: None,
-        batch_size: None,
-        attributes: None,
-        authorizations: None,
-        reversed: None,
-        cache_blocks: None,
-        col_fam_time_range_map: None,
-        read_type: None,
-        limit: None,
-        consistency: None,
-        target_replica_id: None,
-        filter_bytes: None,
+        ..tscan()
     };
     let id = c.open_scanner(b"t".to_vec(), scan).unwrap();
     let mut rows = Vec::new();

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::acl::{client1, client2, family1, tget};
+use common::acl::{client1, client2, family1, tget, tscan};
 use common::server::TestServer;
 use redbase::generated::{hbase1 as h1, hbase2 as h2};
 use redbase::server::Config;
@@ -121,13 +121,13 @@ fn thrift2_scanner_calls_run_inline_up_to_the_short_batch() {
     traffic(&server, &inline, 0);
     let mut c2 = client2(server.thrift2);
     let before = inline.count();
-    let id = c2.open_scanner(b"t".to_vec(), scan()).unwrap();
+    let id = c2.open_scanner(b"t".to_vec(), tscan()).unwrap();
     assert_eq!(c2.get_scanner_rows(id, 1000).unwrap().len(), 1);
     c2.close_scanner(id).unwrap();
     assert_eq!(inline.count() - before, 3);
     let before = inline.count();
     assert_eq!(
-        c2.get_scanner_results(b"t".to_vec(), scan(), 1000)
+        c2.get_scanner_results(b"t".to_vec(), tscan(), 1000)
             .unwrap()
             .len(),
         1
@@ -135,12 +135,12 @@ fn thrift2_scanner_calls_run_inline_up_to_the_short_batch() {
     assert_eq!(inline.count() - before, 1);
     let before = inline.count();
     assert_eq!(
-        c2.get_scanner_results(b"t".to_vec(), scan(), 1001)
+        c2.get_scanner_results(b"t".to_vec(), tscan(), 1001)
             .unwrap()
             .len(),
         1
     );
-    let id = c2.open_scanner(b"t".to_vec(), scan()).unwrap();
+    let id = c2.open_scanner(b"t".to_vec(), tscan()).unwrap();
     let opened = inline.count();
     assert_eq!(c2.get_scanner_rows(id, 1001).unwrap().len(), 1);
     assert_eq!(
@@ -148,27 +148,4 @@ fn thrift2_scanner_calls_run_inline_up_to_the_short_batch() {
         (1, 0),
         "only the open ran inline: batches of 1,001 rows are not short"
     );
-}
-
-fn scan() -> h2::TScan {
-    h2::TScan {
-        start_row: None,
-        stop_row: None,
-        columns: None,
-        caching: None,
-        max_versions: None,
-        time_range: None,
-        filter_string: None,
-        batch_size: None,
-        attributes: None,
-        authorizations: None,
-        reversed: None,
-        cache_blocks: None,
-        col_fam_time_range_map: None,
-        read_type: None,
-        limit: None,
-        consistency: None,
-        target_replica_id: None,
-        filter_bytes: None,
-    }
 }

@@ -74,6 +74,30 @@ pub fn tget(row: &[u8]) -> h2::TGet {
     )
 }
 
+/// A Thrift2 scan of the whole table, every field unset (change what a test needs).
+pub fn tscan() -> h2::TScan {
+    h2::TScan {
+        start_row: None,
+        stop_row: None,
+        columns: None,
+        caching: None,
+        max_versions: None,
+        time_range: None,
+        filter_string: None,
+        batch_size: None,
+        attributes: None,
+        authorizations: None,
+        reversed: None,
+        cache_blocks: None,
+        col_fam_time_range_map: None,
+        read_type: None,
+        limit: None,
+        consistency: None,
+        target_replica_id: None,
+        filter_bytes: None,
+    }
+}
+
 /// Where a grant applies, as the wire names it.
 #[derive(Debug, Clone, Copy)]
 pub enum On<'a> {
