@@ -124,6 +124,12 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
     let ready = Arc::new(AtomicBool::new(true));
     let (http_stop, http_stop_rx) = tokio::sync::oneshot::channel::<()>();
     let ops = listeners.http.map(|l| {
+        let port = l.local_addr().map(|a| a.port()).unwrap_or(8080);
+        let rest = crate::rest::RestConfig {
+            scanners: config.scanners.clone(),
+            slow: config.slow_log.threshold,
+            location: format!("{host}:{port}"),
+        };
         tokio::spawn(http::run_with(
             l,
             engine.clone(),
@@ -133,6 +139,7 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
                 security: security.clone(),
                 exposure_warnings: config.exposure_warnings.clone(),
                 access: access.clone(),
+                rest,
             },
             async move {
                 let _ = http_stop_rx.await;

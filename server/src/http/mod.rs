@@ -9,6 +9,7 @@
 //! | `/metrics` | every metric, OpenMetrics text (see [`crate::metrics`]) |
 //! | `/`, `/status.css`, `/status.js` | the status page (embedded in the binary) |
 //! | `/api/status` | tables, families, regions and their rates as JSON |
+//! | anything else, and `/` for clients that do not prefer HTML | HBase's REST API ([`crate::rest`], docs/rest.md) |
 
 pub mod guard;
 pub mod rates;
@@ -20,6 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use axum::extract::Request;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -33,6 +35,7 @@ use crate::gateway::access::Need;
 use crate::gateway::caller::{self, Caller};
 use crate::gateway::Access;
 use crate::metrics::Metrics;
+use crate::rest::{Rest, RestConfig};
 use crate::security::Security;
 use rates::Rates;
 
@@ -48,6 +51,7 @@ struct Shared {
     rates: Mutex<Rates>,
     started: Instant,
     options: Options,
+    rest: Arc<Rest>,
 }
 
 /// The listener's security settings and what the status page warns about.
@@ -59,6 +63,8 @@ pub struct Options {
     /// The gateways' access rules: `/api/status` lists only the tables the caller may read
     /// (their region boundaries are real row keys).
     pub access: Access,
+    /// The REST API's settings (scanner limits, slow-request threshold, region location).
+    pub rest: RestConfig,
 }
 
 /// Serves the operations endpoints on `listener` until `shutdown` completes. `ready` says
@@ -91,7 +97,14 @@ pub async fn run_with(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
     let security = options.security.clone();
+    let rest = Rest::new(
+        engine.clone(),
+        options.access.clone(),
+        Some(metrics.clone()),
+        options.rest.clone(),
+    );
     let shared = Arc::new(Shared {
+        rest,
         engine,
         metrics,
         ready,
@@ -105,9 +118,10 @@ pub async fn run_with(
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics_text))
         .route("/api/status", get(api_status))
-        .route("/", get(page))
+        .route("/", get(root))
         .route("/status.css", get(css))
         .route("/status.js", get(js))
+        .fallback(rest_api)
         .with_state(shared)
         .layer(axum::middleware::from_fn_with_state(
             guard::Guard::new(security.clone()),
@@ -226,6 +240,25 @@ async fn api_status(State(s): State<Arc<Shared>>, caller: Option<Extension<Calle
             (StatusCode::INTERNAL_SERVER_ERROR, "status task failed\n").into_response()
         }
     }
+}
+
+/// `/`: the status page for browsers (`Accept` naming HTML), REST's table list for everyone
+/// else (docs/rest.md: why REST shares this listener).
+async fn root(State(s): State<Arc<Shared>>, req: Request) -> Response {
+    let html = req
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("text/html"));
+    if html {
+        page().await
+    } else {
+        crate::rest::serve(s.rest.clone(), req).await
+    }
+}
+
+async fn rest_api(State(s): State<Arc<Shared>>, req: Request) -> Response {
+    crate::rest::serve(s.rest.clone(), req).await
 }
 
 async fn page() -> Response {
