@@ -292,16 +292,23 @@ pub async fn serve(rest: Arc<Rest>, req: Request) -> Response {
         .get::<Caller>()
         .cloned()
         .unwrap_or_else(|| Caller::anonymous(([0, 0, 0, 0], 0).into()));
-    let response = match axum::body::to_bytes(body, MAX_BODY).await {
-        Err(e) => {
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let read = if declared.is_some_and(|n| n > MAX_BODY as u64) {
+        Err(None)
+    } else {
+        axum::body::to_bytes(body, MAX_BODY).await.map_err(Some)
+    };
+    let response = match read {
+        Err(None) => too_large(),
+        Err(Some(e)) => {
             let too_big = std::error::Error::source(&e)
                 .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
             if too_big {
-                RestError::new(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    format!("Payload too large\r\nthe request body exceeds {MAX_BODY} bytes\r\n"),
-                )
-                .into_response()
+                too_large()
             } else {
                 RestError::bad(format!("cannot read the request body: {e}")).into_response()
             }
@@ -344,10 +351,12 @@ pub async fn serve(rest: Arc<Rest>, req: Request) -> Response {
     response
 }
 
-/// The table list at `/` for clients that are not browsers (the listener keeps `/` for the
-/// status page when `Accept` prefers HTML).
-pub async fn root(rest: Arc<Rest>, req: Request) -> Response {
-    serve(rest, req).await
+fn too_large() -> Response {
+    RestError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("Payload too large\r\nthe request body exceeds {MAX_BODY} bytes\r\n"),
+    )
+    .into_response()
 }
 
 fn route(rest: &Rest, r: &Req) -> RestResult {
