@@ -467,11 +467,11 @@ fn check_and_delete(rest: &Rest, table: &str, spec: &RowSpec, set: &CellSet) -> 
     checked(rest, table, cond, m, " Delete check failed.")
 }
 
+/// A counter update's column and operand: (family, qualifier, value).
+type CounterColumn = (Vec<u8>, Vec<u8>, Vec<u8>);
+
 /// The (family, qualifier) of each cell of a counter update: its own column or the path's.
-fn counter_columns(
-    spec: &RowSpec,
-    row: &RowM,
-) -> Result<Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>, RestError> {
+fn counter_columns(spec: &RowSpec, row: &RowM) -> Result<Vec<CounterColumn>, RestError> {
     let mut from_path = spec.columns.iter();
     let mut out = Vec::new();
     for c in &row.cells {

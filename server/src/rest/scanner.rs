@@ -36,7 +36,7 @@ fn options(columns: &[Vec<u8>], start: i64, end: i64, versions: u32) -> ReadOpti
     for c in columns {
         o = match split_column(c) {
             (f, None) => o.family(f),
-            (f, Some(q)) if q.is_empty() => o.family(f),
+            (f, Some(b"")) => o.family(f),
             (f, Some(q)) => o.column(f, q),
         };
     }
