@@ -12,6 +12,7 @@
 //! Representations ([`media`]): JSON and XML ([`model`], [`meta`], [`xml`]), protobuf
 //! ([`protobuf`]), plain text where HBase has one, and raw bytes for one cell.
 
+pub mod check;
 pub mod filter;
 pub mod media;
 pub mod meta;

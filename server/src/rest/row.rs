@@ -9,10 +9,8 @@ use super::media::{Media, MODELS};
 use super::model::{CellM, CellSet, RowM, LATEST};
 use super::schema::{cell_set, read_body};
 use super::{body, decode, empty, not_allowed, Req, Rest, RestError, RestResult};
-use crate::engine::{
-    Condition, Durability, Get, Op, ReadOptions, RowMutation, RowResult, Scan, TimeRange,
-};
-use crate::gateway::requests::{apply, condition};
+use crate::engine::{Get, Op, ReadOptions, RowMutation, RowResult, Scan, TimeRange};
+use crate::gateway::requests::apply;
 use crate::gateway::Need;
 
 /// Most cell bytes one multi-row answer holds; past it the client is told to use a scanner.
@@ -149,7 +147,7 @@ fn read_err(e: crate::engine::ReadError) -> RestError {
     RestError::from_engine(&e, "java.io.IOException")
 }
 
-fn write_err(e: crate::engine::MutateError) -> RestError {
+pub(super) fn write_err(e: crate::engine::MutateError) -> RestError {
     RestError::from_engine(&e, "java.io.IOException")
 }
 
@@ -241,7 +239,7 @@ fn get(rest: &Rest, r: &Req, table: &str, spec: &RowSpec) -> RestResult {
 }
 
 /// The columns of a put's cells: their own, else the path's in order.
-fn put_ops(spec: &RowSpec, row: &RowM) -> Result<Vec<Op>, RestError> {
+pub(super) fn put_ops(spec: &RowSpec, row: &RowM) -> Result<Vec<Op>, RestError> {
     let mut ops = Vec::new();
     let mut from_path = spec.columns.iter();
     for c in &row.cells {
@@ -280,10 +278,10 @@ fn update(rest: &Rest, r: &Req, table: &str, spec: &RowSpec) -> RestResult {
         .is_some_and(|v| v.eq_ignore_ascii_case("true"));
     match check.to_ascii_lowercase().as_str() {
         "" => {}
-        "put" => return check_and_put(rest, table, spec, &set),
-        "delete" => return check_and_delete(rest, table, spec, &set),
-        "increment" => return increment(rest, r, table, spec, &set, return_result),
-        "append" => return append(rest, r, table, spec, &set, return_result),
+        "put" => return super::check::check_and_put(rest, table, spec, &set),
+        "delete" => return super::check::check_and_delete(rest, table, spec, &set),
+        "increment" => return super::check::increment(rest, r, table, spec, &set, return_result),
+        "append" => return super::check::append(rest, r, table, spec, &set, return_result),
         other => {
             return Err(RestError::bad_exact(&format!(
                 "Invalid check value '{other}'"
@@ -338,236 +336,6 @@ fn update_binary(rest: &Rest, r: &Req, table: &str, spec: &RowSpec) -> RestResul
     });
     rest.engine.mutate_row(table, m).map_err(write_err)?;
     Ok(empty(StatusCode::OK))
-}
-
-fn one_row<'a>(set: &'a CellSet, spec: &RowSpec) -> Result<(&'a RowM, Vec<u8>), RestError> {
-    if set.rows.len() != 1 {
-        return Err(RestError::bad_exact(
-            "Bad request: Number of rows specified is not 1.",
-        ));
-    }
-    let row = &set.rows[0];
-    Ok((row, row.key.clone().unwrap_or_else(|| spec.row.clone())))
-}
-
-fn check_and_put(rest: &Rest, table: &str, spec: &RowSpec, set: &CellSet) -> RestResult {
-    rest.may(Need::CheckAndWrite(table))?;
-    let (row, key) = one_row(set, spec)?;
-    if row.cells.len() <= 1 {
-        return Err(RestError::bad_exact(
-            "Bad request: Either row key is null or no data found for columns specified.",
-        ));
-    }
-    let check = &row.cells[row.cells.len() - 1];
-    let check_col = check.column.clone().unwrap_or_default();
-    let (cf, cq) = split_column(&check_col);
-    let Some(cq) = cq.filter(|q| !q.is_empty()) else {
-        return Err(RestError::bad_exact(
-            "Bad request: Column incorrectly specified.",
-        ));
-    };
-    let puts = RowM {
-        key: Some(key.clone()),
-        cells: row.cells[..row.cells.len() - 1].to_vec(),
-    };
-    if puts.cells.iter().any(|c| c.column.is_none()) {
-        return Err(RestError::bad_exact(
-            "Bad request: Column found to be null.",
-        ));
-    }
-    if !puts
-        .cells
-        .iter()
-        .any(|c| c.column.as_deref() == Some(&check_col))
-    {
-        return Err(RestError::bad_exact(
-            "Bad request: The column to put and check do not match.",
-        ));
-    }
-    let mut m = RowMutation::new(&key);
-    m.ops = put_ops(spec, &puts)?;
-    let cond = condition(
-        cf.to_vec(),
-        cq.to_vec(),
-        crate::engine::CompareOp::Equal,
-        check.value.clone(),
-    );
-    checked(rest, table, cond, m, "Value not Modified")
-}
-
-fn checked(rest: &Rest, table: &str, cond: Condition, m: RowMutation, failed: &str) -> RestResult {
-    if rest
-        .engine
-        .check_and_mutate(table, cond, m)
-        .map_err(write_err)?
-    {
-        Ok(empty(StatusCode::OK))
-    } else {
-        Err(RestError::new(
-            StatusCode::NOT_MODIFIED,
-            format!("{failed}\r\n"),
-        ))
-    }
-}
-
-fn check_and_delete(rest: &Rest, table: &str, spec: &RowSpec, set: &CellSet) -> RestResult {
-    rest.may(Need::CheckAndWrite(table))?;
-    let (row, key) = one_row(set, spec)?;
-    let Some(check) = row.cells.last() else {
-        return Err(RestError::bad(
-            "java.lang.IndexOutOfBoundsException: the row has no cells to check",
-        ));
-    };
-    let check_col =
-        match &check.column {
-            Some(c) => c.clone(),
-            None => spec.columns.first().cloned().ok_or_else(|| {
-                RestError::bad_exact("Bad request: Column not specified for check.")
-            })?,
-        };
-    let mut m = RowMutation::new(&key);
-    for c in &row.cells[..row.cells.len() - 1] {
-        let Some(col) = &c.column else {
-            return Err(RestError::bad_exact(
-                "Bad request: Column found to be null.",
-            ));
-        };
-        let ts = (c.timestamp != LATEST).then_some(c.timestamp);
-        m.ops.push(match split_column(col) {
-            (f, None) => Op::DeleteFamily {
-                family: f.to_vec(),
-                timestamp: ts,
-            },
-            (f, Some(q)) => Op::DeleteVersion {
-                family: f.to_vec(),
-                qualifier: q.to_vec(),
-                timestamp: ts,
-            },
-        });
-    }
-    let (cf, cq) = split_column(&check_col);
-    let Some(cq) = cq else {
-        return Err(RestError::bad_exact(
-            "Bad request: Column to check incorrectly specified.",
-        ));
-    };
-    if row.cells.len() == 1 {
-        m.ops.push(Op::DeleteColumn {
-            family: cf.to_vec(),
-            qualifier: cq.to_vec(),
-            timestamp: None,
-        });
-    }
-    let cond = condition(
-        cf.to_vec(),
-        cq.to_vec(),
-        crate::engine::CompareOp::Equal,
-        check.value.clone(),
-    );
-    checked(rest, table, cond, m, " Delete check failed.")
-}
-
-/// A counter update's column and operand: (family, qualifier, value).
-type CounterColumn = (Vec<u8>, Vec<u8>, Vec<u8>);
-
-/// The (family, qualifier) of each cell of a counter update: its own column or the path's.
-fn counter_columns(spec: &RowSpec, row: &RowM) -> Result<Vec<CounterColumn>, RestError> {
-    let mut from_path = spec.columns.iter();
-    let mut out = Vec::new();
-    for c in &row.cells {
-        let col = match &c.column {
-            Some(col) => col.clone(),
-            None => from_path
-                .next()
-                .cloned()
-                .ok_or_else(|| RestError::bad_exact("Bad request: Column found to be null."))?,
-        };
-        let (f, q) = split_column(&col);
-        let Some(q) = q else {
-            return Err(RestError::bad_exact(
-                "Bad request: Column incorrectly specified.",
-            ));
-        };
-        out.push((f.to_vec(), q.to_vec(), c.value.clone()));
-    }
-    Ok(out)
-}
-
-fn increment(
-    rest: &Rest,
-    r: &Req,
-    table: &str,
-    spec: &RowSpec,
-    set: &CellSet,
-    ret: bool,
-) -> RestResult {
-    rest.may(Need::Write(table))?;
-    let (row, key) = one_row(set, spec)?;
-    let mut cols = Vec::new();
-    for (f, q, v) in counter_columns(spec, row)? {
-        let text = String::from_utf8_lossy(&v).into_owned();
-        let n = text.trim().parse::<i64>().map_err(|_| {
-            RestError::bad(format!(
-                "java.lang.NumberFormatException: For input string: \"{text}\""
-            ))
-        })?;
-        cols.push((f, q, n));
-    }
-    let cells = rest
-        .engine
-        .increment(table, &key, cols, None, Durability::UseDefault)
-        .map_err(write_err)?;
-    if !ret {
-        return Ok(empty(StatusCode::OK));
-    }
-    if cells.is_empty() {
-        return Err(RestError::new(
-            StatusCode::NOT_MODIFIED,
-            "Increment return empty.\r\n",
-        ));
-    }
-    // HBase 2.6 answers with the row it was sent, not the new values (docs/compatibility.md).
-    let echoed = RowM {
-        key: Some(key),
-        cells: row.cells.clone(),
-    };
-    Ok(cell_set(
-        r.accept(&MODELS)?,
-        &CellSet { rows: vec![echoed] },
-    ))
-}
-
-fn append(
-    rest: &Rest,
-    r: &Req,
-    table: &str,
-    spec: &RowSpec,
-    set: &CellSet,
-    ret: bool,
-) -> RestResult {
-    rest.may(Need::Write(table))?;
-    let (row, key) = one_row(set, spec)?;
-    let cols = counter_columns(spec, row)?;
-    let cells = rest
-        .engine
-        .append(table, &key, cols, None, Durability::UseDefault)
-        .map_err(write_err)?;
-    if !ret {
-        return Ok(empty(StatusCode::OK));
-    }
-    if cells.is_empty() {
-        return Err(RestError::new(
-            StatusCode::NOT_MODIFIED,
-            "Append return empty.\r\n",
-        ));
-    }
-    let result = RowResult::from_cells(&key, &cells);
-    Ok(cell_set(
-        r.accept(&MODELS)?,
-        &CellSet {
-            rows: vec![row_model(&result)],
-        },
-    ))
 }
 
 fn delete(rest: &Rest, table: &str, spec: &RowSpec) -> RestResult {
