@@ -204,6 +204,10 @@ pub struct ScannerM {
 
 impl ScannerM {
     pub fn from_json(v: &Value) -> Result<ScannerM, String> {
+        // `null` or `""`: the default scanner (what starbase sends for a whole-table scan).
+        if v.is_null() || v.as_str() == Some("") {
+            return Ok(ScannerM::default());
+        }
         let o = v.as_object().ok_or("a Scanner must be a JSON object")?;
         let mut m = ScannerM {
             start_row: opt_b64(o, "startRow")?.unwrap_or_default(),

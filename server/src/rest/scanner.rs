@@ -54,12 +54,17 @@ pub fn create(rest: &Rest, r: &Req, table: &str) -> RestResult {
         return Err(not_allowed());
     }
     rest.may(Need::Read(table))?;
-    let m = read_body(
-        r,
-        ScannerM::from_json,
-        ScannerM::from_xml,
-        ScannerM::from_pb,
-    )?;
+    // An empty body is the default scanner (the whole table), as clients such as starbase send.
+    let m = if r.body.iter().all(u8::is_ascii_whitespace) {
+        ScannerM::default()
+    } else {
+        read_body(
+            r,
+            ScannerM::from_json,
+            ScannerM::from_xml,
+            ScannerM::from_pb,
+        )?
+    };
     let mut opts = options(
         &m.columns,
         m.start_time.unwrap_or(0),
