@@ -1,15 +1,13 @@
 //! The conditional and counter forms of a row PUT or POST (`check=put|delete|increment|append`),
 //! as HBase's `RowResource` runs them: the last cell of a check is the expected value, a failed
-//! check answers 304, counters take decimal text and may return their cells.
+//! check answers 304, counters take decimal text.
 
 use axum::http::StatusCode;
 
-use super::media::MODELS;
 use super::model::{CellSet, RowM, LATEST};
-use super::row::{put_ops, row_model, split_column, write_err, RowSpec};
-use super::schema::cell_set;
-use super::{empty, Req, Rest, RestError, RestResult};
-use crate::engine::{CompareOp, Condition, Durability, Op, RowMutation, RowResult};
+use super::row::{put_ops, split_column, write_err, RowSpec};
+use super::{empty, Rest, RestError, RestResult};
+use crate::engine::{CompareOp, Condition, Durability, Op, RowMutation};
 use crate::gateway::requests::condition;
 use crate::gateway::Need;
 
@@ -171,14 +169,9 @@ fn counter_columns(spec: &RowSpec, row: &RowM) -> Result<Vec<CounterColumn>, Res
     Ok(out)
 }
 
-pub(super) fn increment(
-    rest: &Rest,
-    r: &Req,
-    table: &str,
-    spec: &RowSpec,
-    set: &CellSet,
-    ret: bool,
-) -> RestResult {
+/// `check=increment`: each cell's value is a decimal amount. HBase 2.6.1 answers 200 with no
+/// body (its `returnResult` parameter came later), so the new values are not sent back.
+pub(super) fn increment(rest: &Rest, table: &str, spec: &RowSpec, set: &CellSet) -> RestResult {
     rest.may(Need::Write(table))?;
     let (row, key) = one_row(set, spec)?;
     let mut cols = Vec::new();
@@ -191,59 +184,19 @@ pub(super) fn increment(
         })?;
         cols.push((f, q, n));
     }
-    let cells = rest
-        .engine
+    rest.engine
         .increment(table, &key, cols, None, Durability::UseDefault)
         .map_err(write_err)?;
-    if !ret {
-        return Ok(empty(StatusCode::OK));
-    }
-    if cells.is_empty() {
-        return Err(RestError::new(
-            StatusCode::NOT_MODIFIED,
-            "Increment return empty.\r\n",
-        ));
-    }
-    // HBase 2.6 answers with the row it was sent, not the new values (docs/compatibility.md).
-    let echoed = RowM {
-        key: Some(key),
-        cells: row.cells.clone(),
-    };
-    Ok(cell_set(
-        r.accept(&MODELS)?,
-        &CellSet { rows: vec![echoed] },
-    ))
+    Ok(empty(StatusCode::OK))
 }
 
-pub(super) fn append(
-    rest: &Rest,
-    r: &Req,
-    table: &str,
-    spec: &RowSpec,
-    set: &CellSet,
-    ret: bool,
-) -> RestResult {
+/// `check=append`: each cell's value is appended to its column; 200 with no body, as increment.
+pub(super) fn append(rest: &Rest, table: &str, spec: &RowSpec, set: &CellSet) -> RestResult {
     rest.may(Need::Write(table))?;
     let (row, key) = one_row(set, spec)?;
     let cols = counter_columns(spec, row)?;
-    let cells = rest
-        .engine
+    rest.engine
         .append(table, &key, cols, None, Durability::UseDefault)
         .map_err(write_err)?;
-    if !ret {
-        return Ok(empty(StatusCode::OK));
-    }
-    if cells.is_empty() {
-        return Err(RestError::new(
-            StatusCode::NOT_MODIFIED,
-            "Append return empty.\r\n",
-        ));
-    }
-    let result = RowResult::from_cells(&key, &cells);
-    Ok(cell_set(
-        r.accept(&MODELS)?,
-        &CellSet {
-            rows: vec![row_model(&result)],
-        },
-    ))
+    Ok(empty(StatusCode::OK))
 }

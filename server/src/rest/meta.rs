@@ -102,7 +102,7 @@ pub struct NamespacePropsM(pub BTreeMap<String, String>);
 impl NamespacePropsM {
     pub fn to_json(&self) -> Value {
         if self.0.is_empty() {
-            return json!({});
+            return json!({ "properties": null });
         }
         json!({ "properties": self.0 })
     }

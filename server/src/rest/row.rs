@@ -3,7 +3,7 @@
 //! rows; `check=put|delete|increment|append` makes a PUT or POST conditional or a counter
 //! update. Bodies, status codes and messages are HBase's.
 
-use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::http::{HeaderValue, Method, StatusCode};
 
 use super::media::{Media, MODELS};
 use super::model::{CellM, CellSet, RowM, LATEST};
@@ -107,10 +107,8 @@ impl RowSpec {
                 (f, Some(q)) => o.column(f, q),
             };
         }
-        o.time_range = match self.exact_timestamp() {
-            Some(ts) => TimeRange::at(ts),
-            None => TimeRange::new(self.start_time, self.end_time),
-        };
+        // HBase 2.6.1 reads `/{ts}` as the range [0, ts), and `/{start},{end}` as [start, end).
+        o.time_range = TimeRange::new(self.start_time, self.end_time);
         o.versions(self.max_versions.max(1))
     }
 }
@@ -273,15 +271,12 @@ fn update(rest: &Rest, r: &Req, table: &str, spec: &RowSpec) -> RestResult {
     }
     let set = read_body(r, CellSet::from_json, CellSet::from_xml, CellSet::from_pb)?;
     let check = r.param("check").unwrap_or("");
-    let return_result = r
-        .param("returnResult")
-        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
     match check.to_ascii_lowercase().as_str() {
         "" => {}
         "put" => return super::check::check_and_put(rest, table, spec, &set),
         "delete" => return super::check::check_and_delete(rest, table, spec, &set),
-        "increment" => return super::check::increment(rest, r, table, spec, &set, return_result),
-        "append" => return super::check::append(rest, r, table, spec, &set, return_result),
+        "increment" => return super::check::increment(rest, table, spec, &set),
+        "append" => return super::check::append(rest, table, spec, &set),
         other => {
             return Err(RestError::bad_exact(&format!(
                 "Invalid check value '{other}'"
@@ -403,8 +398,7 @@ pub fn multiget(rest: &Rest, r: &Req, table: &str) -> RestResult {
         }
     }
     if set.rows.is_empty() {
-        return Err(RestError::not_found());
+        return Err(RestError::new(StatusCode::NOT_FOUND, "No rows found.\r\n"));
     }
-    let _ = header::CONTENT_TYPE;
     Ok(cell_set(media, &set))
 }

@@ -82,7 +82,8 @@ pub fn create(rest: &Rest, r: &Req, table: &str) -> RestResult {
         options: opts,
         ..Default::default()
     };
-    let scanner = rest.engine.scan(table, scan).map_err(scan_err)?;
+    // HBase opens the scanner without looking at the table: a missing one fails the first GET.
+    let scanner = rest.engine.scan_lazily(table, scan);
     let state = ScanState {
         pending: None,
         batch: positive(m.batch).map_or(usize::MAX, |b| b as usize),

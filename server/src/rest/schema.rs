@@ -114,7 +114,7 @@ pub fn cluster_version(r: &Req) -> RestResult {
         media,
         cluster_version_json,
         cluster_version_xml,
-        || format!("{HBASE_VERSION}\n"),
+        || HBASE_VERSION.to_string(),
         super::protobuf::cluster_version,
     ))
 }
