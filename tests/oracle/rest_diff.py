@@ -128,7 +128,7 @@ def normalise(status, headers, body):
             out["body"] = norm_xml(ET.fromstring(body))
         except ET.ParseError:
             out["body"] = body.decode("utf-8", "replace")
-    elif ctype == "application/octet-stream":
+    elif ctype in ("application/octet-stream", "application/x-protobuf", "application/protobuf"):
         out["body"] = body.hex()
     else:
         out["body"] = body.decode("utf-8", "replace").replace(PREFIX, "{P}")
@@ -142,8 +142,11 @@ def location_path(headers):
     return loc
 
 
-def step_name(i, s):
-    return f"{i:03d} {s['method']} {s['path']}" + (f" [{s['accept']}]" if s.get("accept") else "") + (
+def step_name(s):
+    """A step's name in reports and in rest-allow.json: its `name`, else method, path, Accept."""
+    if s.get("name"):
+        return s["name"]
+    return f"{s['method']} {s['path']}" + (f" [{s['accept']}]" if s.get("accept") else "") + (
         f" ({s['comment']})" if s.get("comment") else "")
 
 
@@ -180,7 +183,7 @@ def main():
     t0 = time.monotonic()
     try:
         for i, s in enumerate(STEPS):
-            name = step_name(i, s)
+            name = step_name(s)
             answers = {}
             for side, base in (("redbase", redbase), ("hbase", hbase)):
                 path = s["path"]
@@ -198,15 +201,15 @@ def main():
             if answers["redbase"] == answers["hbase"]:
                 same += 1
                 if args.verbose:
-                    print(f"same     {name}")
+                    print(f"same     {i:03d} {name}")
                 continue
             entry = (name, answers)
             if name in allow:
                 allowed.append(entry)
-                print(f"allowed  {name}: {allow[name]}")
+                print(f"allowed  {i:03d} {name}: {allow[name]}")
             else:
                 failures.append(entry)
-                print(f"DIFFERS  {name}")
+                print(f"DIFFERS  {i:03d} {name}")
                 for side in ("redbase", "hbase"):
                     print(f"  {side:7}: {json.dumps(answers[side], sort_keys=True)[:1500]}")
     finally:

@@ -3,8 +3,8 @@ sent to redbase and to HBase 2.6.1's REST server; their answers are compared aft
 normalisation. `{P}` in a path or body is the run's table prefix; `$name` in a path is what a
 step saved (a scanner's path) on that side.
 
-Step fields: method, path, accept, ctype (Content-Type), body (str, bytes, or a JSON value
-sent as JSON), save (keep the Location path under a name), compare ("full" [default],
+Step fields: name (how tests/oracle/rest-allow.json names it; else method, path and Accept),
+method, path, accept, ctype (Content-Type), body (str, bytes, or a JSON value sent as JSON), save (keep the Location path under a name), compare ("full" [default],
 "status": the status code alone), comment.
 """
 
@@ -19,6 +19,32 @@ J = "application/json"
 X = "text/xml"
 T = "text/plain"
 O = "application/octet-stream"
+PB = "application/x-protobuf"
+
+
+def pb_varint(n):
+    out = b""
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out += bytes([byte | 0x80])
+        else:
+            return out + bytes([byte])
+
+
+def pb_field(tag, wire, payload):
+    key = pb_varint((tag << 3) | wire)
+    if wire == 2:
+        return key + pb_varint(len(payload)) + payload
+    return key + payload
+
+
+def pb_cellset(key, column, ts, value):
+    """HBase REST's CellSet message with one row of one cell, written by hand."""
+    c = pb_field(2, 2, column.encode()) + pb_field(3, 0, pb_varint(ts)) + pb_field(4, 2, value.encode())
+    row = pb_field(1, 2, key.encode()) + pb_field(2, 2, c)
+    return pb_field(1, 2, row)
 
 
 def cell(col, val, ts=None):
@@ -131,6 +157,27 @@ STEPS = [
     dict(method="DELETE", path="$s1", compare="status"),
     dict(method="GET", path="$s1", accept=J, compare="status"),
     dict(method="PUT", path="/{P}none/scanner", ctype=J, body=scanner(), compare="status"),
+    # XML scanner model, protobuf and raw answers
+    dict(method="PUT", path="/{P}t/scanner", ctype=X, save="x1", compare="status",
+         body='<Scanner startRow="' + b("k1") + '" endRow="' + b("k3") + '" batch="2" maxVersions="1">'
+         + "<column>" + b("cf:a") + "</column></Scanner>"),
+    dict(method="GET", path="$x1", accept=X),
+    dict(method="GET", path="$x1", accept=PB),
+    dict(method="GET", path="$x1", accept=J),
+    dict(method="DELETE", path="$x1", compare="status"),
+    dict(method="PUT", path="/{P}t/scanner", ctype=J, body=scanner(startRow=b("k2"), maxVersions=1), save="o1",
+         compare="status"),
+    dict(method="GET", path="$o1", accept=O),
+    dict(method="DELETE", path="$o1", compare="status"),
+    # protobuf rows and schemas
+    dict(method="PUT", path="/{P}t/p1", ctype=PB, body=pb_cellset("p1", "cf:pb", 700, "proto")),
+    dict(method="GET", path="/{P}t/p1", accept=PB),
+    dict(method="GET", path="/{P}t/p1", accept="application/protobuf"),
+    dict(method="GET", path="/{P}t/k*", accept=PB),
+    dict(method="GET", path="/version/cluster", accept=PB),
+    dict(method="GET", path="/{P}t/schema", accept=T),
+    dict(method="GET", path="/{P}t/regions", accept=X),
+    dict(method="GET", path="/{P}t/multiget?row=k1&row=k2&v=2", accept=X),
 ]
 
 FILTERS = [
@@ -166,17 +213,27 @@ STEPS += [
     # namespaces
     dict(method="POST", path="/namespaces/{P}ns", compare="status"),
     dict(method="GET", path="/namespaces/{P}ns", accept=J),
+    dict(method="GET", path="/namespaces/{P}ns", accept=X),
     dict(method="GET", path="/namespaces/{P}ns/tables", accept=J),
-    dict(method="GET", path="/namespaces/{P}none", accept=J, compare="status"),
+    dict(method="PUT", path="/{P}ns:t2/schema", ctype=J, compare="status",
+         body={"name": "{P}ns:t2", "ColumnSchema": [{"name": "cf"}]}),
+    dict(method="GET", path="/namespaces/{P}ns/tables", accept=X),
+    dict(method="GET", path="/namespaces/{P}ns/tables", accept=T),
+    dict(method="DELETE", path="/{P}ns:t2/schema", compare="status"),
+    dict(name="missing namespace", method="GET", path="/namespaces/{P}none", accept=J, compare="status"),
     dict(method="DELETE", path="/namespaces/{P}ns", compare="status"),
     # bad input
-    dict(method="PUT", path="/{P}t/r9", ctype=J, body='{"Row":[{"key":"!!!"}]}', compare="status"),
-    dict(method="PUT", path="/{P}t/r9", ctype=J, body="{not json", compare="status"),
+    dict(name="bad base64", method="PUT", path="/{P}t/r9", ctype=J, body='{"Row":[{"key":"!!!"}]}',
+         compare="status"),
+    dict(name="malformed JSON", method="PUT", path="/{P}t/r9", ctype=J, body="{not json", compare="status"),
     dict(method="PUT", path="/{P}t/r9", ctype="image/png", body="x", compare="status"),
     dict(method="GET", path="/{P}t/k1", accept="image/png", compare="status"),
     dict(method="PUT", path="/{P}t/r9", ctype=J, body=rows(("r9", [cell("nofamily:q", "v")])), compare="status"),
     dict(method="PUT", path="/{P}t/r9", ctype=J, body=rows(("r9", [cell("noqualifier", "v")]))),
     # the end of the table
+    dict(method="PUT", path="/{P}t/schema", ctype=J, body=SCHEMA, compare="status", comment="replace"),
+    dict(method="GET", path="/{P}t/schema", accept=J, comment="after PUT replaced it"),
     dict(method="DELETE", path="/{P}t/schema", compare="status"),
     dict(method="GET", path="/{P}t/schema", accept=J),
+    dict(method="DELETE", path="/{P}t/schema", compare="status"),
 ]

@@ -12,10 +12,16 @@ pub enum Media {
     Xml,
     Json,
     Protobuf,
+    /// `application/protobuf`, the IETF name: the same messages, answered under the name asked.
+    ProtobufIetf,
     Binary,
 }
 
 impl Media {
+    pub fn is_protobuf(self) -> bool {
+        matches!(self, Media::Protobuf | Media::ProtobufIetf)
+    }
+
     /// The type HBase writes in `Content-Type`.
     pub fn mime(self) -> &'static str {
         match self {
@@ -23,6 +29,7 @@ impl Media {
             Media::Xml => "text/xml",
             Media::Json => "application/json",
             Media::Protobuf => "application/x-protobuf",
+            Media::ProtobufIetf => "application/protobuf",
             Media::Binary => "application/octet-stream",
         }
     }
@@ -32,7 +39,8 @@ impl Media {
             "text/plain" => Media::Text,
             "text/xml" | "application/xml" => Media::Xml,
             "application/json" => Media::Json,
-            "application/x-protobuf" | "application/protobuf" => Media::Protobuf,
+            "application/x-protobuf" => Media::Protobuf,
+            "application/protobuf" => Media::ProtobufIetf,
             "application/octet-stream" => Media::Binary,
             _ => return None,
         })
@@ -49,9 +57,20 @@ impl Media {
 }
 
 /// Every representation with data models, in Jersey's default order for them.
-pub const MODELS: [Media; 3] = [Media::Xml, Media::Json, Media::Protobuf];
+pub const MODELS: [Media; 4] = [
+    Media::Xml,
+    Media::Json,
+    Media::Protobuf,
+    Media::ProtobufIetf,
+];
 /// Models plus HBase's plain-text form.
-pub const MODELS_TEXT: [Media; 4] = [Media::Text, Media::Xml, Media::Json, Media::Protobuf];
+pub const MODELS_TEXT: [Media; 5] = [
+    Media::Text,
+    Media::Xml,
+    Media::Json,
+    Media::Protobuf,
+    Media::ProtobufIetf,
+];
 
 /// The representation `accept` prefers among `offers` (first offer when none is stated); 406
 /// when none fits.
@@ -78,7 +97,7 @@ pub fn negotiate(accept: Option<&HeaderValue>, offers: &[Media]) -> Result<Media
         return offers
             .first()
             .copied()
-            .ok_or_else(|| RestError::new(StatusCode::NOT_ACCEPTABLE, "Not Acceptable\r\n"));
+            .ok_or_else(|| RestError::new(StatusCode::NOT_ACCEPTABLE, ""));
     }
     // Highest quality first, then the more specific range, then the client's order.
     ranges.sort_by(|a, b| {
@@ -92,10 +111,8 @@ pub fn negotiate(accept: Option<&HeaderValue>, offers: &[Media]) -> Result<Media
             return Ok(*m);
         }
     }
-    Err(RestError::new(
-        StatusCode::NOT_ACCEPTABLE,
-        "Not Acceptable\r\n",
-    ))
+    // Jersey answers 406 with no body.
+    Err(RestError::new(StatusCode::NOT_ACCEPTABLE, ""))
 }
 
 /// The media type of a request body; 415 for one HBase does not read.

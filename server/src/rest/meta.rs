@@ -246,11 +246,10 @@ impl TableSchemaM {
 
     /// HBase's `TableSchemaModel.toString`: `{ NAME=> 't', ..., COLUMNS => [ { NAME => 'cf', ... } ] }`.
     pub fn to_text(&self) -> String {
-        let mut s = format!("{{ NAME=> '{}'", self.name);
+        let mut s = format!("{{ NAME=> '{}', IS_META => '{}'", self.name, self.is_meta());
         for (k, v) in &self.attrs {
             s.push_str(&format!(", {k} => '{v}'"));
         }
-        s.push_str(&format!(", IS_META => '{}'", self.is_meta()));
         s.push_str(", COLUMNS => [ ");
         let cols: Vec<String> = self
             .columns
@@ -265,7 +264,7 @@ impl TableSchemaM {
             })
             .collect();
         s.push_str(&cols.join(", "));
-        s.push_str(" ] }\n");
+        s.push_str(" ] }");
         s
     }
 

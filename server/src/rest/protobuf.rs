@@ -5,8 +5,8 @@
 
 use prost::Message;
 
+use super::meta::ColumnSchemaM;
 use super::meta::{ClusterStatusM, NamespacePropsM, TableInfoM, TableSchemaM, VersionM};
-use super::meta::{ColumnSchemaM, HBASE_VERSION};
 use super::model::{CellM, CellSet, RowM, ScannerM, LATEST};
 
 #[derive(Clone, PartialEq, Message)]
@@ -260,6 +260,22 @@ impl CellSet {
     }
 }
 
+/// A stateless scan's protobuf answer as HBase streams it: the rows in cell sets of at most
+/// `per_chunk` rows, each preceded by its length as a 2-byte big-endian number (Java's `short`
+/// cast, so a chunk over 65535 bytes wraps as it does there).
+pub fn streamed(set: &CellSet, per_chunk: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for rows in set.rows.chunks(per_chunk.max(1)) {
+        let chunk = CellSet {
+            rows: rows.to_vec(),
+        }
+        .to_pb();
+        out.extend_from_slice(&(chunk.len() as u16).to_be_bytes());
+        out.extend_from_slice(&chunk);
+    }
+    out
+}
+
 impl ScannerM {
     pub fn from_pb(b: &[u8]) -> Result<ScannerM, String> {
         let m = PbScanner::decode(b).map_err(|e| bad("Scanner", e))?;
@@ -302,11 +318,6 @@ pub fn version(v: &VersionM) -> Vec<u8> {
         jersey_version: Some(v.jersey.clone()),
     }
     .encode_to_vec()
-}
-
-/// HBase answers `/version/cluster` in protobuf with the version's bytes as they are.
-pub fn cluster_version() -> Vec<u8> {
-    HBASE_VERSION.as_bytes().to_vec()
 }
 
 fn attrs(m: &std::collections::BTreeMap<String, String>) -> Vec<PbAttribute> {

@@ -207,7 +207,13 @@ fn read_rows(rest: &Rest, table: &str, spec: &RowSpec) -> Result<Vec<RowResult>,
 }
 
 fn get(rest: &Rest, r: &Req, table: &str, spec: &RowSpec) -> RestResult {
-    let offers = [Media::Xml, Media::Json, Media::Protobuf, Media::Binary];
+    let offers = [
+        Media::Xml,
+        Media::Json,
+        Media::Protobuf,
+        Media::ProtobufIetf,
+        Media::Binary,
+    ];
     let media = r.accept(&offers)?;
     rest.may(Need::Read(table))?;
     if media == Media::Binary {

@@ -14,6 +14,9 @@ use super::{body, decode, empty, not_allowed, Req, Rest, RestError, RestResult};
 use crate::engine::{ReadOptions, Scan, TimeRange};
 use crate::gateway::Need;
 
+/// Rows per chunk of a stateless scan's protobuf answer (HBase's `hbase.rest.scan.fetchsize`).
+const SCAN_FETCH_SIZE: usize = 10;
+
 /// Most cell bytes one scanner answer holds; the rest come with the next GET.
 const MAX_ANSWER: usize = 16 * 1024 * 1024;
 
@@ -128,7 +131,13 @@ pub fn instance(rest: &Rest, r: &Req, _table: &str, id: &str) -> RestResult {
             Ok(empty(StatusCode::OK))
         }
         Method::GET | Method::HEAD => {
-            let offers = [Media::Xml, Media::Json, Media::Protobuf, Media::Binary];
+            let offers = [
+                Media::Xml,
+                Media::Json,
+                Media::Protobuf,
+                Media::ProtobufIetf,
+                Media::Binary,
+            ];
             let media = r.accept(&offers)?;
             let number = |k: &str| -> Result<Option<usize>, RestError> {
                 match r.param(k) {
@@ -309,6 +318,14 @@ pub fn stateless(rest: &Rest, r: &Req, table: &str, spec: &str) -> RestResult {
             }
             set.rows.push(row_model(&row));
         }
+    }
+    if media.is_protobuf() {
+        // HBase's stateless scan streams protobuf in length-prefixed chunks of its fetch size.
+        return Ok(body(
+            StatusCode::OK,
+            media,
+            super::protobuf::streamed(&set, SCAN_FETCH_SIZE),
+        ));
     }
     Ok(cell_set(media, &set))
 }
