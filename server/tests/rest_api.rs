@@ -794,3 +794,82 @@ fn read_only_mode_refuses_changes() {
     assert_eq!(s.call("DELETE", "/t/r", &[], Vec::new()).status, 403);
     assert_eq!(s.get("/", "application/json").status, 200);
 }
+
+#[test]
+fn credentials_and_acls_apply() {
+    use redbase::security::{hash_password, hash_token, Auth, LimiterConfig, Security, Users};
+    let text = format!(
+        "[users.alice]\npassword = \"{}\"\nsuperuser = true\n[users.bob]\ntokens = [\"{}\"]\n",
+        hash_password("alice-secret").expect("hash"),
+        hash_token("bob-token-0123456789")
+    );
+    let users = Users::parse(&text, std::path::Path::new("users.toml")).expect("users");
+    let auth = std::sync::Arc::new(Auth::new(users, LimiterConfig::default()));
+    let s = Server::start(Config {
+        security: Security {
+            auth: Some(auth),
+            allow_plaintext_auth: true,
+            ..Security::default()
+        },
+        ..Default::default()
+    });
+    let alice = format!("Basic {}", b64(b"alice:alice-secret"));
+    let bob = "Bearer bob-token-0123456789";
+    // No credentials: 401 with a challenge; the probes stay open.
+    let r = s.get("/", "application/json");
+    assert_eq!(r.status, 401);
+    assert!(r.header("www-authenticate").starts_with("Basic"));
+    assert_eq!(s.get("/healthz", "text/plain").status, 200);
+    // A superuser may do everything.
+    let schema = json!({"name": "sec", "ColumnSchema": [{"name": "cf"}]});
+    let r = s.call(
+        "PUT",
+        "/sec/schema",
+        &[
+            ("Authorization", &alice),
+            ("Content-Type", "application/json"),
+        ],
+        schema.to_string().into_bytes(),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let put =
+        json!({"Row": [{"key": b64(b"r"), "Cell": [{"column": b64(b"cf:a"), "$": b64(b"v")}]}]});
+    let r = s.call(
+        "PUT",
+        "/sec/r",
+        &[
+            ("Authorization", &alice),
+            ("Content-Type", "application/json"),
+        ],
+        put.to_string().into_bytes(),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    // A user with no grant is refused with HBase's denial; the table list hides the table.
+    let r = s.call(
+        "GET",
+        "/sec/r",
+        &[("Authorization", bob), ("Accept", "application/json")],
+        Vec::new(),
+    );
+    assert_eq!(r.status, 403, "{}", r.text());
+    assert!(
+        r.text()
+            .starts_with("Forbidden\r\norg.apache.hadoop.hbase.security.AccessDeniedException"),
+        "{}",
+        r.text()
+    );
+    let r = s.call(
+        "GET",
+        "/",
+        &[("Authorization", bob), ("Accept", "application/json")],
+        Vec::new(),
+    );
+    assert_eq!(r.json(), json!({"table": []}));
+    let r = s.call(
+        "GET",
+        "/",
+        &[("Authorization", &alice), ("Accept", "application/json")],
+        Vec::new(),
+    );
+    assert_eq!(r.json(), json!({"table": [{"name": "sec"}]}));
+}

@@ -247,7 +247,7 @@ cmd_start() {
   fi
   rm -rf "$RUN_DIR"
   local p
-  for p in "$T1_PORT" "$T2_PORT" "$T2RO_PORT" "$ZK_PORT" "$MASTER_PORT" "$RS_PORT"; do
+  for p in "$T1_PORT" "$T2_PORT" "$T2RO_PORT" "$REST_PORT" "$ZK_PORT" "$MASTER_PORT" "$RS_PORT"; do
     port_busy "$p" && die "port $HOST:$p is in use; pick others with ORACLE_*_PORT"
   done
   command -v java >/dev/null || die "java not found (JDK 17 expected)"
