@@ -660,6 +660,11 @@ fn scanners_stateful_and_stateless() {
         PbCellSet::decode(s.get(&path3, "application/x-protobuf").body.as_slice()).expect("pb");
     assert_eq!(pb.rows[0].key.as_deref(), Some(&b"row2"[..]));
     assert_eq!(s.get(&path3, "application/json").status, 204);
+    let m = s.get("/metrics", "text/plain").text();
+    assert!(
+        m.contains("redbase_open_scanners{gateway=\"rest\"} 2"),
+        "{m}"
+    );
     // Bad filters are 400.
     let r = s.send_json(
         "PUT",

@@ -65,6 +65,8 @@ pub struct Options {
     pub access: Access,
     /// The REST API's settings (scanner limits, slow-request threshold, region location).
     pub rest: RestConfig,
+    /// Filled with the REST API once it runs, so the metrics can count its open scanners.
+    pub rest_slot: Arc<std::sync::OnceLock<Arc<Rest>>>,
 }
 
 /// Serves the operations endpoints on `listener` until `shutdown` completes. `ready` says
@@ -103,6 +105,7 @@ pub async fn run_with(
         Some(metrics.clone()),
         options.rest.clone(),
     );
+    let _ = options.rest_slot.set(rest.clone());
     let shared = Arc::new(Shared {
         rest,
         engine,

@@ -73,6 +73,14 @@ pub struct Rest {
     pub start_code: i64,
 }
 
+impl std::fmt::Debug for Rest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rest")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Rest {
     pub fn new(
         engine: Engine,
