@@ -266,3 +266,66 @@ mod tests {
         assert!(from_json("{").is_err());
     }
 }
+
+/// Hostile request bodies: every decoder answers, none panics.
+#[cfg(test)]
+mod fuzz {
+    use proptest::prelude::*;
+
+    use crate::rest::meta::{NamespacePropsM, TableSchemaM};
+    use crate::rest::model::{CellSet, ScannerM};
+
+    fn json_like() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop::sample::select(vec![
+                "{",
+                "}",
+                "[",
+                "]",
+                ",",
+                ":",
+                "\"Row\"",
+                "\"Cell\"",
+                "\"key\"",
+                "\"$\"",
+                "\"column\"",
+                "\"type\"",
+                "\"filters\"",
+                "\"FilterList\"",
+                "\"op\"",
+                "null",
+                "\"AAAA\"",
+                "\"!!\"",
+                "1",
+                "-9223372036854775808",
+                "true",
+                "\"value\"",
+            ]),
+            0..40,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn decoders_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..200), text in json_like()) {
+            let _ = crate::rest::xml::parse(&bytes);
+            let _ = CellSet::from_pb(&bytes);
+            let _ = ScannerM::from_pb(&bytes);
+            let _ = TableSchemaM::from_pb(&bytes);
+            let _ = NamespacePropsM::from_pb(&bytes);
+            let _ = super::from_json(&text);
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+                let _ = CellSet::from_json(&v);
+                let _ = ScannerM::from_json(&v);
+                let _ = TableSchemaM::from_json(&v);
+                let _ = NamespacePropsM::from_json(&v);
+            }
+            if let Ok(e) = crate::rest::xml::parse(text.as_bytes()) {
+                let _ = CellSet::from_xml(&e);
+                let _ = ScannerM::from_xml(&e);
+                let _ = TableSchemaM::from_xml(&e);
+            }
+        }
+    }
+}
