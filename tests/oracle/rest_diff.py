@@ -106,6 +106,8 @@ def norm_xml(e):
     kids = [norm_xml(c) for c in e]
     if e.tag == "TableList":
         kids = [k for k in kids if ours(k[1].get("name", "").replace("{P}", PREFIX))]
+    if e.tag == "Namespaces":
+        kids = [k for k in kids if ours(k[2].replace("{P}", PREFIX))]
     return (e.tag, attrs, (e.text or "").strip().replace(PREFIX, "{P}"), kids)
 
 
