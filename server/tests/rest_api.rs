@@ -482,9 +482,21 @@ fn schema_namespaces_and_cluster() {
     assert_eq!(s.get("/s2/exists", "application/json").status, 200);
     assert_eq!(s.get("/nope/exists", "application/json").status, 404);
 
-    // The table list: text by default, JSON, XML, protobuf; the status page for browsers.
-    let r = s.call("GET", "/", &[], Vec::new());
+    // The table list: text for */*, JSON, XML, protobuf; the status page for browsers.
+    let r = s.call("GET", "/", &[("Accept", "*/*")], Vec::new());
     assert_eq!((r.status, r.text().as_str()), (200, "s1\ns2\n"));
+    // No Accept at all (ureq always sends one): the status page, as before REST shared `/`.
+    let mut tcp = TcpStream::connect(s.addr).expect("connect");
+    tcp.set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    write!(tcp, "GET / HTTP/1.0\r\nHost: x\r\n\r\n").expect("send");
+    let mut page = String::new();
+    tcp.read_to_string(&mut page).expect("read");
+    assert!(
+        page.to_ascii_lowercase()
+            .contains("content-type: text/html"),
+        "{page}"
+    );
     assert_eq!(
         s.get("/", "application/json").json(),
         json!({"table": [{"name": "s1"}, {"name": "s2"}]})

@@ -245,14 +245,14 @@ async fn api_status(State(s): State<Arc<Shared>>, caller: Option<Extension<Calle
     }
 }
 
-/// `/`: the status page for browsers (`Accept` naming HTML), REST's table list for everyone
-/// else (docs/rest.md: why REST shares this listener).
+/// `/`: the status page for browsers (`Accept` naming HTML) and for requests naming no type at
+/// all (as before the REST API shared this listener), REST's table list for everyone else
+/// (docs/rest.md: why REST shares this listener).
 async fn root(State(s): State<Arc<Shared>>, req: Request) -> Response {
-    let html = req
-        .headers()
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|a| a.contains("text/html"));
+    let html = match req.headers().get(header::ACCEPT) {
+        None => true,
+        Some(v) => v.to_str().is_ok_and(|a| a.contains("text/html")),
+    };
     if html {
         page().await
     } else {
