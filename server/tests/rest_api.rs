@@ -677,6 +677,29 @@ fn scanners_stateful_and_stateless() {
         m.contains("redbase_open_scanners{gateway=\"rest\"} 2"),
         "{m}"
     );
+    // A protobuf scanner model.
+    let model = redbase::rest::protobuf::PbScanner {
+        start_row: Some(b"row4".to_vec()),
+        end_row: Some(b"row5".to_vec()),
+        columns: vec![b"cf:b".to_vec()],
+        ..Default::default()
+    };
+    let r = s.call(
+        "PUT",
+        "/sc/scanner",
+        &[("Content-Type", "application/x-protobuf")],
+        model.encode_to_vec(),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let path4 = r
+        .header("location")
+        .split_once("//")
+        .and_then(|(_, p)| p.split_once('/'))
+        .map(|(_, p)| format!("/{p}"))
+        .expect("location");
+    let got = cells(&s.get(&path4, "application/json").json());
+    assert_eq!(got.len(), 1);
+    assert_eq!((got[0].0.as_str(), got[0].1.as_str()), ("row4", "cf:b"));
     // Bad filters are 400.
     let r = s.send_json(
         "PUT",
