@@ -33,6 +33,9 @@ pub fn answer(
 
 /// A cell set in `media` (rows, scans, multi-gets).
 pub fn cell_set(media: Media, set: &CellSet) -> Response {
+    if media == Media::Json {
+        return body(StatusCode::OK, media, set.to_json_text().into_bytes());
+    }
     answer(
         media,
         || set.to_json(),
