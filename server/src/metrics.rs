@@ -35,6 +35,17 @@ struct MethodLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RestLabels {
+    method: String,
+    status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RestMethodLabels {
+    method: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct GatewayLabels {
     gateway: &'static str,
 }
@@ -56,6 +67,8 @@ pub struct Metrics {
     connections: Family<GatewayLabels, Gauge>,
     evicted: Family<GatewayLabels, Counter>,
     refused: Family<GatewayLabels, Counter>,
+    rest_requests: Family<RestLabels, Counter>,
+    rest_latency: Family<RestMethodLabels, Histogram>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -159,6 +172,21 @@ impl Metrics {
             "New connections turned away at the cap because every connection was in a call, by gateway",
             refused.clone(),
         );
+        let rest_requests = Family::<RestLabels, Counter>::default();
+        registry.register(
+            "redbase_rest_requests",
+            "REST API requests answered, by HTTP method and status code",
+            rest_requests.clone(),
+        );
+        let rest_latency = Family::<RestMethodLabels, Histogram>::new_with_constructor(
+            (|| Histogram::new(LATENCY_BUCKETS)) as fn() -> Histogram,
+        );
+        registry.register_with_unit(
+            "redbase_rest_request_duration",
+            "Time from a REST request's body read to its answer ready, by HTTP method",
+            Unit::Seconds,
+            rest_latency.clone(),
+        );
         registry.register_collector(Box::new(EngineCollector {
             engine,
             scanners,
@@ -173,7 +201,24 @@ impl Metrics {
             connections,
             evicted,
             refused,
+            rest_requests,
+            rest_latency,
         }
+    }
+
+    /// Counts one answered REST request.
+    pub fn rest_request(&self, method: &str, status: u16, took: Duration) {
+        self.rest_requests
+            .get_or_create(&RestLabels {
+                method: method.to_string(),
+                status,
+            })
+            .inc();
+        self.rest_latency
+            .get_or_create(&RestMethodLabels {
+                method: method.to_string(),
+            })
+            .observe(took.as_secs_f64());
     }
 
     /// What one gateway reports into these metrics.

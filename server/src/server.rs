@@ -102,6 +102,15 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
         scanner_counts.push(("thrift2", Arc::new(move || h.scanners.len())));
         gateways.push((l, service as Arc<dyn thrift::Service>, "thrift2"));
     }
+    // The REST API's scanners, counted once the operations listener has made it.
+    let rest_slot: Arc<std::sync::OnceLock<Arc<crate::rest::Rest>>> = Arc::default();
+    if listeners.http.is_some() {
+        let slot = rest_slot.clone();
+        scanner_counts.push((
+            "rest",
+            Arc::new(move || slot.get().map_or(0, |r| r.scanners.len())),
+        ));
+    }
     let metrics = Arc::new(Metrics::new(engine.clone(), scanner_counts, &config.limits));
     for (l, service, name) in gateways {
         let mut rx = stop_rx.clone();
@@ -124,6 +133,12 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
     let ready = Arc::new(AtomicBool::new(true));
     let (http_stop, http_stop_rx) = tokio::sync::oneshot::channel::<()>();
     let ops = listeners.http.map(|l| {
+        let port = l.local_addr().map(|a| a.port()).unwrap_or(8080);
+        let rest = crate::rest::RestConfig {
+            scanners: config.scanners.clone(),
+            slow: config.slow_log.threshold,
+            location: format!("{host}:{port}"),
+        };
         tokio::spawn(http::run_with(
             l,
             engine.clone(),
@@ -133,6 +148,8 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
                 security: security.clone(),
                 exposure_warnings: config.exposure_warnings.clone(),
                 access: access.clone(),
+                rest,
+                rest_slot,
             },
             async move {
                 let _ = http_stop_rx.await;

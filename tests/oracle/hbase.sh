@@ -7,6 +7,8 @@
 #   tests/oracle/hbase.sh start    start all three JVMs, return once both gateways answer a call
 #   tests/oracle/hbase.sh status   exit 0 if all three run and both gateways answer
 #   tests/oracle/hbase.sh stop     stop the JVMs (by recorded PID) and delete the run directory
+#   tests/oracle/hbase.sh rest-start   add HBase's REST server to a running oracle (start starts it
+#                                      too); rest-stop stops only that JVM; rest-status probes it
 #
 # Environment (defaults in brackets):
 #   ORACLE_HBASE_VERSION  HBase artifact version [2.6.1]
@@ -23,7 +25,9 @@
 #                         [${TMPDIR:-/tmp}/redbase-oracle-<uid>]; stop deletes it and keeps a copy
 #                         of the logs in <cache>/last-logs
 #   ORACLE_THRIFT1_PORT [19090]  ORACLE_THRIFT2_PORT [19091]  ORACLE_ZK_PORT [19181]
-#   ORACLE_MASTER_PORT [19160]   ORACLE_RS_PORT [19162]
+#   ORACLE_MASTER_PORT [19160]   ORACLE_RS_PORT [19162]   ORACLE_REST_PORT [19080] (HBase's REST
+#                         server, `org.apache.hadoop.hbase.rest.RESTServer` of the hbase-rest
+#                         artifact, jars in <cache>/<version>-rest/lib)
 #   ORACLE_MASTER_XMX [768m]     ORACLE_THRIFT_XMX [160m]  (heap of each gateway); direct
 #                         memory is capped at 256m (master) and 64m (each gateway)
 #   ORACLE_JVM_OPTS       extra flags for every JVM, after (so overriding) the ones above []
@@ -56,7 +60,9 @@ THRIFT_XMX="${ORACLE_THRIFT_XMX:-160m}"
 START_TIMEOUT="${ORACLE_START_TIMEOUT:-300}"
 STOP_GRACE="${ORACLE_STOP_GRACE:-8}"
 PY="${PYTHON:-python3}"
-ROLES=(thrift2ro thrift2 thrift1 master) # stop order; start goes the other way
+REST_PORT="${ORACLE_REST_PORT:-19080}"
+REST_LIB="$CACHE_DIR/$HBASE_VERSION-rest/lib"
+ROLES=(rest thrift2ro thrift2 thrift1 master) # stop order; start goes the other way
 
 log() { echo "oracle: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -64,11 +70,12 @@ die() { log "$*"; exit 1; }
 # ---------------------------------------------------------------------------------------------
 # jars
 
-fetch() { # [version artifact]: the jars of one artifact's runtime classpath, cached per version
-  local version="${1:-$HBASE_VERSION}" artifact="${2:-hbase-thrift}" stamp want lib
-  lib="$CACHE_DIR/$version/lib"
+fetch() { # [version artifact dir]: the jars of one artifact's runtime classpath, cached per
+  # version (in <cache>/<dir>, default <cache>/<version>)
+  local version="${1:-$HBASE_VERSION}" artifact="${2:-hbase-thrift}" dir="${3:-${1:-$HBASE_VERSION}}" stamp want lib
+  lib="$CACHE_DIR/$dir/lib"
   want="$version $artifact $(sha256sum "$HERE/pom.xml" | cut -d' ' -f1)"
-  stamp="$CACHE_DIR/$version/.fetched"
+  stamp="$CACHE_DIR/$dir/.fetched"
   if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
     return 0
   fi
@@ -78,12 +85,18 @@ fetch() { # [version artifact]: the jars of one artifact's runtime classpath, ca
   mkdir -p "$lib.tmp"
   if ! mvn -B -q -f "$HERE/pom.xml" -Dhbase.version="$version" -Doracle.artifact="$artifact" \
     dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$lib.tmp" \
-    >"$CACHE_DIR/mvn.log" 2>&1; then
-    tail -n 30 "$CACHE_DIR/mvn.log" >&2
-    die "Maven could not fetch the jars (full log: $CACHE_DIR/mvn.log)"
+    >"$CACHE_DIR/mvn-$dir.log" 2>&1; then
+    tail -n 30 "$CACHE_DIR/mvn-$dir.log" >&2
+    die "Maven could not fetch the jars (full log: $CACHE_DIR/mvn-$dir.log)"
   fi
   mv "$lib.tmp" "$lib"
   echo "$want" >"$stamp"
+}
+
+fetch_rest() { # the REST server's classpath: hbase-rest's jars less Hadoop 2's servlet 2.5 API,
+  # which would shadow the servlet 3.1 API HBase's Jetty needs (NoSuchMethodError at start)
+  fetch "$HBASE_VERSION" hbase-rest "$HBASE_VERSION-rest"
+  rm -f "$REST_LIB/servlet-api-2.5.jar"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -140,6 +153,8 @@ write_site() {
   <property><name>hbase.master.info.port</name><value>-1</value></property>
   <property><name>hbase.regionserver.info.port</name><value>-1</value></property>
   <property><name>hbase.thrift.info.port</name><value>-1</value></property>
+  <property><name>hbase.rest.info.port</name><value>-1</value></property>
+  <property><name>hbase.rest.host</name><value>$HOST</value></property>
   <!-- local filesystem streams lack hflush/hsync: without this the master cannot create its WAL
        (StreamLacksCapabilityException: hflush) and never finishes initialising -->
   <property><name>hbase.unsafe.stream.capability.enforce</name><value>false</value></property>
@@ -192,14 +207,14 @@ jvm_flags() { # role heap direct-memory -> java flags of one JVM
 }
 
 launch() { # role heap direct-memory main-class args... (classpath: $LAUNCH_LIB or $LIB)
-  local role="$1" heap="$2" direct="$3" lib="${LAUNCH_LIB:-$LIB}"
+  local role="$1" heap="$2" direct="$3" lib="${LAUNCH_LIB:-$LIB}" conf="${LAUNCH_CONF:-$RUN_DIR/conf}"
   shift 3
   local -a flags
   read -r -a flags <<<"$(jvm_flags "$role" "$heap" "$direct" | tr '\n' ' ')"
   # setsid: the JVMs outlive this script and a ^C in the caller's terminal; the inner bash
   # records its own PID and then becomes the JVM, so the PID file names the java process.
   setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$RUN_DIR/pids/$role.pid" \
-    java "${flags[@]}" -cp "$RUN_DIR/conf:$lib/*" "$@" \
+    java "${flags[@]}" -cp "$conf:$lib/*" "$@" \
     </dev/null >"$RUN_DIR/logs/$role.log" 2>&1 &
   local i
   for i in $(seq 1 50); do
@@ -213,8 +228,14 @@ probe() {
   "$PY" "$HERE/ping.py" "$HOST" "$T1_PORT" "$T2_PORT"
 }
 
+rest_probe() { # true once HBase's REST server answers GET /version/cluster
+  "$PY" -c 'import sys, urllib.request
+urllib.request.urlopen(f"http://{sys.argv[1]}/version/cluster", timeout=5).read()' "$HOST:$REST_PORT" \
+    >/dev/null 2>&1
+}
+
 print_endpoints() {
-  echo "thrift1=$HOST:$T1_PORT thrift2=$HOST:$T2_PORT thrift2-read-only=$HOST:$T2RO_PORT zookeeper=$HOST:$ZK_PORT run_dir=$RUN_DIR"
+  echo "thrift1=$HOST:$T1_PORT thrift2=$HOST:$T2_PORT thrift2-read-only=$HOST:$T2RO_PORT rest=$HOST:$REST_PORT zookeeper=$HOST:$ZK_PORT run_dir=$RUN_DIR"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -226,7 +247,7 @@ cmd_start() {
   fi
   rm -rf "$RUN_DIR"
   local p
-  for p in "$T1_PORT" "$T2_PORT" "$T2RO_PORT" "$ZK_PORT" "$MASTER_PORT" "$RS_PORT"; do
+  for p in "$T1_PORT" "$T2_PORT" "$T2RO_PORT" "$REST_PORT" "$ZK_PORT" "$MASTER_PORT" "$RS_PORT"; do
     port_busy "$p" && die "port $HOST:$p is in use; pick others with ORACLE_*_PORT"
   done
   command -v java >/dev/null || die "java not found (JDK 17 expected)"
@@ -247,6 +268,9 @@ cmd_start() {
     -b "$HOST" -p "$T2_PORT" start
   launch thrift2ro "$THRIFT_XMX" 64m org.apache.hadoop.hbase.thrift2.ThriftServer \
     -b "$HOST" -p "$T2RO_PORT" -ro start
+  fetch_rest
+  LAUNCH_LIB="$REST_LIB" launch rest "$THRIFT_XMX" 64m org.apache.hadoop.hbase.rest.RESTServer \
+    -p "$REST_PORT" start
   log "started master pid $(pid_of master), thrift1 pid $(pid_of thrift1), thrift2 pid $(pid_of thrift2); waiting for both gateways (up to ${START_TIMEOUT}s)"
 
   local deadline=$(($(date +%s) + START_TIMEOUT)) r out
@@ -259,13 +283,13 @@ cmd_start() {
         exit 1
       fi
     done
-    if out=$(probe 2>/dev/null); then
+    if out=$(probe 2>/dev/null) && rest_probe; then
       break
     fi
     if (($(date +%s) >= deadline)); then
       log "no answer from both gateways after ${START_TIMEOUT}s; last probe:"
       probe >&2 || true
-      for r in master thrift1 thrift2 thrift2ro; do
+      for r in master thrift1 thrift2 thrift2ro rest; do
         log "--- last lines of $r.log"
         tail -n 15 "$RUN_DIR/logs/$r.log" >&2 || true
       done
@@ -290,11 +314,65 @@ cmd_status() {
       ok=1
     fi
   done
+  # HBase's REST server is reported but not required (an oracle started before it existed)
+  pid="$(pid_of rest)"
+  if [[ -n "$pid" ]]; then
+    echo "rest: running, pid $pid, VmRSS $(awk '/^VmRSS/ {print $2 $3}' "/proc/$pid/status")"
+  else
+    echo "rest: not running (tests/oracle/hbase.sh rest-start adds it)"
+  fi
   if ((ok == 0)) && probe; then
     print_endpoints
     return 0
   fi
   return 1
+}
+
+# HBase's REST server alone, on a running oracle: its own copy of the site with the REST
+# settings (an oracle started by an older hbase.sh has none), the hbase-rest classpath.
+cmd_rest_start() {
+  [[ -n "$(pid_of master)" ]] || die "no oracle running (run dir $RUN_DIR): start it first"
+  if [[ -n "$(pid_of rest)" ]]; then
+    rest_probe && { log "REST server already running on $HOST:$REST_PORT"; return 0; }
+  else
+    port_busy "$REST_PORT" && die "port $HOST:$REST_PORT is in use; pick another with ORACLE_REST_PORT"
+    fetch_rest
+    mkdir -p "$RUN_DIR/conf-rest"
+    grep -v -e 'hbase.rest.host' -e 'hbase.rest.info.port' -e '</configuration>' \
+      "$RUN_DIR/conf/hbase-site.xml" >"$RUN_DIR/conf-rest/hbase-site.xml"
+    printf '%s\n' "  <property><name>hbase.rest.info.port</name><value>-1</value></property>" \
+      "  <property><name>hbase.rest.host</name><value>$HOST</value></property>" \
+      "</configuration>" >>"$RUN_DIR/conf-rest/hbase-site.xml"
+    LAUNCH_CONF="$RUN_DIR/conf-rest" LAUNCH_LIB="$REST_LIB" launch rest "$THRIFT_XMX" 64m \
+      org.apache.hadoop.hbase.rest.RESTServer -p "$REST_PORT" start
+  fi
+  local deadline=$(($(date +%s) + START_TIMEOUT))
+  until rest_probe; do
+    if [[ -z "$(pid_of rest)" ]] || (($(date +%s) >= deadline)); then
+      log "HBase's REST server did not answer; last lines of $RUN_DIR/logs/rest.log:"
+      tail -n 40 "$RUN_DIR/logs/rest.log" >&2 || true
+      cmd_rest_stop
+      exit 1
+    fi
+    sleep 1
+  done
+  log "REST server ready on $HOST:$REST_PORT (pid $(pid_of rest))"
+}
+
+cmd_rest_stop() {
+  local pid i
+  pid="$(pid_of rest)"
+  [[ -n "$pid" ]] || { log "REST server not running"; return 0; }
+  log "stopping rest (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  for i in $(seq 1 $((STOP_GRACE * 10))); do
+    alive "$pid" || break
+    sleep 0.1
+  done
+  if alive "$pid"; then
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$RUN_DIR/pids/rest.pid"
 }
 
 cmd_stop() {
@@ -337,8 +415,11 @@ case "${1:-}" in
   start) mkdir -p "$CACHE_DIR" && cmd_start ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
+  rest-start) mkdir -p "$CACHE_DIR" && cmd_rest_start ;;
+  rest-stop) cmd_rest_stop ;;
+  rest-status) rest_probe && echo "rest=$HOST:$REST_PORT" ;;
   *)
-    echo "usage: $0 fetch|start|stop|status" >&2
+    echo "usage: $0 fetch|start|stop|status|rest-start|rest-stop|rest-status" >&2
     exit 2
     ;;
 esac

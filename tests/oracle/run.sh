@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The HBase differential oracle as a test suite: every tests/oracle/scenarios/*.json run against
 # redbase (target/debug/redbase) and a real HBase 2.6.1 (tests/oracle/hbase.sh), answers compared
-# by tests/oracle/diff.py; and tests/oracle/shell.sh, `redbase shell` running tests/shell/commands.hb
+# by tests/oracle/diff.py; tests/oracle/rest_diff.py, the REST API against HBase's REST server
+# (tests/oracle/rest_scenarios.py); tests/oracle/shell.sh, `redbase shell` running tests/shell/commands.hb
 # against redbase and against HBase's Thrift2 gateway; and tests/oracle/copy.sh, `redbase copy` of
 # the seed tables into HBase and back, compared cell by cell. Exits non-zero on any difference not listed
 # in tests/oracle/allow.json (diff.py) or tests/oracle/shell-allow.json (shell.sh).
@@ -84,6 +85,13 @@ copy_status=0
 tests/oracle/copy.sh || copy_status=$?
 echo "== python3 tests/oracle/diff.py"
 "$PYTHON" tests/oracle/diff.py "$@" || status=$?
+echo "== python3 tests/oracle/rest_diff.py (the REST API against HBase's REST server)"
+rest_status=0
+"$PYTHON" tests/oracle/rest_diff.py || rest_status=$?
+if [ "$rest_status" -ne 0 ]; then
+    echo "tests/oracle/run.sh: tests/oracle/rest_diff.py exit $rest_status"
+    [ "$status" -ne 0 ] || status=$rest_status
+fi
 if [ "$shell_status" -ne 0 ]; then
     echo "tests/oracle/run.sh: tests/oracle/shell.sh exit $shell_status"
     [ "$status" -ne 0 ] || status=$shell_status

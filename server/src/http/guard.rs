@@ -50,7 +50,9 @@ impl Guard {
         match path {
             "/" | "/api/status" | "/api/backup" => true,
             "/metrics" | "/healthz" | "/readyz" => self.security.metrics_auth,
-            _ => false,
+            "/status.css" | "/status.js" => false,
+            // The REST API: every table, row and scanner resource (the ACL checks need a user).
+            _ => true,
         }
     }
 

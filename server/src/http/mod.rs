@@ -10,6 +10,7 @@
 //! | `/`, `/status.css`, `/status.js` | the status page (embedded in the binary) |
 //! | `/api/status` | tables, families, regions and their rates as JSON |
 //! | `POST /api/backup` | an online backup, streamed ([`backup`]; superusers only with an auth file) |
+//! | anything else, and `/` for clients that do not prefer HTML | HBase's REST API ([`crate::rest`], docs/rest.md) |
 
 mod backup;
 pub mod guard;
@@ -22,6 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use axum::extract::Request;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -35,6 +37,7 @@ use crate::gateway::access::Need;
 use crate::gateway::caller::{self, Caller};
 use crate::gateway::Access;
 use crate::metrics::Metrics;
+use crate::rest::{Rest, RestConfig};
 use crate::security::Security;
 use rates::Rates;
 
@@ -50,6 +53,7 @@ struct Shared {
     rates: Mutex<Rates>,
     started: Instant,
     options: Options,
+    rest: Arc<Rest>,
 }
 
 /// The listener's security settings and what the status page warns about.
@@ -61,6 +65,10 @@ pub struct Options {
     /// The gateways' access rules: `/api/status` lists only the tables the caller may read
     /// (their region boundaries are real row keys).
     pub access: Access,
+    /// The REST API's settings (scanner limits, slow-request threshold, region location).
+    pub rest: RestConfig,
+    /// Filled with the REST API once it runs, so the metrics can count its open scanners.
+    pub rest_slot: Arc<std::sync::OnceLock<Arc<Rest>>>,
 }
 
 /// Serves the operations endpoints on `listener` until `shutdown` completes. `ready` says
@@ -93,7 +101,15 @@ pub async fn run_with(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
     let security = options.security.clone();
+    let rest = Rest::new(
+        engine.clone(),
+        options.access.clone(),
+        Some(metrics.clone()),
+        options.rest.clone(),
+    );
+    let _ = options.rest_slot.set(rest.clone());
     let shared = Arc::new(Shared {
+        rest,
         engine,
         metrics,
         ready,
@@ -108,9 +124,10 @@ pub async fn run_with(
         .route("/metrics", get(metrics_text))
         .route("/api/status", get(api_status))
         .route("/api/backup", post(backup::backup))
-        .route("/", get(page))
+        .route("/", get(root))
         .route("/status.css", get(css))
         .route("/status.js", get(js))
+        .fallback(rest_api)
         .with_state(shared)
         .layer(axum::middleware::from_fn_with_state(
             guard::Guard::new(security.clone()),
@@ -229,6 +246,25 @@ async fn api_status(State(s): State<Arc<Shared>>, caller: Option<Extension<Calle
             (StatusCode::INTERNAL_SERVER_ERROR, "status task failed\n").into_response()
         }
     }
+}
+
+/// `/`: the status page for browsers (`Accept` naming HTML) and for requests naming no type at
+/// all (as before the REST API shared this listener), REST's table list for everyone else
+/// (docs/rest.md: why REST shares this listener).
+async fn root(State(s): State<Arc<Shared>>, req: Request) -> Response {
+    let html = match req.headers().get(header::ACCEPT) {
+        None => true,
+        Some(v) => v.to_str().is_ok_and(|a| a.contains("text/html")),
+    };
+    if html {
+        page().await
+    } else {
+        crate::rest::serve(s.rest.clone(), req).await
+    }
+}
+
+async fn rest_api(State(s): State<Arc<Shared>>, req: Request) -> Response {
+    crate::rest::serve(s.rest.clone(), req).await
 }
 
 async fn page() -> Response {

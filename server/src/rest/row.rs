@@ -1,0 +1,410 @@
+//! `/{table}/{row}[/{columns}][/{ts} or /{start},{end}][?v=N]`: HBase's `RowResource` (and
+//! `MultiRowResource` at `/{table}/multiget`). A row part `start,end` or `prefix*` reads many
+//! rows; `check=put|delete|increment|append` makes a PUT or POST conditional or a counter
+//! update. Bodies, status codes and messages are HBase's.
+
+use axum::http::{HeaderValue, Method, StatusCode};
+
+use super::media::{Media, MODELS};
+use super::model::{CellM, CellSet, RowM, LATEST};
+use super::schema::{cell_set, read_body};
+use super::{body, decode, empty, not_allowed, Req, Rest, RestError, RestResult};
+use crate::engine::{Get, Op, ReadOptions, RowMutation, RowResult, Scan, TimeRange};
+use crate::gateway::requests::apply;
+use crate::gateway::Need;
+
+/// Most cell bytes one multi-row answer holds; past it the client is told to use a scanner.
+const MAX_ANSWER: usize = 64 * 1024 * 1024;
+
+/// What a path says: HBase's `RowSpec`.
+#[derive(Debug, Clone, Default)]
+pub struct RowSpec {
+    pub row: Vec<u8>,
+    /// Set for `start,end` and `prefix*` (exclusive end).
+    pub end_row: Option<Vec<u8>>,
+    pub columns: Vec<Vec<u8>>,
+    pub start_time: i64,
+    pub end_time: i64,
+    pub max_versions: u32,
+}
+
+impl RowSpec {
+    /// Parses the path segments after the table (still percent-encoded).
+    pub fn parse(segs: &[String]) -> Result<RowSpec, RestError> {
+        let bad = |m: &str| RestError::bad(format!("java.lang.IllegalArgumentException: {m}"));
+        let mut spec = RowSpec {
+            end_time: i64::MAX,
+            max_versions: 1,
+            ..Default::default()
+        };
+        let row_part = segs.first().ok_or_else(|| bad("no row in the path"))?;
+        if row_part.is_empty() {
+            return Err(bad("empty row key in the path"));
+        }
+        let (start, end) = match row_part.split_once(',') {
+            Some((s, e)) => (decode(s)?, Some(decode(e)?)),
+            None => (decode(row_part)?, None),
+        };
+        if start.last() == Some(&b'*') {
+            if end.is_some() {
+                return Err(bad("invalid path: start row specified with wildcard"));
+            }
+            let prefix = start[..start.len() - 1].to_vec();
+            let mut stop = prefix.clone();
+            stop.push(0xff);
+            spec.row = prefix;
+            spec.end_row = Some(stop);
+        } else {
+            spec.row = start;
+            spec.end_row = end;
+        }
+        if let Some(cols) = segs.get(1) {
+            for c in cols.split(',') {
+                if c.is_empty() {
+                    continue;
+                }
+                spec.columns.push(decode(c)?);
+            }
+        }
+        if let Some(ts) = segs.get(2) {
+            let num = |s: &str| -> Result<i64, RestError> {
+                let d = String::from_utf8_lossy(&decode(s)?).into_owned();
+                d.parse::<i64>().map_err(|_| {
+                    bad(&format!(
+                        "java.lang.NumberFormatException: For input string: \"{d}\""
+                    ))
+                })
+            };
+            match ts.split_once(',') {
+                Some((a, b)) => {
+                    let (t0, t1) = (num(a)?, num(b)?);
+                    if t1 != 0 {
+                        spec.start_time = t0;
+                        spec.end_time = t1;
+                    } else {
+                        spec.end_time = t0;
+                    }
+                }
+                None => spec.end_time = num(ts)?,
+            }
+        }
+        if segs.len() > 3 {
+            return Err(bad("invalid path: too many segments"));
+        }
+        Ok(spec)
+    }
+
+    /// HBase's "has a timestamp": a single time, not a range.
+    fn exact_timestamp(&self) -> Option<i64> {
+        (self.start_time == 0 && self.end_time != i64::MAX).then_some(self.end_time)
+    }
+
+    fn options(&self) -> ReadOptions {
+        let mut o = ReadOptions::default();
+        for c in &self.columns {
+            o = match split_column(c) {
+                (f, None) => o.family(f),
+                (f, Some(q)) => o.column(f, q),
+            };
+        }
+        // HBase 2.6.1 reads `/{ts}` as the range [0, ts), and `/{start},{end}` as [start, end).
+        o.time_range = TimeRange::new(self.start_time, self.end_time);
+        o.versions(self.max_versions.max(1))
+    }
+}
+
+/// `family` or `family:qualifier` (HBase's `CellUtil.parseColumn`: the first colon splits).
+pub fn split_column(c: &[u8]) -> (&[u8], Option<&[u8]>) {
+    match c.iter().position(|b| *b == b':') {
+        Some(i) => (&c[..i], Some(&c[i + 1..])),
+        None => (c, None),
+    }
+}
+
+/// A result row as the REST row model.
+pub fn row_model(r: &RowResult) -> RowM {
+    RowM {
+        key: Some(r.row().to_vec()),
+        cells: r
+            .iter()
+            .map(|c| {
+                let mut column = c.family.to_vec();
+                column.push(b':');
+                column.extend_from_slice(c.qualifier);
+                CellM {
+                    column: Some(column),
+                    timestamp: c.timestamp,
+                    value: c.value.to_vec(),
+                }
+            })
+            .collect(),
+    }
+}
+
+fn read_err(e: crate::engine::ReadError) -> RestError {
+    RestError::from_engine(&e, "java.io.IOException")
+}
+
+pub(super) fn write_err(e: crate::engine::MutateError) -> RestError {
+    RestError::from_engine(&e, "java.io.IOException")
+}
+
+/// The row resource, by method.
+pub fn resource(rest: &Rest, r: &Req, table: &str, segs: &[String]) -> RestResult {
+    let mut spec = RowSpec::parse(segs)?;
+    if let Some(v) = r.param("v") {
+        spec.max_versions = v.parse::<u32>().map_err(|_| {
+            RestError::bad(format!(
+                "java.lang.NumberFormatException: For input string: \"{v}\""
+            ))
+        })?;
+    }
+    match r.method {
+        Method::GET | Method::HEAD => get(rest, r, table, &spec),
+        Method::PUT | Method::POST => update(rest, r, table, &spec),
+        Method::DELETE => delete(rest, table, &spec),
+        _ => Err(not_allowed()),
+    }
+}
+
+/// The rows a spec names (one, a range, or a prefix).
+fn read_rows(rest: &Rest, table: &str, spec: &RowSpec) -> Result<Vec<RowResult>, RestError> {
+    let Some(end) = &spec.end_row else {
+        return Ok(rest
+            .engine
+            .get(table, Get::with(&spec.row, spec.options()))
+            .map_err(read_err)?
+            .into_iter()
+            .collect());
+    };
+    let scan = Scan {
+        start: spec.row.clone(),
+        stop: end.clone(),
+        options: spec.options(),
+        ..Default::default()
+    };
+    let mut scanner = rest.engine.scan(table, scan).map_err(read_err)?;
+    let mut rows = Vec::new();
+    let mut bytes = 0usize;
+    loop {
+        let batch = scanner.next_batch(256).map_err(read_err)?;
+        if batch.is_empty() {
+            return Ok(rows);
+        }
+        for row in batch {
+            bytes += row
+                .iter()
+                .map(|c| c.value.len() + c.qualifier.len() + 32)
+                .sum::<usize>();
+            if bytes > MAX_ANSWER {
+                return Err(RestError::bad(format!(
+                    "the rows asked for hold more than {MAX_ANSWER} bytes: read them with a scanner"
+                )));
+            }
+            rows.push(row);
+        }
+    }
+}
+
+fn get(rest: &Rest, r: &Req, table: &str, spec: &RowSpec) -> RestResult {
+    let offers = [
+        Media::Xml,
+        Media::Json,
+        Media::Protobuf,
+        Media::ProtobufIetf,
+        Media::Binary,
+    ];
+    let media = r.accept(&offers)?;
+    rest.may(Need::Read(table))?;
+    if media == Media::Binary {
+        if spec.columns.len() != 1 {
+            return Err(RestError::bad_exact(
+                "Bad request: Default 'GET' method only works if there is exactly 1 column in the row. Using the 'Accept' header with one of these formats lets you retrieve the entire row if it has multiple columns: text/xml, application/json, application/x-protobuf, application/protobuf",
+            ));
+        }
+        let rows = read_rows(rest, table, spec)?;
+        let Some(cell) = rows.first().and_then(|row| row.iter().next()) else {
+            return Err(RestError::not_found());
+        };
+        let mut resp = body(StatusCode::OK, Media::Binary, cell.value.to_vec());
+        if let Ok(v) = HeaderValue::from_str(&cell.timestamp.to_string()) {
+            resp.headers_mut().insert("X-Timestamp", v);
+        }
+        return Ok(resp);
+    }
+    let rows = read_rows(rest, table, spec)?;
+    if rows.is_empty() {
+        return Err(RestError::not_found());
+    }
+    let set = CellSet {
+        rows: rows.iter().map(row_model).collect(),
+    };
+    Ok(cell_set(media, &set))
+}
+
+/// The columns of a put's cells: their own, else the path's in order.
+pub(super) fn put_ops(spec: &RowSpec, row: &RowM) -> Result<Vec<Op>, RestError> {
+    let mut ops = Vec::new();
+    let mut from_path = spec.columns.iter();
+    for c in &row.cells {
+        let col = match &c.column {
+            Some(col) => col.clone(),
+            None => from_path
+                .next()
+                .cloned()
+                .ok_or_else(|| RestError::bad_exact("Bad request: Column found to be null."))?,
+        };
+        let (f, q) = split_column(&col);
+        let Some(q) = q else {
+            return Err(RestError::bad_exact("Bad request"));
+        };
+        ops.push(Op::Put {
+            family: f.to_vec(),
+            qualifier: q.to_vec(),
+            timestamp: (c.timestamp != LATEST).then_some(c.timestamp),
+            value: c.value.clone(),
+        });
+    }
+    Ok(ops)
+}
+
+fn update(rest: &Rest, r: &Req, table: &str, spec: &RowSpec) -> RestResult {
+    if rest.access.read_only() {
+        return Err(RestError::forbidden_read_only());
+    }
+    if r.content()? == Media::Binary {
+        return update_binary(rest, r, table, spec);
+    }
+    let set = read_body(r, CellSet::from_json, CellSet::from_xml, CellSet::from_pb)?;
+    let check = r.param("check").unwrap_or("");
+    match check.to_ascii_lowercase().as_str() {
+        "" => {}
+        "put" => return super::check::check_and_put(rest, table, spec, &set),
+        "delete" => return super::check::check_and_delete(rest, table, spec, &set),
+        "increment" => return super::check::increment(rest, table, spec, &set),
+        "append" => return super::check::append(rest, table, spec, &set),
+        other => {
+            return Err(RestError::bad_exact(&format!(
+                "Invalid check value '{other}'"
+            )));
+        }
+    }
+    rest.may(Need::Write(table))?;
+    let mut muts = Vec::new();
+    for row in &set.rows {
+        let key = row.key.clone().unwrap_or_else(|| spec.row.clone());
+        let mut m = RowMutation::new(&key);
+        m.ops = put_ops(spec, row)?;
+        muts.push(m);
+    }
+    apply(&rest.engine, table, muts).map_err(write_err)?;
+    Ok(empty(StatusCode::OK))
+}
+
+fn header_text(r: &Req, name: &str) -> Option<Vec<u8>> {
+    r.headers.get(name).map(|v| v.as_bytes().to_vec())
+}
+
+fn update_binary(rest: &Rest, r: &Req, table: &str, spec: &RowSpec) -> RestResult {
+    rest.may(Need::Write(table))?;
+    let row = header_text(r, "X-Row").unwrap_or_else(|| spec.row.clone());
+    let column = header_text(r, "X-Column").or_else(|| spec.columns.first().cloned());
+    let Some(column) = column else {
+        return Err(RestError::bad_exact(
+            "Bad request: Column found to be null.",
+        ));
+    };
+    let ts = match header_text(r, "X-Timestamp") {
+        Some(t) => {
+            let t = String::from_utf8_lossy(&t).into_owned();
+            Some(t.trim().parse::<i64>().map_err(|_| {
+                RestError::bad(format!(
+                    "java.lang.NumberFormatException: For input string: \"{t}\""
+                ))
+            })?)
+        }
+        None => None,
+    };
+    let (f, q) = split_column(&column);
+    let Some(q) = q else {
+        return Err(RestError::bad_exact("Bad request"));
+    };
+    let m = RowMutation::new(&row).with(Op::Put {
+        family: f.to_vec(),
+        qualifier: q.to_vec(),
+        timestamp: ts.filter(|t| *t != LATEST),
+        value: r.body.to_vec(),
+    });
+    rest.engine.mutate_row(table, m).map_err(write_err)?;
+    Ok(empty(StatusCode::OK))
+}
+
+fn delete(rest: &Rest, table: &str, spec: &RowSpec) -> RestResult {
+    if rest.access.read_only() {
+        return Err(RestError::forbidden_read_only());
+    }
+    rest.may(Need::Write(table))?;
+    let ts = spec.exact_timestamp();
+    let mut m = RowMutation::new(&spec.row);
+    for c in &spec.columns {
+        m.ops.push(match split_column(c) {
+            (f, None) => Op::DeleteFamily {
+                family: f.to_vec(),
+                timestamp: ts,
+            },
+            (f, Some(q)) => Op::DeleteColumn {
+                family: f.to_vec(),
+                qualifier: q.to_vec(),
+                timestamp: ts,
+            },
+        });
+    }
+    if m.ops.is_empty() {
+        m.ops.push(Op::DeleteRow { timestamp: ts });
+    }
+    rest.engine.mutate_row(table, m).map_err(write_err)?;
+    Ok(empty(StatusCode::OK))
+}
+
+/// `/{table}/multiget?row=...&row=...[&v=N]`: each `row` is a row spec of its own.
+pub fn multiget(rest: &Rest, r: &Req, table: &str) -> RestResult {
+    if r.method != Method::GET && r.method != Method::HEAD {
+        return Err(not_allowed());
+    }
+    let media = r.accept(&MODELS)?;
+    rest.may(Need::Read(table))?;
+    let versions = match r.param("v") {
+        Some(v) => Some(v.parse::<u32>().map_err(|_| {
+            RestError::bad(format!(
+                "java.lang.NumberFormatException: For input string: \"{v}\""
+            ))
+        })?),
+        None => None,
+    };
+    let mut set = CellSet::default();
+    let mut bytes = 0usize;
+    for spec_text in r.params("row") {
+        // The value was decoded once with the query; encode `/` splits again by segment.
+        let segs: Vec<String> = spec_text
+            .split('/')
+            .map(|s| s.replace('%', "%25"))
+            .collect();
+        let mut spec = RowSpec::parse(&segs)?;
+        if let Some(v) = versions {
+            spec.max_versions = v;
+        }
+        for row in read_rows(rest, table, &spec)? {
+            bytes += row.iter().map(|c| c.value.len() + 32).sum::<usize>();
+            if bytes > MAX_ANSWER {
+                return Err(RestError::bad(format!(
+                    "the rows asked for hold more than {MAX_ANSWER} bytes"
+                )));
+            }
+            set.rows.push(row_model(&row));
+        }
+    }
+    if set.rows.is_empty() {
+        return Err(RestError::new(StatusCode::NOT_FOUND, "No rows found.\r\n"));
+    }
+    Ok(cell_set(media, &set))
+}

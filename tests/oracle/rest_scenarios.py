@@ -1,0 +1,248 @@
+"""The REST differential scenarios (tests/oracle/rest_diff.py): each step is one HTTP request
+sent to redbase and to HBase 2.6.1's REST server; their answers are compared after
+normalisation. `{P}` in a path or body is the run's table prefix; `$name` in a path is what a
+step saved (a scanner's path) on that side.
+
+Step fields: name (how tests/oracle/rest-allow.json names it; else method, path and Accept),
+method, path, accept, ctype (Content-Type), body (str, bytes, or a JSON value sent as JSON), save (keep the Location path under a name), compare ("full" [default],
+"status": the status code alone), comment.
+"""
+
+import base64
+
+
+def b(s):
+    return base64.b64encode(s.encode() if isinstance(s, str) else s).decode()
+
+
+J = "application/json"
+X = "text/xml"
+T = "text/plain"
+O = "application/octet-stream"
+PB = "application/x-protobuf"
+
+
+def pb_varint(n):
+    out = b""
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out += bytes([byte | 0x80])
+        else:
+            return out + bytes([byte])
+
+
+def pb_field(tag, wire, payload):
+    key = pb_varint((tag << 3) | wire)
+    if wire == 2:
+        return key + pb_varint(len(payload)) + payload
+    return key + payload
+
+
+def pb_cellset(key, column, ts, value):
+    """HBase REST's CellSet message with one row of one cell, written by hand."""
+    c = pb_field(2, 2, column.encode()) + pb_field(3, 0, pb_varint(ts)) + pb_field(4, 2, value.encode())
+    row = pb_field(1, 2, key.encode()) + pb_field(2, 2, c)
+    return pb_field(1, 2, row)
+
+
+def cell(col, val, ts=None):
+    c = {"column": b(col), "$": b(val)}
+    if ts is not None:
+        c["timestamp"] = ts
+    return c
+
+
+def rows(*rs):
+    return {"Row": [{"key": b(k), "Cell": cells} for k, cells in rs]}
+
+
+def scanner(**kw):
+    m = {}
+    for k, v in kw.items():
+        m[k] = v
+    return m
+
+
+SCHEMA = {"name": "{P}t", "ColumnSchema": [{"name": "cf", "VERSIONS": "3"}, {"name": "cg"}]}
+
+STEPS = [
+    # cluster-wide resources
+    dict(method="GET", path="/version/cluster", accept=T),
+    dict(method="GET", path="/version/cluster", accept=J),
+    dict(method="GET", path="/version/cluster", accept=X),
+    # tables and schemas
+    dict(method="PUT", path="/{P}t/schema", ctype=J, body=SCHEMA, compare="status"),
+    dict(method="GET", path="/{P}t/schema", accept=J),
+    dict(method="GET", path="/{P}t/schema", accept=X),
+    dict(method="GET", path="/{P}t/exists", accept=J, compare="status"),
+    dict(method="GET", path="/{P}none/exists", accept=J, compare="status"),
+    dict(method="GET", path="/{P}none/schema", accept=J),
+    dict(method="POST", path="/{P}t/schema", ctype=X,
+         body='<TableSchema name="{P}t"><ColumnSchema name="ch" VERSIONS="2"/></TableSchema>',
+         compare="status"),
+    dict(method="GET", path="/{P}t/schema", accept=J, comment="after POST added ch"),
+    dict(method="GET", path="/", accept=J),
+    dict(method="GET", path="/", accept=X),
+    dict(method="GET", path="/{P}t/regions", accept=J),
+    # rows
+    dict(method="PUT", path="/{P}t/fakerow", ctype=J, body=rows(
+        ("r1", [cell("cf:a", "a1", 100), cell("cf:a", "a2", 200), cell("cg:b", "b1", 100)]),
+        ("r2", [cell("cf:a", "x", 100)]),
+        ("s1", [cell("cf:a", "s", 100)]))),
+    dict(method="GET", path="/{P}t/r1", accept=J),
+    dict(method="GET", path="/{P}t/r1", accept=X),
+    dict(method="GET", path="/{P}t/r1/cf:a", accept=J),
+    dict(method="GET", path="/{P}t/r1/cf:a?v=3", accept=J),
+    dict(method="GET", path="/{P}t/r1/cf:a/100", accept=J),
+    dict(method="GET", path="/{P}t/r1/cf:a/150,250", accept=J),
+    dict(method="GET", path="/{P}t/r1/cf:a,cg:b", accept=J),
+    dict(method="GET", path="/{P}t/r1/cf", accept=X),
+    dict(method="GET", path="/{P}t/r1/cf:a", accept=O),
+    dict(method="GET", path="/{P}t/r1", accept=O),
+    dict(method="GET", path="/{P}t/nope", accept=J),
+    dict(method="GET", path="/{P}none/r1", accept=J),
+    dict(method="GET", path="/{P}t/r*", accept=J),
+    dict(method="GET", path="/{P}t/r1,s1", accept=J),
+    dict(method="GET", path="/{P}t/multiget?row=r1&row=s1&row=zz", accept=J),
+    dict(method="GET", path="/{P}t/multiget?row=zz", accept=J),
+    dict(method="PUT", path="/{P}t/r3/cf:bin", ctype=O, body=b"\x00\xffraw", extra={"X-Timestamp": "300"}),
+    dict(method="GET", path="/{P}t/r3", accept=J),
+    dict(method="POST", path="/{P}t/r4", ctype=X,
+         body='<CellSet><Row key="' + b("r4") + '"><Cell column="' + b("cf:x") + '" timestamp="400">'
+         + b("xml") + "</Cell></Row></CellSet>"),
+    dict(method="GET", path="/{P}t/r4", accept=X),
+    # check-and-mutate and counters
+    dict(method="PUT", path="/{P}t/r2?check=put", ctype=J, body=rows(("r2", [cell("cf:a", "y"), cell("cf:a", "wrong")]))),
+    dict(method="PUT", path="/{P}t/r2?check=put", ctype=J, body=rows(("r2", [cell("cf:a", "y", 500), cell("cf:a", "x")]))),
+    dict(method="GET", path="/{P}t/r2/cf:a", accept=J),
+    dict(method="PUT", path="/{P}t/r2?check=put", ctype=J, body=rows(("r2", [cell("cf:a", "y")]))),
+    dict(method="PUT", path="/{P}t/r2?check=nonsense", ctype=J, body=rows(("r2", [cell("cf:a", "y")]))),
+    dict(method="POST", path="/{P}t/r2?check=delete", ctype=J, body=rows(("r2", [cell("cf:a", "nope")]))),
+    dict(method="POST", path="/{P}t/r2?check=delete", ctype=J, body=rows(("r2", [cell("cf:a", "y")]))),
+    dict(method="GET", path="/{P}t/r2", accept=J),
+    dict(method="POST", path="/{P}t/n?check=increment", ctype=J, body=rows(("n", [cell("cf:n", "5")]))),
+    dict(method="POST", path="/{P}t/n?check=increment", ctype=J, body=rows(("n", [cell("cf:n", "2")]))),
+    dict(method="GET", path="/{P}t/n/cf:n", accept=O),
+    dict(method="POST", path="/{P}t/n?check=increment", ctype=J, body=rows(("n", [cell("cf:n", "x")])), compare="status"),
+    dict(method="POST", path="/{P}t/ap?check=append", ctype=J, body=rows(("ap", [cell("cf:s", "ab")]))),
+    dict(method="POST", path="/{P}t/ap?check=append&returnResult=true", ctype=J, body=rows(("ap", [cell("cf:s", "cd")]))),
+    # deletes
+    dict(method="DELETE", path="/{P}t/r1/cg:b"),
+    dict(method="GET", path="/{P}t/r1", accept=J),
+    dict(method="DELETE", path="/{P}t/r1/cf/150"),
+    dict(method="GET", path="/{P}t/r1/cf:a?v=3", accept=J),
+    dict(method="DELETE", path="/{P}t/r1"),
+    dict(method="GET", path="/{P}t/r1", accept=J),
+    dict(method="DELETE", path="/{P}none/r1"),
+    # stateless scans
+    dict(method="PUT", path="/{P}t/fakerow", ctype=J, body=rows(
+        *[(f"k{i}", [cell("cf:a", f"v{i}", 100), cell("cf:b", "b", 100)]) for i in range(5)])),
+    dict(method="GET", path="/{P}t/*", accept=J),
+    dict(method="GET", path="/{P}t/*?limit=2", accept=J),
+    dict(method="GET", path="/{P}t/k*", accept=J),
+    dict(method="GET", path="/{P}t/*?startrow=k1&endrow=k3", accept=X),
+    dict(method="GET", path="/{P}t/*?column=cf:b&limit=3", accept=J),
+    dict(method="GET", path="/{P}t/*?startrow=k3&reversed=true&limit=2", accept=J),
+    dict(method="GET", path="/{P}t/*?filter=ValueFilter(%3D%2C%27binary%3Av2%27)", accept=J),
+    # stateful scanners
+    dict(method="PUT", path="/{P}t/scanner", ctype=J,
+         body=scanner(batch=3, startRow=b("k"), endRow=b("k9")), save="s1", compare="status"),
+    dict(method="GET", path="$s1", accept=J),
+    dict(method="GET", path="$s1", accept=J),
+    dict(method="GET", path="$s1", accept=X),
+    dict(method="GET", path="$s1", accept=J),
+    dict(method="GET", path="$s1", accept=J),
+    dict(method="DELETE", path="$s1", compare="status"),
+    dict(method="GET", path="$s1", accept=J, compare="status"),
+    dict(method="PUT", path="/{P}none/scanner", ctype=J, body=scanner(), compare="status"),
+    # XML scanner model, protobuf and raw answers
+    dict(method="PUT", path="/{P}t/scanner", ctype=X, save="x1", compare="status",
+         body='<Scanner startRow="' + b("k1") + '" endRow="' + b("k3") + '" batch="2" maxVersions="1">'
+         + "<column>" + b("cf:a") + "</column></Scanner>"),
+    dict(method="GET", path="$x1", accept=X),
+    dict(method="GET", path="$x1", accept=PB),
+    dict(method="GET", path="$x1", accept=J),
+    dict(method="DELETE", path="$x1", compare="status"),
+    dict(method="PUT", path="/{P}t/scanner", ctype=J, body=scanner(startRow=b("k2"), maxVersions=1), save="o1",
+         compare="status"),
+    dict(method="GET", path="$o1", accept=O),
+    dict(method="DELETE", path="$o1", compare="status"),
+    # protobuf rows and schemas
+    dict(method="PUT", path="/{P}t/p1", ctype=PB, body=pb_cellset("p1", "cf:pb", 700, "proto")),
+    dict(method="GET", path="/{P}t/p1", accept=PB),
+    dict(method="GET", path="/{P}t/p1", accept="application/protobuf"),
+    dict(method="GET", path="/{P}t/k*", accept=PB),
+    dict(method="GET", path="/version/cluster", accept=PB),
+    dict(method="GET", path="/{P}t/schema", accept=T),
+    dict(method="GET", path="/{P}t/regions", accept=X),
+    dict(method="GET", path="/{P}t/multiget?row=k1&row=k2&v=2", accept=X),
+]
+
+FILTERS = [
+    {"type": "PrefixFilter", "value": b("k1")},
+    {"type": "KeyOnlyFilter"},
+    {"type": "FirstKeyOnlyFilter"},
+    {"type": "PageFilter", "value": "2"},
+    {"type": "ColumnPrefixFilter", "value": b("b")},
+    {"type": "RowFilter", "op": "GREATER_OR_EQUAL", "comparator": {"type": "BinaryComparator", "value": b("k3")}},
+    {"type": "QualifierFilter", "op": "EQUAL", "comparator": {"type": "BinaryComparator", "value": b("a")}},
+    {"type": "ValueFilter", "op": "EQUAL", "comparator": {"type": "SubstringComparator", "value": "v4"}},
+    {"type": "FamilyFilter", "op": "EQUAL", "comparator": {"type": "BinaryComparator", "value": b("cf")}},
+    {"type": "RowFilter", "op": "EQUAL", "comparator": {"type": "RegexStringComparator", "value": "k[24]"}},
+    {"type": "SingleColumnValueFilter", "family": b("cf"), "qualifier": b("a"), "op": "EQUAL",
+     "comparator": {"type": "BinaryComparator", "value": b("v2")}, "ifMissing": True},
+    {"type": "FilterList", "op": "MUST_PASS_ONE", "filters": [
+        {"type": "PrefixFilter", "value": b("k0")}, {"type": "PrefixFilter", "value": b("k4")}]},
+    {"type": "FilterList", "op": "MUST_PASS_ALL", "filters": [
+        {"type": "QualifierFilter", "op": "EQUAL", "comparator": {"type": "BinaryComparator", "value": b("a")}},
+        {"type": "ValueFilter", "op": "NOT_EQUAL", "comparator": {"type": "BinaryComparator", "value": b("v1")}}]},
+]
+
+import json as _json  # noqa: E402
+
+for i, f in enumerate(FILTERS):
+    STEPS.append(dict(method="PUT", path="/{P}t/scanner", ctype=J,
+                      body=scanner(filter=_json.dumps(f), maxVersions=1), save=f"f{i}",
+                      compare="status", comment=f["type"]))
+    STEPS.append(dict(method="GET", path=f"$f{i}", accept=J, comment=f["type"]))
+    STEPS.append(dict(method="DELETE", path=f"$f{i}", compare="status"))
+
+STEPS += [
+    # namespaces
+    dict(method="POST", path="/namespaces/{P}ns", compare="status"),
+    dict(method="GET", path="/namespaces/{P}ns", accept=J),
+    dict(method="GET", path="/namespaces/{P}ns", accept=X),
+    dict(method="POST", path="/namespaces/{P}ns", compare="status", comment="exists already"),
+    dict(method="PUT", path="/namespaces/{P}ns", ctype=J, body={"properties": {"owner": "ops"}},
+         compare="status"),
+    dict(method="GET", path="/namespaces/{P}ns", accept=J),
+    dict(method="GET", path="/namespaces/{P}ns", accept=X),
+    dict(method="GET", path="/namespaces", accept=J),
+    dict(method="GET", path="/namespaces", accept=X),
+    dict(method="GET", path="/namespaces/{P}ns/tables", accept=J),
+    dict(method="PUT", path="/{P}ns:t2/schema", ctype=J, compare="status",
+         body={"name": "{P}ns:t2", "ColumnSchema": [{"name": "cf"}]}),
+    dict(method="GET", path="/namespaces/{P}ns/tables", accept=X),
+    dict(method="GET", path="/namespaces/{P}ns/tables", accept=T),
+    dict(method="GET", path="/{P}ns:t2/schema", accept=X),
+    dict(method="DELETE", path="/namespaces/{P}ns", compare="status", comment="not empty"),
+    dict(method="DELETE", path="/{P}ns:t2/schema", compare="status"),
+    dict(name="missing namespace", method="GET", path="/namespaces/{P}none", accept=J, compare="status"),
+    dict(method="DELETE", path="/namespaces/{P}ns", compare="status"),
+    # bad input
+    dict(name="bad base64", method="PUT", path="/{P}t/r9", ctype=J, body='{"Row":[{"key":"!!!"}]}',
+         compare="status"),
+    dict(name="malformed JSON", method="PUT", path="/{P}t/r9", ctype=J, body="{not json", compare="status"),
+    dict(method="PUT", path="/{P}t/r9", ctype="image/png", body="x", compare="status"),
+    dict(method="GET", path="/{P}t/k1", accept="image/png", compare="status"),
+    dict(method="PUT", path="/{P}t/r9", ctype=J, body=rows(("r9", [cell("nofamily:q", "v")])), compare="status"),
+    dict(method="PUT", path="/{P}t/r9", ctype=J, body=rows(("r9", [cell("noqualifier", "v")]))),
+    # the end of the table
+    dict(method="PUT", path="/{P}t/schema", ctype=J, body=SCHEMA, compare="status", comment="replace"),
+    dict(method="GET", path="/{P}t/schema", accept=J, comment="after PUT replaced it"),
+    dict(method="DELETE", path="/{P}t/schema", compare="status"),
+    dict(method="GET", path="/{P}t/schema", accept=J),
+    dict(method="DELETE", path="/{P}t/schema", compare="status"),
+]
