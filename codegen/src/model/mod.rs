@@ -128,6 +128,9 @@ pub struct Component {
     pub desc: bool,
     pub reverse: Option<Reverse>,
     pub reverse_timestamp: bool,
+    /// An empty string or bytes value is accepted (`allow_empty = true`); otherwise encoders
+    /// refuse it, so a forgotten field cannot silently become an empty one.
+    pub allow_empty: bool,
     /// False when a hash prefix replaces it (`hash.keep = false`).
     pub kept: bool,
 }
