@@ -42,7 +42,7 @@ var WebPagesDef = &redbase.TableDef{
 type WebPagesKey struct {
 	// Domain: key component domain (string).
 	Domain string `redbase:"domain"`
-	// Path: key component path (string).
+	// Path: key component path (string). May be empty: the site root.
 	Path string `redbase:"path"`
 }
 

@@ -64,6 +64,7 @@ class WebPagesKey:
     """The full row key of "web-pages": every component, as the schema declares them."""
 
     domain: str
+    #: May be empty: the site root.
     path: str
 
     def encode(self) -> bytes:

@@ -66,6 +66,7 @@ pub static DEFINITION: TableDef = TableDef {
 #[derive(Debug, Clone, PartialEq)]
 pub struct WebPagesKey {
     pub domain: String,
+    /// May be empty: the site root.
     pub path: String,
 }
 

@@ -57,6 +57,7 @@ export const WEB_PAGES_DEFINITION: TableDef = {
 /** The full row key of "web-pages": every component, as the schema declares them. */
 export class WebPagesKey {
   readonly domain: string;
+  /** May be empty: the site root. */
   readonly path: string;
 
   constructor(components: { domain: string; path: string }) {

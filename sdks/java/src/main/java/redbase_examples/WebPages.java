@@ -61,6 +61,8 @@ public final class WebPages {
 
     /**
      * The full row key of "web-pages": every component, as the schema declares them.
+     *
+     * @param path May be empty: the site root.
      */
     public record Key(String domain, String path) {
         /** The row key's bytes. */
