@@ -13,7 +13,7 @@ import (
 
 var booksKeySpec = redbase.NewKeySpec("binary", "",
 	[]redbase.Component{
-		{Name: "isbn", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "isbn", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	nil,

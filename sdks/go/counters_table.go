@@ -13,7 +13,7 @@ import (
 
 var countersKeySpec = redbase.NewKeySpec("separated", "|",
 	[]redbase.Component{
-		{Name: "name", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "name", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	nil,

@@ -13,8 +13,8 @@ import (
 
 var deviceEventsKeySpec = redbase.NewKeySpec("binary", "",
 	[]redbase.Component{
-		{Name: "device", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "seq", Type: "i64", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "device", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "seq", Type: "i64", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	&redbase.SaltSpec{Buckets: 16, Form: "byte", Alphabet: ""},

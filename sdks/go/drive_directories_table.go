@@ -13,7 +13,7 @@ import (
 
 var driveDirectoriesKeySpec = redbase.NewKeySpec("separated", "|",
 	[]redbase.Component{
-		{Name: "path", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "path", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	nil,

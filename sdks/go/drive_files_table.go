@@ -13,7 +13,7 @@ import (
 
 var driveFilesKeySpec = redbase.NewKeySpec("fixed", "",
 	[]redbase.Component{
-		{Name: "file_id", Type: "bytes", Width: 16, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "file_id", Type: "bytes", Width: 16, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	nil,

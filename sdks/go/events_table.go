@@ -13,7 +13,7 @@ import (
 
 var eventsKeySpec = redbase.NewKeySpec("separated", "-",
 	[]redbase.Component{
-		{Name: "event", Type: "string", Width: 0, Charset: "alnum", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "event", Type: "string", Width: 0, Charset: "alnum", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	&redbase.SaltSpec{Buckets: 4, Form: "char", Alphabet: "abcd"},

@@ -13,9 +13,9 @@ import (
 
 var leaderboardKeySpec = redbase.NewKeySpec("binary", "",
 	[]redbase.Component{
-		{Name: "game", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "score", Type: "i64", Width: 0, Charset: "any", Escape: false, Desc: true, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "name", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "game", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "score", Type: "i64", Width: 0, Charset: "any", Escape: false, Desc: true, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "name", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	nil,

@@ -13,7 +13,7 @@ import (
 
 var socialUsageKeySpec = redbase.NewKeySpec("separated", "|",
 	[]redbase.Component{
-		{Name: "user_id", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "user_id", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	nil,

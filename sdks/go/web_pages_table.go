@@ -13,8 +13,8 @@ import (
 
 var webPagesKeySpec = redbase.NewKeySpec("separated", "|",
 	[]redbase.Component{
-		{Name: "domain", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "segments", ReverseTimestamp: false, Kept: true},
-		{Name: "path", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "domain", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "segments", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "path", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: true, Kept: true},
 	},
 	nil,
 	nil,

@@ -29,6 +29,7 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=False,
         ),
         _k.Component(
@@ -40,6 +41,7 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
         _k.Component(
@@ -51,6 +53,7 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
     ),

@@ -28,6 +28,7 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
     ),

@@ -27,6 +27,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: false,
         },
         // component 1
@@ -39,6 +40,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
         // component 2
@@ -51,6 +53,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
     ],

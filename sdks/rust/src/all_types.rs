@@ -26,6 +26,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: true,
             kept: true,
         },
         // component 1
@@ -38,6 +39,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: true,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: true,
             kept: true,
         },
         // component 2
@@ -50,6 +52,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
         // component 3
@@ -62,6 +65,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: true,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
         // component 4
@@ -74,6 +78,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
         // component 5
@@ -86,6 +91,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: true,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
         // component 6
@@ -98,6 +104,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
     ],

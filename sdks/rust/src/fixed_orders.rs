@@ -26,6 +26,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
         // component 1
@@ -38,6 +39,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: true,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
         // component 2
@@ -50,6 +52,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: Some(Reverse::Chars),
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
     ],

@@ -26,6 +26,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
         // component 1
@@ -38,6 +39,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: true,
+            allow_empty: false,
             kept: true,
         },
     ],

@@ -26,6 +26,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
     ],

@@ -22,6 +22,7 @@ export const ACCESS_LOGS_BY_PERIOD_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -31,6 +32,7 @@ export const ACCESS_LOGS_BY_PERIOD_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -40,6 +42,7 @@ export const ACCESS_LOGS_BY_PERIOD_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
   ],

@@ -21,6 +21,7 @@ export const DRIVE_DIRECTORIES_KEY = new _k.KeySpec(
       escape: true,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
   ],

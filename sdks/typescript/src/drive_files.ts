@@ -22,6 +22,7 @@ export const DRIVE_FILES_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
   ],

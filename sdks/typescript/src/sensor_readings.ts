@@ -21,6 +21,7 @@ export const SENSOR_READINGS_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -30,6 +31,7 @@ export const SENSOR_READINGS_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: true,
+      allowEmpty: false,
       kept: true,
     },
   ],

@@ -21,6 +21,7 @@ export const SOCIAL_USAGE_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
   ],

@@ -22,6 +22,7 @@ export const WEB_PAGES_KEY = new _k.KeySpec(
       desc: false,
       reverse: "segments",
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -31,6 +32,7 @@ export const WEB_PAGES_KEY = new _k.KeySpec(
       escape: true,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: true,
       kept: true,
     },
   ],

@@ -22,6 +22,7 @@ type Component struct {
 	Desc             bool
 	Reverse          string // "", "chars" or "segments"
 	ReverseTimestamp bool
+	AllowEmpty       bool // an empty string or []byte is a value, not a forgotten field
 	Kept             bool
 }
 
@@ -289,8 +290,27 @@ func (s *KeySpec) textField(c *Component, v any) ([]byte, error) {
 	return []byte(t), nil
 }
 
+// EmptyRefused is why an empty component is refused, in the words of every redbase SDK: an
+// empty field is almost always a forgotten one (a zero-value struct field), and a key like
+// `d41d8||201501` would silently stand for it.
+const EmptyRefused = "must not be empty (the schema does not set allow_empty)"
+
+// isEmpty reports an empty string or []byte value.
+func isEmpty(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return x == ""
+	case []byte:
+		return len(x) == 0
+	}
+	return false
+}
+
 // Field returns one component's bytes in this layout.
 func (s *KeySpec) Field(c *Component, v any) ([]byte, error) {
+	if !c.AllowEmpty && isEmpty(v) {
+		return nil, keyErr(c.Name, "%s", EmptyRefused)
+	}
 	if s.Layout == "binary" {
 		return s.binaryField(c, v)
 	}

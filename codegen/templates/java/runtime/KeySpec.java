@@ -30,6 +30,7 @@ public final class KeySpec {
             boolean desc,
             String reverse,
             boolean reverseTimestamp,
+            boolean allowEmpty,
             boolean kept) {}
 
     /** An MD5 prefix of the components at {@code components}: hex characters or raw bytes. */

@@ -34,6 +34,7 @@ class Component:
     desc: bool = False
     reverse: Optional[str] = None
     reverse_timestamp: bool = False
+    allow_empty: bool = False
     kept: bool = True
 
 
@@ -65,6 +66,11 @@ def _reversed(how: str, s: str) -> str:
     return s[::-1] if how == "chars" else ".".join(reversed(s.split(".")))
 
 
+# Why an empty component is refused, in the words of every redbase SDK: an empty field is almost
+# always a forgotten one, and a key like `d41d8||201501` would silently stand for it.
+EMPTY_REFUSED = "must not be empty (the schema does not set allow_empty)"
+
+
 def _check_type(c: Component, v: KeyValue) -> None:
     number = isinstance(v, (int, float)) and not isinstance(v, bool)
     ok = {
@@ -81,6 +87,8 @@ def _check_type(c: Component, v: KeyValue) -> None:
             raise KeyEncodingError(f"component {c.name}: {v} is out of {c.type} range")
         if c.reverse_timestamp and v < 0:
             raise KeyEncodingError(f"component {c.name}: a reverse timestamp must be >= 0")
+    if isinstance(v, (str, bytes)) and not v and not c.allow_empty:
+        raise KeyEncodingError(f"component {c.name}: {EMPTY_REFUSED}")
     if isinstance(v, str) and c.charset != "any":
         bad = [ch for ch in v if ch not in _CHARSETS[c.charset]]
         if bad:

@@ -66,6 +66,8 @@ pub struct Component {
     pub desc: bool,
     pub reverse: Option<Reverse>,
     pub reverse_timestamp: bool,
+    /// An empty string or byte string is a value, not a forgotten field.
+    pub allow_empty: bool,
     pub kept: bool,
 }
 

@@ -38,6 +38,8 @@ export interface Component {
   readonly desc: boolean;
   readonly reverse?: "chars" | "segments";
   readonly reverseTimestamp: boolean;
+  /** An empty string or byte array is a value, not a forgotten field. */
+  readonly allowEmpty: boolean;
   readonly kept: boolean;
 }
 
@@ -70,6 +72,12 @@ function isInt(c: Component): boolean {
   return c.type === "i32" || c.type === "i64" || c.type === "timestamp-ms";
 }
 
+/**
+ * Why an empty component is refused, in the words of every redbase SDK: an empty field is
+ * almost always a forgotten one, and a key like `d41d8||201501` would silently stand for it.
+ */
+export const EMPTY_REFUSED = "must not be empty (the schema does not set allow_empty)";
+
 function checkType(c: Component, v: KeyValue): void {
   const ok =
     c.type === "string"
@@ -89,6 +97,9 @@ function checkType(c: Component, v: KeyValue): void {
   }
   if (c.type === "f32" && Number.isFinite(v) && !Number.isFinite(Math.fround(v as number))) {
     throw new KeyEncodingError(`component ${c.name}: ${String(v)} does not fit f32`);
+  }
+  if ((typeof v === "string" || v instanceof Uint8Array) && v.length === 0 && !c.allowEmpty) {
+    throw new KeyEncodingError(`component ${c.name}: ${EMPTY_REFUSED}`);
   }
   if (typeof v === "string" && c.charset !== "any") {
     const re = CHARSETS[c.charset];

@@ -50,7 +50,8 @@ pub(super) fn unreverse(c: &Component, stored: i64) -> Result<i64> {
     Ok(i64::MAX - stored)
 }
 
-/// Refuses values of the wrong type, out of range or outside the charset.
+/// Refuses values of the wrong type, empty where the schema does not allow it, out of range or
+/// outside the charset.
 pub(super) fn check(c: &Component, v: &KeyValue) -> Result<()> {
     let ok = matches!(
         (c.ty, v),
@@ -65,6 +66,14 @@ pub(super) fn check(c: &Component, v: &KeyValue) -> Result<()> {
     );
     if !ok {
         return Err(bad(c, format!("{v:?} is not a {:?}", c.ty)));
+    }
+    let empty = match v {
+        KeyValue::Str(s) => s.is_empty(),
+        KeyValue::Bytes(b) => b.is_empty(),
+        _ => false,
+    };
+    if empty && !c.allow_empty {
+        return Err(Error::EmptyKeyComponent { component: c.name });
     }
     match v {
         KeyValue::Int(i) => {

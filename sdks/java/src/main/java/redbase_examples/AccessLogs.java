@@ -38,9 +38,9 @@ public final class AccessLogs {
             "separated",
             "|",
             List.of(
-                    new KeySpec.Component("user_id", "string", null, "word", false, false, null, false, false),
-                    new KeySpec.Component("system_id", "string", null, "word", false, false, null, false, true),
-                    new KeySpec.Component("period", "i32", 6, "any", false, false, null, false, true)
+                    new KeySpec.Component("user_id", "string", null, "word", false, false, null, false, false, false),
+                    new KeySpec.Component("system_id", "string", null, "word", false, false, null, false, false, true),
+                    new KeySpec.Component("period", "i32", 6, "any", false, false, null, false, false, true)
             ),
             new KeySpec.Hash(List.of(0), "hex_chars", 5, false),
             null);

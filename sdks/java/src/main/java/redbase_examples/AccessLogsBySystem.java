@@ -37,9 +37,9 @@ public final class AccessLogsBySystem {
             "separated",
             "|",
             List.of(
-                    new KeySpec.Component("system_id", "string", null, "word", false, false, null, false, true),
-                    new KeySpec.Component("user_id", "string", null, "word", false, false, null, false, true),
-                    new KeySpec.Component("period", "i32", 6, "any", false, false, null, false, true)
+                    new KeySpec.Component("system_id", "string", null, "word", false, false, null, false, false, true),
+                    new KeySpec.Component("user_id", "string", null, "word", false, false, null, false, false, true),
+                    new KeySpec.Component("period", "i32", 6, "any", false, false, null, false, false, true)
             ),
             null,
             null);

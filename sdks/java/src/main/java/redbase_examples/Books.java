@@ -37,7 +37,7 @@ public final class Books {
             "binary",
             "",
             List.of(
-                    new KeySpec.Component("isbn", "string", null, "any", false, false, null, false, true)
+                    new KeySpec.Component("isbn", "string", null, "any", false, false, null, false, false, true)
             ),
             null,
             null);

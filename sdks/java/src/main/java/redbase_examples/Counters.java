@@ -37,7 +37,7 @@ public final class Counters {
             "separated",
             "|",
             List.of(
-                    new KeySpec.Component("name", "string", null, "any", true, false, null, false, true)
+                    new KeySpec.Component("name", "string", null, "any", true, false, null, false, false, true)
             ),
             null,
             null);

@@ -37,8 +37,8 @@ public final class DeviceEvents {
             "binary",
             "",
             List.of(
-                    new KeySpec.Component("device", "string", null, "any", false, false, null, false, true),
-                    new KeySpec.Component("seq", "i64", null, "any", false, false, null, false, true)
+                    new KeySpec.Component("device", "string", null, "any", false, false, null, false, false, true),
+                    new KeySpec.Component("seq", "i64", null, "any", false, false, null, false, false, true)
             ),
             null,
             new KeySpec.Salt(16, "byte", null));

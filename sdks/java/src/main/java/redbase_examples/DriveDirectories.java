@@ -37,7 +37,7 @@ public final class DriveDirectories {
             "separated",
             "|",
             List.of(
-                    new KeySpec.Component("path", "string", null, "any", true, false, null, false, true)
+                    new KeySpec.Component("path", "string", null, "any", true, false, null, false, false, true)
             ),
             null,
             null);

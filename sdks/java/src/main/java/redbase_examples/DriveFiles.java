@@ -37,7 +37,7 @@ public final class DriveFiles {
             "fixed",
             "",
             List.of(
-                    new KeySpec.Component("file_id", "bytes", 16, "any", false, false, null, false, true)
+                    new KeySpec.Component("file_id", "bytes", 16, "any", false, false, null, false, false, true)
             ),
             null,
             null);

@@ -37,7 +37,7 @@ public final class Events {
             "separated",
             "-",
             List.of(
-                    new KeySpec.Component("event", "string", null, "alnum", false, false, null, false, true)
+                    new KeySpec.Component("event", "string", null, "alnum", false, false, null, false, false, true)
             ),
             null,
             new KeySpec.Salt(4, "char", "abcd"));

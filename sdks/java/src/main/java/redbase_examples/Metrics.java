@@ -37,9 +37,9 @@ public final class Metrics {
             "separated",
             "|",
             List.of(
-                    new KeySpec.Component("metric", "string", null, "word", false, false, null, false, true),
-                    new KeySpec.Component("host", "string", null, "any", true, false, null, false, true),
-                    new KeySpec.Component("ts", "timestamp-ms", 19, "any", false, false, null, true, true)
+                    new KeySpec.Component("metric", "string", null, "word", false, false, null, false, false, true),
+                    new KeySpec.Component("host", "string", null, "any", true, false, null, false, false, true),
+                    new KeySpec.Component("ts", "timestamp-ms", 19, "any", false, false, null, true, false, true)
             ),
             null,
             null);

@@ -37,7 +37,7 @@ public final class SocialUsage {
             "separated",
             "|",
             List.of(
-                    new KeySpec.Component("user_id", "string", null, "word", false, false, null, false, true)
+                    new KeySpec.Component("user_id", "string", null, "word", false, false, null, false, false, true)
             ),
             null,
             null);

@@ -37,8 +37,8 @@ public final class WebPages {
             "separated",
             "|",
             List.of(
-                    new KeySpec.Component("domain", "string", null, "any", true, false, "segments", false, true),
-                    new KeySpec.Component("path", "string", null, "any", true, false, null, false, true)
+                    new KeySpec.Component("domain", "string", null, "any", true, false, "segments", false, false, true),
+                    new KeySpec.Component("path", "string", null, "any", true, false, null, false, true, true)
             ),
             null,
             null);
