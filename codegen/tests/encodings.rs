@@ -246,7 +246,11 @@ fn empty_components_are_refused_unless_allowed() {
         "component user_id: must not be empty (the schema does not set allow_empty)"
     );
     let err = encode_key(&logs.key, &[s("dave"), s(""), Value::Int(201501)]).unwrap_err();
-    assert!(err.to_string().starts_with("component system_id: must not be empty"), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("component system_id: must not be empty"),
+        "{err}"
+    );
     assert!(prefixes(&logs.key, &[s("")]).is_err());
     assert!(prefixes(&logs.key, &[s("dave"), s("")]).is_err());
 
@@ -273,5 +277,9 @@ fn empty_components_are_refused_unless_allowed() {
         ],
     )
     .unwrap();
-    assert_eq!(&k[..4], [0x00, 0x00, 0xff, 0xff], "\"\" then b\"\" descending");
+    assert_eq!(
+        &k[..4],
+        [0x00, 0x00, 0xff, 0xff],
+        "\"\" then b\"\" descending"
+    );
 }
