@@ -243,7 +243,7 @@ fn empty_components_are_refused_unless_allowed() {
     let err = encode_key(&logs.key, &[s(""), s("jericho"), Value::Int(201501)]).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "component user_id: must not be empty (the schema does not set allow_empty)"
+        "component user_id: must not be empty in the access_logs key (the schema does not set allow_empty)"
     );
     let err = encode_key(&logs.key, &[s("dave"), s(""), Value::Int(201501)]).unwrap_err();
     assert!(

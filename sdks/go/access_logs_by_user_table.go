@@ -11,7 +11,7 @@ import (
 	"redbase_examples/redbase"
 )
 
-var accessLogsByUserKeySpec = redbase.NewKeySpec("separated", "|",
+var accessLogsByUserKeySpec = redbase.NewKeySpec("access_logs_by_user", "separated", "|",
 	[]redbase.Component{
 		{Name: "user_id", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 		{Name: "system_id", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},

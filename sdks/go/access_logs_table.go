@@ -12,7 +12,7 @@ import (
 	"redbase_examples/redbase"
 )
 
-var accessLogsKeySpec = redbase.NewKeySpec("separated", "|",
+var accessLogsKeySpec = redbase.NewKeySpec("access_logs", "separated", "|",
 	[]redbase.Component{
 		{Name: "user_id", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: false},
 		{Name: "system_id", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},

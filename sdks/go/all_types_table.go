@@ -11,7 +11,7 @@ import (
 	"redbase_examples/redbase"
 )
 
-var allTypesKeySpec = redbase.NewKeySpec("binary", "",
+var allTypesKeySpec = redbase.NewKeySpec("all_types", "binary", "",
 	[]redbase.Component{
 		{Name: "s", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: true, Kept: true},
 		{Name: "b", Type: "bytes", Width: 0, Charset: "any", Escape: false, Desc: true, Reverse: "", ReverseTimestamp: false, AllowEmpty: true, Kept: true},

@@ -11,7 +11,7 @@ import (
 	"redbase_examples/redbase"
 )
 
-var countersKeySpec = redbase.NewKeySpec("separated", "|",
+var countersKeySpec = redbase.NewKeySpec("counters", "separated", "|",
 	[]redbase.Component{
 		{Name: "name", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},

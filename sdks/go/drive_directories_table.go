@@ -11,7 +11,7 @@ import (
 	"redbase_examples/redbase"
 )
 
-var driveDirectoriesKeySpec = redbase.NewKeySpec("separated", "|",
+var driveDirectoriesKeySpec = redbase.NewKeySpec("drive_directories", "separated", "|",
 	[]redbase.Component{
 		{Name: "path", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},

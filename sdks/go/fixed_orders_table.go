@@ -11,7 +11,7 @@ import (
 	"redbase_examples/redbase"
 )
 
-var fixedOrdersKeySpec = redbase.NewKeySpec("fixed", "",
+var fixedOrdersKeySpec = redbase.NewKeySpec("fixed_orders", "fixed", "",
 	[]redbase.Component{
 		{Name: "region", Type: "string", Width: 8, Charset: "alnum", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 		{Name: "order_no", Type: "i64", Width: 10, Charset: "any", Escape: false, Desc: true, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},

@@ -11,7 +11,7 @@ import (
 	"redbase_examples/redbase"
 )
 
-var metricsKeySpec = redbase.NewKeySpec("separated", "|",
+var metricsKeySpec = redbase.NewKeySpec("metrics", "separated", "|",
 	[]redbase.Component{
 		{Name: "metric", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 		{Name: "host", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},

@@ -11,7 +11,7 @@ import (
 	"redbase_examples/redbase"
 )
 
-var webPagesKeySpec = redbase.NewKeySpec("separated", "|",
+var webPagesKeySpec = redbase.NewKeySpec("web_pages", "separated", "|",
 	[]redbase.Component{
 		{Name: "domain", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "segments", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 		{Name: "path", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: true, Kept: true},

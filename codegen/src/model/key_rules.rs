@@ -10,7 +10,13 @@ use super::*;
 use crate::schema::{RawComponent, RawKey};
 
 impl Cx<'_> {
-    pub(super) fn key(&mut self, k: &RawKey, span: Range<usize>, path: &str) -> Option<KeyDesign> {
+    pub(super) fn key(
+        &mut self,
+        table: &str,
+        k: &RawKey,
+        span: Range<usize>,
+        path: &str,
+    ) -> Option<KeyDesign> {
         let before = self.errors.len();
         let layout = match k.layout.get_ref().as_str() {
             "separated" => match &k.separator {
@@ -231,6 +237,7 @@ impl Cx<'_> {
             return None;
         }
         Some(KeyDesign {
+            table: table.to_string(),
             layout,
             components,
             hash,

@@ -100,6 +100,8 @@ pub enum Qualifier {
 
 #[derive(Debug, Clone)]
 pub struct KeyDesign {
+    /// The table's id: errors name the key they refuse a value for.
+    pub table: String,
     pub layout: Layout,
     /// In declaration order.
     pub components: Vec<Component>,

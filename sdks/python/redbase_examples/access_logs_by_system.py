@@ -56,6 +56,7 @@ KEY = _k.KeySpec(
             kept=True,
         ),
     ),
+    table="access_logs_by_system",
 )
 
 SPLITS: Tuple[bytes, ...] = ()

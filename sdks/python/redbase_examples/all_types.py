@@ -104,6 +104,7 @@ KEY = _k.KeySpec(
             kept=True,
         ),
     ),
+    table="all_types",
 )
 
 SPLITS: Tuple[bytes, ...] = ()

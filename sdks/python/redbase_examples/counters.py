@@ -32,6 +32,7 @@ KEY = _k.KeySpec(
             kept=True,
         ),
     ),
+    table="counters",
 )
 
 SPLITS: Tuple[bytes, ...] = ()

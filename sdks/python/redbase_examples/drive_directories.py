@@ -32,6 +32,7 @@ KEY = _k.KeySpec(
             kept=True,
         ),
     ),
+    table="drive_directories",
 )
 
 SPLITS: Tuple[bytes, ...] = ()

@@ -32,6 +32,7 @@ KEY = _k.KeySpec(
             kept=True,
         ),
     ),
+    table="drive_files",
 )
 
 SPLITS: Tuple[bytes, ...] = (b"@", b"\x80", b"\xc0",)

@@ -33,6 +33,7 @@ KEY = _k.KeySpec(
         ),
     ),
     salt=_k.SaltSpec(buckets=4, form="char", alphabet="abcd"),
+    table="events",
 )
 
 SPLITS: Tuple[bytes, ...] = (b"b", b"c", b"d",)

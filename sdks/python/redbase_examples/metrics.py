@@ -56,6 +56,7 @@ KEY = _k.KeySpec(
             kept=True,
         ),
     ),
+    table="metrics",
 )
 
 SPLITS: Tuple[bytes, ...] = ()

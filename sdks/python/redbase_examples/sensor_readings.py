@@ -44,6 +44,7 @@ KEY = _k.KeySpec(
             kept=True,
         ),
     ),
+    table="sensor_readings",
 )
 
 SPLITS: Tuple[bytes, ...] = ()

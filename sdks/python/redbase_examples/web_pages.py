@@ -44,6 +44,7 @@ KEY = _k.KeySpec(
             kept=True,
         ),
     ),
+    table="web_pages",
 )
 
 SPLITS: Tuple[bytes, ...] = ()

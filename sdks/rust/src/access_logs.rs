@@ -15,6 +15,7 @@ type Columns = AccessLogsColumns;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
+    table: "access_logs",
     layout: Layout::Separated(b"|"[0]),
     components: &[
         // component 0

@@ -14,6 +14,7 @@ type Columns = AccessLogsByPeriodColumns;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
+    table: "access_logs_by_period",
     layout: Layout::Separated(b"|"[0]),
     components: &[
         // component 0

@@ -14,6 +14,7 @@ type Columns = AccessLogsBySystemColumns;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
+    table: "access_logs_by_system",
     layout: Layout::Separated(b"|"[0]),
     components: &[
         // component 0

@@ -14,6 +14,7 @@ type Columns = AllTypesColumns;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
+    table: "all_types",
     layout: Layout::Binary,
     components: &[
         // component 0

@@ -14,6 +14,7 @@ type Columns = BooksColumns;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
+    table: "books",
     layout: Layout::Binary,
     components: &[
         // component 0

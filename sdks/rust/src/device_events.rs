@@ -14,6 +14,7 @@ type Columns = DeviceEventsColumns;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
+    table: "device_events",
     layout: Layout::Binary,
     components: &[
         // component 0

@@ -14,6 +14,7 @@ type Columns = DriveFilesColumns;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
+    table: "drive_files",
     layout: Layout::Fixed,
     components: &[
         // component 0

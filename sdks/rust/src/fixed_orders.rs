@@ -14,6 +14,7 @@ type Columns = FixedOrdersColumns;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
+    table: "fixed_orders",
     layout: Layout::Fixed,
     components: &[
         // component 0

@@ -14,6 +14,7 @@ type Columns = LeaderboardColumns;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
+    table: "leaderboard",
     layout: Layout::Binary,
     components: &[
         // component 0

@@ -14,6 +14,7 @@ type Columns = MetricsColumns;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
+    table: "metrics",
     layout: Layout::Separated(b"|"[0]),
     components: &[
         // component 0

@@ -14,6 +14,7 @@ type Columns = SensorReadingsColumns;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
+    table: "sensor_readings",
     layout: Layout::Binary,
     components: &[
         // component 0

@@ -14,6 +14,7 @@ type Columns = WebPagesColumns;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
+    table: "web_pages",
     layout: Layout::Separated(b"|"[0]),
     components: &[
         // component 0

@@ -54,6 +54,7 @@ export const ACCESS_LOGS_KEY = new _k.KeySpec(
     keep: false,
   },
   null,
+  "access_logs",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

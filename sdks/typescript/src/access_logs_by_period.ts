@@ -48,6 +48,7 @@ export const ACCESS_LOGS_BY_PERIOD_KEY = new _k.KeySpec(
   ],
   null,
   null,
+  "access_logs_by_period",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

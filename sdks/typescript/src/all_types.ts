@@ -87,6 +87,7 @@ export const ALL_TYPES_KEY = new _k.KeySpec(
   ],
   null,
   null,
+  "all_types",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

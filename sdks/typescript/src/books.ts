@@ -27,6 +27,7 @@ export const BOOKS_KEY = new _k.KeySpec(
   ],
   null,
   null,
+  "books",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

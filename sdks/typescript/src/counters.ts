@@ -27,6 +27,7 @@ export const COUNTERS_KEY = new _k.KeySpec(
   ],
   null,
   null,
+  "counters",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

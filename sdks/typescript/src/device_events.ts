@@ -37,6 +37,7 @@ export const DEVICE_EVENTS_KEY = new _k.KeySpec(
   ],
   null,
   { buckets: 16, form: "byte", alphabet: "" },
+  "device_events",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

@@ -27,6 +27,7 @@ export const DRIVE_DIRECTORIES_KEY = new _k.KeySpec(
   ],
   null,
   null,
+  "drive_directories",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

@@ -28,6 +28,7 @@ export const DRIVE_FILES_KEY = new _k.KeySpec(
   ],
   null,
   null,
+  "drive_files",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

@@ -27,6 +27,7 @@ export const EVENTS_KEY = new _k.KeySpec(
   ],
   null,
   { buckets: 4, form: "char", alphabet: "abcd" },
+  "events",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

@@ -56,6 +56,7 @@ export const FIXED_ORDERS_KEY = new _k.KeySpec(
     keep: true,
   },
   null,
+  "fixed_orders",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

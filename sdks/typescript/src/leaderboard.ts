@@ -47,6 +47,7 @@ export const LEADERBOARD_KEY = new _k.KeySpec(
   ],
   null,
   null,
+  "leaderboard",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

@@ -48,6 +48,7 @@ export const METRICS_KEY = new _k.KeySpec(
   ],
   null,
   null,
+  "metrics",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

@@ -37,6 +37,7 @@ export const SENSOR_READINGS_KEY = new _k.KeySpec(
   ],
   null,
   null,
+  "sensor_readings",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

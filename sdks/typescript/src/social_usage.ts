@@ -27,6 +27,7 @@ export const SOCIAL_USAGE_KEY = new _k.KeySpec(
   ],
   null,
   null,
+  "social_usage",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

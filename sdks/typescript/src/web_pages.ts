@@ -38,6 +38,7 @@ export const WEB_PAGES_KEY = new _k.KeySpec(
   ],
   null,
   null,
+  "web_pages",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

@@ -103,7 +103,10 @@ fn check_error<'c, T: TypedTable<'c>>(v: &Json) -> Result<(), String> {
     };
     match encoded {
         Err(e @ (Error::KeyEncoding(_) | Error::EmptyKeyComponent { .. })) if names(&e) => Ok(()),
-        other => Err(format!("expected a key error naming {}, got {other:?}", v["component"])),
+        other => Err(format!(
+            "expected a key error naming {}, got {other:?}",
+            v["component"]
+        )),
     }
 }
 

@@ -20,14 +20,7 @@ final class KeyFields {
 
     static final long I64_MAX = Long.MAX_VALUE;
 
-    /**
-     * Why an empty component is refused, in the words of every redbase SDK: an empty field is
-     * almost always a forgotten one, and a key like {@code d41d8||201501} would silently stand for it.
-     */
-    static final String EMPTY_REFUSED = "must not be empty (the schema does not set allow_empty)";
-
-    /** Refuses a value of the wrong Java type, an empty one the schema does not allow, one
-     *  outside its charset, or a negative reverse timestamp. */
+    /** Refuses a value of the wrong Java type, outside its charset, or a negative reverse timestamp. */
     static void check(Component c, Object v) {
         boolean ok = switch (c.type()) {
             case "string" -> v instanceof String;
@@ -40,10 +33,6 @@ final class KeyFields {
         if (!ok) {
             String got = v == null ? "null" : v.getClass().getSimpleName();
             throw new KeyEncodingException("component " + c.name() + ": a " + got + " is not a " + c.type());
-        }
-        boolean empty = (v instanceof String s && s.isEmpty()) || (v instanceof byte[] b && b.length == 0);
-        if (empty && !c.allowEmpty()) {
-            throw new KeyEncodingException("component " + c.name() + ": " + EMPTY_REFUSED);
         }
         if (c.reverseTimestamp() && ((Number) v).longValue() < 0) {
             throw new KeyEncodingException("component " + c.name() + ": a reverse timestamp must be >= 0");

@@ -66,11 +66,6 @@ def _reversed(how: str, s: str) -> str:
     return s[::-1] if how == "chars" else ".".join(reversed(s.split(".")))
 
 
-# Why an empty component is refused, in the words of every redbase SDK: an empty field is almost
-# always a forgotten one, and a key like `d41d8||201501` would silently stand for it.
-EMPTY_REFUSED = "must not be empty (the schema does not set allow_empty)"
-
-
 def _check_type(c: Component, v: KeyValue) -> None:
     number = isinstance(v, (int, float)) and not isinstance(v, bool)
     ok = {
@@ -87,8 +82,6 @@ def _check_type(c: Component, v: KeyValue) -> None:
             raise KeyEncodingError(f"component {c.name}: {v} is out of {c.type} range")
         if c.reverse_timestamp and v < 0:
             raise KeyEncodingError(f"component {c.name}: a reverse timestamp must be >= 0")
-    if isinstance(v, (str, bytes)) and not v and not c.allow_empty:
-        raise KeyEncodingError(f"component {c.name}: {EMPTY_REFUSED}")
     if isinstance(v, str) and c.charset != "any":
         bad = [ch for ch in v if ch not in _CHARSETS[c.charset]]
         if bad:
@@ -279,9 +272,18 @@ class KeySpec:
     components: Tuple[Component, ...]
     hash: Optional[HashSpec] = None
     salt: Optional[SaltSpec] = None
+    table: str = ""
+    """The table id, so errors name the key they refuse a value for."""
 
     def field(self, c: Component, v: KeyValue) -> bytes:
         """One component's bytes in this layout."""
+        if isinstance(v, (str, bytes)) and not v and not c.allow_empty:
+            # An empty field is almost always a forgotten one, and a key like `d41d8||201501`
+            # would silently stand for it: refused in the words of every redbase SDK.
+            raise KeyEncodingError(
+                f"component {c.name}: must not be empty in the {self.table} key"
+                " (the schema does not set allow_empty)"
+            )
         _check_type(c, v)
         if self.layout == "binary":
             return _binary(c, v)

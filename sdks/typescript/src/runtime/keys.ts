@@ -73,12 +73,6 @@ function isInt(c: Component): boolean {
   return c.type === "i32" || c.type === "i64" || c.type === "timestamp-ms";
 }
 
-/**
- * Why an empty component is refused, in the words of every redbase SDK: an empty field is
- * almost always a forgotten one, and a key like `d41d8||201501` would silently stand for it.
- */
-export const EMPTY_REFUSED = "must not be empty (the schema does not set allow_empty)";
-
 function checkType(c: Component, v: KeyValue): void {
   const ok =
     c.type === "string"
@@ -98,9 +92,6 @@ function checkType(c: Component, v: KeyValue): void {
   }
   if (c.type === "f32" && Number.isFinite(v) && !Number.isFinite(Math.fround(v as number))) {
     throw new KeyEncodingError(`component ${c.name}: ${String(v)} does not fit f32`);
-  }
-  if ((typeof v === "string" || v instanceof Uint8Array) && v.length === 0 && !c.allowEmpty) {
-    throw new KeyEncodingError(`component ${c.name}: ${EMPTY_REFUSED}`);
   }
   if (typeof v === "string" && c.charset !== "any") {
     const re = CHARSETS[c.charset];
@@ -332,10 +323,19 @@ export class KeySpec {
     readonly components: readonly Component[],
     readonly hash: HashSpec | null = null,
     readonly salt: SaltSpec | null = null,
+    /** The table id, so errors name the key they refuse a value for. */
+    readonly table: string = "",
   ) {}
 
   /** One component's bytes in this layout. */
   field(c: Component, v: KeyValue): Buffer {
+    if ((typeof v === "string" || v instanceof Uint8Array) && v.length === 0 && !c.allowEmpty) {
+      // An empty field is almost always a forgotten one, and a key like `d41d8||201501` would
+      // silently stand for it: refused in the words of every redbase SDK.
+      throw new KeyEncodingError(
+        `component ${c.name}: must not be empty in the ${this.table} key (the schema does not set allow_empty)`,
+      );
+    }
     checkType(c, v);
     if (this.layout === "binary") return binaryField(c, v);
     return textField(c, v, this.layout === "separated" ? this.separator : null);

@@ -35,6 +35,7 @@ public final class AccessLogs {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "access_logs",
             "separated",
             "|",
             List.of(

@@ -34,6 +34,7 @@ public final class AccessLogsByUser {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "access_logs_by_user",
             "separated",
             "|",
             List.of(

@@ -34,6 +34,7 @@ public final class AllTypes {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "all_types",
             "binary",
             "",
             List.of(

@@ -34,6 +34,7 @@ public final class Books {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "books",
             "binary",
             "",
             List.of(

@@ -34,6 +34,7 @@ public final class Counters {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "counters",
             "separated",
             "|",
             List.of(

@@ -34,6 +34,7 @@ public final class DeviceEvents {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "device_events",
             "binary",
             "",
             List.of(

@@ -34,6 +34,7 @@ public final class DriveDirectories {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "drive_directories",
             "separated",
             "|",
             List.of(

@@ -34,6 +34,7 @@ public final class DriveFiles {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "drive_files",
             "fixed",
             "",
             List.of(

@@ -34,6 +34,7 @@ public final class Events {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "events",
             "separated",
             "-",
             List.of(

@@ -34,6 +34,7 @@ public final class FixedOrders {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "fixed_orders",
             "fixed",
             "",
             List.of(

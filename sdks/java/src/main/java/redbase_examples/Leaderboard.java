@@ -34,6 +34,7 @@ public final class Leaderboard {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "leaderboard",
             "binary",
             "",
             List.of(

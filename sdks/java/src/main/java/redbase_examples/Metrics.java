@@ -34,6 +34,7 @@ public final class Metrics {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "metrics",
             "separated",
             "|",
             List.of(

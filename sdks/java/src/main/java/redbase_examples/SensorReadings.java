@@ -34,6 +34,7 @@ public final class SensorReadings {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "sensor_readings",
             "binary",
             "",
             List.of(

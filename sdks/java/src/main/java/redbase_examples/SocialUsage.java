@@ -34,6 +34,7 @@ public final class SocialUsage {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "social_usage",
             "separated",
             "|",
             List.of(

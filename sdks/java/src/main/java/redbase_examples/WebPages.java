@@ -34,6 +34,7 @@ public final class WebPages {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "web_pages",
             "separated",
             "|",
             List.of(
