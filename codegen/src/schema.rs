@@ -91,6 +91,9 @@ pub struct RawComponent {
     /// `chars` or `segments`.
     pub reverse: Option<Spanned<String>>,
     pub reverse_timestamp: Option<Spanned<bool>>,
+    /// Whether an empty string or bytes value is a valid component (default false: an empty
+    /// field is almost always a missing value, and would collapse keys like `d41d8||201501`).
+    pub allow_empty: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -126,18 +129,101 @@ pub enum RawSplitKey {
     Hex { hex: String },
 }
 
-/// Parses one file's text; a syntax or shape error becomes a `SchemaError` with its position.
+/// Parses one file's text; a syntax or shape error becomes a `SchemaError` with its position
+/// and, when the text is valid TOML, the path of the field it is about (serde only gives a
+/// span, and "missing field `name`" alone does not say which component lacks it).
 pub fn parse(file: &std::path::Path, text: &str) -> Result<RawSchema, crate::error::SchemaError> {
     toml::from_str(text).map_err(|e| {
         let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((0, 0));
+        let mut field = e
+            .span()
+            .map(|s| field_at(text, s.start))
+            .unwrap_or_default();
+        // A missing field is reported at its table: the path names the field itself.
+        if let Some(missing) = e
+            .message()
+            .strip_prefix("missing field `")
+            .and_then(|m| m.strip_suffix('`'))
+        {
+            if !field.is_empty() {
+                field.push('.');
+            }
+            field.push_str(missing);
+        }
         crate::error::SchemaError {
             file: file.to_path_buf(),
             line,
             column,
-            field: String::new(),
+            field,
             message: e.message().to_string(),
         }
     })
+}
+
+/// The dotted path (`tables.orders.key.components[1]`) of the deepest key or value whose span
+/// holds `offset`; empty when the text is not TOML or nothing holds it. Tables declared by a
+/// `[header]` span only their header, so a value below one is found through its own span.
+pub fn field_at(text: &str, offset: usize) -> String {
+    let Ok(root) = toml::de::DeTable::parse(text) else {
+        return String::new();
+    };
+    let mut best = (0, String::new());
+    walk_table(root.get_ref(), "", 0, offset, &mut best);
+    best.1
+}
+
+fn holds(span: std::ops::Range<usize>, offset: usize) -> bool {
+    span.start <= offset && (offset < span.end || span.is_empty() && offset == span.start)
+}
+
+/// Records `path` in `best` when it holds `offset` and is deeper than what `best` has.
+fn consider(
+    path: &str,
+    depth: usize,
+    span: std::ops::Range<usize>,
+    offset: usize,
+    best: &mut (usize, String),
+) {
+    if holds(span, offset) && depth > best.0 {
+        *best = (depth, path.to_string());
+    }
+}
+
+fn walk_table(
+    t: &toml::de::DeTable<'_>,
+    path: &str,
+    depth: usize,
+    offset: usize,
+    best: &mut (usize, String),
+) {
+    for (k, v) in t {
+        let p = if path.is_empty() {
+            k.get_ref().to_string()
+        } else {
+            format!("{path}.{}", k.get_ref())
+        };
+        consider(&p, depth + 1, k.span(), offset, best);
+        walk_value(v, &p, depth + 1, offset, best);
+    }
+}
+
+fn walk_value(
+    v: &Spanned<toml::de::DeValue<'_>>,
+    path: &str,
+    depth: usize,
+    offset: usize,
+    best: &mut (usize, String),
+) {
+    consider(path, depth, v.span(), offset, best);
+    match v.get_ref() {
+        toml::de::DeValue::Table(t) => walk_table(t, path, depth, offset, best),
+        toml::de::DeValue::Array(a) => {
+            for (i, item) in a.iter().enumerate() {
+                walk_value(item, &format!("{path}[{i}]"), depth + 1, offset, best);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// 1-based line and column of a byte offset.

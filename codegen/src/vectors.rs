@@ -171,31 +171,54 @@ fn table_vectors(t: &Table, out: &mut Vec<Json>, prefixes: &mut Vec<Json>, error
                     "region": keys::region_index(&t.splits, &k),
                 }));
             }
-            Err(_) => {
-                errors.push(json!({"table": t.id, "components": components_json(t, inp)}));
+            Err(e) => {
+                let mut v = json!({"table": t.id, "components": components_json(t, inp)});
+                if let crate::EncodeError::Invalid { component, .. } = &e {
+                    v["component"] = Json::String(component.clone());
+                }
+                errors.push(v);
             }
         }
     }
     // Prefixes over every count of leading components of the first two valid inputs.
-    for inp in inputs
+    let valid: Vec<&Vec<Value>> = inputs
         .iter()
         .filter(|i| keys::encode_key(&t.key, i).is_ok())
         .take(2)
-    {
+        .collect();
+    for inp in &valid {
         for n in 0..=inp.len() {
-            let lead = &inp[..n];
-            let mut m = Map::new();
-            for (c, v) in t.key.components.iter().zip(lead) {
-                m.insert(c.name.clone(), v.to_json(c.ty));
-            }
-            match keys::prefixes(&t.key, lead) {
-                Ok(ps) => prefixes.push(json!({
-                    "table": t.id, "components": m,
-                    "prefixes_hex": ps.iter().map(|p| crate::hex::encode(p)).collect::<Vec<_>>(),
-                })),
-                Err(_) => prefixes.push(json!({"table": t.id, "components": m, "error": true})),
-            }
+            prefixes.push(prefix_vector(t, &inp[..n]));
         }
+    }
+    // A prefix ending in an empty string or bytes component: refused like a key unless the
+    // component allows empty values (then it is that component's exact bytes).
+    if let Some(inp) = valid.first() {
+        for (j, c) in t.key.components.iter().enumerate() {
+            let empty = match c.ty {
+                ScalarType::String => Value::Str(String::new()),
+                ScalarType::Bytes => Value::Bytes(Vec::new()),
+                _ => continue,
+            };
+            let mut lead = inp[..=j].to_vec();
+            lead[j] = empty;
+            prefixes.push(prefix_vector(t, &lead));
+        }
+    }
+}
+
+/// One `prefixes` vector: the prefixes for `lead`, or `"error": true` when they are refused.
+fn prefix_vector(t: &Table, lead: &[Value]) -> Json {
+    let mut m = Map::new();
+    for (c, v) in t.key.components.iter().zip(lead) {
+        m.insert(c.name.clone(), v.to_json(c.ty));
+    }
+    match keys::prefixes(&t.key, lead) {
+        Ok(ps) => json!({
+            "table": t.id, "components": m,
+            "prefixes_hex": ps.iter().map(|p| crate::hex::encode(p)).collect::<Vec<_>>(),
+        }),
+        Err(_) => json!({"table": t.id, "components": m, "error": true}),
     }
 }
 

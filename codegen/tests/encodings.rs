@@ -191,7 +191,7 @@ proptest! {
     }
 
     #[test]
-    fn separated_keys_round_trip_with_escapes(domain in "[a-z.|\\\\]{0,12}", path in "\\PC{0,10}") {
+    fn separated_keys_round_trip_with_escapes(domain in "[a-z.|\\\\]{1,12}", path in "\\PC{0,10}") {
         let m = examples();
         let t = table(m, "web_pages");
         let k = encode_key(&t.key, &[s(&domain), s(&path)]).unwrap();
@@ -213,7 +213,7 @@ proptest! {
     }
 
     #[test]
-    fn salted_keys_decode_and_match_their_bucket_region(dev in "\\PC{0,8}", seq in any::<i64>()) {
+    fn salted_keys_decode_and_match_their_bucket_region(dev in "\\PC{1,8}", seq in any::<i64>()) {
         let m = examples();
         let t = table(m, "device_events");
         let k = encode_key(&t.key, &[s(&dev), Value::Int(seq)]).unwrap();
@@ -232,4 +232,54 @@ proptest! {
             let _ = decode_key(&t.key, &bytes);
         }
     }
+}
+
+/// Issue 21: `d41d8||201501` (an empty user) is refused, in keys and in prefixes, naming the
+/// component; a component with `allow_empty = true` encodes an empty value exactly.
+#[test]
+fn empty_components_are_refused_unless_allowed() {
+    let m = examples();
+    let logs = table(m, "access_logs");
+    let err = encode_key(&logs.key, &[s(""), s("jericho"), Value::Int(201501)]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "component user_id: must not be empty in the access_logs key (the schema does not set allow_empty)"
+    );
+    let err = encode_key(&logs.key, &[s("dave"), s(""), Value::Int(201501)]).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("component system_id: must not be empty"),
+        "{err}"
+    );
+    assert!(prefixes(&logs.key, &[s("")]).is_err());
+    assert!(prefixes(&logs.key, &[s("dave"), s("")]).is_err());
+
+    let pages = table(m, "web_pages");
+    let k = encode_key(&pages.key, &[s("www.example.com"), s("")]).unwrap();
+    assert_eq!(k, b"com.example.www|");
+    assert_eq!(decode_key(&pages.key, &k).unwrap().components[1].1, s(""));
+    assert_eq!(
+        prefixes(&pages.key, &[s("www.example.com"), s("")]).unwrap(),
+        vec![b"com.example.www|".to_vec()]
+    );
+    assert!(encode_key(&pages.key, &[s(""), s("/")]).is_err());
+    let all = table(m, "all_types");
+    let k = encode_key(
+        &all.key,
+        &[
+            s(""),
+            Value::Bytes(vec![]),
+            Value::Int(0),
+            Value::Int(0),
+            Value::F32(0.0),
+            Value::F64(0.0),
+            Value::Int(0),
+        ],
+    )
+    .unwrap();
+    assert_eq!(
+        &k[..4],
+        [0x00, 0x00, 0xff, 0xff],
+        "\"\" then b\"\" descending"
+    );
 }

@@ -150,7 +150,7 @@ fn hash_over_a_missing_component() {
 fn separator_inside_an_unescaped_string() {
     expect(
         &with(r#"charset = "alnum""#, r#"charset = "any""#),
-        "tables.orders.key.components[0]",
+        "tables.orders.key.components[0].charset",
         11,
         "can appear inside string component",
     );
@@ -284,4 +284,104 @@ fn fixed_layout_needs_widths() {
 fn several_errors_are_all_reported() {
     let text = with(r#"type = "f64""#, r#"type = "money""#).replace("width = 8", "width = 0");
     assert!(errors(&text).len() >= 2);
+}
+
+/// All errors of `text`, as the command prints them.
+fn shown(text: &str) -> Vec<String> {
+    errors(text).iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn a_missing_field_names_its_full_path() {
+    let text = with(
+        r#"{ name = "day", type = "i32", width = 8 }"#,
+        r#"{ type = "i32", width = 8 }"#,
+    );
+    assert_eq!(
+        shown(&text),
+        ["shop.toml:12:5: tables.orders.key.components[1].name: missing field `name`"]
+    );
+    // A table declared by a [header] is found by its header.
+    assert_eq!(
+        shown(&with("layout = \"separated\"\n", "")),
+        ["shop.toml:7:1: tables.orders.key.layout: missing field `layout`"]
+    );
+}
+
+#[test]
+fn shape_errors_name_the_field() {
+    assert_eq!(
+        shown(&with("width = 8", "width = \"8\"")),
+        ["shop.toml:12:43: tables.orders.key.components[1].width: invalid type: string \"8\", expected i64"]
+    );
+    let unknown = shown(&with(
+        "layout = \"separated\"",
+        "layout = \"separated\"\ncolour = 1",
+    ));
+    assert_eq!(unknown.len(), 1, "{unknown:?}");
+    assert!(
+        unknown[0].starts_with("shop.toml:9:1: tables.orders.key.colour: unknown field `colour`"),
+        "{unknown:?}"
+    );
+}
+
+/// The issue's case: access-logs' hashed `user_id` without a charset is one error, at the
+/// charset, not also "no key component named" from the hash that names it.
+#[test]
+fn a_refused_component_has_no_follow_on_errors() {
+    let base = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../sdks/schemas/access_logs.toml"
+    ))
+    .unwrap();
+    let hashed = "[tables.access_logs.key]\nlayout = \"separated\"\nseparator = \"|\"\ncomponents = [\n    { name = \"user_id\", type = \"string\", charset = \"word\" },";
+    assert!(base.contains(hashed));
+    let text = base.replace(
+        hashed,
+        &hashed.replace(r#", charset = "word" },"#, r#" },"#),
+    );
+    assert_eq!(
+        shown(&text),
+        ["shop.toml:74:5: tables.access_logs.key.components[0].charset: the separator '|' can \
+          appear inside string component \"user_id\": declare escape = true or a charset without it"]
+    );
+}
+
+#[test]
+fn a_refused_component_does_not_make_the_hash_drop_every_component() {
+    let text = with(
+        r#"{ name = "day", type = "i32", width = 8 }"#,
+        r#"{ name = "day", type = "i32", width = 11 }"#,
+    )
+    .replace(
+        "layout = \"separated\"",
+        "layout = \"separated\"\nhash = { components = [\"customer\"], hex_chars = 4, keep = false }",
+    );
+    assert_eq!(
+        shown(&text),
+        ["shop.toml:13:43: tables.orders.key.components[1].width: 11 out of range 1..=10"]
+    );
+}
+
+#[test]
+fn allow_empty_applies_to_strings_and_bytes() {
+    expect(
+        &with("width = 8", "width = 8, allow_empty = true"),
+        "tables.orders.key.components[1].allow_empty",
+        12,
+        "allow_empty applies to string and bytes components",
+    );
+    let m = load_sources(
+        &[(
+            PathBuf::from("shop.toml"),
+            with(
+                r#"charset = "alnum""#,
+                r#"charset = "alnum", allow_empty = true"#,
+            ),
+        )],
+        None,
+    )
+    .unwrap();
+    assert!(m.tables[0].key.components[0].allow_empty);
+    assert!(!m.tables[0].key.components[1].allow_empty);
 }

@@ -11,11 +11,11 @@ import (
 	"redbase_examples/redbase"
 )
 
-var accessLogsByPeriodKeySpec = redbase.NewKeySpec("separated", "|",
+var accessLogsByPeriodKeySpec = redbase.NewKeySpec("access_logs_by_period", "separated", "|",
 	[]redbase.Component{
-		{Name: "period", Type: "i32", Width: 6, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "system_id", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "user_id", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "period", Type: "i32", Width: 6, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "system_id", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "user_id", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	nil,

@@ -12,11 +12,11 @@ import (
 	"redbase_examples/redbase"
 )
 
-var accessLogsKeySpec = redbase.NewKeySpec("separated", "|",
+var accessLogsKeySpec = redbase.NewKeySpec("access_logs", "separated", "|",
 	[]redbase.Component{
-		{Name: "user_id", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: false},
-		{Name: "system_id", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "period", Type: "i32", Width: 6, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "user_id", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: false},
+		{Name: "system_id", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "period", Type: "i32", Width: 6, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	&redbase.HashSpec{Components: []int{0}, Form: "hex_chars", N: 5, Keep: false},
 	nil,

@@ -11,15 +11,15 @@ import (
 	"redbase_examples/redbase"
 )
 
-var allTypesKeySpec = redbase.NewKeySpec("binary", "",
+var allTypesKeySpec = redbase.NewKeySpec("all_types", "binary", "",
 	[]redbase.Component{
-		{Name: "s", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "b", Type: "bytes", Width: 0, Charset: "any", Escape: false, Desc: true, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "i", Type: "i32", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "l", Type: "i64", Width: 0, Charset: "any", Escape: false, Desc: true, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "f", Type: "f32", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "d", Type: "f64", Width: 0, Charset: "any", Escape: false, Desc: true, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "t", Type: "timestamp-ms", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "s", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: true, Kept: true},
+		{Name: "b", Type: "bytes", Width: 0, Charset: "any", Escape: false, Desc: true, Reverse: "", ReverseTimestamp: false, AllowEmpty: true, Kept: true},
+		{Name: "i", Type: "i32", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "l", Type: "i64", Width: 0, Charset: "any", Escape: false, Desc: true, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "f", Type: "f32", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "d", Type: "f64", Width: 0, Charset: "any", Escape: false, Desc: true, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "t", Type: "timestamp-ms", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	nil,

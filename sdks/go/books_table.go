@@ -11,9 +11,9 @@ import (
 	"redbase_examples/redbase"
 )
 
-var booksKeySpec = redbase.NewKeySpec("binary", "",
+var booksKeySpec = redbase.NewKeySpec("books", "binary", "",
 	[]redbase.Component{
-		{Name: "isbn", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "isbn", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	nil,

@@ -11,9 +11,9 @@ import (
 	"redbase_examples/redbase"
 )
 
-var countersKeySpec = redbase.NewKeySpec("separated", "|",
+var countersKeySpec = redbase.NewKeySpec("counters", "separated", "|",
 	[]redbase.Component{
-		{Name: "name", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "name", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	nil,

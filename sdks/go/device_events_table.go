@@ -11,10 +11,10 @@ import (
 	"redbase_examples/redbase"
 )
 
-var deviceEventsKeySpec = redbase.NewKeySpec("binary", "",
+var deviceEventsKeySpec = redbase.NewKeySpec("device_events", "binary", "",
 	[]redbase.Component{
-		{Name: "device", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "seq", Type: "i64", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "device", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "seq", Type: "i64", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	&redbase.SaltSpec{Buckets: 16, Form: "byte", Alphabet: ""},

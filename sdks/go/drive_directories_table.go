@@ -11,9 +11,9 @@ import (
 	"redbase_examples/redbase"
 )
 
-var driveDirectoriesKeySpec = redbase.NewKeySpec("separated", "|",
+var driveDirectoriesKeySpec = redbase.NewKeySpec("drive_directories", "separated", "|",
 	[]redbase.Component{
-		{Name: "path", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "path", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	nil,

@@ -11,9 +11,9 @@ import (
 	"redbase_examples/redbase"
 )
 
-var driveFilesKeySpec = redbase.NewKeySpec("fixed", "",
+var driveFilesKeySpec = redbase.NewKeySpec("drive_files", "fixed", "",
 	[]redbase.Component{
-		{Name: "file_id", Type: "bytes", Width: 16, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "file_id", Type: "bytes", Width: 16, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	nil,

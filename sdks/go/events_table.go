@@ -11,9 +11,9 @@ import (
 	"redbase_examples/redbase"
 )
 
-var eventsKeySpec = redbase.NewKeySpec("separated", "-",
+var eventsKeySpec = redbase.NewKeySpec("events", "separated", "-",
 	[]redbase.Component{
-		{Name: "event", Type: "string", Width: 0, Charset: "alnum", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "event", Type: "string", Width: 0, Charset: "alnum", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	&redbase.SaltSpec{Buckets: 4, Form: "char", Alphabet: "abcd"},

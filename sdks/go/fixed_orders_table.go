@@ -11,11 +11,11 @@ import (
 	"redbase_examples/redbase"
 )
 
-var fixedOrdersKeySpec = redbase.NewKeySpec("fixed", "",
+var fixedOrdersKeySpec = redbase.NewKeySpec("fixed_orders", "fixed", "",
 	[]redbase.Component{
-		{Name: "region", Type: "string", Width: 8, Charset: "alnum", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "order_no", Type: "i64", Width: 10, Charset: "any", Escape: false, Desc: true, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "account", Type: "i32", Width: 6, Charset: "any", Escape: false, Desc: false, Reverse: "chars", ReverseTimestamp: false, Kept: true},
+		{Name: "region", Type: "string", Width: 8, Charset: "alnum", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "order_no", Type: "i64", Width: 10, Charset: "any", Escape: false, Desc: true, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "account", Type: "i32", Width: 6, Charset: "any", Escape: false, Desc: false, Reverse: "chars", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	&redbase.HashSpec{Components: []int{2}, Form: "bytes", N: 2, Keep: true},
 	nil,

@@ -11,11 +11,11 @@ import (
 	"redbase_examples/redbase"
 )
 
-var leaderboardKeySpec = redbase.NewKeySpec("binary", "",
+var leaderboardKeySpec = redbase.NewKeySpec("leaderboard", "binary", "",
 	[]redbase.Component{
-		{Name: "game", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "score", Type: "i64", Width: 0, Charset: "any", Escape: false, Desc: true, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "name", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "game", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "score", Type: "i64", Width: 0, Charset: "any", Escape: false, Desc: true, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "name", Type: "string", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	nil,

@@ -11,11 +11,11 @@ import (
 	"redbase_examples/redbase"
 )
 
-var metricsKeySpec = redbase.NewKeySpec("separated", "|",
+var metricsKeySpec = redbase.NewKeySpec("metrics", "separated", "|",
 	[]redbase.Component{
-		{Name: "metric", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "host", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "ts", Type: "timestamp-ms", Width: 19, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: true, Kept: true},
+		{Name: "metric", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "host", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "ts", Type: "timestamp-ms", Width: 19, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: true, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	nil,

@@ -11,10 +11,10 @@ import (
 	"redbase_examples/redbase"
 )
 
-var sensorReadingsKeySpec = redbase.NewKeySpec("binary", "",
+var sensorReadingsKeySpec = redbase.NewKeySpec("sensor_readings", "binary", "",
 	[]redbase.Component{
-		{Name: "sensor", Type: "i64", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
-		{Name: "ts", Type: "timestamp-ms", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: true, Kept: true},
+		{Name: "sensor", Type: "i64", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "ts", Type: "timestamp-ms", Width: 0, Charset: "any", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: true, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	nil,

@@ -11,9 +11,9 @@ import (
 	"redbase_examples/redbase"
 )
 
-var socialUsageKeySpec = redbase.NewKeySpec("separated", "|",
+var socialUsageKeySpec = redbase.NewKeySpec("social_usage", "separated", "|",
 	[]redbase.Component{
-		{Name: "user_id", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "user_id", Type: "string", Width: 0, Charset: "word", Escape: false, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
 	},
 	nil,
 	nil,

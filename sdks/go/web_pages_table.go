@@ -11,10 +11,10 @@ import (
 	"redbase_examples/redbase"
 )
 
-var webPagesKeySpec = redbase.NewKeySpec("separated", "|",
+var webPagesKeySpec = redbase.NewKeySpec("web_pages", "separated", "|",
 	[]redbase.Component{
-		{Name: "domain", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "segments", ReverseTimestamp: false, Kept: true},
-		{Name: "path", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "", ReverseTimestamp: false, Kept: true},
+		{Name: "domain", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "segments", ReverseTimestamp: false, AllowEmpty: false, Kept: true},
+		{Name: "path", Type: "string", Width: 0, Charset: "any", Escape: true, Desc: false, Reverse: "", ReverseTimestamp: false, AllowEmpty: true, Kept: true},
 	},
 	nil,
 	nil,
@@ -42,7 +42,7 @@ var WebPagesDef = &redbase.TableDef{
 type WebPagesKey struct {
 	// Domain: key component domain (string).
 	Domain string `redbase:"domain"`
-	// Path: key component path (string).
+	// Path: key component path (string). May be empty: the site root.
 	Path string `redbase:"path"`
 }
 

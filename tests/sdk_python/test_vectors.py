@@ -101,8 +101,10 @@ def test_prefix_vector(v):
 @pytest.mark.parametrize("v", KEYS["errors"], ids=lambda v: v["table"])
 def test_error_vector(v):
     key = key_class(v["table"])(**components(v["table"], v["components"]))
-    with pytest.raises(KeyEncodingError):
+    with pytest.raises(KeyEncodingError) as refused:
         key.encode()
+    if "component" in v:  # the error names the component the reference refused
+        assert f"component {v['component']}:" in str(refused.value)
 
 
 @pytest.mark.parametrize("v", VALUES["values"], ids=lambda v: v["type"])
@@ -144,3 +146,13 @@ def test_python_numbers_the_type_checker_allows():
     with pytest.raises(ValueEncodingError):
         enc_f32(1e300)
     assert enc_f64(2) == struct.pack(">d", 2.0)
+
+
+def test_an_empty_component_is_refused_unless_allowed():
+    from redbase_examples import AccessLogsKey, WebPagesKey
+
+    with pytest.raises(KeyEncodingError, match="component user_id: must not be empty"):
+        AccessLogsKey("", "jericho", 201501).encode()
+    with pytest.raises(KeyEncodingError, match="component system_id: must not be empty"):
+        AccessLogsKey.prefix("dave", "")
+    assert WebPagesKey("www.example.com", "").encode() == b"com.example.www|"

@@ -134,6 +134,17 @@ function errorVector(v: Obj): void {
   const table = v["table"] as string;
   const cls = keyClass(table);
   check(throwsKeyError(() => new cls(components(table, v["components"] as Obj)).encode()), "encoding should fail");
+  const want = v["component"];
+  if (typeof want === "string") {
+    // The error names the component the reference refused.
+    let message = "";
+    try {
+      new cls(components(table, v["components"] as Obj)).encode();
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    check(message.includes(`component ${want}:`), `error ${JSON.stringify(message)} does not name ${want}`);
+  }
 }
 
 function valueVector(v: Obj): void {

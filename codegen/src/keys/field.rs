@@ -182,8 +182,23 @@ fn escaped(b: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Checks that must run before `binary` (which cannot fail).
-pub fn precheck(c: &Component, v: &Value) -> Result<(), EncodeError> {
+/// Why an empty component is refused, in the words every SDK uses (`table` is the key's table
+/// id): an empty field is almost always a forgotten one (a zero value), and `d41d8||201501`
+/// would silently stand for it.
+pub fn empty_refused(table: &str) -> String {
+    format!("must not be empty in the {table} key (the schema does not set allow_empty)")
+}
+
+/// Checks that must run before `binary` (which cannot fail); `table` names the key in errors.
+pub fn precheck(table: &str, c: &Component, v: &Value) -> Result<(), EncodeError> {
+    let empty = match v {
+        Value::Str(s) => s.is_empty(),
+        Value::Bytes(b) => b.is_empty(),
+        _ => false,
+    };
+    if empty && !c.allow_empty {
+        return Err(EncodeError::invalid(&c.name, empty_refused(table)));
+    }
     if let Value::Int(i) = v {
         stored_int(c, *i)?;
     }

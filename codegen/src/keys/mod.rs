@@ -25,7 +25,7 @@ pub fn encode_component(
     c: &crate::model::Component,
     v: &Value,
 ) -> Result<Vec<u8>, EncodeError> {
-    field::precheck(c, v)?;
+    field::precheck(&key.table, c, v)?;
     field::encode(key.layout, c, v)
 }
 
@@ -61,7 +61,7 @@ fn body_prefix(key: &KeyDesign, leading: &[Value]) -> Result<Vec<u8>, EncodeErro
         .iter()
         .zip(leading)
         .map(|(c, v)| {
-            field::precheck(c, v)?;
+            field::precheck(&key.table, c, v)?;
             field::encode(key.layout, c, v)
         })
         .collect::<Result<_, _>>()?;

@@ -3,12 +3,20 @@
 
 use std::ops::Range;
 
+use toml::Spanned;
+
 use super::validate::{is_ident, Cx};
 use super::*;
 use crate::schema::{RawComponent, RawKey};
 
 impl Cx<'_> {
-    pub(super) fn key(&mut self, k: &RawKey, span: Range<usize>, path: &str) -> Option<KeyDesign> {
+    pub(super) fn key(
+        &mut self,
+        table: &str,
+        k: &RawKey,
+        span: Range<usize>,
+        path: &str,
+    ) -> Option<KeyDesign> {
         let before = self.errors.len();
         let layout = match k.layout.get_ref().as_str() {
             "separated" => match &k.separator {
@@ -65,9 +73,15 @@ impl Cx<'_> {
             );
         }
         let mut components: Vec<Component> = Vec::new();
+        // Components already reported: the hash must not add "no key component named" for them.
+        let mut failed: Vec<&str> = Vec::new();
         for (i, c) in k.components.get_ref().iter().enumerate() {
             let cpath = format!("{path}.components[{i}]");
-            if let Some(comp) = self.component(c.get_ref(), c.span(), &cpath, layout) {
+            let comp = self.component(c.get_ref(), c.span(), &cpath, layout);
+            if comp.is_none() {
+                failed.push(c.get_ref().name.get_ref());
+            }
+            if let Some(comp) = comp {
                 if components.iter().any(|o| o.name == comp.name) {
                     self.err(
                         c.get_ref().name.span(),
@@ -94,6 +108,7 @@ impl Cx<'_> {
                 }
                 for (i, n) in h.components.get_ref().iter().enumerate() {
                     match components.iter().position(|c| &c.name == n.get_ref()) {
+                        None if failed.contains(&n.get_ref().as_str()) => {}
                         None => self.err(
                             n.span(),
                             &format!("{hpath}.components[{i}]"),
@@ -123,7 +138,8 @@ impl Cx<'_> {
                         None
                     }
                 };
-                if !h.keep.get_ref() && idx.len() == components.len() && !components.is_empty() {
+                let declared = k.components.get_ref().len();
+                if !h.keep.get_ref() && failed.is_empty() && idx.len() == declared && declared > 0 {
                     self.err(
                         h.keep.span(),
                         &format!("{hpath}.keep"),
@@ -221,6 +237,7 @@ impl Cx<'_> {
             return None;
         }
         Some(KeyDesign {
+            table: table.to_string(),
             layout,
             components,
             hash,
@@ -343,11 +360,12 @@ impl Cx<'_> {
         }
         if let (Some(sep), T::String) = (sep, ty) {
             if !escape && charset.allows(sep) {
-                self.err(span.clone(), path, format!("the separator {sep:?} can appear inside string component {name:?}: declare escape = true or a charset without it"));
+                let at = c.charset.as_ref().map_or(span.clone(), Spanned::span);
+                self.err(at, &format!("{path}.charset"), format!("the separator {sep:?} can appear inside string component {name:?}: declare escape = true or a charset without it"));
             }
         }
         if sep == Some('-') && ty.is_integer() && width.is_none() && c.width.is_none() {
-            self.err(span.clone(), path, format!("negative numbers would contain the separator '-': give component {name:?} a width (non-negative, zero-padded)"));
+            self.err(span.clone(), &format!("{path}.width"), format!("negative numbers would contain the separator '-': give component {name:?} a width (non-negative, zero-padded)"));
         }
         let desc = match &c.order {
             None => false,
@@ -412,6 +430,16 @@ impl Cx<'_> {
                 );
             }
         }
+        let allow_empty = c.allow_empty.as_ref().is_some_and(|a| *a.get_ref());
+        if let Some(a) = c.allow_empty.as_ref().filter(|a| *a.get_ref()) {
+            if !matches!(ty, T::String | T::Bytes) {
+                self.err(
+                    a.span(),
+                    &format!("{path}.allow_empty"),
+                    "allow_empty applies to string and bytes components",
+                );
+            }
+        }
         if self.errors.len() > before {
             return None;
         }
@@ -425,6 +453,7 @@ impl Cx<'_> {
             desc,
             reverse,
             reverse_timestamp,
+            allow_empty,
             kept: true,
         })
     }

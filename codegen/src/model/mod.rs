@@ -100,6 +100,8 @@ pub enum Qualifier {
 
 #[derive(Debug, Clone)]
 pub struct KeyDesign {
+    /// The table's id: errors name the key they refuse a value for.
+    pub table: String,
     pub layout: Layout,
     /// In declaration order.
     pub components: Vec<Component>,
@@ -128,6 +130,9 @@ pub struct Component {
     pub desc: bool,
     pub reverse: Option<Reverse>,
     pub reverse_timestamp: bool,
+    /// An empty string or bytes value is accepted (`allow_empty = true`); otherwise encoders
+    /// refuse it, so a forgotten field cannot silently become an empty one.
+    pub allow_empty: bool,
     /// False when a hash prefix replaces it (`hash.keep = false`).
     pub kept: bool,
 }

@@ -213,7 +213,7 @@ impl Cx<'_> {
                 families.push(fam);
             }
         }
-        let key = self.key(t.key.get_ref(), t.key.span(), &format!("{path}.key"));
+        let key = self.key(id, t.key.get_ref(), t.key.span(), &format!("{path}.key"));
         let (splits, splits_derived) = match &t.splits {
             Some(s) => (
                 self.splits(&s.get_ref().keys, s.span(), &format!("{path}.splits.keys")),

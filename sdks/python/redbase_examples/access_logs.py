@@ -29,6 +29,7 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=False,
         ),
         _k.Component(
@@ -40,6 +41,7 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
         _k.Component(
@@ -51,6 +53,7 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
     ),
@@ -60,6 +63,7 @@ KEY = _k.KeySpec(
         n=5,
         keep=False,
     ),
+    table="access_logs",
 )
 
 SPLITS: Tuple[bytes, ...] = (b"1", b"2", b"3", b"4", b"5", b"6", b"7", b"8", b"9", b"a", b"b", b"c", b"d", b"e", b"f",)

@@ -28,6 +28,7 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=True,
             kept=True,
         ),
         _k.Component(
@@ -39,6 +40,7 @@ KEY = _k.KeySpec(
             desc=True,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=True,
             kept=True,
         ),
         _k.Component(
@@ -50,6 +52,7 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
         _k.Component(
@@ -61,6 +64,7 @@ KEY = _k.KeySpec(
             desc=True,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
         _k.Component(
@@ -72,6 +76,7 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
         _k.Component(
@@ -83,6 +88,7 @@ KEY = _k.KeySpec(
             desc=True,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
         _k.Component(
@@ -94,9 +100,11 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
     ),
+    table="all_types",
 )
 
 SPLITS: Tuple[bytes, ...] = ()

@@ -28,9 +28,11 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
     ),
+    table="drive_directories",
 )
 
 SPLITS: Tuple[bytes, ...] = ()

@@ -28,9 +28,11 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
     ),
+    table="drive_files",
 )
 
 SPLITS: Tuple[bytes, ...] = (b"@", b"\x80", b"\xc0",)

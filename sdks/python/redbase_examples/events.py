@@ -28,10 +28,12 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
     ),
     salt=_k.SaltSpec(buckets=4, form="char", alphabet="abcd"),
+    table="events",
 )
 
 SPLITS: Tuple[bytes, ...] = (b"b", b"c", b"d",)

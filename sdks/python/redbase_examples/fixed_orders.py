@@ -28,6 +28,7 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
         _k.Component(
@@ -39,6 +40,7 @@ KEY = _k.KeySpec(
             desc=True,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
         _k.Component(
@@ -50,6 +52,7 @@ KEY = _k.KeySpec(
             desc=False,
             reverse="chars",
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
     ),
@@ -59,6 +62,7 @@ KEY = _k.KeySpec(
         n=2,
         keep=True,
     ),
+    table="fixed_orders",
 )
 
 SPLITS: Tuple[bytes, ...] = (b"\x10", b" ", b"0", b"@", b"P", b"`", b"p", b"\x80", b"\x90", b"\xa0", b"\xb0", b"\xc0", b"\xd0", b"\xe0", b"\xf0",)

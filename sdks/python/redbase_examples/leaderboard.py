@@ -28,6 +28,7 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
         _k.Component(
@@ -39,6 +40,7 @@ KEY = _k.KeySpec(
             desc=True,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
         _k.Component(
@@ -50,9 +52,11 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
     ),
+    table="leaderboard",
 )
 
 SPLITS: Tuple[bytes, ...] = ()

@@ -28,6 +28,7 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
         _k.Component(
@@ -39,9 +40,11 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=True,
+            allow_empty=False,
             kept=True,
         ),
     ),
+    table="sensor_readings",
 )
 
 SPLITS: Tuple[bytes, ...] = ()

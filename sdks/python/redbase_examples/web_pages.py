@@ -28,6 +28,7 @@ KEY = _k.KeySpec(
             desc=False,
             reverse="segments",
             reverse_timestamp=False,
+            allow_empty=False,
             kept=True,
         ),
         _k.Component(
@@ -39,9 +40,11 @@ KEY = _k.KeySpec(
             desc=False,
             reverse=None,
             reverse_timestamp=False,
+            allow_empty=True,
             kept=True,
         ),
     ),
+    table="web_pages",
 )
 
 SPLITS: Tuple[bytes, ...] = ()
@@ -64,6 +67,7 @@ class WebPagesKey:
     """The full row key of "web-pages": every component, as the schema declares them."""
 
     domain: str
+    #: May be empty: the site root.
     path: str
 
     def encode(self) -> bytes:

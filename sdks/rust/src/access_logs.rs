@@ -15,6 +15,7 @@ type Columns = AccessLogsColumns;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
+    table: "access_logs",
     layout: Layout::Separated(b"|"[0]),
     components: &[
         // component 0
@@ -27,6 +28,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: false,
         },
         // component 1
@@ -39,6 +41,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
         // component 2
@@ -51,6 +54,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
     ],

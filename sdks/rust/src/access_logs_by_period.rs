@@ -14,6 +14,7 @@ type Columns = AccessLogsByPeriodColumns;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
+    table: "access_logs_by_period",
     layout: Layout::Separated(b"|"[0]),
     components: &[
         // component 0
@@ -26,6 +27,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
         // component 1
@@ -38,6 +40,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
         // component 2
@@ -50,6 +53,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
     ],

@@ -14,6 +14,7 @@ type Columns = AllTypesColumns;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
+    table: "all_types",
     layout: Layout::Binary,
     components: &[
         // component 0
@@ -26,6 +27,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: true,
             kept: true,
         },
         // component 1
@@ -38,6 +40,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: true,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: true,
             kept: true,
         },
         // component 2
@@ -50,6 +53,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
         // component 3
@@ -62,6 +66,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: true,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
         // component 4
@@ -74,6 +79,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
         // component 5
@@ -86,6 +92,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: true,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
         // component 6
@@ -98,6 +105,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
     ],

@@ -14,6 +14,7 @@ type Columns = BooksColumns;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
+    table: "books",
     layout: Layout::Binary,
     components: &[
         // component 0
@@ -26,6 +27,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
     ],

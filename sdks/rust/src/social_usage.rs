@@ -14,6 +14,7 @@ type Columns = SocialUsageColumns;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
+    table: "social_usage",
     layout: Layout::Separated(b"|"[0]),
     components: &[
         // component 0
@@ -26,6 +27,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
     ],

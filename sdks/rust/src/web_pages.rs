@@ -14,6 +14,7 @@ type Columns = WebPagesColumns;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
+    table: "web_pages",
     layout: Layout::Separated(b"|"[0]),
     components: &[
         // component 0
@@ -26,6 +27,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: Some(Reverse::Segments),
             reverse_timestamp: false,
+            allow_empty: false,
             kept: true,
         },
         // component 1
@@ -38,6 +40,7 @@ pub const KEY: KeySpec = KeySpec {
             desc: false,
             reverse: None,
             reverse_timestamp: false,
+            allow_empty: true,
             kept: true,
         },
     ],
@@ -66,6 +69,7 @@ pub static DEFINITION: TableDef = TableDef {
 #[derive(Debug, Clone, PartialEq)]
 pub struct WebPagesKey {
     pub domain: String,
+    /// May be empty: the site root.
     pub path: String,
 }
 

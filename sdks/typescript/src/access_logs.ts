@@ -22,6 +22,7 @@ export const ACCESS_LOGS_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: false,
     },
     {
@@ -31,6 +32,7 @@ export const ACCESS_LOGS_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -41,6 +43,7 @@ export const ACCESS_LOGS_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
   ],
@@ -51,6 +54,7 @@ export const ACCESS_LOGS_KEY = new _k.KeySpec(
     keep: false,
   },
   null,
+  "access_logs",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

@@ -22,6 +22,7 @@ export const ACCESS_LOGS_BY_PERIOD_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -31,6 +32,7 @@ export const ACCESS_LOGS_BY_PERIOD_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -40,11 +42,13 @@ export const ACCESS_LOGS_BY_PERIOD_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
   ],
   null,
   null,
+  "access_logs_by_period",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

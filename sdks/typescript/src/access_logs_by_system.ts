@@ -21,6 +21,7 @@ export const ACCESS_LOGS_BY_SYSTEM_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -30,6 +31,7 @@ export const ACCESS_LOGS_BY_SYSTEM_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -40,11 +42,13 @@ export const ACCESS_LOGS_BY_SYSTEM_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
   ],
   null,
   null,
+  "access_logs_by_system",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

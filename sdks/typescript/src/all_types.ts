@@ -21,6 +21,7 @@ export const ALL_TYPES_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: true,
       kept: true,
     },
     {
@@ -30,6 +31,7 @@ export const ALL_TYPES_KEY = new _k.KeySpec(
       escape: false,
       desc: true,
       reverseTimestamp: false,
+      allowEmpty: true,
       kept: true,
     },
     {
@@ -39,6 +41,7 @@ export const ALL_TYPES_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -48,6 +51,7 @@ export const ALL_TYPES_KEY = new _k.KeySpec(
       escape: false,
       desc: true,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -57,6 +61,7 @@ export const ALL_TYPES_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -66,6 +71,7 @@ export const ALL_TYPES_KEY = new _k.KeySpec(
       escape: false,
       desc: true,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -75,11 +81,13 @@ export const ALL_TYPES_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
   ],
   null,
   null,
+  "all_types",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

@@ -21,6 +21,7 @@ export const DEVICE_EVENTS_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -30,11 +31,13 @@ export const DEVICE_EVENTS_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
   ],
   null,
   { buckets: 16, form: "byte", alphabet: "" },
+  "device_events",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

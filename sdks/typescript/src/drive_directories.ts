@@ -21,11 +21,13 @@ export const DRIVE_DIRECTORIES_KEY = new _k.KeySpec(
       escape: true,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
   ],
   null,
   null,
+  "drive_directories",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

@@ -22,11 +22,13 @@ export const DRIVE_FILES_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
   ],
   null,
   null,
+  "drive_files",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

@@ -21,11 +21,13 @@ export const EVENTS_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
   ],
   null,
   { buckets: 4, form: "char", alphabet: "abcd" },
+  "events",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

@@ -22,6 +22,7 @@ export const FIXED_ORDERS_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -32,6 +33,7 @@ export const FIXED_ORDERS_KEY = new _k.KeySpec(
       escape: false,
       desc: true,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -43,6 +45,7 @@ export const FIXED_ORDERS_KEY = new _k.KeySpec(
       desc: false,
       reverse: "chars",
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
   ],
@@ -53,6 +56,7 @@ export const FIXED_ORDERS_KEY = new _k.KeySpec(
     keep: true,
   },
   null,
+  "fixed_orders",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

@@ -21,6 +21,7 @@ export const LEADERBOARD_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -30,6 +31,7 @@ export const LEADERBOARD_KEY = new _k.KeySpec(
       escape: false,
       desc: true,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -39,11 +41,13 @@ export const LEADERBOARD_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
   ],
   null,
   null,
+  "leaderboard",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

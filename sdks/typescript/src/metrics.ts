@@ -21,6 +21,7 @@ export const METRICS_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -30,6 +31,7 @@ export const METRICS_KEY = new _k.KeySpec(
       escape: true,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -40,11 +42,13 @@ export const METRICS_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: true,
+      allowEmpty: false,
       kept: true,
     },
   ],
   null,
   null,
+  "metrics",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

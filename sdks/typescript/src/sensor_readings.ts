@@ -21,6 +21,7 @@ export const SENSOR_READINGS_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -30,11 +31,13 @@ export const SENSOR_READINGS_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: true,
+      allowEmpty: false,
       kept: true,
     },
   ],
   null,
   null,
+  "sensor_readings",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

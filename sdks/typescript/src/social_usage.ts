@@ -21,11 +21,13 @@ export const SOCIAL_USAGE_KEY = new _k.KeySpec(
       escape: false,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
   ],
   null,
   null,
+  "social_usage",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */

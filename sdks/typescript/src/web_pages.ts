@@ -22,6 +22,7 @@ export const WEB_PAGES_KEY = new _k.KeySpec(
       desc: false,
       reverse: "segments",
       reverseTimestamp: false,
+      allowEmpty: false,
       kept: true,
     },
     {
@@ -31,11 +32,13 @@ export const WEB_PAGES_KEY = new _k.KeySpec(
       escape: true,
       desc: false,
       reverseTimestamp: false,
+      allowEmpty: true,
       kept: true,
     },
   ],
   null,
   null,
+  "web_pages",
 );
 
 /** Split keys: the table's regions start at "" and at each of these. */
@@ -57,6 +60,7 @@ export const WEB_PAGES_DEFINITION: TableDef = {
 /** The full row key of "web-pages": every component, as the schema declares them. */
 export class WebPagesKey {
   readonly domain: string;
+  /** May be empty: the site root. */
   readonly path: string;
 
   constructor(components: { domain: string; path: string }) {

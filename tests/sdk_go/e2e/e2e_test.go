@@ -234,6 +234,18 @@ func TestCloudDriveDirectoriesAndFiles(t *testing.T) {
 	}
 }
 
+// A zero-value key (the fields a caller forgot) is refused, not encoded as "d41d8||201510".
+func TestZeroValueKeyComponentsAreRefused(t *testing.T) {
+	_, err := sdk.AccessLogsKey{Period: 201510}.Encode()
+	var ke *sdk.KeyError
+	if !errors.As(err, &ke) || !errors.Is(err, sdk.ErrKeyEncoding) || ke.Component != "user_id" {
+		t.Errorf("zero-value key: %v, want a KeyError for user_id", err)
+	}
+	if raw, err := (sdk.WebPagesKey{Domain: "www.example.com"}).Encode(); err != nil || string(raw) != "com.example.www|" {
+		t.Errorf("allowed empty path: %q, %v", raw, err)
+	}
+}
+
 func TestErrorsAreTyped(t *testing.T) {
 	defer catch(t)
 	ctx, c := connect(t)

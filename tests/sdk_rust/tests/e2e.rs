@@ -726,3 +726,22 @@ fn framed_transport_and_typed_errors() {
     let err = Connection::connect("127.0.0.1", closed.port()).unwrap_err();
     assert!(matches!(err, Error::Transport(_)), "{err:?}");
 }
+
+/// A key built from `Default` strings (a forgotten component) is refused with the variant of its
+/// own, naming the component; a component the schema lets be empty encodes.
+#[test]
+fn empty_key_components_are_refused_unless_allowed() {
+    let refused = AccessLogsKey::new("", "jericho", 201501).encode();
+    assert!(
+        matches!(
+            refused,
+            Err(Error::EmptyKeyComponent {
+                key: "access_logs",
+                component: "user_id"
+            })
+        ),
+        "{refused:?}"
+    );
+    let root = WebPagesKey::new("www.example.com", "").encode().unwrap();
+    assert_eq!(root, b"com.example.www|");
+}

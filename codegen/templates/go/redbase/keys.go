@@ -22,6 +22,7 @@ type Component struct {
 	Desc             bool
 	Reverse          string // "", "chars" or "segments"
 	ReverseTimestamp bool
+	AllowEmpty       bool // an empty string or []byte is a value, not a forgotten field
 	Kept             bool
 }
 
@@ -48,6 +49,7 @@ type KeySpec struct {
 	Components []Component
 	Hash       *HashSpec
 	Salt       *SaltSpec
+	Table      string // the table id, so errors name the key they refuse a value for
 }
 
 // Decoded is what a key's bytes hold.
@@ -289,8 +291,25 @@ func (s *KeySpec) textField(c *Component, v any) ([]byte, error) {
 	return []byte(t), nil
 }
 
+// isEmpty reports an empty string or []byte value.
+func isEmpty(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return x == ""
+	case []byte:
+		return len(x) == 0
+	}
+	return false
+}
+
 // Field returns one component's bytes in this layout.
 func (s *KeySpec) Field(c *Component, v any) ([]byte, error) {
+	if !c.AllowEmpty && isEmpty(v) {
+		// An empty field is almost always a forgotten one (a zero-value struct field), and a
+		// key like `d41d8||201501` would silently stand for it: refused in the words of every
+		// redbase SDK.
+		return nil, keyErr(c.Name, "must not be empty in the %s key (the schema does not set allow_empty)", s.Table)
+	}
 	if s.Layout == "binary" {
 		return s.binaryField(c, v)
 	}
@@ -413,8 +432,8 @@ func RegionIndex(splits [][]byte, key []byte) int {
 }
 
 // NewKeySpec returns a key design (generated code builds one per table).
-func NewKeySpec(layout, separator string, components []Component, hash *HashSpec, salt *SaltSpec) *KeySpec {
-	return &KeySpec{Layout: layout, Separator: separator, Components: components, Hash: hash, Salt: salt}
+func NewKeySpec(table, layout, separator string, components []Component, hash *HashSpec, salt *SaltSpec) *KeySpec {
+	return &KeySpec{Layout: layout, Separator: separator, Components: components, Hash: hash, Salt: salt, Table: table}
 }
 
 // PrefixOf is the KeyRange of the rows whose first n components equal values[:n].

@@ -34,6 +34,7 @@ class Component:
     desc: bool = False
     reverse: Optional[str] = None
     reverse_timestamp: bool = False
+    allow_empty: bool = False
     kept: bool = True
 
 
@@ -271,9 +272,18 @@ class KeySpec:
     components: Tuple[Component, ...]
     hash: Optional[HashSpec] = None
     salt: Optional[SaltSpec] = None
+    table: str = ""
+    """The table id, so errors name the key they refuse a value for."""
 
     def field(self, c: Component, v: KeyValue) -> bytes:
         """One component's bytes in this layout."""
+        if isinstance(v, (str, bytes)) and not v and not c.allow_empty:
+            # An empty field is almost always a forgotten one, and a key like `d41d8||201501`
+            # would silently stand for it: refused in the words of every redbase SDK.
+            raise KeyEncodingError(
+                f"component {c.name}: must not be empty in the {self.table} key"
+                " (the schema does not set allow_empty)"
+            )
         _check_type(c, v)
         if self.layout == "binary":
             return _binary(c, v)

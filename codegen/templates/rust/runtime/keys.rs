@@ -66,6 +66,8 @@ pub struct Component {
     pub desc: bool,
     pub reverse: Option<Reverse>,
     pub reverse_timestamp: bool,
+    /// An empty string or byte string is a value, not a forgotten field.
+    pub allow_empty: bool,
     pub kept: bool,
 }
 
@@ -126,6 +128,8 @@ impl Decoded {
 /// One table's row-key design, generated from its schema.
 #[derive(Debug, Clone, Copy)]
 pub struct KeySpec {
+    /// The table id, so errors name the key they refuse a value for.
+    pub table: &'static str,
     pub layout: Layout,
     pub components: &'static [Component],
     pub hash: Option<HashSpec>,
@@ -142,7 +146,7 @@ impl KeySpec {
 
     /// One component's bytes in this layout (no separators).
     pub fn field(&self, c: &Component, v: &KeyValue) -> Result<Vec<u8>> {
-        check(c, v)?;
+        check(self.table, c, v)?;
         match self.layout {
             Layout::Binary => binary(c, v),
             Layout::Separated(s) => text(c, v, Some(s)),

@@ -38,6 +38,8 @@ export interface Component {
   readonly desc: boolean;
   readonly reverse?: "chars" | "segments";
   readonly reverseTimestamp: boolean;
+  /** An empty string or byte array is a value, not a forgotten field. */
+  readonly allowEmpty: boolean;
   readonly kept: boolean;
 }
 
@@ -320,10 +322,19 @@ export class KeySpec {
     readonly components: readonly Component[],
     readonly hash: HashSpec | null = null,
     readonly salt: SaltSpec | null = null,
+    /** The table id, so errors name the key they refuse a value for. */
+    readonly table: string = "",
   ) {}
 
   /** One component's bytes in this layout. */
   field(c: Component, v: KeyValue): Buffer {
+    if ((typeof v === "string" || v instanceof Uint8Array) && v.length === 0 && !c.allowEmpty) {
+      // An empty field is almost always a forgotten one, and a key like `d41d8||201501` would
+      // silently stand for it: refused in the words of every redbase SDK.
+      throw new KeyEncodingError(
+        `component ${c.name}: must not be empty in the ${this.table} key (the schema does not set allow_empty)`,
+      );
+    }
     checkType(c, v);
     if (this.layout === "binary") return binaryField(c, v);
     return textField(c, v, this.layout === "separated" ? this.separator : null);

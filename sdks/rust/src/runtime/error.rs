@@ -16,6 +16,19 @@ pub enum Error {
     /// timestamp, ...), or bytes that are not a key of the table.
     #[error("row key: {0}")]
     KeyEncoding(String),
+    /// An empty string or bytes value for a key component whose schema does not set
+    /// `allow_empty`: an empty field is almost always a forgotten one (`Default::default()`),
+    /// and a key like `d41d8||201501` would silently stand for it. A variant of its own so
+    /// callers can tell a missing value from a malformed one.
+    #[error(
+        "row key: component {component}: must not be empty in the {key} key (the schema does \
+         not set allow_empty)"
+    )]
+    EmptyKeyComponent {
+        /// The table id whose key refused it.
+        key: &'static str,
+        component: &'static str,
+    },
     /// A value that does not fit its column type, or cell bytes that are not of that type.
     #[error("cell value: {0}")]
     ValueEncoding(String),

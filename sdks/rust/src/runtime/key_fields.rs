@@ -50,8 +50,9 @@ pub(super) fn unreverse(c: &Component, stored: i64) -> Result<i64> {
     Ok(i64::MAX - stored)
 }
 
-/// Refuses values of the wrong type, out of range or outside the charset.
-pub(super) fn check(c: &Component, v: &KeyValue) -> Result<()> {
+/// Refuses values of the wrong type, empty where the schema does not allow it (in the key of
+/// table `table`), out of range or outside the charset.
+pub(super) fn check(table: &'static str, c: &Component, v: &KeyValue) -> Result<()> {
     let ok = matches!(
         (c.ty, v),
         (KeyType::String, KeyValue::Str(_))
@@ -65,6 +66,17 @@ pub(super) fn check(c: &Component, v: &KeyValue) -> Result<()> {
     );
     if !ok {
         return Err(bad(c, format!("{v:?} is not a {:?}", c.ty)));
+    }
+    let empty = match v {
+        KeyValue::Str(s) => s.is_empty(),
+        KeyValue::Bytes(b) => b.is_empty(),
+        _ => false,
+    };
+    if empty && !c.allow_empty {
+        return Err(Error::EmptyKeyComponent {
+            key: table,
+            component: c.name,
+        });
     }
     match v {
         KeyValue::Int(i) => {

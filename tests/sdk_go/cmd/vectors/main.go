@@ -145,7 +145,13 @@ func keyVectors(doc map[string]any, r *result) {
 			case err == nil:
 				err = fmt.Errorf("%v encoded, want an error", v["components"])
 			case errors.Is(err, sdk.ErrKeyEncoding):
-				err = nil
+				// The error names the component the reference refused.
+				var ke *sdk.KeyError
+				if want, ok := v["component"].(string); ok && (!errors.As(err, &ke) || ke.Component != want) {
+					err = fmt.Errorf("error %v does not name component %s", err, want)
+				} else {
+					err = nil
+				}
 			default:
 				err = fmt.Errorf("error %v does not wrap ErrKeyEncoding", err)
 			}

@@ -35,12 +35,13 @@ public final class AccessLogs {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "access_logs",
             "separated",
             "|",
             List.of(
-                    new KeySpec.Component("user_id", "string", null, "word", false, false, null, false, false),
-                    new KeySpec.Component("system_id", "string", null, "word", false, false, null, false, true),
-                    new KeySpec.Component("period", "i32", 6, "any", false, false, null, false, true)
+                    new KeySpec.Component("user_id", "string", null, "word", false, false, null, false, false, false),
+                    new KeySpec.Component("system_id", "string", null, "word", false, false, null, false, false, true),
+                    new KeySpec.Component("period", "i32", 6, "any", false, false, null, false, false, true)
             ),
             new KeySpec.Hash(List.of(0), "hex_chars", 5, false),
             null);

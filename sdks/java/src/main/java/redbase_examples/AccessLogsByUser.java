@@ -34,12 +34,13 @@ public final class AccessLogsByUser {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "access_logs_by_user",
             "separated",
             "|",
             List.of(
-                    new KeySpec.Component("user_id", "string", null, "word", false, false, null, false, true),
-                    new KeySpec.Component("system_id", "string", null, "word", false, false, null, false, true),
-                    new KeySpec.Component("period", "i32", 6, "any", false, false, null, false, true)
+                    new KeySpec.Component("user_id", "string", null, "word", false, false, null, false, false, true),
+                    new KeySpec.Component("system_id", "string", null, "word", false, false, null, false, false, true),
+                    new KeySpec.Component("period", "i32", 6, "any", false, false, null, false, false, true)
             ),
             null,
             null);

@@ -34,16 +34,17 @@ public final class AllTypes {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "all_types",
             "binary",
             "",
             List.of(
-                    new KeySpec.Component("s", "string", null, "any", false, false, null, false, true),
-                    new KeySpec.Component("b", "bytes", null, "any", false, true, null, false, true),
-                    new KeySpec.Component("i", "i32", null, "any", false, false, null, false, true),
-                    new KeySpec.Component("l", "i64", null, "any", false, true, null, false, true),
-                    new KeySpec.Component("f", "f32", null, "any", false, false, null, false, true),
-                    new KeySpec.Component("d", "f64", null, "any", false, true, null, false, true),
-                    new KeySpec.Component("t", "timestamp-ms", null, "any", false, false, null, false, true)
+                    new KeySpec.Component("s", "string", null, "any", false, false, null, false, true, true),
+                    new KeySpec.Component("b", "bytes", null, "any", false, true, null, false, true, true),
+                    new KeySpec.Component("i", "i32", null, "any", false, false, null, false, false, true),
+                    new KeySpec.Component("l", "i64", null, "any", false, true, null, false, false, true),
+                    new KeySpec.Component("f", "f32", null, "any", false, false, null, false, false, true),
+                    new KeySpec.Component("d", "f64", null, "any", false, true, null, false, false, true),
+                    new KeySpec.Component("t", "timestamp-ms", null, "any", false, false, null, false, false, true)
             ),
             null,
             null);

@@ -34,10 +34,11 @@ public final class Books {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "books",
             "binary",
             "",
             List.of(
-                    new KeySpec.Component("isbn", "string", null, "any", false, false, null, false, true)
+                    new KeySpec.Component("isbn", "string", null, "any", false, false, null, false, false, true)
             ),
             null,
             null);

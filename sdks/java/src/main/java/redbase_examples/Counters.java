@@ -34,10 +34,11 @@ public final class Counters {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "counters",
             "separated",
             "|",
             List.of(
-                    new KeySpec.Component("name", "string", null, "any", true, false, null, false, true)
+                    new KeySpec.Component("name", "string", null, "any", true, false, null, false, false, true)
             ),
             null,
             null);

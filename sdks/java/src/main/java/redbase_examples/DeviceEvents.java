@@ -34,11 +34,12 @@ public final class DeviceEvents {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "device_events",
             "binary",
             "",
             List.of(
-                    new KeySpec.Component("device", "string", null, "any", false, false, null, false, true),
-                    new KeySpec.Component("seq", "i64", null, "any", false, false, null, false, true)
+                    new KeySpec.Component("device", "string", null, "any", false, false, null, false, false, true),
+                    new KeySpec.Component("seq", "i64", null, "any", false, false, null, false, false, true)
             ),
             null,
             new KeySpec.Salt(16, "byte", null));

@@ -34,10 +34,11 @@ public final class DriveDirectories {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "drive_directories",
             "separated",
             "|",
             List.of(
-                    new KeySpec.Component("path", "string", null, "any", true, false, null, false, true)
+                    new KeySpec.Component("path", "string", null, "any", true, false, null, false, false, true)
             ),
             null,
             null);

@@ -34,10 +34,11 @@ public final class DriveFiles {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "drive_files",
             "fixed",
             "",
             List.of(
-                    new KeySpec.Component("file_id", "bytes", 16, "any", false, false, null, false, true)
+                    new KeySpec.Component("file_id", "bytes", 16, "any", false, false, null, false, false, true)
             ),
             null,
             null);

@@ -34,10 +34,11 @@ public final class Events {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "events",
             "separated",
             "-",
             List.of(
-                    new KeySpec.Component("event", "string", null, "alnum", false, false, null, false, true)
+                    new KeySpec.Component("event", "string", null, "alnum", false, false, null, false, false, true)
             ),
             null,
             new KeySpec.Salt(4, "char", "abcd"));

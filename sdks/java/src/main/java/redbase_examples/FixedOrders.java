@@ -34,12 +34,13 @@ public final class FixedOrders {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "fixed_orders",
             "fixed",
             "",
             List.of(
-                    new KeySpec.Component("region", "string", 8, "alnum", false, false, null, false, true),
-                    new KeySpec.Component("order_no", "i64", 10, "any", false, true, null, false, true),
-                    new KeySpec.Component("account", "i32", 6, "any", false, false, "chars", false, true)
+                    new KeySpec.Component("region", "string", 8, "alnum", false, false, null, false, false, true),
+                    new KeySpec.Component("order_no", "i64", 10, "any", false, true, null, false, false, true),
+                    new KeySpec.Component("account", "i32", 6, "any", false, false, "chars", false, false, true)
             ),
             new KeySpec.Hash(List.of(2), "bytes", 2, true),
             null);

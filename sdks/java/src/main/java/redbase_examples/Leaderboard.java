@@ -34,12 +34,13 @@ public final class Leaderboard {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "leaderboard",
             "binary",
             "",
             List.of(
-                    new KeySpec.Component("game", "string", null, "any", false, false, null, false, true),
-                    new KeySpec.Component("score", "i64", null, "any", false, true, null, false, true),
-                    new KeySpec.Component("name", "string", null, "any", false, false, null, false, true)
+                    new KeySpec.Component("game", "string", null, "any", false, false, null, false, false, true),
+                    new KeySpec.Component("score", "i64", null, "any", false, true, null, false, false, true),
+                    new KeySpec.Component("name", "string", null, "any", false, false, null, false, false, true)
             ),
             null,
             null);

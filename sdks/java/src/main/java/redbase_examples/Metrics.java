@@ -34,12 +34,13 @@ public final class Metrics {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "metrics",
             "separated",
             "|",
             List.of(
-                    new KeySpec.Component("metric", "string", null, "word", false, false, null, false, true),
-                    new KeySpec.Component("host", "string", null, "any", true, false, null, false, true),
-                    new KeySpec.Component("ts", "timestamp-ms", 19, "any", false, false, null, true, true)
+                    new KeySpec.Component("metric", "string", null, "word", false, false, null, false, false, true),
+                    new KeySpec.Component("host", "string", null, "any", true, false, null, false, false, true),
+                    new KeySpec.Component("ts", "timestamp-ms", 19, "any", false, false, null, true, false, true)
             ),
             null,
             null);

@@ -34,11 +34,12 @@ public final class SensorReadings {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "sensor_readings",
             "binary",
             "",
             List.of(
-                    new KeySpec.Component("sensor", "i64", null, "any", false, false, null, false, true),
-                    new KeySpec.Component("ts", "timestamp-ms", null, "any", false, false, null, true, true)
+                    new KeySpec.Component("sensor", "i64", null, "any", false, false, null, false, false, true),
+                    new KeySpec.Component("ts", "timestamp-ms", null, "any", false, false, null, true, false, true)
             ),
             null,
             null);

@@ -34,10 +34,11 @@ public final class SocialUsage {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "social_usage",
             "separated",
             "|",
             List.of(
-                    new KeySpec.Component("user_id", "string", null, "word", false, false, null, false, true)
+                    new KeySpec.Component("user_id", "string", null, "word", false, false, null, false, false, true)
             ),
             null,
             null);

@@ -34,11 +34,12 @@ public final class WebPages {
 
     /** The row-key design. */
     public static final KeySpec KEY = new KeySpec(
+            "web_pages",
             "separated",
             "|",
             List.of(
-                    new KeySpec.Component("domain", "string", null, "any", true, false, "segments", false, true),
-                    new KeySpec.Component("path", "string", null, "any", true, false, null, false, true)
+                    new KeySpec.Component("domain", "string", null, "any", true, false, "segments", false, false, true),
+                    new KeySpec.Component("path", "string", null, "any", true, false, null, false, true, true)
             ),
             null,
             null);
@@ -61,6 +62,8 @@ public final class WebPages {
 
     /**
      * The full row key of "web-pages": every component, as the schema declares them.
+     *
+     * @param path May be empty: the site root.
      */
     public record Key(String domain, String path) {
         /** The row key's bytes. */

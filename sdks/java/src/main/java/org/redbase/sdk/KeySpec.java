@@ -31,6 +31,7 @@ public final class KeySpec {
             boolean desc,
             String reverse,
             boolean reverseTimestamp,
+            boolean allowEmpty,
             boolean kept) {}
 
     /** An MD5 prefix of the components at {@code components}: hex characters or raw bytes. */
@@ -43,13 +44,16 @@ public final class KeySpec {
      *  characters, byte[] for bytes, or null) and the kept components by name. */
     public record Decoded(Integer salt, Object hash, Map<String, Object> components) {}
 
+    private final String table;
     private final String layout;
     private final String separator;
     private final List<Component> components;
     private final Hash hash;
     private final Salt salt;
 
-    public KeySpec(String layout, String separator, List<Component> components, Hash hash, Salt salt) {
+    /** {@code table} is the table id, so errors name the key they refuse a value for. */
+    public KeySpec(String table, String layout, String separator, List<Component> components, Hash hash, Salt salt) {
+        this.table = table;
         this.layout = layout;
         this.separator = separator == null ? "" : separator;
         this.components = List.copyOf(components);
@@ -72,6 +76,13 @@ public final class KeySpec {
 
     /** One component's bytes in this layout. */
     public byte[] field(Component c, Object v) {
+        boolean empty = (v instanceof String s && s.isEmpty()) || (v instanceof byte[] b && b.length == 0);
+        if (empty && !c.allowEmpty()) {
+            // An empty field is almost always a forgotten one, and a key like d41d8||201501
+            // would silently stand for it: refused in the words of every redbase SDK.
+            throw new KeyEncodingException("component " + c.name() + ": must not be empty in the " + table
+                    + " key (the schema does not set allow_empty)");
+        }
         KeyFields.check(c, v);
         return switch (layout) {
             case "binary" -> KeyFields.binary(c, v);

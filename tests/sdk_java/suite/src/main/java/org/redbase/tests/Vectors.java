@@ -156,7 +156,11 @@ public final class Vectors {
         try {
             key.getClass().getMethod("encode").invoke(key);
         } catch (InvocationTargetException e) {
-            if (e.getCause() instanceof KeyEncodingException) {
+            if (e.getCause() instanceof KeyEncodingException refused) {
+                // The error names the component the reference refused.
+                JsonNode want = v.get("component");
+                expect(want == null || refused.getMessage().contains("component " + want.textValue() + ":"),
+                        "error " + refused.getMessage() + " does not name " + want);
                 return;
             }
             throw e;
