@@ -57,7 +57,9 @@ impl Handler {
             .is_some())
     }
 
-    pub(super) fn put(&self, t: &[u8], puts: Vec<TPut>) -> thrift::Result<()> {
+    /// `batch`: the call is `putMultiple`, whose write failures HBase reports as retryable
+    /// ([`as_batch_error`]); a refusal before the write (access, an empty put) is not.
+    pub(super) fn put(&self, t: &[u8], puts: Vec<TPut>, batch: bool) -> thrift::Result<()> {
         self.may(Need::Write(&table(t)))?;
         // HBase's client checks every put before sending any: one empty put fails the whole
         // call and writes nothing.
@@ -71,20 +73,28 @@ impl Handler {
             .iter()
             .map(put_mutation)
             .collect::<thrift::Result<Vec<_>>>()?;
-        self.apply(t, muts)
+        self.apply(t, muts, batch)
     }
 
-    pub(super) fn delete(&self, t: &[u8], deletes: Vec<TDelete>) -> thrift::Result<()> {
+    /// `batch` as for [`Self::put`] (`deleteMultiple`).
+    pub(super) fn delete(
+        &self,
+        t: &[u8],
+        deletes: Vec<TDelete>,
+        batch: bool,
+    ) -> thrift::Result<()> {
         self.may(Need::Write(&table(t)))?;
         let muts = deletes
             .iter()
             .map(delete_mutation)
             .collect::<thrift::Result<Vec<_>>>()?;
-        self.apply(t, muts)
+        self.apply(t, muts, batch)
     }
 
-    fn apply(&self, t: &[u8], muts: Vec<RowMutation>) -> thrift::Result<()> {
-        apply(&self.engine, &table(t), muts).map_err(from_data)
+    fn apply(&self, t: &[u8], muts: Vec<RowMutation>, batch: bool) -> thrift::Result<()> {
+        apply(&self.engine, &table(t), muts)
+            .map_err(from_data)
+            .map_err(|e| if batch { as_batch_error(e) } else { e })
     }
 
     /// The mutations of a TRowMutations as one atomic row mutation.
@@ -119,7 +129,11 @@ impl Handler {
     pub(super) fn mutate_row(&self, t: &[u8], rm: TRowMutations) -> thrift::Result<()> {
         self.may(Need::Write(&table(t)))?;
         let m = self.row_mutations(&rm)?;
-        self.engine.mutate_row(&table(t), m).map_err(from_data)
+        // HBase sends a TRowMutations as a batch: its write failures are retryable.
+        self.engine
+            .mutate_row(&table(t), m)
+            .map_err(from_data)
+            .map_err(as_batch_error)
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -232,7 +232,7 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
         tgets.into_iter().map(|g| self.get(&table, g)).collect()
     }
     fn handle_put(&self, table: Vec<u8>, tput: TPut) -> thrift::Result<()> {
-        self.put(&table, vec![tput])
+        self.put(&table, vec![tput], false)
     }
     fn handle_check_and_put(
         &self,
@@ -255,19 +255,17 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
         )
     }
     fn handle_put_multiple(&self, table: Vec<u8>, tputs: Vec<TPut>) -> thrift::Result<()> {
-        self.put(&table, tputs).map_err(as_batch_error)
+        self.put(&table, tputs, true)
     }
     fn handle_delete_single(&self, table: Vec<u8>, tdelete: TDelete) -> thrift::Result<()> {
-        self.delete(&table, vec![tdelete])
+        self.delete(&table, vec![tdelete], false)
     }
     fn handle_delete_multiple(
         &self,
         table: Vec<u8>,
         tdeletes: Vec<TDelete>,
     ) -> thrift::Result<Vec<TDelete>> {
-        self.delete(&table, tdeletes)
-            .map(|()| Vec::new())
-            .map_err(as_batch_error)
+        self.delete(&table, tdeletes, true).map(|()| Vec::new())
     }
     fn handle_check_and_delete(
         &self,
@@ -317,7 +315,6 @@ impl THBaseServiceSyncHandler for Arc<Handler> {
         trow_mutations: TRowMutations,
     ) -> thrift::Result<()> {
         self.mutate_row(&table, trow_mutations)
-            .map_err(as_batch_error)
     }
     fn handle_get_scanner_results(
         &self,
