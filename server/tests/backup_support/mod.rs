@@ -2,6 +2,12 @@
 //! and the operations listener), a Thrift2 client, and cell-by-cell comparison of data dirs.
 #![allow(dead_code)]
 
+#[path = "../cli_support/mod.rs"]
+mod cli;
+// Not every test file uses every helper.
+#[allow(unused_imports)]
+pub use cli::{fails, free_port, ok, redbase, text};
+
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -16,18 +22,6 @@ pub type Client = h2::THBaseServiceSyncClient<
     TBinaryInputProtocol<ReadHalf<TTcpChannel>>,
     TBinaryOutputProtocol<WriteHalf<TTcpChannel>>,
 >;
-
-pub fn redbase() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_redbase"))
-}
-
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// `redbase serve` (Thrift2 and HTTP) on a data dir; SIGTERM when dropped, or [`Server::kill`].
 pub struct Server {
@@ -170,33 +164,6 @@ pub fn restore(from: &Path, to: &Path) -> Output {
         .arg(to)
         .output()
         .unwrap()
-}
-
-pub fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-pub fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "status {:?}\nstdout: {}\nstderr: {}",
-        out.status,
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    text(&out.stdout)
-}
-
-/// Exit 1; returns stderr.
-pub fn fails(out: Output) -> String {
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "stdout: {}\nstderr: {}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    text(&out.stderr)
 }
 
 /// Every file under `dir`, relative, sorted.

@@ -2,6 +2,12 @@
 //! ports, and a seeded table compared cell by cell through the engine.
 #![allow(dead_code)]
 
+#[path = "../cli_support/mod.rs"]
+mod cli;
+// Not every test file uses every helper.
+#[allow(unused_imports)]
+pub use cli::{fails, free_port, ok, redbase, text};
+
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
@@ -11,18 +17,6 @@ use redbase::engine::{
     Durability, Engine, EngineConfig, FamilyDescriptor, Op, ReadOptions, RowMutation, Scan,
     TableDescriptor, TableName,
 };
-
-pub fn redbase() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_redbase"))
-}
-
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// `redbase serve` (Thrift2 only) on a data dir, stopped with SIGTERM when dropped.
 pub struct Server {
@@ -78,34 +72,6 @@ impl Drop for Server {
 
 pub fn run(args: &[&str]) -> Output {
     redbase().args(args).output().unwrap()
-}
-
-pub fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// Asserts exit status 0 and returns stdout.
-pub fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "status {:?}\nstdout: {}\nstderr: {}",
-        out.status,
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    text(&out.stdout)
-}
-
-/// Asserts exit status 1 and returns stderr.
-pub fn fails(out: Output) -> String {
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "stdout: {}\nstderr: {}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    text(&out.stderr)
 }
 
 pub fn p(path: &Path) -> &str {
