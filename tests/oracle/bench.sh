@@ -24,6 +24,9 @@
 #                          filesystem, whose hsync is an fsync), for durable puts like for like;
 #                          a running oracle is reused only if it was started the same way
 #     --no-fsync-check     skip the strace count of fsync calls under puts
+#     --pin                give the servers CPU 0 and loadgen CPU 1 (taskset; needs 2+ cores):
+#                          each server then has one core of its own, as it would with its client
+#                          on another machine, and neither side's threads steal from the other
 #     --no-build           use the binaries as they are
 #     --out DIR            keep every loadgen output there [a temp dir, deleted at the end]
 #
@@ -59,6 +62,7 @@ HBASE_JVM_OPTS="-XX:TieredStopAtLevel=4"
 FSYNC_CHECK=1
 WAL_HSYNC=0
 BUILD=1
+PIN=0
 OUT=""
 TABLE=redbase_bench
 CMDLINE="$0${*:+ $*}"
@@ -81,6 +85,7 @@ while (($#)); do
     --hbase-wal-hsync) WAL_HSYNC=1; shift ;;
     --no-fsync-check) FSYNC_CHECK=0; shift ;;
     --no-build) BUILD=0; shift ;;
+    --pin) PIN=1; shift ;;
     --out) OUT="$2"; shift 2 ;;
     -h | --help) usage ;;
     *) log "unknown option $1"; usage ;;
@@ -220,6 +225,25 @@ start_redbase
 log "redbase pid $REDBASE_PID: thrift1 $R1, thrift2 $R2, http $RHTTP, data $WORK/data"
 
 # ---------------------------------------------------------------------------------------------
+# pinning: servers on CPU 0, loadgen on CPU 1
+
+CLIENT=("$LOADGEN")
+PIN_NOTE=""
+if ((PIN)); then
+  (($(nproc) >= 2)) || die "--pin needs at least 2 cores"
+  command -v taskset >/dev/null || die "--pin needs taskset (util-linux)"
+  pinned=()
+  for pid in "$REDBASE_PID" $(cat "$RUN_DIR"/pids/*.pid 2>/dev/null); do
+    kill -0 "$pid" 2>/dev/null || continue
+    taskset -a -p -c 0 "$pid" >/dev/null || die "taskset could not pin pid $pid"
+    pinned+=("$pid")
+  done
+  CLIENT=(taskset -c 1 "$LOADGEN")
+  PIN_NOTE="pinned with taskset: every thread of the servers (pids ${pinned[*]}: redbase and each HBase JVM) on CPU 0, loadgen on CPU 1"
+  log "$PIN_NOTE"
+fi
+
+# ---------------------------------------------------------------------------------------------
 # cells
 
 addr_of() { # server service -> address
@@ -280,7 +304,7 @@ measure() {
   read -r -a extra <<<"$(cell_args "$cell" "$service")"
   f="$OUT/$cell.$service.c$conns.r$round.$server.txt"
   pids="$(server_pids "$server" "$service")"
-  if "$LOADGEN" bench --addr "$(addr_of "$server" "$service")" --service "$service" \
+  if "${CLIENT[@]}" bench --addr "$(addr_of "$server" "$service")" --service "$service" \
     --table "$TABLE" --rows "$ROWS" --value-size 100 --preload skip --no-null \
     --connections "$conns" --secs "$SECS" --rounds 1 --warmup-secs "$WARMUP" "${extra[@]}" \
     ${pids:+--server-pids "$pids"} >"$f" 2>&1; then
@@ -472,7 +496,11 @@ else
   echo "- fsync behaviour not checked in this run (--no-fsync-check or no strace): durable puts may not be like for like."
 fi
 echo "- The oracle's JVMs are sized for a small footprint (heap 768m master, 160m gateways, serial GC; C1-only JIT unless ORACLE_JVM_OPTS overrides it), not tuned for throughput. HBase's table is one region; no flush or compaction is forced before measuring."
-echo "- Both sides share this machine with loadgen; on 2 cores the client takes a large share of the CPU, which caps both servers' figures."
+if ((PIN)); then
+  echo "- $PIN_NOTE. Each server has one core; the figures are what one core serves with the client elsewhere."
+else
+  echo "- Both sides share this machine with loadgen; on 2 cores the client takes a large share of the CPU, which caps both servers' figures (--pin gives each side its own core)."
+fi
 echo "- Server CPU per operation: the CPU time (user + system, /proc/PID/stat) of redbase's process, or of HBase's master JVM (region server, WAL) plus the measured gateway's JVM, over each measured phase, divided by the operations; it includes work done for the phase after it (HBase's background flushes, redbase's commits) and is read in 10 ms clock ticks."
 echo "- Each cell's figures come from short runs; compare the per-round ranges before reading much into a ratio."
 if [[ "$OUT" != "$WORK/out" ]]; then
