@@ -12,6 +12,9 @@ use toml::Spanned;
 pub struct RawSchema {
     /// The SDK package this file's tables go into (every file of one SDK must agree).
     pub package: Option<Spanned<String>>,
+    /// The SDK's version (`MAJOR.MINOR.PATCH`, every file of one SDK must agree), stamped into
+    /// each language's package metadata so published artifacts carry the schema's version.
+    pub version: Option<Spanned<String>>,
     pub tables: BTreeMap<String, Spanned<RawTable>>,
 }
 

@@ -385,3 +385,44 @@ fn allow_empty_applies_to_strings_and_bytes() {
     assert!(m.tables[0].key.components[0].allow_empty);
     assert!(!m.tables[0].key.components[1].allow_empty);
 }
+
+#[test]
+fn version_defaults_and_comes_from_the_schema() {
+    let m = load_sources(&[(PathBuf::from("shop.toml"), BASE.to_string())], None).unwrap();
+    assert_eq!(m.version, "0.1.0");
+    let text = with("package = \"shop\"", "package = \"shop\"\nversion = \"2.10.3\"");
+    let m = load_sources(&[(PathBuf::from("shop.toml"), text)], None).unwrap();
+    assert_eq!(m.version, "2.10.3");
+}
+
+#[test]
+fn version_must_be_major_minor_patch() {
+    for bad in ["1.0", "1.0.0-beta", "01.2.3", "v1.2.3", "1..3"] {
+        let text = with(
+            "package = \"shop\"",
+            &format!("package = \"shop\"\nversion = \"{bad}\""),
+        );
+        expect(&text, "version", 2, "must be MAJOR.MINOR.PATCH");
+    }
+}
+
+#[test]
+fn versions_of_one_sdk_must_agree() {
+    let a = with("package = \"shop\"", "package = \"shop\"\nversion = \"1.2.0\"");
+    let b = a
+        .replace("1.2.0", "1.3.0")
+        .replace("tables.orders", "tables.carts");
+    let errs = match load_sources(
+        &[
+            (PathBuf::from("shop.toml"), a),
+            (PathBuf::from("carts.toml"), b),
+        ],
+        None,
+    ) {
+        Err(CodegenError::Schema(e)) => e,
+        other => panic!("expected schema errors, got {:?}", other.map(|m| m.version)),
+    };
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert_eq!(errs[0].file, PathBuf::from("carts.toml"));
+    assert!(errs[0].message.contains("differs from \"1.2.0\""), "{}", errs[0]);
+}

@@ -21,6 +21,8 @@ use std::path::PathBuf;
 pub struct Model {
     /// The SDK package name (snake_case).
     pub package: String,
+    /// The SDK version, `MAJOR.MINOR.PATCH` (default `0.1.0`).
+    pub version: String,
     /// Sorted by `id`.
     pub tables: Vec<Table>,
 }

@@ -21,6 +21,7 @@ pub(crate) fn validate(
     let mut errors = Vec::new();
     let mut tables: Vec<Table> = Vec::new();
     let mut packages: Vec<(String, SchemaError)> = Vec::new();
+    let mut versions: Vec<(String, SchemaError)> = Vec::new();
     for (file, text) in sources {
         let mut cx = Cx {
             file,
@@ -30,7 +31,7 @@ pub(crate) fn validate(
         match schema::parse(file, text) {
             Err(e) => errors.push(e),
             Ok(raw) => {
-                cx.schema(&raw, &mut tables, &mut packages);
+                cx.schema(&raw, &mut tables, &mut packages, &mut versions);
                 errors.append(&mut cx.errors);
             }
         }
@@ -66,11 +67,47 @@ pub(crate) fn validate(
             message: format!("package {package:?} must be snake_case ([a-z][a-z0-9_]*)"),
         });
     }
+    let version = agreed_version(&versions, &mut errors);
     if !errors.is_empty() {
         return Err(CodegenError::Schema(errors));
     }
     tables.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok(Model { package, tables })
+    Ok(Model {
+        package,
+        version,
+        tables,
+    })
+}
+
+/// The files' `version` (every file that gives one must agree, each `MAJOR.MINOR.PATCH` with
+/// no leading zeros, as semver and every package registry accept), default `0.1.0`.
+fn agreed_version(versions: &[(String, SchemaError)], errors: &mut Vec<SchemaError>) -> String {
+    let Some((first, _)) = versions.first() else {
+        return "0.1.0".to_string();
+    };
+    for (v, at) in versions {
+        let mut e = at.clone();
+        if !is_semver(v) {
+            e.message = format!("version {v:?} must be MAJOR.MINOR.PATCH (e.g. \"1.4.0\")");
+            errors.push(e);
+        } else if v != first {
+            e.message = format!("version {v:?} differs from {first:?} in another file");
+            errors.push(e);
+        }
+    }
+    first.clone()
+}
+
+/// `MAJOR.MINOR.PATCH`, decimal, no leading zeros.
+pub(crate) fn is_semver(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('.').collect();
+    parts.len() == 3
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.len() <= 9
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && (p.len() == 1 || !p.starts_with('0'))
+        })
 }
 
 /// Lowercase identifier: `[a-z][a-z0-9_]*`.
@@ -103,7 +140,21 @@ impl Cx<'_> {
         raw: &RawSchema,
         tables: &mut Vec<Table>,
         packages: &mut Vec<(String, SchemaError)>,
+        versions: &mut Vec<(String, SchemaError)>,
     ) {
+        if let Some(v) = &raw.version {
+            let (line, column) = schema::line_col(self.text, v.span().start);
+            versions.push((
+                v.get_ref().clone(),
+                SchemaError {
+                    file: self.file.to_path_buf(),
+                    line,
+                    column,
+                    field: "version".into(),
+                    message: String::new(),
+                },
+            ));
+        }
         if let Some(p) = &raw.package {
             let (line, column) = schema::line_col(self.text, p.span().start);
             packages.push((

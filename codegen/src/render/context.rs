@@ -11,10 +11,12 @@ use crate::model::{
     Model, Qualifier, Reverse, Salt, SaltForm, ScalarType, Table,
 };
 
-/// Package-level templates: `{ package, header, tables }`.
+/// Package-level templates: `{ package, version, header, tables }`.
 #[derive(Debug, Serialize)]
 pub struct SdkContext<'a> {
     pub package: &'a str,
+    /// The SDK version from the schema (`MAJOR.MINOR.PATCH`).
+    pub version: &'a str,
     pub header: &'static str,
     /// Sorted by id, as the model.
     pub tables: Vec<TableContext<'a>>,
@@ -173,6 +175,7 @@ impl<'a> SdkContext<'a> {
     pub fn new(model: &'a Model) -> Self {
         SdkContext {
             package: &model.package,
+            version: &model.version,
             header: super::HEADER,
             tables: model.tables.iter().map(TableContext::new).collect(),
         }
