@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The generated Java SDK (sdks/java, package redbase_examples) against a real redbase:
-#   1. one Maven build (tests/sdk_java/pom.xml: the SDK as a user builds it, plus the suite)
+#   1. the SDK packaged and installed as a user builds it (`mvn install` in sdks/java: the jar at
+#      the schema's version), then the suite (tests/sdk_java/suite) against that installed jar,
 #      running the JUnit tests: the shared vectors byte for byte and the end-to-end tests over
 #      Thrift2 against `redbase serve` on loopback (or, with REDBASE_SDK_TARGET=host:port, an
 #      already running Thrift2 gateway);

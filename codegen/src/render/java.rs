@@ -15,6 +15,7 @@ pub struct Java;
 const TEMPLATES: &[(&str, &str)] = &[
     ("pom", include_str!("../../templates/java/pom.xml.hbs")),
     ("table", include_str!("../../templates/java/Table.java.hbs")),
+    ("readme", include_str!("../../templates/java/README.md.hbs")),
 ];
 
 /// The runtime package: templates without holes, the same in every Java SDK.
@@ -24,17 +25,26 @@ macro_rules! runtime {
     };
 }
 const RUNTIME: &[(&str, &str)] = runtime!(
+    "Batches",
+    "BatchException",
+    "BufferedWriter",
     "Cell",
     "Codec",
     "Codecs",
     "Column",
+    "ColumnName",
     "Connection",
+    "CounterDelta",
     "FamilyDef",
+    "Filter",
+    "FilterException",
+    "GetOptions",
     "KeyEncodingException",
     "KeyFields",
     "KeyRange",
     "KeySpec",
     "PatternColumn",
+    "ReadSelection",
     "RowScanner",
     "ScanOptions",
     "TableAdmin",
@@ -42,6 +52,8 @@ const RUNTIME: &[(&str, &str)] = runtime!(
     "TableDef",
     "ThriftException",
     "ValueEncodingException",
+    "Version",
+    "WriteOptions",
 );
 
 /// The Thrift compiler's output (codegen/thrift/generate.sh).
@@ -111,6 +123,7 @@ impl Language for Java {
         let src = PathBuf::from("src/main/java");
         let mut out = vec![
             Planned::sdk("pom.xml", "pom", sdk),
+            Planned::sdk("README.md", "readme", sdk),
             Planned::verbatim(".gitignore", "/target/\n"),
         ];
         for (name, text) in RUNTIME {
@@ -140,7 +153,7 @@ impl Language for Java {
 
     fn header(&self, path: &Path) -> Option<String> {
         match path.extension().and_then(|e| e.to_str()) {
-            Some("xml") => Some(format!("<!-- {} -->", super::HEADER)),
+            Some("xml" | "md") => Some(format!("<!-- {} -->", super::HEADER)),
             Some("java") => Some(format!("// {}", super::HEADER)),
             _ => Some(format!("# {}", super::HEADER)),
         }
@@ -255,6 +268,17 @@ const RESERVED_TYPES: &[&str] = &[
     "RowScanner",
     "ScanOptions",
     "TableAdmin",
+    "BufferedWriter",
+    "ColumnName",
+    "CounterDelta",
+    "Filter",
+    "GetOptions",
+    "Version",
+    "WriteOptions",
+    "Collection",
+    "LinkedHashMap",
+    "TreeMap",
+    "ArrayList",
 ];
 
 fn escape(name: String) -> String {

@@ -120,7 +120,7 @@ public final class KeySpec {
             for (int i : hash.components()) {
                 if (i >= fields.size()) {
                     throw new KeyEncodingException("component " + components.get(i).name()
-                            + ": the hash prefix needs this component");
+                            + ": must be given (the hash prefix is computed from it)");
                 }
                 hashed.add(fields.get(i));
             }
@@ -180,6 +180,94 @@ public final class KeySpec {
             out.add(concat(saltField(b), body));
         }
         return Collections.unmodifiableList(out);
+    }
+
+    /**
+     * The rows whose leading components equal {@code equal} (by name) and, if {@code rangeName}
+     * is not null, whose next component lies in {@code [low, high]} (both inclusive): one range
+     * per bucket. Errors name the component that is missing or misplaced.
+     */
+    public KeyRange bounds(Map<String, Object> equal, String rangeName, Object low, Object high) {
+        for (String n : equal.keySet()) {
+            index(n);
+        }
+        int leading = 0;
+        while (leading < components.size() && equal.containsKey(components.get(leading).name())) {
+            leading++;
+        }
+        int rangeAt = rangeName == null ? -1 : index(rangeName);
+        if (rangeAt >= 0 && rangeAt < leading) {
+            throw new KeyEncodingException("component " + rangeName + ": given both by value and as a range");
+        }
+        int last = rangeAt >= 0 ? rangeAt : -1;
+        for (String n : equal.keySet()) {
+            last = Math.max(last, index(n));
+        }
+        if (last >= leading && !(rangeAt == leading && last == rangeAt)) {
+            String missing = components.get(leading).name();
+            String after = components.get(last).name();
+            String why = hash != null && hash.components().contains(leading)
+                    ? "must be given (the hash prefix is computed from it)"
+                    : "must be given: " + after + " comes after it in the key";
+            throw new KeyEncodingException("component " + missing + ": " + why);
+        }
+        List<Object> values = new ArrayList<>();
+        for (int i = 0; i < leading; i++) {
+            values.add(equal.get(components.get(i).name()));
+        }
+        if (rangeAt < 0) {
+            return KeyRange.ofPrefixes(prefixes(values));
+        }
+        if (hash != null && hash.components().contains(rangeAt)) {
+            throw new KeyEncodingException("component " + rangeName
+                    + ": hashed into the key's prefix, so it can be given by value only, not as a range");
+        }
+        if (low == null || high == null) {
+            throw new KeyEncodingException("component " + rangeName + ": a range needs both ends");
+        }
+        if (compare(low, high) > 0) {
+            throw new KeyEncodingException("component " + rangeName + ": the range's low end " + show(low)
+                    + " is above its high end " + show(high));
+        }
+        List<Object> lo = new ArrayList<>(values);
+        lo.add(low);
+        List<Object> hi = new ArrayList<>(values);
+        hi.add(high);
+        List<byte[]> los = prefixes(lo);
+        List<byte[]> his = prefixes(hi);
+        List<KeyRange.Bounds> out = new ArrayList<>();
+        for (int b = 0; b < los.size(); b++) {
+            // A descending component writes low above high: the bounds are the outer two.
+            byte[] a = los.get(b);
+            byte[] z = his.get(b);
+            boolean swap = Arrays.compareUnsigned(a, z) > 0;
+            out.add(new KeyRange.Bounds(swap ? z : a, KeyRange.nextPrefix(swap ? a : z)));
+        }
+        return new KeyRange(out);
+    }
+
+    private int index(String name) {
+        for (int i = 0; i < components.size(); i++) {
+            if (components.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        throw new KeyEncodingException("the " + table + " key has no component " + name);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static int compare(Object a, Object b) {
+        if (a instanceof byte[] x && b instanceof byte[] y) {
+            return Arrays.compareUnsigned(x, y);
+        }
+        if (a instanceof String x && b instanceof String y) {
+            return Arrays.compare(x.codePoints().toArray(), y.codePoints().toArray());
+        }
+        return ((Comparable<Object>) a).compareTo(b);
+    }
+
+    private static String show(Object v) {
+        return v instanceof byte[] b ? HexFormat.of().formatHex(b) : String.valueOf(v);
     }
 
     /** Salt, hash prefix and kept components of a key. */

@@ -21,24 +21,40 @@ import org.redbase.thrift2.THRegionLocation;
 import org.redbase.thrift2.TIOError;
 import org.redbase.thrift2.TIllegalArgument;
 import org.redbase.thrift2.TIncrement;
+import org.redbase.thrift2.TMutation;
 import org.redbase.thrift2.TNamespaceDescriptor;
 import org.redbase.thrift2.TPut;
 import org.redbase.thrift2.TResult;
+import org.redbase.thrift2.TRowMutations;
 import org.redbase.thrift2.TScan;
 import org.redbase.thrift2.TTableDescriptor;
 import org.redbase.thrift2.TTableName;
 
 /**
  * Row-level Thrift2 calls in bytes for one table; the generated table classes type them.
- * Failures become {@link ThriftException}s naming the call and the table.
+ * Failures become {@link ThriftException}s naming the call and the table. Calls on one
+ * connection are serialized (a buffered writer's background flush shares it), and cells read
+ * back come sorted by column, newest version first.
  */
 public final class TableClient {
-    /** A row read back: its key and its cells in the server's order. */
+    /** A row read back: its key and its cells by column, newest first within a column. */
     public record RawRow(byte[] row, List<Cell> cells) {}
 
     @FunctionalInterface
-    private interface Call<T> {
+    interface Call<T> {
         T run(THBaseService.Client client) throws TException;
+    }
+
+    /** A multi-row call: true if the server applied every row. */
+    @FunctionalInterface
+    interface Attempt {
+        boolean run(THBaseService.Client client, ByteBuffer table) throws TException;
+    }
+
+    /** A one-row call. */
+    @FunctionalInterface
+    interface Step {
+        void run(THBaseService.Client client, ByteBuffer table) throws TException;
     }
 
     private final Connection conn;
@@ -55,17 +71,50 @@ public final class TableClient {
         return table;
     }
 
-    private String label() {
+    Connection connection() {
+        return conn;
+    }
+
+    String label() {
         return table.namespace().equals("default") ? table.name() : table.namespace() + ":" + table.name();
     }
 
-    private <T> T call(String what, Call<T> call) {
+    <T> T call(String what, Call<T> call) {
         try {
-            return call.run(conn.client());
+            synchronized (conn) {
+                return call.run(conn.client());
+            }
         } catch (TIOError e) {
             throw new ThriftException(what + " " + label() + ": TIOError: " + e.getMessage(), e);
         } catch (TIllegalArgument e) {
             throw new ThriftException(what + " " + label() + ": TIllegalArgument: " + e.getMessage(), e);
+        } catch (TException e) {
+            throw new ThriftException(what + " " + label() + " on " + conn.address() + ": " + e, e);
+        }
+    }
+
+    /** A multi-row call; false if the server refused it (its rows are then retried one by one). */
+    boolean tryCall(String what, Attempt a) {
+        try {
+            synchronized (conn) {
+                return a.run(conn.client(), name);
+            }
+        } catch (TIOError | TIllegalArgument e) {
+            return false;
+        } catch (TException e) {
+            throw new ThriftException(what + " " + label() + " on " + conn.address() + ": " + e, e);
+        }
+    }
+
+    /** A one-row call of a batch: null if it worked, else the server's message. */
+    String tryOne(String what, Step s) {
+        try {
+            synchronized (conn) {
+                s.run(conn.client(), name);
+            }
+            return null;
+        } catch (TIOError | TIllegalArgument e) {
+            return Batches.serverMessage(e);
         } catch (TException e) {
             throw new ThriftException(what + " " + label() + " on " + conn.address() + ": " + e, e);
         }
@@ -126,15 +175,41 @@ public final class TableClient {
 
     /** The row's cells, or null if it has none. */
     public List<Cell> get(byte[] row) {
-        TResult r = call("get", c -> c.get(name, new TGet(ByteBuffer.wrap(row))));
+        return get(row, GetOptions.DEFAULT);
+    }
+
+    /** The row's cells as {@code options} select them, or null if none. */
+    public List<Cell> get(byte[] row, GetOptions options) {
+        ReadSelection sel = options.selection();
+        TGet get = new TGet(ByteBuffer.wrap(row));
+        List<org.redbase.thrift2.TColumn> cols = sel.thriftColumns();
+        if (cols != null) {
+            get.setColumns(cols);
+        }
+        if (sel.versions() > 0) {
+            get.setMaxVersions(sel.versions());
+        }
+        if (sel.hasTimeRange()) {
+            get.setTimeRange(sel.timeRange());
+        }
+        if (sel.filter() != null) {
+            get.setFilterString(sel.filter().render());
+        }
+        TResult r = call("get", c -> c.get(name, get));
         List<Cell> cells = cells(r);
         return cells.isEmpty() ? null : cells;
     }
 
     public void put(byte[] row, List<Cell> cells) {
+        put(row, cells, Cell.LATEST);
+    }
+
+    /** Writes the cells with this timestamp ({@link Cell#LATEST}: the server's clock). */
+    public void put(byte[] row, List<Cell> cells, long timestamp) {
         if (!cells.isEmpty()) {
+            TPut put = Batches.toPut(new Batches.PutRow(row, cells, timestamp));
             call("put", c -> {
-                c.put(name, toPut(row, cells));
+                c.put(name, put);
                 return null;
             });
         }
@@ -142,10 +217,73 @@ public final class TableClient {
 
     /** Deletes the whole row. */
     public void delete(byte[] row) {
+        delete(row, Cell.LATEST);
+    }
+
+    /** Deletes every version up to {@code timestamp} of every column of the row. */
+    public void delete(byte[] row, long timestamp) {
+        TDelete del = Batches.toDelete(new Batches.DeleteRow(row, timestamp));
         call("deleteSingle", c -> {
-            c.deleteSingle(name, new TDelete(ByteBuffer.wrap(row)));
+            c.deleteSingle(name, del);
             return null;
         });
+    }
+
+    /** Puts many rows in calls of at most {@code options}' rows and bytes; see {@link BatchException}. */
+    public void putMany(List<RawRow> rows, WriteOptions options) {
+        List<Batches.PutRow> puts = rows.stream()
+                .map(r -> new Batches.PutRow(r.row(), r.cells(), options.timestamp())).toList();
+        List<BatchException.Failure> failures = new ArrayList<>();
+        Batches.putMany(this, puts, options, 0, failures);
+        if (!failures.isEmpty()) {
+            throw new BatchException("putMultiple " + label(), failures);
+        }
+    }
+
+    /** Deletes many whole rows (versions up to {@code options}' timestamp) in bounded calls. */
+    public void deleteMany(List<byte[]> rows, WriteOptions options) {
+        List<Batches.DeleteRow> deletes = rows.stream().map(r -> new Batches.DeleteRow(r, options.timestamp())).toList();
+        List<BatchException.Failure> failures = new ArrayList<>();
+        Batches.deleteMany(this, deletes, options, 0, failures);
+        if (!failures.isEmpty()) {
+            throw new BatchException("deleteMultiple " + label(), failures);
+        }
+    }
+
+    /** Adds to each row's counters, one call per row; each row's new counter cells. */
+    public List<List<Cell>> incrementMany(List<byte[]> rows, List<List<CounterDelta>> deltas) {
+        List<Batches.IncrementRow> incs = new ArrayList<>();
+        for (int i = 0; i < rows.size(); i++) {
+            incs.add(new Batches.IncrementRow(rows.get(i), deltas.get(i)));
+        }
+        List<BatchException.Failure> failures = new ArrayList<>();
+        List<List<Cell>> out = Batches.incrementMany(this, incs, 0, failures);
+        if (!failures.isEmpty()) {
+            throw new BatchException("increment " + label(), failures);
+        }
+        return out;
+    }
+
+    /** Atomically deletes {@code delete}'s columns (every version) and puts {@code put} in one row. */
+    public void mutateRow(byte[] row, List<Cell> put, List<? extends ColumnName> delete) {
+        List<TMutation> mutations = new ArrayList<>();
+        if (!delete.isEmpty()) {
+            List<org.redbase.thrift2.TColumn> cols = new ArrayList<>();
+            for (ColumnName c : delete) {
+                cols.add(new org.redbase.thrift2.TColumn(ByteBuffer.wrap(c.family())).setQualifier(c.qualifier()));
+            }
+            mutations.add(TMutation.deleteSingle(new TDelete(ByteBuffer.wrap(row)).setColumns(cols)));
+        }
+        if (!put.isEmpty()) {
+            mutations.add(TMutation.put(toPut(row, put)));
+        }
+        if (!mutations.isEmpty()) {
+            TRowMutations rm = new TRowMutations(ByteBuffer.wrap(row), mutations);
+            call("mutateRow", c -> {
+                c.mutateRow(name, rm);
+                return null;
+            });
+        }
     }
 
     /** Atomically adds {@code amount} to a counter cell; returns the new value. */
@@ -171,21 +309,27 @@ public final class TableClient {
         return new RawScan(keys, options);
     }
 
-    private static TPut toPut(byte[] row, List<Cell> cells) {
+    static TPut toPut(byte[] row, List<Cell> cells) {
         List<TColumnValue> values = new ArrayList<>();
         for (Cell c : cells) {
-            values.add(new TColumnValue(ByteBuffer.wrap(c.family()), ByteBuffer.wrap(c.qualifier()), ByteBuffer.wrap(c.value())));
+            TColumnValue v = new TColumnValue(ByteBuffer.wrap(c.family()), ByteBuffer.wrap(c.qualifier()), ByteBuffer.wrap(c.value()));
+            if (c.timestamp() != Cell.LATEST) {
+                v.setTimestamp(c.timestamp());
+            }
+            values.add(v);
         }
         return new TPut(ByteBuffer.wrap(row), values);
     }
 
-    private static List<Cell> cells(TResult r) {
+    /** A result's cells by column, newest first within a column, whatever the server's order. */
+    static List<Cell> cells(TResult r) {
         List<Cell> out = new ArrayList<>();
         if (r != null && r.getColumnValues() != null) {
             for (TColumnValue v : r.getColumnValues()) {
-                out.add(new Cell(v.getFamily(), v.getQualifier(), v.getValue()));
+                out.add(new Cell(v.getFamily(), v.getQualifier(), v.getValue(), v.isSetTimestamp() ? v.getTimestamp() : Cell.LATEST));
             }
         }
+        out.sort(Cell.COLUMN_ORDER);
         return out;
     }
 
@@ -193,30 +337,79 @@ public final class TableClient {
     private final class Bucket {
         final byte[] start;
         final byte[] stop;
+        final ScanOptions options;
         final boolean reversed;
         final int batch;
         final Deque<RawRow> buffer = new ArrayDeque<>();
         Integer scanner;
         boolean done;
 
-        Bucket(KeyRange.Bounds b, boolean reversed, int batch) {
+        Bucket(KeyRange.Bounds b, ScanOptions options, int batch) {
             this.start = b.start();
             this.stop = b.stop();
-            this.reversed = reversed;
+            this.options = options;
+            this.reversed = options.reversed();
             this.batch = batch;
         }
 
-        /** The next row in range, or null at the end (the scanner is then closed). */
+        /** The next row in range, or null at the end (the scanner is then closed). A row the
+         *  server split into parts ({@code batchSize}) comes back whole. */
         RawRow next() {
+            RawRow first = poll();
+            if (first == null || options.batchSize() == 0) {
+                return first;
+            }
+            List<Cell> cells = new ArrayList<>(first.cells());
+            while (true) {
+                RawRow more = peek();
+                if (more == null || !Arrays.equals(more.row(), first.row())) {
+                    break;
+                }
+                cells.addAll(poll().cells());
+            }
+            cells.sort(Cell.COLUMN_ORDER);
+            return new RawRow(first.row(), cells);
+        }
+
+        private RawRow poll() {
             while (buffer.isEmpty() && !done) {
                 fill();
             }
             return buffer.poll();
         }
 
+        private RawRow peek() {
+            while (buffer.isEmpty() && !done) {
+                fill();
+            }
+            return buffer.peek();
+        }
+
+        private TScan newScan() {
+            ReadSelection sel = options.selection();
+            TScan scan = new TScan().setCaching(batch);
+            List<org.redbase.thrift2.TColumn> cols = sel.thriftColumns();
+            if (cols != null) {
+                scan.setColumns(cols);
+            }
+            if (sel.versions() > 0) {
+                scan.setMaxVersions(sel.versions());
+            }
+            if (sel.hasTimeRange()) {
+                scan.setTimeRange(sel.timeRange());
+            }
+            if (sel.filter() != null) {
+                scan.setFilterString(sel.filter().render());
+            }
+            if (options.batchSize() > 0) {
+                scan.setBatchSize(options.batchSize());
+            }
+            return scan;
+        }
+
         private void fill() {
             if (scanner == null) {
-                TScan scan = new TScan().setCaching(batch);
+                TScan scan = newScan();
                 if (reversed) {
                     // A reversed scanner starts at its upper bound (inclusive) and stops before
                     // its lower bound; rows outside [start, stop) are trimmed below.
@@ -286,9 +479,10 @@ public final class TableClient {
         private boolean started;
 
         RawScan(KeyRange keys, ScanOptions options) {
-            int batch = options.limit() > 0 ? Math.min(options.batch(), options.limit()) : options.batch();
+            int batch = options.limit() > 0 && options.batchSize() == 0
+                    ? Math.min(options.caching(), options.limit()) : options.caching();
             for (KeyRange.Bounds b : keys.ranges()) {
-                buckets.add(new Bucket(b, options.reversed(), batch));
+                buckets.add(new Bucket(b, options, batch));
             }
             Comparator<Head> order = (a, b) -> Arrays.compareUnsigned(a.row.row(), b.row.row());
             heads = new PriorityQueue<>(Math.max(1, buckets.size()), options.reversed() ? order.reversed() : order);

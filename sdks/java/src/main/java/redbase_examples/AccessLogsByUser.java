@@ -4,15 +4,22 @@ package redbase_examples;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import org.redbase.sdk.BufferedWriter;
 import org.redbase.sdk.Cell;
 import org.redbase.sdk.Codecs;
 import org.redbase.sdk.Column;
+import org.redbase.sdk.ColumnName;
 import org.redbase.sdk.Connection;
+import org.redbase.sdk.CounterDelta;
 import org.redbase.sdk.FamilyDef;
+import org.redbase.sdk.Filter;
+import org.redbase.sdk.GetOptions;
 import org.redbase.sdk.KeyRange;
 import org.redbase.sdk.KeySpec;
 import org.redbase.sdk.PatternColumn;
@@ -21,6 +28,8 @@ import org.redbase.sdk.ScanOptions;
 import org.redbase.sdk.TableAdmin;
 import org.redbase.sdk.TableClient;
 import org.redbase.sdk.TableDef;
+import org.redbase.sdk.Version;
+import org.redbase.sdk.WriteOptions;
 
 /**
  * Typed client for table default:access-logs-by-user (schema access_logs.toml).
@@ -95,9 +104,33 @@ public final class AccessLogsByUser {
             return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(userId, systemId, period)));
         }
 
+        /** A server-side filter: rows whose leading components equal these. */
+        public static Filter prefixFilter(String userId) {
+            return Filter.keyPrefix(KEY.prefixes(Arrays.<Object>asList(userId)));
+        }
+
+        /** A server-side filter: rows whose leading components equal these. */
+        public static Filter prefixFilter(String userId, String systemId) {
+            return Filter.keyPrefix(KEY.prefixes(Arrays.<Object>asList(userId, systemId)));
+        }
+
+        /** A server-side filter: rows whose leading components equal these. */
+        public static Filter prefixFilter(String userId, String systemId, int period) {
+            return Filter.keyPrefix(KEY.prefixes(Arrays.<Object>asList(userId, systemId, period)));
+        }
+
         /** From the first row of {@code start} (inclusive) to the first row of {@code stop} (exclusive). */
         public static KeyRange range(KeyRange start, KeyRange stop) {
             return KeyRange.between(start, stop);
+        }
+
+        /**
+         * Key bounds by component name: leading components by value, then optionally one
+         * component between two values (both inclusive), e.g.
+         * {@code Key.where().userId(...).periodBetween(low, high)}.
+         */
+        public static Where where() {
+            return new Where();
         }
 
         private Object[] fields() {
@@ -117,6 +150,92 @@ public final class AccessLogsByUser {
         @Override
         public String toString() {
             return "AccessLogsByUser.Key" + Arrays.deepToString(fields());
+        }
+    }
+
+    /** Key bounds by component name (from {@link Key#where()}): {@link #range()} scans them. */
+    public static final class Where {
+        private final Map<String, Object> equal = new LinkedHashMap<>();
+        private String rangeName;
+        private Object low;
+        private Object high;
+
+        private Where() {}
+
+        /** Rows whose {@code user_id} is this value. */
+        public Where userId(String value) {
+            equal.put("user_id", value);
+            return this;
+        }
+
+        /** Rows whose {@code user_id} lies in {@code [low, high]} (after the components before it by value). */
+        public Where userIdBetween(String low, String high) {
+            if (rangeName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component user_id: only one component can be a range, and "
+                        + rangeName + " already is");
+            }
+            rangeName = "user_id";
+            this.low = low;
+            this.high = high;
+            return this;
+        }
+
+        /** Rows whose {@code system_id} is this value. */
+        public Where systemId(String value) {
+            equal.put("system_id", value);
+            return this;
+        }
+
+        /** Rows whose {@code system_id} lies in {@code [low, high]} (after the components before it by value). */
+        public Where systemIdBetween(String low, String high) {
+            if (rangeName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component system_id: only one component can be a range, and "
+                        + rangeName + " already is");
+            }
+            rangeName = "system_id";
+            this.low = low;
+            this.high = high;
+            return this;
+        }
+
+        /** Rows whose {@code period} is this value. */
+        public Where period(int value) {
+            equal.put("period", value);
+            return this;
+        }
+
+        /** Rows whose {@code period} lies in {@code [low, high]} (after the components before it by value). */
+        public Where periodBetween(int low, int high) {
+            if (rangeName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component period: only one component can be a range, and "
+                        + rangeName + " already is");
+            }
+            rangeName = "period";
+            this.low = low;
+            this.high = high;
+            return this;
+        }
+
+        /** The key range; a {@code KeyEncodingException} names a component that must be given. */
+        public KeyRange range() {
+            return KEY.bounds(equal, rangeName, low, high);
+        }
+
+        /** A server-side key prefix filter for the components given by value (no range). */
+        public Filter filter() {
+            if (rangeName != null) {
+                throw new org.redbase.sdk.FilterException("component " + rangeName
+                        + ": a key prefix filter takes components by value only; scan range() instead");
+            }
+            KEY.bounds(equal, null, null, null);
+            List<Object> values = new ArrayList<>();
+            for (KeySpec.Component c : KEY.components()) {
+                if (!equal.containsKey(c.name())) {
+                    break;
+                }
+                values.add(equal.get(c.name()));
+            }
+            return Filter.keyPrefix(KEY.prefixes(values));
         }
     }
 
@@ -197,18 +316,23 @@ public final class AccessLogsByUser {
             return out;
         }
 
-        /** Typed values from a row's cells; cells no column describes are ignored. */
+        /** Typed values from a row's cells (the first cell of a column wins: cells come newest
+         *  first); cells no column describes are ignored. */
         public static Values fromCells(List<Cell> cells) {
             Values out = new Values();
             for (Cell cell : cells) {
                 byte[] f = cell.family();
                 byte[] q = cell.qualifier();
                 if (Arrays.equals(f, Columns.HITS.family()) && Arrays.equals(q, Columns.HITS.qualifier())) {
-                    out.hits = Columns.HITS.decode(cell.value());
+                    if (out.hits == null) {
+                        out.hits = Columns.HITS.decode(cell.value());
+                    }
                     continue;
                 }
                 if (Arrays.equals(f, Columns.LAST_SEEN.family()) && Arrays.equals(q, Columns.LAST_SEEN.qualifier())) {
-                    out.lastSeen = Columns.LAST_SEEN.decode(cell.value());
+                    if (out.lastSeen == null) {
+                        out.lastSeen = Columns.LAST_SEEN.decode(cell.value());
+                    }
                     continue;
                 }
             }
@@ -235,8 +359,112 @@ public final class AccessLogsByUser {
         }
     }
 
-    /** One row read back: its key bytes, the decoded key and the typed values. */
-    public record Row(byte[] rowKey, KeyParts key, Values values) {}
+    /** Every version read of each column, newest first, with its timestamp. */
+    public static final class Versions {
+        private final List<Cell> cells;
+
+        Versions(List<Cell> cells) {
+            this.cells = cells;
+        }
+
+        /** {@code hits}'s versions, newest first. */
+        public List<Version<Long>> hits() {
+            return Columns.HITS.versions(cells);
+        }
+
+        /** {@code last_seen}'s versions, newest first. */
+        public List<Version<Long>> lastSeen() {
+            return Columns.LAST_SEEN.versions(cells);
+        }
+    }
+
+    /**
+     * One row read back: its key bytes, the decoded key, the typed values (the newest version of
+     * each column) and every cell read, by column and newest first, with timestamps. With a
+     * key-only filter the cells have no values and {@code values} is empty.
+     */
+    public record Row(byte[] rowKey, KeyParts key, Values values, List<Cell> cells) {
+        public Row {
+            cells = List.copyOf(cells);
+        }
+
+        /** Every version read of each column, typed, newest first. */
+        public Versions versions() {
+            return new Versions(cells);
+        }
+
+        static Row of(byte[] row, List<Cell> cells, boolean valuesStripped) {
+            return new Row(row, KeyParts.decode(row), valuesStripped ? new Values() : Values.fromCells(cells), cells);
+        }
+    }
+
+    /** Amounts to add to counters of one row ({@code incrementMany}, a writer's {@code increment}). Setters chain. */
+    public static final class Increments {
+        private final List<CounterDelta> deltas = new ArrayList<>();
+
+        public Increments hits(long amount) {
+            deltas.add(new CounterDelta(Columns.HITS.family(), Columns.HITS.qualifier(), amount));
+            return this;
+        }
+
+        /** The amounts in the order given. */
+        public List<CounterDelta> deltas() {
+            return List.copyOf(deltas);
+        }
+    }
+
+    /**
+     * Buffered writes to "access-logs-by-user" (from {@link Table#writer()}): sent in batches by
+     * size and time, and on {@link #flush()} and {@link #close()}; see {@link BufferedWriter}.
+     */
+    public static final class Writer implements AutoCloseable {
+        private final BufferedWriter w;
+
+        private Writer(BufferedWriter w) {
+            this.w = w;
+        }
+
+        /** Buffers a put of the fields of {@code values} that are set. */
+        public void put(Key key, Values values) {
+            w.put(key.encode(), values.cells(), Cell.LATEST);
+        }
+
+        /** Buffers a put with an explicit timestamp (ms). */
+        public void put(Key key, Values values, long timestamp) {
+            w.put(key.encode(), values.cells(), timestamp);
+        }
+
+        /** Buffers a delete of the whole row. */
+        public void delete(Key key) {
+            w.delete(key.encode(), Cell.LATEST);
+        }
+
+        /** Buffers a delete of the row's versions up to {@code timestamp}. */
+        public void delete(Key key, long timestamp) {
+            w.delete(key.encode(), timestamp);
+        }
+
+        /** Buffers increments; those of one counter buffered together are summed. */
+        public void increment(Key key, Increments amounts) {
+            w.increment(key.encode(), amounts.deltas());
+        }
+
+        /** Sends everything buffered. */
+        public void flush() {
+            w.flush();
+        }
+
+        /** How many writes are buffered. */
+        public int buffered() {
+            return w.buffered();
+        }
+
+        /** Flushes and stops the background flusher; throws what a flush failed with. */
+        @Override
+        public void close() {
+            w.close();
+        }
+    }
 
     /** Typed access to "access-logs-by-user" over one connection. */
     public static final class Table implements TableAdmin {
@@ -273,9 +501,14 @@ public final class AccessLogsByUser {
         }
 
         public Optional<Row> get(Key key) {
+            return get(key, GetOptions.DEFAULT);
+        }
+
+        /** The row as {@code options} select it: versions, time range, timestamp, columns. */
+        public Optional<Row> get(Key key, GetOptions options) {
             byte[] row = key.encode();
-            List<Cell> cells = t.get(row);
-            return cells == null ? Optional.empty() : Optional.of(new Row(row, KeyParts.decode(row), Values.fromCells(cells)));
+            List<Cell> cells = t.get(row, options);
+            return cells == null ? Optional.empty() : Optional.of(Row.of(row, cells, false));
         }
 
         /** Writes the fields of {@code values} that are set. */
@@ -283,9 +516,81 @@ public final class AccessLogsByUser {
             t.put(key.encode(), values.cells());
         }
 
+        /** Writes the fields of {@code values} that are set, at {@code timestamp} (ms). */
+        public void put(Key key, Values values, long timestamp) {
+            t.put(key.encode(), values.cells(), WriteOptions.DEFAULT.timestamp(timestamp).timestamp());
+        }
+
         /** Deletes the whole row. */
         public void delete(Key key) {
             t.delete(key.encode());
+        }
+
+        /** Deletes every version up to {@code timestamp} (ms) of every column of the row. */
+        public void delete(Key key, long timestamp) {
+            t.delete(key.encode(), WriteOptions.DEFAULT.timestamp(timestamp).timestamp());
+        }
+
+        /**
+         * Puts many rows with Thrift2 putMultiple, in calls of at most 1,000 rows and 4 MiB. Every
+         * key and value is encoded before anything is sent; a {@code BatchException} lists the
+         * rows the server refused (the others are written).
+         */
+        public void putMany(Collection<? extends Map.Entry<Key, Values>> rows) {
+            putMany(rows, WriteOptions.DEFAULT);
+        }
+
+        /** {@link #putMany(Collection)} with a timestamp or other call bounds. */
+        public void putMany(Collection<? extends Map.Entry<Key, Values>> rows, WriteOptions options) {
+            List<TableClient.RawRow> raw = new ArrayList<>();
+            for (Map.Entry<Key, Values> e : rows) {
+                raw.add(new TableClient.RawRow(e.getKey().encode(), e.getValue().cells()));
+            }
+            t.putMany(raw, options);
+        }
+
+        /** Deletes many whole rows with Thrift2 deleteMultiple, in bounded calls. */
+        public void deleteMany(Collection<Key> keys) {
+            deleteMany(keys, WriteOptions.DEFAULT);
+        }
+
+        /** {@link #deleteMany(Collection)} with a timestamp (versions up to it) or other call bounds. */
+        public void deleteMany(Collection<Key> keys, WriteOptions options) {
+            t.deleteMany(keys.stream().map(Key::encode).toList(), options);
+        }
+
+        /** Atomically (Thrift2 mutateRow) deletes the {@code delete} columns and puts {@code put}'s fields. */
+        public void mutateRow(Key key, Values put, ColumnName... delete) {
+            t.mutateRow(key.encode(), put.cells(), Arrays.asList(delete));
+        }
+
+        /** A buffered writer: 1,000 rows, 4 MiB or 1 s, whichever comes first. */
+        public Writer writer() {
+            return writer(BufferedWriter.Options.DEFAULT);
+        }
+
+        public Writer writer(BufferedWriter.Options options) {
+            return new Writer(new BufferedWriter(t, options));
+        }
+
+        /** Adds to the counters of one row in one call; the new values of those counters. */
+        public Values increment(Key key, Increments amounts) {
+            return incrementMany(List.of(Map.entry(key, amounts))).get(0);
+        }
+
+        /**
+         * Adds to the counters of many rows, one Thrift2 increment per row with all its counters;
+         * each row's new counter values, in input order. A {@code BatchException} lists the rows
+         * that failed (the others were applied).
+         */
+        public List<Values> incrementMany(List<? extends Map.Entry<Key, Increments>> rows) {
+            List<byte[]> keys = new ArrayList<>();
+            List<List<CounterDelta>> deltas = new ArrayList<>();
+            for (Map.Entry<Key, Increments> e : rows) {
+                keys.add(e.getKey().encode());
+                deltas.add(e.getValue().deltas());
+            }
+            return t.incrementMany(keys, deltas).stream().map(Values::fromCells).toList();
         }
 
         /** Writes {@code values} only if {@code column} holds {@code expected} (null: has no cell);
@@ -317,10 +622,19 @@ public final class AccessLogsByUser {
             return scan(Key.prefix(), options);
         }
 
+        /** Rows within key bounds by component name ({@code Key.where()...}). */
+        public RowScanner<Row> scan(Where where) {
+            return scan(where.range(), ScanOptions.DEFAULT);
+        }
+
+        public RowScanner<Row> scan(Where where, ScanOptions options) {
+            return scan(where.range(), options);
+        }
+
         /** Rows in {@code keys} in key order, descending if reversed, at most the limit. */
         public RowScanner<Row> scan(KeyRange keys, ScanOptions options) {
-            return RowScanner.of(t.scan(keys, options),
-                    r -> new Row(r.row(), KeyParts.decode(r.row()), Values.fromCells(r.cells())));
+            boolean stripped = options.filter() != null && options.filter().stripsValues();
+            return RowScanner.of(t.scan(keys, options), r -> Row.of(r.row(), r.cells(), stripped));
         }
     }
 }

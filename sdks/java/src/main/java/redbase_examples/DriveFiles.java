@@ -4,15 +4,22 @@ package redbase_examples;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import org.redbase.sdk.BufferedWriter;
 import org.redbase.sdk.Cell;
 import org.redbase.sdk.Codecs;
 import org.redbase.sdk.Column;
+import org.redbase.sdk.ColumnName;
 import org.redbase.sdk.Connection;
+import org.redbase.sdk.CounterDelta;
 import org.redbase.sdk.FamilyDef;
+import org.redbase.sdk.Filter;
+import org.redbase.sdk.GetOptions;
 import org.redbase.sdk.KeyRange;
 import org.redbase.sdk.KeySpec;
 import org.redbase.sdk.PatternColumn;
@@ -21,6 +28,8 @@ import org.redbase.sdk.ScanOptions;
 import org.redbase.sdk.TableAdmin;
 import org.redbase.sdk.TableClient;
 import org.redbase.sdk.TableDef;
+import org.redbase.sdk.Version;
+import org.redbase.sdk.WriteOptions;
 
 /**
  * Typed client for table default:drive-file (schema cloud_drive.toml).
@@ -90,9 +99,23 @@ public final class DriveFiles {
             return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(fileId)));
         }
 
+        /** A server-side filter: rows whose leading components equal these. */
+        public static Filter prefixFilter(byte[] fileId) {
+            return Filter.keyPrefix(KEY.prefixes(Arrays.<Object>asList(fileId)));
+        }
+
         /** From the first row of {@code start} (inclusive) to the first row of {@code stop} (exclusive). */
         public static KeyRange range(KeyRange start, KeyRange stop) {
             return KeyRange.between(start, stop);
+        }
+
+        /**
+         * Key bounds by component name: leading components by value, then optionally one
+         * component between two values (both inclusive), e.g.
+         * {@code Key.where().fileId(...).fileIdBetween(low, high)}.
+         */
+        public static Where where() {
+            return new Where();
         }
 
         private Object[] fields() {
@@ -112,6 +135,56 @@ public final class DriveFiles {
         @Override
         public String toString() {
             return "DriveFiles.Key" + Arrays.deepToString(fields());
+        }
+    }
+
+    /** Key bounds by component name (from {@link Key#where()}): {@link #range()} scans them. */
+    public static final class Where {
+        private final Map<String, Object> equal = new LinkedHashMap<>();
+        private String rangeName;
+        private Object low;
+        private Object high;
+
+        private Where() {}
+
+        /** Rows whose {@code file_id} is this value. */
+        public Where fileId(byte[] value) {
+            equal.put("file_id", value);
+            return this;
+        }
+
+        /** Rows whose {@code file_id} lies in {@code [low, high]} (after the components before it by value). */
+        public Where fileIdBetween(byte[] low, byte[] high) {
+            if (rangeName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component file_id: only one component can be a range, and "
+                        + rangeName + " already is");
+            }
+            rangeName = "file_id";
+            this.low = low;
+            this.high = high;
+            return this;
+        }
+
+        /** The key range; a {@code KeyEncodingException} names a component that must be given. */
+        public KeyRange range() {
+            return KEY.bounds(equal, rangeName, low, high);
+        }
+
+        /** A server-side key prefix filter for the components given by value (no range). */
+        public Filter filter() {
+            if (rangeName != null) {
+                throw new org.redbase.sdk.FilterException("component " + rangeName
+                        + ": a key prefix filter takes components by value only; scan range() instead");
+            }
+            KEY.bounds(equal, null, null, null);
+            List<Object> values = new ArrayList<>();
+            for (KeySpec.Component c : KEY.components()) {
+                if (!equal.containsKey(c.name())) {
+                    break;
+                }
+                values.add(equal.get(c.name()));
+            }
+            return Filter.keyPrefix(KEY.prefixes(values));
         }
     }
 
@@ -222,26 +295,35 @@ public final class DriveFiles {
             return out;
         }
 
-        /** Typed values from a row's cells; cells no column describes are ignored. */
+        /** Typed values from a row's cells (the first cell of a column wins: cells come newest
+         *  first); cells no column describes are ignored. */
         public static Values fromCells(List<Cell> cells) {
             Values out = new Values();
             for (Cell cell : cells) {
                 byte[] f = cell.family();
                 byte[] q = cell.qualifier();
                 if (Arrays.equals(f, Columns.CONTENT.family()) && Arrays.equals(q, Columns.CONTENT.qualifier())) {
-                    out.content = Columns.CONTENT.decode(cell.value());
+                    if (out.content == null) {
+                        out.content = Columns.CONTENT.decode(cell.value());
+                    }
                     continue;
                 }
                 if (Arrays.equals(f, Columns.CREATOR.family()) && Arrays.equals(q, Columns.CREATOR.qualifier())) {
-                    out.creator = Columns.CREATOR.decode(cell.value());
+                    if (out.creator == null) {
+                        out.creator = Columns.CREATOR.decode(cell.value());
+                    }
                     continue;
                 }
                 if (Arrays.equals(f, Columns.FILE_TYPE.family()) && Arrays.equals(q, Columns.FILE_TYPE.qualifier())) {
-                    out.fileType = Columns.FILE_TYPE.decode(cell.value());
+                    if (out.fileType == null) {
+                        out.fileType = Columns.FILE_TYPE.decode(cell.value());
+                    }
                     continue;
                 }
                 if (Arrays.equals(f, Columns.SIZE.family()) && Arrays.equals(q, Columns.SIZE.qualifier())) {
-                    out.size = Columns.SIZE.decode(cell.value());
+                    if (out.size == null) {
+                        out.size = Columns.SIZE.decode(cell.value());
+                    }
                     continue;
                 }
             }
@@ -268,8 +350,102 @@ public final class DriveFiles {
         }
     }
 
-    /** One row read back: its key bytes, the decoded key and the typed values. */
-    public record Row(byte[] rowKey, KeyParts key, Values values) {}
+    /** Every version read of each column, newest first, with its timestamp. */
+    public static final class Versions {
+        private final List<Cell> cells;
+
+        Versions(List<Cell> cells) {
+            this.cells = cells;
+        }
+
+        /** {@code content}'s versions, newest first. */
+        public List<Version<byte[]>> content() {
+            return Columns.CONTENT.versions(cells);
+        }
+
+        /** {@code creator}'s versions, newest first. */
+        public List<Version<String>> creator() {
+            return Columns.CREATOR.versions(cells);
+        }
+
+        /** {@code file_type}'s versions, newest first. */
+        public List<Version<String>> fileType() {
+            return Columns.FILE_TYPE.versions(cells);
+        }
+
+        /** {@code size}'s versions, newest first. */
+        public List<Version<Long>> size() {
+            return Columns.SIZE.versions(cells);
+        }
+    }
+
+    /**
+     * One row read back: its key bytes, the decoded key, the typed values (the newest version of
+     * each column) and every cell read, by column and newest first, with timestamps. With a
+     * key-only filter the cells have no values and {@code values} is empty.
+     */
+    public record Row(byte[] rowKey, KeyParts key, Values values, List<Cell> cells) {
+        public Row {
+            cells = List.copyOf(cells);
+        }
+
+        /** Every version read of each column, typed, newest first. */
+        public Versions versions() {
+            return new Versions(cells);
+        }
+
+        static Row of(byte[] row, List<Cell> cells, boolean valuesStripped) {
+            return new Row(row, KeyParts.decode(row), valuesStripped ? new Values() : Values.fromCells(cells), cells);
+        }
+    }
+
+    /**
+     * Buffered writes to "drive-file" (from {@link Table#writer()}): sent in batches by
+     * size and time, and on {@link #flush()} and {@link #close()}; see {@link BufferedWriter}.
+     */
+    public static final class Writer implements AutoCloseable {
+        private final BufferedWriter w;
+
+        private Writer(BufferedWriter w) {
+            this.w = w;
+        }
+
+        /** Buffers a put of the fields of {@code values} that are set. */
+        public void put(Key key, Values values) {
+            w.put(key.encode(), values.cells(), Cell.LATEST);
+        }
+
+        /** Buffers a put with an explicit timestamp (ms). */
+        public void put(Key key, Values values, long timestamp) {
+            w.put(key.encode(), values.cells(), timestamp);
+        }
+
+        /** Buffers a delete of the whole row. */
+        public void delete(Key key) {
+            w.delete(key.encode(), Cell.LATEST);
+        }
+
+        /** Buffers a delete of the row's versions up to {@code timestamp}. */
+        public void delete(Key key, long timestamp) {
+            w.delete(key.encode(), timestamp);
+        }
+
+        /** Sends everything buffered. */
+        public void flush() {
+            w.flush();
+        }
+
+        /** How many writes are buffered. */
+        public int buffered() {
+            return w.buffered();
+        }
+
+        /** Flushes and stops the background flusher; throws what a flush failed with. */
+        @Override
+        public void close() {
+            w.close();
+        }
+    }
 
     /** Typed access to "drive-file" over one connection. */
     public static final class Table implements TableAdmin {
@@ -306,9 +482,14 @@ public final class DriveFiles {
         }
 
         public Optional<Row> get(Key key) {
+            return get(key, GetOptions.DEFAULT);
+        }
+
+        /** The row as {@code options} select it: versions, time range, timestamp, columns. */
+        public Optional<Row> get(Key key, GetOptions options) {
             byte[] row = key.encode();
-            List<Cell> cells = t.get(row);
-            return cells == null ? Optional.empty() : Optional.of(new Row(row, KeyParts.decode(row), Values.fromCells(cells)));
+            List<Cell> cells = t.get(row, options);
+            return cells == null ? Optional.empty() : Optional.of(Row.of(row, cells, false));
         }
 
         /** Writes the fields of {@code values} that are set. */
@@ -316,9 +497,61 @@ public final class DriveFiles {
             t.put(key.encode(), values.cells());
         }
 
+        /** Writes the fields of {@code values} that are set, at {@code timestamp} (ms). */
+        public void put(Key key, Values values, long timestamp) {
+            t.put(key.encode(), values.cells(), WriteOptions.DEFAULT.timestamp(timestamp).timestamp());
+        }
+
         /** Deletes the whole row. */
         public void delete(Key key) {
             t.delete(key.encode());
+        }
+
+        /** Deletes every version up to {@code timestamp} (ms) of every column of the row. */
+        public void delete(Key key, long timestamp) {
+            t.delete(key.encode(), WriteOptions.DEFAULT.timestamp(timestamp).timestamp());
+        }
+
+        /**
+         * Puts many rows with Thrift2 putMultiple, in calls of at most 1,000 rows and 4 MiB. Every
+         * key and value is encoded before anything is sent; a {@code BatchException} lists the
+         * rows the server refused (the others are written).
+         */
+        public void putMany(Collection<? extends Map.Entry<Key, Values>> rows) {
+            putMany(rows, WriteOptions.DEFAULT);
+        }
+
+        /** {@link #putMany(Collection)} with a timestamp or other call bounds. */
+        public void putMany(Collection<? extends Map.Entry<Key, Values>> rows, WriteOptions options) {
+            List<TableClient.RawRow> raw = new ArrayList<>();
+            for (Map.Entry<Key, Values> e : rows) {
+                raw.add(new TableClient.RawRow(e.getKey().encode(), e.getValue().cells()));
+            }
+            t.putMany(raw, options);
+        }
+
+        /** Deletes many whole rows with Thrift2 deleteMultiple, in bounded calls. */
+        public void deleteMany(Collection<Key> keys) {
+            deleteMany(keys, WriteOptions.DEFAULT);
+        }
+
+        /** {@link #deleteMany(Collection)} with a timestamp (versions up to it) or other call bounds. */
+        public void deleteMany(Collection<Key> keys, WriteOptions options) {
+            t.deleteMany(keys.stream().map(Key::encode).toList(), options);
+        }
+
+        /** Atomically (Thrift2 mutateRow) deletes the {@code delete} columns and puts {@code put}'s fields. */
+        public void mutateRow(Key key, Values put, ColumnName... delete) {
+            t.mutateRow(key.encode(), put.cells(), Arrays.asList(delete));
+        }
+
+        /** A buffered writer: 1,000 rows, 4 MiB or 1 s, whichever comes first. */
+        public Writer writer() {
+            return writer(BufferedWriter.Options.DEFAULT);
+        }
+
+        public Writer writer(BufferedWriter.Options options) {
+            return new Writer(new BufferedWriter(t, options));
         }
 
         /** Writes {@code values} only if {@code column} holds {@code expected} (null: has no cell);
@@ -341,10 +574,19 @@ public final class DriveFiles {
             return scan(Key.prefix(), options);
         }
 
+        /** Rows within key bounds by component name ({@code Key.where()...}). */
+        public RowScanner<Row> scan(Where where) {
+            return scan(where.range(), ScanOptions.DEFAULT);
+        }
+
+        public RowScanner<Row> scan(Where where, ScanOptions options) {
+            return scan(where.range(), options);
+        }
+
         /** Rows in {@code keys} in key order, descending if reversed, at most the limit. */
         public RowScanner<Row> scan(KeyRange keys, ScanOptions options) {
-            return RowScanner.of(t.scan(keys, options),
-                    r -> new Row(r.row(), KeyParts.decode(r.row()), Values.fromCells(r.cells())));
+            boolean stripped = options.filter() != null && options.filter().stripsValues();
+            return RowScanner.of(t.scan(keys, options), r -> Row.of(r.row(), r.cells(), stripped));
         }
     }
 }

@@ -113,6 +113,25 @@ public record PatternColumn<P, T>(
         return out;
     }
 
+    /** The column of one part ({@code FB_USAGE.at(201510)}), to select it or delete it. */
+    public ColumnName at(P part) {
+        return ColumnName.of(family, qualifier(part));
+    }
+
+    /** Each part's versions among {@code cells} (sorted by column, newest first), decoded. */
+    public java.util.Map<P, java.util.List<Version<T>>> versions(java.util.List<Cell> cells) {
+        java.util.Map<P, java.util.List<Version<T>>> out = new java.util.TreeMap<>();
+        for (Cell c : cells) {
+            if (Arrays.equals(c.family(), family)) {
+                P p = parse(c.qualifier());
+                if (p != null) {
+                    out.computeIfAbsent(p, x -> new java.util.ArrayList<>()).add(new Version<>(c.timestamp(), decode(c.value())));
+                }
+            }
+        }
+        return out;
+    }
+
     /** The part of a qualifier of this pattern, or null if it is not one. */
     public P parse(byte[] qualifier) {
         int n = qualifier.length;

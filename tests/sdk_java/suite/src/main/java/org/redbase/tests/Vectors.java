@@ -14,6 +14,8 @@ import java.util.Iterator;
 import java.util.List;
 import org.redbase.sdk.Codec;
 import org.redbase.sdk.Codecs;
+import org.redbase.sdk.Column;
+import org.redbase.sdk.Filter;
 import org.redbase.sdk.KeyEncodingException;
 import org.redbase.sdk.KeyRange;
 import org.redbase.sdk.KeySpec;
@@ -65,7 +67,9 @@ public final class Vectors {
         JsonNode doc = new ObjectMapper().readTree(new File(dir, file));
         int[] total = {0};
         List<String> failures = new ArrayList<>();
-        if (file.equals("keys.json")) {
+        if (file.equals("filters.json")) {
+            each(doc.get("cases"), "filter", Vectors::filterCase, total, failures);
+        } else if (file.equals("keys.json")) {
             each(doc.get("keys"), "key", Vectors::key, total, failures);
             each(doc.get("prefixes"), "prefix", Vectors::prefix, total, failures);
             each(doc.get("errors"), "error", Vectors::error, total, failures);
@@ -195,6 +199,102 @@ public final class Vectors {
         expect(part.equals(pc.parse(q)), "parsed back " + pc.parse(q));
     }
 
+    /**
+     * A vector filter {@code F} through the builder: value comparisons on the generated column
+     * constants, key prefixes through the generated {@code Key.where()}, the rest through
+     * {@link Filter}'s factories.
+     */
+    @SuppressWarnings("unchecked")
+    static Filter filter(String table, JsonNode f) throws Exception {
+        String kind = f.fieldNames().next();
+        JsonNode arg = f.get(kind);
+        switch (kind) {
+            case "value" -> {
+                String field = arg.get("column").textValue();
+                Object col = Xlang.columns(table).get(field);
+                if (!(col instanceof Column<?>)) {
+                    // A pattern column has no comparison methods: the type system refuses it.
+                    throw new org.redbase.sdk.FilterException("column " + field + ": not a plain column (value comparisons take plain columns only)");
+                }
+                Column<Object> c = (Column<Object>) col;
+                Filter.Op op = Filter.Op.valueOf(arg.get("op").textValue().toUpperCase());
+                return c.compare(op, Forms.fromJson(c.type(), arg.get("operand")));
+            }
+            case "prefix" -> {
+                Object where = Forms.nested(table, "Key").getMethod("where").invoke(null);
+                KeySpec spec = Forms.keySpec(table);
+                for (KeySpec.Component c : spec.components()) {
+                    if (arg.has(c.name())) {
+                        Object v = Forms.fromJson(c.type(), arg.get(c.name()));
+                        Method m = Arrays.stream(where.getClass().getMethods())
+                                .filter(x -> x.getName().equals(Forms.lowerCamel(c.name())) && x.getParameterCount() == 1)
+                                .findFirst().orElseThrow();
+                        m.invoke(where, v);
+                    }
+                }
+                return (Filter) where.getClass().getMethod("filter").invoke(where);
+            }
+            case "page" -> {
+                return Filter.page(arg.longValue());
+            }
+            case "key_only" -> {
+                return Filter.keyOnly();
+            }
+            case "first_key_only" -> {
+                return Filter.firstKeyOnly();
+            }
+            case "timestamps" -> {
+                long[] ts = new long[arg.size()];
+                for (int i = 0; i < ts.length; i++) {
+                    ts[i] = arg.get(i).isTextual() ? Long.parseLong(arg.get(i).textValue()) : arg.get(i).longValue();
+                }
+                return Filter.timestamps(ts);
+            }
+            case "column_prefix" -> {
+                return Filter.columnPrefix(java.util.HexFormat.of().parseHex(arg.textValue()));
+            }
+            case "all", "any" -> {
+                List<Filter> parts = new ArrayList<>();
+                for (JsonNode x : arg) {
+                    parts.add(filter(table, x));
+                }
+                return kind.equals("all") ? Filter.allOf(parts) : Filter.anyOf(parts);
+            }
+            default -> throw new AssertionError("unknown filter kind " + kind);
+        }
+    }
+
+    private static void filterCase(JsonNode v) throws Exception {
+        String table = v.get("table").textValue();
+        Filter f;
+        try {
+            f = filter(table, v.get("filter"));
+        } catch (InvocationTargetException e) {
+            if (v.has("error") && e.getCause() instanceof IllegalArgumentException refused) {
+                expect(refused.getMessage().contains(v.get("error").textValue()),
+                        "error " + refused.getMessage() + " does not say " + v.get("error"));
+                return;
+            }
+            throw e;
+        } catch (IllegalArgumentException refused) {
+            if (v.has("error")) {
+                expect(refused.getMessage().contains(v.get("error").textValue()),
+                        "error " + refused.getMessage() + " does not say " + v.get("error"));
+                return;
+            }
+            throw refused;
+        }
+        expect(!v.has("error"), "an error saying " + v.get("error") + " was expected, got " + f);
+        String hex = Forms.hex(f.render());
+        expect(hex.equals(v.get("bytes").textValue()), "rendered " + f + " (" + hex + ")");
+    }
+
+    /** The vector files this runner knows, those present in {@code dir}. */
+    public static List<String> files(File dir) {
+        return List.of("keys.json", "values.json", "filters.json").stream()
+                .filter(f -> new File(dir, f).exists()).toList();
+    }
+
     /** The vector directory: {@code -Dredbase.vectors=DIR}, else sdks/vectors from the repo root. */
     public static File vectorDir() {
         String given = System.getProperty("redbase.vectors");
@@ -214,7 +314,7 @@ public final class Vectors {
     public static void main(String[] args) throws IOException {
         File dir = args.length > 0 ? new File(args[0]) : vectorDir();
         boolean ok = true;
-        for (String file : List.of("keys.json", "values.json")) {
+        for (String file : files(dir)) {
             Result r = run(dir, file);
             for (Iterator<String> it = r.failures().iterator(); it.hasNext(); ) {
                 System.err.println("  " + it.next());

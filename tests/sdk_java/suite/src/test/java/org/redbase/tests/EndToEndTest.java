@@ -117,7 +117,13 @@ class EndToEndTest {
             assertEquals("jericho", row.key().systemId());
             assertEquals(201510, row.key().period());
         }
-        assertEquals(List.of("jericho"), TypedExample.run(conn));
+        List<String> printed = TypedExample.run(conn);
+        assertEquals("16108 jericho 10", printed.get(0));
+        assertTrue(printed.contains("2000=2"), "the version at 2000 is among the newest three: " + printed);
+        assertEquals(List.of("201506 6", "201507 7", "201508 8"), printed.subList(printed.size() - 3, printed.size()),
+                "hits in [6, 9) of dave's anvil periods 201503..201510");
+        assertEquals(13L, logs.get(new AccessLogs.Key("dave", "jericho", 201510)).orElseThrow().values().hits(),
+                "10, +2 by incrementMany, +1 by the writer");
     }
 
     @Test
