@@ -107,21 +107,17 @@ public final class Filter {
     }
 
     /**
-     * Rows whose key starts with a table's typed prefix ({@code KeySpec.prefixes}); a salted
-     * table spreads one prefix over every bucket, which one PrefixFilter cannot match.
+     * Rows whose key starts with a table's typed prefix ({@code KeySpec.prefixes}): one
+     * PrefixFilter, or on a salted table one per bucket joined by OR, in bucket order.
      */
     public static Filter keyPrefix(List<byte[]> prefixes) {
-        if (prefixes.size() != 1) {
-            throw new FilterException("a key prefix filter needs one prefix, but the salted key spreads it over "
-                    + prefixes.size() + " buckets: scan Key.prefix(...) instead");
-        }
-        return prefix(prefixes.get(0));
+        return anyOf(prefixes.stream().map(Filter::prefix).toList());
     }
 
     /** At most {@code n} rows per region (HBase's PageFilter counts per region). */
     public static Filter page(long n) {
         if (n < 0) {
-            throw new FilterException("page size must be >= 0, got " + n);
+            throw new FilterException("page size must not be negative, got " + n);
         }
         return of("PageFilter(" + n + ")");
     }
@@ -144,7 +140,7 @@ public final class Filter {
         StringBuilder s = new StringBuilder("TimestampsFilter(");
         for (int i = 0; i < timestamps.length; i++) {
             if (timestamps[i] < 0) {
-                throw new FilterException("timestamps must be >= 0, got " + timestamps[i]);
+                throw new FilterException("timestamps must not be negative, got " + timestamps[i]);
             }
             s.append(i > 0 ? ", " : "").append(timestamps[i]);
         }
@@ -180,7 +176,7 @@ public final class Filter {
 
     private static Filter join(String op, String what, List<Filter> filters) {
         if (filters.isEmpty()) {
-            throw new FilterException(what + "Of needs at least one filter");
+            throw new FilterException(what + "-of needs at least one filter");
         }
         if (filters.size() == 1) {
             return filters.get(0);

@@ -213,12 +213,13 @@ public final class Vectors {
                 String field = arg.get("column").textValue();
                 Object col = Xlang.columns(table).get(field);
                 if (!(col instanceof Column<?>)) {
-                    // A pattern column has no comparison methods: the type system refuses it.
-                    throw new org.redbase.sdk.FilterException("column " + field + ": not a plain column (value comparisons take plain columns only)");
+                    // A PatternColumn has no comparison methods: Java's types refuse this.
+                    throw new org.redbase.sdk.FilterException("column " + field
+                            + " is a pattern column: value comparisons take plain columns only");
                 }
                 Column<Object> c = (Column<Object>) col;
                 Filter.Op op = Filter.Op.valueOf(arg.get("op").textValue().toUpperCase());
-                return c.compare(op, Forms.fromJson(c.type(), arg.get("operand")));
+                return c.compare(op, operand(c, arg.get("operand")));
             }
             case "prefix" -> {
                 Object where = Forms.nested(table, "Key").getMethod("where").invoke(null);
@@ -262,6 +263,26 @@ public final class Vectors {
             }
             default -> throw new AssertionError("unknown filter kind " + kind);
         }
+    }
+
+    /**
+     * A vector operand as the Java value of the column's type. An operand of another type is
+     * what Java's static types refuse (a {@code Column<Long>} takes no String, an {@code int}
+     * no 3000000000): the runner reports it as the column's error.
+     */
+    static Object operand(Column<?> c, JsonNode j) {
+        boolean ok = switch (c.type()) {
+            case "string" -> j.isTextual();
+            case "bytes", "f32", "f64" -> j.isTextual() && j.textValue().matches("([0-9a-f]{2})*");
+            case "i32" -> j.isIntegralNumber() && j.canConvertToInt();
+            case "i64", "timestamp-ms", "counter" -> j.isTextual() && j.textValue().matches("-?[0-9]+");
+            case "bool" -> j.isBoolean();
+            default -> true;
+        };
+        if (!ok) {
+            throw new org.redbase.sdk.ValueEncodingException("column " + c.field() + ": " + j + " is not a " + c.type() + " value");
+        }
+        return Forms.fromJson(c.type(), j);
     }
 
     private static void filterCase(JsonNode v) throws Exception {
