@@ -33,7 +33,13 @@ def _int_range(v: int, bits: int) -> int:
     return v
 
 
+def _is(v: object, kind: type, what: str) -> None:
+    if not isinstance(v, kind) or (kind is not bool and isinstance(v, bool)):
+        raise ValueEncodingError(f"{v!r} is not a {what}")
+
+
 def enc_string(v: str) -> bytes:
+    _is(v, str, "string")
     return v.encode()
 
 
@@ -45,6 +51,8 @@ def dec_string(b: bytes) -> str:
 
 
 def enc_bytes(v: bytes) -> bytes:
+    if not isinstance(v, (bytes, bytearray, memoryview)):
+        raise ValueEncodingError(f"{v!r} is not bytes")
     return bytes(v)
 
 
@@ -91,6 +99,7 @@ def dec_f64(b: bytes) -> float:
 
 
 def enc_bool(v: bool) -> bytes:
+    _is(v, bool, "bool")
     return b"\xff" if v else b"\x00"
 
 

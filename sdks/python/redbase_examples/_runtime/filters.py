@@ -85,7 +85,7 @@ class Filter:
             raise FilterError(f"unknown comparison {op!r}: one of {', '.join(_OPS)}")
         try:
             raw = column.encode(operand)
-        except (ValueEncodingError, TypeError, ValueError) as e:
+        except (ValueEncodingError, TypeError, ValueError, AttributeError) as e:
             raise FilterError(f"column {column.field}: operand {operand!r}: {e}") from None
         return Filter(
             b"SingleColumnValueFilter("
@@ -108,8 +108,10 @@ class Filter:
     @staticmethod
     def page(n: int) -> Filter:
         """At most `n` rows per region scanned (HBase's PageFilter)."""
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise FilterError(f"page size must be an integer >= 0, not {n!r}")
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise FilterError(f"page size must be an integer, not {n!r}")
+        if n < 0:
+            raise FilterError(f"page size must not be negative: {n}")
         return Filter(b"PageFilter(%d)" % n)
 
     @staticmethod
@@ -128,8 +130,10 @@ class Filter:
         if not timestamps:
             raise FilterError("timestamps needs at least one timestamp")
         for t in timestamps:
-            if isinstance(t, bool) or not isinstance(t, int) or t < 0:
-                raise FilterError(f"a timestamp must be an integer >= 0, not {t!r}")
+            if isinstance(t, bool) or not isinstance(t, int):
+                raise FilterError(f"a timestamp must be an integer (ms), not {t!r}")
+            if t < 0:
+                raise FilterError(f"a timestamp must not be negative: {t}")
         return Filter(b"TimestampsFilter(" + b", ".join(b"%d" % t for t in timestamps) + b")")
 
     @staticmethod
