@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from thrift.protocol import TBinaryProtocol
+from thrift.Thrift import TApplicationException
 from thrift.transport import TSocket, TTransport
 
 from .._thrift.hbase2 import THBaseService
@@ -37,7 +38,8 @@ class VersionedCell:
 
 
 class ThriftError(RuntimeError):
-    """An error the server reported (TIOError, TIllegalArgument) or a transport failure."""
+    """An error the server reported (TIOError, TIllegalArgument, TApplicationException) or a
+    transport failure."""
 
 
 def _wrap(e: Exception) -> ThriftError:
@@ -45,7 +47,9 @@ def _wrap(e: Exception) -> ThriftError:
     return ThriftError(message)
 
 
-_ERRORS = (tt.TIOError, tt.TIllegalArgument, TTransport.TTransportException)
+# TApplicationException: what a Thrift server sends for an error its handler did not declare
+# (HBase's gateway does so for some refused arguments).
+_ERRORS = (tt.TIOError, tt.TIllegalArgument, TTransport.TTransportException, TApplicationException)
 
 
 class Connection:
