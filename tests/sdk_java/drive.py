@@ -4,8 +4,9 @@
 2. one Maven build with the JUnit tests (vectors, end to end), the target passed to them as
    REDBASE_SDK_TARGET;
 3. the vector runner's summary lines;
-4. the cross-language check with the Python tool: Python `write`, then Java `dump` must equal
-   Python `dump`; Java `write`, then Python `dump` must equal Java `dump` (and the first dump).
+4. the cross-language check with the Python tool for each case of tests/xlang/README.md (rows,
+   versions, batches): Python writes, then the Java dump must equal the Python dump; Java writes,
+   then the Python dump must equal the Java dump (and the first dump).
 
 Exits non-zero if any step fails; the server must exit 0 on SIGTERM.
 """
@@ -38,34 +39,41 @@ def run(title, cmd, env, capture=False):
     return r.stdout if capture else ""
 
 
-def xlang(host, port, env):
-    """Both directions of the cross-language check; returns the number of failed comparisons."""
-    py_env = dict(env, PYTHONPATH=f"{REPO / 'sdks' / 'python'}:{env.get('PYTHONPATH', '')}")
-    py = [sys.executable, str(REPO / "tests" / "xlang" / "xlang.py")]
-    java = [str(HERE / "xlang.sh")]
+# The cases of tests/xlang/README.md: (name, write command, dump command).
+CASES = [("rows", "write", "dump"), ("versions", "write-versions", "dump-versions"), ("batches", "write-batch", "dump-batch")]
 
-    def dump(side):
-        out = run(f"xlang: {side} dump", (py if side == "python" else java) + ["dump", host, port], py_env, True)
+
+def xlang(host, port, env):
+    """Both directions of every cross-language case; returns the number of failed comparisons."""
+    py_env = dict(env, PYTHONPATH=f"{REPO / 'sdks' / 'python'}:{env.get('PYTHONPATH', '')}")
+    tools = {"python": [sys.executable, str(REPO / "tests" / "xlang" / "xlang.py")], "java": [str(HERE / "xlang.sh")]}
+
+    def dump(side, cmd):
+        out = run(f"xlang: {side} {cmd}", tools[side] + [cmd, host, port], py_env, True)
         return None if out is None else json.loads(out)
 
     failed = 0
-    if run("xlang: python write", py + ["write", host, port], py_env) is None:
-        return 1
-    java_dump, py_dump = dump("java"), dump("python")
-    if java_dump is None or py_dump is None or java_dump != py_dump:
-        print("XLANG python write: java dump != python dump", file=sys.stderr)
-        failed += 1
-    else:
-        print("XLANG python write: java dump == python dump")
-    first = py_dump
-    if run("xlang: java write", java + ["write", host, port], py_env) is None:
-        return failed + 1
-    py_dump, java_dump = dump("python"), dump("java")
-    if py_dump is None or java_dump is None or py_dump != java_dump or py_dump != first:
-        print("XLANG java write: python dump != java dump (or != the python write's)", file=sys.stderr)
-        failed += 1
-    else:
-        print("XLANG java write: python dump == java dump == python write's dump")
+    for name, write, dump_cmd in CASES:
+        if run(f"xlang: python {write}", tools["python"] + [write, host, port], py_env) is None:
+            failed += 1
+            continue
+        java_dump, py_dump = dump("java", dump_cmd), dump("python", dump_cmd)
+        if java_dump is None or py_dump is None or java_dump != py_dump or not py_dump:
+            print(f"XLANG {name}: python {write}: java {dump_cmd} != python {dump_cmd}", file=sys.stderr)
+            failed += 1
+        else:
+            print(f"XLANG {name}: python {write}: java {dump_cmd} == python {dump_cmd}")
+        first = py_dump
+        if run(f"xlang: java {write}", tools["java"] + [write, host, port], py_env) is None:
+            failed += 1
+            continue
+        py_dump, java_dump = dump("python", dump_cmd), dump("java", dump_cmd)
+        if py_dump is None or java_dump is None or py_dump != java_dump or py_dump != first:
+            print(f"XLANG {name}: java {write}: python {dump_cmd} != java {dump_cmd} (or != the python write's)",
+                  file=sys.stderr)
+            failed += 1
+        else:
+            print(f"XLANG {name}: java {write}: python {dump_cmd} == java {dump_cmd} == python write's")
     return failed
 
 

@@ -11,13 +11,18 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
 import org.redbase.sdk.Column;
 import org.redbase.sdk.Connection;
+import org.redbase.sdk.GetOptions;
+import org.redbase.sdk.Version;
 import org.redbase.sdk.KeySpec;
 import org.redbase.sdk.PatternColumn;
 import org.redbase.sdk.RowScanner;
@@ -25,7 +30,9 @@ import org.redbase.sdk.RowScanner;
 /**
  * The Java side of the cross-language test (tests/xlang/README.md), through the generated SDK
  * only: {@code write HOST PORT} (re)creates the dataset's tables and writes its rows and
- * increments; {@code dump HOST PORT} prints every table's rows as JSON in the vector forms.
+ * increments; {@code dump HOST PORT} prints every table's rows as JSON in the vector forms;
+ * {@code write-versions}/{@code dump-versions} put each cell at its timestamp and read every
+ * version back; {@code write-batch}/{@code dump-batch} use putMany, deleteMany, incrementMany.
  */
 public final class Xlang {
     private Xlang() {}
@@ -62,6 +69,114 @@ public final class Xlang {
                 .filter(m -> m.getName().equals(name) && m.getParameterCount() == params)
                 .findFirst()
                 .orElseThrow(() -> new IllegalStateException(c.getName() + " has no " + name + "/" + params));
+    }
+
+    /** The table's generated client on {@code conn}, dropped if it exists and created again. */
+    static Object recreate(Connection conn, String table) throws Exception {
+        Class<?> tableClass = Forms.nested(table, "Table");
+        Object t = tableClass.getConstructor(Connection.class).newInstance(conn);
+        if ((Boolean) tableClass.getMethod("exists").invoke(t)) {
+            tableClass.getMethod("drop").invoke(t);
+        }
+        tableClass.getMethod("create").invoke(t);
+        return t;
+    }
+
+    /** A generated {@code Values} with the plain fields of {@code values} (vector JSON forms). */
+    static Object values(String table, JsonNode values) throws Exception {
+        Map<String, Object> cols = columns(table);
+        Class<?> valuesClass = Forms.nested(table, "Values");
+        Object out = valuesClass.getConstructor().newInstance();
+        for (Iterator<Map.Entry<String, JsonNode>> f = values.fields(); f.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = f.next();
+            Column<?> c = (Column<?>) cols.get(e.getKey());
+            method(valuesClass, Forms.lowerCamel(e.getKey()), 1).invoke(out, Forms.fromJson(c.type(), e.getValue()));
+        }
+        return out;
+    }
+
+    /** One put per cell, each at its explicit timestamp, in the listed order. */
+    static void writeVersions(Connection conn) throws Exception {
+        JsonNode versions = dataset().get("versions");
+        for (Iterator<String> it = versions.fieldNames(); it.hasNext(); ) {
+            String table = it.next();
+            Object t = recreate(conn, table);
+            Method put = method(t.getClass(), "put", 3);
+            for (JsonNode e : versions.get(table)) {
+                Object key = Vectors.newKey(table, e.get("key"));
+                for (JsonNode c : e.get("cells")) {
+                    ObjectNode one = NODES.objectNode();
+                    one.set(e.get("field").textValue(), c.get("value"));
+                    put.invoke(t, key, values(table, one), Long.parseLong(c.get("timestamp").textValue()));
+                }
+            }
+        }
+    }
+
+    /** Each entry's field read with {@code versions(3)}: every version, newest first. */
+    @SuppressWarnings("unchecked")
+    static ObjectNode dumpVersions(Connection conn) throws Exception {
+        ObjectNode out = NODES.objectNode();
+        JsonNode versions = dataset().get("versions");
+        TreeSet<String> names = new TreeSet<>();
+        versions.fieldNames().forEachRemaining(names::add);
+        for (String table : names) {
+            Object t = Forms.nested(table, "Table").getConstructor(Connection.class).newInstance(conn);
+            Map<String, Object> cols = columns(table);
+            ArrayNode entries = out.putArray(table);
+            for (JsonNode e : versions.get(table)) {
+                Object key = Vectors.newKey(table, e.get("key"));
+                String field = e.get("field").textValue();
+                Column<?> col = (Column<?>) cols.get(field);
+                Optional<Record> row = (Optional<Record>) t.getClass().getMethod("get", key.getClass(), GetOptions.class)
+                        .invoke(t, key, GetOptions.DEFAULT.versions(3));
+                ObjectNode o = entries.addObject();
+                o.put("key_hex", Forms.hex((byte[]) key.getClass().getMethod("encode").invoke(key)));
+                o.put("field", field);
+                ArrayNode cells = o.putArray("cells");
+                if (row.isPresent()) {
+                    Object typed = row.get().getClass().getMethod("versions").invoke(row.get());
+                    for (Version<?> v : (List<Version<?>>) method(typed.getClass(), Forms.lowerCamel(field), 0).invoke(typed)) {
+                        ObjectNode c = cells.addObject();
+                        c.put("timestamp", Long.toString(v.timestamp()));
+                        c.set("value", Forms.toJson(col.type(), v.value()));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Per table exactly three batch calls: putMany, deleteMany, incrementMany. */
+    static void writeBatch(Connection conn) throws Exception {
+        JsonNode batches = dataset().get("batches");
+        for (Iterator<String> it = batches.fieldNames(); it.hasNext(); ) {
+            String table = it.next();
+            JsonNode data = batches.get(table);
+            Object t = recreate(conn, table);
+            List<Map.Entry<Object, Object>> rows = new ArrayList<>();
+            for (JsonNode r : data.get("rows")) {
+                rows.add(Map.entry(Vectors.newKey(table, r.get("key")), values(table, r.get("values"))));
+            }
+            t.getClass().getMethod("putMany", Collection.class).invoke(t, rows);
+            List<Object> deletes = new ArrayList<>();
+            for (JsonNode k : data.get("deletes")) {
+                deletes.add(Vectors.newKey(table, k));
+            }
+            t.getClass().getMethod("deleteMany", Collection.class).invoke(t, deletes);
+            Class<?> incClass = Forms.nested(table, "Increments");
+            List<Map.Entry<Object, Object>> incs = new ArrayList<>();
+            for (JsonNode inc : data.get("increments")) {
+                Object amounts = incClass.getConstructor().newInstance();
+                for (Iterator<Map.Entry<String, JsonNode>> f = inc.get("counters").fields(); f.hasNext(); ) {
+                    Map.Entry<String, JsonNode> e = f.next();
+                    incClass.getMethod(Forms.lowerCamel(e.getKey()), long.class)
+                            .invoke(amounts, Long.parseLong(e.getValue().textValue()));
+                }
+                incs.add(Map.entry(Vectors.newKey(table, inc.get("key")), amounts));
+            }
+            t.getClass().getMethod("incrementMany", List.class).invoke(t, incs);
+        }
     }
 
     @SuppressWarnings("unchecked")
@@ -113,10 +228,10 @@ public final class Xlang {
     }
 
     @SuppressWarnings("unchecked")
-    static ObjectNode dump(Connection conn) throws Exception {
+    static ObjectNode dump(Connection conn, String section) throws Exception {
         ObjectNode out = NODES.objectNode();
         TreeSet<String> names = new TreeSet<>();
-        dataset().get("tables").fieldNames().forEachRemaining(names::add);
+        dataset().get(section).fieldNames().forEachRemaining(names::add);
         for (String table : names) {
             KeySpec spec = Forms.keySpec(table);
             List<KeySpec.Component> kept = spec.components().stream().filter(KeySpec.Component::kept).toList();
@@ -173,18 +288,35 @@ public final class Xlang {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 3 || !List.of("write", "dump").contains(args[0])) {
-            System.err.println("usage: xlang write|dump HOST PORT");
+        List<String> commands = List.of("write", "dump", "write-versions", "dump-versions", "write-batch", "dump-batch");
+        if (args.length != 3 || !commands.contains(args[0])) {
+            System.err.println((args.length > 0 && !commands.contains(args[0]) ? "unknown command " + args[0] + "\n" : "")
+                    + "usage: xlang " + String.join("|", commands) + " HOST PORT");
             System.exit(2);
         }
         try (Connection conn = Connection.open(args[1], Integer.parseInt(args[2]))) {
-            if (args[0].equals("write")) {
-                write(conn);
-            } else {
+            ObjectNode out = switch (args[0]) {
+                case "write" -> {
+                    write(conn);
+                    yield null;
+                }
+                case "write-versions" -> {
+                    writeVersions(conn);
+                    yield null;
+                }
+                case "write-batch" -> {
+                    writeBatch(conn);
+                    yield null;
+                }
+                case "dump" -> dump(conn, "tables");
+                case "dump-versions" -> dumpVersions(conn);
+                default -> dump(conn, "batches");
+            };
+            if (out != null) {
                 ObjectMapper m = new ObjectMapper()
                         .enable(SerializationFeature.INDENT_OUTPUT)
                         .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
-                System.out.println(m.writeValueAsString(m.treeToValue(dump(conn), Object.class)));
+                System.out.println(m.writeValueAsString(m.treeToValue(out, Object.class)));
             }
         }
     }
