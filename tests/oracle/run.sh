@@ -4,8 +4,8 @@
 # by tests/oracle/diff.py; tests/oracle/rest_diff.py, the REST API against HBase's REST server
 # (tests/oracle/rest_scenarios.py); tests/oracle/shell.sh, `redbase shell` running tests/shell/commands.hb
 # against redbase and against HBase's Thrift2 gateway; and tests/oracle/copy.sh, `redbase copy` of
-# the seed tables into HBase and back, compared cell by cell; and the Java SDK's end-to-end suite
-# (tests/sdk_java/run.sh with REDBASE_SDK_TARGET at HBase's Thrift2 gateway). Exits non-zero on any difference not listed
+# the seed tables into HBase and back, compared cell by cell; and the generated SDKs' end-to-end
+# suites (tests/sdk_<lang>/run.sh with REDBASE_SDK_TARGET at HBase's Thrift2 gateway). Exits non-zero on any difference not listed
 # in tests/oracle/allow.json (diff.py) or tests/oracle/shell-allow.json (shell.sh).
 #
 # Installs what it needs on a fresh Debian machine: a JDK 17 and Maven through apt when missing
@@ -84,9 +84,6 @@ tests/oracle/shell.sh || shell_status=$?
 echo "== tests/oracle/copy.sh (redbase copy: the seed tables redbase -> HBase -> redbase, compared)"
 copy_status=0
 tests/oracle/copy.sh || copy_status=$?
-echo "== tests/sdk_java/run.sh (the Java SDK's suite against HBase's Thrift2 gateway)"
-sdk_java_status=0
-REDBASE_SDK_TARGET="127.0.0.1:${ORACLE_THRIFT2_PORT:-19091}" tests/sdk_java/run.sh || sdk_java_status=$?
 echo "== python3 tests/oracle/diff.py"
 "$PYTHON" tests/oracle/diff.py "$@" || status=$?
 echo "== python3 tests/oracle/rest_diff.py (the REST API against HBase's REST server)"
@@ -99,10 +96,6 @@ fi
 if [ "$shell_status" -ne 0 ]; then
     echo "tests/oracle/run.sh: tests/oracle/shell.sh exit $shell_status"
     [ "$status" -ne 0 ] || status=$shell_status
-fi
-if [ "$sdk_java_status" -ne 0 ]; then
-    echo "tests/oracle/run.sh: tests/sdk_java/run.sh exit $sdk_java_status"
-    [ "$status" -ne 0 ] || status=$sdk_java_status
 fi
 if [ "$copy_status" -ne 0 ]; then
     echo "tests/oracle/run.sh: tests/oracle/copy.sh exit $copy_status"
@@ -117,6 +110,13 @@ REDBASE_SDK_TARGET="$sdk_target" tests/sdk_python/run.sh || py_sdk_status=$?
 if [ "$py_sdk_status" -ne 0 ]; then
     echo "tests/oracle/run.sh: tests/sdk_python/run.sh against HBase exit $py_sdk_status"
     [ "$status" -ne 0 ] || status=$py_sdk_status
+fi
+echo "== tests/sdk_java/run.sh against HBase (REDBASE_SDK_TARGET=$sdk_target)"
+java_sdk_status=0
+REDBASE_SDK_TARGET="$sdk_target" tests/sdk_java/run.sh || java_sdk_status=$?
+if [ "$java_sdk_status" -ne 0 ]; then
+    echo "tests/oracle/run.sh: tests/sdk_java/run.sh against HBase exit $java_sdk_status"
+    [ "$status" -ne 0 ] || status=$java_sdk_status
 fi
 echo "tests/oracle/run.sh: diff.py exit $status after $(($(date +%s) - t0))s (oracle start included)"
 exit "$status"

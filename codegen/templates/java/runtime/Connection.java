@@ -8,8 +8,12 @@ import org.apache.thrift.transport.layered.TFramedTransport;
 import org.redbase.thrift2.THBaseService;
 
 /**
- * One Thrift2 connection (binary protocol) to redbase or HBase's Thrift2 gateway. Not
- * thread-safe: give each thread its own. Closing it closes the socket.
+ * One Thrift2 connection (binary protocol) to redbase or HBase's Thrift2 gateway. The typed
+ * tables serialize their calls on it (a buffered writer's background flush shares it), so
+ * threads may share one but then wait for each other: give each busy thread its own. Calls
+ * made directly on {@link #client()} should hold the connection's lock
+ * ({@code synchronized (conn)}) if a writer is flushing in the background. Closing it closes
+ * the socket.
  */
 public final class Connection implements AutoCloseable {
     /** The gateway's transport: plain buffered socket (default), or framed ({@code hbase thrift2 -f}). */
