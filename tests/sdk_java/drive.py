@@ -88,7 +88,13 @@ def main():
         env = dict(os.environ, REDBASE_SDK_TARGET=target)
         failed = 0
         try:
-            if run("mvn test (tests/sdk_java: SDK + suite)", [str(HERE / "build.sh"), "--force", "test"], env) is None:
+            goals = ["test"]
+            if proc is None:
+                # An external gateway (HBase's) serves one transport: the test of redbase's
+                # per-connection detection of framed transport does not apply to it.
+                print("== external target: leaving out the tests tagged redbase-only (framed on the same port)")
+                goals.append("-DexcludedGroups=redbase-only")
+            if run("mvn test (tests/sdk_java: SDK + suite)", [str(HERE / "build.sh"), "--force", *goals], env) is None:
                 return 1
             if run("vector runner", ["java", "-cp", java_cp(), "org.redbase.tests.Vectors"], env) is None:
                 failed += 1

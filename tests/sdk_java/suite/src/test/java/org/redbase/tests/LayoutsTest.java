@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.redbase.sdk.Connection;
 import org.redbase.sdk.ThriftException;
@@ -100,7 +101,10 @@ class LayoutsTest {
         assertEquals(List.of(List.of(7L, 6L, 5L)), new ArrayList<>(byHash.values()), "one hash (same account); orders descending");
     }
 
+    /** redbase detects the transport per connection on one port; HBase's gateway serves the
+     *  one it was started with, so drive.py leaves this out against an external target. */
     @Test
+    @Tag("redbase-only")
     void framedTransport() {
         target.fresh(new Counters.Table(conn));
         try (Connection framed = Connection.open(target.host, target.port, Connection.Transport.FRAMED, 30_000)) {
