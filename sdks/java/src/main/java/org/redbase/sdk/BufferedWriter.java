@@ -19,8 +19,10 @@ import java.util.concurrent.TimeUnit;
  * {@link #flush()} and on {@link #close()}. Writes go out in the order they were made (runs of
  * puts, deletes and increments, each run batched), so a put then a delete of one row keep their
  * order. Increments of one counter buffered together are summed into one. A failure of a
- * background flush is thrown by the next call or by {@code close()}. Thread-safe; the generated
- * tables' {@code Writer} classes type it.
+ * background flush is thrown by the next call or by {@code close()}: a {@link BatchException}
+ * whose indices count the writes of that flush, in call order (failed writes are not retried
+ * again; the others were sent). Thread-safe; the generated tables' {@code Writer} classes type
+ * it. Close it: until then a daemon thread checks the interval.
  */
 public final class BufferedWriter implements AutoCloseable {
     /** The bounds of the buffer: rows, bytes of cell data, and the longest a write waits. */
