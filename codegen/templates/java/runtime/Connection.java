@@ -11,9 +11,8 @@ import org.redbase.thrift2.THBaseService;
  * One Thrift2 connection (binary protocol) to redbase or HBase's Thrift2 gateway. The typed
  * tables serialize their calls on it (a buffered writer's background flush shares it), so
  * threads may share one but then wait for each other: give each busy thread its own. Calls
- * made directly on {@link #client()} should hold the connection's lock
- * ({@code synchronized (conn)}) if a writer is flushing in the background. Closing it closes
- * the socket.
+ * made directly on {@link #client()} should hold {@link #lock()} if a writer is flushing in
+ * the background. Closing it closes the socket.
  */
 public final class Connection implements AutoCloseable {
     /** The gateway's transport: plain buffered socket (default), or framed ({@code hbase thrift2 -f}). */
@@ -25,11 +24,41 @@ public final class Connection implements AutoCloseable {
     private final String address;
     private final TTransport transport;
     private final THBaseService.Client client;
+    private final Object lock;
+    private final String namespace;
 
-    private Connection(String address, TTransport transport) {
+    private Connection(String address, TTransport transport, THBaseService.Client client, Object lock, String namespace) {
         this.address = address;
         this.transport = transport;
-        this.client = new THBaseService.Client(new TBinaryProtocol(transport));
+        this.client = client;
+        this.lock = lock;
+        this.namespace = namespace;
+    }
+
+    private Connection(String address, TTransport transport) {
+        this(address, transport, new THBaseService.Client(new TBinaryProtocol(transport)), new Object(), null);
+    }
+
+    /**
+     * This connection with every table in {@code namespace} instead of the one its schema
+     * names (one namespace per environment, or per test run on a shared cluster). It shares
+     * the socket: closing either closes both.
+     */
+    public Connection withNamespace(String namespace) {
+        if (namespace == null || namespace.isEmpty() || !namespace.matches("[A-Za-z0-9_]+")) {
+            throw new IllegalArgumentException("a namespace is letters, digits and _, got " + namespace);
+        }
+        return new Connection(address, transport, client, lock, namespace);
+    }
+
+    /** The namespace every table is used in, or null: the one each schema names. */
+    public String namespace() {
+        return namespace;
+    }
+
+    /** What calls on this socket synchronize on (shared with {@link #withNamespace} views). */
+    public Object lock() {
+        return lock;
     }
 
     /** A buffered connection with a 30 s socket timeout. */
@@ -65,6 +94,6 @@ public final class Connection implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Connection(" + address + ")";
+        return "Connection(" + address + (namespace == null ? "" : ", namespace " + namespace) + ")";
     }
 }

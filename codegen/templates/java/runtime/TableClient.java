@@ -61,10 +61,11 @@ public final class TableClient {
     private final TableDef table;
     private final ByteBuffer name;
 
+    /** A client of {@code table} on {@code conn} (in the connection's namespace if it sets one). */
     public TableClient(Connection conn, TableDef table) {
         this.conn = conn;
-        this.table = table;
-        this.name = ByteBuffer.wrap(table.fullName());
+        this.table = conn.namespace() == null ? table : table.inNamespace(conn.namespace());
+        this.name = ByteBuffer.wrap(this.table.fullName());
     }
 
     public TableDef table() {
@@ -81,7 +82,7 @@ public final class TableClient {
 
     <T> T call(String what, Call<T> call) {
         try {
-            synchronized (conn) {
+            synchronized (conn.lock()) {
                 return call.run(conn.client());
             }
         } catch (TIOError e) {
@@ -96,7 +97,7 @@ public final class TableClient {
     /** A multi-row call; false if the server refused it (its rows are then retried one by one). */
     boolean tryCall(String what, Attempt a) {
         try {
-            synchronized (conn) {
+            synchronized (conn.lock()) {
                 return a.run(conn.client(), name);
             }
         } catch (TIOError | TIllegalArgument e) {
@@ -109,7 +110,7 @@ public final class TableClient {
     /** A one-row call of a batch: null if it worked, else the server's message. */
     String tryOne(String what, Step s) {
         try {
-            synchronized (conn) {
+            synchronized (conn.lock()) {
                 s.run(conn.client(), name);
             }
             return null;

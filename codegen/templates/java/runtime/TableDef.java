@@ -10,6 +10,11 @@ public record TableDef(String namespace, String name, List<FamilyDef> families, 
         splits = List.copyOf(splits);
     }
 
+    /** The same table in another namespace. */
+    public TableDef inNamespace(String ns) {
+        return new TableDef(ns, name, families, splits, key);
+    }
+
     /** {@code ns:name} as Thrift2 calls take it (just {@code name} in the default namespace). */
     public byte[] fullName() {
         String full = namespace.equals("default") ? name : namespace + ":" + name;

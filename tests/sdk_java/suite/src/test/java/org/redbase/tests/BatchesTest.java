@@ -103,7 +103,7 @@ class BatchesTest {
         assertEquals(List.of(3, 7), e.failures().stream().map(BatchException.Failure::index).toList());
         assertEquals(HexFormat.of().formatHex(key(3).encode()), HexFormat.of().formatHex(e.failures().get(0).row()));
         assertTrue(e.failures().get(0).message().contains("nope"), e.failures().get(0).message());
-        assertTrue(e.getMessage().startsWith("putMultiple access-logs: 2 rows failed: #3 "), e.getMessage());
+        assertTrue(e.getMessage().startsWith("putMultiple " + target.label("access-logs") + ": 2 rows failed: #3 "), e.getMessage());
         assertEquals(8, count(logs), "the other rows are written");
     }
 
@@ -212,7 +212,7 @@ class BatchesTest {
         }
         BatchException e = assertThrows(BatchException.class, () -> w.put(key(2).encode(), List.of(), Cell.LATEST));
         assertEquals(1, e.failures().size());
-        assertTrue(e.getMessage().startsWith("buffered writes to access-logs: 1 row failed"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("buffered writes to " + target.label("access-logs") + ": 1 row failed"), e.getMessage());
         w.put(key(3).encode(), List.of(new Cell(bad, new byte[] {'h'}, new byte[] {1})), Cell.LATEST);
         assertThrows(BatchException.class, w::close);
         assertThrows(IllegalStateException.class, () -> w.delete(key(1).encode(), Cell.LATEST));

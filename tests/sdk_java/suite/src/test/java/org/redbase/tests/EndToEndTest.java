@@ -398,7 +398,7 @@ class EndToEndTest {
         }
         org.redbase.sdk.ThriftException e =
                 assertThrows(org.redbase.sdk.ThriftException.class, () -> missing.get(new Books.Key("x")));
-        assertTrue(e.getMessage().startsWith("get books: "), e.getMessage());
+        assertTrue(e.getMessage().startsWith("get " + target.label("books") + ": "), e.getMessage());
         KeyEncodingException k = assertThrows(KeyEncodingException.class,
                 () -> new AccessLogs.Key("dave", "jericho", -1).encode());
         assertTrue(k.getMessage().contains("period"), k.getMessage());

@@ -3,6 +3,7 @@ package org.redbase.tests;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.redbase.sdk.Connection;
 import org.redbase.sdk.ThriftException;
 import redbase_examples.AllTypes;
+import redbase_examples.Books;
 import redbase_examples.Counters;
 import redbase_examples.FixedOrders;
 import redbase_examples.WebPages;
@@ -108,10 +110,26 @@ class LayoutsTest {
     void framedTransport() {
         target.fresh(new Counters.Table(conn));
         try (Connection framed = Connection.open(target.host, target.port, Connection.Transport.FRAMED, 30_000)) {
-            Counters.Table t = new Counters.Table(framed);
+            Counters.Table t = new Counters.Table(target.scoped(framed));
             assertEquals(2, t.incrementSlots(new Counters.Key("framed"), 7, 2));
             assertEquals(Map.of(7, 2L), t.get(new Counters.Key("framed")).orElseThrow().values().slots());
         }
+    }
+
+    @Test
+    void aConnectionCanKeepEveryTableInOneNamespace() {
+        Connection ns = conn.withNamespace("sdkjava_ns");
+        Books.Table books = new Books.Table(ns);
+        if (books.exists()) {
+            books.drop();
+        }
+        ThriftException missing = assertThrows(ThriftException.class, () -> books.get(new Books.Key("x")));
+        assertTrue(missing.getMessage().startsWith("get sdkjava_ns:books: "), missing.getMessage());
+        target.fresh(books);
+        books.put(new Books.Key("x"), new Books.Values().title("in a namespace"));
+        assertEquals("in a namespace", books.get(new Books.Key("x")).orElseThrow().values().title());
+        assertEquals(List.of("in a namespace"), books.scan().toList().stream().map(r -> r.values().title()).toList());
+        assertThrows(IllegalArgumentException.class, () -> conn.withNamespace("no:colons"));
     }
 
     @Test

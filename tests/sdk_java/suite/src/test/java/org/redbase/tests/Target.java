@@ -8,11 +8,14 @@ import org.redbase.sdk.TableAdmin;
 /**
  * The Thrift2 gateway under test: {@code REDBASE_SDK_TARGET=host:port} (or
  * {@code -Dredbase.target}), which run.sh sets to the `redbase serve` it started. Without it the
- * end-to-end tests fail rather than skip.
+ * end-to-end tests fail rather than skip. With {@code REDBASE_SDK_NAMESPACE} every table lives
+ * in that namespace (drive.py sets {@code sdk_java} on a shared external gateway, so suites of
+ * other languages running there at the same time keep to their own tables).
  */
 final class Target implements AutoCloseable {
     final String host;
     final int port;
+    final String namespace = System.getenv("REDBASE_SDK_NAMESPACE");
     private final List<Connection> opened = new ArrayList<>();
     private final List<TableAdmin> made = new ArrayList<>();
 
@@ -33,7 +36,17 @@ final class Target implements AutoCloseable {
         Connection c = Connection.open(host, port,
                 transport.equals("framed") ? Connection.Transport.FRAMED : Connection.Transport.BUFFERED, 30_000);
         opened.add(c);
-        return c;
+        return scoped(c);
+    }
+
+    /** {@code c} in the suite's namespace, if one is set. */
+    Connection scoped(Connection c) {
+        return namespace == null || namespace.isEmpty() ? c : c.withNamespace(namespace);
+    }
+
+    /** How errors name a table of the default namespace: with the suite's namespace if set. */
+    String label(String table) {
+        return namespace == null || namespace.isEmpty() ? table : namespace + ":" + table;
     }
 
     /** The table dropped if it exists and created from its schema; dropped again at close. */
