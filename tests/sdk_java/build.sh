@@ -37,6 +37,10 @@ if [ ! -f "$jar" ] || [[ "$(unzip -l "$jar")" != *"org/redbase/sdk/TableClient.c
     echo "tests/sdk_java/build.sh: $jar is missing or lacks the runtime classes" >&2
     exit 1
 fi
+if [[ "$(cat "$sdk/README.md" 2>/dev/null)" != *"org.redbase.sdk:$artifact:$version"* ]]; then
+    echo "tests/sdk_java/build.sh: sdks/java/README.md does not name org.redbase.sdk:$artifact:$version" >&2
+    exit 1
+fi
 echo "built and installed $jar (org.redbase.sdk:$artifact:$version)" >&2
 (cd "$here/suite" && mvn "${mvn_flags[@]}" -Dredbase.sdk.version="$version" "${goals[@]}")
 touch "$stamp"
