@@ -186,11 +186,13 @@ public final class KeySpec {
     /**
      * The rows whose leading components equal {@code equal} (by name) and, if {@code rangeName}
      * is not null, whose next component lies in {@code [low, high]} (both inclusive): one range
-     * per bucket. Errors name the component that is missing or misplaced.
+     * per bucket. Errors name the component that is missing or misplaced, and refuse a range
+     * over a component whose key bytes do not sort by value.
      */
     public KeyRange bounds(Map<String, Object> equal, String rangeName, Object low, Object high) {
+        int lastEq = -1;
         for (String n : equal.keySet()) {
-            index(n);
+            lastEq = Math.max(lastEq, index(n));
         }
         int leading = 0;
         while (leading < components.size() && equal.containsKey(components.get(leading).name())) {
@@ -200,17 +202,18 @@ public final class KeySpec {
         if (rangeAt >= 0 && rangeAt < leading) {
             throw new KeyEncodingException("component " + rangeName + ": given both by value and as a range");
         }
-        int last = rangeAt >= 0 ? rangeAt : -1;
-        for (String n : equal.keySet()) {
-            last = Math.max(last, index(n));
-        }
-        if (last >= leading && !(rangeAt == leading && last == rangeAt)) {
-            String missing = components.get(leading).name();
-            String after = components.get(last).name();
+        int needed = rangeAt >= 0 ? rangeAt - 1 : lastEq;
+        if (needed >= leading) {
+            Component missing = components.get(leading);
             String why = hash != null && hash.components().contains(leading)
                     ? "must be given (the hash prefix is computed from it)"
-                    : "must be given: " + after + " comes after it in the key";
-            throw new KeyEncodingException("component " + missing + ": " + why);
+                    : rangeAt >= 0 ? "must be given before the range over " + rangeName
+                    : "must be given: " + components.get(lastEq).name() + " comes after it in the key";
+            throw new KeyEncodingException("component " + missing.name() + ": " + why);
+        }
+        if (rangeAt >= 0 && lastEq > rangeAt) {
+            throw new KeyEncodingException("component " + components.get(lastEq).name()
+                    + ": cannot follow the range over " + rangeName);
         }
         List<Object> values = new ArrayList<>();
         for (int i = 0; i < leading; i++) {
@@ -219,10 +222,7 @@ public final class KeySpec {
         if (rangeAt < 0) {
             return KeyRange.ofPrefixes(prefixes(values));
         }
-        if (hash != null && hash.components().contains(rangeAt)) {
-            throw new KeyEncodingException("component " + rangeName
-                    + ": hashed into the key's prefix, so it can be given by value only, not as a range");
-        }
+        checkSortsByValue(rangeAt);
         if (low == null || high == null) {
             throw new KeyEncodingException("component " + rangeName + ": a range needs both ends");
         }
@@ -230,6 +230,7 @@ public final class KeySpec {
             throw new KeyEncodingException("component " + rangeName + ": the range's low end " + show(low)
                     + " is above its high end " + show(high));
         }
+        boolean last = rangeAt == components.size() - 1;
         List<Object> lo = new ArrayList<>(values);
         lo.add(low);
         List<Object> hi = new ArrayList<>(values);
@@ -238,13 +239,40 @@ public final class KeySpec {
         List<byte[]> his = prefixes(hi);
         List<KeyRange.Bounds> out = new ArrayList<>();
         for (int b = 0; b < los.size(); b++) {
-            // A descending component writes low above high: the bounds are the outer two.
+            // A descending (or reverse-timestamp) component writes low above high: the bounds
+            // are the outer two.
             byte[] a = los.get(b);
             byte[] z = his.get(b);
-            boolean swap = Arrays.compareUnsigned(a, z) > 0;
-            out.add(new KeyRange.Bounds(swap ? z : a, KeyRange.nextPrefix(swap ? a : z)));
+            if (Arrays.compareUnsigned(a, z) > 0) {
+                byte[] t = a;
+                a = z;
+                z = t;
+            }
+            // The last component stops right after the high key itself (a longer string is a
+            // higher value); an inner one after every key under the high value's prefix.
+            out.add(new KeyRange.Bounds(a, last ? concat(z, new byte[] {0}) : KeyRange.nextPrefix(z)));
         }
         return new KeyRange(out);
+    }
+
+    /** Refuses a range over a component whose key bytes do not sort as its values. */
+    private void checkSortsByValue(int at) {
+        Component c = components.get(at);
+        if (hash != null && hash.components().contains(at)) {
+            throw new KeyEncodingException("component " + c.name()
+                    + ": hashed into the key's prefix, so it can be given by value only, not as a range");
+        }
+        if (c.reverse() != null) {
+            throw new KeyEncodingException("component " + c.name()
+                    + ": its characters are reversed in the key, so the key order is not the value order");
+        }
+        if (layout.equals("separated")) {
+            boolean text = c.type().equals("string") || c.type().equals("bytes");
+            if ((text && at != components.size() - 1) || (!text && c.width() == null)) {
+                throw new KeyEncodingException("component " + c.name() + ": in this separated key its text does not"
+                        + " sort by value (a range takes the last component, or a number with a width)");
+            }
+        }
     }
 
     private int index(String name) {

@@ -16,7 +16,9 @@ import redbase_examples.AccessLogs;
 import redbase_examples.AccessLogsByPeriod;
 import redbase_examples.Books;
 import redbase_examples.Events;
+import redbase_examples.FixedOrders;
 import redbase_examples.Leaderboard;
+import redbase_examples.WebPages;
 
 /**
  * The filter builder's rendering in HBase's filter language and the named key bounds, without a
@@ -89,14 +91,27 @@ class FiltersTest {
         assertArrayEquals(AccessLogs.Key.prefix("dave").ranges().get(0).start(), same.ranges().get(0).start());
         KeyRange dave = AccessLogs.Key.where().userId("dave").systemId("jericho").periodBetween(201501, 201512).range();
         assertEquals("16108|jericho|201501", new String(dave.ranges().get(0).start(), StandardCharsets.US_ASCII));
-        assertEquals("16108|jericho|201513", new String(dave.ranges().get(0).stop(), StandardCharsets.US_ASCII));
+        assertEquals("16108|jericho|201512\0", new String(dave.ranges().get(0).stop(), StandardCharsets.US_ASCII),
+                "the last component stops right after the high key");
 
         KeyEncodingException e = assertThrows(KeyEncodingException.class,
                 () -> AccessLogs.Key.where().systemId("jericho").periodBetween(201501, 201512).range());
         assertEquals("component user_id: must be given (the hash prefix is computed from it)", e.getMessage());
         e = assertThrows(KeyEncodingException.class,
                 () -> AccessLogs.Key.where().userId("dave").periodBetween(201501, 201512).range());
+        assertEquals("component system_id: must be given before the range over period", e.getMessage());
+        e = assertThrows(KeyEncodingException.class, () -> AccessLogs.Key.where().userId("dave").period(201501).range());
         assertEquals("component system_id: must be given: period comes after it in the key", e.getMessage());
+        e = assertThrows(KeyEncodingException.class,
+                () -> AccessLogs.Key.where().userId("dave").systemIdBetween("a", "b").period(201501).range());
+        assertEquals("component period: cannot follow the range over system_id", e.getMessage());
+        e = assertThrows(KeyEncodingException.class, () -> AccessLogs.Key.where().userId("dave").systemIdBetween("a", "b").range());
+        assertTrue(e.getMessage().startsWith("component system_id: in this separated key its text does not sort by value"),
+                e.getMessage());
+        e = assertThrows(KeyEncodingException.class, () -> WebPages.Key.where().domainBetween("a.com", "b.com").range());
+        assertTrue(e.getMessage().startsWith("component domain: its characters are reversed"), e.getMessage());
+        e = assertThrows(KeyEncodingException.class, () -> FixedOrders.Key.where().region("eu").orderNoBetween(1, 9).range());
+        assertEquals("component account: must be given (the hash prefix is computed from it)", e.getMessage());
         e = assertThrows(KeyEncodingException.class, () -> AccessLogs.Key.where().userIdBetween("a", "b").range());
         assertTrue(e.getMessage().startsWith("component user_id: hashed into the key's prefix"), e.getMessage());
         e = assertThrows(KeyEncodingException.class,

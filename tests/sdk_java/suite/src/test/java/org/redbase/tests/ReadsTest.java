@@ -184,6 +184,12 @@ class ReadsTest {
                 .periodBetween(201503, 201505)).toList();
         assertEquals(List.of(201503, 201504, 201505), dave.stream().map(r -> r.key().period()).toList());
         assertEquals(14, logs.scan(AccessLogs.Key.where().userId("elton")).toList().size());
+        for (String u : List.of("a", "b", "bz", "c", "d", "da")) {
+            byPeriod.put(new AccessLogsByPeriod.Key(201701, "s", u), new AccessLogsByPeriod.Values().hits(1L));
+        }
+        assertEquals(List.of("b", "bz", "c", "d"), byPeriod.scan(AccessLogsByPeriod.Key.where().period(201701).systemId("s")
+                .userIdBetween("b", "d")).toList().stream().map(r -> r.key().userId()).toList(),
+                "a text range on the last component: by value, d included, da not");
         KeyEncodingException e = assertThrows(KeyEncodingException.class,
                 () -> logs.scan(AccessLogs.Key.where().periodBetween(201501, 201512)));
         assertEquals("component user_id: must be given (the hash prefix is computed from it)", e.getMessage());
