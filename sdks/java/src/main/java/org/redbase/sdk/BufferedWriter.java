@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  * {@link #flush()} and on {@link #close()}. Writes go out in the order they were made (runs of
  * puts, deletes and increments, each run batched), so a put then a delete of one row keep their
  * order. Increments of one counter buffered together are summed into one. A failure of a
- * background flush is thrown by the next call or by {@code close()}: a {@link BatchException}
+ * background flush is thrown by the next call (which then buffers nothing) or by
+ * {@code close()}: a {@link BatchException}
  * whose indices count the writes of that flush, in call order (failed writes are not retried
  * again; the others were sent). Thread-safe; the generated tables' {@code Writer} classes type
  * it. Close it: until then a daemon thread checks the interval.
@@ -221,7 +222,7 @@ public final class BufferedWriter implements AutoCloseable {
             }
             closed = true;
         }
-        timer.shutdownNow();
+        timer.shutdown();   // a flush under way finishes (it holds the lock taken below)
         synchronized (this) {
             RuntimeException e = pending;
             pending = null;
