@@ -135,11 +135,13 @@ HEAP = {"heapSizeMB", "maxHeapSizeMB"}
 
 
 def region_ours(name):
-    """A region name (text, or base64 as JSON and XML carry it) of this run's tables."""
-    if PREFIX in name:
+    """A region name (text, or base64 as JSON and XML carry it) of this run's main table. Only
+    that one: HBase reports a dropped table's regions until its server's next report."""
+    mine = f"{PREFIX}t,"
+    if mine in name:
         return True
     try:
-        return PREFIX in base64.b64decode(name).decode("utf-8", "replace")
+        return mine in base64.b64decode(name).decode("utf-8", "replace")
     except ValueError:
         return False
 
@@ -186,7 +188,7 @@ def status_text_shape(t):
     out, keep = [], True
     for line in t.splitlines():
         if line.startswith("        ") and not line.startswith("            ") and "=" not in line:
-            keep = PREFIX in line
+            keep = f"{PREFIX}t," in line
             line = "        <this run's region>" if keep else line
         if line.startswith("            ") and not keep:
             continue
