@@ -185,16 +185,21 @@ def status_xml_shape(e):
 
 
 def status_text_shape(t):
-    out, keep = [], True
+    out, keep, regions = [], True, False
     for line in t.splitlines():
-        if line.startswith("        ") and not line.startswith("            ") and "=" not in line:
+        header = line.startswith("        ") and not line.startswith("         ") and "=" not in line
+        if header:
+            # A region: kept when it is this run's; its lines (and those of a name holding a
+            # line break) go with it.
+            regions = True
             keep = f"{PREFIX}t," in line
-            line = "        <this run's region>" if keep else line
-        if line.startswith("            ") and not keep:
+            if keep:
+                out.append("        <this run's region>")
             continue
-        if line.startswith("        ") and not line.startswith("            ") and not keep:
-            continue
-        if line.startswith("    ") and not line.startswith("     "):
+        if regions and (line.startswith("            ") or not line.startswith(" ")) and line:
+            if not keep:
+                continue
+        elif line.startswith("    ") and not line.startswith("     "):
             line = "    <node> <startCode>"
         line = re.sub(r"(heapSizeMB|maxHeapSizeMB)=[1-9][0-9]*", r"\1=<above 0>", line)
         out.append(re.sub(r"(?<![A-Za-z<])[0-9]+(\.[0-9]+)?", "N", line))

@@ -154,6 +154,16 @@ STEPS = [
     dict(method="GET", path="/{P}t/*?column=cf:b&limit=3", accept=J),
     dict(method="GET", path="/{P}t/*?startrow=k3&reversed=true&limit=2", accept=J),
     dict(method="GET", path="/{P}t/*?filter=ValueFilter(%3D%2C%27binary%3Av2%27)", accept=J),
+    # HBase 2.6's filter_b64 (URL-safe base64 of a filter string), and filters on a multi-get
+    dict(method="GET", path="/{P}t/*?filter_b64=" + base64.urlsafe_b64encode(b"KeyOnlyFilter()").decode(),
+         accept=J),
+    dict(method="GET", path="/{P}t/*?filter_b64=" + base64.urlsafe_b64encode(
+        b"ValueFilter(=,'substring:3')").decode().rstrip("="), accept=J, comment="unpadded"),
+    dict(method="GET", path="/{P}t/multiget?row=k1&row=k2&row=k3&filter=ValueFilter(%3D%2C%27binary%3Av2%27)",
+         accept=J),
+    dict(method="GET", path="/{P}t/multiget?row=k1&row=k3&filter_b64="
+         + base64.urlsafe_b64encode(b"KeyOnlyFilter()").decode(), accept=X),
+    dict(method="GET", path="/{P}t/multiget?row=k1&filter=ValueFilter(%3D%2C%27binary%3Anone%27)", accept=J),
     # stateful scanners
     dict(method="PUT", path="/{P}t/scanner", ctype=J,
          body=scanner(batch=3, startRow=b("k"), endRow=b("k9")), save="s1", compare="status"),

@@ -24,6 +24,9 @@ pub struct RowSpec {
     pub start_time: i64,
     pub end_time: i64,
     pub max_versions: u32,
+    /// A filter in HBase's filter language (multi-get's `filter` or `filter_b64`), checked
+    /// when the request is read and built afresh for every read.
+    pub filter: Option<Vec<u8>>,
 }
 
 impl RowSpec {
@@ -107,6 +110,9 @@ impl RowSpec {
         }
         // HBase 2.6.1 reads `/{ts}` as the range [0, ts), and `/{start},{end}` as [start, end).
         o.time_range = TimeRange::new(self.start_time, self.end_time);
+        if let Some(f) = &self.filter {
+            o.filter = crate::filter::parse_bytes(f).ok();
+        }
         o.versions(self.max_versions.max(1))
     }
 }
@@ -363,7 +369,32 @@ fn delete(rest: &Rest, table: &str, spec: &RowSpec) -> RestResult {
     Ok(empty(StatusCode::OK))
 }
 
-/// `/{table}/multiget?row=...&row=...[&v=N]`: each `row` is a row spec of its own.
+/// The filter of a multi-get or stateless scan: `filter_b64` (URL-safe base64, padded or not)
+/// before `filter`, as HBase 2.6 reads them; checked here so that a bad one is a 400.
+pub fn query_filter(r: &Req) -> Result<Option<Vec<u8>>, RestError> {
+    let text = match (r.param("filter_b64"), r.param("filter")) {
+        (Some(b), _) if !b.is_empty() => {
+            use base64::Engine as _;
+            let engine = base64::engine::GeneralPurpose::new(
+                &base64::alphabet::URL_SAFE,
+                base64::engine::GeneralPurposeConfig::new()
+                    .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
+            );
+            engine.decode(b.trim()).map_err(|e| {
+                RestError::bad(format!(
+                    "java.lang.IllegalArgumentException: filter_b64 is not URL-safe base64 ({e})"
+                ))
+            })?
+        }
+        (_, Some(f)) if !f.is_empty() => f.as_bytes().to_vec(),
+        _ => return Ok(None),
+    };
+    crate::filter::parse_bytes(&text)
+        .map_err(|e| RestError::bad(format!("java.lang.IllegalArgumentException: {e}")))?;
+    Ok(Some(text))
+}
+
+/// `/{table}/multiget?row=...&row=...[&v=N][&filter=...]`: each `row` is a row spec of its own.
 pub fn multiget(rest: &Rest, r: &Req, table: &str) -> RestResult {
     if r.method != Method::GET && r.method != Method::HEAD {
         return Err(not_allowed());
@@ -378,6 +409,7 @@ pub fn multiget(rest: &Rest, r: &Req, table: &str) -> RestResult {
         })?),
         None => None,
     };
+    let filter = query_filter(r)?;
     let mut specs = Vec::new();
     for spec_text in r.params("row") {
         // The value was decoded once with the query; encode `/` splits again by segment.
@@ -389,6 +421,7 @@ pub fn multiget(rest: &Rest, r: &Req, table: &str) -> RestResult {
         if let Some(v) = versions {
             spec.max_versions = v;
         }
+        spec.filter = filter.clone();
         specs.push(spec);
     }
     // Each spec's rows in turn, streamed as one cell set.

@@ -259,10 +259,7 @@ pub fn stateless(rest: &Rest, r: &Req, table: &str, spec: &str) -> RestResult {
         end_time,
         versions.clamp(1, i64::from(u32::MAX)) as u32,
     );
-    let mut filter_text: Vec<u8> = Vec::new();
-    if let Some(f) = r.param("filter").filter(|f| !f.is_empty()) {
-        filter_text.extend_from_slice(f.as_bytes());
-    }
+    let mut filter_text: Vec<u8> = super::row::query_filter(r)?.unwrap_or_default();
     if !prefix.is_empty() {
         let mut p = b"PrefixFilter('".to_vec();
         for &c in &prefix {

@@ -174,18 +174,20 @@ pub fn answer(
             Form::CellSet(media) => cell_set(media, &set),
         });
     }
-    let mut writer = Writer::new(form);
-    let mut first = Vec::with_capacity(size + 64);
-    writer.start(&mut first);
-    for r in rows {
-        writer.row(r, &mut first);
-    }
     let (tx, rx) = mpsc::channel::<Piece>(IN_FLIGHT);
     let deadline = Instant::now() + rest.config.stream_time;
     let handle = tokio::runtime::Handle::current();
     let runtime = handle.clone();
     handle.spawn_blocking(move || {
-        produce(&runtime, &tx, deadline, chunk, first, writer, &mut source)
+        produce(
+            &runtime,
+            &tx,
+            deadline,
+            chunk,
+            rows,
+            Writer::new(form),
+            &mut source,
+        )
     });
     let mut resp = Response::new(Body::new(Chunked { rx, ended: false }));
     resp.headers_mut().insert(
@@ -201,48 +203,46 @@ enum Piece {
     End,
 }
 
-/// Reads the rest of the rows and sends them chunk by chunk; stops (leaving the answer
-/// unterminated) when reading fails, the client went away or the deadline passed.
+/// Writes the rows read so far, reads the rest and sends them chunk by chunk (a chunk goes
+/// once it holds `chunk` bytes, so none is larger than that and one row); stops, leaving the
+/// answer unterminated, when reading fails, the client went away or the deadline passed.
 fn produce(
     rt: &tokio::runtime::Handle,
     tx: &mpsc::Sender<Piece>,
     deadline: Instant,
     chunk: usize,
-    first: Vec<u8>,
+    read: Vec<RowM>,
     mut writer: Writer,
     source: &mut impl RowSource,
 ) {
     let send = |p: Piece| -> bool {
         let until = tokio::time::Instant::from_std(deadline);
-        matches!(
-            rt.block_on(tokio::time::timeout_at(until, tx.send(p))),
-            Ok(Ok(()))
-        )
+        // The timer is made inside the runtime (a plain thread has no timer of its own).
+        let sent = rt.block_on(async { tokio::time::timeout_at(until, tx.send(p)).await });
+        let ok = matches!(sent, Ok(Ok(())));
+        if !ok && Instant::now() >= deadline {
+            tracing::warn!("REST answer cut: it took longer than the streaming time limit");
+        }
+        ok
     };
-    if !send(Piece::Chunk(Bytes::from(first))) {
-        return;
-    }
-    let mut buf = Vec::new();
+    let mut buf = Vec::with_capacity(chunk + 64);
+    writer.start(&mut buf);
+    let mut batch = read;
     loop {
-        let batch = match source.next_rows() {
+        for r in batch {
+            writer.row(r, &mut buf);
+            if buf.len() >= chunk && !send(Piece::Chunk(Bytes::from(std::mem::take(&mut buf)))) {
+                return;
+            }
+        }
+        batch = match source.next_rows() {
+            Ok(b) if b.is_empty() => break,
             Ok(b) => b,
             Err(e) => {
                 tracing::warn!(error = %e.body.trim(), "REST answer cut: reading failed midway");
                 return;
             }
         };
-        if batch.is_empty() {
-            break;
-        }
-        for r in batch {
-            writer.row(r, &mut buf);
-        }
-        if buf.len() >= chunk && !send(Piece::Chunk(Bytes::from(std::mem::take(&mut buf)))) {
-            if Instant::now() >= deadline {
-                tracing::warn!("REST answer cut: it took longer than the streaming time limit");
-            }
-            return;
-        }
     }
     writer.finish(&mut buf);
     if !buf.is_empty() && !send(Piece::Chunk(Bytes::from(buf))) {
@@ -342,5 +342,44 @@ mod tests {
             written(Form::Chunks(Media::Protobuf, 10), set.rows.clone()),
             super::super::protobuf::streamed(&set, 10)
         );
+    }
+
+    /// A client that stops reading holds a streamed answer only until its time limit; the
+    /// answer then ends in an error (the connection is cut), not as if it were whole.
+    #[test]
+    fn a_client_that_stops_reading_is_cut_off_at_the_time_limit() {
+        use http_body_util::BodyExt;
+        let rt = tokio::runtime::Runtime::new().expect("runtime");
+        let (tx, rx) = mpsc::channel(1);
+        let handle = rt.handle().clone();
+        let started = Instant::now();
+        std::thread::spawn(move || {
+            // Rows without end.
+            let mut source = || -> Result<Vec<RowM>, RestError> { Ok(rows(3)) };
+            produce(
+                &handle,
+                &tx,
+                Instant::now() + std::time::Duration::from_millis(300),
+                10,
+                rows(1),
+                Writer::new(Form::CellSet(Media::Json)),
+                &mut source,
+            );
+        })
+        .join()
+        .expect("producer");
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        let mut body = Chunked { rx, ended: false };
+        let (chunks, failed) = rt.block_on(async {
+            let mut chunks = 0;
+            while let Some(frame) = body.frame().await {
+                match frame {
+                    Ok(_) => chunks += 1,
+                    Err(_) => return (chunks, true),
+                }
+            }
+            (chunks, false)
+        });
+        assert_eq!((chunks, failed), (1, true));
     }
 }
