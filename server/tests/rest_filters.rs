@@ -19,9 +19,11 @@ fn server() -> Server {
     s
 }
 
-/// (row, column, value) of every cell a scanner with `filter` reads; Err(status, body) when
-/// the scanner is refused.
-fn scan(s: &Server, filter: Value) -> Result<Vec<(String, String, String)>, (u16, String)> {
+/// A cell as (row, column, value) text.
+type Cell = (String, String, String);
+
+/// Every cell a scanner with `filter` reads; Err(status, body) when the scanner is refused.
+fn scan(s: &Server, filter: Value) -> Result<Vec<Cell>, (u16, String)> {
     let r = s.send_json(
         "PUT",
         "/f/scanner",
@@ -45,7 +47,7 @@ fn scan(s: &Server, filter: Value) -> Result<Vec<(String, String, String)>, (u16
     Ok(out)
 }
 
-fn rows_of(cells: &[(String, String, String)]) -> Vec<String> {
+fn rows_of(cells: &[Cell]) -> Vec<String> {
     let mut rows: Vec<String> = cells.iter().map(|c| c.0.clone()).collect();
     rows.dedup();
     rows
