@@ -164,6 +164,7 @@ STEPS = [
     dict(method="GET", path="/{P}t/multiget?row=k1&row=k3&filter_b64="
          + base64.urlsafe_b64encode(b"KeyOnlyFilter()").decode(), accept=X),
     dict(method="GET", path="/{P}t/multiget?row=k1&filter=ValueFilter(%3D%2C%27binary%3Anone%27)", accept=J),
+    dict(name="bad filter_b64", method="GET", path="/{P}t/*?filter_b64=!!!", accept=J, compare="status"),
     # stateful scanners
     dict(method="PUT", path="/{P}t/scanner", ctype=J,
          body=scanner(batch=3, startRow=b("k"), endRow=b("k9")), save="s1", compare="status"),
@@ -290,7 +291,7 @@ FILTERS = [
 ]
 
 # ColumnValueFilter is not in HBase 2.6.1's REST filter model (its scanner PUT is 400); redbase
-# accepts it (tests/rest_api.rs shows what it reads), so only the PUT is compared, and allowed.
+# accepts it (server/tests/rest_filters.rs shows what it reads), so only the PUT is compared, and allowed.
 STEPS.append(dict(name="ColumnValueFilter scanner", method="PUT", path="/{P}t/scanner", ctype=J,
                   compare="status", body=scanner(filter=_json.dumps(
                       {"type": "ColumnValueFilter", "family": b("cf"), "qualifier": b("a"), "op": "EQUAL",
