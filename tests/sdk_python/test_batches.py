@@ -187,10 +187,10 @@ def test_writer_flushes_at_the_byte_bound(fresh):
     assert len(keys_in(t)) == 25
 
 
-def test_writer_flushes_on_its_interval_without_further_calls(fresh, target):
+def test_writer_flushes_on_its_interval_without_further_calls(fresh, named, target):
     t = fresh(AccessLogsByUserTable)
     with Connection(*target) as other:
-        reader = AccessLogsByUserTable(other)
+        reader = named(AccessLogsByUserTable, other)
         with t.writer(flush_interval=0.2) as w:
             w.put(U("timed", "s", 201501), V(hits=1))
             deadline = time.monotonic() + 5
