@@ -175,6 +175,10 @@ def increment_many(t: TableClient, rows: Sequence[Tuple[bytes, Sequence[Counter]
     return [r for r in results if r is not None]
 
 
+def _shifted(e: BatchError, offset: int) -> List[RowFailure]:
+    return [RowFailure(f.index + offset, f.row, f.message) for f in e.failures]
+
+
 class _Key(Protocol):
     def encode(self) -> bytes: ...
 
@@ -204,7 +208,8 @@ class BufferedWriter(Generic[K, V]):
     Puts to one row merge, increments of one counter sum. A write that would reorder what is
     buffered for its row (a delete after a put or increment, a put after a delete, a put and an
     increment of the same cell) flushes the buffer first, so the server sees them in call order.
-    An error of a background flush is raised by the next call or by `close()`."""
+    An error of a background flush is raised by the next call or by `close()`; its failures'
+    indices count through the flushed rows: puts, then deletes, then increments."""
 
     def __init__(
         self,
@@ -351,26 +356,26 @@ class BufferedWriter(Generic[K, V]):
         for (row, ts), cells in puts.items():
             by_ts.setdefault(ts, []).append((row, [(f, q, v) for (f, q), v in cells.items()]))
         for ts, rows in by_ts.items():
-            total += len(rows)
             try:
                 put_many(self._t, rows, timestamp=ts, max_rows=self.max_rows, max_bytes=self.max_bytes)
             except BatchError as e:
-                failures += e.failures
+                failures += _shifted(e, total)
+            total += len(rows)
         by_del: Dict[Optional[int], List[bytes]] = {}
         for row, ts in deletes.items():
             by_del.setdefault(ts, []).append(row)
         for ts, rows_ in by_del.items():
-            total += len(rows_)
             try:
                 delete_many(self._t, rows_, timestamp=ts, max_rows=self.max_rows, max_bytes=self.max_bytes)
             except BatchError as e:
-                failures += e.failures
+                failures += _shifted(e, total)
+            total += len(rows_)
         if incs:
-            total += len(incs)
             try:
                 increment_many(self._t, [(row, [(f, q, n) for (f, q), n in c.items()]) for row, c in incs.items()])
             except BatchError as e:
-                failures += e.failures
+                failures += _shifted(e, total)
+            total += len(incs)
         if failures:
             raise BatchError("writer flush", failures, total)
 
