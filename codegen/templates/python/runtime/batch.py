@@ -19,6 +19,7 @@ from typing import (
     Optional,
     Protocol,
     Sequence,
+    Set,
     Tuple,
     TypeVar,
 )
@@ -228,6 +229,7 @@ class BufferedWriter(Generic[K, V]):
         self.flush_interval = flush_interval
         self._cond = threading.Condition(threading.Lock())
         self._puts: Dict[Tuple[bytes, Optional[int]], Dict[Column, bytes]] = {}
+        self._put_cols: Dict[bytes, Set[Column]] = {}  # the columns buffered puts set, by row
         self._deletes: Dict[bytes, Optional[int]] = {}
         self._incs: Dict[bytes, Dict[Column, int]] = {}
         self._rows = 0
@@ -257,13 +259,14 @@ class BufferedWriter(Generic[K, V]):
             self._rows += not slot
             for f, q, v in cells:
                 slot[(f, q)] = v
+            self._put_cols.setdefault(row, set()).update(cols)
             self._added(_cells_size(row, cells))
 
     def delete(self, key: K, *, timestamp: Optional[int] = None) -> None:
         row = key.encode()
         with self._cond:
             self._check()
-            if row in self._incs or any(r == row for r, _ in self._puts):
+            if row in self._incs or row in self._put_cols:
                 self._flush_locked()
             if row in self._deletes:
                 old = self._deletes[row]
@@ -280,8 +283,7 @@ class BufferedWriter(Generic[K, V]):
             cols = {(c.family, c.qualifier): n for c, n in counters.items()}
             if not cols:
                 return
-            put_cols = set().union(*(set(c) for (r, _), c in self._puts.items() if r == row))
-            if row in self._deletes or set(cols) & put_cols:
+            if row in self._deletes or set(cols) & self._put_cols.get(row, set()):
                 self._flush_locked()
             slot = self._incs.setdefault(row, {})
             self._rows += not slot
@@ -344,6 +346,7 @@ class BufferedWriter(Generic[K, V]):
     def _flush_locked(self) -> None:
         puts, deletes, incs = self._puts, self._deletes, self._incs
         self._puts, self._deletes, self._incs = {}, {}, {}
+        self._put_cols = {}
         self._rows = self._bytes = 0
         self._oldest = None
         if not (puts or deletes or incs):
