@@ -7,6 +7,7 @@ package redbaseexamples
 
 import (
 	"context"
+	"fmt"
 
 	"redbase_examples/redbase"
 )
@@ -60,11 +61,60 @@ func (k AccessLogsByPeriodKey) Encode() ([]byte, error) {
 	return accessLogsByPeriodKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k AccessLogsByPeriodKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(accessLogsByPeriodKeySpec, k.values(), n)
+// AccessLogsByPeriodKeyBounds selects rows of "access-logs-by-period" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type AccessLogsByPeriodKeyBounds struct{ b redbase.Bounds }
+
+// AccessLogsByPeriodKeys starts bounds with no component given (every row).
+func AccessLogsByPeriodKeys() AccessLogsByPeriodKeyBounds {
+	return AccessLogsByPeriodKeyBounds{redbase.NewBounds(accessLogsByPeriodKeySpec)}
 }
+
+// Period binds key component period to v.
+func (k AccessLogsByPeriodKeyBounds) Period(v int32) AccessLogsByPeriodKeyBounds {
+	return AccessLogsByPeriodKeyBounds{k.b.Eq(0, v)}
+}
+
+// PeriodBetween binds key component period to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsByPeriodKeyBounds) PeriodBetween(lo, hi int32) AccessLogsByPeriodKeyBounds {
+	return AccessLogsByPeriodKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// SystemID binds key component system_id to v.
+func (k AccessLogsByPeriodKeyBounds) SystemID(v string) AccessLogsByPeriodKeyBounds {
+	return AccessLogsByPeriodKeyBounds{k.b.Eq(1, v)}
+}
+
+// SystemIDBetween binds key component system_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsByPeriodKeyBounds) SystemIDBetween(lo, hi string) AccessLogsByPeriodKeyBounds {
+	return AccessLogsByPeriodKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// UserID binds key component user_id to v.
+func (k AccessLogsByPeriodKeyBounds) UserID(v string) AccessLogsByPeriodKeyBounds {
+	return AccessLogsByPeriodKeyBounds{k.b.Eq(2, v)}
+}
+
+// UserIDBetween binds key component user_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsByPeriodKeyBounds) UserIDBetween(lo, hi string) AccessLogsByPeriodKeyBounds {
+	return AccessLogsByPeriodKeyBounds{k.b.Between(2, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k AccessLogsByPeriodKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k AccessLogsByPeriodKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k AccessLogsByPeriodKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // AccessLogsByPeriodKeyParts is a decoded row key: what the key keeps.
 type AccessLogsByPeriodKeyParts struct {
@@ -145,15 +195,47 @@ func accessLogsByPeriodValues(cells []redbase.Cell) (v AccessLogsByPeriodValues,
 	return v, nil
 }
 
-// AccessLogsByPeriodRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// AccessLogsByPeriodVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type AccessLogsByPeriodVersions struct {
+	// Hits: the versions of hits.
+	Hits []redbase.Version[int64] `redbase:"hits"`
+	// LastSeen: the versions of last_seen.
+	LastSeen []redbase.Version[int64] `redbase:"last_seen"`
+}
+
+// accessLogsByPeriodVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func accessLogsByPeriodVersions(cells []redbase.Cell) (v AccessLogsByPeriodVersions, err error) {
+	c := &AccessLogsByPeriodColumns
+	for _, cell := range cells {
+		switch {
+		case c.Hits.Matches(cell):
+			err = redbase.AppendVersion(&v.Hits, c.Hits, cell)
+		case c.LastSeen.Matches(cell):
+			err = redbase.AppendVersion(&v.LastSeen, c.LastSeen, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// AccessLogsByPeriodRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type AccessLogsByPeriodRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key AccessLogsByPeriodKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values AccessLogsByPeriodValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions AccessLogsByPeriodVersions
 }
 
 func accessLogsByPeriodRow(raw redbase.RawRow) (AccessLogsByPeriodRow, error) {
@@ -161,8 +243,17 @@ func accessLogsByPeriodRow(raw redbase.RawRow) (AccessLogsByPeriodRow, error) {
 	if err != nil {
 		return AccessLogsByPeriodRow{}, err
 	}
-	values, err := accessLogsByPeriodValues(raw.Cells)
-	return AccessLogsByPeriodRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := AccessLogsByPeriodRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = accessLogsByPeriodValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = accessLogsByPeriodVersions(cells)
+	return row, err
 }
 
 // AccessLogsByPeriodTable is typed access to "access-logs-by-period"; safe for concurrent use.
@@ -189,21 +280,22 @@ func (t *AccessLogsByPeriodTable) RegionStarts(ctx context.Context) ([][]byte, e
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *AccessLogsByPeriodTable) Get(ctx context.Context, key AccessLogsByPeriodKey) (AccessLogsByPeriodRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *AccessLogsByPeriodTable) Get(ctx context.Context, key AccessLogsByPeriodKey, opts ...redbase.ReadOption) (AccessLogsByPeriodRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return AccessLogsByPeriodRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return AccessLogsByPeriodRow{}, err
 	}
 	return accessLogsByPeriodRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *AccessLogsByPeriodTable) Put(ctx context.Context, key AccessLogsByPeriodKey, values AccessLogsByPeriodValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *AccessLogsByPeriodTable) Put(ctx context.Context, key AccessLogsByPeriodKey, values AccessLogsByPeriodValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -212,17 +304,123 @@ func (t *AccessLogsByPeriodTable) Put(ctx context.Context, key AccessLogsByPerio
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *AccessLogsByPeriodTable) Delete(ctx context.Context, key AccessLogsByPeriodKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *AccessLogsByPeriodTable) Delete(ctx context.Context, key AccessLogsByPeriodKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
+
+// AccessLogsByPeriodPut is one row of PutMany.
+type AccessLogsByPeriodPut struct {
+	Key    AccessLogsByPeriodKey
+	Values AccessLogsByPeriodValues
+}
+
+// PutMany writes rows with putMultiple in chunks (WithChunkRows, WithChunkBytes; default
+// 1,000 rows and 4 MiB), all at one timestamp with WithTimestamp. Every key and value is
+// encoded before anything is sent. When a chunk fails its rows are retried one by one; the
+// rows that still fail come back in a *BatchError (the others are written).
+func (t *AccessLogsByPeriodTable) PutMany(ctx context.Context, rows []AccessLogsByPeriodPut, opts ...redbase.WriteOption) error {
+	raw := make([]redbase.RowCells, len(rows))
+	for i, r := range rows {
+		row, err := r.Key.Encode()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		cells, err := r.Values.cells()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = redbase.RowCells{Row: row, Cells: cells}
+	}
+	return t.t.PutMany(ctx, raw, redbase.ApplyWriteOptions(opts))
+}
+
+// DeleteMany deletes whole rows with deleteMultiple in chunks (WithTimestamp: only the
+// versions at or before it); failures as PutMany's.
+func (t *AccessLogsByPeriodTable) DeleteMany(ctx context.Context, keys []AccessLogsByPeriodKey, opts ...redbase.WriteOption) error {
+	raw := make([][]byte, len(keys))
+	for i, k := range keys {
+		row, err := k.Encode()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = row
+	}
+	return t.t.DeleteMany(ctx, raw, redbase.ApplyWriteOptions(opts))
+}
+
+// MutateRow writes put and deletes the columns (or whole families, Family("f")) of del in
+// one row, atomically (mutateRow).
+func (t *AccessLogsByPeriodTable) MutateRow(ctx context.Context, key AccessLogsByPeriodKey, put AccessLogsByPeriodValues, del []redbase.Selector, opts ...redbase.WriteOption) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	cells, err := put.cells()
+	if err != nil {
+		return err
+	}
+	return t.t.MutateRow(ctx, row, cells, del, redbase.ApplyWriteOptions(opts))
+}
+
+// AccessLogsByPeriodWriter buffers writes to "access-logs-by-period" and sends them in batches (see
+// redbase.Writer): by size, after FlushInterval, on Flush and on Close.
+type AccessLogsByPeriodWriter struct {
+	w *redbase.Writer
+}
+
+// Writer returns a buffered writer; ctx bounds every flush. Close it to send the rest.
+func (t *AccessLogsByPeriodTable) Writer(ctx context.Context, opts redbase.WriterOptions) *AccessLogsByPeriodWriter {
+	return &AccessLogsByPeriodWriter{w: redbase.NewWriter(ctx, t.t, opts)}
+}
+
+// Put buffers a put of the fields of values that are set.
+func (w *AccessLogsByPeriodWriter) Put(key AccessLogsByPeriodKey, values AccessLogsByPeriodValues) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	cells, err := values.cells()
+	if err != nil {
+		return err
+	}
+	return w.w.Put(row, cells)
+}
+
+// Delete buffers the deletion of the whole row.
+func (w *AccessLogsByPeriodWriter) Delete(key AccessLogsByPeriodKey) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	return w.w.Delete(row)
+}
+
+// Increment buffers counter increments (summed with others of the same counters).
+func (w *AccessLogsByPeriodWriter) Increment(key AccessLogsByPeriodKey, counters AccessLogsByPeriodCounters) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	deltas, err := counters.deltas()
+	if err != nil {
+		return err
+	}
+	return w.w.Increment(row, deltas)
+}
+
+// Flush sends everything buffered.
+func (w *AccessLogsByPeriodWriter) Flush() error { return w.w.Flush() }
+
+// Close flushes and stops the writer.
+func (w *AccessLogsByPeriodWriter) Close() error { return w.w.Close() }
 
 // CheckAndPut writes values only if cond holds (AccessLogsByPeriodColumns.X.Is(v) or
 // .IsAbsent()); true if it wrote.
@@ -238,6 +436,88 @@ func (t *AccessLogsByPeriodTable) CheckAndPut(ctx context.Context, key AccessLog
 	return t.t.CheckAndPut(ctx, row, cond, cells)
 }
 
+// AccessLogsByPeriodCounters holds amounts for the table's counters (zero and missing parts
+// are left alone) or, from Increment, their new values.
+type AccessLogsByPeriodCounters struct {
+	// Hits: counter hits.
+	Hits int64 `redbase:"hits"`
+}
+
+func (v *AccessLogsByPeriodCounters) deltas() (out []redbase.Delta, err error) {
+	c := &AccessLogsByPeriodColumns
+	if v.Hits != 0 {
+		out = append(out, redbase.Delta{Family: c.Hits.Family, Qualifier: c.Hits.Qualifier, Amount: v.Hits})
+	}
+	return out, nil
+}
+
+// accessLogsByPeriodCounters reads the new values of an increment's result cells.
+func accessLogsByPeriodCounters(cells []redbase.Cell) (v AccessLogsByPeriodCounters, err error) {
+	values, err := accessLogsByPeriodValues(cells)
+	if err != nil {
+		return v, err
+	}
+	if values.Hits != nil {
+		v.Hits = *values.Hits
+	}
+	return v, nil
+}
+
+// Increment atomically adds every non-zero amount of counters to the row in one call and
+// returns the counters' new values.
+func (t *AccessLogsByPeriodTable) Increment(ctx context.Context, key AccessLogsByPeriodKey, counters AccessLogsByPeriodCounters) (AccessLogsByPeriodCounters, error) {
+	row, err := key.Encode()
+	if err != nil {
+		return AccessLogsByPeriodCounters{}, err
+	}
+	deltas, err := counters.deltas()
+	if err != nil || len(deltas) == 0 {
+		return AccessLogsByPeriodCounters{}, err
+	}
+	cells, err := t.t.IncrementRow(ctx, row, deltas)
+	if err != nil {
+		return AccessLogsByPeriodCounters{}, err
+	}
+	return accessLogsByPeriodCounters(cells)
+}
+
+// AccessLogsByPeriodIncrement is one row of IncrementMany.
+type AccessLogsByPeriodIncrement struct {
+	Key      AccessLogsByPeriodKey
+	Counters AccessLogsByPeriodCounters
+}
+
+// IncrementMany increments each row's counters in one call per row (Thrift2 has no multi-row
+// increment) and returns each row's new values; failed rows come back in a *BatchError (their
+// results are zero).
+func (t *AccessLogsByPeriodTable) IncrementMany(ctx context.Context, rows []AccessLogsByPeriodIncrement) ([]AccessLogsByPeriodCounters, error) {
+	raw := make([]redbase.RowDeltas, len(rows))
+	for i, r := range rows {
+		row, err := r.Key.Encode()
+		if err != nil {
+			return nil, fmt.Errorf("row %d: %w", i, err)
+		}
+		deltas, err := r.Counters.deltas()
+		if err != nil {
+			return nil, fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = redbase.RowDeltas{Row: row, Deltas: deltas}
+	}
+	results, batchErr := t.t.IncrementMany(ctx, raw)
+	out := make([]AccessLogsByPeriodCounters, len(rows))
+	for i, cells := range results {
+		if cells == nil {
+			continue
+		}
+		v, err := accessLogsByPeriodCounters(cells)
+		if err != nil {
+			return out, err
+		}
+		out[i] = v
+	}
+	return out, batchErr
+}
+
 // IncrementHits atomically adds amount to the hits counter; returns the
 // new value.
 func (t *AccessLogsByPeriodTable) IncrementHits(ctx context.Context, key AccessLogsByPeriodKey, amount int64) (int64, error) {
@@ -249,13 +529,11 @@ func (t *AccessLogsByPeriodTable) IncrementHits(ctx context.Context, key AccessL
 	return t.t.Increment(ctx, row, c.Family, c.Qualifier, amount)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *AccessLogsByPeriodTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *AccessLogsByPeriodScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(accessLogsByPeriodKeySpec, nil)
-	}
-	return &AccessLogsByPeriodScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (AccessLogsByPeriodKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *AccessLogsByPeriodTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *AccessLogsByPeriodScanner {
+	return &AccessLogsByPeriodScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(accessLogsByPeriodKeySpec, keys), opts)}
 }
 
 // AccessLogsByPeriodScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

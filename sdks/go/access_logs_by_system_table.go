@@ -7,6 +7,7 @@ package redbaseexamples
 
 import (
 	"context"
+	"fmt"
 
 	"redbase_examples/redbase"
 )
@@ -58,11 +59,60 @@ func (k AccessLogsBySystemKey) Encode() ([]byte, error) {
 	return accessLogsBySystemKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k AccessLogsBySystemKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(accessLogsBySystemKeySpec, k.values(), n)
+// AccessLogsBySystemKeyBounds selects rows of "access-logs-by-system" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type AccessLogsBySystemKeyBounds struct{ b redbase.Bounds }
+
+// AccessLogsBySystemKeys starts bounds with no component given (every row).
+func AccessLogsBySystemKeys() AccessLogsBySystemKeyBounds {
+	return AccessLogsBySystemKeyBounds{redbase.NewBounds(accessLogsBySystemKeySpec)}
 }
+
+// SystemID binds key component system_id to v.
+func (k AccessLogsBySystemKeyBounds) SystemID(v string) AccessLogsBySystemKeyBounds {
+	return AccessLogsBySystemKeyBounds{k.b.Eq(0, v)}
+}
+
+// SystemIDBetween binds key component system_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsBySystemKeyBounds) SystemIDBetween(lo, hi string) AccessLogsBySystemKeyBounds {
+	return AccessLogsBySystemKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// UserID binds key component user_id to v.
+func (k AccessLogsBySystemKeyBounds) UserID(v string) AccessLogsBySystemKeyBounds {
+	return AccessLogsBySystemKeyBounds{k.b.Eq(1, v)}
+}
+
+// UserIDBetween binds key component user_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsBySystemKeyBounds) UserIDBetween(lo, hi string) AccessLogsBySystemKeyBounds {
+	return AccessLogsBySystemKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// Period binds key component period to v.
+func (k AccessLogsBySystemKeyBounds) Period(v int32) AccessLogsBySystemKeyBounds {
+	return AccessLogsBySystemKeyBounds{k.b.Eq(2, v)}
+}
+
+// PeriodBetween binds key component period to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsBySystemKeyBounds) PeriodBetween(lo, hi int32) AccessLogsBySystemKeyBounds {
+	return AccessLogsBySystemKeyBounds{k.b.Between(2, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k AccessLogsBySystemKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k AccessLogsBySystemKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k AccessLogsBySystemKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // AccessLogsBySystemKeyParts is a decoded row key: what the key keeps.
 type AccessLogsBySystemKeyParts struct {
@@ -143,15 +193,47 @@ func accessLogsBySystemValues(cells []redbase.Cell) (v AccessLogsBySystemValues,
 	return v, nil
 }
 
-// AccessLogsBySystemRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// AccessLogsBySystemVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type AccessLogsBySystemVersions struct {
+	// Hits: the versions of hits.
+	Hits []redbase.Version[int64] `redbase:"hits"`
+	// LastSeen: the versions of last_seen.
+	LastSeen []redbase.Version[int64] `redbase:"last_seen"`
+}
+
+// accessLogsBySystemVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func accessLogsBySystemVersions(cells []redbase.Cell) (v AccessLogsBySystemVersions, err error) {
+	c := &AccessLogsBySystemColumns
+	for _, cell := range cells {
+		switch {
+		case c.Hits.Matches(cell):
+			err = redbase.AppendVersion(&v.Hits, c.Hits, cell)
+		case c.LastSeen.Matches(cell):
+			err = redbase.AppendVersion(&v.LastSeen, c.LastSeen, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// AccessLogsBySystemRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type AccessLogsBySystemRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key AccessLogsBySystemKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values AccessLogsBySystemValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions AccessLogsBySystemVersions
 }
 
 func accessLogsBySystemRow(raw redbase.RawRow) (AccessLogsBySystemRow, error) {
@@ -159,8 +241,17 @@ func accessLogsBySystemRow(raw redbase.RawRow) (AccessLogsBySystemRow, error) {
 	if err != nil {
 		return AccessLogsBySystemRow{}, err
 	}
-	values, err := accessLogsBySystemValues(raw.Cells)
-	return AccessLogsBySystemRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := AccessLogsBySystemRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = accessLogsBySystemValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = accessLogsBySystemVersions(cells)
+	return row, err
 }
 
 // AccessLogsBySystemTable is typed access to "access-logs-by-system"; safe for concurrent use.
@@ -187,21 +278,22 @@ func (t *AccessLogsBySystemTable) RegionStarts(ctx context.Context) ([][]byte, e
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *AccessLogsBySystemTable) Get(ctx context.Context, key AccessLogsBySystemKey) (AccessLogsBySystemRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *AccessLogsBySystemTable) Get(ctx context.Context, key AccessLogsBySystemKey, opts ...redbase.ReadOption) (AccessLogsBySystemRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return AccessLogsBySystemRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return AccessLogsBySystemRow{}, err
 	}
 	return accessLogsBySystemRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *AccessLogsBySystemTable) Put(ctx context.Context, key AccessLogsBySystemKey, values AccessLogsBySystemValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *AccessLogsBySystemTable) Put(ctx context.Context, key AccessLogsBySystemKey, values AccessLogsBySystemValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -210,17 +302,123 @@ func (t *AccessLogsBySystemTable) Put(ctx context.Context, key AccessLogsBySyste
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *AccessLogsBySystemTable) Delete(ctx context.Context, key AccessLogsBySystemKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *AccessLogsBySystemTable) Delete(ctx context.Context, key AccessLogsBySystemKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
+
+// AccessLogsBySystemPut is one row of PutMany.
+type AccessLogsBySystemPut struct {
+	Key    AccessLogsBySystemKey
+	Values AccessLogsBySystemValues
+}
+
+// PutMany writes rows with putMultiple in chunks (WithChunkRows, WithChunkBytes; default
+// 1,000 rows and 4 MiB), all at one timestamp with WithTimestamp. Every key and value is
+// encoded before anything is sent. When a chunk fails its rows are retried one by one; the
+// rows that still fail come back in a *BatchError (the others are written).
+func (t *AccessLogsBySystemTable) PutMany(ctx context.Context, rows []AccessLogsBySystemPut, opts ...redbase.WriteOption) error {
+	raw := make([]redbase.RowCells, len(rows))
+	for i, r := range rows {
+		row, err := r.Key.Encode()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		cells, err := r.Values.cells()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = redbase.RowCells{Row: row, Cells: cells}
+	}
+	return t.t.PutMany(ctx, raw, redbase.ApplyWriteOptions(opts))
+}
+
+// DeleteMany deletes whole rows with deleteMultiple in chunks (WithTimestamp: only the
+// versions at or before it); failures as PutMany's.
+func (t *AccessLogsBySystemTable) DeleteMany(ctx context.Context, keys []AccessLogsBySystemKey, opts ...redbase.WriteOption) error {
+	raw := make([][]byte, len(keys))
+	for i, k := range keys {
+		row, err := k.Encode()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = row
+	}
+	return t.t.DeleteMany(ctx, raw, redbase.ApplyWriteOptions(opts))
+}
+
+// MutateRow writes put and deletes the columns (or whole families, Family("f")) of del in
+// one row, atomically (mutateRow).
+func (t *AccessLogsBySystemTable) MutateRow(ctx context.Context, key AccessLogsBySystemKey, put AccessLogsBySystemValues, del []redbase.Selector, opts ...redbase.WriteOption) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	cells, err := put.cells()
+	if err != nil {
+		return err
+	}
+	return t.t.MutateRow(ctx, row, cells, del, redbase.ApplyWriteOptions(opts))
+}
+
+// AccessLogsBySystemWriter buffers writes to "access-logs-by-system" and sends them in batches (see
+// redbase.Writer): by size, after FlushInterval, on Flush and on Close.
+type AccessLogsBySystemWriter struct {
+	w *redbase.Writer
+}
+
+// Writer returns a buffered writer; ctx bounds every flush. Close it to send the rest.
+func (t *AccessLogsBySystemTable) Writer(ctx context.Context, opts redbase.WriterOptions) *AccessLogsBySystemWriter {
+	return &AccessLogsBySystemWriter{w: redbase.NewWriter(ctx, t.t, opts)}
+}
+
+// Put buffers a put of the fields of values that are set.
+func (w *AccessLogsBySystemWriter) Put(key AccessLogsBySystemKey, values AccessLogsBySystemValues) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	cells, err := values.cells()
+	if err != nil {
+		return err
+	}
+	return w.w.Put(row, cells)
+}
+
+// Delete buffers the deletion of the whole row.
+func (w *AccessLogsBySystemWriter) Delete(key AccessLogsBySystemKey) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	return w.w.Delete(row)
+}
+
+// Increment buffers counter increments (summed with others of the same counters).
+func (w *AccessLogsBySystemWriter) Increment(key AccessLogsBySystemKey, counters AccessLogsBySystemCounters) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	deltas, err := counters.deltas()
+	if err != nil {
+		return err
+	}
+	return w.w.Increment(row, deltas)
+}
+
+// Flush sends everything buffered.
+func (w *AccessLogsBySystemWriter) Flush() error { return w.w.Flush() }
+
+// Close flushes and stops the writer.
+func (w *AccessLogsBySystemWriter) Close() error { return w.w.Close() }
 
 // CheckAndPut writes values only if cond holds (AccessLogsBySystemColumns.X.Is(v) or
 // .IsAbsent()); true if it wrote.
@@ -236,6 +434,88 @@ func (t *AccessLogsBySystemTable) CheckAndPut(ctx context.Context, key AccessLog
 	return t.t.CheckAndPut(ctx, row, cond, cells)
 }
 
+// AccessLogsBySystemCounters holds amounts for the table's counters (zero and missing parts
+// are left alone) or, from Increment, their new values.
+type AccessLogsBySystemCounters struct {
+	// Hits: counter hits.
+	Hits int64 `redbase:"hits"`
+}
+
+func (v *AccessLogsBySystemCounters) deltas() (out []redbase.Delta, err error) {
+	c := &AccessLogsBySystemColumns
+	if v.Hits != 0 {
+		out = append(out, redbase.Delta{Family: c.Hits.Family, Qualifier: c.Hits.Qualifier, Amount: v.Hits})
+	}
+	return out, nil
+}
+
+// accessLogsBySystemCounters reads the new values of an increment's result cells.
+func accessLogsBySystemCounters(cells []redbase.Cell) (v AccessLogsBySystemCounters, err error) {
+	values, err := accessLogsBySystemValues(cells)
+	if err != nil {
+		return v, err
+	}
+	if values.Hits != nil {
+		v.Hits = *values.Hits
+	}
+	return v, nil
+}
+
+// Increment atomically adds every non-zero amount of counters to the row in one call and
+// returns the counters' new values.
+func (t *AccessLogsBySystemTable) Increment(ctx context.Context, key AccessLogsBySystemKey, counters AccessLogsBySystemCounters) (AccessLogsBySystemCounters, error) {
+	row, err := key.Encode()
+	if err != nil {
+		return AccessLogsBySystemCounters{}, err
+	}
+	deltas, err := counters.deltas()
+	if err != nil || len(deltas) == 0 {
+		return AccessLogsBySystemCounters{}, err
+	}
+	cells, err := t.t.IncrementRow(ctx, row, deltas)
+	if err != nil {
+		return AccessLogsBySystemCounters{}, err
+	}
+	return accessLogsBySystemCounters(cells)
+}
+
+// AccessLogsBySystemIncrement is one row of IncrementMany.
+type AccessLogsBySystemIncrement struct {
+	Key      AccessLogsBySystemKey
+	Counters AccessLogsBySystemCounters
+}
+
+// IncrementMany increments each row's counters in one call per row (Thrift2 has no multi-row
+// increment) and returns each row's new values; failed rows come back in a *BatchError (their
+// results are zero).
+func (t *AccessLogsBySystemTable) IncrementMany(ctx context.Context, rows []AccessLogsBySystemIncrement) ([]AccessLogsBySystemCounters, error) {
+	raw := make([]redbase.RowDeltas, len(rows))
+	for i, r := range rows {
+		row, err := r.Key.Encode()
+		if err != nil {
+			return nil, fmt.Errorf("row %d: %w", i, err)
+		}
+		deltas, err := r.Counters.deltas()
+		if err != nil {
+			return nil, fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = redbase.RowDeltas{Row: row, Deltas: deltas}
+	}
+	results, batchErr := t.t.IncrementMany(ctx, raw)
+	out := make([]AccessLogsBySystemCounters, len(rows))
+	for i, cells := range results {
+		if cells == nil {
+			continue
+		}
+		v, err := accessLogsBySystemCounters(cells)
+		if err != nil {
+			return out, err
+		}
+		out[i] = v
+	}
+	return out, batchErr
+}
+
 // IncrementHits atomically adds amount to the hits counter; returns the
 // new value.
 func (t *AccessLogsBySystemTable) IncrementHits(ctx context.Context, key AccessLogsBySystemKey, amount int64) (int64, error) {
@@ -247,13 +527,11 @@ func (t *AccessLogsBySystemTable) IncrementHits(ctx context.Context, key AccessL
 	return t.t.Increment(ctx, row, c.Family, c.Qualifier, amount)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *AccessLogsBySystemTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *AccessLogsBySystemScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(accessLogsBySystemKeySpec, nil)
-	}
-	return &AccessLogsBySystemScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (AccessLogsBySystemKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *AccessLogsBySystemTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *AccessLogsBySystemScanner {
+	return &AccessLogsBySystemScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(accessLogsBySystemKeySpec, keys), opts)}
 }
 
 // AccessLogsBySystemScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

@@ -7,6 +7,7 @@ package redbaseexamples
 
 import (
 	"context"
+	"fmt"
 
 	"redbase_examples/redbase"
 )
@@ -58,11 +59,60 @@ func (k AccessLogsByUserKey) Encode() ([]byte, error) {
 	return accessLogsByUserKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k AccessLogsByUserKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(accessLogsByUserKeySpec, k.values(), n)
+// AccessLogsByUserKeyBounds selects rows of "access-logs-by-user" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type AccessLogsByUserKeyBounds struct{ b redbase.Bounds }
+
+// AccessLogsByUserKeys starts bounds with no component given (every row).
+func AccessLogsByUserKeys() AccessLogsByUserKeyBounds {
+	return AccessLogsByUserKeyBounds{redbase.NewBounds(accessLogsByUserKeySpec)}
 }
+
+// UserID binds key component user_id to v.
+func (k AccessLogsByUserKeyBounds) UserID(v string) AccessLogsByUserKeyBounds {
+	return AccessLogsByUserKeyBounds{k.b.Eq(0, v)}
+}
+
+// UserIDBetween binds key component user_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsByUserKeyBounds) UserIDBetween(lo, hi string) AccessLogsByUserKeyBounds {
+	return AccessLogsByUserKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// SystemID binds key component system_id to v.
+func (k AccessLogsByUserKeyBounds) SystemID(v string) AccessLogsByUserKeyBounds {
+	return AccessLogsByUserKeyBounds{k.b.Eq(1, v)}
+}
+
+// SystemIDBetween binds key component system_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsByUserKeyBounds) SystemIDBetween(lo, hi string) AccessLogsByUserKeyBounds {
+	return AccessLogsByUserKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// Period binds key component period to v.
+func (k AccessLogsByUserKeyBounds) Period(v int32) AccessLogsByUserKeyBounds {
+	return AccessLogsByUserKeyBounds{k.b.Eq(2, v)}
+}
+
+// PeriodBetween binds key component period to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsByUserKeyBounds) PeriodBetween(lo, hi int32) AccessLogsByUserKeyBounds {
+	return AccessLogsByUserKeyBounds{k.b.Between(2, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k AccessLogsByUserKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k AccessLogsByUserKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k AccessLogsByUserKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // AccessLogsByUserKeyParts is a decoded row key: what the key keeps.
 type AccessLogsByUserKeyParts struct {
@@ -143,15 +193,47 @@ func accessLogsByUserValues(cells []redbase.Cell) (v AccessLogsByUserValues, err
 	return v, nil
 }
 
-// AccessLogsByUserRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// AccessLogsByUserVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type AccessLogsByUserVersions struct {
+	// Hits: the versions of hits.
+	Hits []redbase.Version[int64] `redbase:"hits"`
+	// LastSeen: the versions of last_seen.
+	LastSeen []redbase.Version[int64] `redbase:"last_seen"`
+}
+
+// accessLogsByUserVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func accessLogsByUserVersions(cells []redbase.Cell) (v AccessLogsByUserVersions, err error) {
+	c := &AccessLogsByUserColumns
+	for _, cell := range cells {
+		switch {
+		case c.Hits.Matches(cell):
+			err = redbase.AppendVersion(&v.Hits, c.Hits, cell)
+		case c.LastSeen.Matches(cell):
+			err = redbase.AppendVersion(&v.LastSeen, c.LastSeen, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// AccessLogsByUserRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type AccessLogsByUserRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key AccessLogsByUserKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values AccessLogsByUserValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions AccessLogsByUserVersions
 }
 
 func accessLogsByUserRow(raw redbase.RawRow) (AccessLogsByUserRow, error) {
@@ -159,8 +241,17 @@ func accessLogsByUserRow(raw redbase.RawRow) (AccessLogsByUserRow, error) {
 	if err != nil {
 		return AccessLogsByUserRow{}, err
 	}
-	values, err := accessLogsByUserValues(raw.Cells)
-	return AccessLogsByUserRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := AccessLogsByUserRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = accessLogsByUserValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = accessLogsByUserVersions(cells)
+	return row, err
 }
 
 // AccessLogsByUserTable is typed access to "access-logs-by-user"; safe for concurrent use.
@@ -187,21 +278,22 @@ func (t *AccessLogsByUserTable) RegionStarts(ctx context.Context) ([][]byte, err
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *AccessLogsByUserTable) Get(ctx context.Context, key AccessLogsByUserKey) (AccessLogsByUserRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *AccessLogsByUserTable) Get(ctx context.Context, key AccessLogsByUserKey, opts ...redbase.ReadOption) (AccessLogsByUserRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return AccessLogsByUserRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return AccessLogsByUserRow{}, err
 	}
 	return accessLogsByUserRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *AccessLogsByUserTable) Put(ctx context.Context, key AccessLogsByUserKey, values AccessLogsByUserValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *AccessLogsByUserTable) Put(ctx context.Context, key AccessLogsByUserKey, values AccessLogsByUserValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -210,17 +302,123 @@ func (t *AccessLogsByUserTable) Put(ctx context.Context, key AccessLogsByUserKey
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *AccessLogsByUserTable) Delete(ctx context.Context, key AccessLogsByUserKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *AccessLogsByUserTable) Delete(ctx context.Context, key AccessLogsByUserKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
+
+// AccessLogsByUserPut is one row of PutMany.
+type AccessLogsByUserPut struct {
+	Key    AccessLogsByUserKey
+	Values AccessLogsByUserValues
+}
+
+// PutMany writes rows with putMultiple in chunks (WithChunkRows, WithChunkBytes; default
+// 1,000 rows and 4 MiB), all at one timestamp with WithTimestamp. Every key and value is
+// encoded before anything is sent. When a chunk fails its rows are retried one by one; the
+// rows that still fail come back in a *BatchError (the others are written).
+func (t *AccessLogsByUserTable) PutMany(ctx context.Context, rows []AccessLogsByUserPut, opts ...redbase.WriteOption) error {
+	raw := make([]redbase.RowCells, len(rows))
+	for i, r := range rows {
+		row, err := r.Key.Encode()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		cells, err := r.Values.cells()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = redbase.RowCells{Row: row, Cells: cells}
+	}
+	return t.t.PutMany(ctx, raw, redbase.ApplyWriteOptions(opts))
+}
+
+// DeleteMany deletes whole rows with deleteMultiple in chunks (WithTimestamp: only the
+// versions at or before it); failures as PutMany's.
+func (t *AccessLogsByUserTable) DeleteMany(ctx context.Context, keys []AccessLogsByUserKey, opts ...redbase.WriteOption) error {
+	raw := make([][]byte, len(keys))
+	for i, k := range keys {
+		row, err := k.Encode()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = row
+	}
+	return t.t.DeleteMany(ctx, raw, redbase.ApplyWriteOptions(opts))
+}
+
+// MutateRow writes put and deletes the columns (or whole families, Family("f")) of del in
+// one row, atomically (mutateRow).
+func (t *AccessLogsByUserTable) MutateRow(ctx context.Context, key AccessLogsByUserKey, put AccessLogsByUserValues, del []redbase.Selector, opts ...redbase.WriteOption) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	cells, err := put.cells()
+	if err != nil {
+		return err
+	}
+	return t.t.MutateRow(ctx, row, cells, del, redbase.ApplyWriteOptions(opts))
+}
+
+// AccessLogsByUserWriter buffers writes to "access-logs-by-user" and sends them in batches (see
+// redbase.Writer): by size, after FlushInterval, on Flush and on Close.
+type AccessLogsByUserWriter struct {
+	w *redbase.Writer
+}
+
+// Writer returns a buffered writer; ctx bounds every flush. Close it to send the rest.
+func (t *AccessLogsByUserTable) Writer(ctx context.Context, opts redbase.WriterOptions) *AccessLogsByUserWriter {
+	return &AccessLogsByUserWriter{w: redbase.NewWriter(ctx, t.t, opts)}
+}
+
+// Put buffers a put of the fields of values that are set.
+func (w *AccessLogsByUserWriter) Put(key AccessLogsByUserKey, values AccessLogsByUserValues) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	cells, err := values.cells()
+	if err != nil {
+		return err
+	}
+	return w.w.Put(row, cells)
+}
+
+// Delete buffers the deletion of the whole row.
+func (w *AccessLogsByUserWriter) Delete(key AccessLogsByUserKey) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	return w.w.Delete(row)
+}
+
+// Increment buffers counter increments (summed with others of the same counters).
+func (w *AccessLogsByUserWriter) Increment(key AccessLogsByUserKey, counters AccessLogsByUserCounters) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	deltas, err := counters.deltas()
+	if err != nil {
+		return err
+	}
+	return w.w.Increment(row, deltas)
+}
+
+// Flush sends everything buffered.
+func (w *AccessLogsByUserWriter) Flush() error { return w.w.Flush() }
+
+// Close flushes and stops the writer.
+func (w *AccessLogsByUserWriter) Close() error { return w.w.Close() }
 
 // CheckAndPut writes values only if cond holds (AccessLogsByUserColumns.X.Is(v) or
 // .IsAbsent()); true if it wrote.
@@ -236,6 +434,88 @@ func (t *AccessLogsByUserTable) CheckAndPut(ctx context.Context, key AccessLogsB
 	return t.t.CheckAndPut(ctx, row, cond, cells)
 }
 
+// AccessLogsByUserCounters holds amounts for the table's counters (zero and missing parts
+// are left alone) or, from Increment, their new values.
+type AccessLogsByUserCounters struct {
+	// Hits: counter hits.
+	Hits int64 `redbase:"hits"`
+}
+
+func (v *AccessLogsByUserCounters) deltas() (out []redbase.Delta, err error) {
+	c := &AccessLogsByUserColumns
+	if v.Hits != 0 {
+		out = append(out, redbase.Delta{Family: c.Hits.Family, Qualifier: c.Hits.Qualifier, Amount: v.Hits})
+	}
+	return out, nil
+}
+
+// accessLogsByUserCounters reads the new values of an increment's result cells.
+func accessLogsByUserCounters(cells []redbase.Cell) (v AccessLogsByUserCounters, err error) {
+	values, err := accessLogsByUserValues(cells)
+	if err != nil {
+		return v, err
+	}
+	if values.Hits != nil {
+		v.Hits = *values.Hits
+	}
+	return v, nil
+}
+
+// Increment atomically adds every non-zero amount of counters to the row in one call and
+// returns the counters' new values.
+func (t *AccessLogsByUserTable) Increment(ctx context.Context, key AccessLogsByUserKey, counters AccessLogsByUserCounters) (AccessLogsByUserCounters, error) {
+	row, err := key.Encode()
+	if err != nil {
+		return AccessLogsByUserCounters{}, err
+	}
+	deltas, err := counters.deltas()
+	if err != nil || len(deltas) == 0 {
+		return AccessLogsByUserCounters{}, err
+	}
+	cells, err := t.t.IncrementRow(ctx, row, deltas)
+	if err != nil {
+		return AccessLogsByUserCounters{}, err
+	}
+	return accessLogsByUserCounters(cells)
+}
+
+// AccessLogsByUserIncrement is one row of IncrementMany.
+type AccessLogsByUserIncrement struct {
+	Key      AccessLogsByUserKey
+	Counters AccessLogsByUserCounters
+}
+
+// IncrementMany increments each row's counters in one call per row (Thrift2 has no multi-row
+// increment) and returns each row's new values; failed rows come back in a *BatchError (their
+// results are zero).
+func (t *AccessLogsByUserTable) IncrementMany(ctx context.Context, rows []AccessLogsByUserIncrement) ([]AccessLogsByUserCounters, error) {
+	raw := make([]redbase.RowDeltas, len(rows))
+	for i, r := range rows {
+		row, err := r.Key.Encode()
+		if err != nil {
+			return nil, fmt.Errorf("row %d: %w", i, err)
+		}
+		deltas, err := r.Counters.deltas()
+		if err != nil {
+			return nil, fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = redbase.RowDeltas{Row: row, Deltas: deltas}
+	}
+	results, batchErr := t.t.IncrementMany(ctx, raw)
+	out := make([]AccessLogsByUserCounters, len(rows))
+	for i, cells := range results {
+		if cells == nil {
+			continue
+		}
+		v, err := accessLogsByUserCounters(cells)
+		if err != nil {
+			return out, err
+		}
+		out[i] = v
+	}
+	return out, batchErr
+}
+
 // IncrementHits atomically adds amount to the hits counter; returns the
 // new value.
 func (t *AccessLogsByUserTable) IncrementHits(ctx context.Context, key AccessLogsByUserKey, amount int64) (int64, error) {
@@ -247,13 +527,11 @@ func (t *AccessLogsByUserTable) IncrementHits(ctx context.Context, key AccessLog
 	return t.t.Increment(ctx, row, c.Family, c.Qualifier, amount)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *AccessLogsByUserTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *AccessLogsByUserScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(accessLogsByUserKeySpec, nil)
-	}
-	return &AccessLogsByUserScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (AccessLogsByUserKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *AccessLogsByUserTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *AccessLogsByUserScanner {
+	return &AccessLogsByUserScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(accessLogsByUserKeySpec, keys), opts)}
 }
 
 // AccessLogsByUserScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

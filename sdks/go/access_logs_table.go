@@ -8,6 +8,7 @@ package redbaseexamples
 
 import (
 	"context"
+	"fmt"
 
 	"redbase_examples/redbase"
 )
@@ -61,11 +62,60 @@ func (k AccessLogsKey) Encode() ([]byte, error) {
 	return accessLogsKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k AccessLogsKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(accessLogsKeySpec, k.values(), n)
+// AccessLogsKeyBounds selects rows of "access-logs" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type AccessLogsKeyBounds struct{ b redbase.Bounds }
+
+// AccessLogsKeys starts bounds with no component given (every row).
+func AccessLogsKeys() AccessLogsKeyBounds {
+	return AccessLogsKeyBounds{redbase.NewBounds(accessLogsKeySpec)}
 }
+
+// UserID binds key component user_id to v.
+func (k AccessLogsKeyBounds) UserID(v string) AccessLogsKeyBounds {
+	return AccessLogsKeyBounds{k.b.Eq(0, v)}
+}
+
+// UserIDBetween binds key component user_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsKeyBounds) UserIDBetween(lo, hi string) AccessLogsKeyBounds {
+	return AccessLogsKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// SystemID binds key component system_id to v.
+func (k AccessLogsKeyBounds) SystemID(v string) AccessLogsKeyBounds {
+	return AccessLogsKeyBounds{k.b.Eq(1, v)}
+}
+
+// SystemIDBetween binds key component system_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsKeyBounds) SystemIDBetween(lo, hi string) AccessLogsKeyBounds {
+	return AccessLogsKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// Period binds key component period to v.
+func (k AccessLogsKeyBounds) Period(v int32) AccessLogsKeyBounds {
+	return AccessLogsKeyBounds{k.b.Eq(2, v)}
+}
+
+// PeriodBetween binds key component period to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsKeyBounds) PeriodBetween(lo, hi int32) AccessLogsKeyBounds {
+	return AccessLogsKeyBounds{k.b.Between(2, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k AccessLogsKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k AccessLogsKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k AccessLogsKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // AccessLogsKeyParts is a decoded row key: what the key keeps.
 type AccessLogsKeyParts struct {
@@ -146,15 +196,47 @@ func accessLogsValues(cells []redbase.Cell) (v AccessLogsValues, err error) {
 	return v, nil
 }
 
-// AccessLogsRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// AccessLogsVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type AccessLogsVersions struct {
+	// Hits: the versions of hits.
+	Hits []redbase.Version[int64] `redbase:"hits"`
+	// LastSeen: the versions of last_seen.
+	LastSeen []redbase.Version[int64] `redbase:"last_seen"`
+}
+
+// accessLogsVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func accessLogsVersions(cells []redbase.Cell) (v AccessLogsVersions, err error) {
+	c := &AccessLogsColumns
+	for _, cell := range cells {
+		switch {
+		case c.Hits.Matches(cell):
+			err = redbase.AppendVersion(&v.Hits, c.Hits, cell)
+		case c.LastSeen.Matches(cell):
+			err = redbase.AppendVersion(&v.LastSeen, c.LastSeen, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// AccessLogsRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type AccessLogsRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key AccessLogsKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values AccessLogsValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions AccessLogsVersions
 }
 
 func accessLogsRow(raw redbase.RawRow) (AccessLogsRow, error) {
@@ -162,8 +244,17 @@ func accessLogsRow(raw redbase.RawRow) (AccessLogsRow, error) {
 	if err != nil {
 		return AccessLogsRow{}, err
 	}
-	values, err := accessLogsValues(raw.Cells)
-	return AccessLogsRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := AccessLogsRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = accessLogsValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = accessLogsVersions(cells)
+	return row, err
 }
 
 // AccessLogsTable is typed access to "access-logs"; safe for concurrent use.
@@ -190,21 +281,22 @@ func (t *AccessLogsTable) RegionStarts(ctx context.Context) ([][]byte, error) {
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *AccessLogsTable) Get(ctx context.Context, key AccessLogsKey) (AccessLogsRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *AccessLogsTable) Get(ctx context.Context, key AccessLogsKey, opts ...redbase.ReadOption) (AccessLogsRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return AccessLogsRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return AccessLogsRow{}, err
 	}
 	return accessLogsRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *AccessLogsTable) Put(ctx context.Context, key AccessLogsKey, values AccessLogsValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *AccessLogsTable) Put(ctx context.Context, key AccessLogsKey, values AccessLogsValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -213,17 +305,123 @@ func (t *AccessLogsTable) Put(ctx context.Context, key AccessLogsKey, values Acc
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *AccessLogsTable) Delete(ctx context.Context, key AccessLogsKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *AccessLogsTable) Delete(ctx context.Context, key AccessLogsKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
+
+// AccessLogsPut is one row of PutMany.
+type AccessLogsPut struct {
+	Key    AccessLogsKey
+	Values AccessLogsValues
+}
+
+// PutMany writes rows with putMultiple in chunks (WithChunkRows, WithChunkBytes; default
+// 1,000 rows and 4 MiB), all at one timestamp with WithTimestamp. Every key and value is
+// encoded before anything is sent. When a chunk fails its rows are retried one by one; the
+// rows that still fail come back in a *BatchError (the others are written).
+func (t *AccessLogsTable) PutMany(ctx context.Context, rows []AccessLogsPut, opts ...redbase.WriteOption) error {
+	raw := make([]redbase.RowCells, len(rows))
+	for i, r := range rows {
+		row, err := r.Key.Encode()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		cells, err := r.Values.cells()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = redbase.RowCells{Row: row, Cells: cells}
+	}
+	return t.t.PutMany(ctx, raw, redbase.ApplyWriteOptions(opts))
+}
+
+// DeleteMany deletes whole rows with deleteMultiple in chunks (WithTimestamp: only the
+// versions at or before it); failures as PutMany's.
+func (t *AccessLogsTable) DeleteMany(ctx context.Context, keys []AccessLogsKey, opts ...redbase.WriteOption) error {
+	raw := make([][]byte, len(keys))
+	for i, k := range keys {
+		row, err := k.Encode()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = row
+	}
+	return t.t.DeleteMany(ctx, raw, redbase.ApplyWriteOptions(opts))
+}
+
+// MutateRow writes put and deletes the columns (or whole families, Family("f")) of del in
+// one row, atomically (mutateRow).
+func (t *AccessLogsTable) MutateRow(ctx context.Context, key AccessLogsKey, put AccessLogsValues, del []redbase.Selector, opts ...redbase.WriteOption) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	cells, err := put.cells()
+	if err != nil {
+		return err
+	}
+	return t.t.MutateRow(ctx, row, cells, del, redbase.ApplyWriteOptions(opts))
+}
+
+// AccessLogsWriter buffers writes to "access-logs" and sends them in batches (see
+// redbase.Writer): by size, after FlushInterval, on Flush and on Close.
+type AccessLogsWriter struct {
+	w *redbase.Writer
+}
+
+// Writer returns a buffered writer; ctx bounds every flush. Close it to send the rest.
+func (t *AccessLogsTable) Writer(ctx context.Context, opts redbase.WriterOptions) *AccessLogsWriter {
+	return &AccessLogsWriter{w: redbase.NewWriter(ctx, t.t, opts)}
+}
+
+// Put buffers a put of the fields of values that are set.
+func (w *AccessLogsWriter) Put(key AccessLogsKey, values AccessLogsValues) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	cells, err := values.cells()
+	if err != nil {
+		return err
+	}
+	return w.w.Put(row, cells)
+}
+
+// Delete buffers the deletion of the whole row.
+func (w *AccessLogsWriter) Delete(key AccessLogsKey) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	return w.w.Delete(row)
+}
+
+// Increment buffers counter increments (summed with others of the same counters).
+func (w *AccessLogsWriter) Increment(key AccessLogsKey, counters AccessLogsCounters) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	deltas, err := counters.deltas()
+	if err != nil {
+		return err
+	}
+	return w.w.Increment(row, deltas)
+}
+
+// Flush sends everything buffered.
+func (w *AccessLogsWriter) Flush() error { return w.w.Flush() }
+
+// Close flushes and stops the writer.
+func (w *AccessLogsWriter) Close() error { return w.w.Close() }
 
 // CheckAndPut writes values only if cond holds (AccessLogsColumns.X.Is(v) or
 // .IsAbsent()); true if it wrote.
@@ -239,6 +437,88 @@ func (t *AccessLogsTable) CheckAndPut(ctx context.Context, key AccessLogsKey, co
 	return t.t.CheckAndPut(ctx, row, cond, cells)
 }
 
+// AccessLogsCounters holds amounts for the table's counters (zero and missing parts
+// are left alone) or, from Increment, their new values.
+type AccessLogsCounters struct {
+	// Hits: counter hits.
+	Hits int64 `redbase:"hits"`
+}
+
+func (v *AccessLogsCounters) deltas() (out []redbase.Delta, err error) {
+	c := &AccessLogsColumns
+	if v.Hits != 0 {
+		out = append(out, redbase.Delta{Family: c.Hits.Family, Qualifier: c.Hits.Qualifier, Amount: v.Hits})
+	}
+	return out, nil
+}
+
+// accessLogsCounters reads the new values of an increment's result cells.
+func accessLogsCounters(cells []redbase.Cell) (v AccessLogsCounters, err error) {
+	values, err := accessLogsValues(cells)
+	if err != nil {
+		return v, err
+	}
+	if values.Hits != nil {
+		v.Hits = *values.Hits
+	}
+	return v, nil
+}
+
+// Increment atomically adds every non-zero amount of counters to the row in one call and
+// returns the counters' new values.
+func (t *AccessLogsTable) Increment(ctx context.Context, key AccessLogsKey, counters AccessLogsCounters) (AccessLogsCounters, error) {
+	row, err := key.Encode()
+	if err != nil {
+		return AccessLogsCounters{}, err
+	}
+	deltas, err := counters.deltas()
+	if err != nil || len(deltas) == 0 {
+		return AccessLogsCounters{}, err
+	}
+	cells, err := t.t.IncrementRow(ctx, row, deltas)
+	if err != nil {
+		return AccessLogsCounters{}, err
+	}
+	return accessLogsCounters(cells)
+}
+
+// AccessLogsIncrement is one row of IncrementMany.
+type AccessLogsIncrement struct {
+	Key      AccessLogsKey
+	Counters AccessLogsCounters
+}
+
+// IncrementMany increments each row's counters in one call per row (Thrift2 has no multi-row
+// increment) and returns each row's new values; failed rows come back in a *BatchError (their
+// results are zero).
+func (t *AccessLogsTable) IncrementMany(ctx context.Context, rows []AccessLogsIncrement) ([]AccessLogsCounters, error) {
+	raw := make([]redbase.RowDeltas, len(rows))
+	for i, r := range rows {
+		row, err := r.Key.Encode()
+		if err != nil {
+			return nil, fmt.Errorf("row %d: %w", i, err)
+		}
+		deltas, err := r.Counters.deltas()
+		if err != nil {
+			return nil, fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = redbase.RowDeltas{Row: row, Deltas: deltas}
+	}
+	results, batchErr := t.t.IncrementMany(ctx, raw)
+	out := make([]AccessLogsCounters, len(rows))
+	for i, cells := range results {
+		if cells == nil {
+			continue
+		}
+		v, err := accessLogsCounters(cells)
+		if err != nil {
+			return out, err
+		}
+		out[i] = v
+	}
+	return out, batchErr
+}
+
 // IncrementHits atomically adds amount to the hits counter; returns the
 // new value.
 func (t *AccessLogsTable) IncrementHits(ctx context.Context, key AccessLogsKey, amount int64) (int64, error) {
@@ -250,13 +530,11 @@ func (t *AccessLogsTable) IncrementHits(ctx context.Context, key AccessLogsKey, 
 	return t.t.Increment(ctx, row, c.Family, c.Qualifier, amount)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *AccessLogsTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *AccessLogsScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(accessLogsKeySpec, nil)
-	}
-	return &AccessLogsScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (AccessLogsKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *AccessLogsTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *AccessLogsScanner {
+	return &AccessLogsScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(accessLogsKeySpec, keys), opts)}
 }
 
 // AccessLogsScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

@@ -7,6 +7,7 @@ package redbaseexamples
 
 import (
 	"context"
+	"fmt"
 
 	"redbase_examples/redbase"
 )
@@ -52,11 +53,38 @@ func (k CountersKey) Encode() ([]byte, error) {
 	return countersKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k CountersKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(countersKeySpec, k.values(), n)
+// CountersKeyBounds selects rows of "counters" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type CountersKeyBounds struct{ b redbase.Bounds }
+
+// CountersKeys starts bounds with no component given (every row).
+func CountersKeys() CountersKeyBounds {
+	return CountersKeyBounds{redbase.NewBounds(countersKeySpec)}
 }
+
+// Name binds key component name to v.
+func (k CountersKeyBounds) Name(v string) CountersKeyBounds {
+	return CountersKeyBounds{k.b.Eq(0, v)}
+}
+
+// NameBetween binds key component name to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k CountersKeyBounds) NameBetween(lo, hi string) CountersKeyBounds {
+	return CountersKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k CountersKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k CountersKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k CountersKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // CountersKeyParts is a decoded row key: what the key keeps.
 type CountersKeyParts struct {
@@ -119,15 +147,45 @@ func countersValues(cells []redbase.Cell) (v CountersValues, err error) {
 	return v, nil
 }
 
-// CountersRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// CountersVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type CountersVersions struct {
+	// Slots: the versions of slots.
+	Slots map[int32][]redbase.Version[int64] `redbase:"slots"`
+}
+
+// countersVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func countersVersions(cells []redbase.Cell) (v CountersVersions, err error) {
+	c := &CountersColumns
+	for _, cell := range cells {
+		switch {
+		default:
+			if _, ok := c.Slots.Match(cell); ok {
+				err = redbase.AppendPartVersion(&v.Slots, c.Slots, cell)
+				break
+			}
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// CountersRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type CountersRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key CountersKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values CountersValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions CountersVersions
 }
 
 func countersRow(raw redbase.RawRow) (CountersRow, error) {
@@ -135,8 +193,17 @@ func countersRow(raw redbase.RawRow) (CountersRow, error) {
 	if err != nil {
 		return CountersRow{}, err
 	}
-	values, err := countersValues(raw.Cells)
-	return CountersRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := CountersRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = countersValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = countersVersions(cells)
+	return row, err
 }
 
 // CountersTable is typed access to "counters"; safe for concurrent use.
@@ -163,21 +230,22 @@ func (t *CountersTable) RegionStarts(ctx context.Context) ([][]byte, error) {
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *CountersTable) Get(ctx context.Context, key CountersKey) (CountersRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *CountersTable) Get(ctx context.Context, key CountersKey, opts ...redbase.ReadOption) (CountersRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return CountersRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return CountersRow{}, err
 	}
 	return countersRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *CountersTable) Put(ctx context.Context, key CountersKey, values CountersValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *CountersTable) Put(ctx context.Context, key CountersKey, values CountersValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -186,17 +254,123 @@ func (t *CountersTable) Put(ctx context.Context, key CountersKey, values Counter
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *CountersTable) Delete(ctx context.Context, key CountersKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *CountersTable) Delete(ctx context.Context, key CountersKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
+
+// CountersPut is one row of PutMany.
+type CountersPut struct {
+	Key    CountersKey
+	Values CountersValues
+}
+
+// PutMany writes rows with putMultiple in chunks (WithChunkRows, WithChunkBytes; default
+// 1,000 rows and 4 MiB), all at one timestamp with WithTimestamp. Every key and value is
+// encoded before anything is sent. When a chunk fails its rows are retried one by one; the
+// rows that still fail come back in a *BatchError (the others are written).
+func (t *CountersTable) PutMany(ctx context.Context, rows []CountersPut, opts ...redbase.WriteOption) error {
+	raw := make([]redbase.RowCells, len(rows))
+	for i, r := range rows {
+		row, err := r.Key.Encode()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		cells, err := r.Values.cells()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = redbase.RowCells{Row: row, Cells: cells}
+	}
+	return t.t.PutMany(ctx, raw, redbase.ApplyWriteOptions(opts))
+}
+
+// DeleteMany deletes whole rows with deleteMultiple in chunks (WithTimestamp: only the
+// versions at or before it); failures as PutMany's.
+func (t *CountersTable) DeleteMany(ctx context.Context, keys []CountersKey, opts ...redbase.WriteOption) error {
+	raw := make([][]byte, len(keys))
+	for i, k := range keys {
+		row, err := k.Encode()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = row
+	}
+	return t.t.DeleteMany(ctx, raw, redbase.ApplyWriteOptions(opts))
+}
+
+// MutateRow writes put and deletes the columns (or whole families, Family("f")) of del in
+// one row, atomically (mutateRow).
+func (t *CountersTable) MutateRow(ctx context.Context, key CountersKey, put CountersValues, del []redbase.Selector, opts ...redbase.WriteOption) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	cells, err := put.cells()
+	if err != nil {
+		return err
+	}
+	return t.t.MutateRow(ctx, row, cells, del, redbase.ApplyWriteOptions(opts))
+}
+
+// CountersWriter buffers writes to "counters" and sends them in batches (see
+// redbase.Writer): by size, after FlushInterval, on Flush and on Close.
+type CountersWriter struct {
+	w *redbase.Writer
+}
+
+// Writer returns a buffered writer; ctx bounds every flush. Close it to send the rest.
+func (t *CountersTable) Writer(ctx context.Context, opts redbase.WriterOptions) *CountersWriter {
+	return &CountersWriter{w: redbase.NewWriter(ctx, t.t, opts)}
+}
+
+// Put buffers a put of the fields of values that are set.
+func (w *CountersWriter) Put(key CountersKey, values CountersValues) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	cells, err := values.cells()
+	if err != nil {
+		return err
+	}
+	return w.w.Put(row, cells)
+}
+
+// Delete buffers the deletion of the whole row.
+func (w *CountersWriter) Delete(key CountersKey) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	return w.w.Delete(row)
+}
+
+// Increment buffers counter increments (summed with others of the same counters).
+func (w *CountersWriter) Increment(key CountersKey, counters CountersCounters) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	deltas, err := counters.deltas()
+	if err != nil {
+		return err
+	}
+	return w.w.Increment(row, deltas)
+}
+
+// Flush sends everything buffered.
+func (w *CountersWriter) Flush() error { return w.w.Flush() }
+
+// Close flushes and stops the writer.
+func (w *CountersWriter) Close() error { return w.w.Close() }
 
 // CheckAndPut writes values only if cond holds (CountersColumns.X.Is(v) or
 // .IsAbsent()); true if it wrote.
@@ -210,6 +384,95 @@ func (t *CountersTable) CheckAndPut(ctx context.Context, key CountersKey, cond r
 		return false, err
 	}
 	return t.t.CheckAndPut(ctx, row, cond, cells)
+}
+
+// CountersCounters holds amounts for the table's counters (zero and missing parts
+// are left alone) or, from Increment, their new values.
+type CountersCounters struct {
+	// Slots: counter slots.
+	Slots map[int32]int64 `redbase:"slots"`
+}
+
+func (v *CountersCounters) deltas() (out []redbase.Delta, err error) {
+	c := &CountersColumns
+	{
+		var cells []redbase.Cell
+		if cells, err = redbase.AppendPattern(nil, c.Slots, v.Slots); err != nil {
+			return nil, err
+		}
+		for _, cell := range cells {
+			amount, _ := c.Slots.Codec.Decode(cell.Value)
+			if amount != 0 {
+				out = append(out, redbase.Delta{Family: cell.Family, Qualifier: cell.Qualifier, Amount: amount})
+			}
+		}
+	}
+	return out, nil
+}
+
+// countersCounters reads the new values of an increment's result cells.
+func countersCounters(cells []redbase.Cell) (v CountersCounters, err error) {
+	values, err := countersValues(cells)
+	if err != nil {
+		return v, err
+	}
+	v.Slots = values.Slots
+	return v, nil
+}
+
+// Increment atomically adds every non-zero amount of counters to the row in one call and
+// returns the counters' new values.
+func (t *CountersTable) Increment(ctx context.Context, key CountersKey, counters CountersCounters) (CountersCounters, error) {
+	row, err := key.Encode()
+	if err != nil {
+		return CountersCounters{}, err
+	}
+	deltas, err := counters.deltas()
+	if err != nil || len(deltas) == 0 {
+		return CountersCounters{}, err
+	}
+	cells, err := t.t.IncrementRow(ctx, row, deltas)
+	if err != nil {
+		return CountersCounters{}, err
+	}
+	return countersCounters(cells)
+}
+
+// CountersIncrement is one row of IncrementMany.
+type CountersIncrement struct {
+	Key      CountersKey
+	Counters CountersCounters
+}
+
+// IncrementMany increments each row's counters in one call per row (Thrift2 has no multi-row
+// increment) and returns each row's new values; failed rows come back in a *BatchError (their
+// results are zero).
+func (t *CountersTable) IncrementMany(ctx context.Context, rows []CountersIncrement) ([]CountersCounters, error) {
+	raw := make([]redbase.RowDeltas, len(rows))
+	for i, r := range rows {
+		row, err := r.Key.Encode()
+		if err != nil {
+			return nil, fmt.Errorf("row %d: %w", i, err)
+		}
+		deltas, err := r.Counters.deltas()
+		if err != nil {
+			return nil, fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = redbase.RowDeltas{Row: row, Deltas: deltas}
+	}
+	results, batchErr := t.t.IncrementMany(ctx, raw)
+	out := make([]CountersCounters, len(rows))
+	for i, cells := range results {
+		if cells == nil {
+			continue
+		}
+		v, err := countersCounters(cells)
+		if err != nil {
+			return out, err
+		}
+		out[i] = v
+	}
+	return out, batchErr
 }
 
 // IncrementSlots atomically adds amount to the slots counter for
@@ -227,13 +490,11 @@ func (t *CountersTable) IncrementSlots(ctx context.Context, key CountersKey, slo
 	return t.t.Increment(ctx, row, c.Family, q, amount)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *CountersTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *CountersScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(countersKeySpec, nil)
-	}
-	return &CountersScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (CountersKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *CountersTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *CountersScanner {
+	return &CountersScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(countersKeySpec, keys), opts)}
 }
 
 // CountersScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

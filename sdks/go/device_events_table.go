@@ -7,6 +7,7 @@ package redbaseexamples
 
 import (
 	"context"
+	"fmt"
 
 	"redbase_examples/redbase"
 )
@@ -55,11 +56,49 @@ func (k DeviceEventsKey) Encode() ([]byte, error) {
 	return deviceEventsKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k DeviceEventsKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(deviceEventsKeySpec, k.values(), n)
+// DeviceEventsKeyBounds selects rows of "device-events" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type DeviceEventsKeyBounds struct{ b redbase.Bounds }
+
+// DeviceEventsKeys starts bounds with no component given (every row).
+func DeviceEventsKeys() DeviceEventsKeyBounds {
+	return DeviceEventsKeyBounds{redbase.NewBounds(deviceEventsKeySpec)}
 }
+
+// Device binds key component device to v.
+func (k DeviceEventsKeyBounds) Device(v string) DeviceEventsKeyBounds {
+	return DeviceEventsKeyBounds{k.b.Eq(0, v)}
+}
+
+// DeviceBetween binds key component device to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k DeviceEventsKeyBounds) DeviceBetween(lo, hi string) DeviceEventsKeyBounds {
+	return DeviceEventsKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// Seq binds key component seq to v.
+func (k DeviceEventsKeyBounds) Seq(v int64) DeviceEventsKeyBounds {
+	return DeviceEventsKeyBounds{k.b.Eq(1, v)}
+}
+
+// SeqBetween binds key component seq to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k DeviceEventsKeyBounds) SeqBetween(lo, hi int64) DeviceEventsKeyBounds {
+	return DeviceEventsKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k DeviceEventsKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k DeviceEventsKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k DeviceEventsKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // DeviceEventsKeyParts is a decoded row key: what the key keeps.
 type DeviceEventsKeyParts struct {
@@ -140,15 +179,47 @@ func deviceEventsValues(cells []redbase.Cell) (v DeviceEventsValues, err error) 
 	return v, nil
 }
 
-// DeviceEventsRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// DeviceEventsVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type DeviceEventsVersions struct {
+	// Count: the versions of count.
+	Count []redbase.Version[int64] `redbase:"count"`
+	// Kind: the versions of kind.
+	Kind []redbase.Version[string] `redbase:"kind"`
+}
+
+// deviceEventsVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func deviceEventsVersions(cells []redbase.Cell) (v DeviceEventsVersions, err error) {
+	c := &DeviceEventsColumns
+	for _, cell := range cells {
+		switch {
+		case c.Count.Matches(cell):
+			err = redbase.AppendVersion(&v.Count, c.Count, cell)
+		case c.Kind.Matches(cell):
+			err = redbase.AppendVersion(&v.Kind, c.Kind, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// DeviceEventsRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type DeviceEventsRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key DeviceEventsKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values DeviceEventsValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions DeviceEventsVersions
 }
 
 func deviceEventsRow(raw redbase.RawRow) (DeviceEventsRow, error) {
@@ -156,8 +227,17 @@ func deviceEventsRow(raw redbase.RawRow) (DeviceEventsRow, error) {
 	if err != nil {
 		return DeviceEventsRow{}, err
 	}
-	values, err := deviceEventsValues(raw.Cells)
-	return DeviceEventsRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := DeviceEventsRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = deviceEventsValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = deviceEventsVersions(cells)
+	return row, err
 }
 
 // DeviceEventsTable is typed access to "device-events"; safe for concurrent use.
@@ -184,21 +264,22 @@ func (t *DeviceEventsTable) RegionStarts(ctx context.Context) ([][]byte, error) 
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *DeviceEventsTable) Get(ctx context.Context, key DeviceEventsKey) (DeviceEventsRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *DeviceEventsTable) Get(ctx context.Context, key DeviceEventsKey, opts ...redbase.ReadOption) (DeviceEventsRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return DeviceEventsRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return DeviceEventsRow{}, err
 	}
 	return deviceEventsRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *DeviceEventsTable) Put(ctx context.Context, key DeviceEventsKey, values DeviceEventsValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *DeviceEventsTable) Put(ctx context.Context, key DeviceEventsKey, values DeviceEventsValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -207,17 +288,123 @@ func (t *DeviceEventsTable) Put(ctx context.Context, key DeviceEventsKey, values
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *DeviceEventsTable) Delete(ctx context.Context, key DeviceEventsKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *DeviceEventsTable) Delete(ctx context.Context, key DeviceEventsKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
+
+// DeviceEventsPut is one row of PutMany.
+type DeviceEventsPut struct {
+	Key    DeviceEventsKey
+	Values DeviceEventsValues
+}
+
+// PutMany writes rows with putMultiple in chunks (WithChunkRows, WithChunkBytes; default
+// 1,000 rows and 4 MiB), all at one timestamp with WithTimestamp. Every key and value is
+// encoded before anything is sent. When a chunk fails its rows are retried one by one; the
+// rows that still fail come back in a *BatchError (the others are written).
+func (t *DeviceEventsTable) PutMany(ctx context.Context, rows []DeviceEventsPut, opts ...redbase.WriteOption) error {
+	raw := make([]redbase.RowCells, len(rows))
+	for i, r := range rows {
+		row, err := r.Key.Encode()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		cells, err := r.Values.cells()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = redbase.RowCells{Row: row, Cells: cells}
+	}
+	return t.t.PutMany(ctx, raw, redbase.ApplyWriteOptions(opts))
+}
+
+// DeleteMany deletes whole rows with deleteMultiple in chunks (WithTimestamp: only the
+// versions at or before it); failures as PutMany's.
+func (t *DeviceEventsTable) DeleteMany(ctx context.Context, keys []DeviceEventsKey, opts ...redbase.WriteOption) error {
+	raw := make([][]byte, len(keys))
+	for i, k := range keys {
+		row, err := k.Encode()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = row
+	}
+	return t.t.DeleteMany(ctx, raw, redbase.ApplyWriteOptions(opts))
+}
+
+// MutateRow writes put and deletes the columns (or whole families, Family("f")) of del in
+// one row, atomically (mutateRow).
+func (t *DeviceEventsTable) MutateRow(ctx context.Context, key DeviceEventsKey, put DeviceEventsValues, del []redbase.Selector, opts ...redbase.WriteOption) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	cells, err := put.cells()
+	if err != nil {
+		return err
+	}
+	return t.t.MutateRow(ctx, row, cells, del, redbase.ApplyWriteOptions(opts))
+}
+
+// DeviceEventsWriter buffers writes to "device-events" and sends them in batches (see
+// redbase.Writer): by size, after FlushInterval, on Flush and on Close.
+type DeviceEventsWriter struct {
+	w *redbase.Writer
+}
+
+// Writer returns a buffered writer; ctx bounds every flush. Close it to send the rest.
+func (t *DeviceEventsTable) Writer(ctx context.Context, opts redbase.WriterOptions) *DeviceEventsWriter {
+	return &DeviceEventsWriter{w: redbase.NewWriter(ctx, t.t, opts)}
+}
+
+// Put buffers a put of the fields of values that are set.
+func (w *DeviceEventsWriter) Put(key DeviceEventsKey, values DeviceEventsValues) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	cells, err := values.cells()
+	if err != nil {
+		return err
+	}
+	return w.w.Put(row, cells)
+}
+
+// Delete buffers the deletion of the whole row.
+func (w *DeviceEventsWriter) Delete(key DeviceEventsKey) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	return w.w.Delete(row)
+}
+
+// Increment buffers counter increments (summed with others of the same counters).
+func (w *DeviceEventsWriter) Increment(key DeviceEventsKey, counters DeviceEventsCounters) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	deltas, err := counters.deltas()
+	if err != nil {
+		return err
+	}
+	return w.w.Increment(row, deltas)
+}
+
+// Flush sends everything buffered.
+func (w *DeviceEventsWriter) Flush() error { return w.w.Flush() }
+
+// Close flushes and stops the writer.
+func (w *DeviceEventsWriter) Close() error { return w.w.Close() }
 
 // CheckAndPut writes values only if cond holds (DeviceEventsColumns.X.Is(v) or
 // .IsAbsent()); true if it wrote.
@@ -233,6 +420,88 @@ func (t *DeviceEventsTable) CheckAndPut(ctx context.Context, key DeviceEventsKey
 	return t.t.CheckAndPut(ctx, row, cond, cells)
 }
 
+// DeviceEventsCounters holds amounts for the table's counters (zero and missing parts
+// are left alone) or, from Increment, their new values.
+type DeviceEventsCounters struct {
+	// Count: counter count.
+	Count int64 `redbase:"count"`
+}
+
+func (v *DeviceEventsCounters) deltas() (out []redbase.Delta, err error) {
+	c := &DeviceEventsColumns
+	if v.Count != 0 {
+		out = append(out, redbase.Delta{Family: c.Count.Family, Qualifier: c.Count.Qualifier, Amount: v.Count})
+	}
+	return out, nil
+}
+
+// deviceEventsCounters reads the new values of an increment's result cells.
+func deviceEventsCounters(cells []redbase.Cell) (v DeviceEventsCounters, err error) {
+	values, err := deviceEventsValues(cells)
+	if err != nil {
+		return v, err
+	}
+	if values.Count != nil {
+		v.Count = *values.Count
+	}
+	return v, nil
+}
+
+// Increment atomically adds every non-zero amount of counters to the row in one call and
+// returns the counters' new values.
+func (t *DeviceEventsTable) Increment(ctx context.Context, key DeviceEventsKey, counters DeviceEventsCounters) (DeviceEventsCounters, error) {
+	row, err := key.Encode()
+	if err != nil {
+		return DeviceEventsCounters{}, err
+	}
+	deltas, err := counters.deltas()
+	if err != nil || len(deltas) == 0 {
+		return DeviceEventsCounters{}, err
+	}
+	cells, err := t.t.IncrementRow(ctx, row, deltas)
+	if err != nil {
+		return DeviceEventsCounters{}, err
+	}
+	return deviceEventsCounters(cells)
+}
+
+// DeviceEventsIncrement is one row of IncrementMany.
+type DeviceEventsIncrement struct {
+	Key      DeviceEventsKey
+	Counters DeviceEventsCounters
+}
+
+// IncrementMany increments each row's counters in one call per row (Thrift2 has no multi-row
+// increment) and returns each row's new values; failed rows come back in a *BatchError (their
+// results are zero).
+func (t *DeviceEventsTable) IncrementMany(ctx context.Context, rows []DeviceEventsIncrement) ([]DeviceEventsCounters, error) {
+	raw := make([]redbase.RowDeltas, len(rows))
+	for i, r := range rows {
+		row, err := r.Key.Encode()
+		if err != nil {
+			return nil, fmt.Errorf("row %d: %w", i, err)
+		}
+		deltas, err := r.Counters.deltas()
+		if err != nil {
+			return nil, fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = redbase.RowDeltas{Row: row, Deltas: deltas}
+	}
+	results, batchErr := t.t.IncrementMany(ctx, raw)
+	out := make([]DeviceEventsCounters, len(rows))
+	for i, cells := range results {
+		if cells == nil {
+			continue
+		}
+		v, err := deviceEventsCounters(cells)
+		if err != nil {
+			return out, err
+		}
+		out[i] = v
+	}
+	return out, batchErr
+}
+
 // IncrementCount atomically adds amount to the count counter; returns the
 // new value.
 func (t *DeviceEventsTable) IncrementCount(ctx context.Context, key DeviceEventsKey, amount int64) (int64, error) {
@@ -244,14 +513,12 @@ func (t *DeviceEventsTable) IncrementCount(ctx context.Context, key DeviceEvents
 	return t.t.Increment(ctx, row, c.Family, c.Qualifier, amount)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit. The table is salted: one server scanner
-// per bucket, merged in key order.
-func (t *DeviceEventsTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *DeviceEventsScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(deviceEventsKeySpec, nil)
-	}
-	return &DeviceEventsScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (DeviceEventsKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range. The table is salted: one
+// server scanner per bucket, merged in key order.
+func (t *DeviceEventsTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *DeviceEventsScanner {
+	return &DeviceEventsScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(deviceEventsKeySpec, keys), opts)}
 }
 
 // DeviceEventsScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

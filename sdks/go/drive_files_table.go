@@ -7,6 +7,7 @@ package redbaseexamples
 
 import (
 	"context"
+	"fmt"
 
 	"redbase_examples/redbase"
 )
@@ -55,11 +56,38 @@ func (k DriveFilesKey) Encode() ([]byte, error) {
 	return driveFilesKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k DriveFilesKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(driveFilesKeySpec, k.values(), n)
+// DriveFilesKeyBounds selects rows of "drive-file" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type DriveFilesKeyBounds struct{ b redbase.Bounds }
+
+// DriveFilesKeys starts bounds with no component given (every row).
+func DriveFilesKeys() DriveFilesKeyBounds {
+	return DriveFilesKeyBounds{redbase.NewBounds(driveFilesKeySpec)}
 }
+
+// FileID binds key component file_id to v.
+func (k DriveFilesKeyBounds) FileID(v []byte) DriveFilesKeyBounds {
+	return DriveFilesKeyBounds{k.b.Eq(0, v)}
+}
+
+// FileIDBetween binds key component file_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k DriveFilesKeyBounds) FileIDBetween(lo, hi []byte) DriveFilesKeyBounds {
+	return DriveFilesKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k DriveFilesKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k DriveFilesKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k DriveFilesKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // DriveFilesKeyParts is a decoded row key: what the key keeps.
 type DriveFilesKeyParts struct {
@@ -158,15 +186,55 @@ func driveFilesValues(cells []redbase.Cell) (v DriveFilesValues, err error) {
 	return v, nil
 }
 
-// DriveFilesRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// DriveFilesVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type DriveFilesVersions struct {
+	// Content: the versions of content.
+	Content []redbase.Version[[]byte] `redbase:"content"`
+	// Creator: the versions of creator.
+	Creator []redbase.Version[string] `redbase:"creator"`
+	// FileType: the versions of file_type.
+	FileType []redbase.Version[string] `redbase:"file_type"`
+	// Size: the versions of size.
+	Size []redbase.Version[int64] `redbase:"size"`
+}
+
+// driveFilesVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func driveFilesVersions(cells []redbase.Cell) (v DriveFilesVersions, err error) {
+	c := &DriveFilesColumns
+	for _, cell := range cells {
+		switch {
+		case c.Content.Matches(cell):
+			err = redbase.AppendVersion(&v.Content, c.Content, cell)
+		case c.Creator.Matches(cell):
+			err = redbase.AppendVersion(&v.Creator, c.Creator, cell)
+		case c.FileType.Matches(cell):
+			err = redbase.AppendVersion(&v.FileType, c.FileType, cell)
+		case c.Size.Matches(cell):
+			err = redbase.AppendVersion(&v.Size, c.Size, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// DriveFilesRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type DriveFilesRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key DriveFilesKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values DriveFilesValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions DriveFilesVersions
 }
 
 func driveFilesRow(raw redbase.RawRow) (DriveFilesRow, error) {
@@ -174,8 +242,17 @@ func driveFilesRow(raw redbase.RawRow) (DriveFilesRow, error) {
 	if err != nil {
 		return DriveFilesRow{}, err
 	}
-	values, err := driveFilesValues(raw.Cells)
-	return DriveFilesRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := DriveFilesRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = driveFilesValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = driveFilesVersions(cells)
+	return row, err
 }
 
 // DriveFilesTable is typed access to "drive-file"; safe for concurrent use.
@@ -202,21 +279,22 @@ func (t *DriveFilesTable) RegionStarts(ctx context.Context) ([][]byte, error) {
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *DriveFilesTable) Get(ctx context.Context, key DriveFilesKey) (DriveFilesRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *DriveFilesTable) Get(ctx context.Context, key DriveFilesKey, opts ...redbase.ReadOption) (DriveFilesRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return DriveFilesRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return DriveFilesRow{}, err
 	}
 	return driveFilesRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *DriveFilesTable) Put(ctx context.Context, key DriveFilesKey, values DriveFilesValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *DriveFilesTable) Put(ctx context.Context, key DriveFilesKey, values DriveFilesValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -225,17 +303,110 @@ func (t *DriveFilesTable) Put(ctx context.Context, key DriveFilesKey, values Dri
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *DriveFilesTable) Delete(ctx context.Context, key DriveFilesKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *DriveFilesTable) Delete(ctx context.Context, key DriveFilesKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
+
+// DriveFilesPut is one row of PutMany.
+type DriveFilesPut struct {
+	Key    DriveFilesKey
+	Values DriveFilesValues
+}
+
+// PutMany writes rows with putMultiple in chunks (WithChunkRows, WithChunkBytes; default
+// 1,000 rows and 4 MiB), all at one timestamp with WithTimestamp. Every key and value is
+// encoded before anything is sent. When a chunk fails its rows are retried one by one; the
+// rows that still fail come back in a *BatchError (the others are written).
+func (t *DriveFilesTable) PutMany(ctx context.Context, rows []DriveFilesPut, opts ...redbase.WriteOption) error {
+	raw := make([]redbase.RowCells, len(rows))
+	for i, r := range rows {
+		row, err := r.Key.Encode()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		cells, err := r.Values.cells()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = redbase.RowCells{Row: row, Cells: cells}
+	}
+	return t.t.PutMany(ctx, raw, redbase.ApplyWriteOptions(opts))
+}
+
+// DeleteMany deletes whole rows with deleteMultiple in chunks (WithTimestamp: only the
+// versions at or before it); failures as PutMany's.
+func (t *DriveFilesTable) DeleteMany(ctx context.Context, keys []DriveFilesKey, opts ...redbase.WriteOption) error {
+	raw := make([][]byte, len(keys))
+	for i, k := range keys {
+		row, err := k.Encode()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = row
+	}
+	return t.t.DeleteMany(ctx, raw, redbase.ApplyWriteOptions(opts))
+}
+
+// MutateRow writes put and deletes the columns (or whole families, Family("f")) of del in
+// one row, atomically (mutateRow).
+func (t *DriveFilesTable) MutateRow(ctx context.Context, key DriveFilesKey, put DriveFilesValues, del []redbase.Selector, opts ...redbase.WriteOption) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	cells, err := put.cells()
+	if err != nil {
+		return err
+	}
+	return t.t.MutateRow(ctx, row, cells, del, redbase.ApplyWriteOptions(opts))
+}
+
+// DriveFilesWriter buffers writes to "drive-file" and sends them in batches (see
+// redbase.Writer): by size, after FlushInterval, on Flush and on Close.
+type DriveFilesWriter struct {
+	w *redbase.Writer
+}
+
+// Writer returns a buffered writer; ctx bounds every flush. Close it to send the rest.
+func (t *DriveFilesTable) Writer(ctx context.Context, opts redbase.WriterOptions) *DriveFilesWriter {
+	return &DriveFilesWriter{w: redbase.NewWriter(ctx, t.t, opts)}
+}
+
+// Put buffers a put of the fields of values that are set.
+func (w *DriveFilesWriter) Put(key DriveFilesKey, values DriveFilesValues) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	cells, err := values.cells()
+	if err != nil {
+		return err
+	}
+	return w.w.Put(row, cells)
+}
+
+// Delete buffers the deletion of the whole row.
+func (w *DriveFilesWriter) Delete(key DriveFilesKey) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	return w.w.Delete(row)
+}
+
+// Flush sends everything buffered.
+func (w *DriveFilesWriter) Flush() error { return w.w.Flush() }
+
+// Close flushes and stops the writer.
+func (w *DriveFilesWriter) Close() error { return w.w.Close() }
 
 // CheckAndPut writes values only if cond holds (DriveFilesColumns.X.Is(v) or
 // .IsAbsent()); true if it wrote.
@@ -251,13 +422,11 @@ func (t *DriveFilesTable) CheckAndPut(ctx context.Context, key DriveFilesKey, co
 	return t.t.CheckAndPut(ctx, row, cond, cells)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *DriveFilesTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *DriveFilesScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(driveFilesKeySpec, nil)
-	}
-	return &DriveFilesScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (DriveFilesKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *DriveFilesTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *DriveFilesScanner {
+	return &DriveFilesScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(driveFilesKeySpec, keys), opts)}
 }
 
 // DriveFilesScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

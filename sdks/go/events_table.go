@@ -7,6 +7,7 @@ package redbaseexamples
 
 import (
 	"context"
+	"fmt"
 
 	"redbase_examples/redbase"
 )
@@ -52,11 +53,38 @@ func (k EventsKey) Encode() ([]byte, error) {
 	return eventsKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k EventsKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(eventsKeySpec, k.values(), n)
+// EventsKeyBounds selects rows of "events" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type EventsKeyBounds struct{ b redbase.Bounds }
+
+// EventsKeys starts bounds with no component given (every row).
+func EventsKeys() EventsKeyBounds {
+	return EventsKeyBounds{redbase.NewBounds(eventsKeySpec)}
 }
+
+// Event binds key component event to v.
+func (k EventsKeyBounds) Event(v string) EventsKeyBounds {
+	return EventsKeyBounds{k.b.Eq(0, v)}
+}
+
+// EventBetween binds key component event to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k EventsKeyBounds) EventBetween(lo, hi string) EventsKeyBounds {
+	return EventsKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k EventsKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k EventsKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k EventsKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // EventsKeyParts is a decoded row key: what the key keeps.
 type EventsKeyParts struct {
@@ -134,15 +162,47 @@ func eventsValues(cells []redbase.Cell) (v EventsValues, err error) {
 	return v, nil
 }
 
-// EventsRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// EventsVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type EventsVersions struct {
+	// At: the versions of at.
+	At []redbase.Version[int64] `redbase:"at"`
+	// Payload: the versions of payload.
+	Payload []redbase.Version[JSON] `redbase:"payload"`
+}
+
+// eventsVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func eventsVersions(cells []redbase.Cell) (v EventsVersions, err error) {
+	c := &EventsColumns
+	for _, cell := range cells {
+		switch {
+		case c.At.Matches(cell):
+			err = redbase.AppendVersion(&v.At, c.At, cell)
+		case c.Payload.Matches(cell):
+			err = redbase.AppendVersion(&v.Payload, c.Payload, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// EventsRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type EventsRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key EventsKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values EventsValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions EventsVersions
 }
 
 func eventsRow(raw redbase.RawRow) (EventsRow, error) {
@@ -150,8 +210,17 @@ func eventsRow(raw redbase.RawRow) (EventsRow, error) {
 	if err != nil {
 		return EventsRow{}, err
 	}
-	values, err := eventsValues(raw.Cells)
-	return EventsRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := EventsRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = eventsValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = eventsVersions(cells)
+	return row, err
 }
 
 // EventsTable is typed access to "events"; safe for concurrent use.
@@ -178,21 +247,22 @@ func (t *EventsTable) RegionStarts(ctx context.Context) ([][]byte, error) {
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *EventsTable) Get(ctx context.Context, key EventsKey) (EventsRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *EventsTable) Get(ctx context.Context, key EventsKey, opts ...redbase.ReadOption) (EventsRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return EventsRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return EventsRow{}, err
 	}
 	return eventsRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *EventsTable) Put(ctx context.Context, key EventsKey, values EventsValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *EventsTable) Put(ctx context.Context, key EventsKey, values EventsValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -201,17 +271,110 @@ func (t *EventsTable) Put(ctx context.Context, key EventsKey, values EventsValue
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *EventsTable) Delete(ctx context.Context, key EventsKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *EventsTable) Delete(ctx context.Context, key EventsKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
+
+// EventsPut is one row of PutMany.
+type EventsPut struct {
+	Key    EventsKey
+	Values EventsValues
+}
+
+// PutMany writes rows with putMultiple in chunks (WithChunkRows, WithChunkBytes; default
+// 1,000 rows and 4 MiB), all at one timestamp with WithTimestamp. Every key and value is
+// encoded before anything is sent. When a chunk fails its rows are retried one by one; the
+// rows that still fail come back in a *BatchError (the others are written).
+func (t *EventsTable) PutMany(ctx context.Context, rows []EventsPut, opts ...redbase.WriteOption) error {
+	raw := make([]redbase.RowCells, len(rows))
+	for i, r := range rows {
+		row, err := r.Key.Encode()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		cells, err := r.Values.cells()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = redbase.RowCells{Row: row, Cells: cells}
+	}
+	return t.t.PutMany(ctx, raw, redbase.ApplyWriteOptions(opts))
+}
+
+// DeleteMany deletes whole rows with deleteMultiple in chunks (WithTimestamp: only the
+// versions at or before it); failures as PutMany's.
+func (t *EventsTable) DeleteMany(ctx context.Context, keys []EventsKey, opts ...redbase.WriteOption) error {
+	raw := make([][]byte, len(keys))
+	for i, k := range keys {
+		row, err := k.Encode()
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		raw[i] = row
+	}
+	return t.t.DeleteMany(ctx, raw, redbase.ApplyWriteOptions(opts))
+}
+
+// MutateRow writes put and deletes the columns (or whole families, Family("f")) of del in
+// one row, atomically (mutateRow).
+func (t *EventsTable) MutateRow(ctx context.Context, key EventsKey, put EventsValues, del []redbase.Selector, opts ...redbase.WriteOption) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	cells, err := put.cells()
+	if err != nil {
+		return err
+	}
+	return t.t.MutateRow(ctx, row, cells, del, redbase.ApplyWriteOptions(opts))
+}
+
+// EventsWriter buffers writes to "events" and sends them in batches (see
+// redbase.Writer): by size, after FlushInterval, on Flush and on Close.
+type EventsWriter struct {
+	w *redbase.Writer
+}
+
+// Writer returns a buffered writer; ctx bounds every flush. Close it to send the rest.
+func (t *EventsTable) Writer(ctx context.Context, opts redbase.WriterOptions) *EventsWriter {
+	return &EventsWriter{w: redbase.NewWriter(ctx, t.t, opts)}
+}
+
+// Put buffers a put of the fields of values that are set.
+func (w *EventsWriter) Put(key EventsKey, values EventsValues) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	cells, err := values.cells()
+	if err != nil {
+		return err
+	}
+	return w.w.Put(row, cells)
+}
+
+// Delete buffers the deletion of the whole row.
+func (w *EventsWriter) Delete(key EventsKey) error {
+	row, err := key.Encode()
+	if err != nil {
+		return err
+	}
+	return w.w.Delete(row)
+}
+
+// Flush sends everything buffered.
+func (w *EventsWriter) Flush() error { return w.w.Flush() }
+
+// Close flushes and stops the writer.
+func (w *EventsWriter) Close() error { return w.w.Close() }
 
 // CheckAndPut writes values only if cond holds (EventsColumns.X.Is(v) or
 // .IsAbsent()); true if it wrote.
@@ -227,14 +390,12 @@ func (t *EventsTable) CheckAndPut(ctx context.Context, key EventsKey, cond redba
 	return t.t.CheckAndPut(ctx, row, cond, cells)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit. The table is salted: one server scanner
-// per bucket, merged in key order.
-func (t *EventsTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *EventsScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(eventsKeySpec, nil)
-	}
-	return &EventsScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (EventsKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range. The table is salted: one
+// server scanner per bucket, merged in key order.
+func (t *EventsTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *EventsScanner {
+	return &EventsScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(eventsKeySpec, keys), opts)}
 }
 
 // EventsScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

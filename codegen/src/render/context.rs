@@ -22,10 +22,12 @@ pub struct SdkContext<'a> {
     pub tables: Vec<TableContext<'a>>,
 }
 
-/// Per-table templates: `{ package, table }`.
+/// Per-table templates: `{ package, version, table }`.
 #[derive(Debug, Serialize)]
 pub struct TableFile<'a> {
     pub package: &'a str,
+    /// The SDK's version, for languages whose import paths carry the major version (Go).
+    pub version: &'a str,
     pub table: &'a TableContext<'a>,
 }
 
@@ -187,6 +189,7 @@ impl<'a> TemplateContext<'a> {
     pub fn table(sdk: &'a SdkContext<'a>, table: &'a TableContext<'a>) -> Self {
         TemplateContext::Table(TableFile {
             package: sdk.package,
+            version: sdk.version,
             table,
         })
     }

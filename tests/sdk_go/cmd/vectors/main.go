@@ -234,7 +234,13 @@ func prefixVector(table string, v map[string]any) error {
 	if err != nil {
 		return err
 	}
-	out, err := vj.Call(k, "Prefix", n)
+	// The table's XKeys() bounds, each given component bound by its method (named as the
+	// key's field).
+	bounds := reflect.ValueOf(sdk.Tables[table].Keys())
+	for i := 0; i < n; i++ {
+		bounds = bounds.MethodByName(k.Type().Field(i).Name).Call([]reflect.Value{k.Field(i)})[0]
+	}
+	out, err := vj.Call(bounds, "Range")
 	if v["error"] == true {
 		if err == nil || !errors.Is(err, sdk.ErrKeyEncoding) {
 			return fmt.Errorf("prefix(%d) = %v, %v; want a key error", n, out, err)
