@@ -182,14 +182,23 @@ func (t *TableClient) MutateRow(ctx context.Context, row []byte, put []Cell, del
 	if len(put) > 0 {
 		m.Mutations = append(m.Mutations, &hbase2.TMutation{Put: tputAt(row, put, o.Timestamp)})
 	}
-	if len(del) > 0 {
-		d := tdelete(row, o.Timestamp)
-		d.DeleteType = hbase2.TDeleteType_DELETE_COLUMNS
-		for _, s := range del {
-			f, q := s.selection()
-			d.Columns = append(d.Columns, &hbase2.TColumn{Family: f, Qualifier: q, Timestamp: o.Timestamp})
+	// Columns and families go in two deletes: HBase reads a TDelete's type for all its
+	// columns (DELETE_COLUMNS: every version of a column, DELETE_FAMILY: of a family).
+	cols, fams := tdelete(row, o.Timestamp), tdelete(row, o.Timestamp)
+	cols.DeleteType, fams.DeleteType = hbase2.TDeleteType_DELETE_COLUMNS, hbase2.TDeleteType_DELETE_FAMILY
+	for _, s := range del {
+		f, q := s.selection()
+		c := &hbase2.TColumn{Family: f, Qualifier: q, Timestamp: o.Timestamp}
+		if q == nil {
+			fams.Columns = append(fams.Columns, c)
+		} else {
+			cols.Columns = append(cols.Columns, c)
 		}
-		m.Mutations = append(m.Mutations, &hbase2.TMutation{DeleteSingle: d})
+	}
+	for _, d := range []*hbase2.TDelete{cols, fams} {
+		if len(d.Columns) > 0 {
+			m.Mutations = append(m.Mutations, &hbase2.TMutation{DeleteSingle: d})
+		}
 	}
 	if len(m.Mutations) == 0 {
 		return nil

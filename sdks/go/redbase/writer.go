@@ -85,7 +85,7 @@ func NewWriter(ctx context.Context, t *TableClient, o WriterOptions) *Writer {
 // Put buffers a put of cells to row.
 func (w *Writer) Put(row []byte, cells []Cell) error {
 	if len(cells) == 0 {
-		return w.takeErr()
+		return w.check()
 	}
 	return w.add(&writeOp{kind: opPut, row: row, cells: cells})
 }
@@ -96,9 +96,20 @@ func (w *Writer) Delete(row []byte) error { return w.add(&writeOp{kind: opDelete
 // Increment buffers counter increments of row.
 func (w *Writer) Increment(row []byte, deltas []Delta) error {
 	if len(deltas) == 0 {
-		return w.takeErr()
+		return w.check()
 	}
 	return w.add(&writeOp{kind: opIncrement, row: row, deltas: deltas})
+}
+
+// check is a call that buffers nothing: ErrClosed, or a background flush's error.
+func (w *Writer) check() error {
+	w.mu.Lock()
+	closed := w.closed
+	w.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	return w.takeErr()
 }
 
 func (w *Writer) takeErr() error {
