@@ -35,7 +35,7 @@ func example(ctx context.Context, addr string) ([]string, error) {
 		return nil, err
 	}
 	out = append(out, fmt.Sprint(row.Key.Hash, " ", row.Key.SystemID, " ", *row.Values.Hits)) // 16108 jericho 3
-	rows := logs.Scan(ctx, rx.AccessLogsKeys().UserID("dave"), rx.ScanOptions{Limit: 10}) // every row of user dave
+	rows := logs.Scan(ctx, rx.AccessLogsKeys().UserID("dave"), rx.ScanOptions{Limit: 10})     // every row of user dave
 	for rows.Next() {
 		out = append(out, fmt.Sprint(rows.Row().Key.Period, " ", *rows.Row().Values.LastSeen))
 	}

@@ -134,8 +134,8 @@ func (b Bounds) Range() (KeyRange, error) {
 // Resolve is Range, so bounds can be given to Scan directly.
 func (b Bounds) Resolve() (KeyRange, error) { return b.Range() }
 
-// PrefixFilter is a PrefixFilter on the key prefix of the components bound by value (no range,
-// and only for keys without a salt, whose rows share no single prefix).
+// PrefixFilter is a PrefixFilter on the key prefix of the components bound by value (no
+// range); a salted key has one prefix per bucket: (PrefixFilter(..)) OR (PrefixFilter(..)) ...
 func (b Bounds) PrefixFilter() Filter {
 	values, ranged, err := b.leading()
 	if err != nil {
@@ -144,14 +144,15 @@ func (b Bounds) PrefixFilter() Filter {
 	if ranged >= 0 {
 		return filterErr("a prefix filter takes components by value, not the range on " + b.spec.Components[ranged].Name)
 	}
-	if b.spec.Salt != nil {
-		return filterErr("the " + b.spec.Table + " key is salted: its rows share no single prefix (scan XKeys() instead)")
-	}
 	prefixes, err := b.spec.Prefixes(values)
 	if err != nil {
 		return Filter{err: err}
 	}
-	return RowPrefixFilter(prefixes[0])
+	fs := make([]Filter, len(prefixes))
+	for i, p := range prefixes {
+		fs[i] = RowPrefixFilter(p)
+	}
+	return AnyOf(fs...)
 }
 
 // everyRow resolves keys, reading the whole table (one range per salt bucket) for a nil or

@@ -1,9 +1,6 @@
 package redbase
 
-import (
-	"strconv"
-	"strings"
-)
+import "strconv"
 
 // Filter is a server-side scan filter, rendered to HBase's filter language (the bytes sent as
 // TScan.filterString), so the same filter works on redbase and on a real HBase. The zero
@@ -133,7 +130,7 @@ func RowPrefixFilter(prefix []byte) Filter { return filterCall("PrefixFilter", q
 // bounds the whole scan).
 func PageFilter(n int64) Filter {
 	if n < 0 {
-		return filterErr("a page size must be >= 0, got " + strconv.FormatInt(n, 10))
+		return filterErr("a page size must not be negative, got " + strconv.FormatInt(n, 10))
 	}
 	return filterCall("PageFilter", []byte(strconv.FormatInt(n, 10)))
 }
@@ -157,7 +154,7 @@ func TimestampsFilter(ts ...int64) Filter {
 	args := make([][]byte, len(ts))
 	for i, t := range ts {
 		if t < 0 {
-			return filterErr("a timestamp must be >= 0, got " + strconv.FormatInt(t, 10))
+			return filterErr("a timestamp must not be negative, got " + strconv.FormatInt(t, 10))
 		}
 		args[i] = []byte(strconv.FormatInt(t, 10))
 	}
@@ -169,16 +166,16 @@ func ColumnPrefixFilter(prefix []byte) Filter {
 	return filterCall("ColumnPrefixFilter", quote(nil, prefix))
 }
 
-func combine(word string, fs []Filter) Filter {
+func combine(name, word string, fs []Filter) Filter {
 	if len(fs) == 0 {
-		return filterErr(strings.TrimSpace(word) + " of no filters")
+		return filterErr(name + " needs at least one filter")
 	}
 	for _, f := range fs {
 		if f.err != nil {
 			return f
 		}
 		if f.expr == nil {
-			return filterErr(strings.TrimSpace(word) + " of an empty filter")
+			return filterErr(name + " of the zero Filter (no filter)")
 		}
 	}
 	if len(fs) == 1 {
@@ -199,7 +196,7 @@ func combine(word string, fs []Filter) Filter {
 }
 
 // AllOf keeps what every filter keeps: `(A) AND (B)`; one filter is itself.
-func AllOf(fs ...Filter) Filter { return combine(" AND ", fs) }
+func AllOf(fs ...Filter) Filter { return combine("AllOf", " AND ", fs) }
 
 // AnyOf keeps what any filter keeps: `(A) OR (B)`; one filter is itself.
-func AnyOf(fs ...Filter) Filter { return combine(" OR ", fs) }
+func AnyOf(fs ...Filter) Filter { return combine("AnyOf", " OR ", fs) }
