@@ -9,7 +9,7 @@ import (
 	"context"
 	"fmt"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var accessLogsByPeriodKeySpec = redbase.NewKeySpec("access_logs_by_period", "separated", "|",

@@ -9,7 +9,7 @@ import (
 	"context"
 	"fmt"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var accessLogsBySystemKeySpec = redbase.NewKeySpec("access_logs_by_system", "separated", "|",

@@ -10,7 +10,7 @@ import (
 	"context"
 	"fmt"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var accessLogsKeySpec = redbase.NewKeySpec("access_logs", "separated", "|",

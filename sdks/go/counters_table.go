@@ -9,7 +9,7 @@ import (
 	"context"
 	"fmt"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var countersKeySpec = redbase.NewKeySpec("counters", "separated", "|",

@@ -26,7 +26,7 @@
 //   - WebPagesTable: crawl:web-pages
 package redbaseexamples
 
-import "redbase_examples/redbase"
+import "redbase.example/sdks/go/redbase"
 
 // Version is the SDK's version, the schema's `version`.
 const Version = "0.3.0"

@@ -9,7 +9,7 @@ import (
 	"context"
 	"fmt"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var driveFilesKeySpec = redbase.NewKeySpec("drive_files", "fixed", "",

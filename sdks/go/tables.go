@@ -5,7 +5,7 @@ package redbaseexamples
 import (
 	"reflect"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 // TableInfo describes one generated table for tools that handle every table alike through

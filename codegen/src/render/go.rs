@@ -121,7 +121,7 @@ pub fn module_path(package: &str, version: &str) -> String {
     }
 }
 
-/// `{{go_module package version}}`.
+/// `{{go_module_path go_module version}}`: the module path with its `/vN`.
 fn module_helper(
     h: &handlebars::Helper<'_>,
     _: &Handlebars<'_>,
@@ -133,9 +133,10 @@ fn module_helper(
         h.param(i)
             .and_then(|p| p.value().as_str().map(str::to_string))
             .ok_or_else(|| {
-                handlebars::RenderError::from(
-                    handlebars::RenderErrorReason::ParamNotFoundForIndex("go_module", i),
-                )
+                handlebars::RenderError::from(handlebars::RenderErrorReason::ParamNotFoundForIndex(
+                    "go_module_path",
+                    i,
+                ))
             })
     };
     out.write(&module_path(&arg(0)?, &arg(1)?))?;
@@ -189,7 +190,7 @@ impl Language for Go {
     /// `{{go_package package}}`: the Go package name of a schema package.
     fn register_helpers(&self, hb: &mut Handlebars<'_>) {
         hb.register_helper("go_package", Box::new(super::string_helper(package_name)));
-        hb.register_helper("go_module", Box::new(module_helper));
+        hb.register_helper("go_module_path", Box::new(module_helper));
     }
 
     fn header(&self, path: &Path) -> Option<String> {
@@ -368,7 +369,10 @@ mod tests {
         assert_eq!(package_name("redbase_examples"), "redbaseexamples");
         assert_eq!(module_path("redbase_examples", "0.3.0"), "redbase_examples");
         assert_eq!(module_path("redbase_examples", "1.9.0"), "redbase_examples");
-        assert_eq!(module_path("redbase_examples", "2.0.1"), "redbase_examples/v2");
+        assert_eq!(
+            module_path("redbase_examples", "2.0.1"),
+            "redbase_examples/v2"
+        );
         assert_eq!(module_path("acme", "12.0.0"), "acme/v12");
         assert_eq!(n.bytes_literal(b"t\x00"), "[]byte(\"t\\x00\")");
         assert_eq!(n.string_literal("a\"é\n"), "\"a\\\"\\u00e9\\x0a\"");

@@ -7,7 +7,7 @@ import (
 	"context"
 	"errors"
 
-	"redbase_examples/hbase2"
+	"redbase.example/sdks/go/hbase2"
 )
 
 // RowCells is one row of a PutMany: the encoded key and the cells to write.

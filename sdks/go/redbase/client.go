@@ -8,7 +8,7 @@ import (
 	"encoding/binary"
 	"sort"
 
-	"redbase_examples/hbase2"
+	"redbase.example/sdks/go/hbase2"
 )
 
 // Cell is one cell of a row: family, qualifier, value and, in cells read back, the timestamp

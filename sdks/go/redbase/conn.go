@@ -11,7 +11,7 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
-	"redbase_examples/hbase2"
+	"redbase.example/sdks/go/hbase2"
 )
 
 // Transport is how calls are framed on the socket.

@@ -7,7 +7,7 @@ import (
 	"context"
 	"errors"
 
-	"redbase_examples/hbase2"
+	"redbase.example/sdks/go/hbase2"
 )
 
 // ScanOptions tune a scan; the zero value reads the newest version of every column of every

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	sdk "redbase_examples"
-	"redbase_examples/redbase"
+	sdk "redbase.example/sdks/go"
+	"redbase.example/sdks/go/redbase"
 )
 
 func logKey(i int) sdk.AccessLogsKey {

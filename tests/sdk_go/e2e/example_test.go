@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	rx "redbase_examples"
+	rx "redbase.example/sdks/go"
 )
 
 // example is docs/sdks.md's ten-line Go example, with its prints collected.

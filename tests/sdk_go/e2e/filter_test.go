@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	sdk "redbase_examples"
+	sdk "redbase.example/sdks/go"
 )
 
 // userLogs fills access_logs_by_user: users a..d, systems s1 s2, periods 201501..201503; hits

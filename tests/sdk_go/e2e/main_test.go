@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	sdk "redbase_examples"
+	sdk "redbase.example/sdks/go"
 )
 
 var (

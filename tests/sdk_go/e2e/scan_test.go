@@ -9,8 +9,8 @@ import (
 	"sort"
 	"testing"
 
-	sdk "redbase_examples"
-	"redbase_examples/redbase"
+	sdk "redbase.example/sdks/go"
+	"redbase.example/sdks/go/redbase"
 )
 
 type userRow struct {

@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
-	sdk "redbase_examples"
-	"redbase_examples/redbase"
+	sdk "redbase.example/sdks/go"
+	"redbase.example/sdks/go/redbase"
 )
 
 // The access_logs family t keeps 3 versions (sdks/schemas/access_logs.toml).

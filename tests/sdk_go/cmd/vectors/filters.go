@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	sdk "redbase_examples"
+	sdk "redbase.example/sdks/go"
 
 	"redbase/tests/sdk_go/internal/vj"
 )

@@ -15,8 +15,8 @@ import (
 	"path/filepath"
 	"reflect"
 
-	sdk "redbase_examples"
-	"redbase_examples/redbase"
+	sdk "redbase.example/sdks/go"
+	"redbase.example/sdks/go/redbase"
 
 	"redbase/tests/sdk_go/internal/vj"
 )

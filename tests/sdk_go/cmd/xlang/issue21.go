@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"strconv"
 
-	sdk "redbase_examples"
+	sdk "redbase.example/sdks/go"
 
 	"redbase/tests/sdk_go/internal/vj"
 )

@@ -25,7 +25,7 @@ import (
 	"strconv"
 	"time"
 
-	sdk "redbase_examples"
+	sdk "redbase.example/sdks/go"
 
 	"redbase/tests/sdk_go/internal/vj"
 )
