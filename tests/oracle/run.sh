@@ -112,7 +112,7 @@ if [ "$py_sdk_status" -ne 0 ]; then
 fi
 echo "== tests/sdk_go/run.sh against HBase (REDBASE_SDK_TARGET=$sdk_target)"
 go_sdk_status=0
-REDBASE_SDK_TARGET="$sdk_target" tests/sdk_go/run.sh || go_sdk_status=$?
+REDBASE_SDK_TARGET="$sdk_target" tests/sdk_go/run.sh -skip TestFramedTransport || go_sdk_status=$?
 if [ "$go_sdk_status" -ne 0 ]; then
     echo "tests/oracle/run.sh: tests/sdk_go/run.sh against HBase exit $go_sdk_status"
     [ "$status" -ne 0 ] || status=$go_sdk_status
