@@ -7,7 +7,6 @@ package redbaseexamples
 
 import (
 	"context"
-	"fmt"
 
 	"redbase.example/sdks/go/redbase"
 )
@@ -316,112 +315,6 @@ func (t *AccessLogsByPeriodTable) Delete(ctx context.Context, key AccessLogsByPe
 	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
-// AccessLogsByPeriodPut is one row of PutMany.
-type AccessLogsByPeriodPut struct {
-	Key    AccessLogsByPeriodKey
-	Values AccessLogsByPeriodValues
-}
-
-// PutMany writes rows with putMultiple in chunks (WithChunkRows, WithChunkBytes; default
-// 1,000 rows and 4 MiB), all at one timestamp with WithTimestamp. Every key and value is
-// encoded before anything is sent. When a chunk fails its rows are retried one by one; the
-// rows that still fail come back in a *BatchError (the others are written).
-func (t *AccessLogsByPeriodTable) PutMany(ctx context.Context, rows []AccessLogsByPeriodPut, opts ...redbase.WriteOption) error {
-	raw := make([]redbase.RowCells, len(rows))
-	for i, r := range rows {
-		row, err := r.Key.Encode()
-		if err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
-		cells, err := r.Values.cells()
-		if err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
-		raw[i] = redbase.RowCells{Row: row, Cells: cells}
-	}
-	return t.t.PutMany(ctx, raw, redbase.ApplyWriteOptions(opts))
-}
-
-// DeleteMany deletes whole rows with deleteMultiple in chunks (WithTimestamp: only the
-// versions at or before it); failures as PutMany's.
-func (t *AccessLogsByPeriodTable) DeleteMany(ctx context.Context, keys []AccessLogsByPeriodKey, opts ...redbase.WriteOption) error {
-	raw := make([][]byte, len(keys))
-	for i, k := range keys {
-		row, err := k.Encode()
-		if err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
-		raw[i] = row
-	}
-	return t.t.DeleteMany(ctx, raw, redbase.ApplyWriteOptions(opts))
-}
-
-// MutateRow writes put and deletes the columns (or whole families, Family("f")) of del in
-// one row, atomically (mutateRow).
-func (t *AccessLogsByPeriodTable) MutateRow(ctx context.Context, key AccessLogsByPeriodKey, put AccessLogsByPeriodValues, del []redbase.Selector, opts ...redbase.WriteOption) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	cells, err := put.cells()
-	if err != nil {
-		return err
-	}
-	return t.t.MutateRow(ctx, row, cells, del, redbase.ApplyWriteOptions(opts))
-}
-
-// AccessLogsByPeriodWriter buffers writes to "access-logs-by-period" and sends them in batches (see
-// redbase.Writer): by size, after FlushInterval, on Flush and on Close.
-type AccessLogsByPeriodWriter struct {
-	w *redbase.Writer
-}
-
-// Writer returns a buffered writer; ctx bounds every flush. Close it to send the rest.
-func (t *AccessLogsByPeriodTable) Writer(ctx context.Context, opts redbase.WriterOptions) *AccessLogsByPeriodWriter {
-	return &AccessLogsByPeriodWriter{w: redbase.NewWriter(ctx, t.t, opts)}
-}
-
-// Put buffers a put of the fields of values that are set.
-func (w *AccessLogsByPeriodWriter) Put(key AccessLogsByPeriodKey, values AccessLogsByPeriodValues) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	cells, err := values.cells()
-	if err != nil {
-		return err
-	}
-	return w.w.Put(row, cells)
-}
-
-// Delete buffers the deletion of the whole row.
-func (w *AccessLogsByPeriodWriter) Delete(key AccessLogsByPeriodKey) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	return w.w.Delete(row)
-}
-
-// Increment buffers counter increments (summed with others of the same counters).
-func (w *AccessLogsByPeriodWriter) Increment(key AccessLogsByPeriodKey, counters AccessLogsByPeriodCounters) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	deltas, err := counters.deltas()
-	if err != nil {
-		return err
-	}
-	return w.w.Increment(row, deltas)
-}
-
-// Flush sends everything buffered.
-func (w *AccessLogsByPeriodWriter) Flush() error { return w.w.Flush() }
-
-// Close flushes and stops the writer.
-func (w *AccessLogsByPeriodWriter) Close() error { return w.w.Close() }
-
 // CheckAndPut writes values only if cond holds (AccessLogsByPeriodColumns.X.Is(v) or
 // .IsAbsent()); true if it wrote.
 func (t *AccessLogsByPeriodTable) CheckAndPut(ctx context.Context, key AccessLogsByPeriodKey, cond redbase.Condition, values AccessLogsByPeriodValues) (bool, error) {
@@ -434,88 +327,6 @@ func (t *AccessLogsByPeriodTable) CheckAndPut(ctx context.Context, key AccessLog
 		return false, err
 	}
 	return t.t.CheckAndPut(ctx, row, cond, cells)
-}
-
-// AccessLogsByPeriodCounters holds amounts for the table's counters (zero and missing parts
-// are left alone) or, from Increment, their new values.
-type AccessLogsByPeriodCounters struct {
-	// Hits: counter hits.
-	Hits int64 `redbase:"hits"`
-}
-
-func (v *AccessLogsByPeriodCounters) deltas() (out []redbase.Delta, err error) {
-	c := &AccessLogsByPeriodColumns
-	if v.Hits != 0 {
-		out = append(out, redbase.Delta{Family: c.Hits.Family, Qualifier: c.Hits.Qualifier, Amount: v.Hits})
-	}
-	return out, nil
-}
-
-// accessLogsByPeriodCounters reads the new values of an increment's result cells.
-func accessLogsByPeriodCounters(cells []redbase.Cell) (v AccessLogsByPeriodCounters, err error) {
-	values, err := accessLogsByPeriodValues(cells)
-	if err != nil {
-		return v, err
-	}
-	if values.Hits != nil {
-		v.Hits = *values.Hits
-	}
-	return v, nil
-}
-
-// Increment atomically adds every non-zero amount of counters to the row in one call and
-// returns the counters' new values.
-func (t *AccessLogsByPeriodTable) Increment(ctx context.Context, key AccessLogsByPeriodKey, counters AccessLogsByPeriodCounters) (AccessLogsByPeriodCounters, error) {
-	row, err := key.Encode()
-	if err != nil {
-		return AccessLogsByPeriodCounters{}, err
-	}
-	deltas, err := counters.deltas()
-	if err != nil || len(deltas) == 0 {
-		return AccessLogsByPeriodCounters{}, err
-	}
-	cells, err := t.t.IncrementRow(ctx, row, deltas)
-	if err != nil {
-		return AccessLogsByPeriodCounters{}, err
-	}
-	return accessLogsByPeriodCounters(cells)
-}
-
-// AccessLogsByPeriodIncrement is one row of IncrementMany.
-type AccessLogsByPeriodIncrement struct {
-	Key      AccessLogsByPeriodKey
-	Counters AccessLogsByPeriodCounters
-}
-
-// IncrementMany increments each row's counters in one call per row (Thrift2 has no multi-row
-// increment) and returns each row's new values; failed rows come back in a *BatchError (their
-// results are zero).
-func (t *AccessLogsByPeriodTable) IncrementMany(ctx context.Context, rows []AccessLogsByPeriodIncrement) ([]AccessLogsByPeriodCounters, error) {
-	raw := make([]redbase.RowDeltas, len(rows))
-	for i, r := range rows {
-		row, err := r.Key.Encode()
-		if err != nil {
-			return nil, fmt.Errorf("row %d: %w", i, err)
-		}
-		deltas, err := r.Counters.deltas()
-		if err != nil {
-			return nil, fmt.Errorf("row %d: %w", i, err)
-		}
-		raw[i] = redbase.RowDeltas{Row: row, Deltas: deltas}
-	}
-	results, batchErr := t.t.IncrementMany(ctx, raw)
-	out := make([]AccessLogsByPeriodCounters, len(rows))
-	for i, cells := range results {
-		if cells == nil {
-			continue
-		}
-		v, err := accessLogsByPeriodCounters(cells)
-		if err != nil {
-			return out, err
-		}
-		out[i] = v
-	}
-	return out, batchErr
 }
 
 // IncrementHits atomically adds amount to the hits counter; returns the

@@ -7,7 +7,6 @@ package redbaseexamples
 
 import (
 	"context"
-	"fmt"
 
 	"redbase.example/sdks/go/redbase"
 )
@@ -314,112 +313,6 @@ func (t *AccessLogsBySystemTable) Delete(ctx context.Context, key AccessLogsBySy
 	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
-// AccessLogsBySystemPut is one row of PutMany.
-type AccessLogsBySystemPut struct {
-	Key    AccessLogsBySystemKey
-	Values AccessLogsBySystemValues
-}
-
-// PutMany writes rows with putMultiple in chunks (WithChunkRows, WithChunkBytes; default
-// 1,000 rows and 4 MiB), all at one timestamp with WithTimestamp. Every key and value is
-// encoded before anything is sent. When a chunk fails its rows are retried one by one; the
-// rows that still fail come back in a *BatchError (the others are written).
-func (t *AccessLogsBySystemTable) PutMany(ctx context.Context, rows []AccessLogsBySystemPut, opts ...redbase.WriteOption) error {
-	raw := make([]redbase.RowCells, len(rows))
-	for i, r := range rows {
-		row, err := r.Key.Encode()
-		if err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
-		cells, err := r.Values.cells()
-		if err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
-		raw[i] = redbase.RowCells{Row: row, Cells: cells}
-	}
-	return t.t.PutMany(ctx, raw, redbase.ApplyWriteOptions(opts))
-}
-
-// DeleteMany deletes whole rows with deleteMultiple in chunks (WithTimestamp: only the
-// versions at or before it); failures as PutMany's.
-func (t *AccessLogsBySystemTable) DeleteMany(ctx context.Context, keys []AccessLogsBySystemKey, opts ...redbase.WriteOption) error {
-	raw := make([][]byte, len(keys))
-	for i, k := range keys {
-		row, err := k.Encode()
-		if err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
-		raw[i] = row
-	}
-	return t.t.DeleteMany(ctx, raw, redbase.ApplyWriteOptions(opts))
-}
-
-// MutateRow writes put and deletes the columns (or whole families, Family("f")) of del in
-// one row, atomically (mutateRow).
-func (t *AccessLogsBySystemTable) MutateRow(ctx context.Context, key AccessLogsBySystemKey, put AccessLogsBySystemValues, del []redbase.Selector, opts ...redbase.WriteOption) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	cells, err := put.cells()
-	if err != nil {
-		return err
-	}
-	return t.t.MutateRow(ctx, row, cells, del, redbase.ApplyWriteOptions(opts))
-}
-
-// AccessLogsBySystemWriter buffers writes to "access-logs-by-system" and sends them in batches (see
-// redbase.Writer): by size, after FlushInterval, on Flush and on Close.
-type AccessLogsBySystemWriter struct {
-	w *redbase.Writer
-}
-
-// Writer returns a buffered writer; ctx bounds every flush. Close it to send the rest.
-func (t *AccessLogsBySystemTable) Writer(ctx context.Context, opts redbase.WriterOptions) *AccessLogsBySystemWriter {
-	return &AccessLogsBySystemWriter{w: redbase.NewWriter(ctx, t.t, opts)}
-}
-
-// Put buffers a put of the fields of values that are set.
-func (w *AccessLogsBySystemWriter) Put(key AccessLogsBySystemKey, values AccessLogsBySystemValues) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	cells, err := values.cells()
-	if err != nil {
-		return err
-	}
-	return w.w.Put(row, cells)
-}
-
-// Delete buffers the deletion of the whole row.
-func (w *AccessLogsBySystemWriter) Delete(key AccessLogsBySystemKey) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	return w.w.Delete(row)
-}
-
-// Increment buffers counter increments (summed with others of the same counters).
-func (w *AccessLogsBySystemWriter) Increment(key AccessLogsBySystemKey, counters AccessLogsBySystemCounters) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	deltas, err := counters.deltas()
-	if err != nil {
-		return err
-	}
-	return w.w.Increment(row, deltas)
-}
-
-// Flush sends everything buffered.
-func (w *AccessLogsBySystemWriter) Flush() error { return w.w.Flush() }
-
-// Close flushes and stops the writer.
-func (w *AccessLogsBySystemWriter) Close() error { return w.w.Close() }
-
 // CheckAndPut writes values only if cond holds (AccessLogsBySystemColumns.X.Is(v) or
 // .IsAbsent()); true if it wrote.
 func (t *AccessLogsBySystemTable) CheckAndPut(ctx context.Context, key AccessLogsBySystemKey, cond redbase.Condition, values AccessLogsBySystemValues) (bool, error) {
@@ -432,88 +325,6 @@ func (t *AccessLogsBySystemTable) CheckAndPut(ctx context.Context, key AccessLog
 		return false, err
 	}
 	return t.t.CheckAndPut(ctx, row, cond, cells)
-}
-
-// AccessLogsBySystemCounters holds amounts for the table's counters (zero and missing parts
-// are left alone) or, from Increment, their new values.
-type AccessLogsBySystemCounters struct {
-	// Hits: counter hits.
-	Hits int64 `redbase:"hits"`
-}
-
-func (v *AccessLogsBySystemCounters) deltas() (out []redbase.Delta, err error) {
-	c := &AccessLogsBySystemColumns
-	if v.Hits != 0 {
-		out = append(out, redbase.Delta{Family: c.Hits.Family, Qualifier: c.Hits.Qualifier, Amount: v.Hits})
-	}
-	return out, nil
-}
-
-// accessLogsBySystemCounters reads the new values of an increment's result cells.
-func accessLogsBySystemCounters(cells []redbase.Cell) (v AccessLogsBySystemCounters, err error) {
-	values, err := accessLogsBySystemValues(cells)
-	if err != nil {
-		return v, err
-	}
-	if values.Hits != nil {
-		v.Hits = *values.Hits
-	}
-	return v, nil
-}
-
-// Increment atomically adds every non-zero amount of counters to the row in one call and
-// returns the counters' new values.
-func (t *AccessLogsBySystemTable) Increment(ctx context.Context, key AccessLogsBySystemKey, counters AccessLogsBySystemCounters) (AccessLogsBySystemCounters, error) {
-	row, err := key.Encode()
-	if err != nil {
-		return AccessLogsBySystemCounters{}, err
-	}
-	deltas, err := counters.deltas()
-	if err != nil || len(deltas) == 0 {
-		return AccessLogsBySystemCounters{}, err
-	}
-	cells, err := t.t.IncrementRow(ctx, row, deltas)
-	if err != nil {
-		return AccessLogsBySystemCounters{}, err
-	}
-	return accessLogsBySystemCounters(cells)
-}
-
-// AccessLogsBySystemIncrement is one row of IncrementMany.
-type AccessLogsBySystemIncrement struct {
-	Key      AccessLogsBySystemKey
-	Counters AccessLogsBySystemCounters
-}
-
-// IncrementMany increments each row's counters in one call per row (Thrift2 has no multi-row
-// increment) and returns each row's new values; failed rows come back in a *BatchError (their
-// results are zero).
-func (t *AccessLogsBySystemTable) IncrementMany(ctx context.Context, rows []AccessLogsBySystemIncrement) ([]AccessLogsBySystemCounters, error) {
-	raw := make([]redbase.RowDeltas, len(rows))
-	for i, r := range rows {
-		row, err := r.Key.Encode()
-		if err != nil {
-			return nil, fmt.Errorf("row %d: %w", i, err)
-		}
-		deltas, err := r.Counters.deltas()
-		if err != nil {
-			return nil, fmt.Errorf("row %d: %w", i, err)
-		}
-		raw[i] = redbase.RowDeltas{Row: row, Deltas: deltas}
-	}
-	results, batchErr := t.t.IncrementMany(ctx, raw)
-	out := make([]AccessLogsBySystemCounters, len(rows))
-	for i, cells := range results {
-		if cells == nil {
-			continue
-		}
-		v, err := accessLogsBySystemCounters(cells)
-		if err != nil {
-			return out, err
-		}
-		out[i] = v
-	}
-	return out, batchErr
 }
 
 // IncrementHits atomically adds amount to the hits counter; returns the

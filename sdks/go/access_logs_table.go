@@ -8,7 +8,6 @@ package redbaseexamples
 
 import (
 	"context"
-	"fmt"
 
 	"redbase.example/sdks/go/redbase"
 )
@@ -317,112 +316,6 @@ func (t *AccessLogsTable) Delete(ctx context.Context, key AccessLogsKey, opts ..
 	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
-// AccessLogsPut is one row of PutMany.
-type AccessLogsPut struct {
-	Key    AccessLogsKey
-	Values AccessLogsValues
-}
-
-// PutMany writes rows with putMultiple in chunks (WithChunkRows, WithChunkBytes; default
-// 1,000 rows and 4 MiB), all at one timestamp with WithTimestamp. Every key and value is
-// encoded before anything is sent. When a chunk fails its rows are retried one by one; the
-// rows that still fail come back in a *BatchError (the others are written).
-func (t *AccessLogsTable) PutMany(ctx context.Context, rows []AccessLogsPut, opts ...redbase.WriteOption) error {
-	raw := make([]redbase.RowCells, len(rows))
-	for i, r := range rows {
-		row, err := r.Key.Encode()
-		if err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
-		cells, err := r.Values.cells()
-		if err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
-		raw[i] = redbase.RowCells{Row: row, Cells: cells}
-	}
-	return t.t.PutMany(ctx, raw, redbase.ApplyWriteOptions(opts))
-}
-
-// DeleteMany deletes whole rows with deleteMultiple in chunks (WithTimestamp: only the
-// versions at or before it); failures as PutMany's.
-func (t *AccessLogsTable) DeleteMany(ctx context.Context, keys []AccessLogsKey, opts ...redbase.WriteOption) error {
-	raw := make([][]byte, len(keys))
-	for i, k := range keys {
-		row, err := k.Encode()
-		if err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
-		raw[i] = row
-	}
-	return t.t.DeleteMany(ctx, raw, redbase.ApplyWriteOptions(opts))
-}
-
-// MutateRow writes put and deletes the columns (or whole families, Family("f")) of del in
-// one row, atomically (mutateRow).
-func (t *AccessLogsTable) MutateRow(ctx context.Context, key AccessLogsKey, put AccessLogsValues, del []redbase.Selector, opts ...redbase.WriteOption) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	cells, err := put.cells()
-	if err != nil {
-		return err
-	}
-	return t.t.MutateRow(ctx, row, cells, del, redbase.ApplyWriteOptions(opts))
-}
-
-// AccessLogsWriter buffers writes to "access-logs" and sends them in batches (see
-// redbase.Writer): by size, after FlushInterval, on Flush and on Close.
-type AccessLogsWriter struct {
-	w *redbase.Writer
-}
-
-// Writer returns a buffered writer; ctx bounds every flush. Close it to send the rest.
-func (t *AccessLogsTable) Writer(ctx context.Context, opts redbase.WriterOptions) *AccessLogsWriter {
-	return &AccessLogsWriter{w: redbase.NewWriter(ctx, t.t, opts)}
-}
-
-// Put buffers a put of the fields of values that are set.
-func (w *AccessLogsWriter) Put(key AccessLogsKey, values AccessLogsValues) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	cells, err := values.cells()
-	if err != nil {
-		return err
-	}
-	return w.w.Put(row, cells)
-}
-
-// Delete buffers the deletion of the whole row.
-func (w *AccessLogsWriter) Delete(key AccessLogsKey) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	return w.w.Delete(row)
-}
-
-// Increment buffers counter increments (summed with others of the same counters).
-func (w *AccessLogsWriter) Increment(key AccessLogsKey, counters AccessLogsCounters) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	deltas, err := counters.deltas()
-	if err != nil {
-		return err
-	}
-	return w.w.Increment(row, deltas)
-}
-
-// Flush sends everything buffered.
-func (w *AccessLogsWriter) Flush() error { return w.w.Flush() }
-
-// Close flushes and stops the writer.
-func (w *AccessLogsWriter) Close() error { return w.w.Close() }
-
 // CheckAndPut writes values only if cond holds (AccessLogsColumns.X.Is(v) or
 // .IsAbsent()); true if it wrote.
 func (t *AccessLogsTable) CheckAndPut(ctx context.Context, key AccessLogsKey, cond redbase.Condition, values AccessLogsValues) (bool, error) {
@@ -435,88 +328,6 @@ func (t *AccessLogsTable) CheckAndPut(ctx context.Context, key AccessLogsKey, co
 		return false, err
 	}
 	return t.t.CheckAndPut(ctx, row, cond, cells)
-}
-
-// AccessLogsCounters holds amounts for the table's counters (zero and missing parts
-// are left alone) or, from Increment, their new values.
-type AccessLogsCounters struct {
-	// Hits: counter hits.
-	Hits int64 `redbase:"hits"`
-}
-
-func (v *AccessLogsCounters) deltas() (out []redbase.Delta, err error) {
-	c := &AccessLogsColumns
-	if v.Hits != 0 {
-		out = append(out, redbase.Delta{Family: c.Hits.Family, Qualifier: c.Hits.Qualifier, Amount: v.Hits})
-	}
-	return out, nil
-}
-
-// accessLogsCounters reads the new values of an increment's result cells.
-func accessLogsCounters(cells []redbase.Cell) (v AccessLogsCounters, err error) {
-	values, err := accessLogsValues(cells)
-	if err != nil {
-		return v, err
-	}
-	if values.Hits != nil {
-		v.Hits = *values.Hits
-	}
-	return v, nil
-}
-
-// Increment atomically adds every non-zero amount of counters to the row in one call and
-// returns the counters' new values.
-func (t *AccessLogsTable) Increment(ctx context.Context, key AccessLogsKey, counters AccessLogsCounters) (AccessLogsCounters, error) {
-	row, err := key.Encode()
-	if err != nil {
-		return AccessLogsCounters{}, err
-	}
-	deltas, err := counters.deltas()
-	if err != nil || len(deltas) == 0 {
-		return AccessLogsCounters{}, err
-	}
-	cells, err := t.t.IncrementRow(ctx, row, deltas)
-	if err != nil {
-		return AccessLogsCounters{}, err
-	}
-	return accessLogsCounters(cells)
-}
-
-// AccessLogsIncrement is one row of IncrementMany.
-type AccessLogsIncrement struct {
-	Key      AccessLogsKey
-	Counters AccessLogsCounters
-}
-
-// IncrementMany increments each row's counters in one call per row (Thrift2 has no multi-row
-// increment) and returns each row's new values; failed rows come back in a *BatchError (their
-// results are zero).
-func (t *AccessLogsTable) IncrementMany(ctx context.Context, rows []AccessLogsIncrement) ([]AccessLogsCounters, error) {
-	raw := make([]redbase.RowDeltas, len(rows))
-	for i, r := range rows {
-		row, err := r.Key.Encode()
-		if err != nil {
-			return nil, fmt.Errorf("row %d: %w", i, err)
-		}
-		deltas, err := r.Counters.deltas()
-		if err != nil {
-			return nil, fmt.Errorf("row %d: %w", i, err)
-		}
-		raw[i] = redbase.RowDeltas{Row: row, Deltas: deltas}
-	}
-	results, batchErr := t.t.IncrementMany(ctx, raw)
-	out := make([]AccessLogsCounters, len(rows))
-	for i, cells := range results {
-		if cells == nil {
-			continue
-		}
-		v, err := accessLogsCounters(cells)
-		if err != nil {
-			return out, err
-		}
-		out[i] = v
-	}
-	return out, batchErr
 }
 
 // IncrementHits atomically adds amount to the hits counter; returns the

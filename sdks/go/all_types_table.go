@@ -7,7 +7,6 @@ package redbaseexamples
 
 import (
 	"context"
-	"fmt"
 
 	"redbase.example/sdks/go/redbase"
 )
@@ -365,99 +364,6 @@ func (t *AllTypesTable) Delete(ctx context.Context, key AllTypesKey, opts ...red
 	}
 	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
-
-// AllTypesPut is one row of PutMany.
-type AllTypesPut struct {
-	Key    AllTypesKey
-	Values AllTypesValues
-}
-
-// PutMany writes rows with putMultiple in chunks (WithChunkRows, WithChunkBytes; default
-// 1,000 rows and 4 MiB), all at one timestamp with WithTimestamp. Every key and value is
-// encoded before anything is sent. When a chunk fails its rows are retried one by one; the
-// rows that still fail come back in a *BatchError (the others are written).
-func (t *AllTypesTable) PutMany(ctx context.Context, rows []AllTypesPut, opts ...redbase.WriteOption) error {
-	raw := make([]redbase.RowCells, len(rows))
-	for i, r := range rows {
-		row, err := r.Key.Encode()
-		if err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
-		cells, err := r.Values.cells()
-		if err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
-		raw[i] = redbase.RowCells{Row: row, Cells: cells}
-	}
-	return t.t.PutMany(ctx, raw, redbase.ApplyWriteOptions(opts))
-}
-
-// DeleteMany deletes whole rows with deleteMultiple in chunks (WithTimestamp: only the
-// versions at or before it); failures as PutMany's.
-func (t *AllTypesTable) DeleteMany(ctx context.Context, keys []AllTypesKey, opts ...redbase.WriteOption) error {
-	raw := make([][]byte, len(keys))
-	for i, k := range keys {
-		row, err := k.Encode()
-		if err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
-		raw[i] = row
-	}
-	return t.t.DeleteMany(ctx, raw, redbase.ApplyWriteOptions(opts))
-}
-
-// MutateRow writes put and deletes the columns (or whole families, Family("f")) of del in
-// one row, atomically (mutateRow).
-func (t *AllTypesTable) MutateRow(ctx context.Context, key AllTypesKey, put AllTypesValues, del []redbase.Selector, opts ...redbase.WriteOption) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	cells, err := put.cells()
-	if err != nil {
-		return err
-	}
-	return t.t.MutateRow(ctx, row, cells, del, redbase.ApplyWriteOptions(opts))
-}
-
-// AllTypesWriter buffers writes to "all-types" and sends them in batches (see
-// redbase.Writer): by size, after FlushInterval, on Flush and on Close.
-type AllTypesWriter struct {
-	w *redbase.Writer
-}
-
-// Writer returns a buffered writer; ctx bounds every flush. Close it to send the rest.
-func (t *AllTypesTable) Writer(ctx context.Context, opts redbase.WriterOptions) *AllTypesWriter {
-	return &AllTypesWriter{w: redbase.NewWriter(ctx, t.t, opts)}
-}
-
-// Put buffers a put of the fields of values that are set.
-func (w *AllTypesWriter) Put(key AllTypesKey, values AllTypesValues) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	cells, err := values.cells()
-	if err != nil {
-		return err
-	}
-	return w.w.Put(row, cells)
-}
-
-// Delete buffers the deletion of the whole row.
-func (w *AllTypesWriter) Delete(key AllTypesKey) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	return w.w.Delete(row)
-}
-
-// Flush sends everything buffered.
-func (w *AllTypesWriter) Flush() error { return w.w.Flush() }
-
-// Close flushes and stops the writer.
-func (w *AllTypesWriter) Close() error { return w.w.Close() }
 
 // CheckAndPut writes values only if cond holds (AllTypesColumns.X.Is(v) or
 // .IsAbsent()); true if it wrote.

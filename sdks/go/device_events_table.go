@@ -7,7 +7,6 @@ package redbaseexamples
 
 import (
 	"context"
-	"fmt"
 
 	"redbase.example/sdks/go/redbase"
 )
@@ -300,112 +299,6 @@ func (t *DeviceEventsTable) Delete(ctx context.Context, key DeviceEventsKey, opt
 	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
-// DeviceEventsPut is one row of PutMany.
-type DeviceEventsPut struct {
-	Key    DeviceEventsKey
-	Values DeviceEventsValues
-}
-
-// PutMany writes rows with putMultiple in chunks (WithChunkRows, WithChunkBytes; default
-// 1,000 rows and 4 MiB), all at one timestamp with WithTimestamp. Every key and value is
-// encoded before anything is sent. When a chunk fails its rows are retried one by one; the
-// rows that still fail come back in a *BatchError (the others are written).
-func (t *DeviceEventsTable) PutMany(ctx context.Context, rows []DeviceEventsPut, opts ...redbase.WriteOption) error {
-	raw := make([]redbase.RowCells, len(rows))
-	for i, r := range rows {
-		row, err := r.Key.Encode()
-		if err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
-		cells, err := r.Values.cells()
-		if err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
-		raw[i] = redbase.RowCells{Row: row, Cells: cells}
-	}
-	return t.t.PutMany(ctx, raw, redbase.ApplyWriteOptions(opts))
-}
-
-// DeleteMany deletes whole rows with deleteMultiple in chunks (WithTimestamp: only the
-// versions at or before it); failures as PutMany's.
-func (t *DeviceEventsTable) DeleteMany(ctx context.Context, keys []DeviceEventsKey, opts ...redbase.WriteOption) error {
-	raw := make([][]byte, len(keys))
-	for i, k := range keys {
-		row, err := k.Encode()
-		if err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
-		raw[i] = row
-	}
-	return t.t.DeleteMany(ctx, raw, redbase.ApplyWriteOptions(opts))
-}
-
-// MutateRow writes put and deletes the columns (or whole families, Family("f")) of del in
-// one row, atomically (mutateRow).
-func (t *DeviceEventsTable) MutateRow(ctx context.Context, key DeviceEventsKey, put DeviceEventsValues, del []redbase.Selector, opts ...redbase.WriteOption) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	cells, err := put.cells()
-	if err != nil {
-		return err
-	}
-	return t.t.MutateRow(ctx, row, cells, del, redbase.ApplyWriteOptions(opts))
-}
-
-// DeviceEventsWriter buffers writes to "device-events" and sends them in batches (see
-// redbase.Writer): by size, after FlushInterval, on Flush and on Close.
-type DeviceEventsWriter struct {
-	w *redbase.Writer
-}
-
-// Writer returns a buffered writer; ctx bounds every flush. Close it to send the rest.
-func (t *DeviceEventsTable) Writer(ctx context.Context, opts redbase.WriterOptions) *DeviceEventsWriter {
-	return &DeviceEventsWriter{w: redbase.NewWriter(ctx, t.t, opts)}
-}
-
-// Put buffers a put of the fields of values that are set.
-func (w *DeviceEventsWriter) Put(key DeviceEventsKey, values DeviceEventsValues) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	cells, err := values.cells()
-	if err != nil {
-		return err
-	}
-	return w.w.Put(row, cells)
-}
-
-// Delete buffers the deletion of the whole row.
-func (w *DeviceEventsWriter) Delete(key DeviceEventsKey) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	return w.w.Delete(row)
-}
-
-// Increment buffers counter increments (summed with others of the same counters).
-func (w *DeviceEventsWriter) Increment(key DeviceEventsKey, counters DeviceEventsCounters) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	deltas, err := counters.deltas()
-	if err != nil {
-		return err
-	}
-	return w.w.Increment(row, deltas)
-}
-
-// Flush sends everything buffered.
-func (w *DeviceEventsWriter) Flush() error { return w.w.Flush() }
-
-// Close flushes and stops the writer.
-func (w *DeviceEventsWriter) Close() error { return w.w.Close() }
-
 // CheckAndPut writes values only if cond holds (DeviceEventsColumns.X.Is(v) or
 // .IsAbsent()); true if it wrote.
 func (t *DeviceEventsTable) CheckAndPut(ctx context.Context, key DeviceEventsKey, cond redbase.Condition, values DeviceEventsValues) (bool, error) {
@@ -418,88 +311,6 @@ func (t *DeviceEventsTable) CheckAndPut(ctx context.Context, key DeviceEventsKey
 		return false, err
 	}
 	return t.t.CheckAndPut(ctx, row, cond, cells)
-}
-
-// DeviceEventsCounters holds amounts for the table's counters (zero and missing parts
-// are left alone) or, from Increment, their new values.
-type DeviceEventsCounters struct {
-	// Count: counter count.
-	Count int64 `redbase:"count"`
-}
-
-func (v *DeviceEventsCounters) deltas() (out []redbase.Delta, err error) {
-	c := &DeviceEventsColumns
-	if v.Count != 0 {
-		out = append(out, redbase.Delta{Family: c.Count.Family, Qualifier: c.Count.Qualifier, Amount: v.Count})
-	}
-	return out, nil
-}
-
-// deviceEventsCounters reads the new values of an increment's result cells.
-func deviceEventsCounters(cells []redbase.Cell) (v DeviceEventsCounters, err error) {
-	values, err := deviceEventsValues(cells)
-	if err != nil {
-		return v, err
-	}
-	if values.Count != nil {
-		v.Count = *values.Count
-	}
-	return v, nil
-}
-
-// Increment atomically adds every non-zero amount of counters to the row in one call and
-// returns the counters' new values.
-func (t *DeviceEventsTable) Increment(ctx context.Context, key DeviceEventsKey, counters DeviceEventsCounters) (DeviceEventsCounters, error) {
-	row, err := key.Encode()
-	if err != nil {
-		return DeviceEventsCounters{}, err
-	}
-	deltas, err := counters.deltas()
-	if err != nil || len(deltas) == 0 {
-		return DeviceEventsCounters{}, err
-	}
-	cells, err := t.t.IncrementRow(ctx, row, deltas)
-	if err != nil {
-		return DeviceEventsCounters{}, err
-	}
-	return deviceEventsCounters(cells)
-}
-
-// DeviceEventsIncrement is one row of IncrementMany.
-type DeviceEventsIncrement struct {
-	Key      DeviceEventsKey
-	Counters DeviceEventsCounters
-}
-
-// IncrementMany increments each row's counters in one call per row (Thrift2 has no multi-row
-// increment) and returns each row's new values; failed rows come back in a *BatchError (their
-// results are zero).
-func (t *DeviceEventsTable) IncrementMany(ctx context.Context, rows []DeviceEventsIncrement) ([]DeviceEventsCounters, error) {
-	raw := make([]redbase.RowDeltas, len(rows))
-	for i, r := range rows {
-		row, err := r.Key.Encode()
-		if err != nil {
-			return nil, fmt.Errorf("row %d: %w", i, err)
-		}
-		deltas, err := r.Counters.deltas()
-		if err != nil {
-			return nil, fmt.Errorf("row %d: %w", i, err)
-		}
-		raw[i] = redbase.RowDeltas{Row: row, Deltas: deltas}
-	}
-	results, batchErr := t.t.IncrementMany(ctx, raw)
-	out := make([]DeviceEventsCounters, len(rows))
-	for i, cells := range results {
-		if cells == nil {
-			continue
-		}
-		v, err := deviceEventsCounters(cells)
-		if err != nil {
-			return out, err
-		}
-		out[i] = v
-	}
-	return out, batchErr
 }
 
 // IncrementCount atomically adds amount to the count counter; returns the

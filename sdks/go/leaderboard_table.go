@@ -7,7 +7,6 @@ package redbaseexamples
 
 import (
 	"context"
-	"fmt"
 
 	"redbase.example/sdks/go/redbase"
 )
@@ -297,99 +296,6 @@ func (t *LeaderboardTable) Delete(ctx context.Context, key LeaderboardKey, opts 
 	}
 	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
-
-// LeaderboardPut is one row of PutMany.
-type LeaderboardPut struct {
-	Key    LeaderboardKey
-	Values LeaderboardValues
-}
-
-// PutMany writes rows with putMultiple in chunks (WithChunkRows, WithChunkBytes; default
-// 1,000 rows and 4 MiB), all at one timestamp with WithTimestamp. Every key and value is
-// encoded before anything is sent. When a chunk fails its rows are retried one by one; the
-// rows that still fail come back in a *BatchError (the others are written).
-func (t *LeaderboardTable) PutMany(ctx context.Context, rows []LeaderboardPut, opts ...redbase.WriteOption) error {
-	raw := make([]redbase.RowCells, len(rows))
-	for i, r := range rows {
-		row, err := r.Key.Encode()
-		if err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
-		cells, err := r.Values.cells()
-		if err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
-		raw[i] = redbase.RowCells{Row: row, Cells: cells}
-	}
-	return t.t.PutMany(ctx, raw, redbase.ApplyWriteOptions(opts))
-}
-
-// DeleteMany deletes whole rows with deleteMultiple in chunks (WithTimestamp: only the
-// versions at or before it); failures as PutMany's.
-func (t *LeaderboardTable) DeleteMany(ctx context.Context, keys []LeaderboardKey, opts ...redbase.WriteOption) error {
-	raw := make([][]byte, len(keys))
-	for i, k := range keys {
-		row, err := k.Encode()
-		if err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
-		raw[i] = row
-	}
-	return t.t.DeleteMany(ctx, raw, redbase.ApplyWriteOptions(opts))
-}
-
-// MutateRow writes put and deletes the columns (or whole families, Family("f")) of del in
-// one row, atomically (mutateRow).
-func (t *LeaderboardTable) MutateRow(ctx context.Context, key LeaderboardKey, put LeaderboardValues, del []redbase.Selector, opts ...redbase.WriteOption) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	cells, err := put.cells()
-	if err != nil {
-		return err
-	}
-	return t.t.MutateRow(ctx, row, cells, del, redbase.ApplyWriteOptions(opts))
-}
-
-// LeaderboardWriter buffers writes to "leaderboard" and sends them in batches (see
-// redbase.Writer): by size, after FlushInterval, on Flush and on Close.
-type LeaderboardWriter struct {
-	w *redbase.Writer
-}
-
-// Writer returns a buffered writer; ctx bounds every flush. Close it to send the rest.
-func (t *LeaderboardTable) Writer(ctx context.Context, opts redbase.WriterOptions) *LeaderboardWriter {
-	return &LeaderboardWriter{w: redbase.NewWriter(ctx, t.t, opts)}
-}
-
-// Put buffers a put of the fields of values that are set.
-func (w *LeaderboardWriter) Put(key LeaderboardKey, values LeaderboardValues) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	cells, err := values.cells()
-	if err != nil {
-		return err
-	}
-	return w.w.Put(row, cells)
-}
-
-// Delete buffers the deletion of the whole row.
-func (w *LeaderboardWriter) Delete(key LeaderboardKey) error {
-	row, err := key.Encode()
-	if err != nil {
-		return err
-	}
-	return w.w.Delete(row)
-}
-
-// Flush sends everything buffered.
-func (w *LeaderboardWriter) Flush() error { return w.w.Flush() }
-
-// Close flushes and stops the writer.
-func (w *LeaderboardWriter) Close() error { return w.w.Close() }
 
 // CheckAndPut writes values only if cond holds (LeaderboardColumns.X.Is(v) or
 // .IsAbsent()); true if it wrote.

@@ -16,6 +16,10 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("doc", include_str!("../../templates/go/doc.go.hbs")),
     ("tables", include_str!("../../templates/go/tables.go.hbs")),
     ("table", include_str!("../../templates/go/table.go.hbs")),
+    (
+        "table_writes",
+        include_str!("../../templates/go/table_writes.go.hbs"),
+    ),
     // Runtime files that import hbase2/ by the module path.
     (
         "client",
@@ -183,6 +187,10 @@ impl Language for Go {
         // test files.
         out.extend(Planned::per_table(sdk, "table", |id| {
             PathBuf::from(format!("{id}_table.go"))
+        }));
+        // Batch writes and the buffered writer of each table, apart so files stay readable.
+        out.extend(Planned::per_table(sdk, "table_writes", |id| {
+            PathBuf::from(format!("{id}_table_writes.go"))
         }));
         out
     }
