@@ -125,6 +125,13 @@ struct ServeArgs {
     /// A region whose stored bytes pass this splits in two (0 = never).
     #[arg(long, env = "REDBASE_REGION_MAX_SIZE", default_value_t = 256 * 1024 * 1024)]
     region_max_size: u64,
+    /// A region over this many times --region-max-size holds its writers while it splits, so a
+    /// load faster than splits cannot grow it further (0 = never hold).
+    #[arg(long, env = "REDBASE_REGION_BLOCK_FACTOR", default_value_t = 4)]
+    region_block_factor: u64,
+    /// Seconds a write waits for a split at that size before it is refused (retryable).
+    #[arg(long, env = "REDBASE_REGION_BLOCK_WAIT_SECS", default_value_t = 60)]
+    region_block_wait_secs: u64,
     /// The largest value one cell may hold, in bytes.
     #[arg(long, env = "REDBASE_MAX_VALUE_SIZE", default_value_t = 10 * 1024 * 1024)]
     max_value_size: usize,
@@ -242,6 +249,8 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
     let http_addr = args.http_addr.clone().unwrap_or_else(|| open(8080));
     let config = EngineConfig {
         region_max_size: args.region_max_size,
+        region_block_factor: args.region_block_factor,
+        region_block_wait: Duration::from_secs(args.region_block_wait_secs),
         max_value_size: args.max_value_size,
         async_flush: Duration::from_millis(args.async_flush_ms),
         cache_size: args
