@@ -54,6 +54,14 @@ const RUNTIME: &[(&str, &str)] = &[
         "table.rs",
         include_str!("../../templates/rust/runtime/table.rs"),
     ),
+    (
+        "filter.rs",
+        include_str!("../../templates/rust/runtime/filter.rs"),
+    ),
+    (
+        "batch.rs",
+        include_str!("../../templates/rust/runtime/batch.rs"),
+    ),
 ];
 
 impl Language for Rust {

@@ -40,8 +40,9 @@ pub mod social_usage;
 pub mod web_pages;
 
 pub use runtime::{
-    CellValue, ConnectOptions, Connection, Error, KeyParts, KeyRange, KeyValue, Result, Row,
-    RowKey, RowValues, ScanOptions, Transport, TypedTable,
+    BatchOptions, CellValue, CellVersion, CompareOp, ConnectOptions, Connection, Error, Filter,
+    KeyParts, KeyRange, KeyValue, ReadOptions, Result, Row, RowFailure, RowKey, RowValues,
+    ScanOptions, Transport, TypedTable,
 };
 
 pub use access_logs::AccessLogsColumns;
