@@ -40,9 +40,9 @@ pub mod social_usage;
 pub mod web_pages;
 
 pub use runtime::{
-    BatchOptions, CellValue, CellVersion, CompareOp, ConnectOptions, Connection, Error, Filter,
-    KeyParts, KeyRange, KeyValue, ReadOptions, Result, Row, RowFailure, RowKey, RowValues,
-    ScanOptions, Transport, TypedTable,
+    BatchOptions, CellValue, CellVersion, Column, ColumnRef, CompareOp, ConnectOptions, Connection,
+    Error, Filter, KeyParts, KeyRange, KeyValue, ReadOptions, Result, Row, RowFailure, RowKey,
+    RowValues, ScanOptions, Transport, TypedTable,
 };
 
 pub use access_logs::AccessLogsColumns;
