@@ -62,6 +62,10 @@ const RUNTIME: &[(&str, &str)] = &[
         "batch.rs",
         include_str!("../../templates/rust/runtime/batch.rs"),
     ),
+    (
+        "writer.rs",
+        include_str!("../../templates/rust/runtime/writer.rs"),
+    ),
 ];
 
 impl Language for Rust {

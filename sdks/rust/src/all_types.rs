@@ -462,6 +462,10 @@ impl RowValues for AllTypesValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type AllTypesRow = Row<AllTypesKeyParts, AllTypesValues>;
 
+/// Buffered writes to `all-types`: `AllTypesWriter::open(conn, WriterOptions::new())`,
+/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
+pub type AllTypesWriter = Writer<AllTypesKey, AllTypesValues, AllTypesColumns>;
+
 /// Typed access to `all-types` over a borrowed connection (cheap: make one per use).
 pub struct AllTypesTable<'c> {
     raw: TableClient<'c>,

@@ -284,6 +284,10 @@ impl RowValues for CountersValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type CountersRow = Row<CountersKeyParts, CountersValues>;
 
+/// Buffered writes to `counters`: `CountersWriter::open(conn, WriterOptions::new())`,
+/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
+pub type CountersWriter = Writer<CountersKey, CountersValues, CountersColumns>;
+
 /// Typed access to `counters` over a borrowed connection (cheap: make one per use).
 pub struct CountersTable<'c> {
     raw: TableClient<'c>,

@@ -313,6 +313,10 @@ impl RowValues for EventsValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type EventsRow = Row<EventsKeyParts, EventsValues>;
 
+/// Buffered writes to `events`: `EventsWriter::open(conn, WriterOptions::new())`,
+/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
+pub type EventsWriter = Writer<EventsKey, EventsValues, EventsColumns>;
+
 /// Typed access to `events` over a borrowed connection (cheap: make one per use).
 pub struct EventsTable<'c> {
     raw: TableClient<'c>,

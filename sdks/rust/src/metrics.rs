@@ -371,6 +371,10 @@ impl RowValues for MetricsValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type MetricsRow = Row<MetricsKeyParts, MetricsValues>;
 
+/// Buffered writes to `metrics`: `MetricsWriter::open(conn, WriterOptions::new())`,
+/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
+pub type MetricsWriter = Writer<MetricsKey, MetricsValues, MetricsColumns>;
+
 /// Typed access to `metrics` over a borrowed connection (cheap: make one per use).
 pub struct MetricsTable<'c> {
     raw: TableClient<'c>,

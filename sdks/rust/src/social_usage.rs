@@ -433,6 +433,10 @@ impl RowValues for SocialUsageValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type SocialUsageRow = Row<SocialUsageKeyParts, SocialUsageValues>;
 
+/// Buffered writes to `social-usage`: `SocialUsageWriter::open(conn, WriterOptions::new())`,
+/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
+pub type SocialUsageWriter = Writer<SocialUsageKey, SocialUsageValues, SocialUsageColumns>;
+
 /// Typed access to `social-usage` over a borrowed connection (cheap: make one per use).
 pub struct SocialUsageTable<'c> {
     raw: TableClient<'c>,

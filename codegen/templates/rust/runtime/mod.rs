@@ -10,6 +10,7 @@ pub mod keys;
 pub mod scan;
 pub mod table;
 pub mod values;
+pub mod writer;
 
 pub use batch::BatchOptions;
 pub use client::{
@@ -22,6 +23,7 @@ pub use keys::{KeyParts, KeyValue, RowKey};
 pub use scan::{KeyRange, ScanOptions};
 pub use table::{Row, TypedTable};
 pub use values::{CellValue, Column, ColumnInfo, ColumnRef, PatternColumn, RowValues};
+pub use writer::{Writer, WriterOptions};
 
 /// Everything a generated table module names, imported there with one glob (items a table
 /// does not use cost nothing).
@@ -42,6 +44,7 @@ pub mod prelude {
         CellValue, Column, ColumnInfo, ColumnKind, ColumnRef, PartType, PatternColumn, RowValues,
         ValueType,
     };
+    pub use super::writer::Writer;
     pub use crate::thrift_gen::hbase2::{
         TBloomFilterType, TCompressionAlgorithm, TDataBlockEncoding, TKeepDeletedCells,
     };
