@@ -205,6 +205,53 @@ impl AccessLogsPrefix {
         self
     }
 
+    /// The rows with the components set so far and `user_id` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn user_id_between(
+        &self,
+        low: impl Into<String>,
+        high: impl Into<String>,
+    ) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            0,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `system_id` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn system_id_between(
+        &self,
+        low: impl Into<String>,
+        high: impl Into<String>,
+    ) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            1,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `period` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn period_between(&self, low: impl Into<i32>, high: impl Into<i32>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            2,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
@@ -231,12 +278,15 @@ impl AccessLogsPrefix {
     }
 
     fn leading(&self) -> Result<Vec<KeyValue>> {
-        let values = vec![
+        leading(&KEY, self.values())
+    }
+
+    fn values(&self) -> Vec<Option<KeyValue>> {
+        vec![
             KeyValue::from_option(&self.user_id),
             KeyValue::from_option(&self.system_id),
             KeyValue::from_option(&self.period),
-        ];
-        leading(&KEY, values)
+        ]
     }
 }
 

@@ -293,6 +293,97 @@ impl AllTypesPrefix {
         self
     }
 
+    /// The rows with the components set so far and `s` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn s_between(&self, low: impl Into<String>, high: impl Into<String>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            0,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `b` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn b_between(&self, low: impl Into<Vec<u8>>, high: impl Into<Vec<u8>>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            1,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `i` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn i_between(&self, low: impl Into<i32>, high: impl Into<i32>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            2,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `l` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn l_between(&self, low: impl Into<i64>, high: impl Into<i64>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            3,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `f` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn f_between(&self, low: impl Into<f32>, high: impl Into<f32>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            4,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `d` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn d_between(&self, low: impl Into<f64>, high: impl Into<f64>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            5,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `t` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn t_between(&self, low: impl Into<i64>, high: impl Into<i64>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            6,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
@@ -323,7 +414,11 @@ impl AllTypesPrefix {
     }
 
     fn leading(&self) -> Result<Vec<KeyValue>> {
-        let values = vec![
+        leading(&KEY, self.values())
+    }
+
+    fn values(&self) -> Vec<Option<KeyValue>> {
+        vec![
             KeyValue::from_option(&self.s),
             KeyValue::from_option(&self.b),
             KeyValue::from_option(&self.i),
@@ -331,8 +426,7 @@ impl AllTypesPrefix {
             KeyValue::from_option(&self.f),
             KeyValue::from_option(&self.d),
             KeyValue::from_option(&self.t),
-        ];
-        leading(&KEY, values)
+        ]
     }
 }
 

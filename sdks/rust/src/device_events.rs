@@ -173,6 +173,36 @@ impl DeviceEventsPrefix {
         self
     }
 
+    /// The rows with the components set so far and `device` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn device_between(
+        &self,
+        low: impl Into<String>,
+        high: impl Into<String>,
+    ) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            0,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `seq` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn seq_between(&self, low: impl Into<i64>, high: impl Into<i64>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            1,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
@@ -198,11 +228,14 @@ impl DeviceEventsPrefix {
     }
 
     fn leading(&self) -> Result<Vec<KeyValue>> {
-        let values = vec![
+        leading(&KEY, self.values())
+    }
+
+    fn values(&self) -> Vec<Option<KeyValue>> {
+        vec![
             KeyValue::from_option(&self.device),
             KeyValue::from_option(&self.seq),
-        ];
-        leading(&KEY, values)
+        ]
     }
 }
 

@@ -149,6 +149,23 @@ impl DriveFilesPrefix {
         self
     }
 
+    /// The rows with the components set so far and `file_id` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn file_id_between(
+        &self,
+        low: impl Into<Vec<u8>>,
+        high: impl Into<Vec<u8>>,
+    ) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            0,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
@@ -173,8 +190,11 @@ impl DriveFilesPrefix {
     }
 
     fn leading(&self) -> Result<Vec<KeyValue>> {
-        let values = vec![KeyValue::from_option(&self.file_id)];
-        leading(&KEY, values)
+        leading(&KEY, self.values())
+    }
+
+    fn values(&self) -> Vec<Option<KeyValue>> {
+        vec![KeyValue::from_option(&self.file_id)]
     }
 }
 

@@ -204,6 +204,49 @@ impl FixedOrdersPrefix {
         self
     }
 
+    /// The rows with the components set so far and `region` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn region_between(
+        &self,
+        low: impl Into<String>,
+        high: impl Into<String>,
+    ) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            0,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `order_no` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn order_no_between(&self, low: impl Into<i64>, high: impl Into<i64>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            1,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `account` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn account_between(&self, low: impl Into<i32>, high: impl Into<i32>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            2,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
@@ -230,12 +273,15 @@ impl FixedOrdersPrefix {
     }
 
     fn leading(&self) -> Result<Vec<KeyValue>> {
-        let values = vec![
+        leading(&KEY, self.values())
+    }
+
+    fn values(&self) -> Vec<Option<KeyValue>> {
+        vec![
             KeyValue::from_option(&self.region),
             KeyValue::from_option(&self.order_no),
             KeyValue::from_option(&self.account),
-        ];
-        leading(&KEY, values)
+        ]
     }
 }
 

@@ -193,6 +193,53 @@ impl LeaderboardPrefix {
         self
     }
 
+    /// The rows with the components set so far and `game` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn game_between(
+        &self,
+        low: impl Into<String>,
+        high: impl Into<String>,
+    ) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            0,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `score` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn score_between(&self, low: impl Into<i64>, high: impl Into<i64>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            1,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `name` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn name_between(
+        &self,
+        low: impl Into<String>,
+        high: impl Into<String>,
+    ) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            2,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
@@ -219,12 +266,15 @@ impl LeaderboardPrefix {
     }
 
     fn leading(&self) -> Result<Vec<KeyValue>> {
-        let values = vec![
+        leading(&KEY, self.values())
+    }
+
+    fn values(&self) -> Vec<Option<KeyValue>> {
+        vec![
             KeyValue::from_option(&self.game),
             KeyValue::from_option(&self.score),
             KeyValue::from_option(&self.name),
-        ];
-        leading(&KEY, values)
+        ]
     }
 }
 

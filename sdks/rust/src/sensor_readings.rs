@@ -171,6 +171,32 @@ impl SensorReadingsPrefix {
         self
     }
 
+    /// The rows with the components set so far and `sensor` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn sensor_between(&self, low: impl Into<i64>, high: impl Into<i64>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            0,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `ts` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn ts_between(&self, low: impl Into<i64>, high: impl Into<i64>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            1,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
@@ -196,11 +222,14 @@ impl SensorReadingsPrefix {
     }
 
     fn leading(&self) -> Result<Vec<KeyValue>> {
-        let values = vec![
+        leading(&KEY, self.values())
+    }
+
+    fn values(&self) -> Vec<Option<KeyValue>> {
+        vec![
             KeyValue::from_option(&self.sensor),
             KeyValue::from_option(&self.ts),
-        ];
-        leading(&KEY, values)
+        ]
     }
 }
 

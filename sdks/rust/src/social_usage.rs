@@ -151,6 +151,23 @@ impl SocialUsagePrefix {
         self
     }
 
+    /// The rows with the components set so far and `user_id` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn user_id_between(
+        &self,
+        low: impl Into<String>,
+        high: impl Into<String>,
+    ) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            0,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
@@ -175,8 +192,11 @@ impl SocialUsagePrefix {
     }
 
     fn leading(&self) -> Result<Vec<KeyValue>> {
-        let values = vec![KeyValue::from_option(&self.user_id)];
-        leading(&KEY, values)
+        leading(&KEY, self.values())
+    }
+
+    fn values(&self) -> Vec<Option<KeyValue>> {
+        vec![KeyValue::from_option(&self.user_id)]
     }
 }
 

@@ -231,3 +231,89 @@ fn caching_batch_size_and_reversed_limit() {
         .iter()
         .all(|r| r.cells.len() == 1 && r.key.isbn == "k1"));
 }
+
+#[test]
+fn range_bounds_on_one_component() {
+    let _g = serial();
+    let mut conn = connect();
+    let mut logs: AccessLogsTable = fresh(&mut conn);
+    let mut rows = Vec::new();
+    for period in (201501..=201512).chain([201601]) {
+        rows.push(AccessLogsKey::new("dave", "jericho", period));
+    }
+    rows.push(AccessLogsKey::new("dave", "web_01", 201505));
+    rows.push(AccessLogsKey::new("dave", "jericho_2", 201505));
+    rows.push(AccessLogsKey::new("elton", "jericho", 201505));
+    let v = AccessLogsValues {
+        hits: Some(1),
+        ..Default::default()
+    };
+    logs.put_many(rows.iter().map(|k| (k, &v))).unwrap();
+
+    let dave = AccessLogsKey::prefix().user_id("dave");
+    let range = dave
+        .clone()
+        .system_id("jericho")
+        .period_between(201503, 201506)
+        .unwrap();
+    let got: Vec<i32> = all(logs.scan(&range, ScanOptions::new()))
+        .iter()
+        .map(|r| r.key.period)
+        .collect();
+    assert_eq!(got, [201503, 201504, 201505, 201506]);
+
+    // Both ends inclusive, across the year.
+    let range = dave
+        .clone()
+        .system_id("jericho")
+        .period_between(201512, 201601)
+        .unwrap();
+    assert_eq!(all(logs.scan(&range, ScanOptions::new())).len(), 2);
+
+    // A text component followed by others does not sort by value ("jericho_2" < "jericho|"):
+    // refused. The last text component of another table does.
+    let e = dave.system_id_between("a", "z").unwrap_err();
+    assert!(e.to_string().contains("does not sort by value"), "{e}");
+    let mut by_period: AccessLogsByPeriodTable = fresh(&mut conn);
+    let users = ["dave", "dave_2", "davey", "elton", "fred"];
+    let keys: Vec<AccessLogsByPeriodKey> = users
+        .iter()
+        .map(|u| AccessLogsByPeriodKey::new(201510, "jericho", *u))
+        .collect();
+    let one = AccessLogsByPeriodValues {
+        hits: Some(1),
+        ..Default::default()
+    };
+    by_period.put_many(keys.iter().map(|k| (k, &one))).unwrap();
+    let range = AccessLogsByPeriodKey::prefix()
+        .period(201510)
+        .system_id("jericho")
+        .user_id_between("dave_2", "elton")
+        .unwrap();
+    let got: Vec<String> = all(by_period.scan(&range, ScanOptions::new()))
+        .into_iter()
+        .map(|r| r.key.user_id)
+        .collect();
+    assert_eq!(got, ["dave_2", "davey", "elton"]);
+
+    for (r, want) in [
+        (
+            AccessLogsKey::prefix().period_between(201501, 201502),
+            "user_id must be given (the hash prefix is computed from it)",
+        ),
+        (
+            AccessLogsKey::prefix().user_id_between("a", "b"),
+            "user_id: it is hashed",
+        ),
+        (
+            AccessLogsKey::prefix()
+                .user_id("dave")
+                .period(201501)
+                .system_id_between("a", "b"),
+            "period cannot follow the range over system_id",
+        ),
+    ] {
+        let e = r.unwrap_err();
+        assert!(e.to_string().contains(want), "{e} lacks {want:?}");
+    }
+}

@@ -137,7 +137,7 @@ pub struct KeySpec {
 }
 
 impl KeySpec {
-    fn separator(&self) -> Option<u8> {
+    pub(crate) fn separator(&self) -> Option<u8> {
         match self.layout {
             Layout::Separated(s) => Some(s),
             _ => None,
