@@ -623,6 +623,7 @@ impl<'c> AccessLogsTable<'c> {
 impl<'c> TypedTable<'c> for AccessLogsTable<'c> {
     type Key = AccessLogsKey;
     type Values = AccessLogsValues;
+    type Columns = AccessLogsColumns;
 
     fn new(conn: &'c mut Connection) -> Self {
         AccessLogsTable::new(conn)
@@ -644,8 +645,32 @@ impl<'c> TypedTable<'c> for AccessLogsTable<'c> {
         AccessLogsTable::get(self, key)
     }
 
+    fn get_with(&mut self, key: &Key, options: &ReadOptions) -> Result<Option<TableRow>> {
+        AccessLogsTable::get_with(self, key, options)
+    }
+
     fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
         AccessLogsTable::put(self, key, values)
+    }
+
+    fn put_at(&mut self, key: &Key, values: &Values, ts: i64) -> Result<()> {
+        AccessLogsTable::put_at(self, key, values, ts)
+    }
+
+    fn put_many_with(&mut self, rows: &[(Key, Values)], options: &BatchOptions) -> Result<()> {
+        let rows = rows.iter().map(|(k, v)| (k, v));
+        AccessLogsTable::put_many_with(self, rows, options)
+    }
+
+    fn delete_many_with(&mut self, keys: &[Key], options: &BatchOptions) -> Result<()> {
+        AccessLogsTable::delete_many_with(self, keys, options)
+    }
+
+    fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        AccessLogsTable::increment_many(self, rows)
     }
 
     fn delete(&mut self, key: &Key) -> Result<()> {

@@ -620,6 +620,7 @@ impl<'c> AccessLogsByPeriodTable<'c> {
 impl<'c> TypedTable<'c> for AccessLogsByPeriodTable<'c> {
     type Key = AccessLogsByPeriodKey;
     type Values = AccessLogsByPeriodValues;
+    type Columns = AccessLogsByPeriodColumns;
 
     fn new(conn: &'c mut Connection) -> Self {
         AccessLogsByPeriodTable::new(conn)
@@ -641,8 +642,32 @@ impl<'c> TypedTable<'c> for AccessLogsByPeriodTable<'c> {
         AccessLogsByPeriodTable::get(self, key)
     }
 
+    fn get_with(&mut self, key: &Key, options: &ReadOptions) -> Result<Option<TableRow>> {
+        AccessLogsByPeriodTable::get_with(self, key, options)
+    }
+
     fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
         AccessLogsByPeriodTable::put(self, key, values)
+    }
+
+    fn put_at(&mut self, key: &Key, values: &Values, ts: i64) -> Result<()> {
+        AccessLogsByPeriodTable::put_at(self, key, values, ts)
+    }
+
+    fn put_many_with(&mut self, rows: &[(Key, Values)], options: &BatchOptions) -> Result<()> {
+        let rows = rows.iter().map(|(k, v)| (k, v));
+        AccessLogsByPeriodTable::put_many_with(self, rows, options)
+    }
+
+    fn delete_many_with(&mut self, keys: &[Key], options: &BatchOptions) -> Result<()> {
+        AccessLogsByPeriodTable::delete_many_with(self, keys, options)
+    }
+
+    fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        AccessLogsByPeriodTable::increment_many(self, rows)
     }
 
     fn delete(&mut self, key: &Key) -> Result<()> {

@@ -617,6 +617,7 @@ impl<'c> AccessLogsBySystemTable<'c> {
 impl<'c> TypedTable<'c> for AccessLogsBySystemTable<'c> {
     type Key = AccessLogsBySystemKey;
     type Values = AccessLogsBySystemValues;
+    type Columns = AccessLogsBySystemColumns;
 
     fn new(conn: &'c mut Connection) -> Self {
         AccessLogsBySystemTable::new(conn)
@@ -638,8 +639,32 @@ impl<'c> TypedTable<'c> for AccessLogsBySystemTable<'c> {
         AccessLogsBySystemTable::get(self, key)
     }
 
+    fn get_with(&mut self, key: &Key, options: &ReadOptions) -> Result<Option<TableRow>> {
+        AccessLogsBySystemTable::get_with(self, key, options)
+    }
+
     fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
         AccessLogsBySystemTable::put(self, key, values)
+    }
+
+    fn put_at(&mut self, key: &Key, values: &Values, ts: i64) -> Result<()> {
+        AccessLogsBySystemTable::put_at(self, key, values, ts)
+    }
+
+    fn put_many_with(&mut self, rows: &[(Key, Values)], options: &BatchOptions) -> Result<()> {
+        let rows = rows.iter().map(|(k, v)| (k, v));
+        AccessLogsBySystemTable::put_many_with(self, rows, options)
+    }
+
+    fn delete_many_with(&mut self, keys: &[Key], options: &BatchOptions) -> Result<()> {
+        AccessLogsBySystemTable::delete_many_with(self, keys, options)
+    }
+
+    fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        AccessLogsBySystemTable::increment_many(self, rows)
     }
 
     fn delete(&mut self, key: &Key) -> Result<()> {

@@ -617,6 +617,7 @@ impl<'c> AccessLogsByUserTable<'c> {
 impl<'c> TypedTable<'c> for AccessLogsByUserTable<'c> {
     type Key = AccessLogsByUserKey;
     type Values = AccessLogsByUserValues;
+    type Columns = AccessLogsByUserColumns;
 
     fn new(conn: &'c mut Connection) -> Self {
         AccessLogsByUserTable::new(conn)
@@ -638,8 +639,32 @@ impl<'c> TypedTable<'c> for AccessLogsByUserTable<'c> {
         AccessLogsByUserTable::get(self, key)
     }
 
+    fn get_with(&mut self, key: &Key, options: &ReadOptions) -> Result<Option<TableRow>> {
+        AccessLogsByUserTable::get_with(self, key, options)
+    }
+
     fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
         AccessLogsByUserTable::put(self, key, values)
+    }
+
+    fn put_at(&mut self, key: &Key, values: &Values, ts: i64) -> Result<()> {
+        AccessLogsByUserTable::put_at(self, key, values, ts)
+    }
+
+    fn put_many_with(&mut self, rows: &[(Key, Values)], options: &BatchOptions) -> Result<()> {
+        let rows = rows.iter().map(|(k, v)| (k, v));
+        AccessLogsByUserTable::put_many_with(self, rows, options)
+    }
+
+    fn delete_many_with(&mut self, keys: &[Key], options: &BatchOptions) -> Result<()> {
+        AccessLogsByUserTable::delete_many_with(self, keys, options)
+    }
+
+    fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        AccessLogsByUserTable::increment_many(self, rows)
     }
 
     fn delete(&mut self, key: &Key) -> Result<()> {

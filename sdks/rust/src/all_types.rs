@@ -733,6 +733,7 @@ impl<'c> AllTypesTable<'c> {
 impl<'c> TypedTable<'c> for AllTypesTable<'c> {
     type Key = AllTypesKey;
     type Values = AllTypesValues;
+    type Columns = AllTypesColumns;
 
     fn new(conn: &'c mut Connection) -> Self {
         AllTypesTable::new(conn)
@@ -754,8 +755,32 @@ impl<'c> TypedTable<'c> for AllTypesTable<'c> {
         AllTypesTable::get(self, key)
     }
 
+    fn get_with(&mut self, key: &Key, options: &ReadOptions) -> Result<Option<TableRow>> {
+        AllTypesTable::get_with(self, key, options)
+    }
+
     fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
         AllTypesTable::put(self, key, values)
+    }
+
+    fn put_at(&mut self, key: &Key, values: &Values, ts: i64) -> Result<()> {
+        AllTypesTable::put_at(self, key, values, ts)
+    }
+
+    fn put_many_with(&mut self, rows: &[(Key, Values)], options: &BatchOptions) -> Result<()> {
+        let rows = rows.iter().map(|(k, v)| (k, v));
+        AllTypesTable::put_many_with(self, rows, options)
+    }
+
+    fn delete_many_with(&mut self, keys: &[Key], options: &BatchOptions) -> Result<()> {
+        AllTypesTable::delete_many_with(self, keys, options)
+    }
+
+    fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        AllTypesTable::increment_many(self, rows)
     }
 
     fn delete(&mut self, key: &Key) -> Result<()> {

@@ -570,6 +570,7 @@ impl<'c> DeviceEventsTable<'c> {
 impl<'c> TypedTable<'c> for DeviceEventsTable<'c> {
     type Key = DeviceEventsKey;
     type Values = DeviceEventsValues;
+    type Columns = DeviceEventsColumns;
 
     fn new(conn: &'c mut Connection) -> Self {
         DeviceEventsTable::new(conn)
@@ -591,8 +592,32 @@ impl<'c> TypedTable<'c> for DeviceEventsTable<'c> {
         DeviceEventsTable::get(self, key)
     }
 
+    fn get_with(&mut self, key: &Key, options: &ReadOptions) -> Result<Option<TableRow>> {
+        DeviceEventsTable::get_with(self, key, options)
+    }
+
     fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
         DeviceEventsTable::put(self, key, values)
+    }
+
+    fn put_at(&mut self, key: &Key, values: &Values, ts: i64) -> Result<()> {
+        DeviceEventsTable::put_at(self, key, values, ts)
+    }
+
+    fn put_many_with(&mut self, rows: &[(Key, Values)], options: &BatchOptions) -> Result<()> {
+        let rows = rows.iter().map(|(k, v)| (k, v));
+        DeviceEventsTable::put_many_with(self, rows, options)
+    }
+
+    fn delete_many_with(&mut self, keys: &[Key], options: &BatchOptions) -> Result<()> {
+        DeviceEventsTable::delete_many_with(self, keys, options)
+    }
+
+    fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        DeviceEventsTable::increment_many(self, rows)
     }
 
     fn delete(&mut self, key: &Key) -> Result<()> {

@@ -525,6 +525,7 @@ impl<'c> DriveDirectoriesTable<'c> {
 impl<'c> TypedTable<'c> for DriveDirectoriesTable<'c> {
     type Key = DriveDirectoriesKey;
     type Values = DriveDirectoriesValues;
+    type Columns = DriveDirectoriesColumns;
 
     fn new(conn: &'c mut Connection) -> Self {
         DriveDirectoriesTable::new(conn)
@@ -546,8 +547,32 @@ impl<'c> TypedTable<'c> for DriveDirectoriesTable<'c> {
         DriveDirectoriesTable::get(self, key)
     }
 
+    fn get_with(&mut self, key: &Key, options: &ReadOptions) -> Result<Option<TableRow>> {
+        DriveDirectoriesTable::get_with(self, key, options)
+    }
+
     fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
         DriveDirectoriesTable::put(self, key, values)
+    }
+
+    fn put_at(&mut self, key: &Key, values: &Values, ts: i64) -> Result<()> {
+        DriveDirectoriesTable::put_at(self, key, values, ts)
+    }
+
+    fn put_many_with(&mut self, rows: &[(Key, Values)], options: &BatchOptions) -> Result<()> {
+        let rows = rows.iter().map(|(k, v)| (k, v));
+        DriveDirectoriesTable::put_many_with(self, rows, options)
+    }
+
+    fn delete_many_with(&mut self, keys: &[Key], options: &BatchOptions) -> Result<()> {
+        DriveDirectoriesTable::delete_many_with(self, keys, options)
+    }
+
+    fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        DriveDirectoriesTable::increment_many(self, rows)
     }
 
     fn delete(&mut self, key: &Key) -> Result<()> {

@@ -569,6 +569,7 @@ impl<'c> DriveFilesTable<'c> {
 impl<'c> TypedTable<'c> for DriveFilesTable<'c> {
     type Key = DriveFilesKey;
     type Values = DriveFilesValues;
+    type Columns = DriveFilesColumns;
 
     fn new(conn: &'c mut Connection) -> Self {
         DriveFilesTable::new(conn)
@@ -590,8 +591,32 @@ impl<'c> TypedTable<'c> for DriveFilesTable<'c> {
         DriveFilesTable::get(self, key)
     }
 
+    fn get_with(&mut self, key: &Key, options: &ReadOptions) -> Result<Option<TableRow>> {
+        DriveFilesTable::get_with(self, key, options)
+    }
+
     fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
         DriveFilesTable::put(self, key, values)
+    }
+
+    fn put_at(&mut self, key: &Key, values: &Values, ts: i64) -> Result<()> {
+        DriveFilesTable::put_at(self, key, values, ts)
+    }
+
+    fn put_many_with(&mut self, rows: &[(Key, Values)], options: &BatchOptions) -> Result<()> {
+        let rows = rows.iter().map(|(k, v)| (k, v));
+        DriveFilesTable::put_many_with(self, rows, options)
+    }
+
+    fn delete_many_with(&mut self, keys: &[Key], options: &BatchOptions) -> Result<()> {
+        DriveFilesTable::delete_many_with(self, keys, options)
+    }
+
+    fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        DriveFilesTable::increment_many(self, rows)
     }
 
     fn delete(&mut self, key: &Key) -> Result<()> {

@@ -587,6 +587,7 @@ impl<'c> FixedOrdersTable<'c> {
 impl<'c> TypedTable<'c> for FixedOrdersTable<'c> {
     type Key = FixedOrdersKey;
     type Values = FixedOrdersValues;
+    type Columns = FixedOrdersColumns;
 
     fn new(conn: &'c mut Connection) -> Self {
         FixedOrdersTable::new(conn)
@@ -608,8 +609,32 @@ impl<'c> TypedTable<'c> for FixedOrdersTable<'c> {
         FixedOrdersTable::get(self, key)
     }
 
+    fn get_with(&mut self, key: &Key, options: &ReadOptions) -> Result<Option<TableRow>> {
+        FixedOrdersTable::get_with(self, key, options)
+    }
+
     fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
         FixedOrdersTable::put(self, key, values)
+    }
+
+    fn put_at(&mut self, key: &Key, values: &Values, ts: i64) -> Result<()> {
+        FixedOrdersTable::put_at(self, key, values, ts)
+    }
+
+    fn put_many_with(&mut self, rows: &[(Key, Values)], options: &BatchOptions) -> Result<()> {
+        let rows = rows.iter().map(|(k, v)| (k, v));
+        FixedOrdersTable::put_many_with(self, rows, options)
+    }
+
+    fn delete_many_with(&mut self, keys: &[Key], options: &BatchOptions) -> Result<()> {
+        FixedOrdersTable::delete_many_with(self, keys, options)
+    }
+
+    fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        FixedOrdersTable::increment_many(self, rows)
     }
 
     fn delete(&mut self, key: &Key) -> Result<()> {

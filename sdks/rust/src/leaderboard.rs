@@ -574,6 +574,7 @@ impl<'c> LeaderboardTable<'c> {
 impl<'c> TypedTable<'c> for LeaderboardTable<'c> {
     type Key = LeaderboardKey;
     type Values = LeaderboardValues;
+    type Columns = LeaderboardColumns;
 
     fn new(conn: &'c mut Connection) -> Self {
         LeaderboardTable::new(conn)
@@ -595,8 +596,32 @@ impl<'c> TypedTable<'c> for LeaderboardTable<'c> {
         LeaderboardTable::get(self, key)
     }
 
+    fn get_with(&mut self, key: &Key, options: &ReadOptions) -> Result<Option<TableRow>> {
+        LeaderboardTable::get_with(self, key, options)
+    }
+
     fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
         LeaderboardTable::put(self, key, values)
+    }
+
+    fn put_at(&mut self, key: &Key, values: &Values, ts: i64) -> Result<()> {
+        LeaderboardTable::put_at(self, key, values, ts)
+    }
+
+    fn put_many_with(&mut self, rows: &[(Key, Values)], options: &BatchOptions) -> Result<()> {
+        let rows = rows.iter().map(|(k, v)| (k, v));
+        LeaderboardTable::put_many_with(self, rows, options)
+    }
+
+    fn delete_many_with(&mut self, keys: &[Key], options: &BatchOptions) -> Result<()> {
+        LeaderboardTable::delete_many_with(self, keys, options)
+    }
+
+    fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        LeaderboardTable::increment_many(self, rows)
     }
 
     fn delete(&mut self, key: &Key) -> Result<()> {

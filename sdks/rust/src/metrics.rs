@@ -598,6 +598,7 @@ impl<'c> MetricsTable<'c> {
 impl<'c> TypedTable<'c> for MetricsTable<'c> {
     type Key = MetricsKey;
     type Values = MetricsValues;
+    type Columns = MetricsColumns;
 
     fn new(conn: &'c mut Connection) -> Self {
         MetricsTable::new(conn)
@@ -619,8 +620,32 @@ impl<'c> TypedTable<'c> for MetricsTable<'c> {
         MetricsTable::get(self, key)
     }
 
+    fn get_with(&mut self, key: &Key, options: &ReadOptions) -> Result<Option<TableRow>> {
+        MetricsTable::get_with(self, key, options)
+    }
+
     fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
         MetricsTable::put(self, key, values)
+    }
+
+    fn put_at(&mut self, key: &Key, values: &Values, ts: i64) -> Result<()> {
+        MetricsTable::put_at(self, key, values, ts)
+    }
+
+    fn put_many_with(&mut self, rows: &[(Key, Values)], options: &BatchOptions) -> Result<()> {
+        let rows = rows.iter().map(|(k, v)| (k, v));
+        MetricsTable::put_many_with(self, rows, options)
+    }
+
+    fn delete_many_with(&mut self, keys: &[Key], options: &BatchOptions) -> Result<()> {
+        MetricsTable::delete_many_with(self, keys, options)
+    }
+
+    fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        MetricsTable::increment_many(self, rows)
     }
 
     fn delete(&mut self, key: &Key) -> Result<()> {

@@ -554,6 +554,7 @@ impl<'c> SensorReadingsTable<'c> {
 impl<'c> TypedTable<'c> for SensorReadingsTable<'c> {
     type Key = SensorReadingsKey;
     type Values = SensorReadingsValues;
+    type Columns = SensorReadingsColumns;
 
     fn new(conn: &'c mut Connection) -> Self {
         SensorReadingsTable::new(conn)
@@ -575,8 +576,32 @@ impl<'c> TypedTable<'c> for SensorReadingsTable<'c> {
         SensorReadingsTable::get(self, key)
     }
 
+    fn get_with(&mut self, key: &Key, options: &ReadOptions) -> Result<Option<TableRow>> {
+        SensorReadingsTable::get_with(self, key, options)
+    }
+
     fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
         SensorReadingsTable::put(self, key, values)
+    }
+
+    fn put_at(&mut self, key: &Key, values: &Values, ts: i64) -> Result<()> {
+        SensorReadingsTable::put_at(self, key, values, ts)
+    }
+
+    fn put_many_with(&mut self, rows: &[(Key, Values)], options: &BatchOptions) -> Result<()> {
+        let rows = rows.iter().map(|(k, v)| (k, v));
+        SensorReadingsTable::put_many_with(self, rows, options)
+    }
+
+    fn delete_many_with(&mut self, keys: &[Key], options: &BatchOptions) -> Result<()> {
+        SensorReadingsTable::delete_many_with(self, keys, options)
+    }
+
+    fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        SensorReadingsTable::increment_many(self, rows)
     }
 
     fn delete(&mut self, key: &Key) -> Result<()> {

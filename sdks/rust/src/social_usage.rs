@@ -677,6 +677,7 @@ impl<'c> SocialUsageTable<'c> {
 impl<'c> TypedTable<'c> for SocialUsageTable<'c> {
     type Key = SocialUsageKey;
     type Values = SocialUsageValues;
+    type Columns = SocialUsageColumns;
 
     fn new(conn: &'c mut Connection) -> Self {
         SocialUsageTable::new(conn)
@@ -698,8 +699,32 @@ impl<'c> TypedTable<'c> for SocialUsageTable<'c> {
         SocialUsageTable::get(self, key)
     }
 
+    fn get_with(&mut self, key: &Key, options: &ReadOptions) -> Result<Option<TableRow>> {
+        SocialUsageTable::get_with(self, key, options)
+    }
+
     fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
         SocialUsageTable::put(self, key, values)
+    }
+
+    fn put_at(&mut self, key: &Key, values: &Values, ts: i64) -> Result<()> {
+        SocialUsageTable::put_at(self, key, values, ts)
+    }
+
+    fn put_many_with(&mut self, rows: &[(Key, Values)], options: &BatchOptions) -> Result<()> {
+        let rows = rows.iter().map(|(k, v)| (k, v));
+        SocialUsageTable::put_many_with(self, rows, options)
+    }
+
+    fn delete_many_with(&mut self, keys: &[Key], options: &BatchOptions) -> Result<()> {
+        SocialUsageTable::delete_many_with(self, keys, options)
+    }
+
+    fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        SocialUsageTable::increment_many(self, rows)
     }
 
     fn delete(&mut self, key: &Key) -> Result<()> {

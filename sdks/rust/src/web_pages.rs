@@ -553,6 +553,7 @@ impl<'c> WebPagesTable<'c> {
 impl<'c> TypedTable<'c> for WebPagesTable<'c> {
     type Key = WebPagesKey;
     type Values = WebPagesValues;
+    type Columns = WebPagesColumns;
 
     fn new(conn: &'c mut Connection) -> Self {
         WebPagesTable::new(conn)
@@ -574,8 +575,32 @@ impl<'c> TypedTable<'c> for WebPagesTable<'c> {
         WebPagesTable::get(self, key)
     }
 
+    fn get_with(&mut self, key: &Key, options: &ReadOptions) -> Result<Option<TableRow>> {
+        WebPagesTable::get_with(self, key, options)
+    }
+
     fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
         WebPagesTable::put(self, key, values)
+    }
+
+    fn put_at(&mut self, key: &Key, values: &Values, ts: i64) -> Result<()> {
+        WebPagesTable::put_at(self, key, values, ts)
+    }
+
+    fn put_many_with(&mut self, rows: &[(Key, Values)], options: &BatchOptions) -> Result<()> {
+        let rows = rows.iter().map(|(k, v)| (k, v));
+        WebPagesTable::put_many_with(self, rows, options)
+    }
+
+    fn delete_many_with(&mut self, keys: &[Key], options: &BatchOptions) -> Result<()> {
+        WebPagesTable::delete_many_with(self, keys, options)
+    }
+
+    fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        WebPagesTable::increment_many(self, rows)
     }
 
     fn delete(&mut self, key: &Key) -> Result<()> {

@@ -192,10 +192,21 @@ pub fn target() -> (String, u16) {
     )
 }
 
-/// A connection to the gateway under test ([`target`]).
+/// Connection options for the gateway under test: table names prefixed with
+/// `REDBASE_SDK_TABLE_PREFIX` (the oracle run sets `rs_`, so this suite shares one HBase with
+/// the other languages' suites).
+pub fn options() -> redbase_examples::ConnectOptions {
+    redbase_examples::ConnectOptions {
+        table_prefix: std::env::var("REDBASE_SDK_TABLE_PREFIX").unwrap_or_default(),
+        ..Default::default()
+    }
+}
+
+/// A connection to the gateway under test ([`target`], [`options`]).
 pub fn connect() -> redbase_examples::Connection {
     let (host, port) = target();
-    redbase_examples::Connection::connect(&host, port).expect("connect to the Thrift2 gateway")
+    redbase_examples::Connection::open(&host, port, &options())
+        .expect("connect to the Thrift2 gateway")
 }
 
 /// Drops the table if it exists and creates it from its schema.

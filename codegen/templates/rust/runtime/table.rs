@@ -1,7 +1,8 @@
 //! What every generated table has in common, as traits and generic types: code written once
 //! for all tables (tools, migrations, the cross-language test) uses these.
 
-use super::client::{latest, CellVersion, Cells, Connection};
+use super::batch::BatchOptions;
+use super::client::{latest, CellVersion, Cells, Connection, ReadOptions};
 use super::error::Result;
 use super::keys::{KeyParts, RowKey};
 use super::scan::{KeyRange, ScanOptions};
@@ -72,6 +73,8 @@ impl<P: KeyParts, V: RowValues> Row<P, V> {
 pub trait TypedTable<'c>: Sized {
     type Key: RowKey;
     type Values: RowValues;
+    /// The table's column descriptors (the marker of its `Column`s).
+    type Columns;
 
     fn new(conn: &'c mut Connection) -> Self;
     /// Creates the table with its families (and their settings) and split keys.
@@ -83,7 +86,28 @@ pub trait TypedTable<'c>: Sized {
         &mut self,
         key: &Self::Key,
     ) -> Result<Option<Row<<Self::Key as RowKey>::Parts, Self::Values>>>;
+    /// The row read with versions, a time range or timestamp, or columns.
+    fn get_with(
+        &mut self,
+        key: &Self::Key,
+        options: &ReadOptions,
+    ) -> Result<Option<Row<<Self::Key as RowKey>::Parts, Self::Values>>>;
     fn put(&mut self, key: &Self::Key, values: &Self::Values) -> Result<()>;
+    /// `put` with the cell timestamp `ts` (ms).
+    fn put_at(&mut self, key: &Self::Key, values: &Self::Values, ts: i64) -> Result<()>;
+    /// Rows in batched calls (see the table's own `put_many_with`).
+    fn put_many_with(
+        &mut self,
+        rows: &[(Self::Key, Self::Values)],
+        options: &BatchOptions,
+    ) -> Result<()>;
+    /// Whole rows deleted in batched calls.
+    fn delete_many_with(&mut self, keys: &[Self::Key], options: &BatchOptions) -> Result<()>;
+    /// Counters of many rows, one call per row.
+    fn increment_many(
+        &mut self,
+        rows: &[(Self::Key, Vec<(Column<i64, Self::Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>>;
     fn delete(&mut self, key: &Self::Key) -> Result<()>;
     /// Rows in `keys` in key order (see the table's own `scan`).
     fn scan(

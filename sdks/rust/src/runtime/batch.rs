@@ -119,7 +119,7 @@ impl TableClient<'_> {
                 continue;
             }
             let all: Vec<TPut> = puts.iter().map(|(_, p)| p.clone()).collect();
-            match self.conn.client.put_multiple(self.table.full_name(), all) {
+            match self.conn.client.put_multiple(self.full_name(), all) {
                 Ok(()) => {}
                 Err(e) => {
                     let e = Error::from(e);
@@ -128,7 +128,7 @@ impl TableClient<'_> {
                     }
                     for (i, p) in puts {
                         let row = p.row.clone();
-                        if let Err(e) = self.conn.client.put(self.table.full_name(), p) {
+                        if let Err(e) = self.conn.client.put(self.full_name(), p) {
                             let e = Error::from(e);
                             if !per_row(&e) {
                                 return Err(e);
@@ -159,7 +159,7 @@ impl TableClient<'_> {
             match self
                 .conn
                 .client
-                .delete_multiple(self.table.full_name(), deletes.clone())
+                .delete_multiple(self.full_name(), deletes.clone())
             {
                 Ok(left) if left.is_empty() => {}
                 Ok(left) => {
@@ -182,7 +182,7 @@ impl TableClient<'_> {
                         return Err(e);
                     }
                     for (i, d) in (a..b).zip(deletes) {
-                        if let Err(e) = self.conn.client.delete_single(self.table.full_name(), d) {
+                        if let Err(e) = self.conn.client.delete_single(self.full_name(), d) {
                             let e = Error::from(e);
                             if !per_row(&e) {
                                 return Err(e);
@@ -222,7 +222,7 @@ impl TableClient<'_> {
             row: row.to_vec(),
             mutations,
         };
-        Ok(self.conn.client.mutate_row(self.table.full_name(), m)?)
+        Ok(self.conn.client.mutate_row(self.full_name(), m)?)
     }
 
     /// Adds every (family, qualifier, amount) to the row's counters in one `increment`; the
@@ -243,7 +243,7 @@ impl TableClient<'_> {
             cell_visibility: None,
             return_results: None,
         };
-        let result = self.conn.client.increment(self.table.full_name(), inc)?;
+        let result = self.conn.client.increment(self.full_name(), inc)?;
         counters
             .iter()
             .map(|(f, q, _)| {

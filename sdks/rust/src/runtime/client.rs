@@ -153,6 +153,9 @@ pub enum Transport {
 #[derive(Debug, Clone)]
 pub struct ConnectOptions {
     pub transport: Transport,
+    /// Prepended to every table name used over the connection (`rs_` makes `access-logs`
+    /// `rs_access-logs`): several applications or test suites can share one cluster.
+    pub table_prefix: String,
     /// Connect, read and write timeout; `None` waits forever.
     pub timeout: Option<Duration>,
 }
@@ -161,6 +164,7 @@ impl Default for ConnectOptions {
     fn default() -> Self {
         ConnectOptions {
             transport: Transport::Buffered,
+            table_prefix: String::new(),
             timeout: Some(Duration::from_secs(30)),
         }
     }
@@ -171,6 +175,7 @@ impl Default for ConnectOptions {
 pub struct Connection {
     pub(crate) client: Client,
     stream: TcpStream,
+    table_prefix: String,
 }
 
 impl std::fmt::Debug for Connection {
@@ -221,12 +226,21 @@ impl Connection {
             TBinaryInputProtocol::new(r, true),
             TBinaryOutputProtocol::new(w, true),
         );
-        Ok(Connection { client, stream })
+        Ok(Connection {
+            client,
+            stream,
+            table_prefix: options.table_prefix.clone(),
+        })
     }
 
     /// The Thrift compiler's client, for calls the typed tables do not cover.
     pub fn thrift(&mut self) -> &mut impl TTHBaseServiceSyncClient {
         &mut self.client
+    }
+
+    /// The prefix of every table name used over this connection.
+    pub fn table_prefix(&self) -> &str {
+        &self.table_prefix
     }
 
     /// Closes the socket (dropping the connection does the same).
@@ -405,6 +419,25 @@ impl<'c> TableClient<'c> {
         TableClient { conn, table }
     }
 
+    /// The table's name on this connection (its table prefix applied), as data calls take it.
+    pub fn full_name(&self) -> Vec<u8> {
+        let mut name = self.conn.table_prefix.as_bytes().to_vec();
+        name.extend_from_slice(self.table.name.as_bytes());
+        if self.table.namespace == "default" {
+            name
+        } else {
+            [self.table.namespace.as_bytes(), b":", &name].concat()
+        }
+    }
+
+    /// The table's name on this connection, as admin calls take it.
+    pub fn table_name(&self) -> TTableName {
+        TTableName {
+            ns: Some(self.table.namespace.as_bytes().to_vec()),
+            qualifier: format!("{}{}", self.conn.table_prefix, self.table.name).into_bytes(),
+        }
+    }
+
     /// Creates the table with its families and split keys, and its namespace if missing.
     pub fn create(&mut self) -> Result<()> {
         let ns = self.table.namespace;
@@ -419,7 +452,7 @@ impl<'c> TableClient<'c> {
             }
         }
         let desc = TTableDescriptor {
-            table_name: self.table.table_name(),
+            table_name: self.table_name(),
             columns: Some(
                 self.table
                     .families
@@ -435,12 +468,12 @@ impl<'c> TableClient<'c> {
     }
 
     pub fn exists(&mut self) -> Result<bool> {
-        Ok(self.conn.client.table_exists(self.table.table_name())?)
+        Ok(self.conn.client.table_exists(self.table_name())?)
     }
 
     /// Disables (if enabled) and deletes the table.
     pub fn drop_table(&mut self) -> Result<()> {
-        let name = self.table.table_name();
+        let name = self.table_name();
         if self.conn.client.is_table_enabled(name.clone())? {
             self.conn.client.disable_table(name.clone())?;
         }
@@ -452,7 +485,7 @@ impl<'c> TableClient<'c> {
         let locations = self
             .conn
             .client
-            .get_all_region_locations(self.table.full_name())?;
+            .get_all_region_locations(self.full_name())?;
         let mut starts: Vec<Vec<u8>> = locations
             .into_iter()
             .map(|l| l.region_info.start_key.unwrap_or_default())
@@ -480,7 +513,7 @@ impl<'c> TableClient<'c> {
             existence_only: None,
             filter_bytes: None,
         };
-        let found = versions(self.conn.client.get(self.table.full_name(), get)?);
+        let found = versions(self.conn.client.get(self.full_name(), get)?);
         Ok((!found.is_empty()).then_some(found))
     }
 
@@ -492,7 +525,7 @@ impl<'c> TableClient<'c> {
         Ok(self
             .conn
             .client
-            .put(self.table.full_name(), tput(row, cells, timestamp))?)
+            .put(self.full_name(), tput(row, cells, timestamp))?)
     }
 
     /// Deletes the row, or every version of the given (family, qualifier) columns; with a
@@ -506,7 +539,7 @@ impl<'c> TableClient<'c> {
         Ok(self
             .conn
             .client
-            .delete_single(self.table.full_name(), tdelete(row, columns, timestamp))?)
+            .delete_single(self.full_name(), tdelete(row, columns, timestamp))?)
     }
 
     /// Atomically adds `amount` to a counter cell; returns the new value.
@@ -529,7 +562,7 @@ impl<'c> TableClient<'c> {
             cell_visibility: None,
             return_results: None,
         };
-        let result = self.conn.client.increment(self.table.full_name(), inc)?;
+        let result = self.conn.client.increment(self.full_name(), inc)?;
         let value = result
             .column_values
             .into_iter()
@@ -552,7 +585,7 @@ impl<'c> TableClient<'c> {
         cells: Vec<Cell>,
     ) -> Result<bool> {
         Ok(self.conn.client.check_and_put(
-            self.table.full_name(),
+            self.full_name(),
             row.to_vec(),
             family.to_vec(),
             qualifier.to_vec(),
@@ -564,6 +597,7 @@ impl<'c> TableClient<'c> {
     /// Rows in `keys` in key order (descending if reversed): one scanner per range (salt
     /// bucket), merged.
     pub fn scan(&mut self, keys: &KeyRange, options: &ScanOptions) -> RawScan<'_> {
-        RawScan::new(&mut *self.conn, self.table.full_name(), keys, options)
+        let name = self.full_name();
+        RawScan::new(&mut *self.conn, name, keys, options)
     }
 }
