@@ -10,6 +10,8 @@
 #      with REDBASE_SDK_TARGET=host:port, an already running Thrift2 gateway such as HBase's);
 #   5. xlang with the Python tool, every case of tests/xlang (rows, versions, batches), against
 #      one live server (the same REDBASE_SDK_TARGET when set).
+# REDBASE_SDK_TABLE_PREFIX=go_ names every table the suite and the xlang tools touch go_<name>
+# (Options.TablePrefix), so it can share one HBase with other languages' suites.
 # Installs Go (Debian's golang-go) if missing; Go modules come from the Go module proxy. Extra
 # arguments go to `go test ./e2e` (e.g. -skip TestFramedTransport against HBase).
 set -uo pipefail
@@ -65,7 +67,7 @@ echo "== xlang: python <-> go (rows, versions, batches)"
 PYTHON="${PYTHON:-python3}"
 "$PYTHON" -m pip install --disable-pip-version-check -q -r tests/sdk_python/requirements.txt ||
     fail "pip install failed"
-PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$root/sdks/python${PYTHONPATH:+:$PYTHONPATH}" \
-    "$PYTHON" tests/sdk_go/xlang_check.py || fail "xlang python <-> go"
+XLANG_TABLE_PREFIX="${REDBASE_SDK_TABLE_PREFIX:-}" PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONPATH="$root/sdks/python${PYTHONPATH:+:$PYTHONPATH}" "$PYTHON" tests/sdk_go/xlang_check.py || fail "xlang python <-> go"
 
 exit $status

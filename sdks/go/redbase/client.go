@@ -111,8 +111,14 @@ type TableClient struct {
 	name []byte
 }
 
-// NewTableClient returns the byte-level client of one table.
+// NewTableClient returns the byte-level client of one table (named with the client's
+// TablePrefix).
 func NewTableClient(c *Client, def *TableDef) *TableClient {
+	if c.opts.TablePrefix != "" {
+		d := *def
+		d.Name = c.opts.TablePrefix + d.Name
+		def = &d
+	}
 	return &TableClient{c: c, def: def, name: def.FullName()}
 }
 

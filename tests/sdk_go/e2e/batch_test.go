@@ -3,6 +3,7 @@ package e2e
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -244,4 +245,30 @@ func TestWriterReportsBackgroundErrors(t *testing.T) {
 		t.Fatalf("the call after a failed background flush: %v", err)
 	}
 	must(t, w.Close())
+}
+
+// Options.TablePrefix names every table of a client: the same schema lives twice, apart.
+func TestTablePrefixKeepsTablesApart(t *testing.T) {
+	defer catch(t)
+	ctx, c := connect(t)
+	opts := *options
+	opts.TablePrefix += "other_"
+	other, err := sdk.Dial(ctx, target, &opts)
+	must(t, err)
+	t.Cleanup(func() { other.Close() })
+	mine := fresh(t, ctx, sdk.NewCountersTable(c))
+	theirs := fresh(t, ctx, sdk.NewCountersTable(other))
+	key := sdk.CountersKey{Name: "page"}
+	if n := ok(mine.IncrementSlots(ctx, key, 1, 2)); n != 2 {
+		t.Errorf("mine: %d", n)
+	}
+	// Pattern counters in one increment call: slots 1 and 2 of the other table.
+	got := ok(theirs.Increment(ctx, key, sdk.CountersCounters{Slots: map[int32]int64{1: 5, 2: 7}}))
+	if !reflect.DeepEqual(got.Slots, map[int32]int64{1: 5, 2: 7}) {
+		t.Errorf("theirs: %v (a table of its own)", got.Slots)
+	}
+	raw := redbase.NewTableClient(other, sdk.CountersDef)
+	if name := raw.Def().Name; name != opts.TablePrefix+sdk.CountersDef.Name {
+		t.Errorf("prefixed name %q", name)
+	}
 }

@@ -93,7 +93,8 @@ func run(cmd, addr string) error {
 	if err := vj.Parse(raw, &data); err != nil {
 		return err
 	}
-	client, err := sdk.Dial(ctx, addr, nil)
+	// XLANG_TABLE_PREFIX names the tables with a prefix, as the Python tool does.
+	client, err := sdk.Dial(ctx, addr, &sdk.Options{TablePrefix: os.Getenv("XLANG_TABLE_PREFIX")})
 	if err != nil {
 		return err
 	}
