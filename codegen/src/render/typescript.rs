@@ -43,6 +43,26 @@ const VERBATIM: &[(&str, &str)] = &[
         "src/runtime/client.ts",
         include_str!("../../templates/typescript/runtime/client.ts"),
     ),
+    (
+        "src/runtime/connection.ts",
+        include_str!("../../templates/typescript/runtime/connection.ts"),
+    ),
+    (
+        "src/runtime/batch.ts",
+        include_str!("../../templates/typescript/runtime/batch.ts"),
+    ),
+    (
+        "src/runtime/filters.ts",
+        include_str!("../../templates/typescript/runtime/filters.ts"),
+    ),
+    (
+        "src/runtime/scan.ts",
+        include_str!("../../templates/typescript/runtime/scan.ts"),
+    ),
+    (
+        "src/runtime/writer.ts",
+        include_str!("../../templates/typescript/runtime/writer.ts"),
+    ),
     // The Thrift compiler's output (codegen/thrift/generate.sh), CommonJS with declarations.
     (
         "thrift/THBaseService.js",

@@ -4,6 +4,9 @@
  * and the typed column descriptors generated table modules are built from.
  */
 
+import { timestampOf } from "./connection";
+import { Filter } from "./filters";
+
 /** A JSON value as `JSON.parse` returns it. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -174,6 +177,32 @@ export class Column<T> {
     readonly type: string,
     readonly codec: Codec<T>,
   ) {}
+
+  /** Rows whose cell equals `v` (HBase compares the encoded bytes). */
+  eq(v: T): Filter {
+    return Filter.value(this, "=", v);
+  }
+
+  ne(v: T): Filter {
+    return Filter.value(this, "!=", v);
+  }
+
+  /** Rows whose cell's bytes sort below `v`'s (numeric order for non-negative numbers). */
+  lt(v: T): Filter {
+    return Filter.value(this, "<", v);
+  }
+
+  le(v: T): Filter {
+    return Filter.value(this, "<=", v);
+  }
+
+  gt(v: T): Filter {
+    return Filter.value(this, ">", v);
+  }
+
+  ge(v: T): Filter {
+    return Filter.value(this, ">=", v);
+  }
 }
 
 /** How a pattern column's part is written in, and read from, its qualifier. */
@@ -255,4 +284,20 @@ export class PatternColumn<P, T> {
 /** A pattern column's entries in part order, so the cells written are always the same. */
 export function sortedEntries<P extends string | number | bigint, T>(m: ReadonlyMap<P, T> | undefined): [P, T][] {
   return [...(m ?? new Map<P, T>()).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** One version of a cell: its timestamp (ms) and typed value. */
+export interface Version<T> {
+  readonly timestamp: bigint;
+  readonly value: T;
+}
+
+/** A counter increment's amount, checked to fit an i64. */
+export function amount(v: bigint): bigint {
+  return checkI64(v);
+}
+
+/** A write's timestamp, checked: an integer from 0 to 2^63-1 ms. */
+export function timestamp(t: bigint | number): bigint {
+  return timestampOf(t);
 }
