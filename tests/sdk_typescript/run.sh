@@ -49,7 +49,7 @@ echo "== vectors (sdks/vectors through the generated TypeScript)"
 node "$out/vectors.js" || status=1
 
 echo "== node --test (end to end)"
-node --test "$out/e2e.test.js" || status=1
+node --test "$out/e2e.test.js" "$out/features.test.js" || status=1
 
 if [ -z "${REDBASE_SDK_TARGET:-}" ]; then
     echo "== xlang: python <-> typescript through one redbase serve"

@@ -232,8 +232,8 @@ export const AccessLogsVersions = {
   },
 };
 
-/** Calls the visitor of each cell's column with its decoded value (cells of no column are
- * skipped). */
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
 function accessLogsEach(
   cells: readonly StoredCell[],
   visit: {
@@ -243,6 +243,7 @@ function accessLogsEach(
 ): void {
   const c = AccessLogsColumns;
   for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
     if (family.equals(c.hits.family) && qualifier.equals(c.hits.qualifier)) {
       visit.hits(c.hits.codec.decode(value), timestamp);
       continue;

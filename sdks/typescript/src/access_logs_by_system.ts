@@ -227,8 +227,8 @@ export const AccessLogsBySystemVersions = {
   },
 };
 
-/** Calls the visitor of each cell's column with its decoded value (cells of no column are
- * skipped). */
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
 function accessLogsBySystemEach(
   cells: readonly StoredCell[],
   visit: {
@@ -238,6 +238,7 @@ function accessLogsBySystemEach(
 ): void {
   const c = AccessLogsBySystemColumns;
   for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
     if (family.equals(c.hits.family) && qualifier.equals(c.hits.qualifier)) {
       visit.hits(c.hits.codec.decode(value), timestamp);
       continue;

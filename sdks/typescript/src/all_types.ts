@@ -278,8 +278,8 @@ export const AllTypesVersions = {
   },
 };
 
-/** Calls the visitor of each cell's column with its decoded value (cells of no column are
- * skipped). */
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
 function allTypesEach(
   cells: readonly StoredCell[],
   visit: {
@@ -288,6 +288,7 @@ function allTypesEach(
 ): void {
   const c = AllTypesColumns;
   for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
     if (family.equals(c.note.family) && qualifier.equals(c.note.qualifier)) {
       visit.note(c.note.codec.decode(value), timestamp);
       continue;

@@ -274,8 +274,8 @@ export const BooksVersions = {
   },
 };
 
-/** Calls the visitor of each cell's column with its decoded value (cells of no column are
- * skipped). */
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
 function booksEach(
   cells: readonly StoredCell[],
   visit: {
@@ -294,6 +294,7 @@ function booksEach(
 ): void {
   const c = BooksColumns;
   for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
     if (family.equals(c.added.family) && qualifier.equals(c.added.qualifier)) {
       visit.added(c.added.codec.decode(value), timestamp);
       continue;

@@ -193,8 +193,8 @@ export const CountersVersions = {
   },
 };
 
-/** Calls the visitor of each cell's column with its decoded value (cells of no column are
- * skipped). */
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
 function countersEach(
   cells: readonly StoredCell[],
   visit: {
@@ -203,6 +203,7 @@ function countersEach(
 ): void {
   const c = CountersColumns;
   for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
     if (family.equals(c.slots.family)) {
       const part = c.slots.parse(qualifier);
       if (part !== undefined) {

@@ -211,8 +211,8 @@ export const DeviceEventsVersions = {
   },
 };
 
-/** Calls the visitor of each cell's column with its decoded value (cells of no column are
- * skipped). */
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
 function deviceEventsEach(
   cells: readonly StoredCell[],
   visit: {
@@ -222,6 +222,7 @@ function deviceEventsEach(
 ): void {
   const c = DeviceEventsColumns;
   for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
     if (family.equals(c.count.family) && qualifier.equals(c.count.qualifier)) {
       visit.count(c.count.codec.decode(value), timestamp);
       continue;

@@ -205,8 +205,8 @@ export const DriveDirectoriesVersions = {
   },
 };
 
-/** Calls the visitor of each cell's column with its decoded value (cells of no column are
- * skipped). */
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
 function driveDirectoriesEach(
   cells: readonly StoredCell[],
   visit: {
@@ -216,6 +216,7 @@ function driveDirectoriesEach(
 ): void {
   const c = DriveDirectoriesColumns;
   for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
     if (family.equals(c.creator.family) && qualifier.equals(c.creator.qualifier)) {
       visit.creator(c.creator.codec.decode(value), timestamp);
       continue;

@@ -216,8 +216,8 @@ export const DriveFilesVersions = {
   },
 };
 
-/** Calls the visitor of each cell's column with its decoded value (cells of no column are
- * skipped). */
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
 function driveFilesEach(
   cells: readonly StoredCell[],
   visit: {
@@ -229,6 +229,7 @@ function driveFilesEach(
 ): void {
   const c = DriveFilesColumns;
   for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
     if (family.equals(c.content.family) && qualifier.equals(c.content.qualifier)) {
       visit.content(c.content.codec.decode(value), timestamp);
       continue;

@@ -196,8 +196,8 @@ export const EventsVersions = {
   },
 };
 
-/** Calls the visitor of each cell's column with its decoded value (cells of no column are
- * skipped). */
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
 function eventsEach(
   cells: readonly StoredCell[],
   visit: {
@@ -207,6 +207,7 @@ function eventsEach(
 ): void {
   const c = EventsColumns;
   for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
     if (family.equals(c.at.family) && qualifier.equals(c.at.qualifier)) {
       visit.at(c.at.codec.decode(value), timestamp);
       continue;

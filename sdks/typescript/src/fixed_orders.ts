@@ -227,8 +227,8 @@ export const FixedOrdersVersions = {
   },
 };
 
-/** Calls the visitor of each cell's column with its decoded value (cells of no column are
- * skipped). */
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
 function fixedOrdersEach(
   cells: readonly StoredCell[],
   visit: {
@@ -237,6 +237,7 @@ function fixedOrdersEach(
 ): void {
   const c = FixedOrdersColumns;
   for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
     if (family.equals(c.total.family) && qualifier.equals(c.total.qualifier)) {
       visit.total(c.total.codec.decode(value), timestamp);
       continue;

@@ -218,8 +218,8 @@ export const LeaderboardVersions = {
   },
 };
 
-/** Calls the visitor of each cell's column with its decoded value (cells of no column are
- * skipped). */
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
 function leaderboardEach(
   cells: readonly StoredCell[],
   visit: {
@@ -228,6 +228,7 @@ function leaderboardEach(
 ): void {
   const c = LeaderboardColumns;
   for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
     if (family.equals(c.player.family) && qualifier.equals(c.player.qualifier)) {
       visit.player(c.player.codec.decode(value), timestamp);
       continue;

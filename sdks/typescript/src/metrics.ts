@@ -229,8 +229,8 @@ export const MetricsVersions = {
   },
 };
 
-/** Calls the visitor of each cell's column with its decoded value (cells of no column are
- * skipped). */
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
 function metricsEach(
   cells: readonly StoredCell[],
   visit: {
@@ -240,6 +240,7 @@ function metricsEach(
 ): void {
   const c = MetricsColumns;
   for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
     if (family.equals(c.unit.family) && qualifier.equals(c.unit.qualifier)) {
       visit.unit(c.unit.codec.decode(value), timestamp);
       continue;

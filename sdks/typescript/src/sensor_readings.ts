@@ -215,8 +215,8 @@ export const SensorReadingsVersions = {
   },
 };
 
-/** Calls the visitor of each cell's column with its decoded value (cells of no column are
- * skipped). */
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
 function sensorReadingsEach(
   cells: readonly StoredCell[],
   visit: {
@@ -226,6 +226,7 @@ function sensorReadingsEach(
 ): void {
   const c = SensorReadingsColumns;
   for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
     if (family.equals(c.celsius.family) && qualifier.equals(c.celsius.qualifier)) {
       visit.celsius(c.celsius.codec.decode(value), timestamp);
       continue;

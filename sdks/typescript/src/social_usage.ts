@@ -243,8 +243,8 @@ export const SocialUsageVersions = {
   },
 };
 
-/** Calls the visitor of each cell's column with its decoded value (cells of no column are
- * skipped). */
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
 function socialUsageEach(
   cells: readonly StoredCell[],
   visit: {
@@ -258,6 +258,7 @@ function socialUsageEach(
 ): void {
   const c = SocialUsageColumns;
   for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
     if (family.equals(c.fbId.family) && qualifier.equals(c.fbId.qualifier)) {
       visit.fbId(c.fbId.codec.decode(value), timestamp);
       continue;

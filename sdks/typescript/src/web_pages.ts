@@ -213,8 +213,8 @@ export const WebPagesVersions = {
   },
 };
 
-/** Calls the visitor of each cell's column with its decoded value (cells of no column are
- * skipped). */
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
 function webPagesEach(
   cells: readonly StoredCell[],
   visit: {
@@ -224,6 +224,7 @@ function webPagesEach(
 ): void {
   const c = WebPagesColumns;
   for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
     if (family.equals(c.fetched.family) && qualifier.equals(c.fetched.qualifier)) {
       visit.fetched(c.fetched.codec.decode(value), timestamp);
       continue;

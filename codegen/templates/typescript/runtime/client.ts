@@ -107,6 +107,9 @@ export class KeyRange {
       const next = spec.components[pairAt + 1]?.name ?? String(pairAt + 1);
       throw new KeyEncodingError(`component ${name}: a [low, high] range must be the last component given (${next} follows it)`);
     }
+    if (spec.hash?.components.includes(pairAt)) {
+      throw new KeyEncodingError(`component ${name}: the key's hash prefix is computed from it, so it takes one value, not a range`);
+    }
     const pair = given[pairAt] as readonly KeyValue[];
     if (pair.length !== 2) throw new KeyEncodingError(`component ${name}: a range is a [low, high] pair`);
     const head = given.slice(0, pairAt) as KeyValue[];

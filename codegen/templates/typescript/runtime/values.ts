@@ -300,3 +300,19 @@ export function amount(v: bigint): bigint {
 export function timestamp(t: bigint | number): bigint {
   return timestampOf(t);
 }
+
+/** Types whose encoded value may be empty (an empty string, empty bytes). */
+const EMPTY_OK = new Set(["string", "bytes"]);
+
+/**
+ * Whether an empty cell at (family, qualifier) is a value of its column: false for types whose
+ * encoding is never empty (a key-only scan returns such cells), true for cells of no column.
+ */
+export function mayBeEmpty(family: Buffer, qualifier: Buffer, columns: Readonly<Record<string, Column<unknown> | PatternColumn<unknown, unknown>>>): boolean {
+  for (const c of Object.values(columns)) {
+    if (!c.family.equals(family)) continue;
+    const matches = c instanceof Column ? c.qualifier.equals(qualifier) : c.parse(qualifier) !== undefined;
+    if (matches) return EMPTY_OK.has(c.type);
+  }
+  return true;
+}
