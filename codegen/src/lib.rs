@@ -10,6 +10,7 @@
 
 pub mod cells;
 pub mod error;
+pub mod filters;
 pub mod hex;
 pub mod keys;
 mod load;
