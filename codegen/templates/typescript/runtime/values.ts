@@ -75,13 +75,19 @@ function canonical(v: Json): string {
   throw new ValueEncodingError(`not JSON: ${typeof v}`);
 }
 
+/** Refuses a value of another JavaScript type than the column's. */
+function typed<T>(v: T, ok: boolean, what: string): T {
+  if (!ok) throw new ValueEncodingError(`${typeof v === "string" ? JSON.stringify(v) : String(v)} (${typeof v}) is not a ${what} value`);
+  return v;
+}
+
 export const string: Codec<string> = {
-  encode: (v) => Buffer.from(v, "utf8"),
+  encode: (v) => Buffer.from(typed(v, typeof v === "string", "string"), "utf8"),
   decode: utf8,
 };
 
 export const bytes: Codec<Uint8Array> = {
-  encode: (v) => Buffer.from(v),
+  encode: (v) => Buffer.from(typed(v, v instanceof Uint8Array, "bytes")),
   decode: (b) => Buffer.from(b),
 };
 
@@ -131,7 +137,7 @@ export const f64: Codec<number> = {
 };
 
 export const bool: Codec<boolean> = {
-  encode: (v) => Buffer.from([v ? 0xff : 0x00]),
+  encode: (v) => Buffer.from([typed(v, typeof v === "boolean", "bool") ? 0xff : 0x00]),
   decode: (b) => width(b, 1, "bool")[0] !== 0,
 };
 

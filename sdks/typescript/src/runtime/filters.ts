@@ -36,11 +36,11 @@ function literal(bytes: Uint8Array): Buffer {
 
 const text = (s: string): Buffer => Buffer.from(s, "utf8");
 
-function timestamp(t: bigint | number): string {
-  const v = typeof t === "bigint" ? t : Number.isInteger(t) ? BigInt(t) : null;
-  if (v === null || v < 0n || v > (1n << 63n) - 1n) {
-    throw new FilterError(`a timestamp must be an integer from 0 to 2^63-1, not ${String(t)}`);
-  }
+/** A non-negative i64 as decimal text (`what` names it in errors). */
+function nonNegative(n: bigint | number, what: string): string {
+  const v = typeof n === "bigint" ? n : typeof n === "number" && Number.isSafeInteger(n) ? BigInt(n) : null;
+  if (v === null || v > (1n << 63n) - 1n) throw new FilterError(`${what} must be an integer from 0 to 2^63-1, not ${String(n)}`);
+  if (v < 0n) throw new FilterError(`${what} must not be negative, got ${String(n)}`);
   return v.toString();
 }
 
@@ -65,7 +65,12 @@ export class Filter {
       throw new FilterError(`${column.field} is a pattern column: value filters take plain columns only`);
     }
     if (!OPS.includes(op)) throw new FilterError(`unknown comparison ${String(op)}: use one of ${OPS.join(" ")}`);
-    const operandBytes = column.codec.encode(operand);
+    let operandBytes: Buffer;
+    try {
+      operandBytes = column.codec.encode(operand);
+    } catch (e) {
+      throw new FilterError(`${column.field}: the operand ${String(operand)} does not fit the column (${(e as Error).message})`);
+    }
     return new Filter(
       Buffer.concat([
         text("SingleColumnValueFilter("),
@@ -86,9 +91,7 @@ export class Filter {
 
   /** At most `n` rows per region scanner (HBase's PageFilter). */
   static page(n: number | bigint): Filter {
-    const v = typeof n === "bigint" ? n : Number.isInteger(n) ? BigInt(n) : null;
-    if (v === null || v < 0n || v > (1n << 63n) - 1n) throw new FilterError(`a page size must be a non-negative integer, not ${String(n)}`);
-    return new Filter(text(`PageFilter(${v})`));
+    return new Filter(text(`PageFilter(${nonNegative(n, "a page size")})`));
   }
 
   /** Keys only: every cell's value comes back empty. */
@@ -104,7 +107,7 @@ export class Filter {
   /** Only cells with one of these timestamps. */
   static timestamps(timestamps: readonly (bigint | number)[]): Filter {
     if (timestamps.length === 0) throw new FilterError("a timestamps filter needs at least one timestamp");
-    return new Filter(text(`TimestampsFilter(${timestamps.map(timestamp).join(", ")})`));
+    return new Filter(text(`TimestampsFilter(${timestamps.map((t) => nonNegative(t, "a timestamp")).join(", ")})`));
   }
 
   /** Only cells whose qualifier starts with `prefix`. */
