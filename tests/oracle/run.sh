@@ -100,5 +100,15 @@ if [ "$copy_status" -ne 0 ]; then
     echo "tests/oracle/run.sh: tests/oracle/copy.sh exit $copy_status"
     [ "$status" -ne 0 ] || status=$copy_status
 fi
+# The generated SDKs' end-to-end suites against HBase's Thrift2 gateway (REDBASE_SDK_TARGET):
+# the same SDK code that runs against redbase, on a real HBase. One block per language.
+sdk_target="127.0.0.1:${ORACLE_THRIFT2_PORT:-19091}"
+echo "== tests/sdk_python/run.sh against HBase (REDBASE_SDK_TARGET=$sdk_target)"
+py_sdk_status=0
+REDBASE_SDK_TARGET="$sdk_target" tests/sdk_python/run.sh || py_sdk_status=$?
+if [ "$py_sdk_status" -ne 0 ]; then
+    echo "tests/oracle/run.sh: tests/sdk_python/run.sh against HBase exit $py_sdk_status"
+    [ "$status" -ne 0 ] || status=$py_sdk_status
+fi
 echo "tests/oracle/run.sh: diff.py exit $status after $(($(date +%s) - t0))s (oracle start included)"
 exit "$status"

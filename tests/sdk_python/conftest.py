@@ -70,3 +70,37 @@ def fresh(conn):
     yield make
     for t in made:
         t.drop()
+
+
+class CallCounter:
+    """Counts the Thrift2 calls a connection makes, by method name, by wrapping its generated
+    client (the calls still go to the real server)."""
+
+    def __init__(self, conn):
+        self.conn = conn
+        self.calls = {}
+        self._inner = conn.client
+
+    def __getattr__(self, name):
+        method = getattr(self._inner, name)
+        if not callable(method):
+            return method
+
+        def call(*args):
+            self.calls[name] = self.calls.get(name, 0) + 1
+            return method(*args)
+
+        return call
+
+    def __enter__(self):
+        self.conn.client = self
+        return self
+
+    def __exit__(self, *exc):
+        self.conn.client = self._inner
+
+
+@pytest.fixture
+def counting():
+    """`with counting(conn) as c: ...; c.calls["putMultiple"]`."""
+    return CallCounter

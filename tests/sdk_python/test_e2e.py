@@ -83,7 +83,10 @@ def test_hashed_keys_land_in_the_seed_regions(fresh):
         assert row.values == AccessLogsValues(hits=7, last_seen=1_445_000_000_000)
         assert row.key.hash == key.encode()[:5].decode()
         assert (row.key.system_id, row.key.period) == ("jericho", 201510)
-    assert typed_example.main(logs._t.conn) == ["jericho"]
+    busy, quarter, versions = typed_example.main(logs._t.conn)
+    assert busy == ["jericho"], "hits 3 + 1 on 201510 only"
+    assert quarter == [201504, 201505, 201506]
+    assert versions == [(3_000, 30_000), (2_000, 20_000), (1_000, 10_000)]
 
 
 def test_put_get_delete_typed_values(fresh):

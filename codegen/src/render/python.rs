@@ -19,6 +19,7 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/python/__init__.py.hbs"),
     ),
     ("table", include_str!("../../templates/python/table.py.hbs")),
+    ("readme", include_str!("../../templates/python/README.md.hbs")),
 ];
 
 /// Runtime modules: templates without holes, the same in every Python SDK.
@@ -38,6 +39,14 @@ const RUNTIME: &[(&str, &str)] = &[
     (
         "client.py",
         include_str!("../../templates/python/runtime/client.py"),
+    ),
+    (
+        "batch.py",
+        include_str!("../../templates/python/runtime/batch.py"),
+    ),
+    (
+        "filters.py",
+        include_str!("../../templates/python/runtime/filters.py"),
     ),
 ];
 
@@ -78,6 +87,7 @@ impl Language for Python {
         let pkg = PathBuf::from(sdk.package);
         let mut out = vec![
             Planned::sdk("pyproject.toml", "pyproject", sdk),
+            Planned::sdk("README.md", "readme", sdk),
             Planned::sdk(pkg.join("__init__.py"), "init", sdk),
             Planned::verbatim(pkg.join("py.typed"), ""),
             Planned::verbatim(
@@ -100,7 +110,10 @@ impl Language for Python {
         out
     }
 
-    fn header(&self, _path: &Path) -> Option<String> {
+    fn header(&self, path: &Path) -> Option<String> {
+        if path.extension().is_some_and(|e| e == "md") {
+            return Some(format!("<!-- {} -->\n", super::HEADER));
+        }
         Some(format!("# {}", super::HEADER))
     }
 }
