@@ -19,7 +19,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/python/__init__.py.hbs"),
     ),
     ("table", include_str!("../../templates/python/table.py.hbs")),
-    ("readme", include_str!("../../templates/python/README.md.hbs")),
+    (
+        "readme",
+        include_str!("../../templates/python/README.md.hbs"),
+    ),
 ];
 
 /// Runtime modules: templates without holes, the same in every Python SDK.
