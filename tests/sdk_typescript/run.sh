@@ -6,9 +6,11 @@
 #      from CommonJS, type-checked in both module modes;
 #   3. the shared vectors byte for byte (one `VECTORS typescript <file> ...` line per file),
 #      filters.json included;
-#   4. node --test: end-to-end tests (e2e.test.ts, features.test.ts) over Thrift2 against `redbase serve` on loopback (or, with
-#      REDBASE_SDK_TARGET=host:port, against an already running Thrift2 gateway);
-#   5. xlang: rows written by the Python SDK dumped by this one and the other way round.
+#   4. node --test: end-to-end tests (e2e.test.ts, features.test.ts) over Thrift2 against
+#      `redbase serve` on loopback (or, with REDBASE_SDK_TARGET=host:port, against an already
+#      running Thrift2 gateway);
+#   5. xlang: rows, versions and batches written by the Python SDK dumped by this one and the
+#      other way round (xlang_check.py, tests/xlang/cross.py for these two languages).
 # Installs Node.js (Debian) if missing and its npm packages; exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
