@@ -105,7 +105,10 @@ fi
 sdk_target="127.0.0.1:${ORACLE_THRIFT2_PORT:-19091}"
 echo "== tests/sdk_python/run.sh against HBase (REDBASE_SDK_TARGET=$sdk_target)"
 py_sdk_status=0
-REDBASE_SDK_TARGET="$sdk_target" tests/sdk_python/run.sh || py_sdk_status=$?
+# (HBase's Thrift2 server takes one transport, chosen at start; redbase detects it per
+# connection, which test_framed_transport checks against redbase only.)
+REDBASE_SDK_TARGET="$sdk_target" tests/sdk_python/run.sh \
+    --deselect tests/sdk_python/test_e2e.py::test_framed_transport || py_sdk_status=$?
 if [ "$py_sdk_status" -ne 0 ]; then
     echo "tests/oracle/run.sh: tests/sdk_python/run.sh against HBase exit $py_sdk_status"
     [ "$status" -ne 0 ] || status=$py_sdk_status

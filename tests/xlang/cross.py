@@ -8,6 +8,7 @@ fails that case's cells (its stderr is shown): nothing is skipped.
 
     python3 tests/xlang/cross.py                   # every case
     python3 tests/xlang/cross.py versions batches  # some
+    python3 tests/xlang/cross.py --tools=python,go # some tools
 """
 
 import json
@@ -118,8 +119,24 @@ def table(name, cells):
 
 
 def main(argv):
-    """Every case, or those named (`cross.py versions batches`)."""
-    cases = [c for c in CASES if not argv[1:] or c[0] in argv[1:]]
+    """Every case, or those named (`cross.py versions batches`); every tool, or those of
+    `--tools python,go`."""
+    args = [a for a in argv[1:] if not a.startswith("--tools=")]
+    for a in argv[1:]:
+        if a.startswith("--tools="):
+            keep = a.split("=", 1)[1].split(",")
+            unknown = [t for t in keep if t not in TOOLS]
+            if unknown:
+                print(f"cross.py: unknown tools {unknown}; known: {list(TOOLS)}", file=sys.stderr)
+                return 2
+            for t in list(TOOLS):
+                if t not in keep:
+                    del TOOLS[t]
+    unknown = [a for a in args if a not in [c[0] for c in CASES]]
+    if unknown:
+        print(f"cross.py: unknown cases {unknown}; known: {[c[0] for c in CASES]}", file=sys.stderr)
+        return 2
+    cases = [c for c in CASES if not args or c[0] in args]
     proc = RedbaseProcess(Path(tempfile.mkdtemp()) / "data", gateways=("thrift2",)).start()
     host, port = proc.host, proc.ports["thrift2"]
     results = {}
