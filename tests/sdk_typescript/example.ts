@@ -6,8 +6,8 @@
 
 import { AccessLogsColumns, AccessLogsKey, AccessLogsTable, Connection } from "redbase_examples";
 
-export async function main(conn: Connection): Promise<{ versions: bigint[]; hot: number[] }> {
-  const logs = new AccessLogsTable(conn); // "access-logs": 16 regions split on '1'..'f'
+/** `logs`: `new AccessLogsTable(conn)` ("access-logs": 16 regions split on '1'..'f'). */
+export async function main(logs: AccessLogsTable): Promise<{ versions: bigint[]; hot: number[] }> {
   const key = (userId: string, period: number): AccessLogsKey => new AccessLogsKey({ userId, systemId: "jericho", period });
 
   // Batches: putMany sends 1,000 rows per call; a BatchError names each row the server refused.
@@ -34,7 +34,7 @@ if (require.main === module) {
   void (async () => {
     const conn = await Connection.open(process.argv[2], Number(process.argv[3]));
     try {
-      console.log(await main(conn));
+      console.log(await main(new AccessLogsTable(conn)));
     } finally {
       conn.close();
     }

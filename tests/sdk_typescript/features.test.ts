@@ -26,7 +26,10 @@ import {
   SocialUsageKey,
   SocialUsageTable,
   TableClient,
+  TableDef,
+  TableOptions,
   ThriftError,
+  renamed,
 } from "redbase_examples";
 import { Target } from "./server";
 
@@ -40,8 +43,13 @@ async function connect(): Promise<Connection> {
   return c;
 }
 
-async function fresh<T extends { exists(): Promise<boolean>; drop(): Promise<void>; create(): Promise<void> }>(make: new (conn: Connection) => T): Promise<T> {
-  const t = new make(await connect());
+/** The suite's copy of a table: `ts_`-prefixed, so the suite can share an HBase with others. */
+const mine = (make: { readonly definition: TableDef }): TableOptions => ({ name: `ts_${make.definition.name}` });
+
+async function fresh<T extends { exists(): Promise<boolean>; drop(): Promise<void>; create(): Promise<void> }>(
+  make: { new (conn: Connection, options?: TableOptions): T; readonly definition: TableDef },
+): Promise<T> {
+  const t = new make(await connect(), mine(make));
   if (await t.exists()) await t.drop();
   await t.create();
   return t;
@@ -91,7 +99,7 @@ test("a key that cannot be encoded fails the batch before anything is sent", asy
 test("per-row errors: a failed chunk is retried row by row and every failed row is named", async () => {
   const logs = await fresh(AccessLogsTable);
   // The raw runtime client, so some rows can name a family the table does not have.
-  const raw = new TableClient(await connect(), AccessLogsTable.definition);
+  const raw = new TableClient(await connect(), renamed(AccessLogsTable.definition, mine(AccessLogsTable)));
   const good = Buffer.from("t");
   const rows = Array.from({ length: 10 }, (_, i) => ({
     row: Buffer.from(`row${i}`),

@@ -19,7 +19,5 @@ import cross  # noqa: E402
 
 # The Python tool imports the generated SDK from sdks/python.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "sdks" / "python"), os.environ.get("PYTHONPATH")]))
-cross.TOOLS = {name: cross.TOOLS[name] for name in ("python", "typescript")}
-
 if __name__ == "__main__":
-    sys.exit(cross.main(sys.argv))
+    sys.exit(cross.main([sys.argv[0], "--tools=python,typescript", *sys.argv[1:]]))

@@ -5,8 +5,8 @@
  * table clients over the Thrift2 gateway (docs/sdks.md).
  */
 
-export { Connection, KeyRange, TableClient, ThriftError, cellsByVersion, fullName, newestCells, nextPrefix, storedCells } from "./runtime/client";
-export type { Cell, ColumnRef, ConnectOptions, FamilyDef, RawRow, RawScanOptions, ReadOptions, StoredCell, TableDef, Timestamp } from "./runtime/client";
+export { Connection, KeyRange, TableClient, ThriftError, cellsByVersion, fullName, newestCells, nextPrefix, renamed, storedCells } from "./runtime/client";
+export type { Cell, ColumnRef, ConnectOptions, FamilyDef, RawRow, RawScanOptions, ReadOptions, StoredCell, TableDef, TableOptions, Timestamp } from "./runtime/client";
 export { BatchError, IncrementBatchError } from "./runtime/batch";
 export type { ChunkOptions, RowFailure } from "./runtime/batch";
 export { Filter, FilterError } from "./runtime/filters";

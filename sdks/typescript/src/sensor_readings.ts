@@ -8,7 +8,7 @@
 import * as _k from "./runtime/keys";
 import * as _v from "./runtime/values";
 import { ChunkOptions, IncrementBatchError } from "./runtime/batch";
-import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, Timestamp, cellsByVersion, newestCells } from "./runtime/client";
+import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, TableOptions, Timestamp, cellsByVersion, newestCells, renamed } from "./runtime/client";
 import { Filter } from "./runtime/filters";
 import { BufferedWriter, WriterOptions } from "./runtime/writer";
 
@@ -331,11 +331,15 @@ export class SensorReadingsWriter {
 
 /** Typed access to "sensor-readings" over one connection. */
 export class SensorReadingsTable {
+  /** The table as the schema declares it. */
   static readonly definition: TableDef = SENSOR_READINGS_DEFINITION;
+  /** This client's table: the schema's, or the same design under the options' name/namespace. */
+  readonly definition: TableDef;
   private readonly t: TableClient;
 
-  constructor(conn: Connection) {
-    this.t = new TableClient(conn, SENSOR_READINGS_DEFINITION);
+  constructor(conn: Connection, options: TableOptions = {}) {
+    this.definition = renamed(SENSOR_READINGS_DEFINITION, options);
+    this.t = new TableClient(conn, this.definition);
   }
 
   /** Creates the table with its families and split keys. */

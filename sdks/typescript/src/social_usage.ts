@@ -8,7 +8,7 @@
 import * as _k from "./runtime/keys";
 import * as _v from "./runtime/values";
 import { ChunkOptions, IncrementBatchError } from "./runtime/batch";
-import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, Timestamp, cellsByVersion, newestCells } from "./runtime/client";
+import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, TableOptions, Timestamp, cellsByVersion, newestCells, renamed } from "./runtime/client";
 import { Filter } from "./runtime/filters";
 import { BufferedWriter, WriterOptions } from "./runtime/writer";
 
@@ -422,11 +422,15 @@ export class SocialUsageWriter {
 
 /** Typed access to "social-usage" over one connection. */
 export class SocialUsageTable {
+  /** The table as the schema declares it. */
   static readonly definition: TableDef = SOCIAL_USAGE_DEFINITION;
+  /** This client's table: the schema's, or the same design under the options' name/namespace. */
+  readonly definition: TableDef;
   private readonly t: TableClient;
 
-  constructor(conn: Connection) {
-    this.t = new TableClient(conn, SOCIAL_USAGE_DEFINITION);
+  constructor(conn: Connection, options: TableOptions = {}) {
+    this.definition = renamed(SOCIAL_USAGE_DEFINITION, options);
+    this.t = new TableClient(conn, this.definition);
   }
 
   /** Creates the table with its families and split keys. */

@@ -64,6 +64,22 @@ export interface TableDef {
   readonly key: KeySpec;
 }
 
+/** Another name and/or namespace for a table's design: one schema for several copies
+ * (staging, per tenant, per test run). */
+export interface TableOptions {
+  readonly name?: string;
+  readonly namespace?: string;
+}
+
+/** `def` under the name and namespace of `options` (each defaults to the schema's). */
+export function renamed(def: TableDef, options: TableOptions = {}): TableDef {
+  for (const [what, v] of [["name", options.name], ["namespace", options.namespace]] as const) {
+    if (v !== undefined && (typeof v !== "string" || v.length === 0)) throw new TypeError(`a table ${what} must be a non-empty string, not ${String(v)}`);
+  }
+  if (options.name === undefined && options.namespace === undefined) return def;
+  return { ...def, name: options.name ?? def.name, namespace: options.namespace ?? def.namespace };
+}
+
 /** `ns:name` as Thrift2 calls take it (just `name` in the default namespace). */
 export function fullName(t: TableDef): Buffer {
   return Buffer.from(t.namespace === "default" ? t.name : `${t.namespace}:${t.name}`, "utf8");
