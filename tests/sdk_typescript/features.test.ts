@@ -21,6 +21,7 @@ import {
   EventsTable,
   Filter,
   FilterError,
+  IncrementBatchError,
   KeyEncodingError,
   SocialUsageColumns,
   SocialUsageKey,
@@ -140,6 +141,32 @@ test("incrementMany: one increment per row with all its counters, results per ro
   const [r] = await social.incrementMany([[u, { fbTotal: 3n, fbUsage: new Map([[201510, 2n], [201511, 1n]]), twTotal: 1n }]]);
   assert.deepEqual(r, { fbTotal: 3n, fbUsage: new Map([[201510, 2n], [201511, 1n]]), twTotal: 1n });
   assert.deepEqual(await social.increment(u, { fbUsage: new Map([[201510, 10n]]) }), { fbUsage: new Map([[201510, 12n]]) });
+});
+
+test("incrementMany: a row the server refuses is named, the others are counted", async () => {
+  const logs = await fresh(AccessLogsTable);
+  const raw = new TableClient(await connect(), renamed(AccessLogsTable.definition, mine(AccessLogsTable)));
+  await raw.put(logKey("bad").encode(), [[Buffer.from("t"), Buffer.from("h"), Buffer.from("abc")]]); // not an 8-byte long
+  const err = await logs.incrementMany([[logKey("ok1"), { hits: 1n }], [logKey("bad"), { hits: 1n }], [logKey("ok2"), { hits: 4n }]]).then(
+    () => assert.fail("the increment of a 3-byte cell should fail"),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof IncrementBatchError, String(err));
+  assert.deepEqual(err.failures.map((f) => [f.index, f.row]), [[1, logKey("bad").encode()]]);
+  assert.deepEqual(err.results, [{ hits: 1n }, {}, { hits: 4n }]);
+  assert.equal((await logs.get(logKey("ok2")))?.values.hits, 4n);
+  // Through the writer, the failure's index counts through the writes of the flush.
+  const w = logs.writer({ flushIntervalMs: 0 });
+  await w.put(logKey("p1"), { lastSeen: 1n });
+  await w.increment(logKey("ok1"), { hits: 1n });
+  await w.increment(logKey("bad"), { hits: 1n });
+  const flushed = await w.close().then(
+    () => assert.fail("the flush should fail"),
+    (e: unknown) => e,
+  );
+  assert.ok(flushed instanceof BatchError, String(flushed));
+  assert.deepEqual([flushed.failures.map((f) => f.index), flushed.total], [[2], 3]);
+  assert.equal((await logs.get(logKey("ok1")))?.values.hits, 2n);
 });
 
 test("buffered writer: flushes by rows, by time, on flush and on close", async () => {

@@ -7,7 +7,7 @@
  * (row, counter) buffered together are summed into one.
  */
 
-import { ChunkOptions, DeleteRow, IncrementRow, PutRow, deleteMany, incrementMany, putBytes, putMany } from "./batch";
+import { BatchError, ChunkOptions, DeleteRow, IncrementRow, PutRow, deleteMany, incrementMany, putBytes, putMany } from "./batch";
 import { Connection } from "./connection";
 
 /** Bounds of a buffered writer. */
@@ -24,6 +24,11 @@ type Segment =
   | { kind: "put"; rows: PutRow[]; keys: Set<string> }
   | { kind: "delete"; rows: DeleteRow[]; keys: Set<string> }
   | { kind: "increment"; rows: Map<string, { row: Buffer; counters: Map<string, [Buffer, Buffer, bigint]> }>; keys: Set<string> };
+
+/** Writes a segment sends: its puts or deletes, or its rows of (summed) increments. */
+function size(s: Segment): number {
+  return s.kind === "increment" ? s.rows.size : s.rows.length;
+}
 
 function bound(n: number | undefined, fallback: number, what: string, zero = false): number {
   if (n === undefined) return fallback;
@@ -162,8 +167,20 @@ export class BufferedWriter {
     this.rows = 0;
     this.bytes = 0;
     this.flushing = this.flushing.then(async () => {
+      // Failure indexes count through the writes of this flush, in the order they were sent.
+      const total = segments.reduce((n, s) => n + size(s), 0);
+      let offset = 0;
       try {
-        for (const s of segments) await this.send(s);
+        for (const s of segments) {
+          await this.send(s).catch((e: unknown) => {
+            if (!(e instanceof BatchError)) throw e;
+            throw new BatchError(
+              e.failures.map((f) => ({ ...f, index: f.index + offset })),
+              total,
+            );
+          });
+          offset += size(s);
+        }
       } catch (e) {
         // The first failure is kept until a call raises it; later flushes still send.
         this.failure ??= e;
