@@ -7,7 +7,7 @@
 
 import * as _k from "./runtime/keys";
 import * as _v from "./runtime/values";
-import { ChunkOptions, IncrementBatchError } from "./runtime/batch";
+import { ChunkOptions } from "./runtime/batch";
 import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, TableOptions, Timestamp, cellsByVersion, newestCells, renamed } from "./runtime/client";
 import { Filter } from "./runtime/filters";
 import { BufferedWriter, WriterOptions } from "./runtime/writer";
