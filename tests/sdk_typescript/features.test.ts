@@ -63,6 +63,15 @@ async function collect<T>(rows: AsyncIterable<T>): Promise<T[]> {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `cond` every 50 ms until it holds; fails after `ms`. */
+async function until(cond: () => Promise<boolean>, what: string, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
 const logKey = (userId: string, period = 201510, systemId = "jericho"): AccessLogsKey => new AccessLogsKey({ userId, systemId, period });
 
 before(async () => {
@@ -180,11 +189,13 @@ test("buffered writer: flushes by rows, by time, on flush and on close", async (
   await w.close();
   await assert.rejects(w.put(logKey("late"), { hits: 1n }), /closed/);
 
-  const timed = logs.writer({ flushIntervalMs: 100 });
+  const timed = logs.writer({ flushIntervalMs: 1500 });
+  const t0 = Date.now();
   await timed.put(logKey("timer"), { hits: 42n });
   assert.equal(await logs.get(logKey("timer")), undefined, "still buffered");
-  await sleep(600);
-  assert.equal((await logs.get(logKey("timer")))?.values.hits, 42n, "sent by the timer with no further call");
+  await until(async () => (await logs.get(logKey("timer"))) !== undefined, "the timer's flush");
+  assert.ok(Date.now() - t0 >= 1400, "sent by the timer, not before");
+  assert.equal(timed.pending, 0, "sent with no further call");
   await timed.close();
 
   const bytes = logs.writer({ maxBytes: 200, flushIntervalMs: 0 });
@@ -216,12 +227,15 @@ test("an error of a background flush is raised by the next call and by close", a
   const w = logs.writer({ flushIntervalMs: 50 });
   await logs.drop();
   await w.put(logKey("lost"), { hits: 1n });
-  await sleep(500);
-  await assert.rejects(w.put(logKey("next"), { hits: 1n }), (e: unknown) => e instanceof BatchError || e instanceof ThriftError);
+  let raised: unknown = null;
+  // The timer's flush fails in the background; the next call (put here) raises its error.
+  await until(() => w.put(logKey("next"), { hits: 1n }).then(() => false, (e: unknown) => ((raised = e), true)), "the failed flush's error");
+  assert.ok(raised instanceof BatchError, String(raised));
+  assert.match(raised.message, /rows failed/);
   await w.flush().catch(() => undefined);
   const again = logs.writer({ flushIntervalMs: 50 });
   await again.put(logKey("lost"), { hits: 1n });
-  await sleep(500);
+  await sleep(200);
   await assert.rejects(again.close(), (e: unknown) => e instanceof BatchError || e instanceof ThriftError);
 });
 
