@@ -111,7 +111,9 @@ export class KeyRange {
 
   /**
    * Rows whose leading components equal the values given and, optionally, whose next
-   * component lies in a `[low, high]` pair (inclusive at both ends), in key byte order.
+   * component lies in a `[low, high]` pair (inclusive at both ends). Refused where the key's
+   * byte order is not the component's value order: a hashed or reversed component, and in a
+   * separated key a text component followed by others or a number without a width.
    * `bounds` holds one entry per component in key order (undefined: not given).
    */
   static bounds(spec: KeySpec, bounds: readonly (KeyValue | readonly [KeyValue, KeyValue] | undefined)[]): KeyRange {
@@ -125,6 +127,19 @@ export class KeyRange {
     }
     if (spec.hash?.components.includes(pairAt)) {
       throw new KeyEncodingError(`component ${name}: the key's hash prefix is computed from it, so it takes one value, not a range`);
+    }
+    // Only where the key's byte order is the value order (as every redbase SDK refuses it).
+    const c = spec.components[pairAt] as (typeof spec.components)[number];
+    if (c.reverse !== undefined) {
+      throw new KeyEncodingError(`component ${name}: its text is reversed in the key, so the key order is not the value order: give one value`);
+    }
+    if (spec.layout === "separated") {
+      const text = c.type === "string" || c.type === "bytes";
+      if ((text && !spec.endsAfter(pairAt + 1)) || (!text && c.width === undefined)) {
+        throw new KeyEncodingError(
+          `component ${name}: in this separated key its text does not sort by value (a range works on the last component, or on a number with a width)`,
+        );
+      }
     }
     const pair = given[pairAt] as readonly KeyValue[];
     if (pair.length !== 2) throw new KeyEncodingError(`component ${name}: a range is a [low, high] pair`);
