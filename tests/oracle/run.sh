@@ -133,5 +133,12 @@ if [ "$rs_sdk_status" -ne 0 ]; then
     echo "tests/oracle/run.sh: tests/sdk_rust/run.sh against HBase exit $rs_sdk_status"
     [ "$status" -ne 0 ] || status=$rs_sdk_status
 fi
+echo "== tests/sdk_typescript/run.sh against HBase (REDBASE_SDK_TARGET=$sdk_target)"
+ts_sdk_status=0
+REDBASE_SDK_TARGET="$sdk_target" tests/sdk_typescript/run.sh || ts_sdk_status=$?
+if [ "$ts_sdk_status" -ne 0 ]; then
+    echo "tests/oracle/run.sh: tests/sdk_typescript/run.sh against HBase exit $ts_sdk_status"
+    [ "$status" -ne 0 ] || status=$ts_sdk_status
+fi
 echo "tests/oracle/run.sh: diff.py exit $status after $(($(date +%s) - t0))s (oracle start included)"
 exit "$status"
