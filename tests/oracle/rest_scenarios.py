@@ -290,8 +290,7 @@ FILTERS = [
     {"type": "FilterList", "op": "MUST_PASS_ONE", "filters": []},
 ]
 
-# ColumnValueFilter is not in HBase 2.6.1's REST filter model (its scanner PUT is 400); redbase
-# accepts it (server/tests/rest_filters.rs shows what it reads), so only the PUT is compared, and allowed.
+# ColumnValueFilter is not in HBase 2.6.1's REST filter model: its scanner PUT is 400 on both.
 STEPS.append(dict(name="ColumnValueFilter scanner", method="PUT", path="/{P}t/scanner", ctype=J,
                   compare="status", body=scanner(filter=_json.dumps(
                       {"type": "ColumnValueFilter", "family": b("cf"), "qualifier": b("a"), "op": "EQUAL",

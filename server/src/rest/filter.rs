@@ -10,8 +10,8 @@
 //! plain text. A field HBase's constructor needs (it fails with a NullPointerException, 400)
 //! is refused naming it; optional ones take HBase's defaults (a SingleColumnValueFilter reads
 //! the latest version only unless `latestVersion` is false, a row range's start is inclusive
-//! and its stop exclusive). `ColumnValueFilter`, which HBase's REST model lacks, is accepted
-//! too (`family`, `qualifier`, `op`, `comparator`), as its serialized form is.
+//! and its stop exclusive). `ColumnValueFilter`, which HBase's REST model lacks, is refused as
+//! HBase refuses it, so a REST client that works here works on HBase too.
 
 use bytes::Bytes;
 use prost::Message;
@@ -25,9 +25,9 @@ use crate::filter::wire as pb;
 /// Deepest filter nesting read (bounds recursion on hostile input).
 const MAX_DEPTH: usize = 32;
 
-/// The filter types of HBase 2.6's `FilterModel` (and ColumnValueFilter), for error messages.
+/// The filter types of HBase 2.6's `FilterModel`, for error messages.
 const TYPES: &str = "ColumnCountGetFilter, ColumnPaginationFilter, ColumnPrefixFilter, \
-    ColumnRangeFilter, ColumnValueFilter, DependentColumnFilter, FamilyFilter, FilterList, \
+    ColumnRangeFilter, DependentColumnFilter, FamilyFilter, FilterList, \
     FirstKeyOnlyFilter, FuzzyRowFilter, InclusiveStopFilter, KeyOnlyFilter, \
     MultipleColumnPrefixFilter, MultiRowRangeFilter, PageFilter, PrefixFilter, QualifierFilter, \
     RandomRowFilter, RowFilter, SingleColumnValueExcludeFilter, SingleColumnValueFilter, \
@@ -457,15 +457,6 @@ fn to_message(v: &Value, depth: usize) -> R<pb::Filter> {
                 },
             )
         }
-        "ColumnValueFilter" => named(
-            k,
-            pb::ColumnValueFilter {
-                family: Some(b64_field(o, "family", k)?),
-                qualifier: Some(b64_field(o, "qualifier", k)?),
-                compare_op: Some(compare_op(o, k)?),
-                comparator: Some(comparator(o, k)?),
-            },
-        ),
         other => {
             return Err(format!(
                 "unknown filter type {other:?} (HBase's REST filters are {TYPES})"
@@ -511,7 +502,6 @@ mod tests {
             format!(r#"{{"type":"ValueFilter",{cmp}}}"#),
             r#"{"type":"WhileMatchFilter","filters":[{"type":"PrefixFilter","value":"cg=="}]}"#.into(),
             r#"{"type":"FuzzyRowFilter","fuzzyKeys":[{"key":"AAFh","mask":"AQEA"}]}"#.into(),
-            format!(r#"{{"type":"ColumnValueFilter","family":"Y2Y=","qualifier":"cQ==",{cmp}}}"#),
         ] {
             builds(&f).unwrap_or_else(|e| panic!("{f}: {e}"));
         }
