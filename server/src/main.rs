@@ -119,6 +119,14 @@ struct ServeArgs {
     /// Requests taking at least this many milliseconds go to the Thrift2 slow log.
     #[arg(long, env = "REDBASE_SLOW_LOG_THRESHOLD_MS", default_value_t = 10_000)]
     slow_log_threshold_ms: u64,
+    /// REST answers of many rows (row ranges, globbed rows, multi-gets, stateless scans) are
+    /// streamed in chunks of about this many bytes; an answer that fits in one is sent whole.
+    #[arg(long, env = "REDBASE_REST_CHUNK_SIZE", default_value_t = 1024 * 1024, value_parser = clap::value_parser!(u64).range(1..=(1 << 30)))]
+    rest_chunk_size: u64,
+    /// Seconds a streamed REST answer may take; past it the connection is cut (the client
+    /// sees an incomplete answer).
+    #[arg(long, env = "REDBASE_REST_STREAM_SECS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    rest_stream_secs: u64,
     /// Slow-log records kept (the oldest go first).
     #[arg(long, env = "REDBASE_SLOW_LOG_CAPACITY", default_value_t = 256)]
     slow_log_capacity: usize,
@@ -340,6 +348,10 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
             },
             security,
             exposure_warnings,
+            rest_stream: redbase::rest::StreamLimits {
+                chunk: args.rest_chunk_size as usize,
+                time: Duration::from_secs(args.rest_stream_secs),
+            },
         };
         server::run(
             engine.clone(),

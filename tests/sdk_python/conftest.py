@@ -53,14 +53,29 @@ def conn(connect):
     return connect()
 
 
+#: Every table the suite makes is named with this prefix (`py_access-logs`), so the suite can
+#: share one HBase with other languages' suites running at the same time.
+PREFIX = os.environ.get("REDBASE_SDK_TABLE_PREFIX", "py_")
+
+
+@pytest.fixture(scope="session")
+def named():
+    """`named(TableClass, conn)`: the suite's copy of a table (the schema's name, prefixed)."""
+
+    def make(table_class, conn):
+        return table_class(conn, name=PREFIX + table_class.definition.name)
+
+    return make
+
+
 @pytest.fixture
-def fresh(conn):
+def fresh(conn, named):
     """`fresh(TableClass)`: the table dropped if it exists, created from its schema, dropped
     again after the test."""
     made = []
 
     def make(table_class):
-        t = table_class(conn)
+        t = named(table_class, conn)
         if t.exists():
             t.drop()
         t.create()

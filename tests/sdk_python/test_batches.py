@@ -187,10 +187,10 @@ def test_writer_flushes_at_the_byte_bound(fresh):
     assert len(keys_in(t)) == 25
 
 
-def test_writer_flushes_on_its_interval_without_further_calls(fresh, target):
+def test_writer_flushes_on_its_interval_without_further_calls(fresh, named, target):
     t = fresh(AccessLogsByUserTable)
     with Connection(*target) as other:
-        reader = AccessLogsByUserTable(other)
+        reader = named(AccessLogsByUserTable, other)
         with t.writer(flush_interval=0.2) as w:
             w.put(U("timed", "s", 201501), V(hits=1))
             deadline = time.monotonic() + 5
@@ -278,3 +278,18 @@ def test_writer_refuses_bad_keys_at_once(fresh):
     assert [r.key.user_id for r in t.scan()] == ["ok"]
     with pytest.raises(ValueError, match="flush_interval"):
         t.writer(flush_interval=0)
+
+
+def test_writer_failure_indices_count_through_the_flushed_rows(fresh):
+    t = fresh(AccessLogsByUserTable)
+    w = t.writer(flush_interval=None)
+    w.put(U("a", "s", 201501), V(hits=1))
+    w.put(U("b", "s", 201501), V(hits=1))
+    w.delete(U(TOO_LONG, "s", 201501))
+    w.increment(U(TOO_LONG, "t", 201501), {C.hits: 1})
+    with pytest.raises(BatchError) as refused:
+        w.flush()
+    assert [f.index for f in refused.value.failures] == [2, 3], "puts 0-1, the delete 2, the increment 3"
+    assert refused.value.total == 4
+    w.close()
+    assert sorted(r.key.user_id for r in t.scan()) == ["a", "b"]

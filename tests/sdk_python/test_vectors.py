@@ -210,3 +210,14 @@ def test_filter_vector(v):
         assert v["error"] in str(refused.value)
         return
     assert build_filter(v["table"], v["filter"]).render().hex() == v["bytes"]
+
+
+def test_filter_operators_are_all_and_any():
+    from redbase_examples import BooksColumns as B
+
+    a, b, c = B.pages.ge(100), Filter.key_only(), Filter.page(3)
+    assert (a & b).render() == Filter.all(a, b).render() == b"(" + a.render() + b") AND (KeyOnlyFilter())"
+    assert (a | (b & c)).render() == b"(" + a.render() + b") OR ((KeyOnlyFilter()) AND (PageFilter(3)))"
+    assert (a | b).strips_values and not a.strips_values, "rows under a key-only filter carry no values"
+    with pytest.raises(FilterError, match="takes filters"):
+        Filter.all(a, "PageFilter(1)")  # type: ignore[arg-type]

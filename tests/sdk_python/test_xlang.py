@@ -3,6 +3,7 @@ gives exactly what dataset.json implies (rows: puts merged per key, increments s
 versions: every timestamped cell, newest first; batches: rows minus deletes plus increments)."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,8 +17,11 @@ import xlang  # noqa: E402
 
 
 def run(cmd, target):
+    # The suite's own copies of the tables (py_...), as conftest.PREFIX for the other tests.
+    env = dict(os.environ, XLANG_TABLE_PREFIX=os.environ.get("REDBASE_SDK_TABLE_PREFIX", "py_"))
     return subprocess.run(
         [sys.executable, str(XLANG / "xlang.py"), cmd, target[0], str(target[1])],
+        env=env,
         check=True,
         capture_output=True,
         text=True,

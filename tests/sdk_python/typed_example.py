@@ -14,8 +14,9 @@ from redbase_examples import (
 )
 
 
-def main(conn: Connection) -> Tuple[List[str], List[int], List[Tuple[int, int]]]:
-    logs = AccessLogsTable(conn)  # "access-logs": 16 regions split on '1'..'f'
+def main(logs: AccessLogsTable) -> Tuple[List[str], List[int], List[Tuple[int, int]]]:
+    """`logs`: AccessLogsTable(conn), "access-logs", 16 regions split on '1'..'f' (the suite
+    passes its own copy, AccessLogsTable(conn, name="py_access-logs"))."""
     key = AccessLogsKey(user_id="dave", system_id="jericho", period=201510)
     assert key.encode() == b"16108|jericho|201510"  # MD5("dave")[:5], the user id dropped
 
@@ -48,4 +49,4 @@ if __name__ == "__main__":
     import sys
 
     with Connection(sys.argv[1], int(sys.argv[2])) as c:
-        print(main(c))
+        print(main(AccessLogsTable(c)))

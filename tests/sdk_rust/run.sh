@@ -5,7 +5,8 @@
 #   2. the shared vectors byte for byte (prints `VECTORS rust <file> pass <n>` lines);
 #   3. end-to-end tests over Thrift2 against `redbase serve` on loopback (or, with
 #      REDBASE_SDK_TARGET=host:port, against an already running Thrift2 gateway);
-#   4. the cross-language check with the Python SDK in both directions (xlang.sh).
+#   4. `cargo package` builds the crate archive (version from the schema, README naming it);
+#   5. the cross-language check with the Python SDK in both directions (xlang.sh).
 # One cargo target directory (target/sdk_rust) serves all of it. Crates come from crates.io
 # through cargo, pinned by tests/sdk_rust/Cargo.lock.
 set -uo pipefail
@@ -43,6 +44,19 @@ else
     status=1
 fi
 
+step "cargo package: the crate archive, named with the schema's version, builds on its own"
+version="$(sed -n 's/^version = "\(.*\)"$/\1/p' sdks/schemas/access_logs.toml)"
+rm -f "$CARGO_TARGET_DIR/package/redbase_examples-$version.crate"
+(cd sdks/rust && cargo package -q --allow-dirty) || status=1
+[ -f "$CARGO_TARGET_DIR/package/redbase_examples-$version.crate" ] || {
+    echo "no redbase_examples-$version.crate" >&2
+    status=1
+}
+grep -q "^# redbase_examples $version (Rust)" sdks/rust/README.md || {
+    echo "sdks/rust/README.md does not name version $version" >&2
+    status=1
+}
+
 step "vectors"
 (cd tests/sdk_rust && cargo test -q --locked --test vectors) || status=1
 
@@ -57,7 +71,9 @@ PYTHON="${PYTHON:-python3}"
 export PYTHONDONTWRITEBYTECODE=1
 
 step "end to end (redbase serve on loopback, or REDBASE_SDK_TARGET)"
-(cd tests/sdk_rust && "$PYTHON" with_server.py cargo test -q --locked --test e2e) || status=1
+(cd tests/sdk_rust && "$PYTHON" with_server.py cargo test -q --locked --test e2e \
+    --test scan_filters --test versions --test batches --test writer --test docs_example) ||
+    status=1
 
 step "xlang: python <-> rust"
 "$PYTHON" -m pip install --disable-pip-version-check -q -r tests/sdk_python/requirements.txt || {

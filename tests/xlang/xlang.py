@@ -13,6 +13,7 @@ Needs sdks/python on PYTHONPATH.
 
 import importlib
 import json
+import os
 import struct
 import sys
 from dataclasses import fields
@@ -21,6 +22,10 @@ from pathlib import Path
 from redbase_examples import Connection
 
 DATASET = json.loads((Path(__file__).resolve().parent / "dataset.json").read_text())
+
+#: Table names get this prefix (default none, as every language's tool uses the schema's names;
+#: tests/sdk_python sets `py_` so its own run never touches another suite's tables).
+PREFIX = os.environ.get("XLANG_TABLE_PREFIX", "")
 
 
 def module(table):
@@ -69,8 +74,13 @@ def key_of(table, given):
     return cls(table, "Key")(**{c.name: from_json(c.type, given[c.name]) for c in spec.components})
 
 
+def open_table(conn, table):
+    t = cls(table, "Table")
+    return t(conn, name=PREFIX + t.definition.name) if PREFIX else t(conn)
+
+
 def recreate(conn, table):
-    t = cls(table, "Table")(conn)
+    t = open_table(conn, table)
     if t.exists():
         t.drop()
     t.create()
@@ -120,7 +130,7 @@ def dump_versions(conn):
     """{table: [{key_hex, field, cells: [{timestamp, value}]}]}: every version, newest first."""
     out = {}
     for table in sorted(DATASET["versions"]):
-        t = cls(table, "Table")(conn)
+        t = open_table(conn, table)
         cols = columns(table)
         entries = []
         for e in DATASET["versions"][table]:
@@ -161,7 +171,7 @@ def dump(conn, tables=None):
         spec = {c.name: c.type for c in module(table).KEY.components}
         cols = columns(table)
         rows = []
-        for r in cls(table, "Table")(conn).scan():
+        for r in open_table(conn, table).scan():
             values = {}
             for f in fields(r.values):
                 v = getattr(r.values, f.name)

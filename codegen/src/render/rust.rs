@@ -17,6 +17,7 @@ pub struct Rust;
 const TEMPLATES: &[(&str, &str)] = &[
     ("cargo", include_str!("../../templates/rust/Cargo.toml.hbs")),
     ("lib", include_str!("../../templates/rust/lib.rs.hbs")),
+    ("readme", include_str!("../../templates/rust/README.md.hbs")),
     ("table", include_str!("../../templates/rust/table.rs.hbs")),
 ];
 
@@ -54,6 +55,18 @@ const RUNTIME: &[(&str, &str)] = &[
         "table.rs",
         include_str!("../../templates/rust/runtime/table.rs"),
     ),
+    (
+        "filter.rs",
+        include_str!("../../templates/rust/runtime/filter.rs"),
+    ),
+    (
+        "batch.rs",
+        include_str!("../../templates/rust/runtime/batch.rs"),
+    ),
+    (
+        "writer.rs",
+        include_str!("../../templates/rust/runtime/writer.rs"),
+    ),
 ];
 
 impl Language for Rust {
@@ -75,6 +88,7 @@ impl Language for Rust {
             Planned::sdk("Cargo.toml", "cargo", sdk),
             Planned::verbatim(".gitignore", "/target\n/Cargo.lock\n"),
             Planned::sdk(src.join("lib.rs"), "lib", sdk),
+            Planned::sdk("README.md", "readme", sdk),
             Planned::verbatim(
                 src.join("thrift_gen/mod.rs"),
                 include_str!("../../templates/rust/thrift_gen.rs"),
@@ -99,6 +113,9 @@ impl Language for Rust {
 
     fn header(&self, path: &Path) -> Option<String> {
         let rust = path.extension().is_some_and(|e| e == "rs");
+        if path.extension().is_some_and(|e| e == "md") {
+            return Some(format!("<!-- {} -->", super::HEADER));
+        }
         Some(format!(
             "{} {}",
             if rust { "//" } else { "#" },

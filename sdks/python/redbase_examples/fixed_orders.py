@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
@@ -244,8 +245,14 @@ class FixedOrdersTable:
 
     definition = DEFINITION
 
-    def __init__(self, conn: Connection) -> None:
-        self._t = TableClient(conn, DEFINITION)
+    def __init__(self, conn: Connection, *, name: Optional[str] = None, namespace: Optional[str] = None) -> None:
+        """The schema's table, or the same design under another `name` / `namespace` (one
+        schema for several copies: staging, per-tenant, per-test)."""
+        if name is not None or namespace is not None:
+            self.definition = dataclasses.replace(
+                DEFINITION, name=name or DEFINITION.name, namespace=namespace or DEFINITION.namespace
+            )
+        self._t = TableClient(conn, self.definition)
 
     def create(self) -> None:
         """Creates the table with its families and split keys."""

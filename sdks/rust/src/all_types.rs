@@ -11,6 +11,7 @@ type Parts = AllTypesKeyParts;
 type TableRow = AllTypesRow;
 type Values = AllTypesValues;
 type Columns = AllTypesColumns;
+type Prefix = AllTypesPrefix;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
@@ -229,17 +230,14 @@ impl RowKey for AllTypesKey {
     }
 
     fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
-        let mut values = leading.into_iter();
-        let prefix = AllTypesPrefix {
-            s: next_value(&mut values)?,
-            b: next_value(&mut values)?,
-            i: next_value(&mut values)?,
-            l: next_value(&mut values)?,
-            f: next_value(&mut values)?,
-            d: next_value(&mut values)?,
-            t: next_value(&mut values)?,
-        };
-        prefix.range()
+        Prefix::from_values(leading)?.range()
+    }
+
+    fn prefix_filter(leading: Vec<Option<KeyValue>>) -> Filter {
+        match Prefix::from_values(leading) {
+            Ok(p) => p.filter(),
+            Err(e) => Filter::Invalid(e.to_string()),
+        }
     }
 
     fn table() -> &'static TableDef {
@@ -295,10 +293,132 @@ impl AllTypesPrefix {
         self
     }
 
+    /// The rows with the components set so far and `s` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn s_between(&self, low: impl Into<String>, high: impl Into<String>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            0,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `b` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn b_between(&self, low: impl Into<Vec<u8>>, high: impl Into<Vec<u8>>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            1,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `i` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn i_between(&self, low: impl Into<i32>, high: impl Into<i32>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            2,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `l` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn l_between(&self, low: impl Into<i64>, high: impl Into<i64>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            3,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `f` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn f_between(&self, low: impl Into<f32>, high: impl Into<f32>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            4,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `d` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn d_between(&self, low: impl Into<f64>, high: impl Into<f64>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            5,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `t` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn t_between(&self, low: impl Into<i64>, high: impl Into<i64>) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            6,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
-        let leading = leading(vec![
+        KeyRange::prefix(&KEY, &self.leading()?)
+    }
+
+    /// A scan filter keeping the rows under this prefix (`PrefixFilter`, one per salt
+    /// bucket); a skipped component or a refused value is reported when the scan runs.
+    pub fn filter(&self) -> Filter {
+        match self.leading().and_then(|l| KEY.prefixes(&l)) {
+            Ok(prefixes) => Filter::Prefix(prefixes),
+            Err(e) => Filter::Invalid(e.to_string()),
+        }
+    }
+
+    /// One optional value per component, in declaration order.
+    fn from_values(leading: Vec<Option<KeyValue>>) -> Result<Self> {
+        let mut values = leading.into_iter();
+        Ok(Prefix {
+            s: next_value(&mut values)?,
+            b: next_value(&mut values)?,
+            i: next_value(&mut values)?,
+            l: next_value(&mut values)?,
+            f: next_value(&mut values)?,
+            d: next_value(&mut values)?,
+            t: next_value(&mut values)?,
+        })
+    }
+
+    fn leading(&self) -> Result<Vec<KeyValue>> {
+        leading(&KEY, self.values())
+    }
+
+    fn values(&self) -> Vec<Option<KeyValue>> {
+        vec![
             KeyValue::from_option(&self.s),
             KeyValue::from_option(&self.b),
             KeyValue::from_option(&self.i),
@@ -306,8 +426,7 @@ impl AllTypesPrefix {
             KeyValue::from_option(&self.f),
             KeyValue::from_option(&self.d),
             KeyValue::from_option(&self.t),
-        ])?;
-        KeyRange::prefix(&KEY, &leading)
+        ]
     }
 }
 
@@ -437,6 +556,10 @@ impl RowValues for AllTypesValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type AllTypesRow = Row<AllTypesKeyParts, AllTypesValues>;
 
+/// Buffered writes to `all-types`: `AllTypesWriter::open(conn, WriterOptions::new())`,
+/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
+pub type AllTypesWriter = Writer<AllTypesKey, AllTypesValues, AllTypesColumns>;
+
 /// Typed access to `all-types` over a borrowed connection (cheap: make one per use).
 pub struct AllTypesTable<'c> {
     raw: TableClient<'c>,
@@ -470,21 +593,90 @@ impl<'c> AllTypesTable<'c> {
 
     /// The row, or `None` if it has no cells.
     pub fn get(&mut self, key: &AllTypesKey) -> Result<Option<AllTypesRow>> {
+        self.get_with(key, &ReadOptions::default())
+    }
+
+    /// The row read with `options` (versions, a time range or timestamp, columns); every
+    /// version returned is in the row's `cells` (see `Row::versions`).
+    pub fn get_with(
+        &mut self,
+        key: &AllTypesKey,
+        options: &ReadOptions,
+    ) -> Result<Option<AllTypesRow>> {
         let row = key.encode()?;
-        match self.raw.get(&row)? {
-            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
+        match self.raw.get(&row, options)? {
+            Some(cells) => TableRow::from_versions(row, cells).map(Some),
             None => Ok(None),
         }
     }
 
     /// Writes the fields of `values` that are set.
     pub fn put(&mut self, key: &AllTypesKey, values: &AllTypesValues) -> Result<()> {
-        self.raw.put(&key.encode()?, values.cells()?)
+        self.raw.put(&key.encode()?, values.cells()?, None)
+    }
+
+    /// Writes the fields of `values` that are set, with the cell timestamp `ts` (ms).
+    pub fn put_at(&mut self, key: &AllTypesKey, values: &AllTypesValues, ts: i64) -> Result<()> {
+        self.raw.put(&key.encode()?, values.cells()?, Some(ts))
     }
 
     /// Deletes the whole row.
     pub fn delete(&mut self, key: &AllTypesKey) -> Result<()> {
-        self.raw.delete(&key.encode()?, &[])
+        self.raw.delete(&key.encode()?, &[], None)
+    }
+
+    /// Deletes every cell of the row written at or before `ts` (ms).
+    pub fn delete_at(&mut self, key: &AllTypesKey, ts: i64) -> Result<()> {
+        self.raw.delete(&key.encode()?, &[], Some(ts))
+    }
+
+    /// Writes many rows with `putMultiple`, 1,000 rows or 4 MiB per call. Every key is
+    /// encoded before anything is sent; rows the server refuses come back as
+    /// `Error::Batch` (the others are written).
+    pub fn put_many<'v>(
+        &mut self,
+        rows: impl IntoIterator<Item = (&'v Key, &'v Values)>,
+    ) -> Result<()> {
+        self.put_many_with(rows, &BatchOptions::default())
+    }
+
+    /// `put_many` with chunk bounds and a timestamp.
+    pub fn put_many_with<'v>(
+        &mut self,
+        rows: impl IntoIterator<Item = (&'v Key, &'v Values)>,
+        options: &BatchOptions,
+    ) -> Result<()> {
+        let encoded = rows
+            .into_iter()
+            .map(|(k, v)| Ok((k.encode()?, v.cells()?)))
+            .collect::<Result<Vec<_>>>()?;
+        self.raw.put_many(encoded, options)
+    }
+
+    /// Deletes many rows with `deleteMultiple`, chunked like `put_many`.
+    pub fn delete_many<'v>(&mut self, keys: impl IntoIterator<Item = &'v Key>) -> Result<()> {
+        self.delete_many_with(keys, &BatchOptions::default())
+    }
+
+    /// `delete_many` with chunk bounds; with a timestamp, only cells at or before it.
+    pub fn delete_many_with<'v>(
+        &mut self,
+        keys: impl IntoIterator<Item = &'v Key>,
+        options: &BatchOptions,
+    ) -> Result<()> {
+        let encoded = keys
+            .into_iter()
+            .map(Key::encode)
+            .collect::<Result<Vec<_>>>()?;
+        self.raw.delete_many(encoded, options)
+    }
+
+    /// Puts the set fields of `put` and deletes the `delete` columns of one row, atomically
+    /// (`mutateRow`).
+    pub fn mutate_row(&mut self, key: &Key, put: &Values, delete: &[&dyn ColumnRef]) -> Result<()> {
+        let columns: Vec<_> = delete.iter().map(|c| c.column_ref()).collect();
+        self.raw
+            .mutate_row(&key.encode()?, put.cells()?, &columns, None)
     }
 
     /// Writes `values` only if `column` holds `expected` (`None`: has no cell); `true` if it
@@ -507,6 +699,26 @@ impl<'c> AllTypesTable<'c> {
         )
     }
 
+    /// Adds to several counters of many rows: one `increment` call per row carrying all of
+    /// its counters; the new values per row, in the order given.
+    #[allow(clippy::type_complexity)]
+    pub fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        let encoded = rows
+            .iter()
+            .map(|(k, counters)| {
+                let counters = counters
+                    .iter()
+                    .map(|(c, n)| (c.family.to_vec(), c.qualifier.to_vec(), *n))
+                    .collect();
+                Ok((k.encode()?, counters))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.raw.increment_many(&encoded)
+    }
+
     /// Rows in `keys` in key order (descending with `options.reversed`), at most
     /// `options.limit`, read lazily in batches.
     pub fn scan(
@@ -521,6 +733,7 @@ impl<'c> AllTypesTable<'c> {
 impl<'c> TypedTable<'c> for AllTypesTable<'c> {
     type Key = AllTypesKey;
     type Values = AllTypesValues;
+    type Columns = AllTypesColumns;
 
     fn new(conn: &'c mut Connection) -> Self {
         AllTypesTable::new(conn)
@@ -542,8 +755,32 @@ impl<'c> TypedTable<'c> for AllTypesTable<'c> {
         AllTypesTable::get(self, key)
     }
 
+    fn get_with(&mut self, key: &Key, options: &ReadOptions) -> Result<Option<TableRow>> {
+        AllTypesTable::get_with(self, key, options)
+    }
+
     fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
         AllTypesTable::put(self, key, values)
+    }
+
+    fn put_at(&mut self, key: &Key, values: &Values, ts: i64) -> Result<()> {
+        AllTypesTable::put_at(self, key, values, ts)
+    }
+
+    fn put_many_with(&mut self, rows: &[(Key, Values)], options: &BatchOptions) -> Result<()> {
+        let rows = rows.iter().map(|(k, v)| (k, v));
+        AllTypesTable::put_many_with(self, rows, options)
+    }
+
+    fn delete_many_with(&mut self, keys: &[Key], options: &BatchOptions) -> Result<()> {
+        AllTypesTable::delete_many_with(self, keys, options)
+    }
+
+    fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        AllTypesTable::increment_many(self, rows)
     }
 
     fn delete(&mut self, key: &Key) -> Result<()> {

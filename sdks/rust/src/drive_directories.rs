@@ -11,6 +11,7 @@ type Parts = DriveDirectoriesKeyParts;
 type TableRow = DriveDirectoriesRow;
 type Values = DriveDirectoriesValues;
 type Columns = DriveDirectoriesColumns;
+type Prefix = DriveDirectoriesPrefix;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
@@ -120,11 +121,14 @@ impl RowKey for DriveDirectoriesKey {
     }
 
     fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
-        let mut values = leading.into_iter();
-        let prefix = DriveDirectoriesPrefix {
-            path: next_value(&mut values)?,
-        };
-        prefix.range()
+        Prefix::from_values(leading)?.range()
+    }
+
+    fn prefix_filter(leading: Vec<Option<KeyValue>>) -> Filter {
+        match Prefix::from_values(leading) {
+            Ok(p) => p.filter(),
+            Err(e) => Filter::Invalid(e.to_string()),
+        }
     }
 
     fn table() -> &'static TableDef {
@@ -144,11 +148,52 @@ impl DriveDirectoriesPrefix {
         self
     }
 
+    /// The rows with the components set so far and `path` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn path_between(
+        &self,
+        low: impl Into<String>,
+        high: impl Into<String>,
+    ) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            0,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
-        let leading = leading(vec![KeyValue::from_option(&self.path)])?;
-        KeyRange::prefix(&KEY, &leading)
+        KeyRange::prefix(&KEY, &self.leading()?)
+    }
+
+    /// A scan filter keeping the rows under this prefix (`PrefixFilter`, one per salt
+    /// bucket); a skipped component or a refused value is reported when the scan runs.
+    pub fn filter(&self) -> Filter {
+        match self.leading().and_then(|l| KEY.prefixes(&l)) {
+            Ok(prefixes) => Filter::Prefix(prefixes),
+            Err(e) => Filter::Invalid(e.to_string()),
+        }
+    }
+
+    /// One optional value per component, in declaration order.
+    fn from_values(leading: Vec<Option<KeyValue>>) -> Result<Self> {
+        let mut values = leading.into_iter();
+        Ok(Prefix {
+            path: next_value(&mut values)?,
+        })
+    }
+
+    fn leading(&self) -> Result<Vec<KeyValue>> {
+        leading(&KEY, self.values())
+    }
+
+    fn values(&self) -> Vec<Option<KeyValue>> {
+        vec![KeyValue::from_option(&self.path)]
     }
 }
 
@@ -293,6 +338,11 @@ impl RowValues for DriveDirectoriesValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type DriveDirectoriesRow = Row<DriveDirectoriesKeyParts, DriveDirectoriesValues>;
 
+/// Buffered writes to `drive-directory`: `DriveDirectoriesWriter::open(conn, WriterOptions::new())`,
+/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
+pub type DriveDirectoriesWriter =
+    Writer<DriveDirectoriesKey, DriveDirectoriesValues, DriveDirectoriesColumns>;
+
 /// Typed access to `drive-directory` over a borrowed connection (cheap: make one per use).
 pub struct DriveDirectoriesTable<'c> {
     raw: TableClient<'c>,
@@ -326,9 +376,19 @@ impl<'c> DriveDirectoriesTable<'c> {
 
     /// The row, or `None` if it has no cells.
     pub fn get(&mut self, key: &DriveDirectoriesKey) -> Result<Option<DriveDirectoriesRow>> {
+        self.get_with(key, &ReadOptions::default())
+    }
+
+    /// The row read with `options` (versions, a time range or timestamp, columns); every
+    /// version returned is in the row's `cells` (see `Row::versions`).
+    pub fn get_with(
+        &mut self,
+        key: &DriveDirectoriesKey,
+        options: &ReadOptions,
+    ) -> Result<Option<DriveDirectoriesRow>> {
         let row = key.encode()?;
-        match self.raw.get(&row)? {
-            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
+        match self.raw.get(&row, options)? {
+            Some(cells) => TableRow::from_versions(row, cells).map(Some),
             None => Ok(None),
         }
     }
@@ -339,12 +399,76 @@ impl<'c> DriveDirectoriesTable<'c> {
         key: &DriveDirectoriesKey,
         values: &DriveDirectoriesValues,
     ) -> Result<()> {
-        self.raw.put(&key.encode()?, values.cells()?)
+        self.raw.put(&key.encode()?, values.cells()?, None)
+    }
+
+    /// Writes the fields of `values` that are set, with the cell timestamp `ts` (ms).
+    pub fn put_at(
+        &mut self,
+        key: &DriveDirectoriesKey,
+        values: &DriveDirectoriesValues,
+        ts: i64,
+    ) -> Result<()> {
+        self.raw.put(&key.encode()?, values.cells()?, Some(ts))
     }
 
     /// Deletes the whole row.
     pub fn delete(&mut self, key: &DriveDirectoriesKey) -> Result<()> {
-        self.raw.delete(&key.encode()?, &[])
+        self.raw.delete(&key.encode()?, &[], None)
+    }
+
+    /// Deletes every cell of the row written at or before `ts` (ms).
+    pub fn delete_at(&mut self, key: &DriveDirectoriesKey, ts: i64) -> Result<()> {
+        self.raw.delete(&key.encode()?, &[], Some(ts))
+    }
+
+    /// Writes many rows with `putMultiple`, 1,000 rows or 4 MiB per call. Every key is
+    /// encoded before anything is sent; rows the server refuses come back as
+    /// `Error::Batch` (the others are written).
+    pub fn put_many<'v>(
+        &mut self,
+        rows: impl IntoIterator<Item = (&'v Key, &'v Values)>,
+    ) -> Result<()> {
+        self.put_many_with(rows, &BatchOptions::default())
+    }
+
+    /// `put_many` with chunk bounds and a timestamp.
+    pub fn put_many_with<'v>(
+        &mut self,
+        rows: impl IntoIterator<Item = (&'v Key, &'v Values)>,
+        options: &BatchOptions,
+    ) -> Result<()> {
+        let encoded = rows
+            .into_iter()
+            .map(|(k, v)| Ok((k.encode()?, v.cells()?)))
+            .collect::<Result<Vec<_>>>()?;
+        self.raw.put_many(encoded, options)
+    }
+
+    /// Deletes many rows with `deleteMultiple`, chunked like `put_many`.
+    pub fn delete_many<'v>(&mut self, keys: impl IntoIterator<Item = &'v Key>) -> Result<()> {
+        self.delete_many_with(keys, &BatchOptions::default())
+    }
+
+    /// `delete_many` with chunk bounds; with a timestamp, only cells at or before it.
+    pub fn delete_many_with<'v>(
+        &mut self,
+        keys: impl IntoIterator<Item = &'v Key>,
+        options: &BatchOptions,
+    ) -> Result<()> {
+        let encoded = keys
+            .into_iter()
+            .map(Key::encode)
+            .collect::<Result<Vec<_>>>()?;
+        self.raw.delete_many(encoded, options)
+    }
+
+    /// Puts the set fields of `put` and deletes the `delete` columns of one row, atomically
+    /// (`mutateRow`).
+    pub fn mutate_row(&mut self, key: &Key, put: &Values, delete: &[&dyn ColumnRef]) -> Result<()> {
+        let columns: Vec<_> = delete.iter().map(|c| c.column_ref()).collect();
+        self.raw
+            .mutate_row(&key.encode()?, put.cells()?, &columns, None)
     }
 
     /// Writes `values` only if `column` holds `expected` (`None`: has no cell); `true` if it
@@ -367,6 +491,26 @@ impl<'c> DriveDirectoriesTable<'c> {
         )
     }
 
+    /// Adds to several counters of many rows: one `increment` call per row carrying all of
+    /// its counters; the new values per row, in the order given.
+    #[allow(clippy::type_complexity)]
+    pub fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        let encoded = rows
+            .iter()
+            .map(|(k, counters)| {
+                let counters = counters
+                    .iter()
+                    .map(|(c, n)| (c.family.to_vec(), c.qualifier.to_vec(), *n))
+                    .collect();
+                Ok((k.encode()?, counters))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.raw.increment_many(&encoded)
+    }
+
     /// Rows in `keys` in key order (descending with `options.reversed`), at most
     /// `options.limit`, read lazily in batches.
     pub fn scan(
@@ -381,6 +525,7 @@ impl<'c> DriveDirectoriesTable<'c> {
 impl<'c> TypedTable<'c> for DriveDirectoriesTable<'c> {
     type Key = DriveDirectoriesKey;
     type Values = DriveDirectoriesValues;
+    type Columns = DriveDirectoriesColumns;
 
     fn new(conn: &'c mut Connection) -> Self {
         DriveDirectoriesTable::new(conn)
@@ -402,8 +547,32 @@ impl<'c> TypedTable<'c> for DriveDirectoriesTable<'c> {
         DriveDirectoriesTable::get(self, key)
     }
 
+    fn get_with(&mut self, key: &Key, options: &ReadOptions) -> Result<Option<TableRow>> {
+        DriveDirectoriesTable::get_with(self, key, options)
+    }
+
     fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
         DriveDirectoriesTable::put(self, key, values)
+    }
+
+    fn put_at(&mut self, key: &Key, values: &Values, ts: i64) -> Result<()> {
+        DriveDirectoriesTable::put_at(self, key, values, ts)
+    }
+
+    fn put_many_with(&mut self, rows: &[(Key, Values)], options: &BatchOptions) -> Result<()> {
+        let rows = rows.iter().map(|(k, v)| (k, v));
+        DriveDirectoriesTable::put_many_with(self, rows, options)
+    }
+
+    fn delete_many_with(&mut self, keys: &[Key], options: &BatchOptions) -> Result<()> {
+        DriveDirectoriesTable::delete_many_with(self, keys, options)
+    }
+
+    fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        DriveDirectoriesTable::increment_many(self, rows)
     }
 
     fn delete(&mut self, key: &Key) -> Result<()> {

@@ -11,6 +11,7 @@ type Parts = WebPagesKeyParts;
 type TableRow = WebPagesRow;
 type Values = WebPagesValues;
 type Columns = WebPagesColumns;
+type Prefix = WebPagesPrefix;
 
 /// The row-key design.
 pub const KEY: KeySpec = KeySpec {
@@ -134,12 +135,14 @@ impl RowKey for WebPagesKey {
     }
 
     fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<KeyRange> {
-        let mut values = leading.into_iter();
-        let prefix = WebPagesPrefix {
-            domain: next_value(&mut values)?,
-            path: next_value(&mut values)?,
-        };
-        prefix.range()
+        Prefix::from_values(leading)?.range()
+    }
+
+    fn prefix_filter(leading: Vec<Option<KeyValue>>) -> Filter {
+        match Prefix::from_values(leading) {
+            Ok(p) => p.filter(),
+            Err(e) => Filter::Invalid(e.to_string()),
+        }
     }
 
     fn table() -> &'static TableDef {
@@ -165,14 +168,73 @@ impl WebPagesPrefix {
         self
     }
 
+    /// The rows with the components set so far and `domain` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn domain_between(
+        &self,
+        low: impl Into<String>,
+        high: impl Into<String>,
+    ) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            0,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
+    /// The rows with the components set so far and `path` from `low` to `high`, both
+    /// inclusive (a component after it must not be set).
+    pub fn path_between(
+        &self,
+        low: impl Into<String>,
+        high: impl Into<String>,
+    ) -> Result<KeyRange> {
+        let (low, high) = (low.into(), high.into());
+        KeyRange::between_values(
+            &KEY,
+            self.values(),
+            1,
+            KeyValue::from(&low),
+            KeyValue::from(&high),
+        )
+    }
+
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
     /// prefix lacks one of its components.
     pub fn range(&self) -> Result<KeyRange> {
-        let leading = leading(vec![
+        KeyRange::prefix(&KEY, &self.leading()?)
+    }
+
+    /// A scan filter keeping the rows under this prefix (`PrefixFilter`, one per salt
+    /// bucket); a skipped component or a refused value is reported when the scan runs.
+    pub fn filter(&self) -> Filter {
+        match self.leading().and_then(|l| KEY.prefixes(&l)) {
+            Ok(prefixes) => Filter::Prefix(prefixes),
+            Err(e) => Filter::Invalid(e.to_string()),
+        }
+    }
+
+    /// One optional value per component, in declaration order.
+    fn from_values(leading: Vec<Option<KeyValue>>) -> Result<Self> {
+        let mut values = leading.into_iter();
+        Ok(Prefix {
+            domain: next_value(&mut values)?,
+            path: next_value(&mut values)?,
+        })
+    }
+
+    fn leading(&self) -> Result<Vec<KeyValue>> {
+        leading(&KEY, self.values())
+    }
+
+    fn values(&self) -> Vec<Option<KeyValue>> {
+        vec![
             KeyValue::from_option(&self.domain),
             KeyValue::from_option(&self.path),
-        ])?;
-        KeyRange::prefix(&KEY, &leading)
+        ]
     }
 }
 
@@ -314,6 +376,10 @@ impl RowValues for WebPagesValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type WebPagesRow = Row<WebPagesKeyParts, WebPagesValues>;
 
+/// Buffered writes to `web-pages`: `WebPagesWriter::open(conn, WriterOptions::new())`,
+/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
+pub type WebPagesWriter = Writer<WebPagesKey, WebPagesValues, WebPagesColumns>;
+
 /// Typed access to `web-pages` over a borrowed connection (cheap: make one per use).
 pub struct WebPagesTable<'c> {
     raw: TableClient<'c>,
@@ -347,21 +413,90 @@ impl<'c> WebPagesTable<'c> {
 
     /// The row, or `None` if it has no cells.
     pub fn get(&mut self, key: &WebPagesKey) -> Result<Option<WebPagesRow>> {
+        self.get_with(key, &ReadOptions::default())
+    }
+
+    /// The row read with `options` (versions, a time range or timestamp, columns); every
+    /// version returned is in the row's `cells` (see `Row::versions`).
+    pub fn get_with(
+        &mut self,
+        key: &WebPagesKey,
+        options: &ReadOptions,
+    ) -> Result<Option<WebPagesRow>> {
         let row = key.encode()?;
-        match self.raw.get(&row)? {
-            Some(cells) => TableRow::from_cells(row, &cells).map(Some),
+        match self.raw.get(&row, options)? {
+            Some(cells) => TableRow::from_versions(row, cells).map(Some),
             None => Ok(None),
         }
     }
 
     /// Writes the fields of `values` that are set.
     pub fn put(&mut self, key: &WebPagesKey, values: &WebPagesValues) -> Result<()> {
-        self.raw.put(&key.encode()?, values.cells()?)
+        self.raw.put(&key.encode()?, values.cells()?, None)
+    }
+
+    /// Writes the fields of `values` that are set, with the cell timestamp `ts` (ms).
+    pub fn put_at(&mut self, key: &WebPagesKey, values: &WebPagesValues, ts: i64) -> Result<()> {
+        self.raw.put(&key.encode()?, values.cells()?, Some(ts))
     }
 
     /// Deletes the whole row.
     pub fn delete(&mut self, key: &WebPagesKey) -> Result<()> {
-        self.raw.delete(&key.encode()?, &[])
+        self.raw.delete(&key.encode()?, &[], None)
+    }
+
+    /// Deletes every cell of the row written at or before `ts` (ms).
+    pub fn delete_at(&mut self, key: &WebPagesKey, ts: i64) -> Result<()> {
+        self.raw.delete(&key.encode()?, &[], Some(ts))
+    }
+
+    /// Writes many rows with `putMultiple`, 1,000 rows or 4 MiB per call. Every key is
+    /// encoded before anything is sent; rows the server refuses come back as
+    /// `Error::Batch` (the others are written).
+    pub fn put_many<'v>(
+        &mut self,
+        rows: impl IntoIterator<Item = (&'v Key, &'v Values)>,
+    ) -> Result<()> {
+        self.put_many_with(rows, &BatchOptions::default())
+    }
+
+    /// `put_many` with chunk bounds and a timestamp.
+    pub fn put_many_with<'v>(
+        &mut self,
+        rows: impl IntoIterator<Item = (&'v Key, &'v Values)>,
+        options: &BatchOptions,
+    ) -> Result<()> {
+        let encoded = rows
+            .into_iter()
+            .map(|(k, v)| Ok((k.encode()?, v.cells()?)))
+            .collect::<Result<Vec<_>>>()?;
+        self.raw.put_many(encoded, options)
+    }
+
+    /// Deletes many rows with `deleteMultiple`, chunked like `put_many`.
+    pub fn delete_many<'v>(&mut self, keys: impl IntoIterator<Item = &'v Key>) -> Result<()> {
+        self.delete_many_with(keys, &BatchOptions::default())
+    }
+
+    /// `delete_many` with chunk bounds; with a timestamp, only cells at or before it.
+    pub fn delete_many_with<'v>(
+        &mut self,
+        keys: impl IntoIterator<Item = &'v Key>,
+        options: &BatchOptions,
+    ) -> Result<()> {
+        let encoded = keys
+            .into_iter()
+            .map(Key::encode)
+            .collect::<Result<Vec<_>>>()?;
+        self.raw.delete_many(encoded, options)
+    }
+
+    /// Puts the set fields of `put` and deletes the `delete` columns of one row, atomically
+    /// (`mutateRow`).
+    pub fn mutate_row(&mut self, key: &Key, put: &Values, delete: &[&dyn ColumnRef]) -> Result<()> {
+        let columns: Vec<_> = delete.iter().map(|c| c.column_ref()).collect();
+        self.raw
+            .mutate_row(&key.encode()?, put.cells()?, &columns, None)
     }
 
     /// Writes `values` only if `column` holds `expected` (`None`: has no cell); `true` if it
@@ -384,6 +519,26 @@ impl<'c> WebPagesTable<'c> {
         )
     }
 
+    /// Adds to several counters of many rows: one `increment` call per row carrying all of
+    /// its counters; the new values per row, in the order given.
+    #[allow(clippy::type_complexity)]
+    pub fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        let encoded = rows
+            .iter()
+            .map(|(k, counters)| {
+                let counters = counters
+                    .iter()
+                    .map(|(c, n)| (c.family.to_vec(), c.qualifier.to_vec(), *n))
+                    .collect();
+                Ok((k.encode()?, counters))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.raw.increment_many(&encoded)
+    }
+
     /// Rows in `keys` in key order (descending with `options.reversed`), at most
     /// `options.limit`, read lazily in batches.
     pub fn scan(
@@ -398,6 +553,7 @@ impl<'c> WebPagesTable<'c> {
 impl<'c> TypedTable<'c> for WebPagesTable<'c> {
     type Key = WebPagesKey;
     type Values = WebPagesValues;
+    type Columns = WebPagesColumns;
 
     fn new(conn: &'c mut Connection) -> Self {
         WebPagesTable::new(conn)
@@ -419,8 +575,32 @@ impl<'c> TypedTable<'c> for WebPagesTable<'c> {
         WebPagesTable::get(self, key)
     }
 
+    fn get_with(&mut self, key: &Key, options: &ReadOptions) -> Result<Option<TableRow>> {
+        WebPagesTable::get_with(self, key, options)
+    }
+
     fn put(&mut self, key: &Key, values: &Values) -> Result<()> {
         WebPagesTable::put(self, key, values)
+    }
+
+    fn put_at(&mut self, key: &Key, values: &Values, ts: i64) -> Result<()> {
+        WebPagesTable::put_at(self, key, values, ts)
+    }
+
+    fn put_many_with(&mut self, rows: &[(Key, Values)], options: &BatchOptions) -> Result<()> {
+        let rows = rows.iter().map(|(k, v)| (k, v));
+        WebPagesTable::put_many_with(self, rows, options)
+    }
+
+    fn delete_many_with(&mut self, keys: &[Key], options: &BatchOptions) -> Result<()> {
+        WebPagesTable::delete_many_with(self, keys, options)
+    }
+
+    fn increment_many(
+        &mut self,
+        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+    ) -> Result<Vec<Vec<i64>>> {
+        WebPagesTable::increment_many(self, rows)
     }
 
     fn delete(&mut self, key: &Key) -> Result<()> {

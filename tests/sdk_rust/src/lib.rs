@@ -191,3 +191,43 @@ pub fn target() -> (String, u16) {
         port.parse().expect("REDBASE_SDK_TARGET port"),
     )
 }
+
+/// Connection options for the gateway under test: table names prefixed with
+/// `REDBASE_SDK_TABLE_PREFIX` (the oracle run sets `rs_`, so this suite shares one HBase with
+/// the other languages' suites).
+pub fn options() -> redbase_examples::ConnectOptions {
+    redbase_examples::ConnectOptions {
+        table_prefix: std::env::var("REDBASE_SDK_TABLE_PREFIX").unwrap_or_default(),
+        ..Default::default()
+    }
+}
+
+/// A connection to the gateway under test ([`target`], [`options`]).
+pub fn connect() -> redbase_examples::Connection {
+    let (host, port) = target();
+    redbase_examples::Connection::open(&host, port, &options())
+        .expect("connect to the Thrift2 gateway")
+}
+
+/// Drops the table if it exists and creates it from its schema.
+pub fn fresh<'c, T: redbase_examples::TypedTable<'c>>(
+    conn: &'c mut redbase_examples::Connection,
+) -> T {
+    let mut t = T::new(conn);
+    if t.exists().unwrap() {
+        t.drop_table().unwrap();
+    }
+    t.create().unwrap();
+    t
+}
+
+/// Every item of a scan, or the first error.
+pub fn all<T>(rows: impl Iterator<Item = redbase_examples::Result<T>>) -> Vec<T> {
+    rows.collect::<redbase_examples::Result<Vec<_>>>().unwrap()
+}
+
+/// The tests of one binary share table names: one at a time.
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -18,8 +18,7 @@ fn serial() -> MutexGuard<'static, ()> {
 }
 
 fn connect() -> Connection {
-    let (host, port) = target();
-    Connection::connect(&host, port).expect("connect to the Thrift2 gateway")
+    sdk_rust_tests::connect()
 }
 
 /// Drops the table if it exists and creates it from its schema.
@@ -103,7 +102,7 @@ fn hashed_keys_land_in_the_seed_regions() {
 fn the_docs_example_runs() -> Result<()> {
     let _g = serial();
     let (host, port) = target();
-    let mut conn = Connection::connect(&host, port)?;
+    let mut conn = Connection::open(&host, port, &sdk_rust_tests::options())?;
     let mut logs = AccessLogsTable::new(&mut conn);
     if logs.exists()? {
         logs.drop_table()?;
@@ -698,19 +697,23 @@ fn framed_transport_and_typed_errors() {
     let (host, port) = target();
     let mut conn = connect();
     let _: CountersTable = fresh(&mut conn);
-    let options = ConnectOptions {
-        transport: Transport::Framed,
-        ..Default::default()
-    };
-    let mut framed = Connection::open(&host, port, &options).unwrap();
-    let mut t = CountersTable::new(&mut framed);
-    assert_eq!(
-        t.increment_slots(&CountersKey::new("framed"), 7, 2)
-            .unwrap(),
-        2
-    );
-    let row = t.get(&CountersKey::new("framed")).unwrap().expect("row");
-    assert_eq!(row.values.slots, BTreeMap::from([(7, 2)]));
+    // redbase serves both transports on one port; HBase's gateway one, chosen at its start
+    // (the oracle's is buffered: REDBASE_SDK_FRAMED=0).
+    if std::env::var("REDBASE_SDK_FRAMED").as_deref() != Ok("0") {
+        let options = ConnectOptions {
+            transport: Transport::Framed,
+            ..sdk_rust_tests::options()
+        };
+        let mut framed = Connection::open(&host, port, &options).unwrap();
+        let mut t = CountersTable::new(&mut framed);
+        assert_eq!(
+            t.increment_slots(&CountersKey::new("framed"), 7, 2)
+                .unwrap(),
+            2
+        );
+        let row = t.get(&CountersKey::new("framed")).unwrap().expect("row");
+        assert_eq!(row.values.slots, BTreeMap::from([(7, 2)]));
+    }
     // A table the server does not have: the server's TIOError as a typed error.
     let mut missing = LeaderboardTable::new(&mut conn);
     if missing.exists().unwrap() {

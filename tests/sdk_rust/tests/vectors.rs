@@ -8,11 +8,13 @@ use std::process::ExitCode;
 use redbase_examples::runtime::keys::region_index;
 use redbase_examples::runtime::values::{PatternColumn, QualifierPart};
 use redbase_examples::{
-    CountersColumns, DriveDirectoriesColumns, Error, KeyParts, RowKey, SocialUsageColumns,
-    TypedTable,
+    CompareOp, CountersColumns, DriveDirectoriesColumns, Error, Filter, KeyParts, RowKey,
+    RowValues, SocialUsageColumns, TypedTable,
 };
 use sdk_rust_tests::with_table;
-use sdk_rust_tests::{decode_value, encode_value, hash_json, hex, key_json, key_value, value_type};
+use sdk_rust_tests::{
+    decode_value, encode_value, hash_json, hex, key_json, key_value, unhex, value_type,
+};
 use serde_json::{json, Value as Json};
 
 type Key<'c, T> = <T as TypedTable<'c>>::Key;
@@ -161,6 +163,71 @@ fn check_qualifier(v: &Json) -> Result<(), String> {
     }
 }
 
+/// A vector filter (docs/schema.md, "Scan filters") built through the SDK: value comparisons
+/// through `Filter::compare_json` on the table's column, prefixes through the typed prefix
+/// builder, the rest through `Filter`'s constructors.
+fn build_filter<'c, T: TypedTable<'c>>(f: &Json) -> Result<Filter, String> {
+    let (kind, body) = f
+        .as_object()
+        .and_then(|o| o.iter().next())
+        .ok_or("not a filter")?;
+    let list = |b: &Json| -> Result<Vec<Filter>, String> {
+        b.as_array()
+            .ok_or("not a list")?
+            .iter()
+            .map(build_filter::<T>)
+            .collect()
+    };
+    Ok(match kind.as_str() {
+        "value" => {
+            let field = body["column"].as_str().ok_or("no column")?;
+            let column = <T::Values as RowValues>::COLUMNS
+                .iter()
+                .find(|c| c.field == field)
+                .ok_or_else(|| format!("no column {field}"))?;
+            let op = match body["op"].as_str().unwrap_or_default() {
+                "eq" => CompareOp::Eq,
+                "ne" => CompareOp::Ne,
+                "lt" => CompareOp::Lt,
+                "le" => CompareOp::Le,
+                "gt" => CompareOp::Gt,
+                "ge" => CompareOp::Ge,
+                other => return Err(format!("no op {other}")),
+            };
+            Filter::compare_json(column, op, &body["operand"])
+        }
+        "prefix" => Key::<T>::prefix_filter(components::<Key<T>>(body)?),
+        "page" => Filter::page(body.as_i64().ok_or("page")?),
+        "key_only" => Filter::key_only(),
+        "first_key_only" => Filter::first_key_only(),
+        "timestamps" => Filter::timestamps(
+            body.as_array()
+                .ok_or("timestamps")?
+                .iter()
+                .map(|t| t.as_i64().ok_or("timestamp"))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        "column_prefix" => Filter::column_prefix(unhex(body.as_str().ok_or("hex")?)?),
+        "all" => Filter::all(list(body)?),
+        "any" => Filter::any(list(body)?),
+        other => return Err(format!("unknown filter kind {other}")),
+    })
+}
+
+fn check_filter<'c, T: TypedTable<'c>>(v: &Json) -> Result<(), String> {
+    let rendered = build_filter::<T>(&v["filter"])?.render();
+    match (&v["error"], rendered) {
+        (Json::String(sub), Err(e)) if e.to_string().contains(sub.as_str()) => Ok(()),
+        (Json::String(sub), other) => Err(format!("expected an error with {sub:?}, got {other:?}")),
+        (_, Ok(b)) if hex(&b) == v["bytes"] => Ok(()),
+        (_, other) => Err(format!(
+            "rendered {:?} want {}",
+            other.map(|b| String::from_utf8_lossy(&b).into_owned()),
+            v["bytes"]
+        )),
+    }
+}
+
 /// Runs `check` over the named lists of a vector file; prints failures and the summary line.
 /// One vector check: `Err` says what differs.
 type Check<'a> = &'a dyn Fn(&Json) -> Result<(), String>;
@@ -204,6 +271,9 @@ fn main() -> ExitCode {
         &keys,
         &[("keys", &key), ("prefixes", &prefix), ("errors", &error)],
     );
+    let filters = load("filters.json");
+    let filter = |v: &Json| with_table!(v["table"].as_str().unwrap_or_default(), check_filter(v));
+    ok &= run("filters.json", &filters, &[("cases", &filter)]);
     ok &= run(
         "values.json",
         &values,

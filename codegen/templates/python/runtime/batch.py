@@ -19,6 +19,7 @@ from typing import (
     Optional,
     Protocol,
     Sequence,
+    Set,
     Tuple,
     TypeVar,
 )
@@ -174,6 +175,10 @@ def increment_many(t: TableClient, rows: Sequence[Tuple[bytes, Sequence[Counter]
     return [r for r in results if r is not None]
 
 
+def _shifted(e: BatchError, offset: int) -> List[RowFailure]:
+    return [RowFailure(f.index + offset, f.row, f.message) for f in e.failures]
+
+
 class _Key(Protocol):
     def encode(self) -> bytes: ...
 
@@ -203,7 +208,8 @@ class BufferedWriter(Generic[K, V]):
     Puts to one row merge, increments of one counter sum. A write that would reorder what is
     buffered for its row (a delete after a put or increment, a put after a delete, a put and an
     increment of the same cell) flushes the buffer first, so the server sees them in call order.
-    An error of a background flush is raised by the next call or by `close()`."""
+    An error of a background flush is raised by the next call or by `close()`; its failures'
+    indices count through the flushed rows: puts, then deletes, then increments."""
 
     def __init__(
         self,
@@ -223,6 +229,7 @@ class BufferedWriter(Generic[K, V]):
         self.flush_interval = flush_interval
         self._cond = threading.Condition(threading.Lock())
         self._puts: Dict[Tuple[bytes, Optional[int]], Dict[Column, bytes]] = {}
+        self._put_cols: Dict[bytes, Set[Column]] = {}  # the columns buffered puts set, by row
         self._deletes: Dict[bytes, Optional[int]] = {}
         self._incs: Dict[bytes, Dict[Column, int]] = {}
         self._rows = 0
@@ -252,13 +259,14 @@ class BufferedWriter(Generic[K, V]):
             self._rows += not slot
             for f, q, v in cells:
                 slot[(f, q)] = v
+            self._put_cols.setdefault(row, set()).update(cols)
             self._added(_cells_size(row, cells))
 
     def delete(self, key: K, *, timestamp: Optional[int] = None) -> None:
         row = key.encode()
         with self._cond:
             self._check()
-            if row in self._incs or any(r == row for r, _ in self._puts):
+            if row in self._incs or row in self._put_cols:
                 self._flush_locked()
             if row in self._deletes:
                 old = self._deletes[row]
@@ -275,8 +283,7 @@ class BufferedWriter(Generic[K, V]):
             cols = {(c.family, c.qualifier): n for c, n in counters.items()}
             if not cols:
                 return
-            put_cols = set().union(*(set(c) for (r, _), c in self._puts.items() if r == row))
-            if row in self._deletes or set(cols) & put_cols:
+            if row in self._deletes or set(cols) & self._put_cols.get(row, set()):
                 self._flush_locked()
             slot = self._incs.setdefault(row, {})
             self._rows += not slot
@@ -339,6 +346,7 @@ class BufferedWriter(Generic[K, V]):
     def _flush_locked(self) -> None:
         puts, deletes, incs = self._puts, self._deletes, self._incs
         self._puts, self._deletes, self._incs = {}, {}, {}
+        self._put_cols = {}
         self._rows = self._bytes = 0
         self._oldest = None
         if not (puts or deletes or incs):
@@ -350,26 +358,26 @@ class BufferedWriter(Generic[K, V]):
         for (row, ts), cells in puts.items():
             by_ts.setdefault(ts, []).append((row, [(f, q, v) for (f, q), v in cells.items()]))
         for ts, rows in by_ts.items():
-            total += len(rows)
             try:
                 put_many(self._t, rows, timestamp=ts, max_rows=self.max_rows, max_bytes=self.max_bytes)
             except BatchError as e:
-                failures += e.failures
+                failures += _shifted(e, total)
+            total += len(rows)
         by_del: Dict[Optional[int], List[bytes]] = {}
         for row, ts in deletes.items():
             by_del.setdefault(ts, []).append(row)
         for ts, rows_ in by_del.items():
-            total += len(rows_)
             try:
                 delete_many(self._t, rows_, timestamp=ts, max_rows=self.max_rows, max_bytes=self.max_bytes)
             except BatchError as e:
-                failures += e.failures
+                failures += _shifted(e, total)
+            total += len(rows_)
         if incs:
-            total += len(incs)
             try:
                 increment_many(self._t, [(row, [(f, q, n) for (f, q), n in c.items()]) for row, c in incs.items()])
             except BatchError as e:
-                failures += e.failures
+                failures += _shifted(e, total)
+            total += len(incs)
         if failures:
             raise BatchError("writer flush", failures, total)
 

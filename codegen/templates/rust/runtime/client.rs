@@ -20,11 +20,117 @@ use crate::thrift_gen::hbase2::{
     TBloomFilterType, TColumn, TColumnFamilyDescriptor, TColumnIncrement, TColumnValue,
     TCompressionAlgorithm, TDataBlockEncoding, TDelete, TGet, THBaseServiceSyncClient, TIncrement,
     TKeepDeletedCells, TNamespaceDescriptor, TPut, TResult, TTHBaseServiceSyncClient,
-    TTableDescriptor, TTableName,
+    TTableDescriptor, TTableName, TTimeRange,
 };
 
 /// A row's cells: (family, qualifier) → value, latest version only.
 pub type Cells = BTreeMap<(Vec<u8>, Vec<u8>), Vec<u8>>;
+
+/// One cell version as the server returned it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CellVersion {
+    pub family: Vec<u8>,
+    pub qualifier: Vec<u8>,
+    pub value: Vec<u8>,
+    /// Milliseconds since the epoch (HBase's cell timestamp).
+    pub timestamp: i64,
+}
+
+/// The newest version of every column of `versions`.
+pub fn latest(versions: &[CellVersion]) -> Cells {
+    let mut newest: BTreeMap<(&[u8], &[u8]), &CellVersion> = BTreeMap::new();
+    for c in versions {
+        let key = (c.family.as_slice(), c.qualifier.as_slice());
+        if newest.get(&key).is_none_or(|n| c.timestamp > n.timestamp) {
+            newest.insert(key, c);
+        }
+    }
+    newest
+        .into_values()
+        .map(|c| ((c.family.clone(), c.qualifier.clone()), c.value.clone()))
+        .collect()
+}
+
+/// What a read returns besides the newest version of every column.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Up to this many versions per column (Thrift2 `maxVersions`; HBase's default is 1).
+    pub versions: Option<i32>,
+    /// Only cells with `min <= timestamp < max` (milliseconds).
+    pub time_range: Option<(i64, i64)>,
+    /// (family, qualifier) columns, a `None` qualifier meaning the whole family; empty: all.
+    pub columns: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+}
+
+impl ReadOptions {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Up to `n` versions per column, newest first.
+    pub fn versions(mut self, n: i32) -> Self {
+        self.versions = Some(n);
+        self
+    }
+
+    /// Only cells with `min <= timestamp < max` (ms), HBase's half-open range.
+    pub fn time_range(mut self, min: i64, max: i64) -> Self {
+        self.time_range = Some((min, max));
+        self
+    }
+
+    /// Only cells written at exactly `ts` (ms).
+    pub fn at(self, ts: i64) -> Self {
+        self.time_range(ts, ts.saturating_add(1))
+    }
+
+    /// Only this column (repeatable).
+    pub fn column(mut self, c: impl super::values::ColumnRef) -> Self {
+        self.columns.push(c.column_ref());
+        self
+    }
+
+    /// Every column of this family (repeatable).
+    pub fn family(mut self, family: impl Into<Vec<u8>>) -> Self {
+        self.columns.push((family.into(), None));
+        self
+    }
+
+    pub(crate) fn tcolumns(&self) -> Option<Vec<TColumn>> {
+        (!self.columns.is_empty()).then(|| {
+            self.columns
+                .iter()
+                .map(|(f, q)| TColumn {
+                    family: f.clone(),
+                    qualifier: q.clone(),
+                    timestamp: None,
+                })
+                .collect()
+        })
+    }
+
+    pub(crate) fn ttime_range(&self) -> Result<Option<TTimeRange>> {
+        match self.time_range {
+            Some((min, max)) if min < 0 || max < min => Err(Error::InvalidArgument(format!(
+                "time range [{min}, {max}) must have 0 <= min <= max"
+            ))),
+            Some((min_stamp, max_stamp)) => Ok(Some(TTimeRange {
+                min_stamp,
+                max_stamp,
+            })),
+            None => Ok(None),
+        }
+    }
+
+    pub(crate) fn tversions(&self) -> Result<Option<i32>> {
+        match self.versions {
+            Some(n) if n < 1 => Err(Error::InvalidArgument(format!(
+                "versions must be at least 1, got {n}"
+            ))),
+            v => Ok(v),
+        }
+    }
+}
 
 /// One cell to write: family, qualifier, value.
 pub type Cell = (Vec<u8>, Vec<u8>, Vec<u8>);
@@ -46,6 +152,9 @@ pub enum Transport {
 #[derive(Debug, Clone)]
 pub struct ConnectOptions {
     pub transport: Transport,
+    /// Prepended to every table name used over the connection (`rs_` makes `access-logs`
+    /// `rs_access-logs`): several applications or test suites can share one cluster.
+    pub table_prefix: String,
     /// Connect, read and write timeout; `None` waits forever.
     pub timeout: Option<Duration>,
 }
@@ -54,6 +163,7 @@ impl Default for ConnectOptions {
     fn default() -> Self {
         ConnectOptions {
             transport: Transport::Buffered,
+            table_prefix: String::new(),
             timeout: Some(Duration::from_secs(30)),
         }
     }
@@ -64,6 +174,7 @@ impl Default for ConnectOptions {
 pub struct Connection {
     pub(crate) client: Client,
     stream: TcpStream,
+    table_prefix: String,
 }
 
 impl std::fmt::Debug for Connection {
@@ -114,12 +225,21 @@ impl Connection {
             TBinaryInputProtocol::new(r, true),
             TBinaryOutputProtocol::new(w, true),
         );
-        Ok(Connection { client, stream })
+        Ok(Connection {
+            client,
+            stream,
+            table_prefix: options.table_prefix.clone(),
+        })
     }
 
     /// The Thrift compiler's client, for calls the typed tables do not cover.
     pub fn thrift(&mut self) -> &mut impl TTHBaseServiceSyncClient {
         &mut self.client
+    }
+
+    /// The prefix of every table name used over this connection.
+    pub fn table_prefix(&self) -> &str {
+        &self.table_prefix
     }
 
     /// Closes the socket (dropping the connection does the same).
@@ -228,15 +348,21 @@ impl TableDef {
     }
 }
 
-pub(crate) fn cells(result: TResult) -> Cells {
+/// Every cell version of a result, in the server's order (newest first per column).
+pub(crate) fn versions(result: TResult) -> Vec<CellVersion> {
     result
         .column_values
         .into_iter()
-        .map(|c| ((c.family, c.qualifier), c.value))
+        .map(|c| CellVersion {
+            family: c.family,
+            qualifier: c.qualifier,
+            value: c.value,
+            timestamp: c.timestamp.unwrap_or(0),
+        })
         .collect()
 }
 
-fn tput(row: &[u8], cells: Vec<Cell>) -> TPut {
+pub(crate) fn tput(row: &[u8], cells: Vec<Cell>, timestamp: Option<i64>) -> TPut {
     TPut {
         row: row.to_vec(),
         column_values: cells
@@ -250,7 +376,30 @@ fn tput(row: &[u8], cells: Vec<Cell>) -> TPut {
                 type_: None,
             })
             .collect(),
-        timestamp: None,
+        timestamp,
+        attributes: None,
+        durability: None,
+        cell_visibility: None,
+    }
+}
+
+/// (family, qualifier) of a column to delete; `None` deletes the whole family.
+pub type ColumnName = (Vec<u8>, Option<Vec<u8>>);
+
+pub(crate) fn tdelete(row: &[u8], columns: &[ColumnName], timestamp: Option<i64>) -> TDelete {
+    let columns: Vec<TColumn> = columns
+        .iter()
+        .map(|(f, q)| TColumn {
+            family: f.clone(),
+            qualifier: q.clone(),
+            timestamp: None,
+        })
+        .collect();
+    TDelete {
+        row: row.to_vec(),
+        columns: (!columns.is_empty()).then_some(columns),
+        timestamp,
+        delete_type: None,
         attributes: None,
         durability: None,
         cell_visibility: None,
@@ -269,6 +418,25 @@ impl<'c> TableClient<'c> {
         TableClient { conn, table }
     }
 
+    /// The table's name on this connection (its table prefix applied), as data calls take it.
+    pub fn full_name(&self) -> Vec<u8> {
+        let mut name = self.conn.table_prefix.as_bytes().to_vec();
+        name.extend_from_slice(self.table.name.as_bytes());
+        if self.table.namespace == "default" {
+            name
+        } else {
+            [self.table.namespace.as_bytes(), b":", &name].concat()
+        }
+    }
+
+    /// The table's name on this connection, as admin calls take it.
+    pub fn table_name(&self) -> TTableName {
+        TTableName {
+            ns: Some(self.table.namespace.as_bytes().to_vec()),
+            qualifier: format!("{}{}", self.conn.table_prefix, self.table.name).into_bytes(),
+        }
+    }
+
     /// Creates the table with its families and split keys, and its namespace if missing.
     pub fn create(&mut self) -> Result<()> {
         let ns = self.table.namespace;
@@ -283,7 +451,7 @@ impl<'c> TableClient<'c> {
             }
         }
         let desc = TTableDescriptor {
-            table_name: self.table.table_name(),
+            table_name: self.table_name(),
             columns: Some(
                 self.table
                     .families
@@ -299,12 +467,12 @@ impl<'c> TableClient<'c> {
     }
 
     pub fn exists(&mut self) -> Result<bool> {
-        Ok(self.conn.client.table_exists(self.table.table_name())?)
+        Ok(self.conn.client.table_exists(self.table_name())?)
     }
 
     /// Disables (if enabled) and deletes the table.
     pub fn drop_table(&mut self) -> Result<()> {
-        let name = self.table.table_name();
+        let name = self.table_name();
         if self.conn.client.is_table_enabled(name.clone())? {
             self.conn.client.disable_table(name.clone())?;
         }
@@ -316,7 +484,7 @@ impl<'c> TableClient<'c> {
         let locations = self
             .conn
             .client
-            .get_all_region_locations(self.table.full_name())?;
+            .get_all_region_locations(self.full_name())?;
         let mut starts: Vec<Vec<u8>> = locations
             .into_iter()
             .map(|l| l.region_info.start_key.unwrap_or_default())
@@ -325,14 +493,14 @@ impl<'c> TableClient<'c> {
         Ok(starts)
     }
 
-    /// The row's cells, `None` if it has none.
-    pub fn get(&mut self, row: &[u8]) -> Result<Option<Cells>> {
+    /// The row's cell versions, `None` if it has none.
+    pub fn get(&mut self, row: &[u8], options: &ReadOptions) -> Result<Option<Vec<CellVersion>>> {
         let get = TGet {
             row: row.to_vec(),
-            columns: None,
+            columns: options.tcolumns(),
             timestamp: None,
-            time_range: None,
-            max_versions: None,
+            time_range: options.ttime_range()?,
+            max_versions: options.tversions()?,
             filter_string: None,
             attributes: None,
             authorizations: None,
@@ -344,43 +512,33 @@ impl<'c> TableClient<'c> {
             existence_only: None,
             filter_bytes: None,
         };
-        let found = cells(self.conn.client.get(self.table.full_name(), get)?);
+        let found = versions(self.conn.client.get(self.full_name(), get)?);
         Ok((!found.is_empty()).then_some(found))
     }
 
-    pub fn put(&mut self, row: &[u8], cells: Vec<Cell>) -> Result<()> {
+    /// Writes the cells, at `timestamp` (ms) if given, else at the server's clock.
+    pub fn put(&mut self, row: &[u8], cells: Vec<Cell>, timestamp: Option<i64>) -> Result<()> {
         if cells.is_empty() {
             return Ok(());
         }
         Ok(self
             .conn
             .client
-            .put(self.table.full_name(), tput(row, cells))?)
+            .put(self.full_name(), tput(row, cells, timestamp))?)
     }
 
-    /// Deletes the row, or every version of the given (family, qualifier) columns.
-    pub fn delete(&mut self, row: &[u8], columns: &[(&[u8], &[u8])]) -> Result<()> {
-        let columns: Vec<TColumn> = columns
-            .iter()
-            .map(|(f, q)| TColumn {
-                family: f.to_vec(),
-                qualifier: Some(q.to_vec()),
-                timestamp: None,
-            })
-            .collect();
-        let delete = TDelete {
-            row: row.to_vec(),
-            columns: (!columns.is_empty()).then_some(columns),
-            timestamp: None,
-            delete_type: None,
-            attributes: None,
-            durability: None,
-            cell_visibility: None,
-        };
+    /// Deletes the row, or every version of the given (family, qualifier) columns; with a
+    /// timestamp, only the versions at or before it.
+    pub fn delete(
+        &mut self,
+        row: &[u8],
+        columns: &[ColumnName],
+        timestamp: Option<i64>,
+    ) -> Result<()> {
         Ok(self
             .conn
             .client
-            .delete_single(self.table.full_name(), delete)?)
+            .delete_single(self.full_name(), tdelete(row, columns, timestamp))?)
     }
 
     /// Atomically adds `amount` to a counter cell; returns the new value.
@@ -403,7 +561,7 @@ impl<'c> TableClient<'c> {
             cell_visibility: None,
             return_results: None,
         };
-        let result = self.conn.client.increment(self.table.full_name(), inc)?;
+        let result = self.conn.client.increment(self.full_name(), inc)?;
         let value = result
             .column_values
             .into_iter()
@@ -426,18 +584,19 @@ impl<'c> TableClient<'c> {
         cells: Vec<Cell>,
     ) -> Result<bool> {
         Ok(self.conn.client.check_and_put(
-            self.table.full_name(),
+            self.full_name(),
             row.to_vec(),
             family.to_vec(),
             qualifier.to_vec(),
             expected.unwrap_or_default(),
-            tput(row, cells),
+            tput(row, cells, None),
         )?)
     }
 
     /// Rows in `keys` in key order (descending if reversed): one scanner per range (salt
     /// bucket), merged.
     pub fn scan(&mut self, keys: &KeyRange, options: &ScanOptions) -> RawScan<'_> {
-        RawScan::new(&mut *self.conn, self.table.full_name(), keys, options)
+        let name = self.full_name();
+        RawScan::new(&mut *self.conn, name, keys, options)
     }
 }

@@ -137,7 +137,7 @@ pub struct KeySpec {
 }
 
 impl KeySpec {
-    fn separator(&self) -> Option<u8> {
+    pub(crate) fn separator(&self) -> Option<u8> {
         match self.layout {
             Layout::Separated(s) => Some(s),
             _ => None,
@@ -367,12 +367,20 @@ pub fn region_index(splits: &[&[u8]], key: &[u8]) -> usize {
 }
 
 /// The values up to the first `None`; a value after a `None` is an error.
-pub fn leading(values: Vec<Option<KeyValue>>) -> Result<Vec<KeyValue>> {
+pub fn leading(spec: &KeySpec, values: Vec<Option<KeyValue>>) -> Result<Vec<KeyValue>> {
     let n = values.iter().take_while(|v| v.is_some()).count();
-    if values[n..].iter().any(Option::is_some) {
-        return Err(Error::key(
-            "prefix components must be given in order, without gaps",
-        ));
+    if let Some(last) = values.iter().rposition(Option::is_some).filter(|&l| l > n) {
+        let missing = spec.components.get(n).map_or("?", |c| c.name);
+        let hashed = spec.hash.is_some_and(|h| h.components.contains(&n));
+        let why = if hashed {
+            " (the hash prefix is computed from it)".to_string()
+        } else {
+            format!(
+                " before {}",
+                spec.components.get(last).map_or("?", |c| c.name)
+            )
+        };
+        return Err(Error::key(format!("prefix: {missing} must be given{why}")));
     }
     Ok(values.into_iter().flatten().collect())
 }
@@ -544,6 +552,8 @@ pub trait RowKey: Sized {
     /// The rows whose leading components equal those given (one optional value per
     /// component, in declaration order; a gap is an error): the typed prefix builder's range.
     fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<super::scan::KeyRange>;
+    /// The typed prefix builder's filter for the same leading values.
+    fn prefix_filter(leading: Vec<Option<KeyValue>>) -> super::filter::Filter;
     /// The row key's bytes.
     fn encode_row(&self) -> Result<Vec<u8>> {
         Self::SPEC.encode(&self.to_key_values())

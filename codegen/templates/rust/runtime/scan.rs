@@ -3,9 +3,10 @@
 
 use std::collections::VecDeque;
 
-use super::client::{cells, Cells, Connection};
+use super::client::{versions, CellVersion, Connection, ReadOptions};
 use super::error::{Error, Result};
-use super::keys::{KeySpec, KeyValue};
+use super::filter::Filter;
+use super::keys::{KeySpec, KeyType, KeyValue, Layout};
 use crate::thrift_gen::hbase2::{TScan, TTHBaseServiceSyncClient};
 
 /// The smallest key after every key starting with `prefix` (`None`: no such key).
@@ -58,6 +59,92 @@ impl KeyRange {
         KeyRange { ranges }
     }
 
+    /// Rows whose leading components equal the values before `at` and whose component `at`
+    /// lies between `low` and `high`, both inclusive (`leading` holds one optional value per
+    /// component; those before `at` must be given, those after it not). Refused where the
+    /// key's byte order is not the value order: a hashed or reversed component, and in a
+    /// separated key a text component followed by others or a number without a width.
+    pub fn between_values(
+        spec: &KeySpec,
+        leading: Vec<Option<KeyValue>>,
+        at: usize,
+        low: KeyValue,
+        high: KeyValue,
+    ) -> Result<KeyRange> {
+        let c = &spec.components[at];
+        let hashed = |i: usize| spec.hash.is_some_and(|h| h.components.contains(&i));
+        if hashed(at) {
+            return Err(Error::key(format!(
+                "range over {}: it is hashed into the key prefix, give it one value",
+                c.name
+            )));
+        }
+        if c.reverse.is_some() {
+            return Err(Error::key(format!(
+                "range over {}: its characters are reversed in the key, so the key order is not \
+                 the value order",
+                c.name
+            )));
+        }
+        if let Some(i) = (0..at).find(|&i| leading[i].is_none()) {
+            let why = if hashed(i) {
+                " (the hash prefix is computed from it)".to_string()
+            } else {
+                format!(" before the range over {}", c.name)
+            };
+            return Err(Error::key(format!(
+                "prefix: {} must be given{why}",
+                spec.components[i].name
+            )));
+        }
+        if let Some(i) = (at + 1..leading.len()).find(|&i| leading[i].is_some()) {
+            return Err(Error::key(format!(
+                "prefix: {} cannot follow the range over {}",
+                spec.components[i].name, c.name
+            )));
+        }
+        let last = at + 1 == spec.components.len();
+        if let Layout::Separated(_) = spec.layout {
+            let text = matches!(c.ty, KeyType::String | KeyType::Bytes);
+            let unpadded = !text && c.width.is_none();
+            if (text && !last) || unpadded {
+                return Err(Error::key(format!(
+                    "range over {}: in this separated key its text does not sort by value (range \
+                     over the last component or a number with a width)",
+                    c.name
+                )));
+            }
+        }
+        let (low, high) = if c.desc || c.reverse_timestamp {
+            (high, low)
+        } else {
+            (low, high)
+        };
+        let head: Vec<KeyValue> = leading.into_iter().take(at).flatten().collect();
+        let with = |v: KeyValue| {
+            let mut l = head.clone();
+            l.push(v);
+            spec.prefixes(&l)
+        };
+        let (starts, stops) = (with(low)?, with(high)?);
+        let ranges = starts
+            .into_iter()
+            .zip(stops)
+            .map(|(start, mut stop)| {
+                // The last component: keys equal to `high`'s, not longer ones. Otherwise every
+                // key under `high`'s prefix.
+                let stop = if last {
+                    stop.push(0);
+                    Some(stop)
+                } else {
+                    next_prefix(&stop)
+                };
+                (start, stop)
+            })
+            .collect();
+        Ok(KeyRange { ranges })
+    }
+
     /// From `start`'s first row (inclusive) up to `stop`'s first row (exclusive).
     pub fn between(start: &KeyRange, stop: &KeyRange) -> Result<KeyRange> {
         if start.ranges.len() != stop.ranges.len() {
@@ -74,12 +161,18 @@ impl KeyRange {
     }
 }
 
-/// How to scan: direction, row limit, rows fetched per round trip.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How to scan: direction, row limit, columns, filter, versions, rows fetched per round trip.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ScanOptions {
     pub reversed: bool,
     pub limit: Option<usize>,
+    /// Rows fetched per round trip (Thrift2 `caching`).
     pub batch: u32,
+    /// Cells per result (Thrift2 `batchSize`): a wide row then comes as several partial rows.
+    pub batch_size: Option<i32>,
+    /// Versions, time range and columns, as for reads.
+    pub read: ReadOptions,
+    pub filter: Option<Filter>,
 }
 
 impl Default for ScanOptions {
@@ -88,6 +181,9 @@ impl Default for ScanOptions {
             reversed: false,
             limit: None,
             batch: 256,
+            batch_size: None,
+            read: ReadOptions::default(),
+            filter: None,
         }
     }
 }
@@ -109,8 +205,50 @@ impl ScanOptions {
         self
     }
 
+    /// Rows fetched per round trip (Thrift2 `caching`).
     pub fn batch(mut self, n: u32) -> Self {
         self.batch = n.max(1);
+        self
+    }
+
+    /// The same as [`ScanOptions::batch`], under HBase's name.
+    pub fn caching(self, n: u32) -> Self {
+        self.batch(n)
+    }
+
+    /// At most `n` cells per result (Thrift2 `batchSize`).
+    pub fn batch_size(mut self, n: i32) -> Self {
+        self.batch_size = Some(n);
+        self
+    }
+
+    /// Only rows (and cells) the filter lets through; rendered to HBase's filter language.
+    pub fn filter(mut self, f: Filter) -> Self {
+        self.filter = Some(f);
+        self
+    }
+
+    /// Up to `n` versions per column.
+    pub fn versions(mut self, n: i32) -> Self {
+        self.read.versions = Some(n);
+        self
+    }
+
+    /// Only cells with `min <= timestamp < max` (ms).
+    pub fn time_range(mut self, min: i64, max: i64) -> Self {
+        self.read.time_range = Some((min, max));
+        self
+    }
+
+    /// Only this column (a table's typed column, e.g. `AccessLogsColumns::HITS`); repeatable.
+    pub fn column(mut self, c: impl super::values::ColumnRef) -> Self {
+        self.read.columns.push(c.column_ref());
+        self
+    }
+
+    /// Every column of this family; repeatable.
+    pub fn family(mut self, family: impl Into<Vec<u8>>) -> Self {
+        self.read.columns.push((family.into(), None));
         self
     }
 }
@@ -120,7 +258,7 @@ struct Bucket {
     start: Vec<u8>,
     stop: Option<Vec<u8>>,
     scanner: Option<i32>,
-    buffer: VecDeque<(Vec<u8>, Cells)>,
+    buffer: VecDeque<(Vec<u8>, Vec<CellVersion>)>,
     done: bool,
 }
 
@@ -132,6 +270,9 @@ pub struct RawScan<'c> {
     batch: i32,
     remaining: Option<usize>,
     buckets: Vec<Bucket>,
+    options: ScanOptions,
+    /// The rendered filter, or why the options cannot be sent (reported by the first `next`).
+    filter: Result<Option<Vec<u8>>>,
 }
 
 impl<'c> RawScan<'c> {
@@ -145,7 +286,14 @@ impl<'c> RawScan<'c> {
             .limit
             .map_or(u32::MAX, |l| l.min(u32::MAX as usize) as u32);
         let batch = options.batch.clamp(1, limit.max(1)).min(i32::MAX as u32) as i32;
+        let filter = options
+            .read
+            .ttime_range()
+            .and(options.read.tversions())
+            .and_then(|_| options.filter.as_ref().map(Filter::render).transpose());
         RawScan {
+            options: options.clone(),
+            filter,
             conn,
             table,
             reversed: options.reversed,
@@ -168,6 +316,10 @@ impl<'c> RawScan<'c> {
     /// Reads batches into the bucket's buffer until it holds a row or the range is done.
     fn fill(&mut self, i: usize) -> Result<()> {
         let reversed = self.reversed;
+        let filter = match &self.filter {
+            Ok(f) => f.clone(),
+            Err(_) => return std::mem::replace(&mut self.filter, Ok(None)).map(|_| ()),
+        };
         let b = &mut self.buckets[i];
         while b.buffer.is_empty() && !b.done {
             let id = match b.scanner {
@@ -191,12 +343,12 @@ impl<'c> RawScan<'c> {
                     let scan = TScan {
                         start_row,
                         stop_row,
-                        columns: None,
+                        columns: self.options.read.tcolumns(),
                         caching: Some(self.batch),
-                        max_versions: None,
-                        time_range: None,
-                        filter_string: None,
-                        batch_size: None,
+                        max_versions: self.options.read.tversions()?,
+                        time_range: self.options.read.ttime_range()?,
+                        filter_string: filter.clone(),
+                        batch_size: self.options.batch_size,
                         attributes: None,
                         authorizations: None,
                         reversed: reversed.then_some(true),
@@ -229,7 +381,7 @@ impl<'c> RawScan<'c> {
                     }
                     continue;
                 }
-                b.buffer.push_back((row, cells(r)));
+                b.buffer.push_back((row, versions(r)));
             }
             if b.done {
                 if let Some(id) = b.scanner.take() {
@@ -240,7 +392,7 @@ impl<'c> RawScan<'c> {
         Ok(())
     }
 
-    fn next_row(&mut self) -> Result<Option<(Vec<u8>, Cells)>> {
+    fn next_row(&mut self) -> Result<Option<(Vec<u8>, Vec<CellVersion>)>> {
         if self.remaining == Some(0) {
             self.close();
             return Ok(None);
@@ -286,7 +438,7 @@ impl<'c> RawScan<'c> {
 }
 
 impl Iterator for RawScan<'_> {
-    type Item = Result<(Vec<u8>, Cells)>;
+    type Item = Result<(Vec<u8>, Vec<CellVersion>)>;
 
     fn next(&mut self) -> Option<Self::Item> {
         match self.next_row() {

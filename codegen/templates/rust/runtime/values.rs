@@ -311,3 +311,21 @@ pub trait RowValues: Sized + Default {
     /// Typed values from a row's cells; cells no column describes are ignored.
     fn from_cells(cells: &super::client::Cells) -> Result<Self>;
 }
+
+/// A column a read or scan can select: (family, qualifier), `None` for a whole family.
+pub trait ColumnRef {
+    fn column_ref(&self) -> (Vec<u8>, Option<Vec<u8>>);
+}
+
+impl<T, Tbl> ColumnRef for Column<T, Tbl> {
+    fn column_ref(&self) -> (Vec<u8>, Option<Vec<u8>>) {
+        (self.family.to_vec(), Some(self.qualifier.to_vec()))
+    }
+}
+
+/// A pattern column's cells have many qualifiers: selecting it selects its family.
+impl<P, T, Tbl> ColumnRef for PatternColumn<P, T, Tbl> {
+    fn column_ref(&self) -> (Vec<u8>, Option<Vec<u8>>) {
+        (self.family.to_vec(), None)
+    }
+}

@@ -32,6 +32,16 @@ pub enum Error {
     /// A value that does not fit its column type, or cell bytes that are not of that type.
     #[error("cell value: {0}")]
     ValueEncoding(String),
+    /// An option out of range (a negative time range, zero versions, ...).
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// A scan filter that cannot be rendered (an empty all-of, a negative page size, a key
+    /// prefix missing a component, an operand its column cannot hold, ...).
+    #[error("filter: {0}")]
+    Filter(String),
+    /// Rows of a batch the server refused; the other rows of the batch are written.
+    #[error("{} of the batch's rows failed, first: row {} ({}): {}", .0.len(), .0[0].index, escape(&.0[0].row_key), .0[0].message)]
+    Batch(Vec<RowFailure>),
     /// The server's `TIOError` (a missing table, a failed write, ...).
     #[error("server error: {message}")]
     Server {
@@ -48,6 +58,30 @@ pub enum Error {
     /// The peer's bytes were not the Thrift2 protocol this client speaks.
     #[error("thrift protocol: {0}")]
     Protocol(String),
+}
+
+/// One row of a batch the server refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowFailure {
+    /// The row's index in the batch as given.
+    pub index: usize,
+    /// The encoded row key.
+    pub row_key: Vec<u8>,
+    /// The server's message.
+    pub message: String,
+}
+
+/// Row keys in messages: printable ASCII as is, other bytes as `\xNN`.
+fn escape(b: &[u8]) -> String {
+    b.iter()
+        .map(|&c| {
+            if (0x20..0x7f).contains(&c) {
+                (c as char).to_string()
+            } else {
+                format!("\\x{c:02x}")
+            }
+        })
+        .collect()
 }
 
 impl Error {

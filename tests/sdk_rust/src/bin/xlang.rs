@@ -1,7 +1,11 @@
 //! The Rust side of the cross-language test (tests/xlang/README.md), through the generated SDK:
 //!
-//!     xlang write HOST PORT   # (re)create the dataset's tables and write tests/xlang/dataset.json
-//!     xlang dump HOST PORT    # print every dataset table's rows as JSON, in scan order
+//!     xlang write HOST PORT           # (re)create the dataset's tables and write its rows
+//!     xlang dump HOST PORT            # print every dataset table's rows as JSON, in scan order
+//!     xlang write-versions HOST PORT  # timestamped puts of the dataset's `versions`
+//!     xlang dump-versions HOST PORT   # those cells read back with versions = 3
+//!     xlang write-batch HOST PORT     # put_many, delete_many, increment_many of `batches`
+//!     xlang dump-batch HOST PORT      # the rows of the `batches` tables, as `dump`
 //!
 //! Run it as `tests/sdk_rust/xlang.sh write|dump HOST PORT` (builds when needed).
 
@@ -192,24 +196,186 @@ fn dump(conn: &mut Connection, data: &Json) -> Result<Json, String> {
     Ok(Json::Object(out))
 }
 
+/// Drops the table if it exists and creates it from its schema.
+fn recreate<'c, T: TypedTable<'c>>(conn: &'c mut Connection) -> Result<T, String> {
+    let mut t = T::new(conn);
+    if t.exists().map_err(sdk)? {
+        t.drop_table().map_err(sdk)?;
+    }
+    t.create().map_err(sdk)?;
+    Ok(t)
+}
+
+fn ms(j: &Json) -> Result<i64, String> {
+    let text = j
+        .as_str()
+        .ok_or("a timestamp or amount must be a decimal string")?;
+    text.parse().map_err(|_| format!("not a number: {text:?}"))
+}
+
+/// One put of the entry's single field per cell, with the cell's explicit timestamp.
+fn write_versions_of<'c, T: TypedTable<'c>>(
+    conn: &'c mut Connection,
+    entries: &Json,
+) -> Result<(), String> {
+    let mut t: T = recreate(conn)?;
+    for e in entries.as_array().ok_or("versions entries")? {
+        let key: Key<T> = key_of(&e["key"])?;
+        let field = e["field"].as_str().ok_or("field")?;
+        for cell in e["cells"].as_array().ok_or("cells")? {
+            let values: Values<T> = values_of(&json!({ field: cell["value"] }))?;
+            t.put_at(&key, &values, ms(&cell["timestamp"])?)
+                .map_err(sdk)?;
+        }
+    }
+    Ok(())
+}
+
+/// Every version of each entry's field (a get with versions = 3), newest first.
+fn dump_versions_of<'c, T: TypedTable<'c>>(
+    conn: &'c mut Connection,
+    entries: &Json,
+) -> Result<Json, String> {
+    let mut t = T::new(conn);
+    let mut out = Vec::new();
+    for e in entries.as_array().ok_or("versions entries")? {
+        let key: Key<T> = key_of(&e["key"])?;
+        let field = e["field"].as_str().ok_or("field")?;
+        let col = column::<Values<T>>(field)?;
+        let ColumnKind::Fixed { qualifier } = col.kind else {
+            return Err(format!("{field} is a pattern column"));
+        };
+        let row = t
+            .get_with(&key, &ReadOptions::new().versions(3))
+            .map_err(sdk)?;
+        let mut cells = Vec::new();
+        for c in row.iter().flat_map(|r| &r.cells) {
+            if c.family == col.family && c.qualifier == qualifier {
+                cells.push(json!({
+                    "timestamp": c.timestamp.to_string(),
+                    "value": decode_value(col.ty, &c.value)?,
+                }));
+            }
+        }
+        out.push(json!({
+            "key_hex": hex(&key.encode_row().map_err(sdk)?),
+            "field": field,
+            "cells": cells,
+        }));
+    }
+    Ok(Json::Array(out))
+}
+
+/// Exactly three batch calls: put_many of the rows, delete_many of the deletes,
+/// increment_many of the increments.
+fn write_batch_of<'c, T: TypedTable<'c>>(
+    conn: &'c mut Connection,
+    batch: &Json,
+) -> Result<(), String> {
+    let mut t: T = recreate(conn)?;
+    let rows = batch["rows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| Ok((key_of(&r["key"])?, values_of(&r["values"])?)))
+        .collect::<Result<Vec<(Key<T>, Values<T>)>, String>>()?;
+    let deletes = batch["deletes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(key_of)
+        .collect::<Result<Vec<Key<T>>, String>>()?;
+    let mut increments = Vec::new();
+    for inc in batch["increments"].as_array().into_iter().flatten() {
+        let key: Key<T> = key_of(&inc["key"])?;
+        let mut counters = Vec::new();
+        for (field, amount) in inc["counters"].as_object().ok_or("counters")? {
+            let col = column::<Values<T>>(field)?;
+            let ColumnKind::Fixed { qualifier } = col.kind else {
+                return Err(format!("{field} is a pattern column"));
+            };
+            counters.push((Column::new(col.field, col.family, qualifier), ms(amount)?));
+        }
+        increments.push((key, counters));
+    }
+    let options = BatchOptions::new();
+    t.put_many_with(&rows, &options).map_err(sdk)?;
+    t.delete_many_with(&deletes, &options).map_err(sdk)?;
+    t.increment_many(&increments).map_err(sdk)?;
+    Ok(())
+}
+
+fn write_versions(conn: &mut Connection, data: &Json) -> Result<(), String> {
+    for (table, entries) in data["versions"]
+        .as_object()
+        .ok_or("no versions in the dataset")?
+    {
+        with_table!(table.as_str(), write_versions_of(conn, entries))?;
+    }
+    Ok(())
+}
+
+fn dump_versions(conn: &mut Connection, data: &Json) -> Result<Json, String> {
+    let mut out = Map::new();
+    for (table, entries) in data["versions"]
+        .as_object()
+        .ok_or("no versions in the dataset")?
+    {
+        let got = with_table!(table.as_str(), dump_versions_of(conn, entries))?;
+        out.insert(table.clone(), got);
+    }
+    Ok(Json::Object(out))
+}
+
+fn write_batch(conn: &mut Connection, data: &Json) -> Result<(), String> {
+    for (table, batch) in data["batches"]
+        .as_object()
+        .ok_or("no batches in the dataset")?
+    {
+        with_table!(table.as_str(), write_batch_of(conn, batch))?;
+    }
+    Ok(())
+}
+
+fn dump_batch(conn: &mut Connection, data: &Json) -> Result<Json, String> {
+    let mut out = Map::new();
+    for table in data["batches"]
+        .as_object()
+        .ok_or("no batches in the dataset")?
+        .keys()
+    {
+        let rows = with_table!(table.as_str(), dump_rows(conn))?;
+        out.insert(table.clone(), rows);
+    }
+    Ok(Json::Object(out))
+}
+
+fn print(out: &Json) -> Result<(), String> {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(out).map_err(|e| e.to_string())?
+    );
+    Ok(())
+}
+
 fn run(args: &[String]) -> Result<(), String> {
     let [cmd, host, port] = args else {
-        return Err("usage: xlang write|dump HOST PORT".into());
+        return Err(
+            "usage: xlang write|dump|write-versions|dump-versions|write-batch|dump-batch HOST PORT"
+                .into(),
+        );
     };
     let port: u16 = port.parse().map_err(|_| format!("port {port:?}"))?;
     let data = dataset()?;
     let mut conn = Connection::connect(host, port).map_err(sdk)?;
     match cmd.as_str() {
         "write" => write(&mut conn, &data),
-        "dump" => {
-            let out = dump(&mut conn, &data)?;
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?
-            );
-            Ok(())
-        }
-        other => Err(format!("unknown command {other:?}: write or dump")),
+        "dump" => print(&dump(&mut conn, &data)?),
+        "write-versions" => write_versions(&mut conn, &data),
+        "dump-versions" => print(&dump_versions(&mut conn, &data)?),
+        "write-batch" => write_batch(&mut conn, &data),
+        "dump-batch" => print(&dump_batch(&mut conn, &data)?),
+        other => Err(format!("unknown command {other:?}")),
     }
 }
 
