@@ -434,9 +434,9 @@ impl RowValues for AccessLogsValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type AccessLogsRow = Row<AccessLogsKeyParts, AccessLogsValues>;
 
-/// Buffered writes to `access-logs`: `AccessLogsWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type AccessLogsWriter = Writer<AccessLogsKey, AccessLogsValues, AccessLogsColumns>;
+/// Buffered writes to `access-logs`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type AccessLogsWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `access-logs` over a borrowed connection (cheap: make one per use).
 pub struct AccessLogsTable<'c> {

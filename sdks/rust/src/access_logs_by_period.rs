@@ -426,10 +426,9 @@ impl RowValues for AccessLogsByPeriodValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type AccessLogsByPeriodRow = Row<AccessLogsByPeriodKeyParts, AccessLogsByPeriodValues>;
 
-/// Buffered writes to `access-logs-by-period`: `AccessLogsByPeriodWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type AccessLogsByPeriodWriter =
-    Writer<AccessLogsByPeriodKey, AccessLogsByPeriodValues, AccessLogsByPeriodColumns>;
+/// Buffered writes to `access-logs-by-period`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type AccessLogsByPeriodWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `access-logs-by-period` over a borrowed connection (cheap: make one per use).
 pub struct AccessLogsByPeriodTable<'c> {

@@ -423,10 +423,9 @@ impl RowValues for AccessLogsBySystemValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type AccessLogsBySystemRow = Row<AccessLogsBySystemKeyParts, AccessLogsBySystemValues>;
 
-/// Buffered writes to `access-logs-by-system`: `AccessLogsBySystemWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type AccessLogsBySystemWriter =
-    Writer<AccessLogsBySystemKey, AccessLogsBySystemValues, AccessLogsBySystemColumns>;
+/// Buffered writes to `access-logs-by-system`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type AccessLogsBySystemWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `access-logs-by-system` over a borrowed connection (cheap: make one per use).
 pub struct AccessLogsBySystemTable<'c> {

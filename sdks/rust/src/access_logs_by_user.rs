@@ -423,10 +423,9 @@ impl RowValues for AccessLogsByUserValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type AccessLogsByUserRow = Row<AccessLogsByUserKeyParts, AccessLogsByUserValues>;
 
-/// Buffered writes to `access-logs-by-user`: `AccessLogsByUserWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type AccessLogsByUserWriter =
-    Writer<AccessLogsByUserKey, AccessLogsByUserValues, AccessLogsByUserColumns>;
+/// Buffered writes to `access-logs-by-user`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type AccessLogsByUserWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `access-logs-by-user` over a borrowed connection (cheap: make one per use).
 pub struct AccessLogsByUserTable<'c> {

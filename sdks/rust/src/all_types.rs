@@ -556,9 +556,9 @@ impl RowValues for AllTypesValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type AllTypesRow = Row<AllTypesKeyParts, AllTypesValues>;
 
-/// Buffered writes to `all-types`: `AllTypesWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type AllTypesWriter = Writer<AllTypesKey, AllTypesValues, AllTypesColumns>;
+/// Buffered writes to `all-types`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type AllTypesWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `all-types` over a borrowed connection (cheap: make one per use).
 pub struct AllTypesTable<'c> {

@@ -576,9 +576,9 @@ impl RowValues for BooksValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type BooksRow = Row<BooksKeyParts, BooksValues>;
 
-/// Buffered writes to `books`: `BooksWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type BooksWriter = Writer<BooksKey, BooksValues, BooksColumns>;
+/// Buffered writes to `books`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type BooksWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `books` over a borrowed connection (cheap: make one per use).
 pub struct BooksTable<'c> {

@@ -304,9 +304,9 @@ impl RowValues for CountersValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type CountersRow = Row<CountersKeyParts, CountersValues>;
 
-/// Buffered writes to `counters`: `CountersWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type CountersWriter = Writer<CountersKey, CountersValues, CountersColumns>;
+/// Buffered writes to `counters`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type CountersWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `counters` over a borrowed connection (cheap: make one per use).
 pub struct CountersTable<'c> {

@@ -380,9 +380,9 @@ impl RowValues for DeviceEventsValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type DeviceEventsRow = Row<DeviceEventsKeyParts, DeviceEventsValues>;
 
-/// Buffered writes to `device-events`: `DeviceEventsWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type DeviceEventsWriter = Writer<DeviceEventsKey, DeviceEventsValues, DeviceEventsColumns>;
+/// Buffered writes to `device-events`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type DeviceEventsWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `device-events` over a borrowed connection (cheap: make one per use).
 pub struct DeviceEventsTable<'c> {

@@ -338,10 +338,9 @@ impl RowValues for DriveDirectoriesValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type DriveDirectoriesRow = Row<DriveDirectoriesKeyParts, DriveDirectoriesValues>;
 
-/// Buffered writes to `drive-directory`: `DriveDirectoriesWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type DriveDirectoriesWriter =
-    Writer<DriveDirectoriesKey, DriveDirectoriesValues, DriveDirectoriesColumns>;
+/// Buffered writes to `drive-directory`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type DriveDirectoriesWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `drive-directory` over a borrowed connection (cheap: make one per use).
 pub struct DriveDirectoriesTable<'c> {

@@ -387,9 +387,9 @@ impl RowValues for DriveFilesValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type DriveFilesRow = Row<DriveFilesKeyParts, DriveFilesValues>;
 
-/// Buffered writes to `drive-file`: `DriveFilesWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type DriveFilesWriter = Writer<DriveFilesKey, DriveFilesValues, DriveFilesColumns>;
+/// Buffered writes to `drive-file`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type DriveFilesWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `drive-file` over a borrowed connection (cheap: make one per use).
 pub struct DriveFilesTable<'c> {

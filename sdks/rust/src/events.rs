@@ -333,9 +333,9 @@ impl RowValues for EventsValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type EventsRow = Row<EventsKeyParts, EventsValues>;
 
-/// Buffered writes to `events`: `EventsWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type EventsWriter = Writer<EventsKey, EventsValues, EventsColumns>;
+/// Buffered writes to `events`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type EventsWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `events` over a borrowed connection (cheap: make one per use).
 pub struct EventsTable<'c> {

@@ -405,9 +405,9 @@ impl RowValues for FixedOrdersValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type FixedOrdersRow = Row<FixedOrdersKeyParts, FixedOrdersValues>;
 
-/// Buffered writes to `fixed-orders`: `FixedOrdersWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type FixedOrdersWriter = Writer<FixedOrdersKey, FixedOrdersValues, FixedOrdersColumns>;
+/// Buffered writes to `fixed-orders`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type FixedOrdersWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `fixed-orders` over a borrowed connection (cheap: make one per use).
 pub struct FixedOrdersTable<'c> {

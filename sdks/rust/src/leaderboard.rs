@@ -392,9 +392,9 @@ impl RowValues for LeaderboardValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type LeaderboardRow = Row<LeaderboardKeyParts, LeaderboardValues>;
 
-/// Buffered writes to `leaderboard`: `LeaderboardWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type LeaderboardWriter = Writer<LeaderboardKey, LeaderboardValues, LeaderboardColumns>;
+/// Buffered writes to `leaderboard`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type LeaderboardWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `leaderboard` over a borrowed connection (cheap: make one per use).
 pub struct LeaderboardTable<'c> {

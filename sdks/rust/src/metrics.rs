@@ -421,9 +421,9 @@ impl RowValues for MetricsValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type MetricsRow = Row<MetricsKeyParts, MetricsValues>;
 
-/// Buffered writes to `metrics`: `MetricsWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type MetricsWriter = Writer<MetricsKey, MetricsValues, MetricsColumns>;
+/// Buffered writes to `metrics`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type MetricsWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `metrics` over a borrowed connection (cheap: make one per use).
 pub struct MetricsTable<'c> {

@@ -371,10 +371,9 @@ impl RowValues for SensorReadingsValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type SensorReadingsRow = Row<SensorReadingsKeyParts, SensorReadingsValues>;
 
-/// Buffered writes to `sensor-readings`: `SensorReadingsWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type SensorReadingsWriter =
-    Writer<SensorReadingsKey, SensorReadingsValues, SensorReadingsColumns>;
+/// Buffered writes to `sensor-readings`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type SensorReadingsWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `sensor-readings` over a borrowed connection (cheap: make one per use).
 pub struct SensorReadingsTable<'c> {

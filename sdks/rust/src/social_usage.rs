@@ -453,9 +453,9 @@ impl RowValues for SocialUsageValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type SocialUsageRow = Row<SocialUsageKeyParts, SocialUsageValues>;
 
-/// Buffered writes to `social-usage`: `SocialUsageWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type SocialUsageWriter = Writer<SocialUsageKey, SocialUsageValues, SocialUsageColumns>;
+/// Buffered writes to `social-usage`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type SocialUsageWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `social-usage` over a borrowed connection (cheap: make one per use).
 pub struct SocialUsageTable<'c> {

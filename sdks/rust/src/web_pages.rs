@@ -376,9 +376,9 @@ impl RowValues for WebPagesValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type WebPagesRow = Row<WebPagesKeyParts, WebPagesValues>;
 
-/// Buffered writes to `web-pages`: `WebPagesWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type WebPagesWriter = Writer<WebPagesKey, WebPagesValues, WebPagesColumns>;
+/// Buffered writes to `web-pages`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type WebPagesWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `web-pages` over a borrowed connection (cheap: make one per use).
 pub struct WebPagesTable<'c> {
