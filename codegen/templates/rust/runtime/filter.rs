@@ -151,6 +151,11 @@ impl Filter {
                 literal(out, &comparator);
                 out.extend_from_slice(b", true, true)");
             }
+            Filter::Prefix(prefixes) if prefixes.is_empty() => {
+                return Err(Error::Filter(
+                    "a prefix filter needs at least one prefix".into(),
+                ));
+            }
             Filter::Prefix(prefixes) => {
                 // One prefix bare; several (one per salt bucket) as an any-of.
                 let each = prefixes.iter().map(|p| {
