@@ -42,8 +42,21 @@ impl<P: KeyParts, V: RowValues> Row<P, V> {
         })
     }
 
-    pub(crate) fn from_scanned(scanned: Result<(Vec<u8>, Vec<CellVersion>)>) -> Result<Self> {
+    /// A scanned row; with `key_only` (a key-only filter: every value empty) the values stay
+    /// unset and the cells tell which columns the row has.
+    pub(crate) fn from_scanned(
+        scanned: Result<(Vec<u8>, Vec<CellVersion>)>,
+        key_only: bool,
+    ) -> Result<Self> {
         let (row_key, cells) = scanned?;
+        if key_only {
+            return Ok(Row {
+                key: P::decode_row(&row_key)?,
+                values: V::default(),
+                cells,
+                row_key,
+            });
+        }
         Row::from_versions(row_key, cells)
     }
 
