@@ -15,6 +15,9 @@ pub struct RawSchema {
     /// The SDK's version (`MAJOR.MINOR.PATCH`, every file of one SDK must agree), stamped into
     /// each language's package metadata so published artifacts carry the schema's version.
     pub version: Option<Spanned<String>>,
+    /// The Go SDK's module path without its major-version suffix (e.g.
+    /// `github.com/acme/logs-sdk`; default: the package name, which `go get` cannot fetch).
+    pub go_module: Option<Spanned<String>>,
     pub tables: BTreeMap<String, Spanned<RawTable>>,
 }
 

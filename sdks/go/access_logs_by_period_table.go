@@ -8,7 +8,7 @@ package redbaseexamples
 import (
 	"context"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var accessLogsByPeriodKeySpec = redbase.NewKeySpec("access_logs_by_period", "separated", "|",
@@ -60,11 +60,60 @@ func (k AccessLogsByPeriodKey) Encode() ([]byte, error) {
 	return accessLogsByPeriodKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k AccessLogsByPeriodKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(accessLogsByPeriodKeySpec, k.values(), n)
+// AccessLogsByPeriodKeyBounds selects rows of "access-logs-by-period" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type AccessLogsByPeriodKeyBounds struct{ b redbase.Bounds }
+
+// AccessLogsByPeriodKeys starts bounds with no component given (every row).
+func AccessLogsByPeriodKeys() AccessLogsByPeriodKeyBounds {
+	return AccessLogsByPeriodKeyBounds{redbase.NewBounds(accessLogsByPeriodKeySpec)}
 }
+
+// Period binds key component period to v.
+func (k AccessLogsByPeriodKeyBounds) Period(v int32) AccessLogsByPeriodKeyBounds {
+	return AccessLogsByPeriodKeyBounds{k.b.Eq(0, v)}
+}
+
+// PeriodBetween binds key component period to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsByPeriodKeyBounds) PeriodBetween(lo, hi int32) AccessLogsByPeriodKeyBounds {
+	return AccessLogsByPeriodKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// SystemID binds key component system_id to v.
+func (k AccessLogsByPeriodKeyBounds) SystemID(v string) AccessLogsByPeriodKeyBounds {
+	return AccessLogsByPeriodKeyBounds{k.b.Eq(1, v)}
+}
+
+// SystemIDBetween binds key component system_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsByPeriodKeyBounds) SystemIDBetween(lo, hi string) AccessLogsByPeriodKeyBounds {
+	return AccessLogsByPeriodKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// UserID binds key component user_id to v.
+func (k AccessLogsByPeriodKeyBounds) UserID(v string) AccessLogsByPeriodKeyBounds {
+	return AccessLogsByPeriodKeyBounds{k.b.Eq(2, v)}
+}
+
+// UserIDBetween binds key component user_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsByPeriodKeyBounds) UserIDBetween(lo, hi string) AccessLogsByPeriodKeyBounds {
+	return AccessLogsByPeriodKeyBounds{k.b.Between(2, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k AccessLogsByPeriodKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k AccessLogsByPeriodKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k AccessLogsByPeriodKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // AccessLogsByPeriodKeyParts is a decoded row key: what the key keeps.
 type AccessLogsByPeriodKeyParts struct {
@@ -145,15 +194,47 @@ func accessLogsByPeriodValues(cells []redbase.Cell) (v AccessLogsByPeriodValues,
 	return v, nil
 }
 
-// AccessLogsByPeriodRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// AccessLogsByPeriodVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type AccessLogsByPeriodVersions struct {
+	// Hits: the versions of hits.
+	Hits []redbase.Version[int64] `redbase:"hits"`
+	// LastSeen: the versions of last_seen.
+	LastSeen []redbase.Version[int64] `redbase:"last_seen"`
+}
+
+// accessLogsByPeriodVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func accessLogsByPeriodVersions(cells []redbase.Cell) (v AccessLogsByPeriodVersions, err error) {
+	c := &AccessLogsByPeriodColumns
+	for _, cell := range cells {
+		switch {
+		case c.Hits.Matches(cell):
+			err = redbase.AppendVersion(&v.Hits, c.Hits, cell)
+		case c.LastSeen.Matches(cell):
+			err = redbase.AppendVersion(&v.LastSeen, c.LastSeen, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// AccessLogsByPeriodRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type AccessLogsByPeriodRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key AccessLogsByPeriodKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values AccessLogsByPeriodValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions AccessLogsByPeriodVersions
 }
 
 func accessLogsByPeriodRow(raw redbase.RawRow) (AccessLogsByPeriodRow, error) {
@@ -161,8 +242,17 @@ func accessLogsByPeriodRow(raw redbase.RawRow) (AccessLogsByPeriodRow, error) {
 	if err != nil {
 		return AccessLogsByPeriodRow{}, err
 	}
-	values, err := accessLogsByPeriodValues(raw.Cells)
-	return AccessLogsByPeriodRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := AccessLogsByPeriodRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = accessLogsByPeriodValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = accessLogsByPeriodVersions(cells)
+	return row, err
 }
 
 // AccessLogsByPeriodTable is typed access to "access-logs-by-period"; safe for concurrent use.
@@ -189,21 +279,22 @@ func (t *AccessLogsByPeriodTable) RegionStarts(ctx context.Context) ([][]byte, e
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *AccessLogsByPeriodTable) Get(ctx context.Context, key AccessLogsByPeriodKey) (AccessLogsByPeriodRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *AccessLogsByPeriodTable) Get(ctx context.Context, key AccessLogsByPeriodKey, opts ...redbase.ReadOption) (AccessLogsByPeriodRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return AccessLogsByPeriodRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return AccessLogsByPeriodRow{}, err
 	}
 	return accessLogsByPeriodRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *AccessLogsByPeriodTable) Put(ctx context.Context, key AccessLogsByPeriodKey, values AccessLogsByPeriodValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *AccessLogsByPeriodTable) Put(ctx context.Context, key AccessLogsByPeriodKey, values AccessLogsByPeriodValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -212,16 +303,16 @@ func (t *AccessLogsByPeriodTable) Put(ctx context.Context, key AccessLogsByPerio
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *AccessLogsByPeriodTable) Delete(ctx context.Context, key AccessLogsByPeriodKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *AccessLogsByPeriodTable) Delete(ctx context.Context, key AccessLogsByPeriodKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
 // CheckAndPut writes values only if cond holds (AccessLogsByPeriodColumns.X.Is(v) or
@@ -249,13 +340,11 @@ func (t *AccessLogsByPeriodTable) IncrementHits(ctx context.Context, key AccessL
 	return t.t.Increment(ctx, row, c.Family, c.Qualifier, amount)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *AccessLogsByPeriodTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *AccessLogsByPeriodScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(accessLogsByPeriodKeySpec, nil)
-	}
-	return &AccessLogsByPeriodScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (AccessLogsByPeriodKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *AccessLogsByPeriodTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *AccessLogsByPeriodScanner {
+	return &AccessLogsByPeriodScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(accessLogsByPeriodKeySpec, keys), opts)}
 }
 
 // AccessLogsByPeriodScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

@@ -8,7 +8,7 @@ package redbaseexamples
 import (
 	"context"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var accessLogsBySystemKeySpec = redbase.NewKeySpec("access_logs_by_system", "separated", "|",
@@ -58,11 +58,60 @@ func (k AccessLogsBySystemKey) Encode() ([]byte, error) {
 	return accessLogsBySystemKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k AccessLogsBySystemKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(accessLogsBySystemKeySpec, k.values(), n)
+// AccessLogsBySystemKeyBounds selects rows of "access-logs-by-system" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type AccessLogsBySystemKeyBounds struct{ b redbase.Bounds }
+
+// AccessLogsBySystemKeys starts bounds with no component given (every row).
+func AccessLogsBySystemKeys() AccessLogsBySystemKeyBounds {
+	return AccessLogsBySystemKeyBounds{redbase.NewBounds(accessLogsBySystemKeySpec)}
 }
+
+// SystemID binds key component system_id to v.
+func (k AccessLogsBySystemKeyBounds) SystemID(v string) AccessLogsBySystemKeyBounds {
+	return AccessLogsBySystemKeyBounds{k.b.Eq(0, v)}
+}
+
+// SystemIDBetween binds key component system_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsBySystemKeyBounds) SystemIDBetween(lo, hi string) AccessLogsBySystemKeyBounds {
+	return AccessLogsBySystemKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// UserID binds key component user_id to v.
+func (k AccessLogsBySystemKeyBounds) UserID(v string) AccessLogsBySystemKeyBounds {
+	return AccessLogsBySystemKeyBounds{k.b.Eq(1, v)}
+}
+
+// UserIDBetween binds key component user_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsBySystemKeyBounds) UserIDBetween(lo, hi string) AccessLogsBySystemKeyBounds {
+	return AccessLogsBySystemKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// Period binds key component period to v.
+func (k AccessLogsBySystemKeyBounds) Period(v int32) AccessLogsBySystemKeyBounds {
+	return AccessLogsBySystemKeyBounds{k.b.Eq(2, v)}
+}
+
+// PeriodBetween binds key component period to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsBySystemKeyBounds) PeriodBetween(lo, hi int32) AccessLogsBySystemKeyBounds {
+	return AccessLogsBySystemKeyBounds{k.b.Between(2, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k AccessLogsBySystemKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k AccessLogsBySystemKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k AccessLogsBySystemKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // AccessLogsBySystemKeyParts is a decoded row key: what the key keeps.
 type AccessLogsBySystemKeyParts struct {
@@ -143,15 +192,47 @@ func accessLogsBySystemValues(cells []redbase.Cell) (v AccessLogsBySystemValues,
 	return v, nil
 }
 
-// AccessLogsBySystemRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// AccessLogsBySystemVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type AccessLogsBySystemVersions struct {
+	// Hits: the versions of hits.
+	Hits []redbase.Version[int64] `redbase:"hits"`
+	// LastSeen: the versions of last_seen.
+	LastSeen []redbase.Version[int64] `redbase:"last_seen"`
+}
+
+// accessLogsBySystemVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func accessLogsBySystemVersions(cells []redbase.Cell) (v AccessLogsBySystemVersions, err error) {
+	c := &AccessLogsBySystemColumns
+	for _, cell := range cells {
+		switch {
+		case c.Hits.Matches(cell):
+			err = redbase.AppendVersion(&v.Hits, c.Hits, cell)
+		case c.LastSeen.Matches(cell):
+			err = redbase.AppendVersion(&v.LastSeen, c.LastSeen, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// AccessLogsBySystemRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type AccessLogsBySystemRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key AccessLogsBySystemKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values AccessLogsBySystemValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions AccessLogsBySystemVersions
 }
 
 func accessLogsBySystemRow(raw redbase.RawRow) (AccessLogsBySystemRow, error) {
@@ -159,8 +240,17 @@ func accessLogsBySystemRow(raw redbase.RawRow) (AccessLogsBySystemRow, error) {
 	if err != nil {
 		return AccessLogsBySystemRow{}, err
 	}
-	values, err := accessLogsBySystemValues(raw.Cells)
-	return AccessLogsBySystemRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := AccessLogsBySystemRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = accessLogsBySystemValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = accessLogsBySystemVersions(cells)
+	return row, err
 }
 
 // AccessLogsBySystemTable is typed access to "access-logs-by-system"; safe for concurrent use.
@@ -187,21 +277,22 @@ func (t *AccessLogsBySystemTable) RegionStarts(ctx context.Context) ([][]byte, e
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *AccessLogsBySystemTable) Get(ctx context.Context, key AccessLogsBySystemKey) (AccessLogsBySystemRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *AccessLogsBySystemTable) Get(ctx context.Context, key AccessLogsBySystemKey, opts ...redbase.ReadOption) (AccessLogsBySystemRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return AccessLogsBySystemRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return AccessLogsBySystemRow{}, err
 	}
 	return accessLogsBySystemRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *AccessLogsBySystemTable) Put(ctx context.Context, key AccessLogsBySystemKey, values AccessLogsBySystemValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *AccessLogsBySystemTable) Put(ctx context.Context, key AccessLogsBySystemKey, values AccessLogsBySystemValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -210,16 +301,16 @@ func (t *AccessLogsBySystemTable) Put(ctx context.Context, key AccessLogsBySyste
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *AccessLogsBySystemTable) Delete(ctx context.Context, key AccessLogsBySystemKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *AccessLogsBySystemTable) Delete(ctx context.Context, key AccessLogsBySystemKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
 // CheckAndPut writes values only if cond holds (AccessLogsBySystemColumns.X.Is(v) or
@@ -247,13 +338,11 @@ func (t *AccessLogsBySystemTable) IncrementHits(ctx context.Context, key AccessL
 	return t.t.Increment(ctx, row, c.Family, c.Qualifier, amount)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *AccessLogsBySystemTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *AccessLogsBySystemScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(accessLogsBySystemKeySpec, nil)
-	}
-	return &AccessLogsBySystemScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (AccessLogsBySystemKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *AccessLogsBySystemTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *AccessLogsBySystemScanner {
+	return &AccessLogsBySystemScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(accessLogsBySystemKeySpec, keys), opts)}
 }
 
 // AccessLogsBySystemScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

@@ -8,7 +8,7 @@ package redbaseexamples
 import (
 	"context"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var accessLogsByUserKeySpec = redbase.NewKeySpec("access_logs_by_user", "separated", "|",
@@ -58,11 +58,60 @@ func (k AccessLogsByUserKey) Encode() ([]byte, error) {
 	return accessLogsByUserKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k AccessLogsByUserKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(accessLogsByUserKeySpec, k.values(), n)
+// AccessLogsByUserKeyBounds selects rows of "access-logs-by-user" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type AccessLogsByUserKeyBounds struct{ b redbase.Bounds }
+
+// AccessLogsByUserKeys starts bounds with no component given (every row).
+func AccessLogsByUserKeys() AccessLogsByUserKeyBounds {
+	return AccessLogsByUserKeyBounds{redbase.NewBounds(accessLogsByUserKeySpec)}
 }
+
+// UserID binds key component user_id to v.
+func (k AccessLogsByUserKeyBounds) UserID(v string) AccessLogsByUserKeyBounds {
+	return AccessLogsByUserKeyBounds{k.b.Eq(0, v)}
+}
+
+// UserIDBetween binds key component user_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsByUserKeyBounds) UserIDBetween(lo, hi string) AccessLogsByUserKeyBounds {
+	return AccessLogsByUserKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// SystemID binds key component system_id to v.
+func (k AccessLogsByUserKeyBounds) SystemID(v string) AccessLogsByUserKeyBounds {
+	return AccessLogsByUserKeyBounds{k.b.Eq(1, v)}
+}
+
+// SystemIDBetween binds key component system_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsByUserKeyBounds) SystemIDBetween(lo, hi string) AccessLogsByUserKeyBounds {
+	return AccessLogsByUserKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// Period binds key component period to v.
+func (k AccessLogsByUserKeyBounds) Period(v int32) AccessLogsByUserKeyBounds {
+	return AccessLogsByUserKeyBounds{k.b.Eq(2, v)}
+}
+
+// PeriodBetween binds key component period to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsByUserKeyBounds) PeriodBetween(lo, hi int32) AccessLogsByUserKeyBounds {
+	return AccessLogsByUserKeyBounds{k.b.Between(2, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k AccessLogsByUserKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k AccessLogsByUserKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k AccessLogsByUserKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // AccessLogsByUserKeyParts is a decoded row key: what the key keeps.
 type AccessLogsByUserKeyParts struct {
@@ -143,15 +192,47 @@ func accessLogsByUserValues(cells []redbase.Cell) (v AccessLogsByUserValues, err
 	return v, nil
 }
 
-// AccessLogsByUserRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// AccessLogsByUserVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type AccessLogsByUserVersions struct {
+	// Hits: the versions of hits.
+	Hits []redbase.Version[int64] `redbase:"hits"`
+	// LastSeen: the versions of last_seen.
+	LastSeen []redbase.Version[int64] `redbase:"last_seen"`
+}
+
+// accessLogsByUserVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func accessLogsByUserVersions(cells []redbase.Cell) (v AccessLogsByUserVersions, err error) {
+	c := &AccessLogsByUserColumns
+	for _, cell := range cells {
+		switch {
+		case c.Hits.Matches(cell):
+			err = redbase.AppendVersion(&v.Hits, c.Hits, cell)
+		case c.LastSeen.Matches(cell):
+			err = redbase.AppendVersion(&v.LastSeen, c.LastSeen, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// AccessLogsByUserRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type AccessLogsByUserRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key AccessLogsByUserKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values AccessLogsByUserValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions AccessLogsByUserVersions
 }
 
 func accessLogsByUserRow(raw redbase.RawRow) (AccessLogsByUserRow, error) {
@@ -159,8 +240,17 @@ func accessLogsByUserRow(raw redbase.RawRow) (AccessLogsByUserRow, error) {
 	if err != nil {
 		return AccessLogsByUserRow{}, err
 	}
-	values, err := accessLogsByUserValues(raw.Cells)
-	return AccessLogsByUserRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := AccessLogsByUserRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = accessLogsByUserValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = accessLogsByUserVersions(cells)
+	return row, err
 }
 
 // AccessLogsByUserTable is typed access to "access-logs-by-user"; safe for concurrent use.
@@ -187,21 +277,22 @@ func (t *AccessLogsByUserTable) RegionStarts(ctx context.Context) ([][]byte, err
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *AccessLogsByUserTable) Get(ctx context.Context, key AccessLogsByUserKey) (AccessLogsByUserRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *AccessLogsByUserTable) Get(ctx context.Context, key AccessLogsByUserKey, opts ...redbase.ReadOption) (AccessLogsByUserRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return AccessLogsByUserRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return AccessLogsByUserRow{}, err
 	}
 	return accessLogsByUserRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *AccessLogsByUserTable) Put(ctx context.Context, key AccessLogsByUserKey, values AccessLogsByUserValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *AccessLogsByUserTable) Put(ctx context.Context, key AccessLogsByUserKey, values AccessLogsByUserValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -210,16 +301,16 @@ func (t *AccessLogsByUserTable) Put(ctx context.Context, key AccessLogsByUserKey
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *AccessLogsByUserTable) Delete(ctx context.Context, key AccessLogsByUserKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *AccessLogsByUserTable) Delete(ctx context.Context, key AccessLogsByUserKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
 // CheckAndPut writes values only if cond holds (AccessLogsByUserColumns.X.Is(v) or
@@ -247,13 +338,11 @@ func (t *AccessLogsByUserTable) IncrementHits(ctx context.Context, key AccessLog
 	return t.t.Increment(ctx, row, c.Family, c.Qualifier, amount)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *AccessLogsByUserTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *AccessLogsByUserScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(accessLogsByUserKeySpec, nil)
-	}
-	return &AccessLogsByUserScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (AccessLogsByUserKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *AccessLogsByUserTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *AccessLogsByUserScanner {
+	return &AccessLogsByUserScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(accessLogsByUserKeySpec, keys), opts)}
 }
 
 // AccessLogsByUserScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

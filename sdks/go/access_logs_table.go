@@ -9,7 +9,7 @@ package redbaseexamples
 import (
 	"context"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var accessLogsKeySpec = redbase.NewKeySpec("access_logs", "separated", "|",
@@ -61,11 +61,60 @@ func (k AccessLogsKey) Encode() ([]byte, error) {
 	return accessLogsKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k AccessLogsKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(accessLogsKeySpec, k.values(), n)
+// AccessLogsKeyBounds selects rows of "access-logs" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type AccessLogsKeyBounds struct{ b redbase.Bounds }
+
+// AccessLogsKeys starts bounds with no component given (every row).
+func AccessLogsKeys() AccessLogsKeyBounds {
+	return AccessLogsKeyBounds{redbase.NewBounds(accessLogsKeySpec)}
 }
+
+// UserID binds key component user_id to v.
+func (k AccessLogsKeyBounds) UserID(v string) AccessLogsKeyBounds {
+	return AccessLogsKeyBounds{k.b.Eq(0, v)}
+}
+
+// UserIDBetween binds key component user_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsKeyBounds) UserIDBetween(lo, hi string) AccessLogsKeyBounds {
+	return AccessLogsKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// SystemID binds key component system_id to v.
+func (k AccessLogsKeyBounds) SystemID(v string) AccessLogsKeyBounds {
+	return AccessLogsKeyBounds{k.b.Eq(1, v)}
+}
+
+// SystemIDBetween binds key component system_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsKeyBounds) SystemIDBetween(lo, hi string) AccessLogsKeyBounds {
+	return AccessLogsKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// Period binds key component period to v.
+func (k AccessLogsKeyBounds) Period(v int32) AccessLogsKeyBounds {
+	return AccessLogsKeyBounds{k.b.Eq(2, v)}
+}
+
+// PeriodBetween binds key component period to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AccessLogsKeyBounds) PeriodBetween(lo, hi int32) AccessLogsKeyBounds {
+	return AccessLogsKeyBounds{k.b.Between(2, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k AccessLogsKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k AccessLogsKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k AccessLogsKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // AccessLogsKeyParts is a decoded row key: what the key keeps.
 type AccessLogsKeyParts struct {
@@ -146,15 +195,47 @@ func accessLogsValues(cells []redbase.Cell) (v AccessLogsValues, err error) {
 	return v, nil
 }
 
-// AccessLogsRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// AccessLogsVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type AccessLogsVersions struct {
+	// Hits: the versions of hits.
+	Hits []redbase.Version[int64] `redbase:"hits"`
+	// LastSeen: the versions of last_seen.
+	LastSeen []redbase.Version[int64] `redbase:"last_seen"`
+}
+
+// accessLogsVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func accessLogsVersions(cells []redbase.Cell) (v AccessLogsVersions, err error) {
+	c := &AccessLogsColumns
+	for _, cell := range cells {
+		switch {
+		case c.Hits.Matches(cell):
+			err = redbase.AppendVersion(&v.Hits, c.Hits, cell)
+		case c.LastSeen.Matches(cell):
+			err = redbase.AppendVersion(&v.LastSeen, c.LastSeen, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// AccessLogsRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type AccessLogsRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key AccessLogsKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values AccessLogsValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions AccessLogsVersions
 }
 
 func accessLogsRow(raw redbase.RawRow) (AccessLogsRow, error) {
@@ -162,8 +243,17 @@ func accessLogsRow(raw redbase.RawRow) (AccessLogsRow, error) {
 	if err != nil {
 		return AccessLogsRow{}, err
 	}
-	values, err := accessLogsValues(raw.Cells)
-	return AccessLogsRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := AccessLogsRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = accessLogsValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = accessLogsVersions(cells)
+	return row, err
 }
 
 // AccessLogsTable is typed access to "access-logs"; safe for concurrent use.
@@ -190,21 +280,22 @@ func (t *AccessLogsTable) RegionStarts(ctx context.Context) ([][]byte, error) {
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *AccessLogsTable) Get(ctx context.Context, key AccessLogsKey) (AccessLogsRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *AccessLogsTable) Get(ctx context.Context, key AccessLogsKey, opts ...redbase.ReadOption) (AccessLogsRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return AccessLogsRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return AccessLogsRow{}, err
 	}
 	return accessLogsRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *AccessLogsTable) Put(ctx context.Context, key AccessLogsKey, values AccessLogsValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *AccessLogsTable) Put(ctx context.Context, key AccessLogsKey, values AccessLogsValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -213,16 +304,16 @@ func (t *AccessLogsTable) Put(ctx context.Context, key AccessLogsKey, values Acc
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *AccessLogsTable) Delete(ctx context.Context, key AccessLogsKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *AccessLogsTable) Delete(ctx context.Context, key AccessLogsKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
 // CheckAndPut writes values only if cond holds (AccessLogsColumns.X.Is(v) or
@@ -250,13 +341,11 @@ func (t *AccessLogsTable) IncrementHits(ctx context.Context, key AccessLogsKey, 
 	return t.t.Increment(ctx, row, c.Family, c.Qualifier, amount)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *AccessLogsTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *AccessLogsScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(accessLogsKeySpec, nil)
-	}
-	return &AccessLogsScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (AccessLogsKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *AccessLogsTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *AccessLogsScanner {
+	return &AccessLogsScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(accessLogsKeySpec, keys), opts)}
 }
 
 // AccessLogsScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

@@ -8,7 +8,7 @@ package redbaseexamples
 import (
 	"context"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var allTypesKeySpec = redbase.NewKeySpec("all_types", "binary", "",
@@ -70,11 +70,104 @@ func (k AllTypesKey) Encode() ([]byte, error) {
 	return allTypesKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k AllTypesKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(allTypesKeySpec, k.values(), n)
+// AllTypesKeyBounds selects rows of "all-types" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type AllTypesKeyBounds struct{ b redbase.Bounds }
+
+// AllTypesKeys starts bounds with no component given (every row).
+func AllTypesKeys() AllTypesKeyBounds {
+	return AllTypesKeyBounds{redbase.NewBounds(allTypesKeySpec)}
 }
+
+// S binds key component s to v.
+func (k AllTypesKeyBounds) S(v string) AllTypesKeyBounds {
+	return AllTypesKeyBounds{k.b.Eq(0, v)}
+}
+
+// SBetween binds key component s to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AllTypesKeyBounds) SBetween(lo, hi string) AllTypesKeyBounds {
+	return AllTypesKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// B binds key component b to v.
+func (k AllTypesKeyBounds) B(v []byte) AllTypesKeyBounds {
+	return AllTypesKeyBounds{k.b.Eq(1, v)}
+}
+
+// BBetween binds key component b to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AllTypesKeyBounds) BBetween(lo, hi []byte) AllTypesKeyBounds {
+	return AllTypesKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// I binds key component i to v.
+func (k AllTypesKeyBounds) I(v int32) AllTypesKeyBounds {
+	return AllTypesKeyBounds{k.b.Eq(2, v)}
+}
+
+// IBetween binds key component i to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AllTypesKeyBounds) IBetween(lo, hi int32) AllTypesKeyBounds {
+	return AllTypesKeyBounds{k.b.Between(2, lo, hi)}
+}
+
+// L binds key component l to v.
+func (k AllTypesKeyBounds) L(v int64) AllTypesKeyBounds {
+	return AllTypesKeyBounds{k.b.Eq(3, v)}
+}
+
+// LBetween binds key component l to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AllTypesKeyBounds) LBetween(lo, hi int64) AllTypesKeyBounds {
+	return AllTypesKeyBounds{k.b.Between(3, lo, hi)}
+}
+
+// F binds key component f to v.
+func (k AllTypesKeyBounds) F(v float32) AllTypesKeyBounds {
+	return AllTypesKeyBounds{k.b.Eq(4, v)}
+}
+
+// FBetween binds key component f to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AllTypesKeyBounds) FBetween(lo, hi float32) AllTypesKeyBounds {
+	return AllTypesKeyBounds{k.b.Between(4, lo, hi)}
+}
+
+// D binds key component d to v.
+func (k AllTypesKeyBounds) D(v float64) AllTypesKeyBounds {
+	return AllTypesKeyBounds{k.b.Eq(5, v)}
+}
+
+// DBetween binds key component d to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AllTypesKeyBounds) DBetween(lo, hi float64) AllTypesKeyBounds {
+	return AllTypesKeyBounds{k.b.Between(5, lo, hi)}
+}
+
+// T binds key component t to v.
+func (k AllTypesKeyBounds) T(v int64) AllTypesKeyBounds {
+	return AllTypesKeyBounds{k.b.Eq(6, v)}
+}
+
+// TBetween binds key component t to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k AllTypesKeyBounds) TBetween(lo, hi int64) AllTypesKeyBounds {
+	return AllTypesKeyBounds{k.b.Between(6, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k AllTypesKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k AllTypesKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k AllTypesKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // AllTypesKeyParts is a decoded row key: what the key keeps.
 type AllTypesKeyParts struct {
@@ -155,15 +248,43 @@ func allTypesValues(cells []redbase.Cell) (v AllTypesValues, err error) {
 	return v, nil
 }
 
-// AllTypesRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// AllTypesVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type AllTypesVersions struct {
+	// Note: the versions of note.
+	Note []redbase.Version[string] `redbase:"note"`
+}
+
+// allTypesVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func allTypesVersions(cells []redbase.Cell) (v AllTypesVersions, err error) {
+	c := &AllTypesColumns
+	for _, cell := range cells {
+		switch {
+		case c.Note.Matches(cell):
+			err = redbase.AppendVersion(&v.Note, c.Note, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// AllTypesRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type AllTypesRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key AllTypesKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values AllTypesValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions AllTypesVersions
 }
 
 func allTypesRow(raw redbase.RawRow) (AllTypesRow, error) {
@@ -171,8 +292,17 @@ func allTypesRow(raw redbase.RawRow) (AllTypesRow, error) {
 	if err != nil {
 		return AllTypesRow{}, err
 	}
-	values, err := allTypesValues(raw.Cells)
-	return AllTypesRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := AllTypesRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = allTypesValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = allTypesVersions(cells)
+	return row, err
 }
 
 // AllTypesTable is typed access to "all-types"; safe for concurrent use.
@@ -199,21 +329,22 @@ func (t *AllTypesTable) RegionStarts(ctx context.Context) ([][]byte, error) {
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *AllTypesTable) Get(ctx context.Context, key AllTypesKey) (AllTypesRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *AllTypesTable) Get(ctx context.Context, key AllTypesKey, opts ...redbase.ReadOption) (AllTypesRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return AllTypesRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return AllTypesRow{}, err
 	}
 	return allTypesRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *AllTypesTable) Put(ctx context.Context, key AllTypesKey, values AllTypesValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *AllTypesTable) Put(ctx context.Context, key AllTypesKey, values AllTypesValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -222,16 +353,16 @@ func (t *AllTypesTable) Put(ctx context.Context, key AllTypesKey, values AllType
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *AllTypesTable) Delete(ctx context.Context, key AllTypesKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *AllTypesTable) Delete(ctx context.Context, key AllTypesKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
 // CheckAndPut writes values only if cond holds (AllTypesColumns.X.Is(v) or
@@ -248,13 +379,11 @@ func (t *AllTypesTable) CheckAndPut(ctx context.Context, key AllTypesKey, cond r
 	return t.t.CheckAndPut(ctx, row, cond, cells)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *AllTypesTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *AllTypesScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(allTypesKeySpec, nil)
-	}
-	return &AllTypesScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (AllTypesKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *AllTypesTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *AllTypesScanner {
+	return &AllTypesScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(allTypesKeySpec, keys), opts)}
 }
 
 // AllTypesScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

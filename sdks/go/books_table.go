@@ -8,7 +8,7 @@ package redbaseexamples
 import (
 	"context"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var booksKeySpec = redbase.NewKeySpec("books", "binary", "",
@@ -58,11 +58,38 @@ func (k BooksKey) Encode() ([]byte, error) {
 	return booksKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k BooksKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(booksKeySpec, k.values(), n)
+// BooksKeyBounds selects rows of "books" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type BooksKeyBounds struct{ b redbase.Bounds }
+
+// BooksKeys starts bounds with no component given (every row).
+func BooksKeys() BooksKeyBounds {
+	return BooksKeyBounds{redbase.NewBounds(booksKeySpec)}
 }
+
+// Isbn binds key component isbn to v.
+func (k BooksKeyBounds) Isbn(v string) BooksKeyBounds {
+	return BooksKeyBounds{k.b.Eq(0, v)}
+}
+
+// IsbnBetween binds key component isbn to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k BooksKeyBounds) IsbnBetween(lo, hi string) BooksKeyBounds {
+	return BooksKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k BooksKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k BooksKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k BooksKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // BooksKeyParts is a decoded row key: what the key keeps.
 type BooksKeyParts struct {
@@ -245,15 +272,83 @@ func booksValues(cells []redbase.Cell) (v BooksValues, err error) {
 	return v, nil
 }
 
-// BooksRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// BooksVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type BooksVersions struct {
+	// Added: the versions of added.
+	Added []redbase.Version[int64] `redbase:"added"`
+	// Author: the versions of author.
+	Author []redbase.Version[string] `redbase:"author"`
+	// Cover: the versions of cover.
+	Cover []redbase.Version[[]byte] `redbase:"cover"`
+	// Date: the versions of date.
+	Date []redbase.Version[int64] `redbase:"date"`
+	// File: the versions of file.
+	File []redbase.Version[[]byte] `redbase:"file"`
+	// InPrint: the versions of in_print.
+	InPrint []redbase.Version[bool] `redbase:"in_print"`
+	// Pages: the versions of pages.
+	Pages []redbase.Version[int32] `redbase:"pages"`
+	// Price: the versions of price.
+	Price []redbase.Version[float64] `redbase:"price"`
+	// Rating: the versions of rating.
+	Rating []redbase.Version[float32] `redbase:"rating"`
+	// Tags: the versions of tags.
+	Tags []redbase.Version[JSON] `redbase:"tags"`
+	// Title: the versions of title.
+	Title []redbase.Version[string] `redbase:"title"`
+}
+
+// booksVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func booksVersions(cells []redbase.Cell) (v BooksVersions, err error) {
+	c := &BooksColumns
+	for _, cell := range cells {
+		switch {
+		case c.Added.Matches(cell):
+			err = redbase.AppendVersion(&v.Added, c.Added, cell)
+		case c.Author.Matches(cell):
+			err = redbase.AppendVersion(&v.Author, c.Author, cell)
+		case c.Cover.Matches(cell):
+			err = redbase.AppendVersion(&v.Cover, c.Cover, cell)
+		case c.Date.Matches(cell):
+			err = redbase.AppendVersion(&v.Date, c.Date, cell)
+		case c.File.Matches(cell):
+			err = redbase.AppendVersion(&v.File, c.File, cell)
+		case c.InPrint.Matches(cell):
+			err = redbase.AppendVersion(&v.InPrint, c.InPrint, cell)
+		case c.Pages.Matches(cell):
+			err = redbase.AppendVersion(&v.Pages, c.Pages, cell)
+		case c.Price.Matches(cell):
+			err = redbase.AppendVersion(&v.Price, c.Price, cell)
+		case c.Rating.Matches(cell):
+			err = redbase.AppendVersion(&v.Rating, c.Rating, cell)
+		case c.Tags.Matches(cell):
+			err = redbase.AppendVersion(&v.Tags, c.Tags, cell)
+		case c.Title.Matches(cell):
+			err = redbase.AppendVersion(&v.Title, c.Title, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// BooksRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type BooksRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key BooksKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values BooksValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions BooksVersions
 }
 
 func booksRow(raw redbase.RawRow) (BooksRow, error) {
@@ -261,8 +356,17 @@ func booksRow(raw redbase.RawRow) (BooksRow, error) {
 	if err != nil {
 		return BooksRow{}, err
 	}
-	values, err := booksValues(raw.Cells)
-	return BooksRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := BooksRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = booksValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = booksVersions(cells)
+	return row, err
 }
 
 // BooksTable is typed access to "books"; safe for concurrent use.
@@ -289,21 +393,22 @@ func (t *BooksTable) RegionStarts(ctx context.Context) ([][]byte, error) {
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *BooksTable) Get(ctx context.Context, key BooksKey) (BooksRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *BooksTable) Get(ctx context.Context, key BooksKey, opts ...redbase.ReadOption) (BooksRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return BooksRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return BooksRow{}, err
 	}
 	return booksRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *BooksTable) Put(ctx context.Context, key BooksKey, values BooksValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *BooksTable) Put(ctx context.Context, key BooksKey, values BooksValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -312,16 +417,16 @@ func (t *BooksTable) Put(ctx context.Context, key BooksKey, values BooksValues) 
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *BooksTable) Delete(ctx context.Context, key BooksKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *BooksTable) Delete(ctx context.Context, key BooksKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
 // CheckAndPut writes values only if cond holds (BooksColumns.X.Is(v) or
@@ -338,13 +443,11 @@ func (t *BooksTable) CheckAndPut(ctx context.Context, key BooksKey, cond redbase
 	return t.t.CheckAndPut(ctx, row, cond, cells)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *BooksTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *BooksScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(booksKeySpec, nil)
-	}
-	return &BooksScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (BooksKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *BooksTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *BooksScanner {
+	return &BooksScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(booksKeySpec, keys), opts)}
 }
 
 // BooksScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

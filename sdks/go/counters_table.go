@@ -8,7 +8,7 @@ package redbaseexamples
 import (
 	"context"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var countersKeySpec = redbase.NewKeySpec("counters", "separated", "|",
@@ -52,11 +52,38 @@ func (k CountersKey) Encode() ([]byte, error) {
 	return countersKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k CountersKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(countersKeySpec, k.values(), n)
+// CountersKeyBounds selects rows of "counters" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type CountersKeyBounds struct{ b redbase.Bounds }
+
+// CountersKeys starts bounds with no component given (every row).
+func CountersKeys() CountersKeyBounds {
+	return CountersKeyBounds{redbase.NewBounds(countersKeySpec)}
 }
+
+// Name binds key component name to v.
+func (k CountersKeyBounds) Name(v string) CountersKeyBounds {
+	return CountersKeyBounds{k.b.Eq(0, v)}
+}
+
+// NameBetween binds key component name to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k CountersKeyBounds) NameBetween(lo, hi string) CountersKeyBounds {
+	return CountersKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k CountersKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k CountersKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k CountersKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // CountersKeyParts is a decoded row key: what the key keeps.
 type CountersKeyParts struct {
@@ -119,15 +146,45 @@ func countersValues(cells []redbase.Cell) (v CountersValues, err error) {
 	return v, nil
 }
 
-// CountersRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// CountersVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type CountersVersions struct {
+	// Slots: the versions of slots.
+	Slots map[int32][]redbase.Version[int64] `redbase:"slots"`
+}
+
+// countersVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func countersVersions(cells []redbase.Cell) (v CountersVersions, err error) {
+	c := &CountersColumns
+	for _, cell := range cells {
+		switch {
+		default:
+			if _, ok := c.Slots.Match(cell); ok {
+				err = redbase.AppendPartVersion(&v.Slots, c.Slots, cell)
+				break
+			}
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// CountersRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type CountersRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key CountersKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values CountersValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions CountersVersions
 }
 
 func countersRow(raw redbase.RawRow) (CountersRow, error) {
@@ -135,8 +192,17 @@ func countersRow(raw redbase.RawRow) (CountersRow, error) {
 	if err != nil {
 		return CountersRow{}, err
 	}
-	values, err := countersValues(raw.Cells)
-	return CountersRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := CountersRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = countersValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = countersVersions(cells)
+	return row, err
 }
 
 // CountersTable is typed access to "counters"; safe for concurrent use.
@@ -163,21 +229,22 @@ func (t *CountersTable) RegionStarts(ctx context.Context) ([][]byte, error) {
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *CountersTable) Get(ctx context.Context, key CountersKey) (CountersRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *CountersTable) Get(ctx context.Context, key CountersKey, opts ...redbase.ReadOption) (CountersRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return CountersRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return CountersRow{}, err
 	}
 	return countersRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *CountersTable) Put(ctx context.Context, key CountersKey, values CountersValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *CountersTable) Put(ctx context.Context, key CountersKey, values CountersValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -186,16 +253,16 @@ func (t *CountersTable) Put(ctx context.Context, key CountersKey, values Counter
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *CountersTable) Delete(ctx context.Context, key CountersKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *CountersTable) Delete(ctx context.Context, key CountersKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
 // CheckAndPut writes values only if cond holds (CountersColumns.X.Is(v) or
@@ -227,13 +294,11 @@ func (t *CountersTable) IncrementSlots(ctx context.Context, key CountersKey, slo
 	return t.t.Increment(ctx, row, c.Family, q, amount)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *CountersTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *CountersScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(countersKeySpec, nil)
-	}
-	return &CountersScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (CountersKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *CountersTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *CountersScanner {
+	return &CountersScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(countersKeySpec, keys), opts)}
 }
 
 // CountersScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

@@ -8,7 +8,7 @@ package redbaseexamples
 import (
 	"context"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var deviceEventsKeySpec = redbase.NewKeySpec("device_events", "binary", "",
@@ -55,11 +55,49 @@ func (k DeviceEventsKey) Encode() ([]byte, error) {
 	return deviceEventsKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k DeviceEventsKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(deviceEventsKeySpec, k.values(), n)
+// DeviceEventsKeyBounds selects rows of "device-events" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type DeviceEventsKeyBounds struct{ b redbase.Bounds }
+
+// DeviceEventsKeys starts bounds with no component given (every row).
+func DeviceEventsKeys() DeviceEventsKeyBounds {
+	return DeviceEventsKeyBounds{redbase.NewBounds(deviceEventsKeySpec)}
 }
+
+// Device binds key component device to v.
+func (k DeviceEventsKeyBounds) Device(v string) DeviceEventsKeyBounds {
+	return DeviceEventsKeyBounds{k.b.Eq(0, v)}
+}
+
+// DeviceBetween binds key component device to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k DeviceEventsKeyBounds) DeviceBetween(lo, hi string) DeviceEventsKeyBounds {
+	return DeviceEventsKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// Seq binds key component seq to v.
+func (k DeviceEventsKeyBounds) Seq(v int64) DeviceEventsKeyBounds {
+	return DeviceEventsKeyBounds{k.b.Eq(1, v)}
+}
+
+// SeqBetween binds key component seq to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k DeviceEventsKeyBounds) SeqBetween(lo, hi int64) DeviceEventsKeyBounds {
+	return DeviceEventsKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k DeviceEventsKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k DeviceEventsKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k DeviceEventsKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // DeviceEventsKeyParts is a decoded row key: what the key keeps.
 type DeviceEventsKeyParts struct {
@@ -140,15 +178,47 @@ func deviceEventsValues(cells []redbase.Cell) (v DeviceEventsValues, err error) 
 	return v, nil
 }
 
-// DeviceEventsRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// DeviceEventsVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type DeviceEventsVersions struct {
+	// Count: the versions of count.
+	Count []redbase.Version[int64] `redbase:"count"`
+	// Kind: the versions of kind.
+	Kind []redbase.Version[string] `redbase:"kind"`
+}
+
+// deviceEventsVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func deviceEventsVersions(cells []redbase.Cell) (v DeviceEventsVersions, err error) {
+	c := &DeviceEventsColumns
+	for _, cell := range cells {
+		switch {
+		case c.Count.Matches(cell):
+			err = redbase.AppendVersion(&v.Count, c.Count, cell)
+		case c.Kind.Matches(cell):
+			err = redbase.AppendVersion(&v.Kind, c.Kind, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// DeviceEventsRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type DeviceEventsRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key DeviceEventsKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values DeviceEventsValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions DeviceEventsVersions
 }
 
 func deviceEventsRow(raw redbase.RawRow) (DeviceEventsRow, error) {
@@ -156,8 +226,17 @@ func deviceEventsRow(raw redbase.RawRow) (DeviceEventsRow, error) {
 	if err != nil {
 		return DeviceEventsRow{}, err
 	}
-	values, err := deviceEventsValues(raw.Cells)
-	return DeviceEventsRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := DeviceEventsRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = deviceEventsValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = deviceEventsVersions(cells)
+	return row, err
 }
 
 // DeviceEventsTable is typed access to "device-events"; safe for concurrent use.
@@ -184,21 +263,22 @@ func (t *DeviceEventsTable) RegionStarts(ctx context.Context) ([][]byte, error) 
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *DeviceEventsTable) Get(ctx context.Context, key DeviceEventsKey) (DeviceEventsRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *DeviceEventsTable) Get(ctx context.Context, key DeviceEventsKey, opts ...redbase.ReadOption) (DeviceEventsRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return DeviceEventsRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return DeviceEventsRow{}, err
 	}
 	return deviceEventsRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *DeviceEventsTable) Put(ctx context.Context, key DeviceEventsKey, values DeviceEventsValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *DeviceEventsTable) Put(ctx context.Context, key DeviceEventsKey, values DeviceEventsValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -207,16 +287,16 @@ func (t *DeviceEventsTable) Put(ctx context.Context, key DeviceEventsKey, values
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *DeviceEventsTable) Delete(ctx context.Context, key DeviceEventsKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *DeviceEventsTable) Delete(ctx context.Context, key DeviceEventsKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
 // CheckAndPut writes values only if cond holds (DeviceEventsColumns.X.Is(v) or
@@ -244,14 +324,12 @@ func (t *DeviceEventsTable) IncrementCount(ctx context.Context, key DeviceEvents
 	return t.t.Increment(ctx, row, c.Family, c.Qualifier, amount)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit. The table is salted: one server scanner
-// per bucket, merged in key order.
-func (t *DeviceEventsTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *DeviceEventsScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(deviceEventsKeySpec, nil)
-	}
-	return &DeviceEventsScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (DeviceEventsKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range. The table is salted: one
+// server scanner per bucket, merged in key order.
+func (t *DeviceEventsTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *DeviceEventsScanner {
+	return &DeviceEventsScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(deviceEventsKeySpec, keys), opts)}
 }
 
 // DeviceEventsScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

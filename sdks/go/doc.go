@@ -3,7 +3,8 @@
 // Package redbaseexamples is typed redbase / HBase clients for the tables of schema package
 // redbase_examples: row-key helpers that produce the same bytes as every redbase SDK, typed rows,
 // and table clients over the Thrift2 gateway (docs/sdks.md). Every call takes a
-// context.Context; errors wrap ErrKeyEncoding, ErrValueEncoding, ErrNotFound or ErrServer.
+// context.Context; errors wrap ErrKeyEncoding, ErrValueEncoding, ErrNotFound, ErrServer,
+// ErrFilter or ErrBatch.
 //
 // Tables:
 //   - AccessLogsTable: default:access-logs
@@ -25,7 +26,10 @@
 //   - WebPagesTable: crawl:web-pages
 package redbaseexamples
 
-import "redbase_examples/redbase"
+import "redbase.example/sdks/go/redbase"
+
+// Version is the SDK's version, the schema's `version`.
+const Version = "0.3.0"
 
 // The runtime's types, under this package's name.
 type (
@@ -33,9 +37,9 @@ type (
 	Client = redbase.Client
 	// Options configure Dial.
 	Options = redbase.Options
-	// KeyRange is the rows a scan reads: from a key's Prefix, or Between two prefixes.
+	// KeyRange is the rows a scan reads: XKeys() bounds resolved, or Between two of them.
 	KeyRange = redbase.KeyRange
-	// ScanOptions set a scan's direction, limit and batch size.
+	// ScanOptions set a scan's direction, limit, columns, filter, versions and batching.
 	ScanOptions = redbase.ScanOptions
 	// Condition is what CheckAndPut compares.
 	Condition = redbase.Condition
@@ -47,6 +51,28 @@ type (
 	ServerError = redbase.ServerError
 	// JSON is a json column's value.
 	JSON = redbase.JSON
+	// Keys is what Scan reads: a KeyRange or a table's XKeys() bounds.
+	Keys = redbase.Keys
+	// Filter is a server-side scan filter in HBase's filter language.
+	Filter = redbase.Filter
+	// FilterError is a filter that cannot be rendered.
+	FilterError = redbase.FilterError
+	// Selector is a typed column or a Family, for WithColumns and ScanOptions.Columns.
+	Selector = redbase.Selector
+	// Family selects a whole column family.
+	Family = redbase.Family
+	// TimeRange is [Min, Max) in milliseconds.
+	TimeRange = redbase.TimeRange
+	// ReadOption tunes a Get; WriteOption a write.
+	ReadOption  = redbase.ReadOption
+	WriteOption = redbase.WriteOption
+	// WriterOptions bound a buffered Writer.
+	WriterOptions = redbase.WriterOptions
+	// BatchError lists the rows of a batch write that failed; RowFailure is one of them.
+	BatchError = redbase.BatchError
+	RowFailure = redbase.RowFailure
+	// Cell is one cell read back, with its timestamp.
+	Cell = redbase.Cell
 )
 
 // Transports for Options.Transport.
@@ -62,6 +88,32 @@ var (
 	ErrNotFound      = redbase.ErrNotFound
 	ErrServer        = redbase.ErrServer
 	ErrClosed        = redbase.ErrClosed
+	ErrFilter        = redbase.ErrFilter
+	ErrBatch         = redbase.ErrBatch
+)
+
+// Read and write options.
+var (
+	WithVersions   = redbase.WithVersions
+	WithTimeRange  = redbase.WithTimeRange
+	AtTimestamp    = redbase.AtTimestamp
+	WithColumns    = redbase.WithColumns
+	WithTimestamp  = redbase.WithTimestamp
+	WithChunkRows  = redbase.WithChunkRows
+	WithChunkBytes = redbase.WithChunkBytes
+)
+
+// Filters (typed value comparisons are the columns' Eq, Ne, Lt, Le, Gt, Ge; key prefixes are
+// XKeys()....PrefixFilter()).
+var (
+	AllOf              = redbase.AllOf
+	AnyOf              = redbase.AnyOf
+	PageFilter         = redbase.PageFilter
+	KeyOnlyFilter      = redbase.KeyOnlyFilter
+	FirstKeyOnlyFilter = redbase.FirstKeyOnlyFilter
+	TimestampsFilter   = redbase.TimestampsFilter
+	ColumnPrefixFilter = redbase.ColumnPrefixFilter
+	RowPrefixFilter    = redbase.RowPrefixFilter
 )
 
 // Dial connects to a Thrift2 gateway at addr ("host:port"); opts may be nil.

@@ -8,7 +8,7 @@ package redbaseexamples
 import (
 	"context"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var driveDirectoriesKeySpec = redbase.NewKeySpec("drive_directories", "separated", "|",
@@ -55,11 +55,38 @@ func (k DriveDirectoriesKey) Encode() ([]byte, error) {
 	return driveDirectoriesKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k DriveDirectoriesKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(driveDirectoriesKeySpec, k.values(), n)
+// DriveDirectoriesKeyBounds selects rows of "drive-directory" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type DriveDirectoriesKeyBounds struct{ b redbase.Bounds }
+
+// DriveDirectoriesKeys starts bounds with no component given (every row).
+func DriveDirectoriesKeys() DriveDirectoriesKeyBounds {
+	return DriveDirectoriesKeyBounds{redbase.NewBounds(driveDirectoriesKeySpec)}
 }
+
+// Path binds key component path to v.
+func (k DriveDirectoriesKeyBounds) Path(v string) DriveDirectoriesKeyBounds {
+	return DriveDirectoriesKeyBounds{k.b.Eq(0, v)}
+}
+
+// PathBetween binds key component path to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k DriveDirectoriesKeyBounds) PathBetween(lo, hi string) DriveDirectoriesKeyBounds {
+	return DriveDirectoriesKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k DriveDirectoriesKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k DriveDirectoriesKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k DriveDirectoriesKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // DriveDirectoriesKeyParts is a decoded row key: what the key keeps.
 type DriveDirectoriesKeyParts struct {
@@ -134,15 +161,49 @@ func driveDirectoriesValues(cells []redbase.Cell) (v DriveDirectoriesValues, err
 	return v, nil
 }
 
-// DriveDirectoriesRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// DriveDirectoriesVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type DriveDirectoriesVersions struct {
+	// Creator: the versions of creator.
+	Creator []redbase.Version[string] `redbase:"creator"`
+	// Children: the versions of children.
+	Children map[string][]redbase.Version[string] `redbase:"children"`
+}
+
+// driveDirectoriesVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func driveDirectoriesVersions(cells []redbase.Cell) (v DriveDirectoriesVersions, err error) {
+	c := &DriveDirectoriesColumns
+	for _, cell := range cells {
+		switch {
+		case c.Creator.Matches(cell):
+			err = redbase.AppendVersion(&v.Creator, c.Creator, cell)
+		default:
+			if _, ok := c.Children.Match(cell); ok {
+				err = redbase.AppendPartVersion(&v.Children, c.Children, cell)
+				break
+			}
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// DriveDirectoriesRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type DriveDirectoriesRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key DriveDirectoriesKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values DriveDirectoriesValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions DriveDirectoriesVersions
 }
 
 func driveDirectoriesRow(raw redbase.RawRow) (DriveDirectoriesRow, error) {
@@ -150,8 +211,17 @@ func driveDirectoriesRow(raw redbase.RawRow) (DriveDirectoriesRow, error) {
 	if err != nil {
 		return DriveDirectoriesRow{}, err
 	}
-	values, err := driveDirectoriesValues(raw.Cells)
-	return DriveDirectoriesRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := DriveDirectoriesRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = driveDirectoriesValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = driveDirectoriesVersions(cells)
+	return row, err
 }
 
 // DriveDirectoriesTable is typed access to "drive-directory"; safe for concurrent use.
@@ -178,21 +248,22 @@ func (t *DriveDirectoriesTable) RegionStarts(ctx context.Context) ([][]byte, err
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *DriveDirectoriesTable) Get(ctx context.Context, key DriveDirectoriesKey) (DriveDirectoriesRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *DriveDirectoriesTable) Get(ctx context.Context, key DriveDirectoriesKey, opts ...redbase.ReadOption) (DriveDirectoriesRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return DriveDirectoriesRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return DriveDirectoriesRow{}, err
 	}
 	return driveDirectoriesRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *DriveDirectoriesTable) Put(ctx context.Context, key DriveDirectoriesKey, values DriveDirectoriesValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *DriveDirectoriesTable) Put(ctx context.Context, key DriveDirectoriesKey, values DriveDirectoriesValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -201,16 +272,16 @@ func (t *DriveDirectoriesTable) Put(ctx context.Context, key DriveDirectoriesKey
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *DriveDirectoriesTable) Delete(ctx context.Context, key DriveDirectoriesKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *DriveDirectoriesTable) Delete(ctx context.Context, key DriveDirectoriesKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
 // CheckAndPut writes values only if cond holds (DriveDirectoriesColumns.X.Is(v) or
@@ -227,13 +298,11 @@ func (t *DriveDirectoriesTable) CheckAndPut(ctx context.Context, key DriveDirect
 	return t.t.CheckAndPut(ctx, row, cond, cells)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *DriveDirectoriesTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *DriveDirectoriesScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(driveDirectoriesKeySpec, nil)
-	}
-	return &DriveDirectoriesScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (DriveDirectoriesKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *DriveDirectoriesTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *DriveDirectoriesScanner {
+	return &DriveDirectoriesScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(driveDirectoriesKeySpec, keys), opts)}
 }
 
 // DriveDirectoriesScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

@@ -8,7 +8,7 @@ package redbaseexamples
 import (
 	"context"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var driveFilesKeySpec = redbase.NewKeySpec("drive_files", "fixed", "",
@@ -55,11 +55,38 @@ func (k DriveFilesKey) Encode() ([]byte, error) {
 	return driveFilesKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k DriveFilesKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(driveFilesKeySpec, k.values(), n)
+// DriveFilesKeyBounds selects rows of "drive-file" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type DriveFilesKeyBounds struct{ b redbase.Bounds }
+
+// DriveFilesKeys starts bounds with no component given (every row).
+func DriveFilesKeys() DriveFilesKeyBounds {
+	return DriveFilesKeyBounds{redbase.NewBounds(driveFilesKeySpec)}
 }
+
+// FileID binds key component file_id to v.
+func (k DriveFilesKeyBounds) FileID(v []byte) DriveFilesKeyBounds {
+	return DriveFilesKeyBounds{k.b.Eq(0, v)}
+}
+
+// FileIDBetween binds key component file_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k DriveFilesKeyBounds) FileIDBetween(lo, hi []byte) DriveFilesKeyBounds {
+	return DriveFilesKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k DriveFilesKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k DriveFilesKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k DriveFilesKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // DriveFilesKeyParts is a decoded row key: what the key keeps.
 type DriveFilesKeyParts struct {
@@ -158,15 +185,55 @@ func driveFilesValues(cells []redbase.Cell) (v DriveFilesValues, err error) {
 	return v, nil
 }
 
-// DriveFilesRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// DriveFilesVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type DriveFilesVersions struct {
+	// Content: the versions of content.
+	Content []redbase.Version[[]byte] `redbase:"content"`
+	// Creator: the versions of creator.
+	Creator []redbase.Version[string] `redbase:"creator"`
+	// FileType: the versions of file_type.
+	FileType []redbase.Version[string] `redbase:"file_type"`
+	// Size: the versions of size.
+	Size []redbase.Version[int64] `redbase:"size"`
+}
+
+// driveFilesVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func driveFilesVersions(cells []redbase.Cell) (v DriveFilesVersions, err error) {
+	c := &DriveFilesColumns
+	for _, cell := range cells {
+		switch {
+		case c.Content.Matches(cell):
+			err = redbase.AppendVersion(&v.Content, c.Content, cell)
+		case c.Creator.Matches(cell):
+			err = redbase.AppendVersion(&v.Creator, c.Creator, cell)
+		case c.FileType.Matches(cell):
+			err = redbase.AppendVersion(&v.FileType, c.FileType, cell)
+		case c.Size.Matches(cell):
+			err = redbase.AppendVersion(&v.Size, c.Size, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// DriveFilesRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type DriveFilesRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key DriveFilesKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values DriveFilesValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions DriveFilesVersions
 }
 
 func driveFilesRow(raw redbase.RawRow) (DriveFilesRow, error) {
@@ -174,8 +241,17 @@ func driveFilesRow(raw redbase.RawRow) (DriveFilesRow, error) {
 	if err != nil {
 		return DriveFilesRow{}, err
 	}
-	values, err := driveFilesValues(raw.Cells)
-	return DriveFilesRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := DriveFilesRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = driveFilesValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = driveFilesVersions(cells)
+	return row, err
 }
 
 // DriveFilesTable is typed access to "drive-file"; safe for concurrent use.
@@ -202,21 +278,22 @@ func (t *DriveFilesTable) RegionStarts(ctx context.Context) ([][]byte, error) {
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *DriveFilesTable) Get(ctx context.Context, key DriveFilesKey) (DriveFilesRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *DriveFilesTable) Get(ctx context.Context, key DriveFilesKey, opts ...redbase.ReadOption) (DriveFilesRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return DriveFilesRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return DriveFilesRow{}, err
 	}
 	return driveFilesRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *DriveFilesTable) Put(ctx context.Context, key DriveFilesKey, values DriveFilesValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *DriveFilesTable) Put(ctx context.Context, key DriveFilesKey, values DriveFilesValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -225,16 +302,16 @@ func (t *DriveFilesTable) Put(ctx context.Context, key DriveFilesKey, values Dri
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *DriveFilesTable) Delete(ctx context.Context, key DriveFilesKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *DriveFilesTable) Delete(ctx context.Context, key DriveFilesKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
 // CheckAndPut writes values only if cond holds (DriveFilesColumns.X.Is(v) or
@@ -251,13 +328,11 @@ func (t *DriveFilesTable) CheckAndPut(ctx context.Context, key DriveFilesKey, co
 	return t.t.CheckAndPut(ctx, row, cond, cells)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *DriveFilesTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *DriveFilesScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(driveFilesKeySpec, nil)
-	}
-	return &DriveFilesScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (DriveFilesKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *DriveFilesTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *DriveFilesScanner {
+	return &DriveFilesScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(driveFilesKeySpec, keys), opts)}
 }
 
 // DriveFilesScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

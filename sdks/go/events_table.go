@@ -8,7 +8,7 @@ package redbaseexamples
 import (
 	"context"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var eventsKeySpec = redbase.NewKeySpec("events", "separated", "-",
@@ -52,11 +52,38 @@ func (k EventsKey) Encode() ([]byte, error) {
 	return eventsKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k EventsKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(eventsKeySpec, k.values(), n)
+// EventsKeyBounds selects rows of "events" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type EventsKeyBounds struct{ b redbase.Bounds }
+
+// EventsKeys starts bounds with no component given (every row).
+func EventsKeys() EventsKeyBounds {
+	return EventsKeyBounds{redbase.NewBounds(eventsKeySpec)}
 }
+
+// Event binds key component event to v.
+func (k EventsKeyBounds) Event(v string) EventsKeyBounds {
+	return EventsKeyBounds{k.b.Eq(0, v)}
+}
+
+// EventBetween binds key component event to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k EventsKeyBounds) EventBetween(lo, hi string) EventsKeyBounds {
+	return EventsKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k EventsKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k EventsKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k EventsKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // EventsKeyParts is a decoded row key: what the key keeps.
 type EventsKeyParts struct {
@@ -134,15 +161,47 @@ func eventsValues(cells []redbase.Cell) (v EventsValues, err error) {
 	return v, nil
 }
 
-// EventsRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// EventsVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type EventsVersions struct {
+	// At: the versions of at.
+	At []redbase.Version[int64] `redbase:"at"`
+	// Payload: the versions of payload.
+	Payload []redbase.Version[JSON] `redbase:"payload"`
+}
+
+// eventsVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func eventsVersions(cells []redbase.Cell) (v EventsVersions, err error) {
+	c := &EventsColumns
+	for _, cell := range cells {
+		switch {
+		case c.At.Matches(cell):
+			err = redbase.AppendVersion(&v.At, c.At, cell)
+		case c.Payload.Matches(cell):
+			err = redbase.AppendVersion(&v.Payload, c.Payload, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// EventsRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type EventsRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key EventsKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values EventsValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions EventsVersions
 }
 
 func eventsRow(raw redbase.RawRow) (EventsRow, error) {
@@ -150,8 +209,17 @@ func eventsRow(raw redbase.RawRow) (EventsRow, error) {
 	if err != nil {
 		return EventsRow{}, err
 	}
-	values, err := eventsValues(raw.Cells)
-	return EventsRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := EventsRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = eventsValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = eventsVersions(cells)
+	return row, err
 }
 
 // EventsTable is typed access to "events"; safe for concurrent use.
@@ -178,21 +246,22 @@ func (t *EventsTable) RegionStarts(ctx context.Context) ([][]byte, error) {
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *EventsTable) Get(ctx context.Context, key EventsKey) (EventsRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *EventsTable) Get(ctx context.Context, key EventsKey, opts ...redbase.ReadOption) (EventsRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return EventsRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return EventsRow{}, err
 	}
 	return eventsRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *EventsTable) Put(ctx context.Context, key EventsKey, values EventsValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *EventsTable) Put(ctx context.Context, key EventsKey, values EventsValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -201,16 +270,16 @@ func (t *EventsTable) Put(ctx context.Context, key EventsKey, values EventsValue
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *EventsTable) Delete(ctx context.Context, key EventsKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *EventsTable) Delete(ctx context.Context, key EventsKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
 // CheckAndPut writes values only if cond holds (EventsColumns.X.Is(v) or
@@ -227,14 +296,12 @@ func (t *EventsTable) CheckAndPut(ctx context.Context, key EventsKey, cond redba
 	return t.t.CheckAndPut(ctx, row, cond, cells)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit. The table is salted: one server scanner
-// per bucket, merged in key order.
-func (t *EventsTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *EventsScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(eventsKeySpec, nil)
-	}
-	return &EventsScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (EventsKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range. The table is salted: one
+// server scanner per bucket, merged in key order.
+func (t *EventsTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *EventsScanner {
+	return &EventsScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(eventsKeySpec, keys), opts)}
 }
 
 // EventsScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

@@ -8,7 +8,7 @@ package redbaseexamples
 import (
 	"context"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var fixedOrdersKeySpec = redbase.NewKeySpec("fixed_orders", "fixed", "",
@@ -58,11 +58,60 @@ func (k FixedOrdersKey) Encode() ([]byte, error) {
 	return fixedOrdersKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k FixedOrdersKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(fixedOrdersKeySpec, k.values(), n)
+// FixedOrdersKeyBounds selects rows of "fixed-orders" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type FixedOrdersKeyBounds struct{ b redbase.Bounds }
+
+// FixedOrdersKeys starts bounds with no component given (every row).
+func FixedOrdersKeys() FixedOrdersKeyBounds {
+	return FixedOrdersKeyBounds{redbase.NewBounds(fixedOrdersKeySpec)}
 }
+
+// Region binds key component region to v.
+func (k FixedOrdersKeyBounds) Region(v string) FixedOrdersKeyBounds {
+	return FixedOrdersKeyBounds{k.b.Eq(0, v)}
+}
+
+// RegionBetween binds key component region to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k FixedOrdersKeyBounds) RegionBetween(lo, hi string) FixedOrdersKeyBounds {
+	return FixedOrdersKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// OrderNo binds key component order_no to v.
+func (k FixedOrdersKeyBounds) OrderNo(v int64) FixedOrdersKeyBounds {
+	return FixedOrdersKeyBounds{k.b.Eq(1, v)}
+}
+
+// OrderNoBetween binds key component order_no to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k FixedOrdersKeyBounds) OrderNoBetween(lo, hi int64) FixedOrdersKeyBounds {
+	return FixedOrdersKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// Account binds key component account to v.
+func (k FixedOrdersKeyBounds) Account(v int32) FixedOrdersKeyBounds {
+	return FixedOrdersKeyBounds{k.b.Eq(2, v)}
+}
+
+// AccountBetween binds key component account to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k FixedOrdersKeyBounds) AccountBetween(lo, hi int32) FixedOrdersKeyBounds {
+	return FixedOrdersKeyBounds{k.b.Between(2, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k FixedOrdersKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k FixedOrdersKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k FixedOrdersKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // FixedOrdersKeyParts is a decoded row key: what the key keeps.
 type FixedOrdersKeyParts struct {
@@ -134,15 +183,43 @@ func fixedOrdersValues(cells []redbase.Cell) (v FixedOrdersValues, err error) {
 	return v, nil
 }
 
-// FixedOrdersRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// FixedOrdersVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type FixedOrdersVersions struct {
+	// Total: the versions of total.
+	Total []redbase.Version[float64] `redbase:"total"`
+}
+
+// fixedOrdersVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func fixedOrdersVersions(cells []redbase.Cell) (v FixedOrdersVersions, err error) {
+	c := &FixedOrdersColumns
+	for _, cell := range cells {
+		switch {
+		case c.Total.Matches(cell):
+			err = redbase.AppendVersion(&v.Total, c.Total, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// FixedOrdersRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type FixedOrdersRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key FixedOrdersKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values FixedOrdersValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions FixedOrdersVersions
 }
 
 func fixedOrdersRow(raw redbase.RawRow) (FixedOrdersRow, error) {
@@ -150,8 +227,17 @@ func fixedOrdersRow(raw redbase.RawRow) (FixedOrdersRow, error) {
 	if err != nil {
 		return FixedOrdersRow{}, err
 	}
-	values, err := fixedOrdersValues(raw.Cells)
-	return FixedOrdersRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := FixedOrdersRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = fixedOrdersValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = fixedOrdersVersions(cells)
+	return row, err
 }
 
 // FixedOrdersTable is typed access to "fixed-orders"; safe for concurrent use.
@@ -178,21 +264,22 @@ func (t *FixedOrdersTable) RegionStarts(ctx context.Context) ([][]byte, error) {
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *FixedOrdersTable) Get(ctx context.Context, key FixedOrdersKey) (FixedOrdersRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *FixedOrdersTable) Get(ctx context.Context, key FixedOrdersKey, opts ...redbase.ReadOption) (FixedOrdersRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return FixedOrdersRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return FixedOrdersRow{}, err
 	}
 	return fixedOrdersRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *FixedOrdersTable) Put(ctx context.Context, key FixedOrdersKey, values FixedOrdersValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *FixedOrdersTable) Put(ctx context.Context, key FixedOrdersKey, values FixedOrdersValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -201,16 +288,16 @@ func (t *FixedOrdersTable) Put(ctx context.Context, key FixedOrdersKey, values F
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *FixedOrdersTable) Delete(ctx context.Context, key FixedOrdersKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *FixedOrdersTable) Delete(ctx context.Context, key FixedOrdersKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
 // CheckAndPut writes values only if cond holds (FixedOrdersColumns.X.Is(v) or
@@ -227,13 +314,11 @@ func (t *FixedOrdersTable) CheckAndPut(ctx context.Context, key FixedOrdersKey, 
 	return t.t.CheckAndPut(ctx, row, cond, cells)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *FixedOrdersTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *FixedOrdersScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(fixedOrdersKeySpec, nil)
-	}
-	return &FixedOrdersScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (FixedOrdersKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *FixedOrdersTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *FixedOrdersScanner {
+	return &FixedOrdersScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(fixedOrdersKeySpec, keys), opts)}
 }
 
 // FixedOrdersScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

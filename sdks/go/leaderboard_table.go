@@ -8,7 +8,7 @@ package redbaseexamples
 import (
 	"context"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var leaderboardKeySpec = redbase.NewKeySpec("leaderboard", "binary", "",
@@ -58,11 +58,60 @@ func (k LeaderboardKey) Encode() ([]byte, error) {
 	return leaderboardKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k LeaderboardKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(leaderboardKeySpec, k.values(), n)
+// LeaderboardKeyBounds selects rows of "leaderboard" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type LeaderboardKeyBounds struct{ b redbase.Bounds }
+
+// LeaderboardKeys starts bounds with no component given (every row).
+func LeaderboardKeys() LeaderboardKeyBounds {
+	return LeaderboardKeyBounds{redbase.NewBounds(leaderboardKeySpec)}
 }
+
+// Game binds key component game to v.
+func (k LeaderboardKeyBounds) Game(v string) LeaderboardKeyBounds {
+	return LeaderboardKeyBounds{k.b.Eq(0, v)}
+}
+
+// GameBetween binds key component game to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k LeaderboardKeyBounds) GameBetween(lo, hi string) LeaderboardKeyBounds {
+	return LeaderboardKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// Score binds key component score to v.
+func (k LeaderboardKeyBounds) Score(v int64) LeaderboardKeyBounds {
+	return LeaderboardKeyBounds{k.b.Eq(1, v)}
+}
+
+// ScoreBetween binds key component score to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k LeaderboardKeyBounds) ScoreBetween(lo, hi int64) LeaderboardKeyBounds {
+	return LeaderboardKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// Name binds key component name to v.
+func (k LeaderboardKeyBounds) Name(v string) LeaderboardKeyBounds {
+	return LeaderboardKeyBounds{k.b.Eq(2, v)}
+}
+
+// NameBetween binds key component name to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k LeaderboardKeyBounds) NameBetween(lo, hi string) LeaderboardKeyBounds {
+	return LeaderboardKeyBounds{k.b.Between(2, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k LeaderboardKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k LeaderboardKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k LeaderboardKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // LeaderboardKeyParts is a decoded row key: what the key keeps.
 type LeaderboardKeyParts struct {
@@ -131,15 +180,43 @@ func leaderboardValues(cells []redbase.Cell) (v LeaderboardValues, err error) {
 	return v, nil
 }
 
-// LeaderboardRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// LeaderboardVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type LeaderboardVersions struct {
+	// Player: the versions of player.
+	Player []redbase.Version[JSON] `redbase:"player"`
+}
+
+// leaderboardVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func leaderboardVersions(cells []redbase.Cell) (v LeaderboardVersions, err error) {
+	c := &LeaderboardColumns
+	for _, cell := range cells {
+		switch {
+		case c.Player.Matches(cell):
+			err = redbase.AppendVersion(&v.Player, c.Player, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// LeaderboardRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type LeaderboardRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key LeaderboardKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values LeaderboardValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions LeaderboardVersions
 }
 
 func leaderboardRow(raw redbase.RawRow) (LeaderboardRow, error) {
@@ -147,8 +224,17 @@ func leaderboardRow(raw redbase.RawRow) (LeaderboardRow, error) {
 	if err != nil {
 		return LeaderboardRow{}, err
 	}
-	values, err := leaderboardValues(raw.Cells)
-	return LeaderboardRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := LeaderboardRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = leaderboardValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = leaderboardVersions(cells)
+	return row, err
 }
 
 // LeaderboardTable is typed access to "leaderboard"; safe for concurrent use.
@@ -175,21 +261,22 @@ func (t *LeaderboardTable) RegionStarts(ctx context.Context) ([][]byte, error) {
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *LeaderboardTable) Get(ctx context.Context, key LeaderboardKey) (LeaderboardRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *LeaderboardTable) Get(ctx context.Context, key LeaderboardKey, opts ...redbase.ReadOption) (LeaderboardRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return LeaderboardRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return LeaderboardRow{}, err
 	}
 	return leaderboardRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *LeaderboardTable) Put(ctx context.Context, key LeaderboardKey, values LeaderboardValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *LeaderboardTable) Put(ctx context.Context, key LeaderboardKey, values LeaderboardValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -198,16 +285,16 @@ func (t *LeaderboardTable) Put(ctx context.Context, key LeaderboardKey, values L
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *LeaderboardTable) Delete(ctx context.Context, key LeaderboardKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *LeaderboardTable) Delete(ctx context.Context, key LeaderboardKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
 // CheckAndPut writes values only if cond holds (LeaderboardColumns.X.Is(v) or
@@ -224,13 +311,11 @@ func (t *LeaderboardTable) CheckAndPut(ctx context.Context, key LeaderboardKey, 
 	return t.t.CheckAndPut(ctx, row, cond, cells)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *LeaderboardTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *LeaderboardScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(leaderboardKeySpec, nil)
-	}
-	return &LeaderboardScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (LeaderboardKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *LeaderboardTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *LeaderboardScanner {
+	return &LeaderboardScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(leaderboardKeySpec, keys), opts)}
 }
 
 // LeaderboardScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

@@ -8,7 +8,7 @@ package redbaseexamples
 import (
 	"context"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var metricsKeySpec = redbase.NewKeySpec("metrics", "separated", "|",
@@ -62,11 +62,60 @@ func (k MetricsKey) Encode() ([]byte, error) {
 	return metricsKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k MetricsKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(metricsKeySpec, k.values(), n)
+// MetricsKeyBounds selects rows of "metrics" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type MetricsKeyBounds struct{ b redbase.Bounds }
+
+// MetricsKeys starts bounds with no component given (every row).
+func MetricsKeys() MetricsKeyBounds {
+	return MetricsKeyBounds{redbase.NewBounds(metricsKeySpec)}
 }
+
+// Metric binds key component metric to v.
+func (k MetricsKeyBounds) Metric(v string) MetricsKeyBounds {
+	return MetricsKeyBounds{k.b.Eq(0, v)}
+}
+
+// MetricBetween binds key component metric to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k MetricsKeyBounds) MetricBetween(lo, hi string) MetricsKeyBounds {
+	return MetricsKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// Host binds key component host to v.
+func (k MetricsKeyBounds) Host(v string) MetricsKeyBounds {
+	return MetricsKeyBounds{k.b.Eq(1, v)}
+}
+
+// HostBetween binds key component host to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k MetricsKeyBounds) HostBetween(lo, hi string) MetricsKeyBounds {
+	return MetricsKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// Ts binds key component ts to v.
+func (k MetricsKeyBounds) Ts(v int64) MetricsKeyBounds {
+	return MetricsKeyBounds{k.b.Eq(2, v)}
+}
+
+// TsBetween binds key component ts to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k MetricsKeyBounds) TsBetween(lo, hi int64) MetricsKeyBounds {
+	return MetricsKeyBounds{k.b.Between(2, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k MetricsKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k MetricsKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k MetricsKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // MetricsKeyParts is a decoded row key: what the key keeps.
 type MetricsKeyParts struct {
@@ -147,15 +196,47 @@ func metricsValues(cells []redbase.Cell) (v MetricsValues, err error) {
 	return v, nil
 }
 
-// MetricsRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// MetricsVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type MetricsVersions struct {
+	// Unit: the versions of unit.
+	Unit []redbase.Version[string] `redbase:"unit"`
+	// Value: the versions of value.
+	Value []redbase.Version[float64] `redbase:"value"`
+}
+
+// metricsVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func metricsVersions(cells []redbase.Cell) (v MetricsVersions, err error) {
+	c := &MetricsColumns
+	for _, cell := range cells {
+		switch {
+		case c.Unit.Matches(cell):
+			err = redbase.AppendVersion(&v.Unit, c.Unit, cell)
+		case c.Value.Matches(cell):
+			err = redbase.AppendVersion(&v.Value, c.Value, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// MetricsRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type MetricsRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key MetricsKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values MetricsValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions MetricsVersions
 }
 
 func metricsRow(raw redbase.RawRow) (MetricsRow, error) {
@@ -163,8 +244,17 @@ func metricsRow(raw redbase.RawRow) (MetricsRow, error) {
 	if err != nil {
 		return MetricsRow{}, err
 	}
-	values, err := metricsValues(raw.Cells)
-	return MetricsRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := MetricsRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = metricsValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = metricsVersions(cells)
+	return row, err
 }
 
 // MetricsTable is typed access to "metrics"; safe for concurrent use.
@@ -191,21 +281,22 @@ func (t *MetricsTable) RegionStarts(ctx context.Context) ([][]byte, error) {
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *MetricsTable) Get(ctx context.Context, key MetricsKey) (MetricsRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *MetricsTable) Get(ctx context.Context, key MetricsKey, opts ...redbase.ReadOption) (MetricsRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return MetricsRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return MetricsRow{}, err
 	}
 	return metricsRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *MetricsTable) Put(ctx context.Context, key MetricsKey, values MetricsValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *MetricsTable) Put(ctx context.Context, key MetricsKey, values MetricsValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -214,16 +305,16 @@ func (t *MetricsTable) Put(ctx context.Context, key MetricsKey, values MetricsVa
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *MetricsTable) Delete(ctx context.Context, key MetricsKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *MetricsTable) Delete(ctx context.Context, key MetricsKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
 // CheckAndPut writes values only if cond holds (MetricsColumns.X.Is(v) or
@@ -240,13 +331,11 @@ func (t *MetricsTable) CheckAndPut(ctx context.Context, key MetricsKey, cond red
 	return t.t.CheckAndPut(ctx, row, cond, cells)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *MetricsTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *MetricsScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(metricsKeySpec, nil)
-	}
-	return &MetricsScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (MetricsKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *MetricsTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *MetricsScanner {
+	return &MetricsScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(metricsKeySpec, keys), opts)}
 }
 
 // MetricsScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

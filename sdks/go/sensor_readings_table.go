@@ -8,7 +8,7 @@ package redbaseexamples
 import (
 	"context"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var sensorReadingsKeySpec = redbase.NewKeySpec("sensor_readings", "binary", "",
@@ -63,11 +63,49 @@ func (k SensorReadingsKey) Encode() ([]byte, error) {
 	return sensorReadingsKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k SensorReadingsKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(sensorReadingsKeySpec, k.values(), n)
+// SensorReadingsKeyBounds selects rows of "sensor-readings" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type SensorReadingsKeyBounds struct{ b redbase.Bounds }
+
+// SensorReadingsKeys starts bounds with no component given (every row).
+func SensorReadingsKeys() SensorReadingsKeyBounds {
+	return SensorReadingsKeyBounds{redbase.NewBounds(sensorReadingsKeySpec)}
 }
+
+// Sensor binds key component sensor to v.
+func (k SensorReadingsKeyBounds) Sensor(v int64) SensorReadingsKeyBounds {
+	return SensorReadingsKeyBounds{k.b.Eq(0, v)}
+}
+
+// SensorBetween binds key component sensor to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k SensorReadingsKeyBounds) SensorBetween(lo, hi int64) SensorReadingsKeyBounds {
+	return SensorReadingsKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// Ts binds key component ts to v.
+func (k SensorReadingsKeyBounds) Ts(v int64) SensorReadingsKeyBounds {
+	return SensorReadingsKeyBounds{k.b.Eq(1, v)}
+}
+
+// TsBetween binds key component ts to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k SensorReadingsKeyBounds) TsBetween(lo, hi int64) SensorReadingsKeyBounds {
+	return SensorReadingsKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k SensorReadingsKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k SensorReadingsKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k SensorReadingsKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // SensorReadingsKeyParts is a decoded row key: what the key keeps.
 type SensorReadingsKeyParts struct {
@@ -145,15 +183,47 @@ func sensorReadingsValues(cells []redbase.Cell) (v SensorReadingsValues, err err
 	return v, nil
 }
 
-// SensorReadingsRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// SensorReadingsVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type SensorReadingsVersions struct {
+	// Celsius: the versions of celsius.
+	Celsius []redbase.Version[float32] `redbase:"celsius"`
+	// Ok: the versions of ok.
+	Ok []redbase.Version[bool] `redbase:"ok"`
+}
+
+// sensorReadingsVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func sensorReadingsVersions(cells []redbase.Cell) (v SensorReadingsVersions, err error) {
+	c := &SensorReadingsColumns
+	for _, cell := range cells {
+		switch {
+		case c.Celsius.Matches(cell):
+			err = redbase.AppendVersion(&v.Celsius, c.Celsius, cell)
+		case c.Ok.Matches(cell):
+			err = redbase.AppendVersion(&v.Ok, c.Ok, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// SensorReadingsRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type SensorReadingsRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key SensorReadingsKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values SensorReadingsValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions SensorReadingsVersions
 }
 
 func sensorReadingsRow(raw redbase.RawRow) (SensorReadingsRow, error) {
@@ -161,8 +231,17 @@ func sensorReadingsRow(raw redbase.RawRow) (SensorReadingsRow, error) {
 	if err != nil {
 		return SensorReadingsRow{}, err
 	}
-	values, err := sensorReadingsValues(raw.Cells)
-	return SensorReadingsRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := SensorReadingsRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = sensorReadingsValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = sensorReadingsVersions(cells)
+	return row, err
 }
 
 // SensorReadingsTable is typed access to "sensor-readings"; safe for concurrent use.
@@ -189,21 +268,22 @@ func (t *SensorReadingsTable) RegionStarts(ctx context.Context) ([][]byte, error
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *SensorReadingsTable) Get(ctx context.Context, key SensorReadingsKey) (SensorReadingsRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *SensorReadingsTable) Get(ctx context.Context, key SensorReadingsKey, opts ...redbase.ReadOption) (SensorReadingsRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return SensorReadingsRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return SensorReadingsRow{}, err
 	}
 	return sensorReadingsRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *SensorReadingsTable) Put(ctx context.Context, key SensorReadingsKey, values SensorReadingsValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *SensorReadingsTable) Put(ctx context.Context, key SensorReadingsKey, values SensorReadingsValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -212,16 +292,16 @@ func (t *SensorReadingsTable) Put(ctx context.Context, key SensorReadingsKey, va
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *SensorReadingsTable) Delete(ctx context.Context, key SensorReadingsKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *SensorReadingsTable) Delete(ctx context.Context, key SensorReadingsKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
 // CheckAndPut writes values only if cond holds (SensorReadingsColumns.X.Is(v) or
@@ -238,13 +318,11 @@ func (t *SensorReadingsTable) CheckAndPut(ctx context.Context, key SensorReading
 	return t.t.CheckAndPut(ctx, row, cond, cells)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *SensorReadingsTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *SensorReadingsScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(sensorReadingsKeySpec, nil)
-	}
-	return &SensorReadingsScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (SensorReadingsKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *SensorReadingsTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *SensorReadingsScanner {
+	return &SensorReadingsScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(sensorReadingsKeySpec, keys), opts)}
 }
 
 // SensorReadingsScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

@@ -8,7 +8,7 @@ package redbaseexamples
 import (
 	"context"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var socialUsageKeySpec = redbase.NewKeySpec("social_usage", "separated", "|",
@@ -59,11 +59,38 @@ func (k SocialUsageKey) Encode() ([]byte, error) {
 	return socialUsageKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k SocialUsageKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(socialUsageKeySpec, k.values(), n)
+// SocialUsageKeyBounds selects rows of "social-usage" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type SocialUsageKeyBounds struct{ b redbase.Bounds }
+
+// SocialUsageKeys starts bounds with no component given (every row).
+func SocialUsageKeys() SocialUsageKeyBounds {
+	return SocialUsageKeyBounds{redbase.NewBounds(socialUsageKeySpec)}
 }
+
+// UserID binds key component user_id to v.
+func (k SocialUsageKeyBounds) UserID(v string) SocialUsageKeyBounds {
+	return SocialUsageKeyBounds{k.b.Eq(0, v)}
+}
+
+// UserIDBetween binds key component user_id to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k SocialUsageKeyBounds) UserIDBetween(lo, hi string) SocialUsageKeyBounds {
+	return SocialUsageKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k SocialUsageKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k SocialUsageKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k SocialUsageKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // SocialUsageKeyParts is a decoded row key: what the key keeps.
 type SocialUsageKeyParts struct {
@@ -186,15 +213,67 @@ func socialUsageValues(cells []redbase.Cell) (v SocialUsageValues, err error) {
 	return v, nil
 }
 
-// SocialUsageRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// SocialUsageVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type SocialUsageVersions struct {
+	// FbID: the versions of fb_id.
+	FbID []redbase.Version[string] `redbase:"fb_id"`
+	// FbTotal: the versions of fb_total.
+	FbTotal []redbase.Version[int64] `redbase:"fb_total"`
+	// FbUsage: the versions of fb_usage.
+	FbUsage map[int32][]redbase.Version[int64] `redbase:"fb_usage"`
+	// TwID: the versions of tw_id.
+	TwID []redbase.Version[string] `redbase:"tw_id"`
+	// TwTotal: the versions of tw_total.
+	TwTotal []redbase.Version[int64] `redbase:"tw_total"`
+	// TwUsage: the versions of tw_usage.
+	TwUsage map[int32][]redbase.Version[int64] `redbase:"tw_usage"`
+}
+
+// socialUsageVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func socialUsageVersions(cells []redbase.Cell) (v SocialUsageVersions, err error) {
+	c := &SocialUsageColumns
+	for _, cell := range cells {
+		switch {
+		case c.FbID.Matches(cell):
+			err = redbase.AppendVersion(&v.FbID, c.FbID, cell)
+		case c.FbTotal.Matches(cell):
+			err = redbase.AppendVersion(&v.FbTotal, c.FbTotal, cell)
+		case c.TwID.Matches(cell):
+			err = redbase.AppendVersion(&v.TwID, c.TwID, cell)
+		case c.TwTotal.Matches(cell):
+			err = redbase.AppendVersion(&v.TwTotal, c.TwTotal, cell)
+		default:
+			if _, ok := c.FbUsage.Match(cell); ok {
+				err = redbase.AppendPartVersion(&v.FbUsage, c.FbUsage, cell)
+				break
+			}
+			if _, ok := c.TwUsage.Match(cell); ok {
+				err = redbase.AppendPartVersion(&v.TwUsage, c.TwUsage, cell)
+				break
+			}
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// SocialUsageRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type SocialUsageRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key SocialUsageKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values SocialUsageValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions SocialUsageVersions
 }
 
 func socialUsageRow(raw redbase.RawRow) (SocialUsageRow, error) {
@@ -202,8 +281,17 @@ func socialUsageRow(raw redbase.RawRow) (SocialUsageRow, error) {
 	if err != nil {
 		return SocialUsageRow{}, err
 	}
-	values, err := socialUsageValues(raw.Cells)
-	return SocialUsageRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := SocialUsageRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = socialUsageValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = socialUsageVersions(cells)
+	return row, err
 }
 
 // SocialUsageTable is typed access to "social-usage"; safe for concurrent use.
@@ -230,21 +318,22 @@ func (t *SocialUsageTable) RegionStarts(ctx context.Context) ([][]byte, error) {
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *SocialUsageTable) Get(ctx context.Context, key SocialUsageKey) (SocialUsageRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *SocialUsageTable) Get(ctx context.Context, key SocialUsageKey, opts ...redbase.ReadOption) (SocialUsageRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return SocialUsageRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return SocialUsageRow{}, err
 	}
 	return socialUsageRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *SocialUsageTable) Put(ctx context.Context, key SocialUsageKey, values SocialUsageValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *SocialUsageTable) Put(ctx context.Context, key SocialUsageKey, values SocialUsageValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -253,16 +342,16 @@ func (t *SocialUsageTable) Put(ctx context.Context, key SocialUsageKey, values S
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *SocialUsageTable) Delete(ctx context.Context, key SocialUsageKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *SocialUsageTable) Delete(ctx context.Context, key SocialUsageKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
 // CheckAndPut writes values only if cond holds (SocialUsageColumns.X.Is(v) or
@@ -331,13 +420,11 @@ func (t *SocialUsageTable) IncrementTwUsage(ctx context.Context, key SocialUsage
 	return t.t.Increment(ctx, row, c.Family, q, amount)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *SocialUsageTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *SocialUsageScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(socialUsageKeySpec, nil)
-	}
-	return &SocialUsageScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (SocialUsageKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *SocialUsageTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *SocialUsageScanner {
+	return &SocialUsageScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(socialUsageKeySpec, keys), opts)}
 }
 
 // SocialUsageScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

@@ -5,7 +5,7 @@ package redbaseexamples
 import (
 	"reflect"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 // TableInfo describes one generated table for tools that handle every table alike through
@@ -21,6 +21,8 @@ type TableInfo struct {
 	DecodeKey func([]byte) (any, error)
 	// Open is NewXTable.
 	Open func(*Client) any
+	// Keys is XKeys(): bounds with no component given.
+	Keys func() any
 }
 
 // Tables holds every table of the package by schema id.
@@ -33,6 +35,7 @@ var Tables = map[string]TableInfo{
 		Columns:   AccessLogsColumns,
 		DecodeKey: func(row []byte) (any, error) { return DecodeAccessLogsKey(row) },
 		Open:      func(c *Client) any { return NewAccessLogsTable(c) },
+		Keys:      func() any { return AccessLogsKeys() },
 	},
 	"access_logs_by_period": {
 		Def:       AccessLogsByPeriodDef,
@@ -42,6 +45,7 @@ var Tables = map[string]TableInfo{
 		Columns:   AccessLogsByPeriodColumns,
 		DecodeKey: func(row []byte) (any, error) { return DecodeAccessLogsByPeriodKey(row) },
 		Open:      func(c *Client) any { return NewAccessLogsByPeriodTable(c) },
+		Keys:      func() any { return AccessLogsByPeriodKeys() },
 	},
 	"access_logs_by_system": {
 		Def:       AccessLogsBySystemDef,
@@ -51,6 +55,7 @@ var Tables = map[string]TableInfo{
 		Columns:   AccessLogsBySystemColumns,
 		DecodeKey: func(row []byte) (any, error) { return DecodeAccessLogsBySystemKey(row) },
 		Open:      func(c *Client) any { return NewAccessLogsBySystemTable(c) },
+		Keys:      func() any { return AccessLogsBySystemKeys() },
 	},
 	"access_logs_by_user": {
 		Def:       AccessLogsByUserDef,
@@ -60,6 +65,7 @@ var Tables = map[string]TableInfo{
 		Columns:   AccessLogsByUserColumns,
 		DecodeKey: func(row []byte) (any, error) { return DecodeAccessLogsByUserKey(row) },
 		Open:      func(c *Client) any { return NewAccessLogsByUserTable(c) },
+		Keys:      func() any { return AccessLogsByUserKeys() },
 	},
 	"all_types": {
 		Def:       AllTypesDef,
@@ -69,6 +75,7 @@ var Tables = map[string]TableInfo{
 		Columns:   AllTypesColumns,
 		DecodeKey: func(row []byte) (any, error) { return DecodeAllTypesKey(row) },
 		Open:      func(c *Client) any { return NewAllTypesTable(c) },
+		Keys:      func() any { return AllTypesKeys() },
 	},
 	"books": {
 		Def:       BooksDef,
@@ -78,6 +85,7 @@ var Tables = map[string]TableInfo{
 		Columns:   BooksColumns,
 		DecodeKey: func(row []byte) (any, error) { return DecodeBooksKey(row) },
 		Open:      func(c *Client) any { return NewBooksTable(c) },
+		Keys:      func() any { return BooksKeys() },
 	},
 	"counters": {
 		Def:       CountersDef,
@@ -87,6 +95,7 @@ var Tables = map[string]TableInfo{
 		Columns:   CountersColumns,
 		DecodeKey: func(row []byte) (any, error) { return DecodeCountersKey(row) },
 		Open:      func(c *Client) any { return NewCountersTable(c) },
+		Keys:      func() any { return CountersKeys() },
 	},
 	"device_events": {
 		Def:       DeviceEventsDef,
@@ -96,6 +105,7 @@ var Tables = map[string]TableInfo{
 		Columns:   DeviceEventsColumns,
 		DecodeKey: func(row []byte) (any, error) { return DecodeDeviceEventsKey(row) },
 		Open:      func(c *Client) any { return NewDeviceEventsTable(c) },
+		Keys:      func() any { return DeviceEventsKeys() },
 	},
 	"drive_directories": {
 		Def:       DriveDirectoriesDef,
@@ -105,6 +115,7 @@ var Tables = map[string]TableInfo{
 		Columns:   DriveDirectoriesColumns,
 		DecodeKey: func(row []byte) (any, error) { return DecodeDriveDirectoriesKey(row) },
 		Open:      func(c *Client) any { return NewDriveDirectoriesTable(c) },
+		Keys:      func() any { return DriveDirectoriesKeys() },
 	},
 	"drive_files": {
 		Def:       DriveFilesDef,
@@ -114,6 +125,7 @@ var Tables = map[string]TableInfo{
 		Columns:   DriveFilesColumns,
 		DecodeKey: func(row []byte) (any, error) { return DecodeDriveFilesKey(row) },
 		Open:      func(c *Client) any { return NewDriveFilesTable(c) },
+		Keys:      func() any { return DriveFilesKeys() },
 	},
 	"events": {
 		Def:       EventsDef,
@@ -123,6 +135,7 @@ var Tables = map[string]TableInfo{
 		Columns:   EventsColumns,
 		DecodeKey: func(row []byte) (any, error) { return DecodeEventsKey(row) },
 		Open:      func(c *Client) any { return NewEventsTable(c) },
+		Keys:      func() any { return EventsKeys() },
 	},
 	"fixed_orders": {
 		Def:       FixedOrdersDef,
@@ -132,6 +145,7 @@ var Tables = map[string]TableInfo{
 		Columns:   FixedOrdersColumns,
 		DecodeKey: func(row []byte) (any, error) { return DecodeFixedOrdersKey(row) },
 		Open:      func(c *Client) any { return NewFixedOrdersTable(c) },
+		Keys:      func() any { return FixedOrdersKeys() },
 	},
 	"leaderboard": {
 		Def:       LeaderboardDef,
@@ -141,6 +155,7 @@ var Tables = map[string]TableInfo{
 		Columns:   LeaderboardColumns,
 		DecodeKey: func(row []byte) (any, error) { return DecodeLeaderboardKey(row) },
 		Open:      func(c *Client) any { return NewLeaderboardTable(c) },
+		Keys:      func() any { return LeaderboardKeys() },
 	},
 	"metrics": {
 		Def:       MetricsDef,
@@ -150,6 +165,7 @@ var Tables = map[string]TableInfo{
 		Columns:   MetricsColumns,
 		DecodeKey: func(row []byte) (any, error) { return DecodeMetricsKey(row) },
 		Open:      func(c *Client) any { return NewMetricsTable(c) },
+		Keys:      func() any { return MetricsKeys() },
 	},
 	"sensor_readings": {
 		Def:       SensorReadingsDef,
@@ -159,6 +175,7 @@ var Tables = map[string]TableInfo{
 		Columns:   SensorReadingsColumns,
 		DecodeKey: func(row []byte) (any, error) { return DecodeSensorReadingsKey(row) },
 		Open:      func(c *Client) any { return NewSensorReadingsTable(c) },
+		Keys:      func() any { return SensorReadingsKeys() },
 	},
 	"social_usage": {
 		Def:       SocialUsageDef,
@@ -168,6 +185,7 @@ var Tables = map[string]TableInfo{
 		Columns:   SocialUsageColumns,
 		DecodeKey: func(row []byte) (any, error) { return DecodeSocialUsageKey(row) },
 		Open:      func(c *Client) any { return NewSocialUsageTable(c) },
+		Keys:      func() any { return SocialUsageKeys() },
 	},
 	"web_pages": {
 		Def:       WebPagesDef,
@@ -177,5 +195,6 @@ var Tables = map[string]TableInfo{
 		Columns:   WebPagesColumns,
 		DecodeKey: func(row []byte) (any, error) { return DecodeWebPagesKey(row) },
 		Open:      func(c *Client) any { return NewWebPagesTable(c) },
+		Keys:      func() any { return WebPagesKeys() },
 	},
 }

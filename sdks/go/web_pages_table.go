@@ -8,7 +8,7 @@ package redbaseexamples
 import (
 	"context"
 
-	"redbase_examples/redbase"
+	"redbase.example/sdks/go/redbase"
 )
 
 var webPagesKeySpec = redbase.NewKeySpec("web_pages", "separated", "|",
@@ -55,11 +55,49 @@ func (k WebPagesKey) Encode() ([]byte, error) {
 	return webPagesKeySpec.Encode(k.values())
 }
 
-// Prefix is every row whose first n components equal k's, in declaration order (n = 0:
-// every row). The other components of k are ignored.
-func (k WebPagesKey) Prefix(n int) (redbase.KeyRange, error) {
-	return redbase.PrefixOf(webPagesKeySpec, k.values(), n)
+// WebPagesKeyBounds selects rows of "web-pages" by named key components: leading
+// components by value, then optionally one by an inclusive range (the XBetween methods).
+// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// value.
+type WebPagesKeyBounds struct{ b redbase.Bounds }
+
+// WebPagesKeys starts bounds with no component given (every row).
+func WebPagesKeys() WebPagesKeyBounds {
+	return WebPagesKeyBounds{redbase.NewBounds(webPagesKeySpec)}
 }
+
+// Domain binds key component domain to v.
+func (k WebPagesKeyBounds) Domain(v string) WebPagesKeyBounds {
+	return WebPagesKeyBounds{k.b.Eq(0, v)}
+}
+
+// DomainBetween binds key component domain to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k WebPagesKeyBounds) DomainBetween(lo, hi string) WebPagesKeyBounds {
+	return WebPagesKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// Path binds key component path to v.
+func (k WebPagesKeyBounds) Path(v string) WebPagesKeyBounds {
+	return WebPagesKeyBounds{k.b.Eq(1, v)}
+}
+
+// PathBetween binds key component path to the values from lo to hi, both
+// included; no component may be bound after it.
+func (k WebPagesKeyBounds) PathBetween(lo, hi string) WebPagesKeyBounds {
+	return WebPagesKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// Range is the rows the bounds select; a *KeyError names a component that must be given
+// (components bind in key order, and a hashed component before anything after it).
+func (k WebPagesKeyBounds) Range() (redbase.KeyRange, error) { return k.b.Range() }
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (k WebPagesKeyBounds) Resolve() (redbase.KeyRange, error) { return k.b.Range() }
+
+// PrefixFilter is a server-side PrefixFilter on the key prefix of the components given by
+// value.
+func (k WebPagesKeyBounds) PrefixFilter() redbase.Filter { return k.b.PrefixFilter() }
 
 // WebPagesKeyParts is a decoded row key: what the key keeps.
 type WebPagesKeyParts struct {
@@ -137,15 +175,47 @@ func webPagesValues(cells []redbase.Cell) (v WebPagesValues, err error) {
 	return v, nil
 }
 
-// WebPagesRow is one row read back: its key bytes, the decoded key and the typed
-// values.
+// WebPagesVersions holds every version read of each column, newest first (one per
+// column unless the read asked for more with WithVersions or ScanOptions.Versions).
+type WebPagesVersions struct {
+	// Fetched: the versions of fetched.
+	Fetched []redbase.Version[int64] `redbase:"fetched"`
+	// HTML: the versions of html.
+	HTML []redbase.Version[[]byte] `redbase:"html"`
+}
+
+// webPagesVersions reads every cell's value and timestamp; cells must be sorted
+// (redbase.SortCells).
+func webPagesVersions(cells []redbase.Cell) (v WebPagesVersions, err error) {
+	c := &WebPagesColumns
+	for _, cell := range cells {
+		switch {
+		case c.Fetched.Matches(cell):
+			err = redbase.AppendVersion(&v.Fetched, c.Fetched, cell)
+		case c.HTML.Matches(cell):
+			err = redbase.AppendVersion(&v.HTML, c.HTML, cell)
+		default:
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// WebPagesRow is one row read back: its key bytes, the decoded key, the newest value
+// of each column, every cell read and the typed versions.
 type WebPagesRow struct {
 	// RowKey is the row key's bytes.
 	RowKey []byte
 	// Key is what the key keeps.
 	Key WebPagesKeyParts
-	// Values are the row's typed cells.
+	// Values are the newest value of each column.
 	Values WebPagesValues
+	// Cells are every cell read, by column, newest first within a column.
+	Cells []redbase.Cell
+	// Versions are the cells as typed values with their timestamps.
+	Versions WebPagesVersions
 }
 
 func webPagesRow(raw redbase.RawRow) (WebPagesRow, error) {
@@ -153,8 +223,17 @@ func webPagesRow(raw redbase.RawRow) (WebPagesRow, error) {
 	if err != nil {
 		return WebPagesRow{}, err
 	}
-	values, err := webPagesValues(raw.Cells)
-	return WebPagesRow{RowKey: raw.Key, Key: key, Values: values}, err
+	cells := append([]redbase.Cell(nil), raw.Cells...)
+	redbase.SortCells(cells)
+	row := WebPagesRow{RowKey: raw.Key, Key: key, Cells: cells}
+	if raw.KeysOnly {
+		return row, nil
+	}
+	if row.Values, err = webPagesValues(redbase.Newest(cells)); err != nil {
+		return row, err
+	}
+	row.Versions, err = webPagesVersions(cells)
+	return row, err
 }
 
 // WebPagesTable is typed access to "web-pages"; safe for concurrent use.
@@ -181,21 +260,22 @@ func (t *WebPagesTable) RegionStarts(ctx context.Context) ([][]byte, error) {
 	return t.t.RegionStarts(ctx)
 }
 
-// Get reads the row of key; an error wrapping ErrNotFound if it has no cell.
-func (t *WebPagesTable) Get(ctx context.Context, key WebPagesKey) (WebPagesRow, error) {
+// Get reads the row of key (opts: WithVersions, WithTimeRange, AtTimestamp, WithColumns); an
+// error wrapping ErrNotFound if it has no cell.
+func (t *WebPagesTable) Get(ctx context.Context, key WebPagesKey, opts ...redbase.ReadOption) (WebPagesRow, error) {
 	row, err := key.Encode()
 	if err != nil {
 		return WebPagesRow{}, err
 	}
-	cells, err := t.t.Get(ctx, row)
+	cells, err := t.t.Get(ctx, row, opts...)
 	if err != nil {
 		return WebPagesRow{}, err
 	}
 	return webPagesRow(redbase.RawRow{Key: row, Cells: cells})
 }
 
-// Put writes the fields of values that are set.
-func (t *WebPagesTable) Put(ctx context.Context, key WebPagesKey, values WebPagesValues) error {
+// Put writes the fields of values that are set (WithTimestamp: at that timestamp).
+func (t *WebPagesTable) Put(ctx context.Context, key WebPagesKey, values WebPagesValues, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
@@ -204,16 +284,16 @@ func (t *WebPagesTable) Put(ctx context.Context, key WebPagesKey, values WebPage
 	if err != nil {
 		return err
 	}
-	return t.t.Put(ctx, row, cells)
+	return t.t.Put(ctx, row, cells, redbase.ApplyWriteOptions(opts))
 }
 
-// Delete deletes the whole row.
-func (t *WebPagesTable) Delete(ctx context.Context, key WebPagesKey) error {
+// Delete deletes the whole row (WithTimestamp: only the versions at or before it).
+func (t *WebPagesTable) Delete(ctx context.Context, key WebPagesKey, opts ...redbase.WriteOption) error {
 	row, err := key.Encode()
 	if err != nil {
 		return err
 	}
-	return t.t.Delete(ctx, row)
+	return t.t.Delete(ctx, row, redbase.ApplyWriteOptions(opts))
 }
 
 // CheckAndPut writes values only if cond holds (WebPagesColumns.X.Is(v) or
@@ -230,13 +310,11 @@ func (t *WebPagesTable) CheckAndPut(ctx context.Context, key WebPagesKey, cond r
 	return t.t.CheckAndPut(ctx, row, cond, cells)
 }
 
-// Scan reads the rows of keys (the zero KeyRange: every row) in key order, descending if
-// opts.Reversed, at most opts.Limit.
-func (t *WebPagesTable) Scan(ctx context.Context, keys redbase.KeyRange, opts redbase.ScanOptions) *WebPagesScanner {
-	if len(keys.Ranges) == 0 {
-		keys, _ = redbase.PrefixRange(webPagesKeySpec, nil)
-	}
-	return &WebPagesScanner{s: t.t.Scan(ctx, keys, opts)}
+// Scan reads the rows of keys (WebPagesKeys() bounds, a KeyRange; nil or the zero
+// KeyRange: every row) in key order, descending if opts.Reversed, at most opts.Limit, with
+// opts' columns, filter, versions and time range.
+func (t *WebPagesTable) Scan(ctx context.Context, keys redbase.Keys, opts redbase.ScanOptions) *WebPagesScanner {
+	return &WebPagesScanner{s: t.t.Scan(ctx, redbase.OrEveryRow(webPagesKeySpec, keys), opts)}
 }
 
 // WebPagesScanner yields typed rows: for s.Next() { s.Row() }, then s.Err(), s.Close().

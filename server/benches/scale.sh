@@ -7,6 +7,7 @@
 #   cargo build --release -p redbase -p redbase-bench --bin redbase --bin loadgen
 #   server/benches/scale.sh ROWS CACHE_BYTES [DIR] [PORT]
 #   server/benches/scale.sh 10000000 268435456
+# Server settings come from the environment (REDBASE_REGION_MAX_SIZE, REDBASE_REGION_BLOCK_FACTOR, ...).
 set -euo pipefail
 ROWS=${1:?rows}
 CACHE=${2:?cache bytes}
@@ -31,7 +32,7 @@ done) &
 du -sb data | awk '{printf "disk: %.1f MiB\n", $1 / 1048576}'
 sort -n rss.log | tail -1 | awk '{printf "peak RSS: %.1f MiB\n", $1 / 1024}'
 curl -s "127.0.0.1:$((PORT + 2))/metrics" |
-    grep -E '^redbase_(cache_bytes|cache_bytes_max|cache_files|regions|split_pause_seconds_(sum|count)|write_backpressure_wait|write_busy_refusals)'
+    grep -E '^redbase_(cache_bytes|cache_bytes_max|cache_files|regions|split_pause_seconds_(sum|count)|write_backpressure_wait|write_busy_refusals|region_blocking_size|write_size_)'
 echo "split pauses (µs): $(grep -o 'pause_us=[0-9]*' server.log | cut -d= -f2 | tr '\n' ' ')"
 echo "splits (parent MiB / pause ms / keys drained during the copy):"
 grep 'region split' server.log | sed -E 's/.*region_bytes=([0-9]+).*pause_us=([0-9]+).*drained_keys=([0-9]+).*/\1 \2 \3/' |

@@ -119,12 +119,27 @@ struct ServeArgs {
     /// Requests taking at least this many milliseconds go to the Thrift2 slow log.
     #[arg(long, env = "REDBASE_SLOW_LOG_THRESHOLD_MS", default_value_t = 10_000)]
     slow_log_threshold_ms: u64,
+    /// REST answers of many rows (row ranges, globbed rows, multi-gets, stateless scans) are
+    /// streamed in chunks of about this many bytes; an answer that fits in one is sent whole.
+    #[arg(long, env = "REDBASE_REST_CHUNK_SIZE", default_value_t = 1024 * 1024, value_parser = clap::value_parser!(u64).range(1..=(1 << 30)))]
+    rest_chunk_size: u64,
+    /// Seconds a streamed REST answer may take; past it the connection is cut (the client
+    /// sees an incomplete answer).
+    #[arg(long, env = "REDBASE_REST_STREAM_SECS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    rest_stream_secs: u64,
     /// Slow-log records kept (the oldest go first).
     #[arg(long, env = "REDBASE_SLOW_LOG_CAPACITY", default_value_t = 256)]
     slow_log_capacity: usize,
     /// A region whose stored bytes pass this splits in two (0 = never).
     #[arg(long, env = "REDBASE_REGION_MAX_SIZE", default_value_t = 256 * 1024 * 1024)]
     region_max_size: u64,
+    /// A region over this many times --region-max-size holds its writers while it splits, so a
+    /// load faster than splits cannot grow it further (0 = never hold).
+    #[arg(long, env = "REDBASE_REGION_BLOCK_FACTOR", default_value_t = 4)]
+    region_block_factor: u64,
+    /// Seconds a write waits for a split at that size before it is refused (retryable).
+    #[arg(long, env = "REDBASE_REGION_BLOCK_WAIT_SECS", default_value_t = 60)]
+    region_block_wait_secs: u64,
     /// The largest value one cell may hold, in bytes.
     #[arg(long, env = "REDBASE_MAX_VALUE_SIZE", default_value_t = 10 * 1024 * 1024)]
     max_value_size: usize,
@@ -242,6 +257,8 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
     let http_addr = args.http_addr.clone().unwrap_or_else(|| open(8080));
     let config = EngineConfig {
         region_max_size: args.region_max_size,
+        region_block_factor: args.region_block_factor,
+        region_block_wait: Duration::from_secs(args.region_block_wait_secs),
         max_value_size: args.max_value_size,
         async_flush: Duration::from_millis(args.async_flush_ms),
         cache_size: args
@@ -331,6 +348,10 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
             },
             security,
             exposure_warnings,
+            rest_stream: redbase::rest::StreamLimits {
+                chunk: args.rest_chunk_size as usize,
+                time: Duration::from_secs(args.rest_stream_secs),
+            },
         };
         server::run(
             engine.clone(),

@@ -491,6 +491,44 @@ impl Collector for EngineCollector {
         )?;
         family(
             &mut encoder,
+            "redbase_region_blocking_size_bytes",
+            "Stored bytes past which a region holds its writers while it splits (0: never)",
+            None,
+            [(
+                no_labels.clone(),
+                ConstGauge::new(pressure.block_size as i64),
+            )],
+            G,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_write_size_holds",
+            "Writes held because their region was over its blocking size while it split",
+            None,
+            [(no_labels.clone(), counter(pressure.size_waits))],
+            C,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_write_size_hold_seconds",
+            "Seconds writes spent held at a region's blocking size",
+            None,
+            [(
+                no_labels.clone(),
+                ConstCounter::new(pressure.size_waited.as_secs_f64()),
+            )],
+            C,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_write_size_refusals",
+            "Writes refused (retryable, region too busy) after waiting at the blocking size",
+            None,
+            [(no_labels.clone(), counter(pressure.size_refused))],
+            C,
+        )?;
+        family(
+            &mut encoder,
             "redbase_write_busy_refusals",
             "Writes refused (retryable, region too busy) after waiting the busy wait at the recorded-key bound",
             None,

@@ -38,6 +38,8 @@ pub struct Config {
     /// Why the server is exposed (a non-loopback address with no authentication), shown on
     /// the status page; the binary fills it.
     pub exposure_warnings: Vec<String>,
+    /// How the REST API streams answers of many rows.
+    pub rest_stream: crate::rest::StreamLimits,
 }
 
 /// Listeners to serve; each is optional so tests can run one gateway.
@@ -138,6 +140,8 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
             scanners: config.scanners.clone(),
             slow: config.slow_log.threshold,
             location: format!("{host}:{port}"),
+            stream_chunk: config.rest_stream.chunk,
+            stream_time: config.rest_stream.time,
         };
         tokio::spawn(http::run_with(
             l,

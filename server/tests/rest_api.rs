@@ -2,193 +2,17 @@
 //! resource, its status codes and representations (JSON, XML, protobuf, raw bytes, text), and
 //! bad input answered with HBase's 4xx bodies.
 
+mod rest_support;
+
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::TcpStream;
 use std::time::Duration;
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine as _;
 use prost::Message;
-use redbase::engine::{Engine, EngineConfig};
 use redbase::rest::protobuf::{PbCellSet, PbTableList};
-use redbase::server::{self, Config, Listeners};
+use redbase::server::Config;
+use rest_support::*;
 use serde_json::{json, Value};
-
-struct Server {
-    addr: SocketAddr,
-    agent: ureq::Agent,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    task: Option<tokio::task::JoinHandle<()>>,
-    rt: tokio::runtime::Runtime,
-    engine: Engine,
-    _dir: tempfile::TempDir,
-}
-
-struct Reply {
-    status: u16,
-    headers: ureq::http::HeaderMap,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
-    }
-    fn header(&self, name: &str) -> String {
-        self.headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_string()
-    }
-}
-
-fn b64(s: &[u8]) -> String {
-    STANDARD.encode(s)
-}
-
-fn unb64(v: &Value) -> Vec<u8> {
-    STANDARD
-        .decode(v.as_str().expect("base64 string"))
-        .expect("base64")
-}
-
-impl Server {
-    fn start(config: Config) -> Server {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let engine = Engine::open(dir.path(), EngineConfig::default()).expect("engine");
-        let rt = tokio::runtime::Runtime::new().expect("runtime");
-        let http = rt
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .expect("bind");
-        let addr = http.local_addr().expect("addr");
-        let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let task = rt.spawn(server::run(
-            engine.clone(),
-            Listeners {
-                http: Some(http),
-                ..Default::default()
-            },
-            config,
-            async move {
-                let _ = stop_rx.await;
-            },
-        ));
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(60)))
-            .build()
-            .into();
-        Server {
-            addr,
-            agent,
-            stop: Some(stop),
-            task: Some(task),
-            rt,
-            engine,
-            _dir: dir,
-        }
-    }
-
-    fn call(&self, method: &str, path: &str, headers: &[(&str, &str)], body: Vec<u8>) -> Reply {
-        let mut b = ureq::http::Request::builder()
-            .method(method)
-            .uri(format!("http://{}{path}", self.addr));
-        for (k, v) in headers {
-            b = b.header(*k, *v);
-        }
-        let req = b.body(body).expect("request");
-        let mut resp = self.agent.run(req).expect("HTTP exchange");
-        let status = resp.status().as_u16();
-        let headers = resp.headers().clone();
-        let body = resp
-            .body_mut()
-            .with_config()
-            .limit(128 * 1024 * 1024)
-            .read_to_vec()
-            .unwrap_or_default();
-        Reply {
-            status,
-            headers,
-            body,
-        }
-    }
-
-    fn get(&self, path: &str, accept: &str) -> Reply {
-        self.call("GET", path, &[("Accept", accept)], Vec::new())
-    }
-
-    fn send_json(&self, method: &str, path: &str, v: &Value) -> Reply {
-        self.call(
-            method,
-            path,
-            &[
-                ("Content-Type", "application/json"),
-                ("Accept", "application/json"),
-            ],
-            v.to_string().into_bytes(),
-        )
-    }
-
-    fn create_table(&self, table: &str, families: &[&str]) {
-        let cols: Vec<Value> = families
-            .iter()
-            .map(|f| json!({"name": f, "VERSIONS": "5"}))
-            .collect();
-        let r = self.send_json(
-            "PUT",
-            &format!("/{table}/schema"),
-            &json!({"name": table, "ColumnSchema": cols}),
-        );
-        assert_eq!(r.status, 201, "{}", r.text());
-    }
-
-    fn put_cell(&self, table: &str, row: &str, column: &str, ts: Option<i64>, value: &str) {
-        let mut cell = json!({"column": b64(column.as_bytes()), "$": b64(value.as_bytes())});
-        if let Some(ts) = ts {
-            cell["timestamp"] = json!(ts);
-        }
-        let r = self.send_json(
-            "PUT",
-            &format!("/{table}/{row}"),
-            &json!({"Row": [{"key": b64(row.as_bytes()), "Cell": [cell]}]}),
-        );
-        assert_eq!(r.status, 200, "{}", r.text());
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.task.take() {
-            let _ = self.rt.block_on(t);
-        }
-        self.engine.close();
-    }
-}
-
-/// The cells of a JSON cell set as (row, column, timestamp, value) text.
-fn cells(v: &Value) -> Vec<(String, String, i64, String)> {
-    let mut out = Vec::new();
-    for row in v["Row"].as_array().expect("Row list") {
-        let key = String::from_utf8(unb64(&row["key"])).expect("utf8");
-        for c in row["Cell"].as_array().expect("Cell list") {
-            out.push((
-                key.clone(),
-                String::from_utf8(unb64(&c["column"])).expect("utf8"),
-                c["timestamp"].as_i64().expect("timestamp"),
-                String::from_utf8_lossy(&unb64(&c["$"])).into_owned(),
-            ));
-        }
-    }
-    out
-}
 
 #[test]
 fn rows_in_every_representation() {
@@ -524,12 +348,41 @@ fn schema_namespaces_and_cluster() {
         .get("/version/cluster", "text/xml")
         .text()
         .ends_with("<ClusterVersion Version=\"2.6.1\"/>"));
+    let v = s.get("/version", "application/json").json();
     assert_eq!(
-        s.get("/version", "application/json").json()["REST"],
-        "2.6.1"
+        (&v["REST"], &v["Version"]),
+        (&json!("0.0.3"), &json!("2.6.1"))
     );
     let st = s.get("/status/cluster", "application/json").json();
     assert_eq!(st["regions"], 2);
+    // Real figures: the process's resident memory and its memory budget, in MB.
+    let node = &st["LiveNodes"][0];
+    assert!(node["heapSizeMB"].as_u64().expect("heap") > 0, "{st}");
+    assert!(
+        node["maxHeapSizeMB"].as_u64().expect("max heap") > 0,
+        "{st}"
+    );
+    let region = &node["Region"][0];
+    assert_eq!(region["storefiles"], 1, "{st}");
+    assert!(region["writeRequestsCount"].as_u64().is_some(), "{st}");
+    let pb = redbase::rest::protobuf::PbClusterStatus::decode(
+        s.get("/status/cluster", "application/x-protobuf")
+            .body
+            .as_slice(),
+    )
+    .expect("status protobuf");
+    assert!(pb.live_nodes[0].heap_size_mb.expect("heap") > 0);
+    assert_eq!(pb.live_nodes[0].regions.len(), 2);
+    let xml = s.get("/status/cluster", "text/xml").text();
+    assert!(
+        xml.contains("heapSizeMB=\"") && !xml.contains("heapSizeMB=\"0\""),
+        "{xml}"
+    );
+    let text = s.get("/status/cluster", "text/plain").text();
+    assert!(
+        text.contains("maxHeapSizeMB=") && text.contains("storefiless=1"),
+        "{text}"
+    );
     assert_eq!(
         st["LiveNodes"][0]["Region"]
             .as_array()

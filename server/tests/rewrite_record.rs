@@ -251,3 +251,114 @@ fn a_write_held_past_the_busy_wait_is_refused_and_retryable() {
         "the refused write {q} is not there"
     );
 }
+
+/// `region_of`'s region reopened with splits by size on: 2 MiB regions blocking at
+/// `factor` x 2 MiB, so the first write sets off a split of the 14 MiB region.
+fn splitting_region(factor: u64, block_wait: Duration) -> (tempfile::TempDir, Engine) {
+    let (dir, e) = region_of(12_000, EngineConfig::default());
+    e.close();
+    drop(e);
+    let e = Engine::open(
+        dir.path(),
+        EngineConfig {
+            region_max_size: 2 * 1024 * 1024,
+            region_block_factor: factor,
+            region_block_wait: block_wait,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    (dir, e)
+}
+
+/// Appends rows after the region's last one (where a sequential load writes) until `done`
+/// says stop, returning the rows acknowledged and the first refusal.
+fn append_until(
+    e: &Engine,
+    done: impl Fn(&Engine, u32) -> bool,
+) -> (Vec<String>, Option<(Vec<String>, MutateError)>) {
+    let mut acked = Vec::new();
+    let mut n = 0u32;
+    while !done(e, n) {
+        let rows: Vec<String> = (n..n + 10).map(|j| format!("s{j:06}")).collect();
+        let batch = rows.iter().map(|r| row_put(r, b"q", r.clone())).collect();
+        let results = e.mutate_rows("t", batch);
+        if let Some(Err(err)) = results.iter().find(|r| r.is_err()) {
+            let failed = rows
+                .iter()
+                .zip(&results)
+                .filter(|(_, r)| r.is_err())
+                .map(|(row, _)| row.clone())
+                .collect();
+            return (acked, Some((failed, err.clone())));
+        }
+        acked.extend(rows);
+        n += 10;
+    }
+    (acked, None)
+}
+
+/// A load into a region far over its split size, while the split runs, is held until the
+/// split ends instead of growing the region further (HBase blocks updates to a region over its
+/// blocking memstore size); nothing is refused within the wait and nothing acknowledged is lost.
+#[test]
+fn writers_to_a_region_over_its_blocking_size_wait_for_its_split() {
+    let (_dir, e) = splitting_region(2, Duration::from_secs(60));
+    assert_eq!(e.record_pressure().block_size, 4 * 1024 * 1024);
+    let started = std::time::Instant::now();
+    let (acked, refused) = append_until(&e, |e, _| {
+        let settled = e.regions("t").unwrap().len() >= 4 && e.record_pressure().held_keys == 0;
+        (settled && e.record_pressure().size_waits > 0)
+            || started.elapsed() > Duration::from_secs(60)
+    });
+    assert!(refused.is_none(), "{refused:?}");
+    let p = e.record_pressure();
+    assert!(
+        p.size_waits > 0 && p.size_waited > Duration::ZERO,
+        "writes to the 14 MiB region (blocking at 4 MiB) were held while it split: {p:?}"
+    );
+    assert_eq!(p.size_refused, 0);
+    assert!(e.regions("t").unwrap().len() >= 4, "the region split");
+    for row in &acked {
+        assert_eq!(
+            values(&e, "t", row, ReadOptions::default()),
+            vec![row.clone()],
+            "{row}"
+        );
+    }
+}
+
+/// With a short wait, a write held at the blocking size is refused with a retryable error that
+/// names the region, its size and the blocking size, and what was refused is not written.
+#[test]
+fn a_write_held_at_the_blocking_size_past_its_wait_is_refused_and_retryable() {
+    let (_dir, e) = splitting_region(2, Duration::from_millis(1));
+    let started = std::time::Instant::now();
+    let (acked, refused) = append_until(&e, |_, _| started.elapsed() > Duration::from_secs(60));
+    let (failed, err) = refused.expect("a write was refused at the blocking size");
+    assert!(
+        matches!(err, MutateError::RegionOverBlockingSize { limit, .. } if limit == 4 * 1024 * 1024),
+        "{err:?}"
+    );
+    assert_eq!(err.kind(), ErrorKind::Io { retryable: true });
+    let text = err.to_string();
+    assert!(
+        text.contains("too busy")
+            && text.contains("blocking size of 4194304 bytes")
+            && text.contains("retry"),
+        "{text}"
+    );
+    assert!(e.record_pressure().size_refused > 0);
+    for row in &acked {
+        assert_eq!(
+            values(&e, "t", row, ReadOptions::default()),
+            vec![row.clone()]
+        );
+    }
+    for row in &failed {
+        assert!(
+            values(&e, "t", row, ReadOptions::default()).is_empty(),
+            "the refused row {row} is not there"
+        );
+    }
+}

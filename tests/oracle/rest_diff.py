@@ -11,14 +11,20 @@ Usage: python3 tests/oracle/rest_diff.py [--verbose]
 Normalisation: a status of 300 or more compares the status and the body's first line (HBase
 adds a Java stack trace after it); JSON and XML bodies compare as trees, with wall-clock
 timestamps as "<ts>", region ids, names and locations as placeholders, and lists of tables and
-namespaces cut to this run's; text compares as is. Differences listed in
+namespaces cut to this run's; protobuf bodies of a step naming its message (`pb`) are decoded
+field by field (tests/oracle/rest_pb.py) and compare as the JSON trees do; text compares as is.
+A step with `norm`: "version" compares /version with the JVM, web server and revision as
+"<runtime>"; "status" compares /status/cluster by its fields, this run's regions and heap
+sizes above 0, not its figures (HBase's cluster is shared with other tables). Differences listed in
 tests/oracle/rest-allow.json ([{"step", "reason"}]) are reported but do not fail the run.
 Exit status 0 when every difference is allowed.
 """
 
 import argparse
+import base64
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -34,6 +40,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(HERE))
 from redbase_proc import RedbaseProcess  # noqa: E402
 from rest_scenarios import STEPS  # noqa: E402
+import rest_pb  # noqa: E402
 
 REST_PORT = int(os.environ.get("ORACLE_REST_PORT", "19080"))
 PREFIX = f"rd{os.getpid()}_"
@@ -42,7 +49,11 @@ PREFIX = f"rd{os.getpid()}_"
 def request(base, method, path, accept=None, ctype=None, body=None, extra=None):
     data = None
     if body is not None:
-        if isinstance(body, (dict, list)):
+        if isinstance(body, tuple) and body[0] == "pb":
+            # ("pb", message, fields): a protobuf body, encoded after {P} is filled in.
+            fields = json.loads(json.dumps(body[2]).replace("{P}", PREFIX))
+            data = rest_pb.encode(body[1], fields)
+        elif isinstance(body, (dict, list)):
             data = json.dumps(body).replace("{P}", PREFIX).encode()
         elif isinstance(body, str):
             data = body.replace("{P}", PREFIX).encode()
@@ -83,8 +94,13 @@ def norm_json(v, key=None):
                 out[k] = "<ts>"
             elif k == "table" and isinstance(x, list):
                 out[k] = [norm_json(t) for t in x if ours(t.get("name", ""))]
-            elif k == "Namespace" and isinstance(x, list):
+            elif k in ("Namespace", "namespace") and isinstance(x, list):
                 out[k] = [n for n in x if ours(n)]
+            elif k in ("attrs", "props") and isinstance(x, list):
+                # Maps in HBase's models (a Java hash map's order on the wire): by name.
+                out[k] = sorted((norm_json(a) for a in x), key=lambda a: json.dumps(a, sort_keys=True))
+            elif k == "name" and isinstance(x, list):
+                out[k] = [n.replace(PREFIX, "{P}") for n in x if ours(n)]
             else:
                 out[k] = norm_json(x, k)
         return out
@@ -95,15 +111,18 @@ def norm_json(v, key=None):
     return v
 
 
-def norm_xml(e):
+def norm_xml(e, keep_regions=False):
     attrs = {}
     for k, v in e.attrib.items():
+        if keep_regions:
+            attrs[k] = v
+            continue
         if k in ("id", "location", "startCode") or (k == "name" and e.tag == "Region"):
             v = f"<{k}>"
         elif k == "timestamp" and is_clock(v):
             v = "<ts>"
         attrs[k] = v.replace(PREFIX, "{P}")
-    kids = [norm_xml(c) for c in e]
+    kids = [norm_xml(c, keep_regions) for c in e]
     if e.tag == "TableList":
         kids = [k for k in kids if ours(k[1].get("name", "").replace("{P}", PREFIX))]
     if e.tag == "Namespaces":
@@ -111,8 +130,97 @@ def norm_xml(e):
     return (e.tag, attrs, (e.text or "").strip().replace(PREFIX, "{P}"), kids)
 
 
-def normalise(status, headers, body):
+RUNTIME = {"JVM", "Server", "Revision", "jvmVersion", "serverVersion", "revision"}
+HEAP = {"heapSizeMB", "maxHeapSizeMB"}
+
+
+def region_ours(name):
+    """A region name (text, or base64 as JSON and XML carry it) of this run's main table. Only
+    that one: HBase reports a dropped table's regions until its server's next report."""
+    mine = f"{PREFIX}t,"
+    if mine in name:
+        return True
+    try:
+        return mine in base64.b64decode(name).decode("utf-8", "replace")
+    except ValueError:
+        return False
+
+
+def status_shape(v):
+    """/status/cluster as what must agree: its fields, this run's regions and their fields,
+    heap sizes above 0; not the figures (other tables share HBase's cluster, counters move)."""
+    if isinstance(v, dict):
+        out = {}
+        for k, x in v.items():
+            if k in ("Region", "regions") and isinstance(x, list):
+                out[k] = [status_shape(r) for r in x if region_ours(r.get("name", ""))]
+            elif k in HEAP:
+                out[k] = "<above 0>" if isinstance(x, int) and x > 0 else x
+            elif k == "name":
+                out[k] = "<this run's region>" if region_ours(x) else "<node>"
+            elif isinstance(x, (int, float)) and not isinstance(x, bool):
+                out[k] = "<number>"
+            else:
+                out[k] = status_shape(x)
+        return out
+    if isinstance(v, list):
+        return [status_shape(x) for x in v]
+    return v
+
+
+def status_xml_shape(e):
+    tag, attrs, text, kids = e
+    if tag == "Region" and not region_ours(attrs.get("name", "")):
+        return None
+    a = {}
+    for k, x in attrs.items():
+        if k in HEAP:
+            a[k] = "<above 0>" if x.isdigit() and int(x) > 0 else x
+        elif k == "name":
+            a[k] = "<this run's region>" if region_ours(x) else "<node>"
+        else:
+            a[k] = "<number>" if re.fullmatch(r"-?[0-9.E]+", x) else x
+    kept = [k for k in (status_xml_shape(k) for k in kids) if k is not None]
+    return (tag, a, text, kept)
+
+
+def status_text_shape(t):
+    out, keep, regions = [], True, False
+    for line in t.splitlines():
+        header = line.startswith("        ") and not line.startswith("         ") and "=" not in line
+        if header:
+            # A region: kept when it is this run's; its lines (and those of a name holding a
+            # line break) go with it.
+            regions = True
+            keep = f"{PREFIX}t," in line
+            if keep:
+                out.append("        <this run's region>")
+            continue
+        if regions and (line.startswith("            ") or not line.startswith(" ")) and line:
+            if not keep:
+                continue
+        elif line.startswith("    ") and not line.startswith("     "):
+            line = "    <node> <startCode>"
+        line = re.sub(r"(heapSizeMB|maxHeapSizeMB)=[1-9][0-9]*", r"\1=<above 0>", line)
+        out.append(re.sub(r"(?<![A-Za-z<])[0-9]+(\.[0-9]+)?", "N", line))
+    return "\n".join(out)
+
+
+def version_shape(v):
+    """/version: the REST and HBase versions must agree; the JVM, web server and revision
+    describe each side's runtime."""
+    if isinstance(v, dict):
+        return {k: ("<runtime>" if k in RUNTIME else x) for k, x in v.items()}
+    if isinstance(v, tuple):
+        tag, attrs, text, kids = v
+        return (tag, {k: ("<runtime>" if k in RUNTIME else x) for k, x in attrs.items()}, text, kids)
+    return re.sub(r"\[(JVM|Server|Revision): [^]]*\]", r"[\1: <runtime>]", v)
+
+
+def normalise(status, headers, body, step=None):
+    step = step or {}
     ctype = (headers.get("Content-Type") or headers.get("content-type") or "").split(";")[0].strip()
+    shape = step.get("norm")
     if status >= 300:
         first = body.decode("utf-8", "replace").split("\r\n")[0].split("\n")[0]
         return {"status": status, "first line": first.replace(PREFIX, "{P}")}
@@ -122,18 +230,34 @@ def normalise(status, headers, body):
     out["type"] = ctype
     if ctype == "application/json":
         try:
-            out["body"] = norm_json(json.loads(body))
+            v = json.loads(body)
+            out["body"] = status_shape(v) if shape == "status" else norm_json(v)
         except ValueError:
             out["body"] = body.decode("utf-8", "replace")
     elif ctype in ("text/xml", "application/xml"):
         try:
-            out["body"] = norm_xml(ET.fromstring(body))
+            root = ET.fromstring(body)
+            out["body"] = status_xml_shape(norm_xml(root, keep_regions=True)) if shape == "status" else norm_xml(root)
         except ET.ParseError:
             out["body"] = body.decode("utf-8", "replace")
+    elif ctype in ("application/x-protobuf", "application/protobuf") and step.get("pb"):
+        # Decoded field by field, then normalised as the JSON form is.
+        kind = step["pb"]
+        try:
+            if kind.startswith("stream:"):
+                v = rest_pb.decode_stream(kind[len("stream:"):], body)
+            else:
+                v = rest_pb.decode(kind, body)
+            out["body"] = status_shape(v) if shape == "status" else norm_json(v)
+        except (rest_pb.DecodeError, IndexError, UnicodeDecodeError) as e:
+            out["body"] = f"undecodable {kind} ({e}): {body.hex()}"
     elif ctype in ("application/octet-stream", "application/x-protobuf", "application/protobuf"):
         out["body"] = body.hex()
     else:
-        out["body"] = body.decode("utf-8", "replace").replace(PREFIX, "{P}")
+        text = body.decode("utf-8", "replace")
+        out["body"] = status_text_shape(text) if shape == "status" else text.replace(PREFIX, "{P}")
+    if shape == "version" and "body" in out:
+        out["body"] = version_shape(out["body"])
     return out
 
 
@@ -196,7 +320,7 @@ def main():
                     base, s["method"], path, s.get("accept"), s.get("ctype"), s.get("body"), s.get("extra"))
                 if s.get("save"):
                     saved[side][s["save"]] = location_path(headers)
-                a = normalise(status, headers, body)
+                a = normalise(status, headers, body, s)
                 if s.get("compare") == "status":
                     a = {"status": status}
                 answers[side] = a
@@ -216,8 +340,9 @@ def main():
                     print(f"  {side:7}: {json.dumps(answers[side], sort_keys=True)[:1500]}")
     finally:
         for base in (redbase, hbase):
-            request(base, "DELETE", f"/{PREFIX}t/schema")
-            request(base, "DELETE", f"/namespaces/{PREFIX}ns")
+            for path in (f"/{PREFIX}t/schema", f"/{PREFIX}p/schema", f"/{PREFIX}ns:t2/schema",
+                         f"/namespaces/{PREFIX}ns", f"/namespaces/{PREFIX}pbns"):
+                request(base, "DELETE", path)
         proc.stop()
         if started == "rest":
             hbase_sh("rest-stop")

@@ -4,11 +4,15 @@ normalisation. `{P}` in a path or body is the run's table prefix; `$name` in a p
 step saved (a scanner's path) on that side.
 
 Step fields: name (how tests/oracle/rest-allow.json names it; else method, path and Accept),
-method, path, accept, ctype (Content-Type), body (str, bytes, or a JSON value sent as JSON), save (keep the Location path under a name), compare ("full" [default],
-"status": the status code alone), comment.
+method, path, accept, ctype (Content-Type), body (str, bytes, a JSON value sent as JSON, or
+pbmsg(message, fields): a protobuf message of tests/oracle/rest_pb.py), save (keep the Location
+path under a name), compare ("full" [default], "status": the status code alone), pb (the
+protobuf message of the answer, decoded field by field; "stream:CellSet" for a stateless
+scan's chunks), norm ("version" or "status", see rest_diff.py), comment.
 """
 
 import base64
+import json as _json
 
 
 def b(s):
@@ -20,6 +24,10 @@ X = "text/xml"
 T = "text/plain"
 O = "application/octet-stream"
 PB = "application/x-protobuf"
+
+
+def pbmsg(message, fields):
+    return ("pb", message, fields)
 
 
 def pb_varint(n):
@@ -146,6 +154,17 @@ STEPS = [
     dict(method="GET", path="/{P}t/*?column=cf:b&limit=3", accept=J),
     dict(method="GET", path="/{P}t/*?startrow=k3&reversed=true&limit=2", accept=J),
     dict(method="GET", path="/{P}t/*?filter=ValueFilter(%3D%2C%27binary%3Av2%27)", accept=J),
+    # HBase 2.6's filter_b64 (URL-safe base64 of a filter string), and filters on a multi-get
+    dict(method="GET", path="/{P}t/*?filter_b64=" + base64.urlsafe_b64encode(b"KeyOnlyFilter()").decode(),
+         accept=J),
+    dict(method="GET", path="/{P}t/*?filter_b64=" + base64.urlsafe_b64encode(
+        b"ValueFilter(=,'substring:3')").decode().rstrip("="), accept=J, comment="unpadded"),
+    dict(method="GET", path="/{P}t/multiget?row=k1&row=k2&row=k3&filter=ValueFilter(%3D%2C%27binary%3Av2%27)",
+         accept=J),
+    dict(method="GET", path="/{P}t/multiget?row=k1&row=k3&filter_b64="
+         + base64.urlsafe_b64encode(b"KeyOnlyFilter()").decode(), accept=X),
+    dict(method="GET", path="/{P}t/multiget?row=k1&filter=ValueFilter(%3D%2C%27binary%3Anone%27)", accept=J),
+    dict(name="bad filter_b64", method="GET", path="/{P}t/*?filter_b64=!!!", accept=J, compare="status"),
     # stateful scanners
     dict(method="PUT", path="/{P}t/scanner", ctype=J,
          body=scanner(batch=3, startRow=b("k"), endRow=b("k9")), save="s1", compare="status"),
@@ -162,7 +181,7 @@ STEPS = [
          body='<Scanner startRow="' + b("k1") + '" endRow="' + b("k3") + '" batch="2" maxVersions="1">'
          + "<column>" + b("cf:a") + "</column></Scanner>"),
     dict(method="GET", path="$x1", accept=X),
-    dict(method="GET", path="$x1", accept=PB),
+    dict(method="GET", path="$x1", accept=PB, pb="CellSet"),
     dict(method="GET", path="$x1", accept=J),
     dict(method="DELETE", path="$x1", compare="status"),
     dict(method="PUT", path="/{P}t/scanner", ctype=J, body=scanner(startRow=b("k2"), maxVersions=1), save="o1",
@@ -171,13 +190,53 @@ STEPS = [
     dict(method="DELETE", path="$o1", compare="status"),
     # protobuf rows and schemas
     dict(method="PUT", path="/{P}t/p1", ctype=PB, body=pb_cellset("p1", "cf:pb", 700, "proto")),
-    dict(method="GET", path="/{P}t/p1", accept=PB),
-    dict(method="GET", path="/{P}t/p1", accept="application/protobuf"),
-    dict(method="GET", path="/{P}t/k*", accept=PB),
+    dict(method="GET", path="/{P}t/p1", accept=PB, pb="CellSet"),
+    dict(method="GET", path="/{P}t/p1", accept="application/protobuf", pb="CellSet"),
+    dict(method="GET", path="/{P}t/k*", accept=PB, pb="CellSet"),
+    dict(method="GET", path="/{P}t/k1,k3", accept=PB, pb="CellSet"),
+    dict(method="GET", path="/{P}t/multiget?row=k1&row=k3", accept=PB, pb="CellSet"),
+    dict(method="GET", path="/{P}t/*?startrow=k1&limit=3", accept=PB, pb="stream:CellSet"),
     dict(method="GET", path="/version/cluster", accept=PB),
+    # protobuf of every other resource, and protobuf request bodies where HBase reads them
+    dict(method="GET", path="/{P}t/schema", accept=PB, pb="TableSchema"),
+    dict(method="GET", path="/", accept=PB, pb="TableList"),
+    dict(method="GET", path="/{P}t/regions", accept=PB, pb="TableInfo"),
+    dict(method="PUT", path="/{P}t/scanner", ctype=PB, save="pb1", compare="status",
+         body=pbmsg("Scanner", {"startRow": "k1", "endRow": "k4", "batch": 4, "maxVersions": 1,
+                             "columns": ["cf:a"]})),
+    dict(method="GET", path="$pb1", accept=PB, pb="CellSet"),
+    dict(method="GET", path="$pb1", accept=J),
+    dict(method="DELETE", path="$pb1", compare="status"),
+    dict(method="PUT", path="/{P}t/scanner", ctype=PB, save="pb2", compare="status",
+         body=pbmsg("Scanner", {"filter": '{"type":"PrefixFilter","value":"' + b("k2") + '"}'})),
+    dict(method="GET", path="$pb2", accept=J),
+    dict(method="DELETE", path="$pb2", compare="status"),
+    dict(method="PUT", path="/{P}p/schema", ctype=PB, compare="status",
+         body=pbmsg("TableSchema", {"name": "{P}p", "columns": [
+             {"name": "cf", "maxVersions": 2},
+             {"name": "cg", "attrs": [{"name": "TTL", "value": "86400"}]}]})),
+    dict(method="GET", path="/{P}p/schema", accept=PB, pb="TableSchema"),
+    dict(method="GET", path="/{P}p/schema", accept=J),
+    dict(method="POST", path="/{P}p/schema", ctype=PB, compare="status",
+         body=pbmsg("TableSchema", {"name": "{P}p", "columns": [{"name": "ch", "compression": "NONE"}]})),
+    dict(method="GET", path="/{P}p/schema", accept=PB, pb="TableSchema", comment="after a protobuf POST"),
+    dict(method="PUT", path="/{P}p/r1", ctype=PB, body=pbmsg("CellSet", {"rows": [
+        {"key": "r1", "values": [{"column": "cf:a", "timestamp": 5, "data": "one"}]},
+        {"key": "r2", "values": [{"column": "cg:b", "data": "two"}]}]})),
+    dict(method="GET", path="/{P}p/r1", accept=PB, pb="CellSet"),
+    dict(method="DELETE", path="/{P}p/schema", compare="status"),
     dict(method="GET", path="/{P}t/schema", accept=T),
     dict(method="GET", path="/{P}t/regions", accept=X),
     dict(method="GET", path="/{P}t/multiget?row=k1&row=k2&v=2", accept=X),
+    # versions and the cluster's status, every representation
+    dict(method="GET", path="/version", accept=J, norm="version"),
+    dict(method="GET", path="/version", accept=X, norm="version"),
+    dict(method="GET", path="/version", accept=T, norm="version"),
+    dict(method="GET", path="/version", accept=PB, pb="Version", norm="version"),
+    dict(method="GET", path="/status/cluster", accept=J, norm="status"),
+    dict(method="GET", path="/status/cluster", accept=X, norm="status"),
+    dict(method="GET", path="/status/cluster", accept=T, norm="status"),
+    dict(method="GET", path="/status/cluster", accept=PB, pb="StorageClusterStatus", norm="status"),
 ]
 
 FILTERS = [
@@ -198,9 +257,54 @@ FILTERS = [
     {"type": "FilterList", "op": "MUST_PASS_ALL", "filters": [
         {"type": "QualifierFilter", "op": "EQUAL", "comparator": {"type": "BinaryComparator", "value": b("a")}},
         {"type": "ValueFilter", "op": "NOT_EQUAL", "comparator": {"type": "BinaryComparator", "value": b("v1")}}]},
+    # the rest of HBase 2.6's FilterModel types and comparators
+    {"type": "RandomRowFilter", "chance": 0.0},
+    {"type": "RandomRowFilter", "chance": 1.0},
+    {"type": "MultiRowRangeFilter", "ranges": [
+        {"startRow": b("k0"), "startRowInclusive": True, "stopRow": b("k1"), "stopRowInclusive": True},
+        {"startRow": b("k3"), "startRowInclusive": False, "stopRow": b("k9"), "stopRowInclusive": False}]},
+    {"type": "MultiRowRangeFilter", "ranges": [{"startRow": b("k2"), "stopRow": b("k4")}]},
+    {"type": "FuzzyRowFilter", "fuzzyKeys": [{"key": b("?3"), "mask": b(bytes([1, 0]))}]},
+    {"type": "FuzzyRowFilter", "fuzzyKeys": [{"key": b("k?"), "mask": b(bytes([0, 1]))},
+                                             {"key": b("x1"), "mask": b(bytes([0, 0]))}]},
+    {"type": "ValueFilter", "op": "EQUAL", "comparator": {"type": "NullComparator"}},
+    {"type": "ValueFilter", "op": "NOT_EQUAL", "comparator": {"type": "NullComparator"}},
+    {"type": "ValueFilter", "op": "EQUAL", "comparator": {"type": "BitComparator", "value": b(bytes([0, 1])), "op": "AND"}},
+    {"type": "ValueFilter", "op": "EQUAL", "comparator": {"type": "BitComparator", "value": b(bytes([0, 1])), "op": "XOR"}},
+    {"type": "RowFilter", "op": "LESS", "comparator": {"type": "BinaryPrefixComparator", "value": b("k2")}},
+    {"type": "InclusiveStopFilter", "value": b("k2")},
+    {"type": "ColumnRangeFilter", "minColumn": b("a"), "minColumnInclusive": False, "maxColumn": b("b"),
+     "maxColumnInclusive": True},
+    {"type": "ColumnPaginationFilter", "limit": 1, "offset": 1},
+    {"type": "ColumnCountGetFilter", "limit": 1},
+    {"type": "MultipleColumnPrefixFilter", "prefixes": [b("b"), b("a")]},
+    {"type": "TimestampsFilter", "timestamps": [100]},
+    {"type": "DependentColumnFilter", "family": b("cf"), "qualifier": b("a"), "dropDependentColumn": True,
+     "op": "EQUAL", "comparator": {"type": "BinaryComparator", "value": b("v3")}},
+    {"type": "SingleColumnValueExcludeFilter", "family": b("cf"), "qualifier": b("a"), "op": "EQUAL",
+     "comparator": {"type": "BinaryComparator", "value": b("v4")}},
+    {"type": "SkipFilter", "filters": [
+        {"type": "ValueFilter", "op": "NOT_EQUAL", "comparator": {"type": "BinaryComparator", "value": b("v1")}}]},
+    {"type": "WhileMatchFilter", "filters": [
+        {"type": "RowFilter", "op": "LESS", "comparator": {"type": "BinaryComparator", "value": b("k2")}}]},
+    {"type": "FilterList", "op": "MUST_PASS_ONE", "filters": []},
 ]
 
-import json as _json  # noqa: E402
+# ColumnValueFilter is not in HBase 2.6.1's REST filter model: its scanner PUT is 400 on both.
+STEPS.append(dict(name="ColumnValueFilter scanner", method="PUT", path="/{P}t/scanner", ctype=J,
+                  compare="status", body=scanner(filter=_json.dumps(
+                      {"type": "ColumnValueFilter", "family": b("cf"), "qualifier": b("a"), "op": "EQUAL",
+                       "comparator": {"type": "BinaryComparator", "value": b("v2")}}))))
+
+# Filter models HBase refuses (400), each for a different reason.
+BAD_FILTERS = [
+    {"type": "NoSuchFilter"},
+    {"type": "RandomRowFilter"},
+    {"type": "ValueFilter", "op": "EQUAL", "comparator": {"type": "LongComparator", "value": b("x")}},
+    {"type": "ValueFilter", "op": "SAME", "comparator": {"type": "NullComparator"}},
+    {"type": "PageFilter", "value": "-1"},
+    {"type": "MultiRowRangeFilter", "ranges": [{"startRow": b("k9"), "stopRow": b("k1")}]},
+]
 
 for i, f in enumerate(FILTERS):
     STEPS.append(dict(method="PUT", path="/{P}t/scanner", ctype=J,
@@ -208,6 +312,10 @@ for i, f in enumerate(FILTERS):
                       compare="status", comment=f["type"]))
     STEPS.append(dict(method="GET", path=f"$f{i}", accept=J, comment=f["type"]))
     STEPS.append(dict(method="DELETE", path=f"$f{i}", compare="status"))
+
+for f in BAD_FILTERS:
+    STEPS.append(dict(method="PUT", path="/{P}t/scanner", ctype=J, body=scanner(filter=_json.dumps(f)),
+                      compare="status", comment="bad " + _json.dumps(f)[:60]))
 
 STEPS += [
     # namespaces
@@ -222,10 +330,20 @@ STEPS += [
     dict(method="GET", path="/namespaces", accept=J),
     dict(method="GET", path="/namespaces", accept=X),
     dict(method="GET", path="/namespaces/{P}ns/tables", accept=J),
+    dict(method="GET", path="/namespaces", accept=PB, pb="Namespaces"),
+    dict(method="GET", path="/namespaces/{P}ns", accept=PB, pb="NamespaceProperties"),
+    dict(method="PUT", path="/namespaces/{P}ns", ctype=PB, compare="status",
+         body=pbmsg("NamespaceProperties", {"props": [{"key": "team", "value": "data"}]})),
+    dict(method="GET", path="/namespaces/{P}ns", accept=PB, pb="NamespaceProperties", comment="after a protobuf PUT"),
+    dict(method="POST", path="/namespaces/{P}pbns", ctype=PB, compare="status",
+         body=pbmsg("NamespaceProperties", {"props": [{"key": "k", "value": "v"}]})),
+    dict(method="GET", path="/namespaces/{P}pbns", accept=J),
+    dict(method="DELETE", path="/namespaces/{P}pbns", compare="status"),
     dict(method="PUT", path="/{P}ns:t2/schema", ctype=J, compare="status",
          body={"name": "{P}ns:t2", "ColumnSchema": [{"name": "cf"}]}),
     dict(method="GET", path="/namespaces/{P}ns/tables", accept=X),
     dict(method="GET", path="/namespaces/{P}ns/tables", accept=T),
+    dict(method="GET", path="/namespaces/{P}ns/tables", accept=PB, pb="TableList"),
     dict(method="GET", path="/{P}ns:t2/schema", accept=X),
     dict(method="DELETE", path="/namespaces/{P}ns", compare="status", comment="not empty"),
     dict(method="DELETE", path="/{P}ns:t2/schema", compare="status"),

@@ -4,8 +4,8 @@ go 1.21
 
 require (
 	github.com/apache/thrift v0.17.0
-	redbase_examples v0.0.0
+	redbase.example/sdks/go v0.0.0
 )
 
 // The generated SDK under test, from this repository.
-replace redbase_examples => ../../sdks/go
+replace redbase.example/sdks/go => ../../sdks/go

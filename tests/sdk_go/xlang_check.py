@@ -1,30 +1,22 @@
-"""Go ↔ Python over one live `redbase serve` (tests/xlang/README.md): Python `write`, then the
-Go dump must equal the Python dump; Go `write`, then the Python dump must equal the Go dump and
-the first dump. Run by tests/sdk_go/run.sh (sdks/python on PYTHONPATH)."""
+"""Go <-> Python over one live `redbase serve` (tests/xlang/README.md): every case of the
+cross-language driver (rows, versions, batches) with only these two tools: each writes, both
+dump, every dump must equal the first, which must be exactly what the dataset implies. Run by
+tests/sdk_go/run.sh (sdks/python on PYTHONPATH); REDBASE_SDK_TARGET=host:port uses a running
+gateway instead."""
 
-import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "xlang"))
 
+import cross  # noqa: E402
 from redbase_proc import RedbaseProcess  # noqa: E402
 
-TOOLS = {
-    "python": [sys.executable, str(REPO / "tests" / "xlang" / "xlang.py")],
-    "go": [str(REPO / "tests" / "sdk_go" / "xlang.sh")],
-}
-
-
-def run(tool, cmd, host, port):
-    out = subprocess.run([*TOOLS[tool], cmd, host, str(port)], cwd=REPO, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"{tool} {cmd} failed ({out.returncode}):\n{out.stderr}")
-    return json.loads(out.stdout) if cmd == "dump" else None
+cross.TOOLS = {name: cross.TOOLS[name] for name in ("python", "go")}
 
 
 def main():
@@ -35,21 +27,21 @@ def main():
     else:
         proc = RedbaseProcess(Path(tempfile.mkdtemp()) / "data", gateways=("thrift2",)).start()
         host, port = proc.host, proc.ports["thrift2"]
-    failed = False
+    results = {}
     try:
-        first = None
-        for writer, reader in (("python", "go"), ("go", "python")):
-            run(writer, "write", host, port)
-            mine, theirs = run(writer, "dump", host, port), run(reader, "dump", host, port)
-            first = first or mine
-            rows = sum(len(v) for v in mine.values())
-            same = mine == theirs == first and rows > 0
-            failed = failed or not same
-            print(f"xlang: {writer} write, {reader} dump == {writer} dump: {rows} rows, {'same' if same else 'DIFFERENT'}")
+        for case in cross.CASES:
+            results[case[0]] = cross.run_case(case, host, port)
     finally:
         if proc is not None:
             proc.stop_and_check()
-    return 1 if failed else 0
+    failures = []
+    for name, cells in results.items():
+        cross.table(name, cells)
+        failures += [(name, *k) for k, v in cells.items() if not v.startswith("ok")]
+    if failures:
+        print(f"xlang python <-> go: failed (case, writer, reader): {failures}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

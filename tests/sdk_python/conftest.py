@@ -53,14 +53,29 @@ def conn(connect):
     return connect()
 
 
+#: Every table the suite makes is named with this prefix (`py_access-logs`), so the suite can
+#: share one HBase with other languages' suites running at the same time.
+PREFIX = os.environ.get("REDBASE_SDK_TABLE_PREFIX", "py_")
+
+
+@pytest.fixture(scope="session")
+def named():
+    """`named(TableClass, conn)`: the suite's copy of a table (the schema's name, prefixed)."""
+
+    def make(table_class, conn):
+        return table_class(conn, name=PREFIX + table_class.definition.name)
+
+    return make
+
+
 @pytest.fixture
-def fresh(conn):
+def fresh(conn, named):
     """`fresh(TableClass)`: the table dropped if it exists, created from its schema, dropped
     again after the test."""
     made = []
 
     def make(table_class):
-        t = table_class(conn)
+        t = named(table_class, conn)
         if t.exists():
             t.drop()
         t.create()
@@ -70,3 +85,37 @@ def fresh(conn):
     yield make
     for t in made:
         t.drop()
+
+
+class CallCounter:
+    """Counts the Thrift2 calls a connection makes, by method name, by wrapping its generated
+    client (the calls still go to the real server)."""
+
+    def __init__(self, conn):
+        self.conn = conn
+        self.calls = {}
+        self._inner = conn.client
+
+    def __getattr__(self, name):
+        method = getattr(self._inner, name)
+        if not callable(method):
+            return method
+
+        def call(*args):
+            self.calls[name] = self.calls.get(name, 0) + 1
+            return method(*args)
+
+        return call
+
+    def __enter__(self):
+        self.conn.client = self
+        return self
+
+    def __exit__(self, *exc):
+        self.conn.client = self._inner
+
+
+@pytest.fixture
+def counting():
+    """`with counting(conn) as c: ...; c.calls["putMultiple"]`."""
+    return CallCounter

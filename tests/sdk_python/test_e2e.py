@@ -83,7 +83,10 @@ def test_hashed_keys_land_in_the_seed_regions(fresh):
         assert row.values == AccessLogsValues(hits=7, last_seen=1_445_000_000_000)
         assert row.key.hash == key.encode()[:5].decode()
         assert (row.key.system_id, row.key.period) == ("jericho", 201510)
-    assert typed_example.main(logs._t.conn) == ["jericho"]
+    busy, quarter, versions = typed_example.main(logs)
+    assert busy == ["jericho"], "hits 3 + 1 on 201510 only"
+    assert quarter == [201504, 201505, 201506]
+    assert versions == [(3_000, 30_000), (2_000, 20_000), (1_000, 10_000)]
 
 
 def test_put_get_delete_typed_values(fresh):
@@ -125,13 +128,13 @@ def test_check_and_put(fresh):
     assert row is not None and (row.values.title, row.values.pages) == ("second", 3)
 
 
-def test_counters_are_exact_under_threads(fresh, connect):
+def test_counters_are_exact_under_threads(fresh, connect, named):
     fresh(CountersTable)
     key = CountersKey("rk1")
     threads, per = 8, 50
 
     def work():
-        t = CountersTable(connect())
+        t = named(CountersTable, connect())
         for _ in range(per):
             t.increment_slots(key, 1)
             t.increment_slots(key, 2, 100)
@@ -141,7 +144,7 @@ def test_counters_are_exact_under_threads(fresh, connect):
         t.start()
     for t in ts:
         t.join()
-    table = CountersTable(connect())
+    table = named(CountersTable, connect())
     row = table.get(key)
     assert row is not None
     assert row.values.slots == {1: threads * per, 2: threads * per * 100}
@@ -324,10 +327,10 @@ def test_fixed_layout_with_a_kept_hash(fresh):
     assert list(by_hash.values()) == [[7, 6, 5]], "one hash (same account); orders descending"
 
 
-def test_framed_transport(fresh, target):
+def test_framed_transport(fresh, named, target):
     fresh(CountersTable)
     with Connection(*target, transport="framed") as framed:
-        t = CountersTable(framed)
+        t = named(CountersTable, framed)
         assert t.increment_slots(CountersKey("framed"), 7, 2) == 2
         row = t.get(CountersKey("framed"))
         assert row is not None and row.values.slots == {7: 2}

@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from redbase_examples import KeyEncodingError
+from redbase_examples import Filter, FilterError, KeyEncodingError, ValueEncodingError
 from redbase_examples._runtime import keys as rk
 from redbase_examples._runtime import values as rv
 
 VECTORS = Path(__file__).resolve().parents[2] / "sdks" / "vectors"
 KEYS = json.loads((VECTORS / "keys.json").read_text())
 VALUES = json.loads((VECTORS / "values.json").read_text())
+FILTERS = json.loads((VECTORS / "filters.json").read_text())
 
 
 def module(table):
@@ -156,3 +157,67 @@ def test_an_empty_component_is_refused_unless_allowed():
     with pytest.raises(KeyEncodingError, match="component system_id: must not be empty"):
         AccessLogsKey.prefix("dave", "")
     assert WebPagesKey("www.example.com", "").encode() == b"com.example.www|"
+
+
+def operand(ty, j):
+    """A filter vector's operand as the column's Python value; JSON the type cannot read (a
+    wrong-type case) is passed through as is, for the builder to refuse."""
+    try:
+        return from_json(ty, j)
+    except (ValueError, TypeError, AttributeError):
+        return j
+
+
+def build_filter(table, f):
+    """A filter vector's F through the generated builder calls, as a developer writes them."""
+    (kind, arg), = f.items()
+    if kind == "value":
+        col = getattr(getattr(module(table), type_name(table) + "Columns"), arg["column"])
+        value = operand(col.type, arg["operand"])
+        if hasattr(col, arg["op"]):
+            return getattr(col, arg["op"])(value)  # BooksColumns.pages.ge(100)
+        return Filter.value(col, arg["op"], value)  # pattern columns have no comparison methods
+    if kind == "prefix":
+        return Filter.prefix(key_class(table).prefix(**components(table, arg)))
+    if kind == "page":
+        return Filter.page(arg)
+    if kind == "key_only":
+        return Filter.key_only()
+    if kind == "first_key_only":
+        return Filter.first_key_only()
+    if kind == "timestamps":
+        return Filter.timestamps(*arg)
+    if kind == "column_prefix":
+        return Filter.column_prefix(bytes.fromhex(arg))
+    if kind == "all":
+        return Filter.all(*(build_filter(table, x) for x in arg))
+    if kind == "any":
+        return Filter.any(*(build_filter(table, x) for x in arg))
+    raise AssertionError(f"unknown filter kind {kind}")
+
+
+def test_filter_vectors_cover_every_kind():
+    kinds = {next(iter(c["filter"])) for c in FILTERS["cases"]}
+    assert kinds == {"value", "prefix", "page", "key_only", "first_key_only", "timestamps", "column_prefix", "all", "any"}
+    assert FILTERS["format"] == 1 and FILTERS["package"] == "redbase_examples"
+
+
+@pytest.mark.parametrize("v", FILTERS["cases"], ids=lambda v: f"{v['table']}: {v['name']}")
+def test_filter_vector(v):
+    if "error" in v:
+        with pytest.raises((FilterError, KeyEncodingError, ValueEncodingError)) as refused:
+            build_filter(v["table"], v["filter"])
+        assert v["error"] in str(refused.value)
+        return
+    assert build_filter(v["table"], v["filter"]).render().hex() == v["bytes"]
+
+
+def test_filter_operators_are_all_and_any():
+    from redbase_examples import BooksColumns as B
+
+    a, b, c = B.pages.ge(100), Filter.key_only(), Filter.page(3)
+    assert (a & b).render() == Filter.all(a, b).render() == b"(" + a.render() + b") AND (KeyOnlyFilter())"
+    assert (a | (b & c)).render() == b"(" + a.render() + b") OR ((KeyOnlyFilter()) AND (PageFilter(3)))"
+    assert (a | b).strips_values and not a.strips_values, "rows under a key-only filter carry no values"
+    with pytest.raises(FilterError, match="takes filters"):
+        Filter.all(a, "PageFilter(1)")  # type: ignore[arg-type]

@@ -1,5 +1,6 @@
-"""The Python side of tests/xlang: `write` then `dump` through the generated SDK gives exactly
-the rows dataset.json implies (puts merged per key, increments summed)."""
+"""The Python side of tests/xlang: each write command then its dump, through the generated SDK,
+gives exactly what dataset.json implies (rows: puts merged per key, increments summed;
+versions: every timestamped cell, newest first; batches: rows minus deletes plus increments)."""
 
 import json
 import os
@@ -7,11 +8,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 XLANG = Path(__file__).resolve().parents[1] / "xlang"
+sys.path.insert(0, str(XLANG))
+
+import xlang  # noqa: E402
 
 
 def run(cmd, target):
-    env = dict(os.environ)
+    # The suite's own copies of the tables (py_...), as conftest.PREFIX for the other tests.
+    env = dict(os.environ, XLANG_TABLE_PREFIX=os.environ.get("REDBASE_SDK_TABLE_PREFIX", "py_"))
     return subprocess.run(
         [sys.executable, str(XLANG / "xlang.py"), cmd, target[0], str(target[1])],
         env=env,
@@ -21,44 +28,45 @@ def run(cmd, target):
     ).stdout
 
 
-def expected(xlang):
-    """table → {key_hex: values} from the dataset alone."""
-    out = {}
-    for table, data in xlang.DATASET["tables"].items():
-        rows = {}
-        cols = xlang.columns(table)
-        for row in data.get("rows", []):
-            k = xlang.key_of(table, row["key"]).encode().hex()
-            rows.setdefault(k, {}).update(row["values"])
-        for inc in data.get("increments", []):
-            k = xlang.key_of(table, inc["key"]).encode().hex()
-            vals = rows.setdefault(k, {})
-            if "part" in inc:
-                ty, part = cols[inc["field"]]
-                col = getattr(xlang.cls(table, "Columns"), inc["field"])
-                p = inc["part"] if part == "string" else int(inc["part"])
-                m = vals.setdefault(inc["field"], {})
-                text = col.part_text(p)
-                m[text] = str(int(m.get(text, "0")) + int(inc["amount"]))
-            else:
-                vals[inc["field"]] = str(int(vals.get(inc["field"], "0")) + int(inc["amount"]))
-        out[table] = rows
-    return out
+def by_key(dump):
+    return {t: {r["key_hex"]: r["values"] for r in rows} for t, rows in dump.items()}
 
 
-def test_write_then_dump_matches_the_dataset(target):
-    sys.path.insert(0, str(XLANG))
-    import xlang
-
-    run("write", target)
-    dump = json.loads(run("dump", target))
-    want = expected(xlang)
-    assert sorted(dump) == sorted(want)
-    for table, rows in dump.items():
+@pytest.mark.parametrize(
+    "write,dump,expected",
+    [
+        ("write", "dump", xlang.expected_rows),
+        ("write-batch", "dump-batch", xlang.expected_batches),
+    ],
+)
+def test_write_then_dump_matches_the_dataset(target, write, dump, expected):
+    run(write, target)
+    got = json.loads(run(dump, target))
+    want = expected()
+    assert sorted(got) == sorted(want)
+    for table, rows in got.items():
         keys = [r["key_hex"] for r in rows]
         assert keys == sorted(keys), table
-        assert {r["key_hex"]: r["values"] for r in rows} == want[table], table
+        assert len(rows) > 0, table
         for r in rows:
             parts = xlang.cls(table, "Key").decode(bytes.fromhex(r["key_hex"]))
             assert r["salt"] == parts.salt
-    assert json.loads(run("dump", target)) == dump, "dumps are stable"
+    assert by_key(got) == want
+    assert json.loads(run(dump, target)) == got, "dumps are stable"
+
+
+def test_versions_read_back_newest_first(target):
+    run("write-versions", target)
+    got = json.loads(run("dump-versions", target))
+    assert got == xlang.expected_versions()
+    assert all(len(e["cells"]) == 3 for entries in got.values() for e in entries)
+
+
+def test_an_unknown_command_fails_clearly(target):
+    out = subprocess.run(
+        [sys.executable, str(XLANG / "xlang.py"), "write-nothing", target[0], str(target[1])],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 2
+    assert "unknown command write-nothing" in out.stderr

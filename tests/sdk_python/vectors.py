@@ -19,6 +19,7 @@ CHECKS = {
         (tv.test_prefix_vector, tv.KEYS["prefixes"]),
         (tv.test_error_vector, tv.KEYS["errors"]),
     ],
+    "filters.json": [(tv.test_filter_vector, tv.FILTERS["cases"])],
     "values.json": [
         (tv.test_value_vector, tv.VALUES["values"]),
         (tv.test_qualifier_vector, tv.VALUES["qualifiers"]),

@@ -2,7 +2,9 @@
 # Builds the generated TypeScript SDK and this suite, only when something changed:
 #   1. `npm ci` here (package-lock.json: thrift 0.17.0, typescript, type declarations);
 #   2. a copy of sdks/typescript in .build/sdk, compiled with `tsc -p` (its tsconfig is
-#      --strict), linked as node_modules/redbase_examples the way an installed package is;
+#      --strict) and its ES module entry written (scripts/build-esm.cjs), as the package's
+#      `npm run build` does; linked as node_modules/redbase_examples the way an installed
+#      package is;
 #   3. the suite's TypeScript (tsconfig.json, --strict) into .build/tests.
 # The SDK is built from a copy so no dist/ or node_modules/ lands in sdks/.
 set -euo pipefail
@@ -32,6 +34,7 @@ mkdir -p "$build/sdk"
 cp -r "$root/sdks/typescript/." "$build/sdk/"
 rm -rf "$build/sdk/dist" "$build/sdk/node_modules"
 node_modules/.bin/tsc -p "$build/sdk" >&2
+node "$build/sdk/scripts/build-esm.cjs" >&2
 ln -sfn ../.build/sdk node_modules/redbase_examples
 
 echo "== tsc --strict: tests/sdk_typescript" >&2

@@ -2,10 +2,15 @@
 # The generated TypeScript SDK (sdks/typescript, package redbase_examples) against a real redbase:
 #   1. build.sh: npm ci (package-lock.json), tsc --strict on the SDK and on this suite;
 #      an SDK generated from edge_names.toml (reserved words everywhere) must compile too;
-#   2. the shared vectors byte for byte (one `VECTORS typescript <file> ...` line per file);
-#   3. node --test: end-to-end tests over Thrift2 against `redbase serve` on loopback (or, with
-#      REDBASE_SDK_TARGET=host:port, against an already running Thrift2 gateway);
-#   4. xlang: rows written by the Python SDK dumped by this one and the other way round.
+#   2. pack.sh: `npm pack`, installed into a fresh project, imported from ESM and required
+#      from CommonJS, type-checked in both module modes;
+#   3. the shared vectors byte for byte (one `VECTORS typescript <file> ...` line per file),
+#      filters.json included;
+#   4. node --test: end-to-end tests (e2e.test.ts, features.test.ts) over Thrift2 against
+#      `redbase serve` on loopback (or, with REDBASE_SDK_TARGET=host:port, against an already
+#      running Thrift2 gateway);
+#   5. xlang: rows, versions and batches written by the Python SDK dumped by this one and the
+#      other way round (xlang_check.py, tests/xlang/cross.py for these two languages).
 # Installs Node.js (Debian) if missing and its npm packages; exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -45,11 +50,14 @@ if [ -x "$REDBASE_BIN" ]; then
         tests/sdk_typescript/node_modules/.bin/tsc -p "$edge"; } || status=1
 fi
 
+echo "== packaging: npm pack, installed, used from ESM and CommonJS"
+tests/sdk_typescript/pack.sh || status=1
+
 echo "== vectors (sdks/vectors through the generated TypeScript)"
 node "$out/vectors.js" || status=1
 
 echo "== node --test (end to end)"
-node --test "$out/e2e.test.js" || status=1
+node --test "$out/e2e.test.js" "$out/features.test.js" || status=1
 
 if [ -z "${REDBASE_SDK_TARGET:-}" ]; then
     echo "== xlang: python <-> typescript through one redbase serve"

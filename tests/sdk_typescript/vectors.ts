@@ -165,6 +165,70 @@ function qualifierVector(v: Obj): void {
   check(col.parse(q) === v["part"], `parsed ${String(col.parse(q))}`);
 }
 
+const OPS: Record<string, sdk.CompareOp> = { eq: "=", ne: "!=", lt: "<", le: "<=", gt: ">", ge: ">=" };
+
+/** A value vector's operand as the column's TypeScript value, or the JSON as it is when it
+ * is not of the column's form (the builder must refuse it). */
+function operand(ty: string, j: JsonValue): unknown {
+  try {
+    return fromJson(ty, j);
+  } catch {
+    return j;
+  }
+}
+
+/** A filters.json filter through the builder: the table's typed columns and key. */
+function buildFilter(table: string, f: Obj): sdk.Filter {
+  const [kind, arg] = Object.entries(f)[0] as [string, JsonValue];
+  switch (kind) {
+    case "value": {
+      const v = arg as Obj;
+      const columns = exported[`${upperCamel(table)}Columns`] as Record<string, sdk.Column<unknown>>;
+      const column = columns[camel(v["column"] as string)];
+      if (column === undefined) throw new Error(`no column ${String(v["column"])}`);
+      return sdk.Filter.value(column, OPS[v["op"] as string] as sdk.CompareOp, operand(column.type, v["operand"] as JsonValue));
+    }
+    case "prefix": {
+      const cls = exported[`${upperCamel(table)}Key`] as { prefixFilter(c: Record<string, sdk.KeyValue>): sdk.Filter };
+      return cls.prefixFilter(components(table, arg as Obj));
+    }
+    case "page":
+      return sdk.Filter.page(arg as number);
+    case "key_only":
+      return sdk.Filter.keyOnly();
+    case "first_key_only":
+      return sdk.Filter.firstKeyOnly();
+    case "timestamps":
+      return sdk.Filter.timestamps(arg as number[]);
+    case "column_prefix":
+      return sdk.Filter.columnPrefix(Buffer.from(arg as string, "hex"));
+    case "all":
+      return sdk.Filter.all(...(arg as Obj[]).map((g) => buildFilter(table, g)));
+    case "any":
+      return sdk.Filter.any(...(arg as Obj[]).map((g) => buildFilter(table, g)));
+    default:
+      throw new Error(`unknown filter kind ${kind}`);
+  }
+}
+
+function filterVector(v: Obj): void {
+  const table = v["table"] as string;
+  const want = v["error"];
+  if (typeof want === "string") {
+    let error: unknown = null;
+    try {
+      buildFilter(table, v["filter"] as Obj);
+    } catch (e) {
+      error = e;
+    }
+    check(error instanceof sdk.FilterError || error instanceof sdk.KeyEncodingError, `want a FilterError or KeyEncodingError, got ${String(error)}`);
+    check((error as Error).message.includes(want), `error ${JSON.stringify((error as Error).message)} does not say ${JSON.stringify(want)}`);
+    return;
+  }
+  const got = hex(buildFilter(table, v["filter"] as Obj).bytes);
+  check(got === v["bytes"], `rendered ${got}, want ${String(v["bytes"])}`);
+}
+
 /** Runs every vector of one file; returns whether all passed. */
 function runFile(file: string, groups: [string, ((v: Obj) => void)][]): boolean {
   const data = JSON.parse(readFileSync(join(VECTORS, file), "utf8")) as Obj;
@@ -194,4 +258,5 @@ const valuesOk = runFile("values.json", [
   ["values", valueVector],
   ["qualifiers", qualifierVector],
 ]);
-process.exitCode = keysOk && valuesOk ? 0 : 1;
+const filtersOk = runFile("filters.json", [["cases", filterVector]]);
+process.exitCode = keysOk && valuesOk && filtersOk ? 0 : 1;

@@ -2,8 +2,12 @@
  * The TypeScript side of the cross-language test (tests/xlang/README.md), through the generated
  * SDK only:
  *
- *   tests/sdk_typescript/xlang.sh write HOST PORT   # (re)create the tables, write dataset.json
- *   tests/sdk_typescript/xlang.sh dump HOST PORT    # print every table's rows as JSON
+ *   tests/sdk_typescript/xlang.sh write HOST PORT           # (re)create the tables, write dataset.json
+ *   tests/sdk_typescript/xlang.sh dump HOST PORT            # print every table's rows as JSON
+ *   tests/sdk_typescript/xlang.sh write-versions HOST PORT  # timestamped puts of `versions`
+ *   tests/sdk_typescript/xlang.sh dump-versions HOST PORT   # every version (get, versions: 3)
+ *   tests/sdk_typescript/xlang.sh write-batch HOST PORT     # putMany, deleteMany, incrementMany
+ *   tests/sdk_typescript/xlang.sh dump-batch HOST PORT      # `dump` over the `batches` tables
  */
 
 import { readFileSync } from "node:fs";
@@ -15,6 +19,8 @@ type Obj = { [key: string]: Json };
 
 const DATASET = JSON.parse(readFileSync(join(__dirname, "..", "..", "..", "xlang", "dataset.json"), "utf8")) as {
   tables: { [table: string]: { rows?: { key: Obj; values: Obj }[]; increments?: { key: Obj; field: string; part?: Json; amount: string }[] } };
+  versions: { [table: string]: { key: Obj; field: string; cells: { timestamp: string; value: Json }[] }[] };
+  batches: { [table: string]: { rows: { key: Obj; values: Obj }[]; deletes: Obj[]; increments: { key: Obj; counters: { [field: string]: string } }[] } };
 };
 const exported = sdk as unknown as Record<string, unknown>;
 
@@ -25,7 +31,11 @@ interface AnyTable {
   exists(): Promise<boolean>;
   drop(): Promise<void>;
   create(): Promise<void>;
-  put(key: unknown, values: Record<string, unknown>): Promise<void>;
+  put(key: unknown, values: Record<string, unknown>, options?: { timestamp?: bigint }): Promise<void>;
+  get(key: unknown, options?: { versions?: number }): Promise<{ versions: Record<string, sdk.Version<unknown>[] | undefined> } | undefined>;
+  putMany(rows: [unknown, Record<string, unknown>][]): Promise<void>;
+  deleteMany(keys: unknown[]): Promise<void>;
+  incrementMany(rows: [unknown, Record<string, bigint>][]): Promise<unknown[]>;
   scan(): AsyncIterable<{ rowKey: Buffer; key: Record<string, unknown>; values: Record<string, unknown> }>;
   [method: string]: unknown;
 }
@@ -66,24 +76,34 @@ function keyOf(table: string, given: Obj): unknown {
   return new (exported[`${upperCamel(table)}Key`] as new (c: Record<string, unknown>) => unknown)(components);
 }
 
+/** Typed values from the dataset's JSON values (pattern fields: part text -> value). */
+function valuesOf(table: string, given: Obj): Record<string, unknown> {
+  const cols = columns(table);
+  const values: Record<string, unknown> = {};
+  for (const [field, j] of Object.entries(given)) {
+    const col = cols[camel(field)] as AnyColumn;
+    if (col instanceof sdk.PatternColumn) {
+      values[camel(field)] = new Map(Object.entries(j as Obj).map(([p, v]) => [part(col, p), fromJson(col.type, v)]));
+    } else {
+      values[camel(field)] = fromJson(col.type, j);
+    }
+  }
+  return values;
+}
+
+/** The table client, its table dropped if it exists and created from the schema. */
+async function recreate(table: string, conn: sdk.Connection): Promise<AnyTable> {
+  const t = tableOf(table, conn);
+  if (await t.exists()) await t.drop();
+  await t.create();
+  return t;
+}
+
 async function write(conn: sdk.Connection): Promise<void> {
   for (const [table, data] of Object.entries(DATASET.tables)) {
-    const t = tableOf(table, conn);
-    if (await t.exists()) await t.drop();
-    await t.create();
+    const t = await recreate(table, conn);
     const cols = columns(table);
-    for (const row of data.rows ?? []) {
-      const values: Record<string, unknown> = {};
-      for (const [field, j] of Object.entries(row.values)) {
-        const col = cols[camel(field)] as AnyColumn;
-        if (col instanceof sdk.PatternColumn) {
-          values[camel(field)] = new Map(Object.entries(j as Obj).map(([p, v]) => [part(col, p), fromJson(col.type, v)]));
-        } else {
-          values[camel(field)] = fromJson(col.type, j);
-        }
-      }
-      await t.put(keyOf(table, row.key), values);
-    }
+    for (const row of data.rows ?? []) await t.put(keyOf(table, row.key), valuesOf(table, row.values));
     for (const inc of data.increments ?? []) {
       const method = t[`increment${upperCamel(inc.field)}`] as (...args: unknown[]) => Promise<bigint>;
       const col = cols[camel(inc.field)] as AnyColumn;
@@ -93,10 +113,50 @@ async function write(conn: sdk.Connection): Promise<void> {
   }
 }
 
-/** {table: [{key_hex, salt, hash, key: {...}, values: {...}}]}, rows in key order. */
-async function dump(conn: sdk.Connection): Promise<Obj> {
+/** One put per cell, each at its explicit timestamp, in the listed order. */
+async function writeVersions(conn: sdk.Connection): Promise<void> {
+  for (const [table, entries] of Object.entries(DATASET.versions)) {
+    const t = await recreate(table, conn);
+    for (const e of entries) {
+      for (const c of e.cells) await t.put(keyOf(table, e.key), valuesOf(table, { [e.field]: c.value }), { timestamp: BigInt(c.timestamp) });
+    }
+  }
+}
+
+/** {table: [{key_hex, field, cells: [{timestamp, value}]}]}: every version, newest first. */
+async function dumpVersions(conn: sdk.Connection): Promise<Obj> {
   const out: Obj = {};
-  for (const table of Object.keys(DATASET.tables).sort()) {
+  for (const table of Object.keys(DATASET.versions).sort()) {
+    const t = tableOf(table, conn);
+    const entries: Json[] = [];
+    for (const e of DATASET.versions[table] ?? []) {
+      const key = keyOf(table, e.key) as { encode(): Buffer };
+      const row = await t.get(key, { versions: 3 });
+      const ty = (columns(table)[camel(e.field)] as AnyColumn).type;
+      const cells = row?.versions[camel(e.field)] ?? [];
+      entries.push({ key_hex: key.encode().toString("hex"), field: e.field, cells: cells.map((c) => ({ timestamp: c.timestamp.toString(), value: toJson(ty, c.value) })) });
+    }
+    out[table] = entries;
+  }
+  return out;
+}
+
+/** Per table: one putMany, one deleteMany, one incrementMany. */
+async function writeBatch(conn: sdk.Connection): Promise<void> {
+  for (const [table, data] of Object.entries(DATASET.batches)) {
+    const t = await recreate(table, conn);
+    await t.putMany(data.rows.map((r) => [keyOf(table, r.key), valuesOf(table, r.values)]));
+    await t.deleteMany(data.deletes.map((k) => keyOf(table, k)));
+    await t.incrementMany(
+      data.increments.map((inc) => [keyOf(table, inc.key), Object.fromEntries(Object.entries(inc.counters).map(([f, a]) => [camel(f), BigInt(a)]))]),
+    );
+  }
+}
+
+/** {table: [{key_hex, salt, hash, key: {...}, values: {...}}]}, rows in key order. */
+async function dump(conn: sdk.Connection, tables: string[] = Object.keys(DATASET.tables)): Promise<Obj> {
+  const out: Obj = {};
+  for (const table of [...tables].sort()) {
     const kept = spec(table).components.filter((c) => c.kept);
     const cols = columns(table);
     const rows: Json[] = [];
@@ -137,14 +197,23 @@ function sortedJson(v: Json): Json {
 
 async function main(argv: string[]): Promise<number> {
   const [command, host, port] = argv;
-  if (argv.length !== 3 || (command !== "write" && command !== "dump")) {
-    console.error("usage: xlang.sh write|dump HOST PORT");
+  const commands: Record<string, (conn: sdk.Connection) => Promise<Obj | void>> = {
+    write,
+    dump: (conn) => dump(conn),
+    "write-versions": writeVersions,
+    "dump-versions": dumpVersions,
+    "write-batch": writeBatch,
+    "dump-batch": (conn) => dump(conn, Object.keys(DATASET.batches)),
+  };
+  const run = command === undefined ? undefined : commands[command];
+  if (argv.length !== 3 || run === undefined) {
+    console.error(`unknown command ${String(command)}; usage: xlang.sh ${Object.keys(commands).join("|")} HOST PORT`);
     return 2;
   }
   const conn = await sdk.Connection.open(host, Number(port));
   try {
-    if (command === "write") await write(conn);
-    else console.log(JSON.stringify(sortedJson(await dump(conn)), null, 1));
+    const out = await run(conn);
+    if (out !== undefined) console.log(JSON.stringify(sortedJson(out), null, 1));
   } finally {
     conn.close();
   }

@@ -23,6 +23,8 @@ pub struct Model {
     pub package: String,
     /// The SDK version, `MAJOR.MINOR.PATCH` (default `0.1.0`).
     pub version: String,
+    /// The Go module path before any `/vN` (the schema's `go_module`, default the package).
+    pub go_module: String,
     /// Sorted by `id`.
     pub tables: Vec<Table>,
 }

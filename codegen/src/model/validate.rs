@@ -22,6 +22,7 @@ pub(crate) fn validate(
     let mut tables: Vec<Table> = Vec::new();
     let mut packages: Vec<(String, SchemaError)> = Vec::new();
     let mut versions: Vec<(String, SchemaError)> = Vec::new();
+    let mut go_modules: Vec<(String, SchemaError)> = Vec::new();
     for (file, text) in sources {
         let mut cx = Cx {
             file,
@@ -32,6 +33,7 @@ pub(crate) fn validate(
             Err(e) => errors.push(e),
             Ok(raw) => {
                 cx.schema(&raw, &mut tables, &mut packages, &mut versions);
+                cx.go_module(&raw, &mut go_modules);
                 errors.append(&mut cx.errors);
             }
         }
@@ -68,6 +70,7 @@ pub(crate) fn validate(
         });
     }
     let version = agreed_version(&versions, &mut errors);
+    let go_module = agreed_go_module(&go_modules, &mut errors).unwrap_or_else(|| package.clone());
     if !errors.is_empty() {
         return Err(CodegenError::Schema(errors));
     }
@@ -75,8 +78,46 @@ pub(crate) fn validate(
     Ok(Model {
         package,
         version,
+        go_module,
         tables,
     })
+}
+
+/// The files' `go_module` (every file that gives one must agree; a path of `/`-separated
+/// elements of letters, digits and `._~-`, without a `/vN` suffix, which codegen adds).
+fn agreed_go_module(
+    modules: &[(String, SchemaError)],
+    errors: &mut Vec<SchemaError>,
+) -> Option<String> {
+    let (first, _) = modules.first()?;
+    for (m, at) in modules {
+        let elements_ok = !m.is_empty()
+            && m.split('/').all(|e| {
+                !e.is_empty()
+                    && e.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "._~-".contains(c))
+            });
+        let last = m.rsplit('/').next().unwrap_or("");
+        let versioned = last.len() > 1
+            && last.starts_with('v')
+            && last[1..].chars().all(|c| c.is_ascii_digit());
+        let mut e = at.clone();
+        if !elements_ok {
+            e.message = format!(
+                "go_module {m:?} must be a module path such as \"github.com/acme/logs-sdk\""
+            );
+        } else if versioned {
+            e.message = format!(
+                "go_module {m:?} must not end in a major version: codegen appends /vN from the version"
+            );
+        } else if m != first {
+            e.message = format!("go_module {m:?} differs from {first:?} in another file");
+        } else {
+            continue;
+        }
+        errors.push(e);
+    }
+    Some(first.clone())
 }
 
 /// The files' `version` (every file that gives one must agree, each `MAJOR.MINOR.PATCH` with
@@ -133,6 +174,23 @@ impl Cx<'_> {
             field: field.to_string(),
             message: message.into(),
         });
+    }
+
+    /// Collects the file's `go_module`, with where it is for errors.
+    fn go_module(&mut self, raw: &RawSchema, modules: &mut Vec<(String, SchemaError)>) {
+        if let Some(m) = &raw.go_module {
+            let (line, column) = schema::line_col(self.text, m.span().start);
+            modules.push((
+                m.get_ref().clone(),
+                SchemaError {
+                    file: self.file.to_path_buf(),
+                    line,
+                    column,
+                    field: "go_module".into(),
+                    message: String::new(),
+                },
+            ));
+        }
     }
 
     fn schema(

@@ -11,21 +11,27 @@ use crate::model::{
     Model, Qualifier, Reverse, Salt, SaltForm, ScalarType, Table,
 };
 
-/// Package-level templates: `{ package, version, header, tables }`.
+/// Package-level templates: `{ package, version, go_module, header, tables }`.
 #[derive(Debug, Serialize)]
 pub struct SdkContext<'a> {
     pub package: &'a str,
     /// The SDK version from the schema (`MAJOR.MINOR.PATCH`).
     pub version: &'a str,
+    /// The Go module path before `/vN` (the schema's `go_module`, default the package).
+    pub go_module: &'a str,
     pub header: &'static str,
     /// Sorted by id, as the model.
     pub tables: Vec<TableContext<'a>>,
 }
 
-/// Per-table templates: `{ package, table }`.
+/// Per-table templates: `{ package, version, table }`.
 #[derive(Debug, Serialize)]
 pub struct TableFile<'a> {
     pub package: &'a str,
+    /// The SDK's version, for languages whose import paths carry the major version (Go).
+    pub version: &'a str,
+    /// The Go module path before `/vN`.
+    pub go_module: &'a str,
     pub table: &'a TableContext<'a>,
 }
 
@@ -176,6 +182,7 @@ impl<'a> SdkContext<'a> {
         SdkContext {
             package: &model.package,
             version: &model.version,
+            go_module: &model.go_module,
             header: super::HEADER,
             tables: model.tables.iter().map(TableContext::new).collect(),
         }
@@ -187,6 +194,8 @@ impl<'a> TemplateContext<'a> {
     pub fn table(sdk: &'a SdkContext<'a>, table: &'a TableContext<'a>) -> Self {
         TemplateContext::Table(TableFile {
             package: sdk.package,
+            version: sdk.version,
+            go_module: sdk.go_module,
             table,
         })
     }

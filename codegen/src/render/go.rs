@@ -16,6 +16,10 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("doc", include_str!("../../templates/go/doc.go.hbs")),
     ("tables", include_str!("../../templates/go/tables.go.hbs")),
     ("table", include_str!("../../templates/go/table.go.hbs")),
+    (
+        "table_writes",
+        include_str!("../../templates/go/table_writes.go.hbs"),
+    ),
     // Runtime files that import hbase2/ by the module path.
     (
         "client",
@@ -29,6 +33,11 @@ const TEMPLATES: &[(&str, &str)] = &[
         "scan",
         include_str!("../../templates/go/redbase/scan.go.hbs"),
     ),
+    (
+        "batch",
+        include_str!("../../templates/go/redbase/batch.go.hbs"),
+    ),
+    ("readme", include_str!("../../templates/go/README.md.hbs")),
 ];
 
 /// Runtime files without holes, the same in every Go SDK (package `redbase`).
@@ -57,6 +66,26 @@ const RUNTIME: &[(&str, &str)] = &[
         "ranges.go",
         include_str!("../../templates/go/redbase/ranges.go"),
     ),
+    (
+        "bounds.go",
+        include_str!("../../templates/go/redbase/bounds.go"),
+    ),
+    (
+        "options.go",
+        include_str!("../../templates/go/redbase/options.go"),
+    ),
+    (
+        "filter.go",
+        include_str!("../../templates/go/redbase/filter.go"),
+    ),
+    (
+        "versions.go",
+        include_str!("../../templates/go/redbase/versions.go"),
+    ),
+    (
+        "writer.go",
+        include_str!("../../templates/go/redbase/writer.go"),
+    ),
 ];
 
 /// The Thrift compiler's output (codegen/thrift/generate.sh), package `hbase2`.
@@ -80,6 +109,43 @@ const GO_SUM: &str =
     "github.com/apache/thrift v0.17.0 h1:cMd2aj52n+8VoAtvSvLn4kDC3aZ6IAkBuqWQ2IDu7wo=
 github.com/apache/thrift v0.17.0/go.mod h1:OLxhMRJxomX+1I/KUw03qoV3mMz16BwaKI+d4fPBx7Q=
 ";
+
+/// The Go module path of a schema package at a version: the package name, with Go's
+/// semantic-import suffix `/vN` from major version 2 on (v0 and v1 have none).
+pub fn module_path(package: &str, version: &str) -> String {
+    let major: u64 = version
+        .split('.')
+        .next()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0);
+    if major >= 2 {
+        format!("{package}/v{major}")
+    } else {
+        package.to_string()
+    }
+}
+
+/// `{{go_module_path go_module version}}`: the module path with its `/vN`.
+fn module_helper(
+    h: &handlebars::Helper<'_>,
+    _: &Handlebars<'_>,
+    _: &handlebars::Context,
+    _: &mut handlebars::RenderContext<'_, '_>,
+    out: &mut dyn handlebars::Output,
+) -> handlebars::HelperResult {
+    let arg = |i: usize| {
+        h.param(i)
+            .and_then(|p| p.value().as_str().map(str::to_string))
+            .ok_or_else(|| {
+                handlebars::RenderError::from(handlebars::RenderErrorReason::ParamNotFoundForIndex(
+                    "go_module_path",
+                    i,
+                ))
+            })
+    };
+    out.write(&module_path(&arg(0)?, &arg(1)?))?;
+    Ok(())
+}
 
 /// The Go package name for a schema package: lower case, underscores dropped
 /// (`redbase_examples` → `redbaseexamples`); the module path keeps the schema name.
@@ -106,8 +172,9 @@ impl Language for Go {
             Planned::verbatim("go.sum", GO_SUM),
             Planned::sdk("doc.go", "doc", sdk),
             Planned::sdk("tables.go", "tables", sdk),
+            Planned::sdk("README.md", "readme", sdk),
         ];
-        for name in ["client", "conn", "scan"] {
+        for name in ["client", "conn", "scan", "batch"] {
             out.push(Planned::sdk(format!("redbase/{name}.go"), name, sdk));
         }
         for (name, text) in RUNTIME {
@@ -121,17 +188,25 @@ impl Language for Go {
         out.extend(Planned::per_table(sdk, "table", |id| {
             PathBuf::from(format!("{id}_table.go"))
         }));
+        // Batch writes and the buffered writer of each table, apart so files stay readable.
+        out.extend(Planned::per_table(sdk, "table_writes", |id| {
+            PathBuf::from(format!("{id}_table_writes.go"))
+        }));
         out
     }
 
     /// `{{go_package package}}`: the Go package name of a schema package.
     fn register_helpers(&self, hb: &mut Handlebars<'_>) {
         hb.register_helper("go_package", Box::new(super::string_helper(package_name)));
+        hb.register_helper("go_module_path", Box::new(module_helper));
     }
 
     fn header(&self, path: &Path) -> Option<String> {
         if path.file_name().is_some_and(|n| n == "go.sum") {
             return None;
+        }
+        if path.extension().is_some_and(|e| e == "md") {
+            return Some(format!("<!-- {} -->\n", super::HEADER));
         }
         // A blank line after it, so it never becomes the package's doc comment.
         Some(format!("// {}\n", super::HEADER))
@@ -300,6 +375,13 @@ mod tests {
         assert_eq!(n.field_name("range"), "range_");
         assert_eq!(n.const_name("fb_2015"), "Fb2015");
         assert_eq!(package_name("redbase_examples"), "redbaseexamples");
+        assert_eq!(module_path("redbase_examples", "0.3.0"), "redbase_examples");
+        assert_eq!(module_path("redbase_examples", "1.9.0"), "redbase_examples");
+        assert_eq!(
+            module_path("redbase_examples", "2.0.1"),
+            "redbase_examples/v2"
+        );
+        assert_eq!(module_path("acme", "12.0.0"), "acme/v12");
         assert_eq!(n.bytes_literal(b"t\x00"), "[]byte(\"t\\x00\")");
         assert_eq!(n.string_literal("a\"é\n"), "\"a\\\"\\u00e9\\x0a\"");
     }

@@ -19,6 +19,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/python/__init__.py.hbs"),
     ),
     ("table", include_str!("../../templates/python/table.py.hbs")),
+    (
+        "readme",
+        include_str!("../../templates/python/README.md.hbs"),
+    ),
 ];
 
 /// Runtime modules: templates without holes, the same in every Python SDK.
@@ -38,6 +42,14 @@ const RUNTIME: &[(&str, &str)] = &[
     (
         "client.py",
         include_str!("../../templates/python/runtime/client.py"),
+    ),
+    (
+        "batch.py",
+        include_str!("../../templates/python/runtime/batch.py"),
+    ),
+    (
+        "filters.py",
+        include_str!("../../templates/python/runtime/filters.py"),
     ),
 ];
 
@@ -78,6 +90,7 @@ impl Language for Python {
         let pkg = PathBuf::from(sdk.package);
         let mut out = vec![
             Planned::sdk("pyproject.toml", "pyproject", sdk),
+            Planned::sdk("README.md", "readme", sdk),
             Planned::sdk(pkg.join("__init__.py"), "init", sdk),
             Planned::verbatim(pkg.join("py.typed"), ""),
             Planned::verbatim(
@@ -100,8 +113,43 @@ impl Language for Python {
         out
     }
 
-    fn header(&self, _path: &Path) -> Option<String> {
+    fn register_helpers(&self, hb: &mut handlebars::Handlebars<'_>) {
+        hb.register_helper("scan_param", Box::new(super::string_helper(scan_param)));
+    }
+
+    fn header(&self, path: &Path) -> Option<String> {
+        if path.extension().is_some_and(|e| e == "md") {
+            return Some(format!("<!-- {} -->\n", super::HEADER));
+        }
         Some(format!("# {}", super::HEADER))
+    }
+}
+
+/// The options of a generated `scan()`; a key component of the same name becomes a keyword
+/// with a trailing `_` there (`scan(limit_=...)`), so the signature stays valid Python.
+const SCAN_OPTIONS: &[&str] = &[
+    "self",
+    "keys",
+    "columns",
+    "filter",
+    "limit",
+    "reversed",
+    "caching",
+    "batch_size",
+    "versions",
+    "time_range",
+    "given",
+    "decode",
+    "rows",
+];
+
+/// A key component's keyword in `scan()`.
+fn scan_param(name: &str) -> String {
+    let field = PythonNaming.field_name(name);
+    if SCAN_OPTIONS.contains(&field.as_str()) {
+        field + "_"
+    } else {
+        field
     }
 }
 
@@ -173,5 +221,22 @@ impl Naming for PythonNaming {
             _ => "Json",
         }
         .to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scan_param;
+
+    #[test]
+    fn scan_keywords_never_collide_with_scan_options() {
+        assert_eq!(scan_param("user_id"), "user_id");
+        assert_eq!(scan_param("limit"), "limit_");
+        assert_eq!(scan_param("batchSize"), "batch_size_");
+        assert_eq!(
+            scan_param("class"),
+            "class_",
+            "Python keywords stay escaped"
+        );
     }
 }

@@ -1,5 +1,5 @@
-//! TypeScript: an npm package (CommonJS, `.d.ts` types, `tsc --strict` clean) with a Promise
-//! API, i64 values as `bigint`, the Apache `thrift` runtime from npm, and the Thrift compiler's
+//! TypeScript: an npm package (CommonJS build plus an ES module entry point re-exporting it,
+//! `.d.ts` types, `tsc --strict` clean) with a Promise API, i64 values as `bigint`, the Apache `thrift` runtime from npm, and the Thrift compiler's
 //! `--gen js:node,ts` output for idl/hbase2.thrift embedded under `thrift/`.
 
 use std::path::{Path, PathBuf};
@@ -23,6 +23,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         "table",
         include_str!("../../templates/typescript/table.ts.hbs"),
     ),
+    (
+        "readme",
+        include_str!("../../templates/typescript/README.md.hbs"),
+    ),
 ];
 
 /// Files without holes, the same in every TypeScript SDK.
@@ -30,6 +34,10 @@ const VERBATIM: &[(&str, &str)] = &[
     (
         "tsconfig.json",
         include_str!("../../templates/typescript/tsconfig.json"),
+    ),
+    (
+        "scripts/build-esm.cjs",
+        include_str!("../../templates/typescript/scripts/build-esm.cjs"),
     ),
     (
         "src/runtime/keys.ts",
@@ -42,6 +50,26 @@ const VERBATIM: &[(&str, &str)] = &[
     (
         "src/runtime/client.ts",
         include_str!("../../templates/typescript/runtime/client.ts"),
+    ),
+    (
+        "src/runtime/connection.ts",
+        include_str!("../../templates/typescript/runtime/connection.ts"),
+    ),
+    (
+        "src/runtime/batch.ts",
+        include_str!("../../templates/typescript/runtime/batch.ts"),
+    ),
+    (
+        "src/runtime/filters.ts",
+        include_str!("../../templates/typescript/runtime/filters.ts"),
+    ),
+    (
+        "src/runtime/scan.ts",
+        include_str!("../../templates/typescript/runtime/scan.ts"),
+    ),
+    (
+        "src/runtime/writer.ts",
+        include_str!("../../templates/typescript/runtime/writer.ts"),
     ),
     // The Thrift compiler's output (codegen/thrift/generate.sh), CommonJS with declarations.
     (
@@ -78,6 +106,7 @@ impl Language for TypeScript {
     fn plan<'a>(&self, sdk: &'a SdkContext<'a>) -> Vec<Planned<'a>> {
         let mut out = vec![
             Planned::sdk("package.json", "package", sdk),
+            Planned::sdk("README.md", "readme", sdk),
             Planned::sdk("src/index.ts", "index", sdk),
         ];
         for (path, text) in VERBATIM {
@@ -89,8 +118,12 @@ impl Language for TypeScript {
         out
     }
 
-    /// `//` comments everywhere but package.json (tsconfig.json is JSON with comments).
+    /// `//` comments everywhere but package.json (tsconfig.json is JSON with comments) and
+    /// the README (an HTML comment).
     fn header(&self, path: &Path) -> Option<String> {
+        if path.extension().is_some_and(|e| e == "md") {
+            return Some(format!("<!-- {} -->\n", super::HEADER));
+        }
         (path != Path::new("package.json")).then(|| format!("// {}", super::HEADER))
     }
 }

@@ -8,12 +8,15 @@ import (
 	"encoding/binary"
 	"sort"
 
-	"redbase_examples/hbase2"
+	"redbase.example/sdks/go/hbase2"
 )
 
-// Cell is one cell of a row: family, qualifier, value.
+// Cell is one cell of a row: family, qualifier, value and, in cells read back, the timestamp
+// (ms) the server holds it at (0 in cells to write: the server's clock or the call's
+// WithTimestamp).
 type Cell struct {
 	Family, Qualifier, Value []byte
+	Timestamp                int64
 }
 
 // FamilyDef is a column family's descriptor; nil and "" leave HBase's defaults.
@@ -108,8 +111,14 @@ type TableClient struct {
 	name []byte
 }
 
-// NewTableClient returns the byte-level client of one table.
+// NewTableClient returns the byte-level client of one table (named with the client's
+// TablePrefix).
 func NewTableClient(c *Client, def *TableDef) *TableClient {
+	if c.opts.TablePrefix != "" {
+		d := *def
+		d.Name = c.opts.TablePrefix + d.Name
+		def = &d
+	}
 	return &TableClient{c: c, def: def, name: def.FullName()}
 }
 
@@ -211,16 +220,43 @@ func cellsOf(r *hbase2.TResult_) []Cell {
 	}
 	out := make([]Cell, 0, len(r.ColumnValues))
 	for _, c := range r.ColumnValues {
-		out = append(out, Cell{Family: c.Family, Qualifier: c.Qualifier, Value: c.Value})
+		cell := Cell{Family: c.Family, Qualifier: c.Qualifier, Value: c.Value}
+		if c.Timestamp != nil {
+			cell.Timestamp = *c.Timestamp
+		}
+		out = append(out, cell)
 	}
 	return out
 }
 
-// Get returns the row's cells (latest versions); ErrNotFound if it has none.
-func (t *TableClient) Get(ctx context.Context, row []byte) ([]Cell, error) {
+func tcolumns(sel []Selector) []*hbase2.TColumn {
+	var out []*hbase2.TColumn
+	for _, s := range sel {
+		f, q := s.selection()
+		out = append(out, &hbase2.TColumn{Family: f, Qualifier: q})
+	}
+	return out
+}
+
+func ttimeRange(r *TimeRange) *hbase2.TTimeRange {
+	if r == nil {
+		return nil
+	}
+	return &hbase2.TTimeRange{MinStamp: r.Min, MaxStamp: r.Max}
+}
+
+// Get returns the row's cells (by default the newest version of each column; every version
+// asked for, newest first per column); ErrNotFound if it has none.
+func (t *TableClient) Get(ctx context.Context, row []byte, opts ...ReadOption) ([]Cell, error) {
+	o := readOptions(opts)
+	get := &hbase2.TGet{Row: row, Columns: tcolumns(o.Columns), TimeRange: ttimeRange(o.TimeRange)}
+	if o.Versions > 0 {
+		v := int32(o.Versions)
+		get.MaxVersions = &v
+	}
 	var r *hbase2.TResult_
 	err := t.c.call(ctx, "get", func(s *hbase2.THBaseServiceClient) (err error) {
-		r, err = s.Get(ctx, t.name, &hbase2.TGet{Row: row})
+		r, err = s.Get(ctx, t.name, get)
 		return err
 	})
 	if err != nil {
@@ -241,20 +277,20 @@ func tput(row []byte, cells []Cell) *hbase2.TPut {
 	return p
 }
 
-// Put writes cells to the row (nothing if there are none).
-func (t *TableClient) Put(ctx context.Context, row []byte, cells []Cell) error {
+// Put writes cells to the row (nothing if there are none), at o.Timestamp if set.
+func (t *TableClient) Put(ctx context.Context, row []byte, cells []Cell, o WriteOptions) error {
 	if len(cells) == 0 {
 		return nil
 	}
 	return t.c.call(ctx, "put", func(s *hbase2.THBaseServiceClient) error {
-		return s.Put(ctx, t.name, tput(row, cells))
+		return s.Put(ctx, t.name, tputAt(row, cells, o.Timestamp))
 	})
 }
 
-// Delete deletes the whole row.
-func (t *TableClient) Delete(ctx context.Context, row []byte) error {
+// Delete deletes the whole row; with o.Timestamp, only the versions at or before it.
+func (t *TableClient) Delete(ctx context.Context, row []byte, o WriteOptions) error {
 	return t.c.call(ctx, "deleteSingle", func(s *hbase2.THBaseServiceClient) error {
-		return s.DeleteSingle(ctx, t.name, &hbase2.TDelete{Row: row})
+		return s.DeleteSingle(ctx, t.name, tdelete(row, o.Timestamp))
 	})
 }
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
-	"redbase_examples/hbase2"
+	"redbase.example/sdks/go/hbase2"
 )
 
 // Transport is how calls are framed on the socket.
@@ -29,6 +29,10 @@ type Options struct {
 	Transport   Transport
 	DialTimeout time.Duration // default 10 s
 	MaxIdle     int           // idle connections kept for reuse; default 8
+	// TablePrefix is put in front of the name of every table this client opens (not the
+	// namespace): "go_" makes access-logs go_access-logs, so suites or tenants can share one
+	// cluster without touching each other's tables.
+	TablePrefix string
 }
 
 // Client is a Thrift2 client safe for concurrent use: a pool of connections, one per call in

@@ -437,11 +437,3 @@ func RegionIndex(splits [][]byte, key []byte) int {
 func NewKeySpec(table, layout, separator string, components []Component, hash *HashSpec, salt *SaltSpec) *KeySpec {
 	return &KeySpec{Layout: layout, Separator: separator, Components: components, Hash: hash, Salt: salt, Table: table}
 }
-
-// PrefixOf is the KeyRange of the rows whose first n components equal values[:n].
-func PrefixOf(spec *KeySpec, values []any, n int) (KeyRange, error) {
-	if n < 0 || n > len(values) {
-		return KeyRange{}, keyErr("", "a prefix of %d components of %d", n, len(values))
-	}
-	return PrefixRange(spec, values[:n])
-}

@@ -7,21 +7,37 @@ import (
 	"context"
 	"errors"
 
-	"redbase_examples/hbase2"
+	"redbase.example/sdks/go/hbase2"
 )
 
-// ScanOptions: Reversed reads in descending key order; Limit > 0 stops after that many rows;
-// Batch is the rows fetched per round trip (default 256).
+// ScanOptions tune a scan; the zero value reads the newest version of every column of every
+// row in ascending key order.
 type ScanOptions struct {
+	// Reversed reads in descending key order.
 	Reversed bool
-	Limit    int
-	Batch    int
+	// Limit > 0 stops after that many rows.
+	Limit int
+	// Columns, when set, reads only these typed columns and families (Family("t")).
+	Columns []Selector
+	// Filter is a server-side filter (see Filter); the zero Filter is none.
+	Filter Filter
+	// Caching is the rows fetched per round trip (TScan.caching; default 256).
+	Caching int
+	// BatchSize > 0 splits wide rows into results of at most that many cells
+	// (TScan.batchSize): a row may then come back as several rows with the same key.
+	BatchSize int
+	// Versions > 0 reads up to that many versions of each column.
+	Versions int
+	// TimeRange, when set, reads only cells with a timestamp in [Min, Max).
+	TimeRange *TimeRange
 }
 
 // RawRow is a row key and its cells.
 type RawRow struct {
 	Key   []byte
 	Cells []Cell
+	// KeysOnly: the scan's filter emptied the values (KeyOnlyFilter): not to be decoded.
+	KeysOnly bool
 }
 
 // Scanner reads the rows of a KeyRange in key order: one server scanner per range (per salt
@@ -33,6 +49,7 @@ type Scanner struct {
 	cn      *conn
 	table   []byte
 	opts    ScanOptions
+	filter  []byte
 	buckets []*bucket
 	row     RawRow
 	n       int
@@ -51,16 +68,28 @@ type bucket struct {
 	opened bool
 }
 
-// Scan starts a scan of keys (the zero KeyRange: every row) in key order.
-func (t *TableClient) Scan(ctx context.Context, keys KeyRange, opts ScanOptions) *Scanner {
+// Scan starts a scan of keys (a KeyRange, the zero KeyRange: every row, or a table's XKeys()
+// bounds) in key order. An invalid bound or filter is the scanner's Err.
+func (t *TableClient) Scan(ctx context.Context, keys Keys, opts ScanOptions) *Scanner {
 	s := &Scanner{ctx: ctx, client: t.c, table: t.name, opts: opts}
-	if s.opts.Batch <= 0 {
-		s.opts.Batch = 256
+	if s.opts.Caching <= 0 {
+		s.opts.Caching = 256
 	}
-	if s.opts.Limit > 0 && s.opts.Limit < s.opts.Batch {
-		s.opts.Batch = s.opts.Limit
+	if s.opts.Limit > 0 && s.opts.Limit < s.opts.Caching {
+		s.opts.Caching = s.opts.Limit
 	}
-	ranges := keys.Ranges
+	if !opts.Filter.IsZero() {
+		if s.filter, s.err = opts.Filter.Bytes(); s.err != nil {
+			return s
+		}
+	}
+	var kr KeyRange
+	if keys != nil {
+		if kr, s.err = keys.Resolve(); s.err != nil {
+			return s
+		}
+	}
+	ranges := kr.Ranges
 	if len(ranges) == 0 {
 		ranges = make([]Range, 1)
 	}
@@ -175,7 +204,7 @@ func (s *Scanner) fill(b *bucket) error {
 			}
 			continue
 		}
-		b.head = &RawRow{Key: r.Row, Cells: cellsOf(r)}
+		b.head = &RawRow{Key: r.Row, Cells: cellsOf(r), KeysOnly: s.opts.Filter.keyOnly}
 	}
 	return nil
 }
@@ -190,8 +219,18 @@ func (s *Scanner) fetch(b *bucket) error {
 	}
 	if !b.opened {
 		scan := hbase2.NewTScan()
-		caching := int32(s.opts.Batch)
+		caching := int32(s.opts.Caching)
 		scan.Caching = &caching
+		scan.Columns = tcolumns(s.opts.Columns)
+		scan.TimeRange = ttimeRange(s.opts.TimeRange)
+		scan.FilterString = s.filter
+		if s.opts.Versions > 0 {
+			scan.MaxVersions = int32(s.opts.Versions)
+		}
+		if s.opts.BatchSize > 0 {
+			bs := int32(s.opts.BatchSize)
+			scan.BatchSize = &bs
+		}
 		if s.opts.Reversed {
 			// Reversed: the server's start row is the upper bound (inclusive) and its stop row
 			// the lower bound (exclusive); the bounds are trimmed to [Start, Stop) in fill.
@@ -221,7 +260,7 @@ func (s *Scanner) fetch(b *bucket) error {
 	}
 	var rows []*hbase2.TResult_
 	err := on(s.ctx, s.cn, "getScannerRows", func(c *hbase2.THBaseServiceClient) (err error) {
-		rows, err = c.GetScannerRows(s.ctx, b.id, int32(s.opts.Batch))
+		rows, err = c.GetScannerRows(s.ctx, b.id, int32(s.opts.Caching))
 		return err
 	})
 	if err != nil {

@@ -3,7 +3,9 @@
 schemas: row-key helpers that produce the same bytes as every redbase SDK, typed rows, and
 table clients over the Thrift2 gateway (docs/sdks.md)."""
 
-from ._runtime.client import Connection, KeyRange, TableClient, TableDef, ThriftError
+from ._runtime.batch import BatchError, BufferedWriter, RowFailure
+from ._runtime.client import Connection, KeyRange, TableClient, TableDef, ThriftError, VersionedCell
+from ._runtime.filters import Filter, FilterError
 from ._runtime.keys import KeyEncodingError
 from ._runtime.values import Json, ValueEncodingError
 from .access_logs import (
@@ -13,6 +15,7 @@ from .access_logs import (
     AccessLogsRow,
     AccessLogsTable,
     AccessLogsValues,
+    AccessLogsVersions,
 )
 from .access_logs_by_period import (
     AccessLogsByPeriodColumns,
@@ -21,6 +24,7 @@ from .access_logs_by_period import (
     AccessLogsByPeriodRow,
     AccessLogsByPeriodTable,
     AccessLogsByPeriodValues,
+    AccessLogsByPeriodVersions,
 )
 from .access_logs_by_system import (
     AccessLogsBySystemColumns,
@@ -29,6 +33,7 @@ from .access_logs_by_system import (
     AccessLogsBySystemRow,
     AccessLogsBySystemTable,
     AccessLogsBySystemValues,
+    AccessLogsBySystemVersions,
 )
 from .access_logs_by_user import (
     AccessLogsByUserColumns,
@@ -37,6 +42,7 @@ from .access_logs_by_user import (
     AccessLogsByUserRow,
     AccessLogsByUserTable,
     AccessLogsByUserValues,
+    AccessLogsByUserVersions,
 )
 from .all_types import (
     AllTypesColumns,
@@ -45,6 +51,7 @@ from .all_types import (
     AllTypesRow,
     AllTypesTable,
     AllTypesValues,
+    AllTypesVersions,
 )
 from .books import (
     BooksColumns,
@@ -53,6 +60,7 @@ from .books import (
     BooksRow,
     BooksTable,
     BooksValues,
+    BooksVersions,
 )
 from .counters import (
     CountersColumns,
@@ -61,6 +69,7 @@ from .counters import (
     CountersRow,
     CountersTable,
     CountersValues,
+    CountersVersions,
 )
 from .device_events import (
     DeviceEventsColumns,
@@ -69,6 +78,7 @@ from .device_events import (
     DeviceEventsRow,
     DeviceEventsTable,
     DeviceEventsValues,
+    DeviceEventsVersions,
 )
 from .drive_directories import (
     DriveDirectoriesColumns,
@@ -77,6 +87,7 @@ from .drive_directories import (
     DriveDirectoriesRow,
     DriveDirectoriesTable,
     DriveDirectoriesValues,
+    DriveDirectoriesVersions,
 )
 from .drive_files import (
     DriveFilesColumns,
@@ -85,6 +96,7 @@ from .drive_files import (
     DriveFilesRow,
     DriveFilesTable,
     DriveFilesValues,
+    DriveFilesVersions,
 )
 from .events import (
     EventsColumns,
@@ -93,6 +105,7 @@ from .events import (
     EventsRow,
     EventsTable,
     EventsValues,
+    EventsVersions,
 )
 from .fixed_orders import (
     FixedOrdersColumns,
@@ -101,6 +114,7 @@ from .fixed_orders import (
     FixedOrdersRow,
     FixedOrdersTable,
     FixedOrdersValues,
+    FixedOrdersVersions,
 )
 from .leaderboard import (
     LeaderboardColumns,
@@ -109,6 +123,7 @@ from .leaderboard import (
     LeaderboardRow,
     LeaderboardTable,
     LeaderboardValues,
+    LeaderboardVersions,
 )
 from .metrics import (
     MetricsColumns,
@@ -117,6 +132,7 @@ from .metrics import (
     MetricsRow,
     MetricsTable,
     MetricsValues,
+    MetricsVersions,
 )
 from .sensor_readings import (
     SensorReadingsColumns,
@@ -125,6 +141,7 @@ from .sensor_readings import (
     SensorReadingsRow,
     SensorReadingsTable,
     SensorReadingsValues,
+    SensorReadingsVersions,
 )
 from .social_usage import (
     SocialUsageColumns,
@@ -133,6 +150,7 @@ from .social_usage import (
     SocialUsageRow,
     SocialUsageTable,
     SocialUsageValues,
+    SocialUsageVersions,
 )
 from .web_pages import (
     WebPagesColumns,
@@ -141,117 +159,144 @@ from .web_pages import (
     WebPagesRow,
     WebPagesTable,
     WebPagesValues,
+    WebPagesVersions,
 )
 
+__version__ = "0.3.0"
+
 __all__ = [
+    "BatchError",
+    "BufferedWriter",
     "Connection",
+    "Filter",
+    "FilterError",
     "Json",
     "KeyEncodingError",
     "KeyRange",
+    "RowFailure",
     "TableClient",
     "TableDef",
     "ThriftError",
     "ValueEncodingError",
+    "VersionedCell",
+    "__version__",
     "AccessLogsColumns",
     "AccessLogsKey",
     "AccessLogsKeyParts",
     "AccessLogsRow",
     "AccessLogsTable",
     "AccessLogsValues",
+    "AccessLogsVersions",
     "AccessLogsByPeriodColumns",
     "AccessLogsByPeriodKey",
     "AccessLogsByPeriodKeyParts",
     "AccessLogsByPeriodRow",
     "AccessLogsByPeriodTable",
     "AccessLogsByPeriodValues",
+    "AccessLogsByPeriodVersions",
     "AccessLogsBySystemColumns",
     "AccessLogsBySystemKey",
     "AccessLogsBySystemKeyParts",
     "AccessLogsBySystemRow",
     "AccessLogsBySystemTable",
     "AccessLogsBySystemValues",
+    "AccessLogsBySystemVersions",
     "AccessLogsByUserColumns",
     "AccessLogsByUserKey",
     "AccessLogsByUserKeyParts",
     "AccessLogsByUserRow",
     "AccessLogsByUserTable",
     "AccessLogsByUserValues",
+    "AccessLogsByUserVersions",
     "AllTypesColumns",
     "AllTypesKey",
     "AllTypesKeyParts",
     "AllTypesRow",
     "AllTypesTable",
     "AllTypesValues",
+    "AllTypesVersions",
     "BooksColumns",
     "BooksKey",
     "BooksKeyParts",
     "BooksRow",
     "BooksTable",
     "BooksValues",
+    "BooksVersions",
     "CountersColumns",
     "CountersKey",
     "CountersKeyParts",
     "CountersRow",
     "CountersTable",
     "CountersValues",
+    "CountersVersions",
     "DeviceEventsColumns",
     "DeviceEventsKey",
     "DeviceEventsKeyParts",
     "DeviceEventsRow",
     "DeviceEventsTable",
     "DeviceEventsValues",
+    "DeviceEventsVersions",
     "DriveDirectoriesColumns",
     "DriveDirectoriesKey",
     "DriveDirectoriesKeyParts",
     "DriveDirectoriesRow",
     "DriveDirectoriesTable",
     "DriveDirectoriesValues",
+    "DriveDirectoriesVersions",
     "DriveFilesColumns",
     "DriveFilesKey",
     "DriveFilesKeyParts",
     "DriveFilesRow",
     "DriveFilesTable",
     "DriveFilesValues",
+    "DriveFilesVersions",
     "EventsColumns",
     "EventsKey",
     "EventsKeyParts",
     "EventsRow",
     "EventsTable",
     "EventsValues",
+    "EventsVersions",
     "FixedOrdersColumns",
     "FixedOrdersKey",
     "FixedOrdersKeyParts",
     "FixedOrdersRow",
     "FixedOrdersTable",
     "FixedOrdersValues",
+    "FixedOrdersVersions",
     "LeaderboardColumns",
     "LeaderboardKey",
     "LeaderboardKeyParts",
     "LeaderboardRow",
     "LeaderboardTable",
     "LeaderboardValues",
+    "LeaderboardVersions",
     "MetricsColumns",
     "MetricsKey",
     "MetricsKeyParts",
     "MetricsRow",
     "MetricsTable",
     "MetricsValues",
+    "MetricsVersions",
     "SensorReadingsColumns",
     "SensorReadingsKey",
     "SensorReadingsKeyParts",
     "SensorReadingsRow",
     "SensorReadingsTable",
     "SensorReadingsValues",
+    "SensorReadingsVersions",
     "SocialUsageColumns",
     "SocialUsageKey",
     "SocialUsageKeyParts",
     "SocialUsageRow",
     "SocialUsageTable",
     "SocialUsageValues",
+    "SocialUsageVersions",
     "WebPagesColumns",
     "WebPagesKey",
     "WebPagesKeyParts",
     "WebPagesRow",
     "WebPagesTable",
     "WebPagesValues",
+    "WebPagesVersions",
 ]

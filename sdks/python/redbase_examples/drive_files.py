@@ -5,12 +5,26 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Tuple, TypeVar
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
+from ._runtime import batch as _b
 from ._runtime import keys as _k
 from ._runtime import values as _v
-from ._runtime.client import Cell, Cells, Connection, FamilyDef, KeyRange, TableClient, TableDef
+from ._runtime.client import (
+    Cell,
+    Cells,
+    Connection,
+    FamilyDef,
+    KeyRange,
+    TableClient,
+    TableDef,
+    TimeRange,
+    VersionedCell,
+    newest,
+)
+from ._runtime.filters import Filter
 from ._runtime.values import Json
 
 _T = TypeVar("_T")
@@ -73,7 +87,15 @@ class DriveFilesKey:
         file_id: Optional[bytes] = None,
     ) -> KeyRange:
         """Every row whose leading components equal those given (in order; none: all rows)."""
-        return KeyRange.prefix(KEY, _k.leading((file_id,)))
+        return KeyRange.prefix(KEY, KEY.leading((file_id,)))
+
+    @staticmethod
+    def bounds(
+        file_id: Union[bytes, Tuple[bytes, bytes], None] = None,
+    ) -> KeyRange:
+        """Leading components by value, then optionally one as a (low, high) pair, inclusive at
+        both ends: `bounds(file_id=...)`."""
+        return KeyRange.bounds(KEY, (file_id,))
 
     @staticmethod
     def range(start: KeyRange, stop: KeyRange) -> KeyRange:
@@ -161,13 +183,63 @@ class DriveFilesValues:
         return out
 
 
+@dataclass
+class DriveFilesVersions:
+    """Every version read of each column, newest first, as (timestamp ms, value) pairs."""
+
+    content: List[Tuple[int, bytes]] = field(default_factory=list)
+    creator: List[Tuple[int, str]] = field(default_factory=list)
+    file_type: List[Tuple[int, str]] = field(default_factory=list)
+    size: List[Tuple[int, int]] = field(default_factory=list)
+
+    @staticmethod
+    def from_cells(cells: Sequence[VersionedCell]) -> DriveFilesVersions:
+        """Typed versions from cells ordered newest first per column; other cells are ignored."""
+        out = DriveFilesVersions()
+        c = DriveFilesColumns
+        for cell in cells:
+            family, qualifier, raw, ts = cell.family, cell.qualifier, cell.value, cell.timestamp
+            if (family, qualifier) == (c.content.family, c.content.qualifier):
+                out.content.append((ts, c.content.decode(raw)))
+                continue
+            if (family, qualifier) == (c.creator.family, c.creator.qualifier):
+                out.creator.append((ts, c.creator.decode(raw)))
+                continue
+            if (family, qualifier) == (c.file_type.family, c.file_type.qualifier):
+                out.file_type.append((ts, c.file_type.decode(raw)))
+                continue
+            if (family, qualifier) == (c.size.family, c.size.qualifier):
+                out.size.append((ts, c.size.decode(raw)))
+                continue
+        return out
+
+
 @dataclass(frozen=True)
 class DriveFilesRow:
-    """One row read back: its key bytes, the decoded key and the typed values."""
+    """One row read back: its key bytes, the decoded key, the typed values (the newest of each
+    column), every cell returned with its timestamp, and the typed versions of each column."""
 
     row_key: bytes
     key: DriveFilesKeyParts
     values: DriveFilesValues
+    cells: Tuple[VersionedCell, ...] = ()
+    versions: DriveFilesVersions = field(default_factory=DriveFilesVersions)
+
+    @staticmethod
+    def from_cells(row: bytes, cells: Sequence[VersionedCell], decode_values: bool = True) -> DriveFilesRow:
+        if not decode_values:  # a key-only filter sent no values
+            return DriveFilesRow(row, DriveFilesKeyParts.decode(row), DriveFilesValues(), tuple(cells))
+        return DriveFilesRow(
+            row,
+            DriveFilesKeyParts.decode(row),
+            DriveFilesValues.from_cells(newest(cells)),
+            tuple(cells),
+            DriveFilesVersions.from_cells(cells),
+        )
+
+
+#: What `columns=` takes: typed columns (a pattern column selects its family) or family names.
+ColumnSelection = Union[_v.Column[Any], _v.PatternColumn[Any, Any], str, bytes]
 
 
 class DriveFilesTable:
@@ -175,8 +247,14 @@ class DriveFilesTable:
 
     definition = DEFINITION
 
-    def __init__(self, conn: Connection) -> None:
-        self._t = TableClient(conn, DEFINITION)
+    def __init__(self, conn: Connection, *, name: Optional[str] = None, namespace: Optional[str] = None) -> None:
+        """The schema's table, or the same design under another `name` / `namespace` (one
+        schema for several copies: staging, per-tenant, per-test)."""
+        if name is not None or namespace is not None:
+            self.definition = dataclasses.replace(
+                DEFINITION, name=name or DEFINITION.name, namespace=namespace or DEFINITION.namespace
+            )
+        self._t = TableClient(conn, self.definition)
 
     def create(self) -> None:
         """Creates the table with its families and split keys."""
@@ -193,20 +271,89 @@ class DriveFilesTable:
         """Start keys of the table's regions, ascending."""
         return self._t.region_starts()
 
-    def get(self, key: DriveFilesKey) -> Optional[DriveFilesRow]:
+    def get(
+        self,
+        key: DriveFilesKey,
+        *,
+        versions: Optional[int] = None,
+        time_range: Optional[TimeRange] = None,
+        at: Optional[int] = None,
+        columns: Optional[Sequence[ColumnSelection]] = None,
+    ) -> Optional[DriveFilesRow]:
+        """The row, or None. `versions`: how many versions per column (default: the newest);
+        `time_range=(min, max)`: cells with min <= timestamp < max (ms); `at=ts`: exactly that
+        timestamp; `columns`: only these columns or families."""
         row = key.encode()
-        cells = self._t.get(row)
+        cells = self._t.get(row, versions=versions, time_range=time_range, at=at, columns=_v.column_specs(columns))
         if cells is None:
             return None
-        return DriveFilesRow(row, DriveFilesKeyParts.decode(row), DriveFilesValues.from_cells(cells))
+        return DriveFilesRow.from_cells(row, cells)
 
-    def put(self, key: DriveFilesKey, values: DriveFilesValues) -> None:
-        """Writes the fields of `values` that are set."""
-        self._t.put(key.encode(), values.cells())
+    def put(self, key: DriveFilesKey, values: DriveFilesValues, *, timestamp: Optional[int] = None) -> None:
+        """Writes the fields of `values` that are set (at `timestamp` ms, default: the server's clock)."""
+        self._t.put(key.encode(), values.cells(), timestamp=timestamp)
 
-    def delete(self, key: DriveFilesKey) -> None:
-        """Deletes the whole row."""
-        self._t.delete(key.encode())
+    def delete(self, key: DriveFilesKey, *, timestamp: Optional[int] = None) -> None:
+        """Deletes the whole row (with `timestamp`: every version at or before it)."""
+        self._t.delete(key.encode(), timestamp=timestamp)
+
+    def put_many(
+        self,
+        rows: Iterable[Tuple[DriveFilesKey, DriveFilesValues]],
+        *,
+        timestamp: Optional[int] = None,
+        max_rows: int = _b.MAX_ROWS,
+        max_bytes: int = _b.MAX_BYTES,
+    ) -> None:
+        """Writes many rows in putMultiple calls of at most `max_rows` rows and `max_bytes` bytes.
+        Every key is encoded before anything is sent; rows the server refuses raise one
+        BatchError naming each (index, key, message), the other rows are written."""
+        encoded = [(k.encode(), v.cells()) for k, v in rows]
+        _b.put_many(self._t, encoded, timestamp=timestamp, max_rows=max_rows, max_bytes=max_bytes)
+
+    def delete_many(
+        self,
+        keys: Iterable[DriveFilesKey],
+        *,
+        timestamp: Optional[int] = None,
+        max_rows: int = _b.MAX_ROWS,
+    ) -> None:
+        """Deletes many whole rows in deleteMultiple calls (per-row errors as put_many)."""
+        _b.delete_many(self._t, [k.encode() for k in keys], timestamp=timestamp, max_rows=max_rows)
+
+    def mutate_row(
+        self,
+        key: DriveFilesKey,
+        *,
+        put: Optional[DriveFilesValues] = None,
+        delete: Sequence[_v.Column[Any]] = (),
+        timestamp: Optional[int] = None,
+    ) -> None:
+        """Puts `put` and deletes every version of the `delete` columns in one atomic row
+        mutation (Thrift2 mutateRow); a pattern column's cell is `Columns.<field>.of(part)`."""
+        cells = put.cells() if put is not None else []
+        self._t.mutate_row(key.encode(), cells, [(c.family, c.qualifier) for c in delete], timestamp=timestamp)
+
+    def increment_many(
+        self, rows: Iterable[Tuple[DriveFilesKey, Mapping[_v.Column[int], int]]]
+    ) -> List[DriveFilesValues]:
+        """Adds to counters of many rows, one increment call per row with all its counters
+        (`{Columns.hits: 3}`); each row's new counter values. Rows the server refuses raise one
+        BatchError (its `results` hold the other rows' values as cells)."""
+        encoded = [(k.encode(), [(c.family, c.qualifier, n) for c, n in counters.items()]) for k, counters in rows]
+        results = _b.increment_many(self._t, encoded)
+        return [
+            DriveFilesValues.from_cells({col: n.to_bytes(8, "big", signed=True) for col, n in r.items()})
+            for r in results
+        ]
+
+    def writer(
+        self, *, max_rows: int = _b.MAX_ROWS, max_bytes: int = _b.MAX_BYTES, flush_interval: Optional[float] = 1.0
+    ) -> _b.BufferedWriter[DriveFilesKey, DriveFilesValues]:
+        """A buffered writer (use it in a `with` block): `put`, `delete`, `increment(key,
+        {Columns.hits: 1})`, flushed by rows, bytes, every `flush_interval` seconds, on
+        `flush()` and on close."""
+        return _b.BufferedWriter(self._t, max_rows=max_rows, max_bytes=max_bytes, flush_interval=flush_interval)
 
     def check_and_put(
         self,
@@ -220,9 +367,41 @@ class DriveFilesTable:
         return self._t.check_and_put(key.encode(), column.family, column.qualifier, raw, values.cells())
 
     def scan(
-        self, keys: Optional[KeyRange] = None, *, reversed: bool = False, limit: Optional[int] = None
+        self,
+        keys: Optional[KeyRange] = None,
+        *,
+        file_id: Union[bytes, Tuple[bytes, bytes], None] = None,
+        columns: Optional[Sequence[ColumnSelection]] = None,
+        filter: Optional[Filter] = None,
+        limit: Optional[int] = None,
+        reversed: bool = False,
+        caching: Optional[int] = None,
+        batch_size: Optional[int] = None,
+        versions: Optional[int] = None,
+        time_range: Optional[TimeRange] = None,
     ) -> Iterator[DriveFilesRow]:
-        """Rows in `keys` (default: all) in key order, descending if `reversed`, at most `limit`.
+        """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
+        `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
+        ones by value, then optionally one as an inclusive (low, high) pair), or all rows.
+        `columns`: typed columns or families to read; `filter`: a Filter, run by the server;
+        `caching`: rows per round trip; `batch_size`: cells per partial result (rows come back
+        whole); `versions`/`time_range` as for get.
         """
-        for row, cells in self._t.scan(keys or DriveFilesKey.prefix(), reversed=reversed, limit=limit):
-            yield DriveFilesRow(row, DriveFilesKeyParts.decode(row), DriveFilesValues.from_cells(cells))
+        given = (file_id,)
+        if any(v is not None for v in given):
+            if keys is not None:
+                raise ValueError("give either `keys` or key components, not both")
+            keys = KeyRange.bounds(KEY, given)
+        decode = filter is None or not filter.strips_values
+        rows = self._t.scan(
+            keys or DriveFilesKey.prefix(),
+            reversed=reversed,
+            limit=limit,
+            columns=_v.column_specs(columns),
+            filter=filter.render() if filter is not None else None,
+            versions=versions,
+            time_range=time_range,
+            caching=caching,
+            batch_size=batch_size,
+        )
+        return (DriveFilesRow.from_cells(row, cells, decode) for row, cells in rows)

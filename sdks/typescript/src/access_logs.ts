@@ -8,7 +8,10 @@
 
 import * as _k from "./runtime/keys";
 import * as _v from "./runtime/values";
-import { Cell, Cells, Connection, KeyRange, ScanOptions, TableClient, TableDef, sortedCells } from "./runtime/client";
+import { ChunkOptions, IncrementBatchError } from "./runtime/batch";
+import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, TableOptions, Timestamp, cellsByVersion, newestCells, renamed } from "./runtime/client";
+import { Filter } from "./runtime/filters";
+import { BufferedWriter, WriterOptions } from "./runtime/writer";
 
 /** The row-key design of "access-logs". */
 export const ACCESS_LOGS_KEY = new _k.KeySpec(
@@ -102,15 +105,35 @@ export class AccessLogsKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows). */
   static prefix(leading: { userId?: string; systemId?: string; period?: number } = {}): KeyRange {
-    return KeyRange.prefix(ACCESS_LOGS_KEY, _k.leading([leading.userId, leading.systemId, leading.period]));
+    return KeyRange.prefix(ACCESS_LOGS_KEY, ACCESS_LOGS_KEY.leading([leading.userId, leading.systemId, leading.period]));
+  }
+
+  /**
+   * Rows whose leading components equal those given and, optionally, whose last given
+   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   */
+  static bounds(bounds: AccessLogsBounds = {}): KeyRange {
+    return KeyRange.bounds(ACCESS_LOGS_KEY, [bounds.userId, bounds.systemId, bounds.period]);
   }
 
   /** From the first row of `start` (inclusive) to the first row of `stop` (exclusive). */
   static range(start: KeyRange, stop: KeyRange): KeyRange {
     return KeyRange.between(start, stop);
   }
+
+  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
+  static prefixFilter(leading: { userId?: string; systemId?: string; period?: number } = {}): Filter {
+    return Filter.any(...AccessLogsKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  }
+}
+
+/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+export interface AccessLogsBounds {
+  userId?: string | readonly [low: string, high: string];
+  systemId?: string | readonly [low: string, high: string];
+  period?: number | readonly [low: number, high: number];
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -122,11 +145,41 @@ export interface AccessLogsKeyParts {
   readonly period: number;
 }
 
-/** The table's columns with their families, qualifiers and value codecs. */
+/** The table's columns with their families, qualifiers and value codecs; plain columns build
+ * value filters (`AccessLogsColumns.x.ge(v)`). */
 export const AccessLogsColumns = {
   hits: new _v.Column("hits", Buffer.from("t"), Buffer.from("h"), "counter", _v.CODECS["counter"]),
   lastSeen: new _v.Column("last_seen", Buffer.from("t"), Buffer.from("l"), "timestamp-ms", _v.CODECS["timestamp-ms"]),
 } as const;
+
+/** A column family of the table, by its schema name. */
+export type AccessLogsFamily = "t";
+
+/** What a read or a delete selects: typed columns and/or whole families. */
+export type AccessLogsSelection = (typeof AccessLogsColumns)[keyof typeof AccessLogsColumns] | AccessLogsFamily;
+
+const ACCESS_LOGS_FAMILIES: ReadonlyMap<string, Buffer> = new Map([["t", Buffer.from("t")]]);
+
+/** Selected columns as the runtime takes them; `forDelete` refuses pattern columns (a delete
+ * needs exact qualifiers). */
+function accessLogsRefs(selection: readonly AccessLogsSelection[] | undefined, forDelete = false): ColumnRef[] | undefined {
+  if (selection === undefined) return undefined;
+  return selection.map((s): ColumnRef => {
+    if (typeof s === "string") {
+      const family = ACCESS_LOGS_FAMILIES.get(s);
+      if (family === undefined) throw new RangeError(`access-logs has no family ${JSON.stringify(s)}`);
+      return { family };
+    }
+    const col: unknown = s;
+    if (col instanceof _v.Column) return { family: col.family, qualifier: col.qualifier };
+    if (col instanceof _v.PatternColumn) {
+      const p = col as _v.PatternColumn<unknown, unknown>;
+      if (forDelete) throw new RangeError(`${p.field} is a pattern column: delete its family or write its cells instead`);
+      return { family: p.family, matches: (q) => p.parse(q) !== undefined };
+    }
+    throw new TypeError(`not a column or family of access-logs: ${String(s)}`);
+  });
+}
 
 /** Typed cells of one row: a field is absent where the row has no cell. */
 export interface AccessLogsValues {
@@ -149,42 +202,189 @@ export const AccessLogsValues = {
     return out;
   },
 
-  /** Typed values from a row's cells; cells no column describes are ignored. */
-  fromCells(cells: Cells): AccessLogsValues {
+  /** Typed values from a row's cells, the newest of each column; cells no column describes
+   * are ignored. */
+  fromCells(cells: readonly StoredCell[]): AccessLogsValues {
     const out: AccessLogsValues = {};
-    const c = AccessLogsColumns;
-    for (const { family, qualifier, value } of sortedCells(cells)) {
-      if (family.equals(c.hits.family) && qualifier.equals(c.hits.qualifier)) {
-        out.hits = c.hits.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.lastSeen.family) && qualifier.equals(c.lastSeen.qualifier)) {
-        out.lastSeen = c.lastSeen.codec.decode(value);
-        continue;
-      }
-    }
+    accessLogsEach(newestCells(cells), {
+      hits: (value) => void (out.hits = value),
+      lastSeen: (value) => void (out.lastSeen = value),
+    });
     return out;
   },
 };
 
-/** One row read back: its key bytes, the decoded key and the typed values. */
+/** Every version of each column a read returned, newest first: `{timestamp, value}`. */
+export interface AccessLogsVersions {
+  hits?: _v.Version<bigint>[];
+  lastSeen?: _v.Version<bigint>[];
+}
+
+export const AccessLogsVersions = {
+  /** Every cell's typed value with its timestamp, per column newest first. */
+  fromCells(cells: readonly StoredCell[]): AccessLogsVersions {
+    const out: AccessLogsVersions = {};
+    accessLogsEach(cellsByVersion(cells), {
+      hits: (value, timestamp) => void (out.hits ??= []).push({ timestamp, value }),
+      lastSeen: (value, timestamp) => void (out.lastSeen ??= []).push({ timestamp, value }),
+    });
+    return out;
+  },
+};
+
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
+function accessLogsEach(
+  cells: readonly StoredCell[],
+  visit: {
+    hits: (value: bigint, timestamp: bigint) => void;
+    lastSeen: (value: bigint, timestamp: bigint) => void;
+  },
+): void {
+  const c = AccessLogsColumns;
+  for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
+    if (family.equals(c.hits.family) && qualifier.equals(c.hits.qualifier)) {
+      visit.hits(c.hits.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.lastSeen.family) && qualifier.equals(c.lastSeen.qualifier)) {
+      visit.lastSeen(c.lastSeen.codec.decode(value), timestamp);
+      continue;
+    }
+  }
+}
+
+/** Amounts to add to the table's counters (or, read back, their values after the increment). */
+export interface AccessLogsIncrements {
+  hits?: bigint;
+}
+
+export const AccessLogsIncrements = {
+  /** (family, qualifier, amount) of each counter given. */
+  counters(inc: AccessLogsIncrements): [Buffer, Buffer, bigint][] {
+    const out: [Buffer, Buffer, bigint][] = [];
+    const c = AccessLogsColumns;
+    if (inc.hits !== undefined) out.push([c.hits.family, c.hits.qualifier, _v.amount(inc.hits)]);
+    return out;
+  },
+
+  /** The counters an increment returned. */
+  fromCells(cells: readonly StoredCell[]): AccessLogsIncrements {
+    const v = AccessLogsValues.fromCells(cells);
+    const out: AccessLogsIncrements = {};
+    if (v.hits !== undefined) out.hits = v.hits;
+    return out;
+  },
+};
+
+/** One row read back: its key bytes, the decoded key, the newest typed values, and every cell
+ * returned with its timestamp (`cells`, and typed per column in `versions`). */
 export interface AccessLogsRow {
   readonly rowKey: Buffer;
   readonly key: AccessLogsKeyParts;
   readonly values: AccessLogsValues;
+  /** Every cell returned, by family and qualifier, newest first per column. */
+  readonly cells: readonly StoredCell[];
+  readonly versions: AccessLogsVersions;
 }
 
-function accessLogsRow(rowKey: Buffer, cells: Cells): AccessLogsRow {
-  return { rowKey, key: AccessLogsKey.decode(rowKey), values: AccessLogsValues.fromCells(cells) };
+function accessLogsRow(raw: RawRow): AccessLogsRow {
+  const cells = cellsByVersion(raw.cells);
+  return {
+    rowKey: raw.row,
+    key: AccessLogsKey.decode(raw.row),
+    values: AccessLogsValues.fromCells(cells),
+    cells,
+    versions: AccessLogsVersions.fromCells(cells),
+  };
+}
+
+/** What a get reads: versions, a time range or one timestamp, selected columns. */
+export interface AccessLogsGetOptions {
+  /** Up to this many versions per column (default 1: the newest). */
+  readonly versions?: number;
+  /** Cells with min <= timestamp < max (ms), HBase's time range. */
+  readonly timeRange?: readonly [min: Timestamp, max: Timestamp];
+  /** Cells written at exactly this timestamp. */
+  readonly at?: Timestamp;
+  /** Only these columns and families. */
+  readonly columns?: readonly AccessLogsSelection[];
+}
+
+/** What a scan reads and how. */
+export interface AccessLogsScanOptions extends AccessLogsGetOptions {
+  /** Server-side filter (`Filter`, `AccessLogsColumns.x.ge(v)`, `AccessLogsKey.prefixFilter(...)`). */
+  readonly filter?: Filter;
+  /** Descending key order. */
+  readonly reversed?: boolean;
+  /** At most this many rows. */
+  readonly limit?: number;
+  /** Rows per round trip (default 256). */
+  readonly caching?: number;
+  /** Cells per server result; a row split over several results is joined back. */
+  readonly batchSize?: number;
+}
+
+/** Options of a write. */
+export interface AccessLogsWriteOptions {
+  /** The cells' timestamp in ms (default: the server's clock). For deletes: versions <= it. */
+  readonly timestamp?: Timestamp;
+}
+
+/** Options of a delete: the timestamp and, instead of the whole row, some columns/families. */
+export interface AccessLogsDeleteOptions extends AccessLogsWriteOptions {
+  readonly columns?: readonly AccessLogsSelection[];
+}
+
+/** Buffered writes to "access-logs" (`table.writer()`): sent in batches by size and time. */
+export class AccessLogsWriter {
+  constructor(private readonly w: BufferedWriter) {}
+
+  /** Buffers a put of the fields of `values` that are set. */
+  put(key: AccessLogsKey, values: AccessLogsValues, options: AccessLogsWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.put({ row: key.encode(), cells: AccessLogsValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers a delete of the whole row (or, with a timestamp, its versions <= it). */
+  delete(key: AccessLogsKey, options: AccessLogsWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.delete({ row: key.encode(), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers increments; amounts to one counter buffered together are summed. */
+  increment(key: AccessLogsKey, increments: AccessLogsIncrements): Promise<void> {
+    return this.w.increment({ row: key.encode(), counters: AccessLogsIncrements.counters(increments) });
+  }
+
+  /** Sends everything buffered. */
+  flush(): Promise<void> {
+    return this.w.flush();
+  }
+
+  /** Flushes and closes; raises an error of an earlier background flush. */
+  close(): Promise<void> {
+    return this.w.close();
+  }
+
+  /** Writes waiting in the buffer. */
+  get pending(): number {
+    return this.w.pending;
+  }
 }
 
 /** Typed access to "access-logs" over one connection. */
 export class AccessLogsTable {
+  /** The table as the schema declares it. */
   static readonly definition: TableDef = ACCESS_LOGS_DEFINITION;
+  /** This client's table: the schema's, or the same design under the options' name/namespace. */
+  readonly definition: TableDef;
   private readonly t: TableClient;
 
-  constructor(conn: Connection) {
-    this.t = new TableClient(conn, ACCESS_LOGS_DEFINITION);
+  constructor(conn: Connection, options: TableOptions = {}) {
+    this.definition = renamed(ACCESS_LOGS_DEFINITION, options);
+    this.t = new TableClient(conn, this.definition);
   }
 
   /** Creates the table with its families and split keys. */
@@ -206,26 +406,94 @@ export class AccessLogsTable {
     return this.t.regionStarts();
   }
 
-  async get(key: AccessLogsKey): Promise<AccessLogsRow | undefined> {
-    const row = key.encode();
-    const cells = await this.t.get(row);
-    return cells === undefined ? undefined : accessLogsRow(row, cells);
+  /** The row (undefined: no cell matched); `versions`, `timeRange`, `at`, `columns` narrow it. */
+  async get(key: AccessLogsKey, options: AccessLogsGetOptions = {}): Promise<AccessLogsRow | undefined> {
+    const raw = await this.t.get(key.encode(), { ...options, columns: accessLogsRefs(options.columns) });
+    return raw === undefined ? undefined : accessLogsRow(raw);
   }
 
-  /** Writes the fields of `values` that are set. */
-  async put(key: AccessLogsKey, values: AccessLogsValues): Promise<void> {
-    return this.t.put(key.encode(), AccessLogsValues.cells(values));
+  /** Writes the fields of `values` that are set, at `timestamp` if given. */
+  async put(key: AccessLogsKey, values: AccessLogsValues, options: AccessLogsWriteOptions = {}): Promise<void> {
+    return this.t.put(key.encode(), AccessLogsValues.cells(values), options.timestamp);
   }
 
-  /** Deletes the whole row. */
-  async delete(key: AccessLogsKey): Promise<void> {
-    return this.t.delete(key.encode());
+  /** Deletes the row, or the selected columns and families; with a timestamp, only the
+   * versions at or before it. */
+  async delete(key: AccessLogsKey, options: AccessLogsDeleteOptions = {}): Promise<void> {
+    const refs = accessLogsRefs(options.columns, true) ?? [];
+    return this.t.delete(key.encode(), refs.map((r) => [r.family, r.qualifier] as const), options.timestamp);
+  }
+
+  /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
+  async mutateRow(key: AccessLogsKey, mutation: { put?: AccessLogsValues; delete?: readonly AccessLogsSelection[]; timestamp?: Timestamp }): Promise<void> {
+    const refs = accessLogsRefs(mutation.delete, true) ?? [];
+    const cells = mutation.put === undefined ? [] : AccessLogsValues.cells(mutation.put);
+    return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
+  }
+
+  /**
+   * Puts many rows in batched calls (Thrift2 putMultiple; `chunkRows` rows, default 1,000, and
+   * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
+   * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
+   */
+  async putMany(rows: Iterable<readonly [AccessLogsKey, AccessLogsValues]>, options: AccessLogsWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: AccessLogsValues.cells(values), timestamp }));
+    return this.t.putMany(encoded, options);
+  }
+
+  /** Deletes many rows in batched calls (Thrift2 deleteMultiple); errors as `putMany`. */
+  async deleteMany(keys: Iterable<AccessLogsKey>, options: AccessLogsWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(keys, (key) => ({ row: key.encode(), timestamp }));
+    return this.t.deleteMany(encoded, options);
+  }
+
+  /** A buffered writer; `close()` it (or use `withWriter`) so the last writes are sent. */
+  writer(options: WriterOptions & ChunkOptions = {}): AccessLogsWriter {
+    return new AccessLogsWriter(this.t.writer(options, options));
+  }
+
+  /** Runs `body` with a buffered writer and closes it afterwards, also when `body` throws. */
+  async withWriter<R>(options: WriterOptions & ChunkOptions, body: (w: AccessLogsWriter) => Promise<R>): Promise<R> {
+    const w = this.writer(options);
+    let result: R;
+    try {
+      result = await body(w);
+    } catch (e) {
+      await w.close().catch(() => undefined);
+      throw e;
+    }
+    await w.close();
+    return result;
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
   async checkAndPut<T>(key: AccessLogsKey, column: _v.Column<T>, expected: T | null, values: AccessLogsValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, AccessLogsValues.cells(values));
+  }
+
+  /** Atomically adds to several counters of one row; returns their new values. */
+  async increment(key: AccessLogsKey, increments: AccessLogsIncrements): Promise<AccessLogsIncrements> {
+    return AccessLogsIncrements.fromCells(await this.t.incrementRow(key.encode(), AccessLogsIncrements.counters(increments)));
+  }
+
+  /**
+   * Increments of many rows: one Thrift2 increment per row (pipelined), all of its counters
+   * at once; returns each row's new counter values in input order. An `IncrementBatchError`
+   * lists the rows that failed and carries the results of the others.
+   */
+  async incrementMany(rows: Iterable<readonly [AccessLogsKey, AccessLogsIncrements]>, options: ChunkOptions = {}): Promise<AccessLogsIncrements[]> {
+    const encoded = Array.from(rows, ([key, inc]) => ({ row: key.encode(), counters: AccessLogsIncrements.counters(inc) }));
+    try {
+      return (await this.t.incrementMany(encoded, options)).map((cells) => AccessLogsIncrements.fromCells(cells));
+    } catch (e) {
+      if (e instanceof IncrementBatchError) {
+        throw new IncrementBatchError(e.failures, e.total, (e.results as StoredCell[][]).map((cells) => AccessLogsIncrements.fromCells(cells)));
+      }
+      throw e;
+    }
   }
 
   /** Atomically adds `amount` to the hits counter; returns the new value. */
@@ -235,11 +503,13 @@ export class AccessLogsTable {
   }
 
   /**
-   * Rows in `keys` (default: all) in key order, descending if `reversed`, at most `limit`.
+   * Rows in `keys` (a KeyRange, or bounds such as `{ userId: ... }`; default: all) in key
+   * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
    */
-  async *scan(keys?: KeyRange, options: ScanOptions = {}): AsyncGenerator<AccessLogsRow, void, undefined> {
-    for await (const [row, cells] of this.t.scan(keys ?? AccessLogsKey.prefix(), options)) {
-      yield accessLogsRow(row, cells);
+  async *scan(keys?: KeyRange | AccessLogsBounds, options: AccessLogsScanOptions = {}): AsyncGenerator<AccessLogsRow, void, undefined> {
+    const range = keys instanceof KeyRange ? keys : AccessLogsKey.bounds(keys ?? {});
+    for await (const raw of this.t.scan(range, { ...options, columns: accessLogsRefs(options.columns) })) {
+      yield accessLogsRow(raw);
     }
   }
 }

@@ -7,7 +7,10 @@
 
 import * as _k from "./runtime/keys";
 import * as _v from "./runtime/values";
-import { Cell, Cells, Connection, KeyRange, ScanOptions, TableClient, TableDef, sortedCells } from "./runtime/client";
+import { ChunkOptions, IncrementBatchError } from "./runtime/batch";
+import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, TableOptions, Timestamp, cellsByVersion, newestCells, renamed } from "./runtime/client";
+import { Filter } from "./runtime/filters";
+import { BufferedWriter, WriterOptions } from "./runtime/writer";
 
 /** The row-key design of "access-logs-by-period". */
 export const ACCESS_LOGS_BY_PERIOD_KEY = new _k.KeySpec(
@@ -98,15 +101,35 @@ export class AccessLogsByPeriodKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows). */
   static prefix(leading: { period?: number; systemId?: string; userId?: string } = {}): KeyRange {
-    return KeyRange.prefix(ACCESS_LOGS_BY_PERIOD_KEY, _k.leading([leading.period, leading.systemId, leading.userId]));
+    return KeyRange.prefix(ACCESS_LOGS_BY_PERIOD_KEY, ACCESS_LOGS_BY_PERIOD_KEY.leading([leading.period, leading.systemId, leading.userId]));
+  }
+
+  /**
+   * Rows whose leading components equal those given and, optionally, whose last given
+   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   */
+  static bounds(bounds: AccessLogsByPeriodBounds = {}): KeyRange {
+    return KeyRange.bounds(ACCESS_LOGS_BY_PERIOD_KEY, [bounds.period, bounds.systemId, bounds.userId]);
   }
 
   /** From the first row of `start` (inclusive) to the first row of `stop` (exclusive). */
   static range(start: KeyRange, stop: KeyRange): KeyRange {
     return KeyRange.between(start, stop);
   }
+
+  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
+  static prefixFilter(leading: { period?: number; systemId?: string; userId?: string } = {}): Filter {
+    return Filter.any(...AccessLogsByPeriodKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  }
+}
+
+/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+export interface AccessLogsByPeriodBounds {
+  period?: number | readonly [low: number, high: number];
+  systemId?: string | readonly [low: string, high: string];
+  userId?: string | readonly [low: string, high: string];
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -119,11 +142,41 @@ export interface AccessLogsByPeriodKeyParts {
   readonly userId: string;
 }
 
-/** The table's columns with their families, qualifiers and value codecs. */
+/** The table's columns with their families, qualifiers and value codecs; plain columns build
+ * value filters (`AccessLogsByPeriodColumns.x.ge(v)`). */
 export const AccessLogsByPeriodColumns = {
   hits: new _v.Column("hits", Buffer.from("t"), Buffer.from("h"), "counter", _v.CODECS["counter"]),
   lastSeen: new _v.Column("last_seen", Buffer.from("t"), Buffer.from("l"), "timestamp-ms", _v.CODECS["timestamp-ms"]),
 } as const;
+
+/** A column family of the table, by its schema name. */
+export type AccessLogsByPeriodFamily = "t";
+
+/** What a read or a delete selects: typed columns and/or whole families. */
+export type AccessLogsByPeriodSelection = (typeof AccessLogsByPeriodColumns)[keyof typeof AccessLogsByPeriodColumns] | AccessLogsByPeriodFamily;
+
+const ACCESS_LOGS_BY_PERIOD_FAMILIES: ReadonlyMap<string, Buffer> = new Map([["t", Buffer.from("t")]]);
+
+/** Selected columns as the runtime takes them; `forDelete` refuses pattern columns (a delete
+ * needs exact qualifiers). */
+function accessLogsByPeriodRefs(selection: readonly AccessLogsByPeriodSelection[] | undefined, forDelete = false): ColumnRef[] | undefined {
+  if (selection === undefined) return undefined;
+  return selection.map((s): ColumnRef => {
+    if (typeof s === "string") {
+      const family = ACCESS_LOGS_BY_PERIOD_FAMILIES.get(s);
+      if (family === undefined) throw new RangeError(`access-logs-by-period has no family ${JSON.stringify(s)}`);
+      return { family };
+    }
+    const col: unknown = s;
+    if (col instanceof _v.Column) return { family: col.family, qualifier: col.qualifier };
+    if (col instanceof _v.PatternColumn) {
+      const p = col as _v.PatternColumn<unknown, unknown>;
+      if (forDelete) throw new RangeError(`${p.field} is a pattern column: delete its family or write its cells instead`);
+      return { family: p.family, matches: (q) => p.parse(q) !== undefined };
+    }
+    throw new TypeError(`not a column or family of access-logs-by-period: ${String(s)}`);
+  });
+}
 
 /** Typed cells of one row: a field is absent where the row has no cell. */
 export interface AccessLogsByPeriodValues {
@@ -147,42 +200,189 @@ export const AccessLogsByPeriodValues = {
     return out;
   },
 
-  /** Typed values from a row's cells; cells no column describes are ignored. */
-  fromCells(cells: Cells): AccessLogsByPeriodValues {
+  /** Typed values from a row's cells, the newest of each column; cells no column describes
+   * are ignored. */
+  fromCells(cells: readonly StoredCell[]): AccessLogsByPeriodValues {
     const out: AccessLogsByPeriodValues = {};
-    const c = AccessLogsByPeriodColumns;
-    for (const { family, qualifier, value } of sortedCells(cells)) {
-      if (family.equals(c.hits.family) && qualifier.equals(c.hits.qualifier)) {
-        out.hits = c.hits.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.lastSeen.family) && qualifier.equals(c.lastSeen.qualifier)) {
-        out.lastSeen = c.lastSeen.codec.decode(value);
-        continue;
-      }
-    }
+    accessLogsByPeriodEach(newestCells(cells), {
+      hits: (value) => void (out.hits = value),
+      lastSeen: (value) => void (out.lastSeen = value),
+    });
     return out;
   },
 };
 
-/** One row read back: its key bytes, the decoded key and the typed values. */
+/** Every version of each column a read returned, newest first: `{timestamp, value}`. */
+export interface AccessLogsByPeriodVersions {
+  hits?: _v.Version<bigint>[];
+  lastSeen?: _v.Version<bigint>[];
+}
+
+export const AccessLogsByPeriodVersions = {
+  /** Every cell's typed value with its timestamp, per column newest first. */
+  fromCells(cells: readonly StoredCell[]): AccessLogsByPeriodVersions {
+    const out: AccessLogsByPeriodVersions = {};
+    accessLogsByPeriodEach(cellsByVersion(cells), {
+      hits: (value, timestamp) => void (out.hits ??= []).push({ timestamp, value }),
+      lastSeen: (value, timestamp) => void (out.lastSeen ??= []).push({ timestamp, value }),
+    });
+    return out;
+  },
+};
+
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
+function accessLogsByPeriodEach(
+  cells: readonly StoredCell[],
+  visit: {
+    hits: (value: bigint, timestamp: bigint) => void;
+    lastSeen: (value: bigint, timestamp: bigint) => void;
+  },
+): void {
+  const c = AccessLogsByPeriodColumns;
+  for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
+    if (family.equals(c.hits.family) && qualifier.equals(c.hits.qualifier)) {
+      visit.hits(c.hits.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.lastSeen.family) && qualifier.equals(c.lastSeen.qualifier)) {
+      visit.lastSeen(c.lastSeen.codec.decode(value), timestamp);
+      continue;
+    }
+  }
+}
+
+/** Amounts to add to the table's counters (or, read back, their values after the increment). */
+export interface AccessLogsByPeriodIncrements {
+  hits?: bigint;
+}
+
+export const AccessLogsByPeriodIncrements = {
+  /** (family, qualifier, amount) of each counter given. */
+  counters(inc: AccessLogsByPeriodIncrements): [Buffer, Buffer, bigint][] {
+    const out: [Buffer, Buffer, bigint][] = [];
+    const c = AccessLogsByPeriodColumns;
+    if (inc.hits !== undefined) out.push([c.hits.family, c.hits.qualifier, _v.amount(inc.hits)]);
+    return out;
+  },
+
+  /** The counters an increment returned. */
+  fromCells(cells: readonly StoredCell[]): AccessLogsByPeriodIncrements {
+    const v = AccessLogsByPeriodValues.fromCells(cells);
+    const out: AccessLogsByPeriodIncrements = {};
+    if (v.hits !== undefined) out.hits = v.hits;
+    return out;
+  },
+};
+
+/** One row read back: its key bytes, the decoded key, the newest typed values, and every cell
+ * returned with its timestamp (`cells`, and typed per column in `versions`). */
 export interface AccessLogsByPeriodRow {
   readonly rowKey: Buffer;
   readonly key: AccessLogsByPeriodKeyParts;
   readonly values: AccessLogsByPeriodValues;
+  /** Every cell returned, by family and qualifier, newest first per column. */
+  readonly cells: readonly StoredCell[];
+  readonly versions: AccessLogsByPeriodVersions;
 }
 
-function accessLogsByPeriodRow(rowKey: Buffer, cells: Cells): AccessLogsByPeriodRow {
-  return { rowKey, key: AccessLogsByPeriodKey.decode(rowKey), values: AccessLogsByPeriodValues.fromCells(cells) };
+function accessLogsByPeriodRow(raw: RawRow): AccessLogsByPeriodRow {
+  const cells = cellsByVersion(raw.cells);
+  return {
+    rowKey: raw.row,
+    key: AccessLogsByPeriodKey.decode(raw.row),
+    values: AccessLogsByPeriodValues.fromCells(cells),
+    cells,
+    versions: AccessLogsByPeriodVersions.fromCells(cells),
+  };
+}
+
+/** What a get reads: versions, a time range or one timestamp, selected columns. */
+export interface AccessLogsByPeriodGetOptions {
+  /** Up to this many versions per column (default 1: the newest). */
+  readonly versions?: number;
+  /** Cells with min <= timestamp < max (ms), HBase's time range. */
+  readonly timeRange?: readonly [min: Timestamp, max: Timestamp];
+  /** Cells written at exactly this timestamp. */
+  readonly at?: Timestamp;
+  /** Only these columns and families. */
+  readonly columns?: readonly AccessLogsByPeriodSelection[];
+}
+
+/** What a scan reads and how. */
+export interface AccessLogsByPeriodScanOptions extends AccessLogsByPeriodGetOptions {
+  /** Server-side filter (`Filter`, `AccessLogsByPeriodColumns.x.ge(v)`, `AccessLogsByPeriodKey.prefixFilter(...)`). */
+  readonly filter?: Filter;
+  /** Descending key order. */
+  readonly reversed?: boolean;
+  /** At most this many rows. */
+  readonly limit?: number;
+  /** Rows per round trip (default 256). */
+  readonly caching?: number;
+  /** Cells per server result; a row split over several results is joined back. */
+  readonly batchSize?: number;
+}
+
+/** Options of a write. */
+export interface AccessLogsByPeriodWriteOptions {
+  /** The cells' timestamp in ms (default: the server's clock). For deletes: versions <= it. */
+  readonly timestamp?: Timestamp;
+}
+
+/** Options of a delete: the timestamp and, instead of the whole row, some columns/families. */
+export interface AccessLogsByPeriodDeleteOptions extends AccessLogsByPeriodWriteOptions {
+  readonly columns?: readonly AccessLogsByPeriodSelection[];
+}
+
+/** Buffered writes to "access-logs-by-period" (`table.writer()`): sent in batches by size and time. */
+export class AccessLogsByPeriodWriter {
+  constructor(private readonly w: BufferedWriter) {}
+
+  /** Buffers a put of the fields of `values` that are set. */
+  put(key: AccessLogsByPeriodKey, values: AccessLogsByPeriodValues, options: AccessLogsByPeriodWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.put({ row: key.encode(), cells: AccessLogsByPeriodValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers a delete of the whole row (or, with a timestamp, its versions <= it). */
+  delete(key: AccessLogsByPeriodKey, options: AccessLogsByPeriodWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.delete({ row: key.encode(), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers increments; amounts to one counter buffered together are summed. */
+  increment(key: AccessLogsByPeriodKey, increments: AccessLogsByPeriodIncrements): Promise<void> {
+    return this.w.increment({ row: key.encode(), counters: AccessLogsByPeriodIncrements.counters(increments) });
+  }
+
+  /** Sends everything buffered. */
+  flush(): Promise<void> {
+    return this.w.flush();
+  }
+
+  /** Flushes and closes; raises an error of an earlier background flush. */
+  close(): Promise<void> {
+    return this.w.close();
+  }
+
+  /** Writes waiting in the buffer. */
+  get pending(): number {
+    return this.w.pending;
+  }
 }
 
 /** Typed access to "access-logs-by-period" over one connection. */
 export class AccessLogsByPeriodTable {
+  /** The table as the schema declares it. */
   static readonly definition: TableDef = ACCESS_LOGS_BY_PERIOD_DEFINITION;
+  /** This client's table: the schema's, or the same design under the options' name/namespace. */
+  readonly definition: TableDef;
   private readonly t: TableClient;
 
-  constructor(conn: Connection) {
-    this.t = new TableClient(conn, ACCESS_LOGS_BY_PERIOD_DEFINITION);
+  constructor(conn: Connection, options: TableOptions = {}) {
+    this.definition = renamed(ACCESS_LOGS_BY_PERIOD_DEFINITION, options);
+    this.t = new TableClient(conn, this.definition);
   }
 
   /** Creates the table with its families and split keys. */
@@ -204,26 +404,94 @@ export class AccessLogsByPeriodTable {
     return this.t.regionStarts();
   }
 
-  async get(key: AccessLogsByPeriodKey): Promise<AccessLogsByPeriodRow | undefined> {
-    const row = key.encode();
-    const cells = await this.t.get(row);
-    return cells === undefined ? undefined : accessLogsByPeriodRow(row, cells);
+  /** The row (undefined: no cell matched); `versions`, `timeRange`, `at`, `columns` narrow it. */
+  async get(key: AccessLogsByPeriodKey, options: AccessLogsByPeriodGetOptions = {}): Promise<AccessLogsByPeriodRow | undefined> {
+    const raw = await this.t.get(key.encode(), { ...options, columns: accessLogsByPeriodRefs(options.columns) });
+    return raw === undefined ? undefined : accessLogsByPeriodRow(raw);
   }
 
-  /** Writes the fields of `values` that are set. */
-  async put(key: AccessLogsByPeriodKey, values: AccessLogsByPeriodValues): Promise<void> {
-    return this.t.put(key.encode(), AccessLogsByPeriodValues.cells(values));
+  /** Writes the fields of `values` that are set, at `timestamp` if given. */
+  async put(key: AccessLogsByPeriodKey, values: AccessLogsByPeriodValues, options: AccessLogsByPeriodWriteOptions = {}): Promise<void> {
+    return this.t.put(key.encode(), AccessLogsByPeriodValues.cells(values), options.timestamp);
   }
 
-  /** Deletes the whole row. */
-  async delete(key: AccessLogsByPeriodKey): Promise<void> {
-    return this.t.delete(key.encode());
+  /** Deletes the row, or the selected columns and families; with a timestamp, only the
+   * versions at or before it. */
+  async delete(key: AccessLogsByPeriodKey, options: AccessLogsByPeriodDeleteOptions = {}): Promise<void> {
+    const refs = accessLogsByPeriodRefs(options.columns, true) ?? [];
+    return this.t.delete(key.encode(), refs.map((r) => [r.family, r.qualifier] as const), options.timestamp);
+  }
+
+  /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
+  async mutateRow(key: AccessLogsByPeriodKey, mutation: { put?: AccessLogsByPeriodValues; delete?: readonly AccessLogsByPeriodSelection[]; timestamp?: Timestamp }): Promise<void> {
+    const refs = accessLogsByPeriodRefs(mutation.delete, true) ?? [];
+    const cells = mutation.put === undefined ? [] : AccessLogsByPeriodValues.cells(mutation.put);
+    return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
+  }
+
+  /**
+   * Puts many rows in batched calls (Thrift2 putMultiple; `chunkRows` rows, default 1,000, and
+   * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
+   * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
+   */
+  async putMany(rows: Iterable<readonly [AccessLogsByPeriodKey, AccessLogsByPeriodValues]>, options: AccessLogsByPeriodWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: AccessLogsByPeriodValues.cells(values), timestamp }));
+    return this.t.putMany(encoded, options);
+  }
+
+  /** Deletes many rows in batched calls (Thrift2 deleteMultiple); errors as `putMany`. */
+  async deleteMany(keys: Iterable<AccessLogsByPeriodKey>, options: AccessLogsByPeriodWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(keys, (key) => ({ row: key.encode(), timestamp }));
+    return this.t.deleteMany(encoded, options);
+  }
+
+  /** A buffered writer; `close()` it (or use `withWriter`) so the last writes are sent. */
+  writer(options: WriterOptions & ChunkOptions = {}): AccessLogsByPeriodWriter {
+    return new AccessLogsByPeriodWriter(this.t.writer(options, options));
+  }
+
+  /** Runs `body` with a buffered writer and closes it afterwards, also when `body` throws. */
+  async withWriter<R>(options: WriterOptions & ChunkOptions, body: (w: AccessLogsByPeriodWriter) => Promise<R>): Promise<R> {
+    const w = this.writer(options);
+    let result: R;
+    try {
+      result = await body(w);
+    } catch (e) {
+      await w.close().catch(() => undefined);
+      throw e;
+    }
+    await w.close();
+    return result;
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
   async checkAndPut<T>(key: AccessLogsByPeriodKey, column: _v.Column<T>, expected: T | null, values: AccessLogsByPeriodValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, AccessLogsByPeriodValues.cells(values));
+  }
+
+  /** Atomically adds to several counters of one row; returns their new values. */
+  async increment(key: AccessLogsByPeriodKey, increments: AccessLogsByPeriodIncrements): Promise<AccessLogsByPeriodIncrements> {
+    return AccessLogsByPeriodIncrements.fromCells(await this.t.incrementRow(key.encode(), AccessLogsByPeriodIncrements.counters(increments)));
+  }
+
+  /**
+   * Increments of many rows: one Thrift2 increment per row (pipelined), all of its counters
+   * at once; returns each row's new counter values in input order. An `IncrementBatchError`
+   * lists the rows that failed and carries the results of the others.
+   */
+  async incrementMany(rows: Iterable<readonly [AccessLogsByPeriodKey, AccessLogsByPeriodIncrements]>, options: ChunkOptions = {}): Promise<AccessLogsByPeriodIncrements[]> {
+    const encoded = Array.from(rows, ([key, inc]) => ({ row: key.encode(), counters: AccessLogsByPeriodIncrements.counters(inc) }));
+    try {
+      return (await this.t.incrementMany(encoded, options)).map((cells) => AccessLogsByPeriodIncrements.fromCells(cells));
+    } catch (e) {
+      if (e instanceof IncrementBatchError) {
+        throw new IncrementBatchError(e.failures, e.total, (e.results as StoredCell[][]).map((cells) => AccessLogsByPeriodIncrements.fromCells(cells)));
+      }
+      throw e;
+    }
   }
 
   /** Atomically adds `amount` to the hits counter; returns the new value. */
@@ -233,11 +501,13 @@ export class AccessLogsByPeriodTable {
   }
 
   /**
-   * Rows in `keys` (default: all) in key order, descending if `reversed`, at most `limit`.
+   * Rows in `keys` (a KeyRange, or bounds such as `{ period: ... }`; default: all) in key
+   * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
    */
-  async *scan(keys?: KeyRange, options: ScanOptions = {}): AsyncGenerator<AccessLogsByPeriodRow, void, undefined> {
-    for await (const [row, cells] of this.t.scan(keys ?? AccessLogsByPeriodKey.prefix(), options)) {
-      yield accessLogsByPeriodRow(row, cells);
+  async *scan(keys?: KeyRange | AccessLogsByPeriodBounds, options: AccessLogsByPeriodScanOptions = {}): AsyncGenerator<AccessLogsByPeriodRow, void, undefined> {
+    const range = keys instanceof KeyRange ? keys : AccessLogsByPeriodKey.bounds(keys ?? {});
+    for await (const raw of this.t.scan(range, { ...options, columns: accessLogsByPeriodRefs(options.columns) })) {
+      yield accessLogsByPeriodRow(raw);
     }
   }
 }

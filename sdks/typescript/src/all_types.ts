@@ -7,7 +7,10 @@
 
 import * as _k from "./runtime/keys";
 import * as _v from "./runtime/values";
-import { Cell, Cells, Connection, KeyRange, ScanOptions, TableClient, TableDef, sortedCells } from "./runtime/client";
+import { ChunkOptions } from "./runtime/batch";
+import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, TableOptions, Timestamp, cellsByVersion, newestCells, renamed } from "./runtime/client";
+import { Filter } from "./runtime/filters";
+import { BufferedWriter, WriterOptions } from "./runtime/writer";
 
 /** The row-key design of "all-types". */
 export const ALL_TYPES_KEY = new _k.KeySpec(
@@ -147,15 +150,39 @@ export class AllTypesKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows). */
   static prefix(leading: { s?: string; b?: Uint8Array; i?: number; l?: bigint; f?: number; d?: number; t?: bigint } = {}): KeyRange {
-    return KeyRange.prefix(ALL_TYPES_KEY, _k.leading([leading.s, leading.b, leading.i, leading.l, leading.f, leading.d, leading.t]));
+    return KeyRange.prefix(ALL_TYPES_KEY, ALL_TYPES_KEY.leading([leading.s, leading.b, leading.i, leading.l, leading.f, leading.d, leading.t]));
+  }
+
+  /**
+   * Rows whose leading components equal those given and, optionally, whose last given
+   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   */
+  static bounds(bounds: AllTypesBounds = {}): KeyRange {
+    return KeyRange.bounds(ALL_TYPES_KEY, [bounds.s, bounds.b, bounds.i, bounds.l, bounds.f, bounds.d, bounds.t]);
   }
 
   /** From the first row of `start` (inclusive) to the first row of `stop` (exclusive). */
   static range(start: KeyRange, stop: KeyRange): KeyRange {
     return KeyRange.between(start, stop);
   }
+
+  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
+  static prefixFilter(leading: { s?: string; b?: Uint8Array; i?: number; l?: bigint; f?: number; d?: number; t?: bigint } = {}): Filter {
+    return Filter.any(...AllTypesKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  }
+}
+
+/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+export interface AllTypesBounds {
+  s?: string | readonly [low: string, high: string];
+  b?: Uint8Array | readonly [low: Uint8Array, high: Uint8Array];
+  i?: number | readonly [low: number, high: number];
+  l?: bigint | readonly [low: bigint, high: bigint];
+  f?: number | readonly [low: number, high: number];
+  d?: number | readonly [low: number, high: number];
+  t?: bigint | readonly [low: bigint, high: bigint];
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -172,10 +199,40 @@ export interface AllTypesKeyParts {
   readonly t: bigint;
 }
 
-/** The table's columns with their families, qualifiers and value codecs. */
+/** The table's columns with their families, qualifiers and value codecs; plain columns build
+ * value filters (`AllTypesColumns.x.ge(v)`). */
 export const AllTypesColumns = {
   note: new _v.Column("note", Buffer.from("f"), Buffer.from("n"), "string", _v.CODECS["string"]),
 } as const;
+
+/** A column family of the table, by its schema name. */
+export type AllTypesFamily = "f";
+
+/** What a read or a delete selects: typed columns and/or whole families. */
+export type AllTypesSelection = (typeof AllTypesColumns)[keyof typeof AllTypesColumns] | AllTypesFamily;
+
+const ALL_TYPES_FAMILIES: ReadonlyMap<string, Buffer> = new Map([["f", Buffer.from("f")]]);
+
+/** Selected columns as the runtime takes them; `forDelete` refuses pattern columns (a delete
+ * needs exact qualifiers). */
+function allTypesRefs(selection: readonly AllTypesSelection[] | undefined, forDelete = false): ColumnRef[] | undefined {
+  if (selection === undefined) return undefined;
+  return selection.map((s): ColumnRef => {
+    if (typeof s === "string") {
+      const family = ALL_TYPES_FAMILIES.get(s);
+      if (family === undefined) throw new RangeError(`all-types has no family ${JSON.stringify(s)}`);
+      return { family };
+    }
+    const col: unknown = s;
+    if (col instanceof _v.Column) return { family: col.family, qualifier: col.qualifier };
+    if (col instanceof _v.PatternColumn) {
+      const p = col as _v.PatternColumn<unknown, unknown>;
+      if (forDelete) throw new RangeError(`${p.field} is a pattern column: delete its family or write its cells instead`);
+      return { family: p.family, matches: (q) => p.parse(q) !== undefined };
+    }
+    throw new TypeError(`not a column or family of all-types: ${String(s)}`);
+  });
+}
 
 /** Typed cells of one row: a field is absent where the row has no cell. */
 export interface AllTypesValues {
@@ -194,38 +251,153 @@ export const AllTypesValues = {
     return out;
   },
 
-  /** Typed values from a row's cells; cells no column describes are ignored. */
-  fromCells(cells: Cells): AllTypesValues {
+  /** Typed values from a row's cells, the newest of each column; cells no column describes
+   * are ignored. */
+  fromCells(cells: readonly StoredCell[]): AllTypesValues {
     const out: AllTypesValues = {};
-    const c = AllTypesColumns;
-    for (const { family, qualifier, value } of sortedCells(cells)) {
-      if (family.equals(c.note.family) && qualifier.equals(c.note.qualifier)) {
-        out.note = c.note.codec.decode(value);
-        continue;
-      }
-    }
+    allTypesEach(newestCells(cells), {
+      note: (value) => void (out.note = value),
+    });
     return out;
   },
 };
 
-/** One row read back: its key bytes, the decoded key and the typed values. */
+/** Every version of each column a read returned, newest first: `{timestamp, value}`. */
+export interface AllTypesVersions {
+  note?: _v.Version<string>[];
+}
+
+export const AllTypesVersions = {
+  /** Every cell's typed value with its timestamp, per column newest first. */
+  fromCells(cells: readonly StoredCell[]): AllTypesVersions {
+    const out: AllTypesVersions = {};
+    allTypesEach(cellsByVersion(cells), {
+      note: (value, timestamp) => void (out.note ??= []).push({ timestamp, value }),
+    });
+    return out;
+  },
+};
+
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
+function allTypesEach(
+  cells: readonly StoredCell[],
+  visit: {
+    note: (value: string, timestamp: bigint) => void;
+  },
+): void {
+  const c = AllTypesColumns;
+  for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
+    if (family.equals(c.note.family) && qualifier.equals(c.note.qualifier)) {
+      visit.note(c.note.codec.decode(value), timestamp);
+      continue;
+    }
+  }
+}
+
+/** One row read back: its key bytes, the decoded key, the newest typed values, and every cell
+ * returned with its timestamp (`cells`, and typed per column in `versions`). */
 export interface AllTypesRow {
   readonly rowKey: Buffer;
   readonly key: AllTypesKeyParts;
   readonly values: AllTypesValues;
+  /** Every cell returned, by family and qualifier, newest first per column. */
+  readonly cells: readonly StoredCell[];
+  readonly versions: AllTypesVersions;
 }
 
-function allTypesRow(rowKey: Buffer, cells: Cells): AllTypesRow {
-  return { rowKey, key: AllTypesKey.decode(rowKey), values: AllTypesValues.fromCells(cells) };
+function allTypesRow(raw: RawRow): AllTypesRow {
+  const cells = cellsByVersion(raw.cells);
+  return {
+    rowKey: raw.row,
+    key: AllTypesKey.decode(raw.row),
+    values: AllTypesValues.fromCells(cells),
+    cells,
+    versions: AllTypesVersions.fromCells(cells),
+  };
+}
+
+/** What a get reads: versions, a time range or one timestamp, selected columns. */
+export interface AllTypesGetOptions {
+  /** Up to this many versions per column (default 1: the newest). */
+  readonly versions?: number;
+  /** Cells with min <= timestamp < max (ms), HBase's time range. */
+  readonly timeRange?: readonly [min: Timestamp, max: Timestamp];
+  /** Cells written at exactly this timestamp. */
+  readonly at?: Timestamp;
+  /** Only these columns and families. */
+  readonly columns?: readonly AllTypesSelection[];
+}
+
+/** What a scan reads and how. */
+export interface AllTypesScanOptions extends AllTypesGetOptions {
+  /** Server-side filter (`Filter`, `AllTypesColumns.x.ge(v)`, `AllTypesKey.prefixFilter(...)`). */
+  readonly filter?: Filter;
+  /** Descending key order. */
+  readonly reversed?: boolean;
+  /** At most this many rows. */
+  readonly limit?: number;
+  /** Rows per round trip (default 256). */
+  readonly caching?: number;
+  /** Cells per server result; a row split over several results is joined back. */
+  readonly batchSize?: number;
+}
+
+/** Options of a write. */
+export interface AllTypesWriteOptions {
+  /** The cells' timestamp in ms (default: the server's clock). For deletes: versions <= it. */
+  readonly timestamp?: Timestamp;
+}
+
+/** Options of a delete: the timestamp and, instead of the whole row, some columns/families. */
+export interface AllTypesDeleteOptions extends AllTypesWriteOptions {
+  readonly columns?: readonly AllTypesSelection[];
+}
+
+/** Buffered writes to "all-types" (`table.writer()`): sent in batches by size and time. */
+export class AllTypesWriter {
+  constructor(private readonly w: BufferedWriter) {}
+
+  /** Buffers a put of the fields of `values` that are set. */
+  put(key: AllTypesKey, values: AllTypesValues, options: AllTypesWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.put({ row: key.encode(), cells: AllTypesValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers a delete of the whole row (or, with a timestamp, its versions <= it). */
+  delete(key: AllTypesKey, options: AllTypesWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.delete({ row: key.encode(), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Sends everything buffered. */
+  flush(): Promise<void> {
+    return this.w.flush();
+  }
+
+  /** Flushes and closes; raises an error of an earlier background flush. */
+  close(): Promise<void> {
+    return this.w.close();
+  }
+
+  /** Writes waiting in the buffer. */
+  get pending(): number {
+    return this.w.pending;
+  }
 }
 
 /** Typed access to "all-types" over one connection. */
 export class AllTypesTable {
+  /** The table as the schema declares it. */
   static readonly definition: TableDef = ALL_TYPES_DEFINITION;
+  /** This client's table: the schema's, or the same design under the options' name/namespace. */
+  readonly definition: TableDef;
   private readonly t: TableClient;
 
-  constructor(conn: Connection) {
-    this.t = new TableClient(conn, ALL_TYPES_DEFINITION);
+  constructor(conn: Connection, options: TableOptions = {}) {
+    this.definition = renamed(ALL_TYPES_DEFINITION, options);
+    this.t = new TableClient(conn, this.definition);
   }
 
   /** Creates the table with its families and split keys. */
@@ -247,20 +419,66 @@ export class AllTypesTable {
     return this.t.regionStarts();
   }
 
-  async get(key: AllTypesKey): Promise<AllTypesRow | undefined> {
-    const row = key.encode();
-    const cells = await this.t.get(row);
-    return cells === undefined ? undefined : allTypesRow(row, cells);
+  /** The row (undefined: no cell matched); `versions`, `timeRange`, `at`, `columns` narrow it. */
+  async get(key: AllTypesKey, options: AllTypesGetOptions = {}): Promise<AllTypesRow | undefined> {
+    const raw = await this.t.get(key.encode(), { ...options, columns: allTypesRefs(options.columns) });
+    return raw === undefined ? undefined : allTypesRow(raw);
   }
 
-  /** Writes the fields of `values` that are set. */
-  async put(key: AllTypesKey, values: AllTypesValues): Promise<void> {
-    return this.t.put(key.encode(), AllTypesValues.cells(values));
+  /** Writes the fields of `values` that are set, at `timestamp` if given. */
+  async put(key: AllTypesKey, values: AllTypesValues, options: AllTypesWriteOptions = {}): Promise<void> {
+    return this.t.put(key.encode(), AllTypesValues.cells(values), options.timestamp);
   }
 
-  /** Deletes the whole row. */
-  async delete(key: AllTypesKey): Promise<void> {
-    return this.t.delete(key.encode());
+  /** Deletes the row, or the selected columns and families; with a timestamp, only the
+   * versions at or before it. */
+  async delete(key: AllTypesKey, options: AllTypesDeleteOptions = {}): Promise<void> {
+    const refs = allTypesRefs(options.columns, true) ?? [];
+    return this.t.delete(key.encode(), refs.map((r) => [r.family, r.qualifier] as const), options.timestamp);
+  }
+
+  /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
+  async mutateRow(key: AllTypesKey, mutation: { put?: AllTypesValues; delete?: readonly AllTypesSelection[]; timestamp?: Timestamp }): Promise<void> {
+    const refs = allTypesRefs(mutation.delete, true) ?? [];
+    const cells = mutation.put === undefined ? [] : AllTypesValues.cells(mutation.put);
+    return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
+  }
+
+  /**
+   * Puts many rows in batched calls (Thrift2 putMultiple; `chunkRows` rows, default 1,000, and
+   * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
+   * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
+   */
+  async putMany(rows: Iterable<readonly [AllTypesKey, AllTypesValues]>, options: AllTypesWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: AllTypesValues.cells(values), timestamp }));
+    return this.t.putMany(encoded, options);
+  }
+
+  /** Deletes many rows in batched calls (Thrift2 deleteMultiple); errors as `putMany`. */
+  async deleteMany(keys: Iterable<AllTypesKey>, options: AllTypesWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(keys, (key) => ({ row: key.encode(), timestamp }));
+    return this.t.deleteMany(encoded, options);
+  }
+
+  /** A buffered writer; `close()` it (or use `withWriter`) so the last writes are sent. */
+  writer(options: WriterOptions & ChunkOptions = {}): AllTypesWriter {
+    return new AllTypesWriter(this.t.writer(options, options));
+  }
+
+  /** Runs `body` with a buffered writer and closes it afterwards, also when `body` throws. */
+  async withWriter<R>(options: WriterOptions & ChunkOptions, body: (w: AllTypesWriter) => Promise<R>): Promise<R> {
+    const w = this.writer(options);
+    let result: R;
+    try {
+      result = await body(w);
+    } catch (e) {
+      await w.close().catch(() => undefined);
+      throw e;
+    }
+    await w.close();
+    return result;
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
@@ -270,11 +488,13 @@ export class AllTypesTable {
   }
 
   /**
-   * Rows in `keys` (default: all) in key order, descending if `reversed`, at most `limit`.
+   * Rows in `keys` (a KeyRange, or bounds such as `{ s: ... }`; default: all) in key
+   * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
    */
-  async *scan(keys?: KeyRange, options: ScanOptions = {}): AsyncGenerator<AllTypesRow, void, undefined> {
-    for await (const [row, cells] of this.t.scan(keys ?? AllTypesKey.prefix(), options)) {
-      yield allTypesRow(row, cells);
+  async *scan(keys?: KeyRange | AllTypesBounds, options: AllTypesScanOptions = {}): AsyncGenerator<AllTypesRow, void, undefined> {
+    const range = keys instanceof KeyRange ? keys : AllTypesKey.bounds(keys ?? {});
+    for await (const raw of this.t.scan(range, { ...options, columns: allTypesRefs(options.columns) })) {
+      yield allTypesRow(raw);
     }
   }
 }

@@ -7,7 +7,10 @@
 
 import * as _k from "./runtime/keys";
 import * as _v from "./runtime/values";
-import { Cell, Cells, Connection, KeyRange, ScanOptions, TableClient, TableDef, sortedCells } from "./runtime/client";
+import { ChunkOptions } from "./runtime/batch";
+import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, TableOptions, Timestamp, cellsByVersion, newestCells, renamed } from "./runtime/client";
+import { Filter } from "./runtime/filters";
+import { BufferedWriter, WriterOptions } from "./runtime/writer";
 
 /** The row-key design of "books". */
 export const BOOKS_KEY = new _k.KeySpec(
@@ -72,15 +75,33 @@ export class BooksKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows). */
   static prefix(leading: { isbn?: string } = {}): KeyRange {
-    return KeyRange.prefix(BOOKS_KEY, _k.leading([leading.isbn]));
+    return KeyRange.prefix(BOOKS_KEY, BOOKS_KEY.leading([leading.isbn]));
+  }
+
+  /**
+   * Rows whose leading components equal those given and, optionally, whose last given
+   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   */
+  static bounds(bounds: BooksBounds = {}): KeyRange {
+    return KeyRange.bounds(BOOKS_KEY, [bounds.isbn]);
   }
 
   /** From the first row of `start` (inclusive) to the first row of `stop` (exclusive). */
   static range(start: KeyRange, stop: KeyRange): KeyRange {
     return KeyRange.between(start, stop);
   }
+
+  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
+  static prefixFilter(leading: { isbn?: string } = {}): Filter {
+    return Filter.any(...BooksKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  }
+}
+
+/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+export interface BooksBounds {
+  isbn?: string | readonly [low: string, high: string];
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -91,7 +112,8 @@ export interface BooksKeyParts {
   readonly isbn: string;
 }
 
-/** The table's columns with their families, qualifiers and value codecs. */
+/** The table's columns with their families, qualifiers and value codecs; plain columns build
+ * value filters (`BooksColumns.x.ge(v)`). */
 export const BooksColumns = {
   added: new _v.Column("added", Buffer.from("b"), Buffer.from("added"), "timestamp-ms", _v.CODECS["timestamp-ms"]),
   author: new _v.Column("author", Buffer.from("b"), Buffer.from("a"), "string", _v.CODECS["string"]),
@@ -105,6 +127,35 @@ export const BooksColumns = {
   tags: new _v.Column("tags", Buffer.from("b"), Buffer.from("tags"), "json", _v.CODECS["json"]),
   title: new _v.Column("title", Buffer.from("b"), Buffer.from("t"), "string", _v.CODECS["string"]),
 } as const;
+
+/** A column family of the table, by its schema name. */
+export type BooksFamily = "b";
+
+/** What a read or a delete selects: typed columns and/or whole families. */
+export type BooksSelection = (typeof BooksColumns)[keyof typeof BooksColumns] | BooksFamily;
+
+const BOOKS_FAMILIES: ReadonlyMap<string, Buffer> = new Map([["b", Buffer.from("b")]]);
+
+/** Selected columns as the runtime takes them; `forDelete` refuses pattern columns (a delete
+ * needs exact qualifiers). */
+function booksRefs(selection: readonly BooksSelection[] | undefined, forDelete = false): ColumnRef[] | undefined {
+  if (selection === undefined) return undefined;
+  return selection.map((s): ColumnRef => {
+    if (typeof s === "string") {
+      const family = BOOKS_FAMILIES.get(s);
+      if (family === undefined) throw new RangeError(`books has no family ${JSON.stringify(s)}`);
+      return { family };
+    }
+    const col: unknown = s;
+    if (col instanceof _v.Column) return { family: col.family, qualifier: col.qualifier };
+    if (col instanceof _v.PatternColumn) {
+      const p = col as _v.PatternColumn<unknown, unknown>;
+      if (forDelete) throw new RangeError(`${p.field} is a pattern column: delete its family or write its cells instead`);
+      return { family: p.family, matches: (q) => p.parse(q) !== undefined };
+    }
+    throw new TypeError(`not a column or family of books: ${String(s)}`);
+  });
+}
 
 /** Typed cells of one row: a field is absent where the row has no cell. */
 export interface BooksValues {
@@ -166,78 +217,233 @@ export const BooksValues = {
     return out;
   },
 
-  /** Typed values from a row's cells; cells no column describes are ignored. */
-  fromCells(cells: Cells): BooksValues {
+  /** Typed values from a row's cells, the newest of each column; cells no column describes
+   * are ignored. */
+  fromCells(cells: readonly StoredCell[]): BooksValues {
     const out: BooksValues = {};
-    const c = BooksColumns;
-    for (const { family, qualifier, value } of sortedCells(cells)) {
-      if (family.equals(c.added.family) && qualifier.equals(c.added.qualifier)) {
-        out.added = c.added.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.author.family) && qualifier.equals(c.author.qualifier)) {
-        out.author = c.author.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.cover.family) && qualifier.equals(c.cover.qualifier)) {
-        out.cover = c.cover.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.date.family) && qualifier.equals(c.date.qualifier)) {
-        out.date = c.date.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.file.family) && qualifier.equals(c.file.qualifier)) {
-        out.file = c.file.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.inPrint.family) && qualifier.equals(c.inPrint.qualifier)) {
-        out.inPrint = c.inPrint.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.pages.family) && qualifier.equals(c.pages.qualifier)) {
-        out.pages = c.pages.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.price.family) && qualifier.equals(c.price.qualifier)) {
-        out.price = c.price.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.rating.family) && qualifier.equals(c.rating.qualifier)) {
-        out.rating = c.rating.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.tags.family) && qualifier.equals(c.tags.qualifier)) {
-        out.tags = c.tags.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.title.family) && qualifier.equals(c.title.qualifier)) {
-        out.title = c.title.codec.decode(value);
-        continue;
-      }
-    }
+    booksEach(newestCells(cells), {
+      added: (value) => void (out.added = value),
+      author: (value) => void (out.author = value),
+      cover: (value) => void (out.cover = value),
+      date: (value) => void (out.date = value),
+      file: (value) => void (out.file = value),
+      inPrint: (value) => void (out.inPrint = value),
+      pages: (value) => void (out.pages = value),
+      price: (value) => void (out.price = value),
+      rating: (value) => void (out.rating = value),
+      tags: (value) => void (out.tags = value),
+      title: (value) => void (out.title = value),
+    });
     return out;
   },
 };
 
-/** One row read back: its key bytes, the decoded key and the typed values. */
+/** Every version of each column a read returned, newest first: `{timestamp, value}`. */
+export interface BooksVersions {
+  added?: _v.Version<bigint>[];
+  author?: _v.Version<string>[];
+  cover?: _v.Version<Uint8Array>[];
+  date?: _v.Version<bigint>[];
+  file?: _v.Version<Uint8Array>[];
+  inPrint?: _v.Version<boolean>[];
+  pages?: _v.Version<number>[];
+  price?: _v.Version<number>[];
+  rating?: _v.Version<number>[];
+  tags?: _v.Version<_v.Json>[];
+  title?: _v.Version<string>[];
+}
+
+export const BooksVersions = {
+  /** Every cell's typed value with its timestamp, per column newest first. */
+  fromCells(cells: readonly StoredCell[]): BooksVersions {
+    const out: BooksVersions = {};
+    booksEach(cellsByVersion(cells), {
+      added: (value, timestamp) => void (out.added ??= []).push({ timestamp, value }),
+      author: (value, timestamp) => void (out.author ??= []).push({ timestamp, value }),
+      cover: (value, timestamp) => void (out.cover ??= []).push({ timestamp, value }),
+      date: (value, timestamp) => void (out.date ??= []).push({ timestamp, value }),
+      file: (value, timestamp) => void (out.file ??= []).push({ timestamp, value }),
+      inPrint: (value, timestamp) => void (out.inPrint ??= []).push({ timestamp, value }),
+      pages: (value, timestamp) => void (out.pages ??= []).push({ timestamp, value }),
+      price: (value, timestamp) => void (out.price ??= []).push({ timestamp, value }),
+      rating: (value, timestamp) => void (out.rating ??= []).push({ timestamp, value }),
+      tags: (value, timestamp) => void (out.tags ??= []).push({ timestamp, value }),
+      title: (value, timestamp) => void (out.title ??= []).push({ timestamp, value }),
+    });
+    return out;
+  },
+};
+
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
+function booksEach(
+  cells: readonly StoredCell[],
+  visit: {
+    added: (value: bigint, timestamp: bigint) => void;
+    author: (value: string, timestamp: bigint) => void;
+    cover: (value: Uint8Array, timestamp: bigint) => void;
+    date: (value: bigint, timestamp: bigint) => void;
+    file: (value: Uint8Array, timestamp: bigint) => void;
+    inPrint: (value: boolean, timestamp: bigint) => void;
+    pages: (value: number, timestamp: bigint) => void;
+    price: (value: number, timestamp: bigint) => void;
+    rating: (value: number, timestamp: bigint) => void;
+    tags: (value: _v.Json, timestamp: bigint) => void;
+    title: (value: string, timestamp: bigint) => void;
+  },
+): void {
+  const c = BooksColumns;
+  for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
+    if (family.equals(c.added.family) && qualifier.equals(c.added.qualifier)) {
+      visit.added(c.added.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.author.family) && qualifier.equals(c.author.qualifier)) {
+      visit.author(c.author.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.cover.family) && qualifier.equals(c.cover.qualifier)) {
+      visit.cover(c.cover.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.date.family) && qualifier.equals(c.date.qualifier)) {
+      visit.date(c.date.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.file.family) && qualifier.equals(c.file.qualifier)) {
+      visit.file(c.file.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.inPrint.family) && qualifier.equals(c.inPrint.qualifier)) {
+      visit.inPrint(c.inPrint.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.pages.family) && qualifier.equals(c.pages.qualifier)) {
+      visit.pages(c.pages.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.price.family) && qualifier.equals(c.price.qualifier)) {
+      visit.price(c.price.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.rating.family) && qualifier.equals(c.rating.qualifier)) {
+      visit.rating(c.rating.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.tags.family) && qualifier.equals(c.tags.qualifier)) {
+      visit.tags(c.tags.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.title.family) && qualifier.equals(c.title.qualifier)) {
+      visit.title(c.title.codec.decode(value), timestamp);
+      continue;
+    }
+  }
+}
+
+/** One row read back: its key bytes, the decoded key, the newest typed values, and every cell
+ * returned with its timestamp (`cells`, and typed per column in `versions`). */
 export interface BooksRow {
   readonly rowKey: Buffer;
   readonly key: BooksKeyParts;
   readonly values: BooksValues;
+  /** Every cell returned, by family and qualifier, newest first per column. */
+  readonly cells: readonly StoredCell[];
+  readonly versions: BooksVersions;
 }
 
-function booksRow(rowKey: Buffer, cells: Cells): BooksRow {
-  return { rowKey, key: BooksKey.decode(rowKey), values: BooksValues.fromCells(cells) };
+function booksRow(raw: RawRow): BooksRow {
+  const cells = cellsByVersion(raw.cells);
+  return {
+    rowKey: raw.row,
+    key: BooksKey.decode(raw.row),
+    values: BooksValues.fromCells(cells),
+    cells,
+    versions: BooksVersions.fromCells(cells),
+  };
+}
+
+/** What a get reads: versions, a time range or one timestamp, selected columns. */
+export interface BooksGetOptions {
+  /** Up to this many versions per column (default 1: the newest). */
+  readonly versions?: number;
+  /** Cells with min <= timestamp < max (ms), HBase's time range. */
+  readonly timeRange?: readonly [min: Timestamp, max: Timestamp];
+  /** Cells written at exactly this timestamp. */
+  readonly at?: Timestamp;
+  /** Only these columns and families. */
+  readonly columns?: readonly BooksSelection[];
+}
+
+/** What a scan reads and how. */
+export interface BooksScanOptions extends BooksGetOptions {
+  /** Server-side filter (`Filter`, `BooksColumns.x.ge(v)`, `BooksKey.prefixFilter(...)`). */
+  readonly filter?: Filter;
+  /** Descending key order. */
+  readonly reversed?: boolean;
+  /** At most this many rows. */
+  readonly limit?: number;
+  /** Rows per round trip (default 256). */
+  readonly caching?: number;
+  /** Cells per server result; a row split over several results is joined back. */
+  readonly batchSize?: number;
+}
+
+/** Options of a write. */
+export interface BooksWriteOptions {
+  /** The cells' timestamp in ms (default: the server's clock). For deletes: versions <= it. */
+  readonly timestamp?: Timestamp;
+}
+
+/** Options of a delete: the timestamp and, instead of the whole row, some columns/families. */
+export interface BooksDeleteOptions extends BooksWriteOptions {
+  readonly columns?: readonly BooksSelection[];
+}
+
+/** Buffered writes to "books" (`table.writer()`): sent in batches by size and time. */
+export class BooksWriter {
+  constructor(private readonly w: BufferedWriter) {}
+
+  /** Buffers a put of the fields of `values` that are set. */
+  put(key: BooksKey, values: BooksValues, options: BooksWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.put({ row: key.encode(), cells: BooksValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers a delete of the whole row (or, with a timestamp, its versions <= it). */
+  delete(key: BooksKey, options: BooksWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.delete({ row: key.encode(), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Sends everything buffered. */
+  flush(): Promise<void> {
+    return this.w.flush();
+  }
+
+  /** Flushes and closes; raises an error of an earlier background flush. */
+  close(): Promise<void> {
+    return this.w.close();
+  }
+
+  /** Writes waiting in the buffer. */
+  get pending(): number {
+    return this.w.pending;
+  }
 }
 
 /** Typed access to "books" over one connection. */
 export class BooksTable {
+  /** The table as the schema declares it. */
   static readonly definition: TableDef = BOOKS_DEFINITION;
+  /** This client's table: the schema's, or the same design under the options' name/namespace. */
+  readonly definition: TableDef;
   private readonly t: TableClient;
 
-  constructor(conn: Connection) {
-    this.t = new TableClient(conn, BOOKS_DEFINITION);
+  constructor(conn: Connection, options: TableOptions = {}) {
+    this.definition = renamed(BOOKS_DEFINITION, options);
+    this.t = new TableClient(conn, this.definition);
   }
 
   /** Creates the table with its families and split keys. */
@@ -259,20 +465,66 @@ export class BooksTable {
     return this.t.regionStarts();
   }
 
-  async get(key: BooksKey): Promise<BooksRow | undefined> {
-    const row = key.encode();
-    const cells = await this.t.get(row);
-    return cells === undefined ? undefined : booksRow(row, cells);
+  /** The row (undefined: no cell matched); `versions`, `timeRange`, `at`, `columns` narrow it. */
+  async get(key: BooksKey, options: BooksGetOptions = {}): Promise<BooksRow | undefined> {
+    const raw = await this.t.get(key.encode(), { ...options, columns: booksRefs(options.columns) });
+    return raw === undefined ? undefined : booksRow(raw);
   }
 
-  /** Writes the fields of `values` that are set. */
-  async put(key: BooksKey, values: BooksValues): Promise<void> {
-    return this.t.put(key.encode(), BooksValues.cells(values));
+  /** Writes the fields of `values` that are set, at `timestamp` if given. */
+  async put(key: BooksKey, values: BooksValues, options: BooksWriteOptions = {}): Promise<void> {
+    return this.t.put(key.encode(), BooksValues.cells(values), options.timestamp);
   }
 
-  /** Deletes the whole row. */
-  async delete(key: BooksKey): Promise<void> {
-    return this.t.delete(key.encode());
+  /** Deletes the row, or the selected columns and families; with a timestamp, only the
+   * versions at or before it. */
+  async delete(key: BooksKey, options: BooksDeleteOptions = {}): Promise<void> {
+    const refs = booksRefs(options.columns, true) ?? [];
+    return this.t.delete(key.encode(), refs.map((r) => [r.family, r.qualifier] as const), options.timestamp);
+  }
+
+  /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
+  async mutateRow(key: BooksKey, mutation: { put?: BooksValues; delete?: readonly BooksSelection[]; timestamp?: Timestamp }): Promise<void> {
+    const refs = booksRefs(mutation.delete, true) ?? [];
+    const cells = mutation.put === undefined ? [] : BooksValues.cells(mutation.put);
+    return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
+  }
+
+  /**
+   * Puts many rows in batched calls (Thrift2 putMultiple; `chunkRows` rows, default 1,000, and
+   * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
+   * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
+   */
+  async putMany(rows: Iterable<readonly [BooksKey, BooksValues]>, options: BooksWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: BooksValues.cells(values), timestamp }));
+    return this.t.putMany(encoded, options);
+  }
+
+  /** Deletes many rows in batched calls (Thrift2 deleteMultiple); errors as `putMany`. */
+  async deleteMany(keys: Iterable<BooksKey>, options: BooksWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(keys, (key) => ({ row: key.encode(), timestamp }));
+    return this.t.deleteMany(encoded, options);
+  }
+
+  /** A buffered writer; `close()` it (or use `withWriter`) so the last writes are sent. */
+  writer(options: WriterOptions & ChunkOptions = {}): BooksWriter {
+    return new BooksWriter(this.t.writer(options, options));
+  }
+
+  /** Runs `body` with a buffered writer and closes it afterwards, also when `body` throws. */
+  async withWriter<R>(options: WriterOptions & ChunkOptions, body: (w: BooksWriter) => Promise<R>): Promise<R> {
+    const w = this.writer(options);
+    let result: R;
+    try {
+      result = await body(w);
+    } catch (e) {
+      await w.close().catch(() => undefined);
+      throw e;
+    }
+    await w.close();
+    return result;
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
@@ -282,11 +534,13 @@ export class BooksTable {
   }
 
   /**
-   * Rows in `keys` (default: all) in key order, descending if `reversed`, at most `limit`.
+   * Rows in `keys` (a KeyRange, or bounds such as `{ isbn: ... }`; default: all) in key
+   * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
    */
-  async *scan(keys?: KeyRange, options: ScanOptions = {}): AsyncGenerator<BooksRow, void, undefined> {
-    for await (const [row, cells] of this.t.scan(keys ?? BooksKey.prefix(), options)) {
-      yield booksRow(row, cells);
+  async *scan(keys?: KeyRange | BooksBounds, options: BooksScanOptions = {}): AsyncGenerator<BooksRow, void, undefined> {
+    const range = keys instanceof KeyRange ? keys : BooksKey.bounds(keys ?? {});
+    for await (const raw of this.t.scan(range, { ...options, columns: booksRefs(options.columns) })) {
+      yield booksRow(raw);
     }
   }
 }

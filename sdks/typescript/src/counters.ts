@@ -7,7 +7,10 @@
 
 import * as _k from "./runtime/keys";
 import * as _v from "./runtime/values";
-import { Cell, Cells, Connection, KeyRange, ScanOptions, TableClient, TableDef, sortedCells } from "./runtime/client";
+import { ChunkOptions, IncrementBatchError } from "./runtime/batch";
+import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, TableOptions, Timestamp, cellsByVersion, newestCells, renamed } from "./runtime/client";
+import { Filter } from "./runtime/filters";
+import { BufferedWriter, WriterOptions } from "./runtime/writer";
 
 /** The row-key design of "counters". */
 export const COUNTERS_KEY = new _k.KeySpec(
@@ -69,15 +72,33 @@ export class CountersKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows). */
   static prefix(leading: { name?: string } = {}): KeyRange {
-    return KeyRange.prefix(COUNTERS_KEY, _k.leading([leading.name]));
+    return KeyRange.prefix(COUNTERS_KEY, COUNTERS_KEY.leading([leading.name]));
+  }
+
+  /**
+   * Rows whose leading components equal those given and, optionally, whose last given
+   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   */
+  static bounds(bounds: CountersBounds = {}): KeyRange {
+    return KeyRange.bounds(COUNTERS_KEY, [bounds.name]);
   }
 
   /** From the first row of `start` (inclusive) to the first row of `stop` (exclusive). */
   static range(start: KeyRange, stop: KeyRange): KeyRange {
     return KeyRange.between(start, stop);
   }
+
+  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
+  static prefixFilter(leading: { name?: string } = {}): Filter {
+    return Filter.any(...CountersKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  }
+}
+
+/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+export interface CountersBounds {
+  name?: string | readonly [low: string, high: string];
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -88,10 +109,40 @@ export interface CountersKeyParts {
   readonly name: string;
 }
 
-/** The table's columns with their families, qualifiers and value codecs. */
+/** The table's columns with their families, qualifiers and value codecs; plain columns build
+ * value filters (`CountersColumns.x.ge(v)`). */
 export const CountersColumns = {
   slots: new _v.PatternColumn("slots", Buffer.from("c"), Buffer.from(""), Buffer.from(""), "counter", "i32", _v.i32Part(), _v.CODECS["counter"]),
 } as const;
+
+/** A column family of the table, by its schema name. */
+export type CountersFamily = "c";
+
+/** What a read or a delete selects: typed columns and/or whole families. */
+export type CountersSelection = (typeof CountersColumns)[keyof typeof CountersColumns] | CountersFamily;
+
+const COUNTERS_FAMILIES: ReadonlyMap<string, Buffer> = new Map([["c", Buffer.from("c")]]);
+
+/** Selected columns as the runtime takes them; `forDelete` refuses pattern columns (a delete
+ * needs exact qualifiers). */
+function countersRefs(selection: readonly CountersSelection[] | undefined, forDelete = false): ColumnRef[] | undefined {
+  if (selection === undefined) return undefined;
+  return selection.map((s): ColumnRef => {
+    if (typeof s === "string") {
+      const family = COUNTERS_FAMILIES.get(s);
+      if (family === undefined) throw new RangeError(`counters has no family ${JSON.stringify(s)}`);
+      return { family };
+    }
+    const col: unknown = s;
+    if (col instanceof _v.Column) return { family: col.family, qualifier: col.qualifier };
+    if (col instanceof _v.PatternColumn) {
+      const p = col as _v.PatternColumn<unknown, unknown>;
+      if (forDelete) throw new RangeError(`${p.field} is a pattern column: delete its family or write its cells instead`);
+      return { family: p.family, matches: (q) => p.parse(q) !== undefined };
+    }
+    throw new TypeError(`not a column or family of counters: ${String(s)}`);
+  });
+}
 
 /** Typed cells of one row: a field is absent where the row has no cell. */
 export interface CountersValues {
@@ -110,41 +161,189 @@ export const CountersValues = {
     return out;
   },
 
-  /** Typed values from a row's cells; cells no column describes are ignored. */
-  fromCells(cells: Cells): CountersValues {
+  /** Typed values from a row's cells, the newest of each column; cells no column describes
+   * are ignored. */
+  fromCells(cells: readonly StoredCell[]): CountersValues {
     const out: CountersValues = {};
-    const c = CountersColumns;
-    for (const { family, qualifier, value } of sortedCells(cells)) {
-      if (family.equals(c.slots.family)) {
-        const part = c.slots.parse(qualifier);
-        if (part !== undefined) {
-          (out.slots ??= new Map()).set(part, c.slots.codec.decode(value));
-          continue;
-        }
-      }
-    }
+    countersEach(newestCells(cells), {
+      slots: (part, value) => void (out.slots ??= new Map()).set(part, value),
+    });
     return out;
   },
 };
 
-/** One row read back: its key bytes, the decoded key and the typed values. */
+/** Every version of each column a read returned, newest first: `{timestamp, value}`. */
+export interface CountersVersions {
+  slots?: Map<number, _v.Version<bigint>[]>;
+}
+
+export const CountersVersions = {
+  /** Every cell's typed value with its timestamp, per column newest first. */
+  fromCells(cells: readonly StoredCell[]): CountersVersions {
+    const out: CountersVersions = {};
+    countersEach(cellsByVersion(cells), {
+      slots: (part, value, timestamp) => {
+        const m = (out.slots ??= new Map());
+        const list = m.get(part) ?? [];
+        list.push({ timestamp, value });
+        m.set(part, list);
+      },
+    });
+    return out;
+  },
+};
+
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
+function countersEach(
+  cells: readonly StoredCell[],
+  visit: {
+    slots: (part: number, value: bigint, timestamp: bigint) => void;
+  },
+): void {
+  const c = CountersColumns;
+  for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
+    if (family.equals(c.slots.family)) {
+      const part = c.slots.parse(qualifier);
+      if (part !== undefined) {
+        visit.slots(part, c.slots.codec.decode(value), timestamp);
+        continue;
+      }
+    }
+  }
+}
+
+/** Amounts to add to the table's counters (or, read back, their values after the increment). */
+export interface CountersIncrements {
+  slots?: Map<number, bigint>;
+}
+
+export const CountersIncrements = {
+  /** (family, qualifier, amount) of each counter given. */
+  counters(inc: CountersIncrements): [Buffer, Buffer, bigint][] {
+    const out: [Buffer, Buffer, bigint][] = [];
+    const c = CountersColumns;
+    for (const [part, amount] of _v.sortedEntries(inc.slots)) out.push([c.slots.family, c.slots.qualifier(part), _v.amount(amount)]);
+    return out;
+  },
+
+  /** The counters an increment returned. */
+  fromCells(cells: readonly StoredCell[]): CountersIncrements {
+    const v = CountersValues.fromCells(cells);
+    const out: CountersIncrements = {};
+    if (v.slots !== undefined) out.slots = v.slots;
+    return out;
+  },
+};
+
+/** One row read back: its key bytes, the decoded key, the newest typed values, and every cell
+ * returned with its timestamp (`cells`, and typed per column in `versions`). */
 export interface CountersRow {
   readonly rowKey: Buffer;
   readonly key: CountersKeyParts;
   readonly values: CountersValues;
+  /** Every cell returned, by family and qualifier, newest first per column. */
+  readonly cells: readonly StoredCell[];
+  readonly versions: CountersVersions;
 }
 
-function countersRow(rowKey: Buffer, cells: Cells): CountersRow {
-  return { rowKey, key: CountersKey.decode(rowKey), values: CountersValues.fromCells(cells) };
+function countersRow(raw: RawRow): CountersRow {
+  const cells = cellsByVersion(raw.cells);
+  return {
+    rowKey: raw.row,
+    key: CountersKey.decode(raw.row),
+    values: CountersValues.fromCells(cells),
+    cells,
+    versions: CountersVersions.fromCells(cells),
+  };
+}
+
+/** What a get reads: versions, a time range or one timestamp, selected columns. */
+export interface CountersGetOptions {
+  /** Up to this many versions per column (default 1: the newest). */
+  readonly versions?: number;
+  /** Cells with min <= timestamp < max (ms), HBase's time range. */
+  readonly timeRange?: readonly [min: Timestamp, max: Timestamp];
+  /** Cells written at exactly this timestamp. */
+  readonly at?: Timestamp;
+  /** Only these columns and families. */
+  readonly columns?: readonly CountersSelection[];
+}
+
+/** What a scan reads and how. */
+export interface CountersScanOptions extends CountersGetOptions {
+  /** Server-side filter (`Filter`, `CountersColumns.x.ge(v)`, `CountersKey.prefixFilter(...)`). */
+  readonly filter?: Filter;
+  /** Descending key order. */
+  readonly reversed?: boolean;
+  /** At most this many rows. */
+  readonly limit?: number;
+  /** Rows per round trip (default 256). */
+  readonly caching?: number;
+  /** Cells per server result; a row split over several results is joined back. */
+  readonly batchSize?: number;
+}
+
+/** Options of a write. */
+export interface CountersWriteOptions {
+  /** The cells' timestamp in ms (default: the server's clock). For deletes: versions <= it. */
+  readonly timestamp?: Timestamp;
+}
+
+/** Options of a delete: the timestamp and, instead of the whole row, some columns/families. */
+export interface CountersDeleteOptions extends CountersWriteOptions {
+  readonly columns?: readonly CountersSelection[];
+}
+
+/** Buffered writes to "counters" (`table.writer()`): sent in batches by size and time. */
+export class CountersWriter {
+  constructor(private readonly w: BufferedWriter) {}
+
+  /** Buffers a put of the fields of `values` that are set. */
+  put(key: CountersKey, values: CountersValues, options: CountersWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.put({ row: key.encode(), cells: CountersValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers a delete of the whole row (or, with a timestamp, its versions <= it). */
+  delete(key: CountersKey, options: CountersWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.delete({ row: key.encode(), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers increments; amounts to one counter buffered together are summed. */
+  increment(key: CountersKey, increments: CountersIncrements): Promise<void> {
+    return this.w.increment({ row: key.encode(), counters: CountersIncrements.counters(increments) });
+  }
+
+  /** Sends everything buffered. */
+  flush(): Promise<void> {
+    return this.w.flush();
+  }
+
+  /** Flushes and closes; raises an error of an earlier background flush. */
+  close(): Promise<void> {
+    return this.w.close();
+  }
+
+  /** Writes waiting in the buffer. */
+  get pending(): number {
+    return this.w.pending;
+  }
 }
 
 /** Typed access to "counters" over one connection. */
 export class CountersTable {
+  /** The table as the schema declares it. */
   static readonly definition: TableDef = COUNTERS_DEFINITION;
+  /** This client's table: the schema's, or the same design under the options' name/namespace. */
+  readonly definition: TableDef;
   private readonly t: TableClient;
 
-  constructor(conn: Connection) {
-    this.t = new TableClient(conn, COUNTERS_DEFINITION);
+  constructor(conn: Connection, options: TableOptions = {}) {
+    this.definition = renamed(COUNTERS_DEFINITION, options);
+    this.t = new TableClient(conn, this.definition);
   }
 
   /** Creates the table with its families and split keys. */
@@ -166,26 +365,94 @@ export class CountersTable {
     return this.t.regionStarts();
   }
 
-  async get(key: CountersKey): Promise<CountersRow | undefined> {
-    const row = key.encode();
-    const cells = await this.t.get(row);
-    return cells === undefined ? undefined : countersRow(row, cells);
+  /** The row (undefined: no cell matched); `versions`, `timeRange`, `at`, `columns` narrow it. */
+  async get(key: CountersKey, options: CountersGetOptions = {}): Promise<CountersRow | undefined> {
+    const raw = await this.t.get(key.encode(), { ...options, columns: countersRefs(options.columns) });
+    return raw === undefined ? undefined : countersRow(raw);
   }
 
-  /** Writes the fields of `values` that are set. */
-  async put(key: CountersKey, values: CountersValues): Promise<void> {
-    return this.t.put(key.encode(), CountersValues.cells(values));
+  /** Writes the fields of `values` that are set, at `timestamp` if given. */
+  async put(key: CountersKey, values: CountersValues, options: CountersWriteOptions = {}): Promise<void> {
+    return this.t.put(key.encode(), CountersValues.cells(values), options.timestamp);
   }
 
-  /** Deletes the whole row. */
-  async delete(key: CountersKey): Promise<void> {
-    return this.t.delete(key.encode());
+  /** Deletes the row, or the selected columns and families; with a timestamp, only the
+   * versions at or before it. */
+  async delete(key: CountersKey, options: CountersDeleteOptions = {}): Promise<void> {
+    const refs = countersRefs(options.columns, true) ?? [];
+    return this.t.delete(key.encode(), refs.map((r) => [r.family, r.qualifier] as const), options.timestamp);
+  }
+
+  /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
+  async mutateRow(key: CountersKey, mutation: { put?: CountersValues; delete?: readonly CountersSelection[]; timestamp?: Timestamp }): Promise<void> {
+    const refs = countersRefs(mutation.delete, true) ?? [];
+    const cells = mutation.put === undefined ? [] : CountersValues.cells(mutation.put);
+    return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
+  }
+
+  /**
+   * Puts many rows in batched calls (Thrift2 putMultiple; `chunkRows` rows, default 1,000, and
+   * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
+   * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
+   */
+  async putMany(rows: Iterable<readonly [CountersKey, CountersValues]>, options: CountersWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: CountersValues.cells(values), timestamp }));
+    return this.t.putMany(encoded, options);
+  }
+
+  /** Deletes many rows in batched calls (Thrift2 deleteMultiple); errors as `putMany`. */
+  async deleteMany(keys: Iterable<CountersKey>, options: CountersWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(keys, (key) => ({ row: key.encode(), timestamp }));
+    return this.t.deleteMany(encoded, options);
+  }
+
+  /** A buffered writer; `close()` it (or use `withWriter`) so the last writes are sent. */
+  writer(options: WriterOptions & ChunkOptions = {}): CountersWriter {
+    return new CountersWriter(this.t.writer(options, options));
+  }
+
+  /** Runs `body` with a buffered writer and closes it afterwards, also when `body` throws. */
+  async withWriter<R>(options: WriterOptions & ChunkOptions, body: (w: CountersWriter) => Promise<R>): Promise<R> {
+    const w = this.writer(options);
+    let result: R;
+    try {
+      result = await body(w);
+    } catch (e) {
+      await w.close().catch(() => undefined);
+      throw e;
+    }
+    await w.close();
+    return result;
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
   async checkAndPut<T>(key: CountersKey, column: _v.Column<T>, expected: T | null, values: CountersValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, CountersValues.cells(values));
+  }
+
+  /** Atomically adds to several counters of one row; returns their new values. */
+  async increment(key: CountersKey, increments: CountersIncrements): Promise<CountersIncrements> {
+    return CountersIncrements.fromCells(await this.t.incrementRow(key.encode(), CountersIncrements.counters(increments)));
+  }
+
+  /**
+   * Increments of many rows: one Thrift2 increment per row (pipelined), all of its counters
+   * at once; returns each row's new counter values in input order. An `IncrementBatchError`
+   * lists the rows that failed and carries the results of the others.
+   */
+  async incrementMany(rows: Iterable<readonly [CountersKey, CountersIncrements]>, options: ChunkOptions = {}): Promise<CountersIncrements[]> {
+    const encoded = Array.from(rows, ([key, inc]) => ({ row: key.encode(), counters: CountersIncrements.counters(inc) }));
+    try {
+      return (await this.t.incrementMany(encoded, options)).map((cells) => CountersIncrements.fromCells(cells));
+    } catch (e) {
+      if (e instanceof IncrementBatchError) {
+        throw new IncrementBatchError(e.failures, e.total, (e.results as StoredCell[][]).map((cells) => CountersIncrements.fromCells(cells)));
+      }
+      throw e;
+    }
   }
 
   /** Atomically adds `amount` to the slots counter for `slot`; returns the new value. */
@@ -195,11 +462,13 @@ export class CountersTable {
   }
 
   /**
-   * Rows in `keys` (default: all) in key order, descending if `reversed`, at most `limit`.
+   * Rows in `keys` (a KeyRange, or bounds such as `{ name: ... }`; default: all) in key
+   * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
    */
-  async *scan(keys?: KeyRange, options: ScanOptions = {}): AsyncGenerator<CountersRow, void, undefined> {
-    for await (const [row, cells] of this.t.scan(keys ?? CountersKey.prefix(), options)) {
-      yield countersRow(row, cells);
+  async *scan(keys?: KeyRange | CountersBounds, options: CountersScanOptions = {}): AsyncGenerator<CountersRow, void, undefined> {
+    const range = keys instanceof KeyRange ? keys : CountersKey.bounds(keys ?? {});
+    for await (const raw of this.t.scan(range, { ...options, columns: countersRefs(options.columns) })) {
+      yield countersRow(raw);
     }
   }
 }

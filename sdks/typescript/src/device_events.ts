@@ -7,7 +7,10 @@
 
 import * as _k from "./runtime/keys";
 import * as _v from "./runtime/values";
-import { Cell, Cells, Connection, KeyRange, ScanOptions, TableClient, TableDef, sortedCells } from "./runtime/client";
+import { ChunkOptions, IncrementBatchError } from "./runtime/batch";
+import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, TableOptions, Timestamp, cellsByVersion, newestCells, renamed } from "./runtime/client";
+import { Filter } from "./runtime/filters";
+import { BufferedWriter, WriterOptions } from "./runtime/writer";
 
 /** The row-key design of "device-events". */
 export const DEVICE_EVENTS_KEY = new _k.KeySpec(
@@ -82,15 +85,34 @@ export class DeviceEventsKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows). */
   static prefix(leading: { device?: string; seq?: bigint } = {}): KeyRange {
-    return KeyRange.prefix(DEVICE_EVENTS_KEY, _k.leading([leading.device, leading.seq]));
+    return KeyRange.prefix(DEVICE_EVENTS_KEY, DEVICE_EVENTS_KEY.leading([leading.device, leading.seq]));
+  }
+
+  /**
+   * Rows whose leading components equal those given and, optionally, whose last given
+   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   */
+  static bounds(bounds: DeviceEventsBounds = {}): KeyRange {
+    return KeyRange.bounds(DEVICE_EVENTS_KEY, [bounds.device, bounds.seq]);
   }
 
   /** From the first row of `start` (inclusive) to the first row of `stop` (exclusive). */
   static range(start: KeyRange, stop: KeyRange): KeyRange {
     return KeyRange.between(start, stop);
   }
+
+  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter, one per salt bucket). */
+  static prefixFilter(leading: { device?: string; seq?: bigint } = {}): Filter {
+    return Filter.any(...DeviceEventsKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  }
+}
+
+/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+export interface DeviceEventsBounds {
+  device?: string | readonly [low: string, high: string];
+  seq?: bigint | readonly [low: bigint, high: bigint];
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -102,11 +124,41 @@ export interface DeviceEventsKeyParts {
   readonly seq: bigint;
 }
 
-/** The table's columns with their families, qualifiers and value codecs. */
+/** The table's columns with their families, qualifiers and value codecs; plain columns build
+ * value filters (`DeviceEventsColumns.x.ge(v)`). */
 export const DeviceEventsColumns = {
   count: new _v.Column("count", Buffer.from("e"), Buffer.from("n"), "counter", _v.CODECS["counter"]),
   kind: new _v.Column("kind", Buffer.from("e"), Buffer.from("k"), "string", _v.CODECS["string"]),
 } as const;
+
+/** A column family of the table, by its schema name. */
+export type DeviceEventsFamily = "e";
+
+/** What a read or a delete selects: typed columns and/or whole families. */
+export type DeviceEventsSelection = (typeof DeviceEventsColumns)[keyof typeof DeviceEventsColumns] | DeviceEventsFamily;
+
+const DEVICE_EVENTS_FAMILIES: ReadonlyMap<string, Buffer> = new Map([["e", Buffer.from("e")]]);
+
+/** Selected columns as the runtime takes them; `forDelete` refuses pattern columns (a delete
+ * needs exact qualifiers). */
+function deviceEventsRefs(selection: readonly DeviceEventsSelection[] | undefined, forDelete = false): ColumnRef[] | undefined {
+  if (selection === undefined) return undefined;
+  return selection.map((s): ColumnRef => {
+    if (typeof s === "string") {
+      const family = DEVICE_EVENTS_FAMILIES.get(s);
+      if (family === undefined) throw new RangeError(`device-events has no family ${JSON.stringify(s)}`);
+      return { family };
+    }
+    const col: unknown = s;
+    if (col instanceof _v.Column) return { family: col.family, qualifier: col.qualifier };
+    if (col instanceof _v.PatternColumn) {
+      const p = col as _v.PatternColumn<unknown, unknown>;
+      if (forDelete) throw new RangeError(`${p.field} is a pattern column: delete its family or write its cells instead`);
+      return { family: p.family, matches: (q) => p.parse(q) !== undefined };
+    }
+    throw new TypeError(`not a column or family of device-events: ${String(s)}`);
+  });
+}
 
 /** Typed cells of one row: a field is absent where the row has no cell. */
 export interface DeviceEventsValues {
@@ -129,42 +181,189 @@ export const DeviceEventsValues = {
     return out;
   },
 
-  /** Typed values from a row's cells; cells no column describes are ignored. */
-  fromCells(cells: Cells): DeviceEventsValues {
+  /** Typed values from a row's cells, the newest of each column; cells no column describes
+   * are ignored. */
+  fromCells(cells: readonly StoredCell[]): DeviceEventsValues {
     const out: DeviceEventsValues = {};
-    const c = DeviceEventsColumns;
-    for (const { family, qualifier, value } of sortedCells(cells)) {
-      if (family.equals(c.count.family) && qualifier.equals(c.count.qualifier)) {
-        out.count = c.count.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.kind.family) && qualifier.equals(c.kind.qualifier)) {
-        out.kind = c.kind.codec.decode(value);
-        continue;
-      }
-    }
+    deviceEventsEach(newestCells(cells), {
+      count: (value) => void (out.count = value),
+      kind: (value) => void (out.kind = value),
+    });
     return out;
   },
 };
 
-/** One row read back: its key bytes, the decoded key and the typed values. */
+/** Every version of each column a read returned, newest first: `{timestamp, value}`. */
+export interface DeviceEventsVersions {
+  count?: _v.Version<bigint>[];
+  kind?: _v.Version<string>[];
+}
+
+export const DeviceEventsVersions = {
+  /** Every cell's typed value with its timestamp, per column newest first. */
+  fromCells(cells: readonly StoredCell[]): DeviceEventsVersions {
+    const out: DeviceEventsVersions = {};
+    deviceEventsEach(cellsByVersion(cells), {
+      count: (value, timestamp) => void (out.count ??= []).push({ timestamp, value }),
+      kind: (value, timestamp) => void (out.kind ??= []).push({ timestamp, value }),
+    });
+    return out;
+  },
+};
+
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
+function deviceEventsEach(
+  cells: readonly StoredCell[],
+  visit: {
+    count: (value: bigint, timestamp: bigint) => void;
+    kind: (value: string, timestamp: bigint) => void;
+  },
+): void {
+  const c = DeviceEventsColumns;
+  for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
+    if (family.equals(c.count.family) && qualifier.equals(c.count.qualifier)) {
+      visit.count(c.count.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.kind.family) && qualifier.equals(c.kind.qualifier)) {
+      visit.kind(c.kind.codec.decode(value), timestamp);
+      continue;
+    }
+  }
+}
+
+/** Amounts to add to the table's counters (or, read back, their values after the increment). */
+export interface DeviceEventsIncrements {
+  count?: bigint;
+}
+
+export const DeviceEventsIncrements = {
+  /** (family, qualifier, amount) of each counter given. */
+  counters(inc: DeviceEventsIncrements): [Buffer, Buffer, bigint][] {
+    const out: [Buffer, Buffer, bigint][] = [];
+    const c = DeviceEventsColumns;
+    if (inc.count !== undefined) out.push([c.count.family, c.count.qualifier, _v.amount(inc.count)]);
+    return out;
+  },
+
+  /** The counters an increment returned. */
+  fromCells(cells: readonly StoredCell[]): DeviceEventsIncrements {
+    const v = DeviceEventsValues.fromCells(cells);
+    const out: DeviceEventsIncrements = {};
+    if (v.count !== undefined) out.count = v.count;
+    return out;
+  },
+};
+
+/** One row read back: its key bytes, the decoded key, the newest typed values, and every cell
+ * returned with its timestamp (`cells`, and typed per column in `versions`). */
 export interface DeviceEventsRow {
   readonly rowKey: Buffer;
   readonly key: DeviceEventsKeyParts;
   readonly values: DeviceEventsValues;
+  /** Every cell returned, by family and qualifier, newest first per column. */
+  readonly cells: readonly StoredCell[];
+  readonly versions: DeviceEventsVersions;
 }
 
-function deviceEventsRow(rowKey: Buffer, cells: Cells): DeviceEventsRow {
-  return { rowKey, key: DeviceEventsKey.decode(rowKey), values: DeviceEventsValues.fromCells(cells) };
+function deviceEventsRow(raw: RawRow): DeviceEventsRow {
+  const cells = cellsByVersion(raw.cells);
+  return {
+    rowKey: raw.row,
+    key: DeviceEventsKey.decode(raw.row),
+    values: DeviceEventsValues.fromCells(cells),
+    cells,
+    versions: DeviceEventsVersions.fromCells(cells),
+  };
+}
+
+/** What a get reads: versions, a time range or one timestamp, selected columns. */
+export interface DeviceEventsGetOptions {
+  /** Up to this many versions per column (default 1: the newest). */
+  readonly versions?: number;
+  /** Cells with min <= timestamp < max (ms), HBase's time range. */
+  readonly timeRange?: readonly [min: Timestamp, max: Timestamp];
+  /** Cells written at exactly this timestamp. */
+  readonly at?: Timestamp;
+  /** Only these columns and families. */
+  readonly columns?: readonly DeviceEventsSelection[];
+}
+
+/** What a scan reads and how. */
+export interface DeviceEventsScanOptions extends DeviceEventsGetOptions {
+  /** Server-side filter (`Filter`, `DeviceEventsColumns.x.ge(v)`, `DeviceEventsKey.prefixFilter(...)`). */
+  readonly filter?: Filter;
+  /** Descending key order. */
+  readonly reversed?: boolean;
+  /** At most this many rows. */
+  readonly limit?: number;
+  /** Rows per round trip (default 256). */
+  readonly caching?: number;
+  /** Cells per server result; a row split over several results is joined back. */
+  readonly batchSize?: number;
+}
+
+/** Options of a write. */
+export interface DeviceEventsWriteOptions {
+  /** The cells' timestamp in ms (default: the server's clock). For deletes: versions <= it. */
+  readonly timestamp?: Timestamp;
+}
+
+/** Options of a delete: the timestamp and, instead of the whole row, some columns/families. */
+export interface DeviceEventsDeleteOptions extends DeviceEventsWriteOptions {
+  readonly columns?: readonly DeviceEventsSelection[];
+}
+
+/** Buffered writes to "device-events" (`table.writer()`): sent in batches by size and time. */
+export class DeviceEventsWriter {
+  constructor(private readonly w: BufferedWriter) {}
+
+  /** Buffers a put of the fields of `values` that are set. */
+  put(key: DeviceEventsKey, values: DeviceEventsValues, options: DeviceEventsWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.put({ row: key.encode(), cells: DeviceEventsValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers a delete of the whole row (or, with a timestamp, its versions <= it). */
+  delete(key: DeviceEventsKey, options: DeviceEventsWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.delete({ row: key.encode(), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers increments; amounts to one counter buffered together are summed. */
+  increment(key: DeviceEventsKey, increments: DeviceEventsIncrements): Promise<void> {
+    return this.w.increment({ row: key.encode(), counters: DeviceEventsIncrements.counters(increments) });
+  }
+
+  /** Sends everything buffered. */
+  flush(): Promise<void> {
+    return this.w.flush();
+  }
+
+  /** Flushes and closes; raises an error of an earlier background flush. */
+  close(): Promise<void> {
+    return this.w.close();
+  }
+
+  /** Writes waiting in the buffer. */
+  get pending(): number {
+    return this.w.pending;
+  }
 }
 
 /** Typed access to "device-events" over one connection. */
 export class DeviceEventsTable {
+  /** The table as the schema declares it. */
   static readonly definition: TableDef = DEVICE_EVENTS_DEFINITION;
+  /** This client's table: the schema's, or the same design under the options' name/namespace. */
+  readonly definition: TableDef;
   private readonly t: TableClient;
 
-  constructor(conn: Connection) {
-    this.t = new TableClient(conn, DEVICE_EVENTS_DEFINITION);
+  constructor(conn: Connection, options: TableOptions = {}) {
+    this.definition = renamed(DEVICE_EVENTS_DEFINITION, options);
+    this.t = new TableClient(conn, this.definition);
   }
 
   /** Creates the table with its families and split keys. */
@@ -186,26 +385,94 @@ export class DeviceEventsTable {
     return this.t.regionStarts();
   }
 
-  async get(key: DeviceEventsKey): Promise<DeviceEventsRow | undefined> {
-    const row = key.encode();
-    const cells = await this.t.get(row);
-    return cells === undefined ? undefined : deviceEventsRow(row, cells);
+  /** The row (undefined: no cell matched); `versions`, `timeRange`, `at`, `columns` narrow it. */
+  async get(key: DeviceEventsKey, options: DeviceEventsGetOptions = {}): Promise<DeviceEventsRow | undefined> {
+    const raw = await this.t.get(key.encode(), { ...options, columns: deviceEventsRefs(options.columns) });
+    return raw === undefined ? undefined : deviceEventsRow(raw);
   }
 
-  /** Writes the fields of `values` that are set. */
-  async put(key: DeviceEventsKey, values: DeviceEventsValues): Promise<void> {
-    return this.t.put(key.encode(), DeviceEventsValues.cells(values));
+  /** Writes the fields of `values` that are set, at `timestamp` if given. */
+  async put(key: DeviceEventsKey, values: DeviceEventsValues, options: DeviceEventsWriteOptions = {}): Promise<void> {
+    return this.t.put(key.encode(), DeviceEventsValues.cells(values), options.timestamp);
   }
 
-  /** Deletes the whole row. */
-  async delete(key: DeviceEventsKey): Promise<void> {
-    return this.t.delete(key.encode());
+  /** Deletes the row, or the selected columns and families; with a timestamp, only the
+   * versions at or before it. */
+  async delete(key: DeviceEventsKey, options: DeviceEventsDeleteOptions = {}): Promise<void> {
+    const refs = deviceEventsRefs(options.columns, true) ?? [];
+    return this.t.delete(key.encode(), refs.map((r) => [r.family, r.qualifier] as const), options.timestamp);
+  }
+
+  /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
+  async mutateRow(key: DeviceEventsKey, mutation: { put?: DeviceEventsValues; delete?: readonly DeviceEventsSelection[]; timestamp?: Timestamp }): Promise<void> {
+    const refs = deviceEventsRefs(mutation.delete, true) ?? [];
+    const cells = mutation.put === undefined ? [] : DeviceEventsValues.cells(mutation.put);
+    return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
+  }
+
+  /**
+   * Puts many rows in batched calls (Thrift2 putMultiple; `chunkRows` rows, default 1,000, and
+   * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
+   * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
+   */
+  async putMany(rows: Iterable<readonly [DeviceEventsKey, DeviceEventsValues]>, options: DeviceEventsWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: DeviceEventsValues.cells(values), timestamp }));
+    return this.t.putMany(encoded, options);
+  }
+
+  /** Deletes many rows in batched calls (Thrift2 deleteMultiple); errors as `putMany`. */
+  async deleteMany(keys: Iterable<DeviceEventsKey>, options: DeviceEventsWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(keys, (key) => ({ row: key.encode(), timestamp }));
+    return this.t.deleteMany(encoded, options);
+  }
+
+  /** A buffered writer; `close()` it (or use `withWriter`) so the last writes are sent. */
+  writer(options: WriterOptions & ChunkOptions = {}): DeviceEventsWriter {
+    return new DeviceEventsWriter(this.t.writer(options, options));
+  }
+
+  /** Runs `body` with a buffered writer and closes it afterwards, also when `body` throws. */
+  async withWriter<R>(options: WriterOptions & ChunkOptions, body: (w: DeviceEventsWriter) => Promise<R>): Promise<R> {
+    const w = this.writer(options);
+    let result: R;
+    try {
+      result = await body(w);
+    } catch (e) {
+      await w.close().catch(() => undefined);
+      throw e;
+    }
+    await w.close();
+    return result;
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
   async checkAndPut<T>(key: DeviceEventsKey, column: _v.Column<T>, expected: T | null, values: DeviceEventsValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, DeviceEventsValues.cells(values));
+  }
+
+  /** Atomically adds to several counters of one row; returns their new values. */
+  async increment(key: DeviceEventsKey, increments: DeviceEventsIncrements): Promise<DeviceEventsIncrements> {
+    return DeviceEventsIncrements.fromCells(await this.t.incrementRow(key.encode(), DeviceEventsIncrements.counters(increments)));
+  }
+
+  /**
+   * Increments of many rows: one Thrift2 increment per row (pipelined), all of its counters
+   * at once; returns each row's new counter values in input order. An `IncrementBatchError`
+   * lists the rows that failed and carries the results of the others.
+   */
+  async incrementMany(rows: Iterable<readonly [DeviceEventsKey, DeviceEventsIncrements]>, options: ChunkOptions = {}): Promise<DeviceEventsIncrements[]> {
+    const encoded = Array.from(rows, ([key, inc]) => ({ row: key.encode(), counters: DeviceEventsIncrements.counters(inc) }));
+    try {
+      return (await this.t.incrementMany(encoded, options)).map((cells) => DeviceEventsIncrements.fromCells(cells));
+    } catch (e) {
+      if (e instanceof IncrementBatchError) {
+        throw new IncrementBatchError(e.failures, e.total, (e.results as StoredCell[][]).map((cells) => DeviceEventsIncrements.fromCells(cells)));
+      }
+      throw e;
+    }
   }
 
   /** Atomically adds `amount` to the count counter; returns the new value. */
@@ -215,12 +482,14 @@ export class DeviceEventsTable {
   }
 
   /**
-   * Rows in `keys` (default: all) in key order, descending if `reversed`, at most `limit`.
+   * Rows in `keys` (a KeyRange, or bounds such as `{ device: ... }`; default: all) in key
+   * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
    * The table is salted: one scan per bucket, merged in key order.
    */
-  async *scan(keys?: KeyRange, options: ScanOptions = {}): AsyncGenerator<DeviceEventsRow, void, undefined> {
-    for await (const [row, cells] of this.t.scan(keys ?? DeviceEventsKey.prefix(), options)) {
-      yield deviceEventsRow(row, cells);
+  async *scan(keys?: KeyRange | DeviceEventsBounds, options: DeviceEventsScanOptions = {}): AsyncGenerator<DeviceEventsRow, void, undefined> {
+    const range = keys instanceof KeyRange ? keys : DeviceEventsKey.bounds(keys ?? {});
+    for await (const raw of this.t.scan(range, { ...options, columns: deviceEventsRefs(options.columns) })) {
+      yield deviceEventsRow(raw);
     }
   }
 }

@@ -7,7 +7,10 @@
 
 import * as _k from "./runtime/keys";
 import * as _v from "./runtime/values";
-import { Cell, Cells, Connection, KeyRange, ScanOptions, TableClient, TableDef, sortedCells } from "./runtime/client";
+import { ChunkOptions } from "./runtime/batch";
+import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, TableOptions, Timestamp, cellsByVersion, newestCells, renamed } from "./runtime/client";
+import { Filter } from "./runtime/filters";
+import { BufferedWriter, WriterOptions } from "./runtime/writer";
 
 /** The row-key design of "drive-directory". */
 export const DRIVE_DIRECTORIES_KEY = new _k.KeySpec(
@@ -73,15 +76,33 @@ export class DriveDirectoriesKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows). */
   static prefix(leading: { path?: string } = {}): KeyRange {
-    return KeyRange.prefix(DRIVE_DIRECTORIES_KEY, _k.leading([leading.path]));
+    return KeyRange.prefix(DRIVE_DIRECTORIES_KEY, DRIVE_DIRECTORIES_KEY.leading([leading.path]));
+  }
+
+  /**
+   * Rows whose leading components equal those given and, optionally, whose last given
+   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   */
+  static bounds(bounds: DriveDirectoriesBounds = {}): KeyRange {
+    return KeyRange.bounds(DRIVE_DIRECTORIES_KEY, [bounds.path]);
   }
 
   /** From the first row of `start` (inclusive) to the first row of `stop` (exclusive). */
   static range(start: KeyRange, stop: KeyRange): KeyRange {
     return KeyRange.between(start, stop);
   }
+
+  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
+  static prefixFilter(leading: { path?: string } = {}): Filter {
+    return Filter.any(...DriveDirectoriesKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  }
+}
+
+/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+export interface DriveDirectoriesBounds {
+  path?: string | readonly [low: string, high: string];
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -92,11 +113,41 @@ export interface DriveDirectoriesKeyParts {
   readonly path: string;
 }
 
-/** The table's columns with their families, qualifiers and value codecs. */
+/** The table's columns with their families, qualifiers and value codecs; plain columns build
+ * value filters (`DriveDirectoriesColumns.x.ge(v)`). */
 export const DriveDirectoriesColumns = {
   creator: new _v.Column("creator", Buffer.from("cf"), Buffer.from("creator"), "string", _v.CODECS["string"]),
   children: new _v.PatternColumn("children", Buffer.from("sub"), Buffer.from(""), Buffer.from(""), "string", "string", _v.stringPart, _v.CODECS["string"]),
 } as const;
+
+/** A column family of the table, by its schema name. */
+export type DriveDirectoriesFamily = "cf" | "sub";
+
+/** What a read or a delete selects: typed columns and/or whole families. */
+export type DriveDirectoriesSelection = (typeof DriveDirectoriesColumns)[keyof typeof DriveDirectoriesColumns] | DriveDirectoriesFamily;
+
+const DRIVE_DIRECTORIES_FAMILIES: ReadonlyMap<string, Buffer> = new Map([["cf", Buffer.from("cf")], ["sub", Buffer.from("sub")]]);
+
+/** Selected columns as the runtime takes them; `forDelete` refuses pattern columns (a delete
+ * needs exact qualifiers). */
+function driveDirectoriesRefs(selection: readonly DriveDirectoriesSelection[] | undefined, forDelete = false): ColumnRef[] | undefined {
+  if (selection === undefined) return undefined;
+  return selection.map((s): ColumnRef => {
+    if (typeof s === "string") {
+      const family = DRIVE_DIRECTORIES_FAMILIES.get(s);
+      if (family === undefined) throw new RangeError(`drive-directory has no family ${JSON.stringify(s)}`);
+      return { family };
+    }
+    const col: unknown = s;
+    if (col instanceof _v.Column) return { family: col.family, qualifier: col.qualifier };
+    if (col instanceof _v.PatternColumn) {
+      const p = col as _v.PatternColumn<unknown, unknown>;
+      if (forDelete) throw new RangeError(`${p.field} is a pattern column: delete its family or write its cells instead`);
+      return { family: p.family, matches: (q) => p.parse(q) !== undefined };
+    }
+    throw new TypeError(`not a column or family of drive-directory: ${String(s)}`);
+  });
+}
 
 /** Typed cells of one row: a field is absent where the row has no cell. */
 export interface DriveDirectoriesValues {
@@ -119,45 +170,169 @@ export const DriveDirectoriesValues = {
     return out;
   },
 
-  /** Typed values from a row's cells; cells no column describes are ignored. */
-  fromCells(cells: Cells): DriveDirectoriesValues {
+  /** Typed values from a row's cells, the newest of each column; cells no column describes
+   * are ignored. */
+  fromCells(cells: readonly StoredCell[]): DriveDirectoriesValues {
     const out: DriveDirectoriesValues = {};
-    const c = DriveDirectoriesColumns;
-    for (const { family, qualifier, value } of sortedCells(cells)) {
-      if (family.equals(c.creator.family) && qualifier.equals(c.creator.qualifier)) {
-        out.creator = c.creator.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.children.family)) {
-        const part = c.children.parse(qualifier);
-        if (part !== undefined) {
-          (out.children ??= new Map()).set(part, c.children.codec.decode(value));
-          continue;
-        }
-      }
-    }
+    driveDirectoriesEach(newestCells(cells), {
+      creator: (value) => void (out.creator = value),
+      children: (part, value) => void (out.children ??= new Map()).set(part, value),
+    });
     return out;
   },
 };
 
-/** One row read back: its key bytes, the decoded key and the typed values. */
+/** Every version of each column a read returned, newest first: `{timestamp, value}`. */
+export interface DriveDirectoriesVersions {
+  creator?: _v.Version<string>[];
+  children?: Map<string, _v.Version<string>[]>;
+}
+
+export const DriveDirectoriesVersions = {
+  /** Every cell's typed value with its timestamp, per column newest first. */
+  fromCells(cells: readonly StoredCell[]): DriveDirectoriesVersions {
+    const out: DriveDirectoriesVersions = {};
+    driveDirectoriesEach(cellsByVersion(cells), {
+      creator: (value, timestamp) => void (out.creator ??= []).push({ timestamp, value }),
+      children: (part, value, timestamp) => {
+        const m = (out.children ??= new Map());
+        const list = m.get(part) ?? [];
+        list.push({ timestamp, value });
+        m.set(part, list);
+      },
+    });
+    return out;
+  },
+};
+
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
+function driveDirectoriesEach(
+  cells: readonly StoredCell[],
+  visit: {
+    creator: (value: string, timestamp: bigint) => void;
+    children: (part: string, value: string, timestamp: bigint) => void;
+  },
+): void {
+  const c = DriveDirectoriesColumns;
+  for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
+    if (family.equals(c.creator.family) && qualifier.equals(c.creator.qualifier)) {
+      visit.creator(c.creator.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.children.family)) {
+      const part = c.children.parse(qualifier);
+      if (part !== undefined) {
+        visit.children(part, c.children.codec.decode(value), timestamp);
+        continue;
+      }
+    }
+  }
+}
+
+/** One row read back: its key bytes, the decoded key, the newest typed values, and every cell
+ * returned with its timestamp (`cells`, and typed per column in `versions`). */
 export interface DriveDirectoriesRow {
   readonly rowKey: Buffer;
   readonly key: DriveDirectoriesKeyParts;
   readonly values: DriveDirectoriesValues;
+  /** Every cell returned, by family and qualifier, newest first per column. */
+  readonly cells: readonly StoredCell[];
+  readonly versions: DriveDirectoriesVersions;
 }
 
-function driveDirectoriesRow(rowKey: Buffer, cells: Cells): DriveDirectoriesRow {
-  return { rowKey, key: DriveDirectoriesKey.decode(rowKey), values: DriveDirectoriesValues.fromCells(cells) };
+function driveDirectoriesRow(raw: RawRow): DriveDirectoriesRow {
+  const cells = cellsByVersion(raw.cells);
+  return {
+    rowKey: raw.row,
+    key: DriveDirectoriesKey.decode(raw.row),
+    values: DriveDirectoriesValues.fromCells(cells),
+    cells,
+    versions: DriveDirectoriesVersions.fromCells(cells),
+  };
+}
+
+/** What a get reads: versions, a time range or one timestamp, selected columns. */
+export interface DriveDirectoriesGetOptions {
+  /** Up to this many versions per column (default 1: the newest). */
+  readonly versions?: number;
+  /** Cells with min <= timestamp < max (ms), HBase's time range. */
+  readonly timeRange?: readonly [min: Timestamp, max: Timestamp];
+  /** Cells written at exactly this timestamp. */
+  readonly at?: Timestamp;
+  /** Only these columns and families. */
+  readonly columns?: readonly DriveDirectoriesSelection[];
+}
+
+/** What a scan reads and how. */
+export interface DriveDirectoriesScanOptions extends DriveDirectoriesGetOptions {
+  /** Server-side filter (`Filter`, `DriveDirectoriesColumns.x.ge(v)`, `DriveDirectoriesKey.prefixFilter(...)`). */
+  readonly filter?: Filter;
+  /** Descending key order. */
+  readonly reversed?: boolean;
+  /** At most this many rows. */
+  readonly limit?: number;
+  /** Rows per round trip (default 256). */
+  readonly caching?: number;
+  /** Cells per server result; a row split over several results is joined back. */
+  readonly batchSize?: number;
+}
+
+/** Options of a write. */
+export interface DriveDirectoriesWriteOptions {
+  /** The cells' timestamp in ms (default: the server's clock). For deletes: versions <= it. */
+  readonly timestamp?: Timestamp;
+}
+
+/** Options of a delete: the timestamp and, instead of the whole row, some columns/families. */
+export interface DriveDirectoriesDeleteOptions extends DriveDirectoriesWriteOptions {
+  readonly columns?: readonly DriveDirectoriesSelection[];
+}
+
+/** Buffered writes to "drive-directory" (`table.writer()`): sent in batches by size and time. */
+export class DriveDirectoriesWriter {
+  constructor(private readonly w: BufferedWriter) {}
+
+  /** Buffers a put of the fields of `values` that are set. */
+  put(key: DriveDirectoriesKey, values: DriveDirectoriesValues, options: DriveDirectoriesWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.put({ row: key.encode(), cells: DriveDirectoriesValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers a delete of the whole row (or, with a timestamp, its versions <= it). */
+  delete(key: DriveDirectoriesKey, options: DriveDirectoriesWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.delete({ row: key.encode(), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Sends everything buffered. */
+  flush(): Promise<void> {
+    return this.w.flush();
+  }
+
+  /** Flushes and closes; raises an error of an earlier background flush. */
+  close(): Promise<void> {
+    return this.w.close();
+  }
+
+  /** Writes waiting in the buffer. */
+  get pending(): number {
+    return this.w.pending;
+  }
 }
 
 /** Typed access to "drive-directory" over one connection. */
 export class DriveDirectoriesTable {
+  /** The table as the schema declares it. */
   static readonly definition: TableDef = DRIVE_DIRECTORIES_DEFINITION;
+  /** This client's table: the schema's, or the same design under the options' name/namespace. */
+  readonly definition: TableDef;
   private readonly t: TableClient;
 
-  constructor(conn: Connection) {
-    this.t = new TableClient(conn, DRIVE_DIRECTORIES_DEFINITION);
+  constructor(conn: Connection, options: TableOptions = {}) {
+    this.definition = renamed(DRIVE_DIRECTORIES_DEFINITION, options);
+    this.t = new TableClient(conn, this.definition);
   }
 
   /** Creates the table with its families and split keys. */
@@ -179,20 +354,66 @@ export class DriveDirectoriesTable {
     return this.t.regionStarts();
   }
 
-  async get(key: DriveDirectoriesKey): Promise<DriveDirectoriesRow | undefined> {
-    const row = key.encode();
-    const cells = await this.t.get(row);
-    return cells === undefined ? undefined : driveDirectoriesRow(row, cells);
+  /** The row (undefined: no cell matched); `versions`, `timeRange`, `at`, `columns` narrow it. */
+  async get(key: DriveDirectoriesKey, options: DriveDirectoriesGetOptions = {}): Promise<DriveDirectoriesRow | undefined> {
+    const raw = await this.t.get(key.encode(), { ...options, columns: driveDirectoriesRefs(options.columns) });
+    return raw === undefined ? undefined : driveDirectoriesRow(raw);
   }
 
-  /** Writes the fields of `values` that are set. */
-  async put(key: DriveDirectoriesKey, values: DriveDirectoriesValues): Promise<void> {
-    return this.t.put(key.encode(), DriveDirectoriesValues.cells(values));
+  /** Writes the fields of `values` that are set, at `timestamp` if given. */
+  async put(key: DriveDirectoriesKey, values: DriveDirectoriesValues, options: DriveDirectoriesWriteOptions = {}): Promise<void> {
+    return this.t.put(key.encode(), DriveDirectoriesValues.cells(values), options.timestamp);
   }
 
-  /** Deletes the whole row. */
-  async delete(key: DriveDirectoriesKey): Promise<void> {
-    return this.t.delete(key.encode());
+  /** Deletes the row, or the selected columns and families; with a timestamp, only the
+   * versions at or before it. */
+  async delete(key: DriveDirectoriesKey, options: DriveDirectoriesDeleteOptions = {}): Promise<void> {
+    const refs = driveDirectoriesRefs(options.columns, true) ?? [];
+    return this.t.delete(key.encode(), refs.map((r) => [r.family, r.qualifier] as const), options.timestamp);
+  }
+
+  /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
+  async mutateRow(key: DriveDirectoriesKey, mutation: { put?: DriveDirectoriesValues; delete?: readonly DriveDirectoriesSelection[]; timestamp?: Timestamp }): Promise<void> {
+    const refs = driveDirectoriesRefs(mutation.delete, true) ?? [];
+    const cells = mutation.put === undefined ? [] : DriveDirectoriesValues.cells(mutation.put);
+    return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
+  }
+
+  /**
+   * Puts many rows in batched calls (Thrift2 putMultiple; `chunkRows` rows, default 1,000, and
+   * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
+   * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
+   */
+  async putMany(rows: Iterable<readonly [DriveDirectoriesKey, DriveDirectoriesValues]>, options: DriveDirectoriesWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: DriveDirectoriesValues.cells(values), timestamp }));
+    return this.t.putMany(encoded, options);
+  }
+
+  /** Deletes many rows in batched calls (Thrift2 deleteMultiple); errors as `putMany`. */
+  async deleteMany(keys: Iterable<DriveDirectoriesKey>, options: DriveDirectoriesWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(keys, (key) => ({ row: key.encode(), timestamp }));
+    return this.t.deleteMany(encoded, options);
+  }
+
+  /** A buffered writer; `close()` it (or use `withWriter`) so the last writes are sent. */
+  writer(options: WriterOptions & ChunkOptions = {}): DriveDirectoriesWriter {
+    return new DriveDirectoriesWriter(this.t.writer(options, options));
+  }
+
+  /** Runs `body` with a buffered writer and closes it afterwards, also when `body` throws. */
+  async withWriter<R>(options: WriterOptions & ChunkOptions, body: (w: DriveDirectoriesWriter) => Promise<R>): Promise<R> {
+    const w = this.writer(options);
+    let result: R;
+    try {
+      result = await body(w);
+    } catch (e) {
+      await w.close().catch(() => undefined);
+      throw e;
+    }
+    await w.close();
+    return result;
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
@@ -202,11 +423,13 @@ export class DriveDirectoriesTable {
   }
 
   /**
-   * Rows in `keys` (default: all) in key order, descending if `reversed`, at most `limit`.
+   * Rows in `keys` (a KeyRange, or bounds such as `{ path: ... }`; default: all) in key
+   * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
    */
-  async *scan(keys?: KeyRange, options: ScanOptions = {}): AsyncGenerator<DriveDirectoriesRow, void, undefined> {
-    for await (const [row, cells] of this.t.scan(keys ?? DriveDirectoriesKey.prefix(), options)) {
-      yield driveDirectoriesRow(row, cells);
+  async *scan(keys?: KeyRange | DriveDirectoriesBounds, options: DriveDirectoriesScanOptions = {}): AsyncGenerator<DriveDirectoriesRow, void, undefined> {
+    const range = keys instanceof KeyRange ? keys : DriveDirectoriesKey.bounds(keys ?? {});
+    for await (const raw of this.t.scan(range, { ...options, columns: driveDirectoriesRefs(options.columns) })) {
+      yield driveDirectoriesRow(raw);
     }
   }
 }

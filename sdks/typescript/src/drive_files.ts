@@ -7,7 +7,10 @@
 
 import * as _k from "./runtime/keys";
 import * as _v from "./runtime/values";
-import { Cell, Cells, Connection, KeyRange, ScanOptions, TableClient, TableDef, sortedCells } from "./runtime/client";
+import { ChunkOptions } from "./runtime/batch";
+import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, TableOptions, Timestamp, cellsByVersion, newestCells, renamed } from "./runtime/client";
+import { Filter } from "./runtime/filters";
+import { BufferedWriter, WriterOptions } from "./runtime/writer";
 
 /** The row-key design of "drive-file". */
 export const DRIVE_FILES_KEY = new _k.KeySpec(
@@ -73,15 +76,33 @@ export class DriveFilesKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows). */
   static prefix(leading: { fileId?: Uint8Array } = {}): KeyRange {
-    return KeyRange.prefix(DRIVE_FILES_KEY, _k.leading([leading.fileId]));
+    return KeyRange.prefix(DRIVE_FILES_KEY, DRIVE_FILES_KEY.leading([leading.fileId]));
+  }
+
+  /**
+   * Rows whose leading components equal those given and, optionally, whose last given
+   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   */
+  static bounds(bounds: DriveFilesBounds = {}): KeyRange {
+    return KeyRange.bounds(DRIVE_FILES_KEY, [bounds.fileId]);
   }
 
   /** From the first row of `start` (inclusive) to the first row of `stop` (exclusive). */
   static range(start: KeyRange, stop: KeyRange): KeyRange {
     return KeyRange.between(start, stop);
   }
+
+  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
+  static prefixFilter(leading: { fileId?: Uint8Array } = {}): Filter {
+    return Filter.any(...DriveFilesKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  }
+}
+
+/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+export interface DriveFilesBounds {
+  fileId?: Uint8Array | readonly [low: Uint8Array, high: Uint8Array];
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -92,13 +113,43 @@ export interface DriveFilesKeyParts {
   readonly fileId: Uint8Array;
 }
 
-/** The table's columns with their families, qualifiers and value codecs. */
+/** The table's columns with their families, qualifiers and value codecs; plain columns build
+ * value filters (`DriveFilesColumns.x.ge(v)`). */
 export const DriveFilesColumns = {
   content: new _v.Column("content", Buffer.from("c"), Buffer.from("c"), "bytes", _v.CODECS["bytes"]),
   creator: new _v.Column("creator", Buffer.from("cf"), Buffer.from("creator"), "string", _v.CODECS["string"]),
   fileType: new _v.Column("file_type", Buffer.from("cf"), Buffer.from("type"), "string", _v.CODECS["string"]),
   size: new _v.Column("size", Buffer.from("cf"), Buffer.from("size"), "i64", _v.CODECS["i64"]),
 } as const;
+
+/** A column family of the table, by its schema name. */
+export type DriveFilesFamily = "c" | "cf";
+
+/** What a read or a delete selects: typed columns and/or whole families. */
+export type DriveFilesSelection = (typeof DriveFilesColumns)[keyof typeof DriveFilesColumns] | DriveFilesFamily;
+
+const DRIVE_FILES_FAMILIES: ReadonlyMap<string, Buffer> = new Map([["c", Buffer.from("c")], ["cf", Buffer.from("cf")]]);
+
+/** Selected columns as the runtime takes them; `forDelete` refuses pattern columns (a delete
+ * needs exact qualifiers). */
+function driveFilesRefs(selection: readonly DriveFilesSelection[] | undefined, forDelete = false): ColumnRef[] | undefined {
+  if (selection === undefined) return undefined;
+  return selection.map((s): ColumnRef => {
+    if (typeof s === "string") {
+      const family = DRIVE_FILES_FAMILIES.get(s);
+      if (family === undefined) throw new RangeError(`drive-file has no family ${JSON.stringify(s)}`);
+      return { family };
+    }
+    const col: unknown = s;
+    if (col instanceof _v.Column) return { family: col.family, qualifier: col.qualifier };
+    if (col instanceof _v.PatternColumn) {
+      const p = col as _v.PatternColumn<unknown, unknown>;
+      if (forDelete) throw new RangeError(`${p.field} is a pattern column: delete its family or write its cells instead`);
+      return { family: p.family, matches: (q) => p.parse(q) !== undefined };
+    }
+    throw new TypeError(`not a column or family of drive-file: ${String(s)}`);
+  });
+}
 
 /** Typed cells of one row: a field is absent where the row has no cell. */
 export interface DriveFilesValues {
@@ -129,50 +180,177 @@ export const DriveFilesValues = {
     return out;
   },
 
-  /** Typed values from a row's cells; cells no column describes are ignored. */
-  fromCells(cells: Cells): DriveFilesValues {
+  /** Typed values from a row's cells, the newest of each column; cells no column describes
+   * are ignored. */
+  fromCells(cells: readonly StoredCell[]): DriveFilesValues {
     const out: DriveFilesValues = {};
-    const c = DriveFilesColumns;
-    for (const { family, qualifier, value } of sortedCells(cells)) {
-      if (family.equals(c.content.family) && qualifier.equals(c.content.qualifier)) {
-        out.content = c.content.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.creator.family) && qualifier.equals(c.creator.qualifier)) {
-        out.creator = c.creator.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.fileType.family) && qualifier.equals(c.fileType.qualifier)) {
-        out.fileType = c.fileType.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.size.family) && qualifier.equals(c.size.qualifier)) {
-        out.size = c.size.codec.decode(value);
-        continue;
-      }
-    }
+    driveFilesEach(newestCells(cells), {
+      content: (value) => void (out.content = value),
+      creator: (value) => void (out.creator = value),
+      fileType: (value) => void (out.fileType = value),
+      size: (value) => void (out.size = value),
+    });
     return out;
   },
 };
 
-/** One row read back: its key bytes, the decoded key and the typed values. */
+/** Every version of each column a read returned, newest first: `{timestamp, value}`. */
+export interface DriveFilesVersions {
+  content?: _v.Version<Uint8Array>[];
+  creator?: _v.Version<string>[];
+  fileType?: _v.Version<string>[];
+  size?: _v.Version<bigint>[];
+}
+
+export const DriveFilesVersions = {
+  /** Every cell's typed value with its timestamp, per column newest first. */
+  fromCells(cells: readonly StoredCell[]): DriveFilesVersions {
+    const out: DriveFilesVersions = {};
+    driveFilesEach(cellsByVersion(cells), {
+      content: (value, timestamp) => void (out.content ??= []).push({ timestamp, value }),
+      creator: (value, timestamp) => void (out.creator ??= []).push({ timestamp, value }),
+      fileType: (value, timestamp) => void (out.fileType ??= []).push({ timestamp, value }),
+      size: (value, timestamp) => void (out.size ??= []).push({ timestamp, value }),
+    });
+    return out;
+  },
+};
+
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
+function driveFilesEach(
+  cells: readonly StoredCell[],
+  visit: {
+    content: (value: Uint8Array, timestamp: bigint) => void;
+    creator: (value: string, timestamp: bigint) => void;
+    fileType: (value: string, timestamp: bigint) => void;
+    size: (value: bigint, timestamp: bigint) => void;
+  },
+): void {
+  const c = DriveFilesColumns;
+  for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
+    if (family.equals(c.content.family) && qualifier.equals(c.content.qualifier)) {
+      visit.content(c.content.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.creator.family) && qualifier.equals(c.creator.qualifier)) {
+      visit.creator(c.creator.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.fileType.family) && qualifier.equals(c.fileType.qualifier)) {
+      visit.fileType(c.fileType.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.size.family) && qualifier.equals(c.size.qualifier)) {
+      visit.size(c.size.codec.decode(value), timestamp);
+      continue;
+    }
+  }
+}
+
+/** One row read back: its key bytes, the decoded key, the newest typed values, and every cell
+ * returned with its timestamp (`cells`, and typed per column in `versions`). */
 export interface DriveFilesRow {
   readonly rowKey: Buffer;
   readonly key: DriveFilesKeyParts;
   readonly values: DriveFilesValues;
+  /** Every cell returned, by family and qualifier, newest first per column. */
+  readonly cells: readonly StoredCell[];
+  readonly versions: DriveFilesVersions;
 }
 
-function driveFilesRow(rowKey: Buffer, cells: Cells): DriveFilesRow {
-  return { rowKey, key: DriveFilesKey.decode(rowKey), values: DriveFilesValues.fromCells(cells) };
+function driveFilesRow(raw: RawRow): DriveFilesRow {
+  const cells = cellsByVersion(raw.cells);
+  return {
+    rowKey: raw.row,
+    key: DriveFilesKey.decode(raw.row),
+    values: DriveFilesValues.fromCells(cells),
+    cells,
+    versions: DriveFilesVersions.fromCells(cells),
+  };
+}
+
+/** What a get reads: versions, a time range or one timestamp, selected columns. */
+export interface DriveFilesGetOptions {
+  /** Up to this many versions per column (default 1: the newest). */
+  readonly versions?: number;
+  /** Cells with min <= timestamp < max (ms), HBase's time range. */
+  readonly timeRange?: readonly [min: Timestamp, max: Timestamp];
+  /** Cells written at exactly this timestamp. */
+  readonly at?: Timestamp;
+  /** Only these columns and families. */
+  readonly columns?: readonly DriveFilesSelection[];
+}
+
+/** What a scan reads and how. */
+export interface DriveFilesScanOptions extends DriveFilesGetOptions {
+  /** Server-side filter (`Filter`, `DriveFilesColumns.x.ge(v)`, `DriveFilesKey.prefixFilter(...)`). */
+  readonly filter?: Filter;
+  /** Descending key order. */
+  readonly reversed?: boolean;
+  /** At most this many rows. */
+  readonly limit?: number;
+  /** Rows per round trip (default 256). */
+  readonly caching?: number;
+  /** Cells per server result; a row split over several results is joined back. */
+  readonly batchSize?: number;
+}
+
+/** Options of a write. */
+export interface DriveFilesWriteOptions {
+  /** The cells' timestamp in ms (default: the server's clock). For deletes: versions <= it. */
+  readonly timestamp?: Timestamp;
+}
+
+/** Options of a delete: the timestamp and, instead of the whole row, some columns/families. */
+export interface DriveFilesDeleteOptions extends DriveFilesWriteOptions {
+  readonly columns?: readonly DriveFilesSelection[];
+}
+
+/** Buffered writes to "drive-file" (`table.writer()`): sent in batches by size and time. */
+export class DriveFilesWriter {
+  constructor(private readonly w: BufferedWriter) {}
+
+  /** Buffers a put of the fields of `values` that are set. */
+  put(key: DriveFilesKey, values: DriveFilesValues, options: DriveFilesWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.put({ row: key.encode(), cells: DriveFilesValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers a delete of the whole row (or, with a timestamp, its versions <= it). */
+  delete(key: DriveFilesKey, options: DriveFilesWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.delete({ row: key.encode(), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Sends everything buffered. */
+  flush(): Promise<void> {
+    return this.w.flush();
+  }
+
+  /** Flushes and closes; raises an error of an earlier background flush. */
+  close(): Promise<void> {
+    return this.w.close();
+  }
+
+  /** Writes waiting in the buffer. */
+  get pending(): number {
+    return this.w.pending;
+  }
 }
 
 /** Typed access to "drive-file" over one connection. */
 export class DriveFilesTable {
+  /** The table as the schema declares it. */
   static readonly definition: TableDef = DRIVE_FILES_DEFINITION;
+  /** This client's table: the schema's, or the same design under the options' name/namespace. */
+  readonly definition: TableDef;
   private readonly t: TableClient;
 
-  constructor(conn: Connection) {
-    this.t = new TableClient(conn, DRIVE_FILES_DEFINITION);
+  constructor(conn: Connection, options: TableOptions = {}) {
+    this.definition = renamed(DRIVE_FILES_DEFINITION, options);
+    this.t = new TableClient(conn, this.definition);
   }
 
   /** Creates the table with its families and split keys. */
@@ -194,20 +372,66 @@ export class DriveFilesTable {
     return this.t.regionStarts();
   }
 
-  async get(key: DriveFilesKey): Promise<DriveFilesRow | undefined> {
-    const row = key.encode();
-    const cells = await this.t.get(row);
-    return cells === undefined ? undefined : driveFilesRow(row, cells);
+  /** The row (undefined: no cell matched); `versions`, `timeRange`, `at`, `columns` narrow it. */
+  async get(key: DriveFilesKey, options: DriveFilesGetOptions = {}): Promise<DriveFilesRow | undefined> {
+    const raw = await this.t.get(key.encode(), { ...options, columns: driveFilesRefs(options.columns) });
+    return raw === undefined ? undefined : driveFilesRow(raw);
   }
 
-  /** Writes the fields of `values` that are set. */
-  async put(key: DriveFilesKey, values: DriveFilesValues): Promise<void> {
-    return this.t.put(key.encode(), DriveFilesValues.cells(values));
+  /** Writes the fields of `values` that are set, at `timestamp` if given. */
+  async put(key: DriveFilesKey, values: DriveFilesValues, options: DriveFilesWriteOptions = {}): Promise<void> {
+    return this.t.put(key.encode(), DriveFilesValues.cells(values), options.timestamp);
   }
 
-  /** Deletes the whole row. */
-  async delete(key: DriveFilesKey): Promise<void> {
-    return this.t.delete(key.encode());
+  /** Deletes the row, or the selected columns and families; with a timestamp, only the
+   * versions at or before it. */
+  async delete(key: DriveFilesKey, options: DriveFilesDeleteOptions = {}): Promise<void> {
+    const refs = driveFilesRefs(options.columns, true) ?? [];
+    return this.t.delete(key.encode(), refs.map((r) => [r.family, r.qualifier] as const), options.timestamp);
+  }
+
+  /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
+  async mutateRow(key: DriveFilesKey, mutation: { put?: DriveFilesValues; delete?: readonly DriveFilesSelection[]; timestamp?: Timestamp }): Promise<void> {
+    const refs = driveFilesRefs(mutation.delete, true) ?? [];
+    const cells = mutation.put === undefined ? [] : DriveFilesValues.cells(mutation.put);
+    return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
+  }
+
+  /**
+   * Puts many rows in batched calls (Thrift2 putMultiple; `chunkRows` rows, default 1,000, and
+   * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
+   * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
+   */
+  async putMany(rows: Iterable<readonly [DriveFilesKey, DriveFilesValues]>, options: DriveFilesWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: DriveFilesValues.cells(values), timestamp }));
+    return this.t.putMany(encoded, options);
+  }
+
+  /** Deletes many rows in batched calls (Thrift2 deleteMultiple); errors as `putMany`. */
+  async deleteMany(keys: Iterable<DriveFilesKey>, options: DriveFilesWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(keys, (key) => ({ row: key.encode(), timestamp }));
+    return this.t.deleteMany(encoded, options);
+  }
+
+  /** A buffered writer; `close()` it (or use `withWriter`) so the last writes are sent. */
+  writer(options: WriterOptions & ChunkOptions = {}): DriveFilesWriter {
+    return new DriveFilesWriter(this.t.writer(options, options));
+  }
+
+  /** Runs `body` with a buffered writer and closes it afterwards, also when `body` throws. */
+  async withWriter<R>(options: WriterOptions & ChunkOptions, body: (w: DriveFilesWriter) => Promise<R>): Promise<R> {
+    const w = this.writer(options);
+    let result: R;
+    try {
+      result = await body(w);
+    } catch (e) {
+      await w.close().catch(() => undefined);
+      throw e;
+    }
+    await w.close();
+    return result;
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
@@ -217,11 +441,13 @@ export class DriveFilesTable {
   }
 
   /**
-   * Rows in `keys` (default: all) in key order, descending if `reversed`, at most `limit`.
+   * Rows in `keys` (a KeyRange, or bounds such as `{ fileId: ... }`; default: all) in key
+   * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
    */
-  async *scan(keys?: KeyRange, options: ScanOptions = {}): AsyncGenerator<DriveFilesRow, void, undefined> {
-    for await (const [row, cells] of this.t.scan(keys ?? DriveFilesKey.prefix(), options)) {
-      yield driveFilesRow(row, cells);
+  async *scan(keys?: KeyRange | DriveFilesBounds, options: DriveFilesScanOptions = {}): AsyncGenerator<DriveFilesRow, void, undefined> {
+    const range = keys instanceof KeyRange ? keys : DriveFilesKey.bounds(keys ?? {});
+    for await (const raw of this.t.scan(range, { ...options, columns: driveFilesRefs(options.columns) })) {
+      yield driveFilesRow(raw);
     }
   }
 }

@@ -7,7 +7,10 @@
 
 import * as _k from "./runtime/keys";
 import * as _v from "./runtime/values";
-import { Cell, Cells, Connection, KeyRange, ScanOptions, TableClient, TableDef, sortedCells } from "./runtime/client";
+import { ChunkOptions } from "./runtime/batch";
+import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, TableOptions, Timestamp, cellsByVersion, newestCells, renamed } from "./runtime/client";
+import { Filter } from "./runtime/filters";
+import { BufferedWriter, WriterOptions } from "./runtime/writer";
 
 /** The row-key design of "events". */
 export const EVENTS_KEY = new _k.KeySpec(
@@ -69,15 +72,33 @@ export class EventsKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows). */
   static prefix(leading: { event?: string } = {}): KeyRange {
-    return KeyRange.prefix(EVENTS_KEY, _k.leading([leading.event]));
+    return KeyRange.prefix(EVENTS_KEY, EVENTS_KEY.leading([leading.event]));
+  }
+
+  /**
+   * Rows whose leading components equal those given and, optionally, whose last given
+   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   */
+  static bounds(bounds: EventsBounds = {}): KeyRange {
+    return KeyRange.bounds(EVENTS_KEY, [bounds.event]);
   }
 
   /** From the first row of `start` (inclusive) to the first row of `stop` (exclusive). */
   static range(start: KeyRange, stop: KeyRange): KeyRange {
     return KeyRange.between(start, stop);
   }
+
+  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter, one per salt bucket). */
+  static prefixFilter(leading: { event?: string } = {}): Filter {
+    return Filter.any(...EventsKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  }
+}
+
+/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+export interface EventsBounds {
+  event?: string | readonly [low: string, high: string];
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -88,11 +109,41 @@ export interface EventsKeyParts {
   readonly event: string;
 }
 
-/** The table's columns with their families, qualifiers and value codecs. */
+/** The table's columns with their families, qualifiers and value codecs; plain columns build
+ * value filters (`EventsColumns.x.ge(v)`). */
 export const EventsColumns = {
   at: new _v.Column("at", Buffer.from("e"), Buffer.from("at"), "timestamp-ms", _v.CODECS["timestamp-ms"]),
   payload: new _v.Column("payload", Buffer.from("e"), Buffer.from("p"), "json", _v.CODECS["json"]),
 } as const;
+
+/** A column family of the table, by its schema name. */
+export type EventsFamily = "e";
+
+/** What a read or a delete selects: typed columns and/or whole families. */
+export type EventsSelection = (typeof EventsColumns)[keyof typeof EventsColumns] | EventsFamily;
+
+const EVENTS_FAMILIES: ReadonlyMap<string, Buffer> = new Map([["e", Buffer.from("e")]]);
+
+/** Selected columns as the runtime takes them; `forDelete` refuses pattern columns (a delete
+ * needs exact qualifiers). */
+function eventsRefs(selection: readonly EventsSelection[] | undefined, forDelete = false): ColumnRef[] | undefined {
+  if (selection === undefined) return undefined;
+  return selection.map((s): ColumnRef => {
+    if (typeof s === "string") {
+      const family = EVENTS_FAMILIES.get(s);
+      if (family === undefined) throw new RangeError(`events has no family ${JSON.stringify(s)}`);
+      return { family };
+    }
+    const col: unknown = s;
+    if (col instanceof _v.Column) return { family: col.family, qualifier: col.qualifier };
+    if (col instanceof _v.PatternColumn) {
+      const p = col as _v.PatternColumn<unknown, unknown>;
+      if (forDelete) throw new RangeError(`${p.field} is a pattern column: delete its family or write its cells instead`);
+      return { family: p.family, matches: (q) => p.parse(q) !== undefined };
+    }
+    throw new TypeError(`not a column or family of events: ${String(s)}`);
+  });
+}
 
 /** Typed cells of one row: a field is absent where the row has no cell. */
 export interface EventsValues {
@@ -115,42 +166,161 @@ export const EventsValues = {
     return out;
   },
 
-  /** Typed values from a row's cells; cells no column describes are ignored. */
-  fromCells(cells: Cells): EventsValues {
+  /** Typed values from a row's cells, the newest of each column; cells no column describes
+   * are ignored. */
+  fromCells(cells: readonly StoredCell[]): EventsValues {
     const out: EventsValues = {};
-    const c = EventsColumns;
-    for (const { family, qualifier, value } of sortedCells(cells)) {
-      if (family.equals(c.at.family) && qualifier.equals(c.at.qualifier)) {
-        out.at = c.at.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.payload.family) && qualifier.equals(c.payload.qualifier)) {
-        out.payload = c.payload.codec.decode(value);
-        continue;
-      }
-    }
+    eventsEach(newestCells(cells), {
+      at: (value) => void (out.at = value),
+      payload: (value) => void (out.payload = value),
+    });
     return out;
   },
 };
 
-/** One row read back: its key bytes, the decoded key and the typed values. */
+/** Every version of each column a read returned, newest first: `{timestamp, value}`. */
+export interface EventsVersions {
+  at?: _v.Version<bigint>[];
+  payload?: _v.Version<_v.Json>[];
+}
+
+export const EventsVersions = {
+  /** Every cell's typed value with its timestamp, per column newest first. */
+  fromCells(cells: readonly StoredCell[]): EventsVersions {
+    const out: EventsVersions = {};
+    eventsEach(cellsByVersion(cells), {
+      at: (value, timestamp) => void (out.at ??= []).push({ timestamp, value }),
+      payload: (value, timestamp) => void (out.payload ??= []).push({ timestamp, value }),
+    });
+    return out;
+  },
+};
+
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
+function eventsEach(
+  cells: readonly StoredCell[],
+  visit: {
+    at: (value: bigint, timestamp: bigint) => void;
+    payload: (value: _v.Json, timestamp: bigint) => void;
+  },
+): void {
+  const c = EventsColumns;
+  for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
+    if (family.equals(c.at.family) && qualifier.equals(c.at.qualifier)) {
+      visit.at(c.at.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.payload.family) && qualifier.equals(c.payload.qualifier)) {
+      visit.payload(c.payload.codec.decode(value), timestamp);
+      continue;
+    }
+  }
+}
+
+/** One row read back: its key bytes, the decoded key, the newest typed values, and every cell
+ * returned with its timestamp (`cells`, and typed per column in `versions`). */
 export interface EventsRow {
   readonly rowKey: Buffer;
   readonly key: EventsKeyParts;
   readonly values: EventsValues;
+  /** Every cell returned, by family and qualifier, newest first per column. */
+  readonly cells: readonly StoredCell[];
+  readonly versions: EventsVersions;
 }
 
-function eventsRow(rowKey: Buffer, cells: Cells): EventsRow {
-  return { rowKey, key: EventsKey.decode(rowKey), values: EventsValues.fromCells(cells) };
+function eventsRow(raw: RawRow): EventsRow {
+  const cells = cellsByVersion(raw.cells);
+  return {
+    rowKey: raw.row,
+    key: EventsKey.decode(raw.row),
+    values: EventsValues.fromCells(cells),
+    cells,
+    versions: EventsVersions.fromCells(cells),
+  };
+}
+
+/** What a get reads: versions, a time range or one timestamp, selected columns. */
+export interface EventsGetOptions {
+  /** Up to this many versions per column (default 1: the newest). */
+  readonly versions?: number;
+  /** Cells with min <= timestamp < max (ms), HBase's time range. */
+  readonly timeRange?: readonly [min: Timestamp, max: Timestamp];
+  /** Cells written at exactly this timestamp. */
+  readonly at?: Timestamp;
+  /** Only these columns and families. */
+  readonly columns?: readonly EventsSelection[];
+}
+
+/** What a scan reads and how. */
+export interface EventsScanOptions extends EventsGetOptions {
+  /** Server-side filter (`Filter`, `EventsColumns.x.ge(v)`, `EventsKey.prefixFilter(...)`). */
+  readonly filter?: Filter;
+  /** Descending key order. */
+  readonly reversed?: boolean;
+  /** At most this many rows. */
+  readonly limit?: number;
+  /** Rows per round trip (default 256). */
+  readonly caching?: number;
+  /** Cells per server result; a row split over several results is joined back. */
+  readonly batchSize?: number;
+}
+
+/** Options of a write. */
+export interface EventsWriteOptions {
+  /** The cells' timestamp in ms (default: the server's clock). For deletes: versions <= it. */
+  readonly timestamp?: Timestamp;
+}
+
+/** Options of a delete: the timestamp and, instead of the whole row, some columns/families. */
+export interface EventsDeleteOptions extends EventsWriteOptions {
+  readonly columns?: readonly EventsSelection[];
+}
+
+/** Buffered writes to "events" (`table.writer()`): sent in batches by size and time. */
+export class EventsWriter {
+  constructor(private readonly w: BufferedWriter) {}
+
+  /** Buffers a put of the fields of `values` that are set. */
+  put(key: EventsKey, values: EventsValues, options: EventsWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.put({ row: key.encode(), cells: EventsValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers a delete of the whole row (or, with a timestamp, its versions <= it). */
+  delete(key: EventsKey, options: EventsWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.delete({ row: key.encode(), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Sends everything buffered. */
+  flush(): Promise<void> {
+    return this.w.flush();
+  }
+
+  /** Flushes and closes; raises an error of an earlier background flush. */
+  close(): Promise<void> {
+    return this.w.close();
+  }
+
+  /** Writes waiting in the buffer. */
+  get pending(): number {
+    return this.w.pending;
+  }
 }
 
 /** Typed access to "events" over one connection. */
 export class EventsTable {
+  /** The table as the schema declares it. */
   static readonly definition: TableDef = EVENTS_DEFINITION;
+  /** This client's table: the schema's, or the same design under the options' name/namespace. */
+  readonly definition: TableDef;
   private readonly t: TableClient;
 
-  constructor(conn: Connection) {
-    this.t = new TableClient(conn, EVENTS_DEFINITION);
+  constructor(conn: Connection, options: TableOptions = {}) {
+    this.definition = renamed(EVENTS_DEFINITION, options);
+    this.t = new TableClient(conn, this.definition);
   }
 
   /** Creates the table with its families and split keys. */
@@ -172,20 +342,66 @@ export class EventsTable {
     return this.t.regionStarts();
   }
 
-  async get(key: EventsKey): Promise<EventsRow | undefined> {
-    const row = key.encode();
-    const cells = await this.t.get(row);
-    return cells === undefined ? undefined : eventsRow(row, cells);
+  /** The row (undefined: no cell matched); `versions`, `timeRange`, `at`, `columns` narrow it. */
+  async get(key: EventsKey, options: EventsGetOptions = {}): Promise<EventsRow | undefined> {
+    const raw = await this.t.get(key.encode(), { ...options, columns: eventsRefs(options.columns) });
+    return raw === undefined ? undefined : eventsRow(raw);
   }
 
-  /** Writes the fields of `values` that are set. */
-  async put(key: EventsKey, values: EventsValues): Promise<void> {
-    return this.t.put(key.encode(), EventsValues.cells(values));
+  /** Writes the fields of `values` that are set, at `timestamp` if given. */
+  async put(key: EventsKey, values: EventsValues, options: EventsWriteOptions = {}): Promise<void> {
+    return this.t.put(key.encode(), EventsValues.cells(values), options.timestamp);
   }
 
-  /** Deletes the whole row. */
-  async delete(key: EventsKey): Promise<void> {
-    return this.t.delete(key.encode());
+  /** Deletes the row, or the selected columns and families; with a timestamp, only the
+   * versions at or before it. */
+  async delete(key: EventsKey, options: EventsDeleteOptions = {}): Promise<void> {
+    const refs = eventsRefs(options.columns, true) ?? [];
+    return this.t.delete(key.encode(), refs.map((r) => [r.family, r.qualifier] as const), options.timestamp);
+  }
+
+  /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
+  async mutateRow(key: EventsKey, mutation: { put?: EventsValues; delete?: readonly EventsSelection[]; timestamp?: Timestamp }): Promise<void> {
+    const refs = eventsRefs(mutation.delete, true) ?? [];
+    const cells = mutation.put === undefined ? [] : EventsValues.cells(mutation.put);
+    return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
+  }
+
+  /**
+   * Puts many rows in batched calls (Thrift2 putMultiple; `chunkRows` rows, default 1,000, and
+   * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
+   * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
+   */
+  async putMany(rows: Iterable<readonly [EventsKey, EventsValues]>, options: EventsWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: EventsValues.cells(values), timestamp }));
+    return this.t.putMany(encoded, options);
+  }
+
+  /** Deletes many rows in batched calls (Thrift2 deleteMultiple); errors as `putMany`. */
+  async deleteMany(keys: Iterable<EventsKey>, options: EventsWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(keys, (key) => ({ row: key.encode(), timestamp }));
+    return this.t.deleteMany(encoded, options);
+  }
+
+  /** A buffered writer; `close()` it (or use `withWriter`) so the last writes are sent. */
+  writer(options: WriterOptions & ChunkOptions = {}): EventsWriter {
+    return new EventsWriter(this.t.writer(options, options));
+  }
+
+  /** Runs `body` with a buffered writer and closes it afterwards, also when `body` throws. */
+  async withWriter<R>(options: WriterOptions & ChunkOptions, body: (w: EventsWriter) => Promise<R>): Promise<R> {
+    const w = this.writer(options);
+    let result: R;
+    try {
+      result = await body(w);
+    } catch (e) {
+      await w.close().catch(() => undefined);
+      throw e;
+    }
+    await w.close();
+    return result;
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
@@ -195,12 +411,14 @@ export class EventsTable {
   }
 
   /**
-   * Rows in `keys` (default: all) in key order, descending if `reversed`, at most `limit`.
+   * Rows in `keys` (a KeyRange, or bounds such as `{ event: ... }`; default: all) in key
+   * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
    * The table is salted: one scan per bucket, merged in key order.
    */
-  async *scan(keys?: KeyRange, options: ScanOptions = {}): AsyncGenerator<EventsRow, void, undefined> {
-    for await (const [row, cells] of this.t.scan(keys ?? EventsKey.prefix(), options)) {
-      yield eventsRow(row, cells);
+  async *scan(keys?: KeyRange | EventsBounds, options: EventsScanOptions = {}): AsyncGenerator<EventsRow, void, undefined> {
+    const range = keys instanceof KeyRange ? keys : EventsKey.bounds(keys ?? {});
+    for await (const raw of this.t.scan(range, { ...options, columns: eventsRefs(options.columns) })) {
+      yield eventsRow(raw);
     }
   }
 }

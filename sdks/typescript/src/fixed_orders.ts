@@ -7,7 +7,10 @@
 
 import * as _k from "./runtime/keys";
 import * as _v from "./runtime/values";
-import { Cell, Cells, Connection, KeyRange, ScanOptions, TableClient, TableDef, sortedCells } from "./runtime/client";
+import { ChunkOptions } from "./runtime/batch";
+import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, TableOptions, Timestamp, cellsByVersion, newestCells, renamed } from "./runtime/client";
+import { Filter } from "./runtime/filters";
+import { BufferedWriter, WriterOptions } from "./runtime/writer";
 
 /** The row-key design of "fixed-orders". */
 export const FIXED_ORDERS_KEY = new _k.KeySpec(
@@ -104,15 +107,35 @@ export class FixedOrdersKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows). */
   static prefix(leading: { region?: string; orderNo?: bigint; account?: number } = {}): KeyRange {
-    return KeyRange.prefix(FIXED_ORDERS_KEY, _k.leading([leading.region, leading.orderNo, leading.account]));
+    return KeyRange.prefix(FIXED_ORDERS_KEY, FIXED_ORDERS_KEY.leading([leading.region, leading.orderNo, leading.account]));
+  }
+
+  /**
+   * Rows whose leading components equal those given and, optionally, whose last given
+   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   */
+  static bounds(bounds: FixedOrdersBounds = {}): KeyRange {
+    return KeyRange.bounds(FIXED_ORDERS_KEY, [bounds.region, bounds.orderNo, bounds.account]);
   }
 
   /** From the first row of `start` (inclusive) to the first row of `stop` (exclusive). */
   static range(start: KeyRange, stop: KeyRange): KeyRange {
     return KeyRange.between(start, stop);
   }
+
+  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
+  static prefixFilter(leading: { region?: string; orderNo?: bigint; account?: number } = {}): Filter {
+    return Filter.any(...FixedOrdersKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  }
+}
+
+/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+export interface FixedOrdersBounds {
+  region?: string | readonly [low: string, high: string];
+  orderNo?: bigint | readonly [low: bigint, high: bigint];
+  account?: number | readonly [low: number, high: number];
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -125,10 +148,40 @@ export interface FixedOrdersKeyParts {
   readonly account: number;
 }
 
-/** The table's columns with their families, qualifiers and value codecs. */
+/** The table's columns with their families, qualifiers and value codecs; plain columns build
+ * value filters (`FixedOrdersColumns.x.ge(v)`). */
 export const FixedOrdersColumns = {
   total: new _v.Column("total", Buffer.from("o"), Buffer.from("t"), "f64", _v.CODECS["f64"]),
 } as const;
+
+/** A column family of the table, by its schema name. */
+export type FixedOrdersFamily = "o";
+
+/** What a read or a delete selects: typed columns and/or whole families. */
+export type FixedOrdersSelection = (typeof FixedOrdersColumns)[keyof typeof FixedOrdersColumns] | FixedOrdersFamily;
+
+const FIXED_ORDERS_FAMILIES: ReadonlyMap<string, Buffer> = new Map([["o", Buffer.from("o")]]);
+
+/** Selected columns as the runtime takes them; `forDelete` refuses pattern columns (a delete
+ * needs exact qualifiers). */
+function fixedOrdersRefs(selection: readonly FixedOrdersSelection[] | undefined, forDelete = false): ColumnRef[] | undefined {
+  if (selection === undefined) return undefined;
+  return selection.map((s): ColumnRef => {
+    if (typeof s === "string") {
+      const family = FIXED_ORDERS_FAMILIES.get(s);
+      if (family === undefined) throw new RangeError(`fixed-orders has no family ${JSON.stringify(s)}`);
+      return { family };
+    }
+    const col: unknown = s;
+    if (col instanceof _v.Column) return { family: col.family, qualifier: col.qualifier };
+    if (col instanceof _v.PatternColumn) {
+      const p = col as _v.PatternColumn<unknown, unknown>;
+      if (forDelete) throw new RangeError(`${p.field} is a pattern column: delete its family or write its cells instead`);
+      return { family: p.family, matches: (q) => p.parse(q) !== undefined };
+    }
+    throw new TypeError(`not a column or family of fixed-orders: ${String(s)}`);
+  });
+}
 
 /** Typed cells of one row: a field is absent where the row has no cell. */
 export interface FixedOrdersValues {
@@ -147,38 +200,153 @@ export const FixedOrdersValues = {
     return out;
   },
 
-  /** Typed values from a row's cells; cells no column describes are ignored. */
-  fromCells(cells: Cells): FixedOrdersValues {
+  /** Typed values from a row's cells, the newest of each column; cells no column describes
+   * are ignored. */
+  fromCells(cells: readonly StoredCell[]): FixedOrdersValues {
     const out: FixedOrdersValues = {};
-    const c = FixedOrdersColumns;
-    for (const { family, qualifier, value } of sortedCells(cells)) {
-      if (family.equals(c.total.family) && qualifier.equals(c.total.qualifier)) {
-        out.total = c.total.codec.decode(value);
-        continue;
-      }
-    }
+    fixedOrdersEach(newestCells(cells), {
+      total: (value) => void (out.total = value),
+    });
     return out;
   },
 };
 
-/** One row read back: its key bytes, the decoded key and the typed values. */
+/** Every version of each column a read returned, newest first: `{timestamp, value}`. */
+export interface FixedOrdersVersions {
+  total?: _v.Version<number>[];
+}
+
+export const FixedOrdersVersions = {
+  /** Every cell's typed value with its timestamp, per column newest first. */
+  fromCells(cells: readonly StoredCell[]): FixedOrdersVersions {
+    const out: FixedOrdersVersions = {};
+    fixedOrdersEach(cellsByVersion(cells), {
+      total: (value, timestamp) => void (out.total ??= []).push({ timestamp, value }),
+    });
+    return out;
+  },
+};
+
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
+function fixedOrdersEach(
+  cells: readonly StoredCell[],
+  visit: {
+    total: (value: number, timestamp: bigint) => void;
+  },
+): void {
+  const c = FixedOrdersColumns;
+  for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
+    if (family.equals(c.total.family) && qualifier.equals(c.total.qualifier)) {
+      visit.total(c.total.codec.decode(value), timestamp);
+      continue;
+    }
+  }
+}
+
+/** One row read back: its key bytes, the decoded key, the newest typed values, and every cell
+ * returned with its timestamp (`cells`, and typed per column in `versions`). */
 export interface FixedOrdersRow {
   readonly rowKey: Buffer;
   readonly key: FixedOrdersKeyParts;
   readonly values: FixedOrdersValues;
+  /** Every cell returned, by family and qualifier, newest first per column. */
+  readonly cells: readonly StoredCell[];
+  readonly versions: FixedOrdersVersions;
 }
 
-function fixedOrdersRow(rowKey: Buffer, cells: Cells): FixedOrdersRow {
-  return { rowKey, key: FixedOrdersKey.decode(rowKey), values: FixedOrdersValues.fromCells(cells) };
+function fixedOrdersRow(raw: RawRow): FixedOrdersRow {
+  const cells = cellsByVersion(raw.cells);
+  return {
+    rowKey: raw.row,
+    key: FixedOrdersKey.decode(raw.row),
+    values: FixedOrdersValues.fromCells(cells),
+    cells,
+    versions: FixedOrdersVersions.fromCells(cells),
+  };
+}
+
+/** What a get reads: versions, a time range or one timestamp, selected columns. */
+export interface FixedOrdersGetOptions {
+  /** Up to this many versions per column (default 1: the newest). */
+  readonly versions?: number;
+  /** Cells with min <= timestamp < max (ms), HBase's time range. */
+  readonly timeRange?: readonly [min: Timestamp, max: Timestamp];
+  /** Cells written at exactly this timestamp. */
+  readonly at?: Timestamp;
+  /** Only these columns and families. */
+  readonly columns?: readonly FixedOrdersSelection[];
+}
+
+/** What a scan reads and how. */
+export interface FixedOrdersScanOptions extends FixedOrdersGetOptions {
+  /** Server-side filter (`Filter`, `FixedOrdersColumns.x.ge(v)`, `FixedOrdersKey.prefixFilter(...)`). */
+  readonly filter?: Filter;
+  /** Descending key order. */
+  readonly reversed?: boolean;
+  /** At most this many rows. */
+  readonly limit?: number;
+  /** Rows per round trip (default 256). */
+  readonly caching?: number;
+  /** Cells per server result; a row split over several results is joined back. */
+  readonly batchSize?: number;
+}
+
+/** Options of a write. */
+export interface FixedOrdersWriteOptions {
+  /** The cells' timestamp in ms (default: the server's clock). For deletes: versions <= it. */
+  readonly timestamp?: Timestamp;
+}
+
+/** Options of a delete: the timestamp and, instead of the whole row, some columns/families. */
+export interface FixedOrdersDeleteOptions extends FixedOrdersWriteOptions {
+  readonly columns?: readonly FixedOrdersSelection[];
+}
+
+/** Buffered writes to "fixed-orders" (`table.writer()`): sent in batches by size and time. */
+export class FixedOrdersWriter {
+  constructor(private readonly w: BufferedWriter) {}
+
+  /** Buffers a put of the fields of `values` that are set. */
+  put(key: FixedOrdersKey, values: FixedOrdersValues, options: FixedOrdersWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.put({ row: key.encode(), cells: FixedOrdersValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers a delete of the whole row (or, with a timestamp, its versions <= it). */
+  delete(key: FixedOrdersKey, options: FixedOrdersWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.delete({ row: key.encode(), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Sends everything buffered. */
+  flush(): Promise<void> {
+    return this.w.flush();
+  }
+
+  /** Flushes and closes; raises an error of an earlier background flush. */
+  close(): Promise<void> {
+    return this.w.close();
+  }
+
+  /** Writes waiting in the buffer. */
+  get pending(): number {
+    return this.w.pending;
+  }
 }
 
 /** Typed access to "fixed-orders" over one connection. */
 export class FixedOrdersTable {
+  /** The table as the schema declares it. */
   static readonly definition: TableDef = FIXED_ORDERS_DEFINITION;
+  /** This client's table: the schema's, or the same design under the options' name/namespace. */
+  readonly definition: TableDef;
   private readonly t: TableClient;
 
-  constructor(conn: Connection) {
-    this.t = new TableClient(conn, FIXED_ORDERS_DEFINITION);
+  constructor(conn: Connection, options: TableOptions = {}) {
+    this.definition = renamed(FIXED_ORDERS_DEFINITION, options);
+    this.t = new TableClient(conn, this.definition);
   }
 
   /** Creates the table with its families and split keys. */
@@ -200,20 +368,66 @@ export class FixedOrdersTable {
     return this.t.regionStarts();
   }
 
-  async get(key: FixedOrdersKey): Promise<FixedOrdersRow | undefined> {
-    const row = key.encode();
-    const cells = await this.t.get(row);
-    return cells === undefined ? undefined : fixedOrdersRow(row, cells);
+  /** The row (undefined: no cell matched); `versions`, `timeRange`, `at`, `columns` narrow it. */
+  async get(key: FixedOrdersKey, options: FixedOrdersGetOptions = {}): Promise<FixedOrdersRow | undefined> {
+    const raw = await this.t.get(key.encode(), { ...options, columns: fixedOrdersRefs(options.columns) });
+    return raw === undefined ? undefined : fixedOrdersRow(raw);
   }
 
-  /** Writes the fields of `values` that are set. */
-  async put(key: FixedOrdersKey, values: FixedOrdersValues): Promise<void> {
-    return this.t.put(key.encode(), FixedOrdersValues.cells(values));
+  /** Writes the fields of `values` that are set, at `timestamp` if given. */
+  async put(key: FixedOrdersKey, values: FixedOrdersValues, options: FixedOrdersWriteOptions = {}): Promise<void> {
+    return this.t.put(key.encode(), FixedOrdersValues.cells(values), options.timestamp);
   }
 
-  /** Deletes the whole row. */
-  async delete(key: FixedOrdersKey): Promise<void> {
-    return this.t.delete(key.encode());
+  /** Deletes the row, or the selected columns and families; with a timestamp, only the
+   * versions at or before it. */
+  async delete(key: FixedOrdersKey, options: FixedOrdersDeleteOptions = {}): Promise<void> {
+    const refs = fixedOrdersRefs(options.columns, true) ?? [];
+    return this.t.delete(key.encode(), refs.map((r) => [r.family, r.qualifier] as const), options.timestamp);
+  }
+
+  /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
+  async mutateRow(key: FixedOrdersKey, mutation: { put?: FixedOrdersValues; delete?: readonly FixedOrdersSelection[]; timestamp?: Timestamp }): Promise<void> {
+    const refs = fixedOrdersRefs(mutation.delete, true) ?? [];
+    const cells = mutation.put === undefined ? [] : FixedOrdersValues.cells(mutation.put);
+    return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
+  }
+
+  /**
+   * Puts many rows in batched calls (Thrift2 putMultiple; `chunkRows` rows, default 1,000, and
+   * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
+   * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
+   */
+  async putMany(rows: Iterable<readonly [FixedOrdersKey, FixedOrdersValues]>, options: FixedOrdersWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: FixedOrdersValues.cells(values), timestamp }));
+    return this.t.putMany(encoded, options);
+  }
+
+  /** Deletes many rows in batched calls (Thrift2 deleteMultiple); errors as `putMany`. */
+  async deleteMany(keys: Iterable<FixedOrdersKey>, options: FixedOrdersWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(keys, (key) => ({ row: key.encode(), timestamp }));
+    return this.t.deleteMany(encoded, options);
+  }
+
+  /** A buffered writer; `close()` it (or use `withWriter`) so the last writes are sent. */
+  writer(options: WriterOptions & ChunkOptions = {}): FixedOrdersWriter {
+    return new FixedOrdersWriter(this.t.writer(options, options));
+  }
+
+  /** Runs `body` with a buffered writer and closes it afterwards, also when `body` throws. */
+  async withWriter<R>(options: WriterOptions & ChunkOptions, body: (w: FixedOrdersWriter) => Promise<R>): Promise<R> {
+    const w = this.writer(options);
+    let result: R;
+    try {
+      result = await body(w);
+    } catch (e) {
+      await w.close().catch(() => undefined);
+      throw e;
+    }
+    await w.close();
+    return result;
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
@@ -223,11 +437,13 @@ export class FixedOrdersTable {
   }
 
   /**
-   * Rows in `keys` (default: all) in key order, descending if `reversed`, at most `limit`.
+   * Rows in `keys` (a KeyRange, or bounds such as `{ region: ... }`; default: all) in key
+   * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
    */
-  async *scan(keys?: KeyRange, options: ScanOptions = {}): AsyncGenerator<FixedOrdersRow, void, undefined> {
-    for await (const [row, cells] of this.t.scan(keys ?? FixedOrdersKey.prefix(), options)) {
-      yield fixedOrdersRow(row, cells);
+  async *scan(keys?: KeyRange | FixedOrdersBounds, options: FixedOrdersScanOptions = {}): AsyncGenerator<FixedOrdersRow, void, undefined> {
+    const range = keys instanceof KeyRange ? keys : FixedOrdersKey.bounds(keys ?? {});
+    for await (const raw of this.t.scan(range, { ...options, columns: fixedOrdersRefs(options.columns) })) {
+      yield fixedOrdersRow(raw);
     }
   }
 }

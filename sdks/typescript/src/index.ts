@@ -5,12 +5,18 @@
  * table clients over the Thrift2 gateway (docs/sdks.md).
  */
 
-export { Connection, KeyRange, TableClient, ThriftError, fullName, nextPrefix } from "./runtime/client";
-export type { Cell, Cells, ConnectOptions, FamilyDef, ScanOptions, TableDef } from "./runtime/client";
+export { Connection, KeyRange, TableClient, ThriftError, cellsByVersion, fullName, newestCells, nextPrefix, renamed, storedCells } from "./runtime/client";
+export type { Cell, ColumnRef, ConnectOptions, FamilyDef, RawRow, RawScanOptions, ReadOptions, StoredCell, TableDef, TableOptions, Timestamp } from "./runtime/client";
+export { BatchError, IncrementBatchError } from "./runtime/batch";
+export type { ChunkOptions, RowFailure } from "./runtime/batch";
+export { Filter, FilterError } from "./runtime/filters";
+export type { CompareOp } from "./runtime/filters";
+export { BufferedWriter } from "./runtime/writer";
+export type { WriterOptions } from "./runtime/writer";
 export { KeyEncodingError, KeySpec, regionIndex } from "./runtime/keys";
 export type { KeyValue } from "./runtime/keys";
 export { Column, PatternColumn, ValueEncodingError } from "./runtime/values";
-export type { Codec, Json, PartCodec } from "./runtime/values";
+export type { Codec, Json, PartCodec, Version } from "./runtime/values";
 /** The encoding primitives, for tools that work below the typed tables. */
 export * as keys from "./runtime/keys";
 export * as values from "./runtime/values";

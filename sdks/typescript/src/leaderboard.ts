@@ -7,7 +7,10 @@
 
 import * as _k from "./runtime/keys";
 import * as _v from "./runtime/values";
-import { Cell, Cells, Connection, KeyRange, ScanOptions, TableClient, TableDef, sortedCells } from "./runtime/client";
+import { ChunkOptions } from "./runtime/batch";
+import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, TableOptions, Timestamp, cellsByVersion, newestCells, renamed } from "./runtime/client";
+import { Filter } from "./runtime/filters";
+import { BufferedWriter, WriterOptions } from "./runtime/writer";
 
 /** The row-key design of "leaderboard". */
 export const LEADERBOARD_KEY = new _k.KeySpec(
@@ -95,15 +98,35 @@ export class LeaderboardKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows). */
   static prefix(leading: { game?: string; score?: bigint; name?: string } = {}): KeyRange {
-    return KeyRange.prefix(LEADERBOARD_KEY, _k.leading([leading.game, leading.score, leading.name]));
+    return KeyRange.prefix(LEADERBOARD_KEY, LEADERBOARD_KEY.leading([leading.game, leading.score, leading.name]));
+  }
+
+  /**
+   * Rows whose leading components equal those given and, optionally, whose last given
+   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   */
+  static bounds(bounds: LeaderboardBounds = {}): KeyRange {
+    return KeyRange.bounds(LEADERBOARD_KEY, [bounds.game, bounds.score, bounds.name]);
   }
 
   /** From the first row of `start` (inclusive) to the first row of `stop` (exclusive). */
   static range(start: KeyRange, stop: KeyRange): KeyRange {
     return KeyRange.between(start, stop);
   }
+
+  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
+  static prefixFilter(leading: { game?: string; score?: bigint; name?: string } = {}): Filter {
+    return Filter.any(...LeaderboardKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  }
+}
+
+/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+export interface LeaderboardBounds {
+  game?: string | readonly [low: string, high: string];
+  score?: bigint | readonly [low: bigint, high: bigint];
+  name?: string | readonly [low: string, high: string];
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -116,10 +139,40 @@ export interface LeaderboardKeyParts {
   readonly name: string;
 }
 
-/** The table's columns with their families, qualifiers and value codecs. */
+/** The table's columns with their families, qualifiers and value codecs; plain columns build
+ * value filters (`LeaderboardColumns.x.ge(v)`). */
 export const LeaderboardColumns = {
   player: new _v.Column("player", Buffer.from("s"), Buffer.from("p"), "json", _v.CODECS["json"]),
 } as const;
+
+/** A column family of the table, by its schema name. */
+export type LeaderboardFamily = "s";
+
+/** What a read or a delete selects: typed columns and/or whole families. */
+export type LeaderboardSelection = (typeof LeaderboardColumns)[keyof typeof LeaderboardColumns] | LeaderboardFamily;
+
+const LEADERBOARD_FAMILIES: ReadonlyMap<string, Buffer> = new Map([["s", Buffer.from("s")]]);
+
+/** Selected columns as the runtime takes them; `forDelete` refuses pattern columns (a delete
+ * needs exact qualifiers). */
+function leaderboardRefs(selection: readonly LeaderboardSelection[] | undefined, forDelete = false): ColumnRef[] | undefined {
+  if (selection === undefined) return undefined;
+  return selection.map((s): ColumnRef => {
+    if (typeof s === "string") {
+      const family = LEADERBOARD_FAMILIES.get(s);
+      if (family === undefined) throw new RangeError(`leaderboard has no family ${JSON.stringify(s)}`);
+      return { family };
+    }
+    const col: unknown = s;
+    if (col instanceof _v.Column) return { family: col.family, qualifier: col.qualifier };
+    if (col instanceof _v.PatternColumn) {
+      const p = col as _v.PatternColumn<unknown, unknown>;
+      if (forDelete) throw new RangeError(`${p.field} is a pattern column: delete its family or write its cells instead`);
+      return { family: p.family, matches: (q) => p.parse(q) !== undefined };
+    }
+    throw new TypeError(`not a column or family of leaderboard: ${String(s)}`);
+  });
+}
 
 /** Typed cells of one row: a field is absent where the row has no cell. */
 export interface LeaderboardValues {
@@ -138,38 +191,153 @@ export const LeaderboardValues = {
     return out;
   },
 
-  /** Typed values from a row's cells; cells no column describes are ignored. */
-  fromCells(cells: Cells): LeaderboardValues {
+  /** Typed values from a row's cells, the newest of each column; cells no column describes
+   * are ignored. */
+  fromCells(cells: readonly StoredCell[]): LeaderboardValues {
     const out: LeaderboardValues = {};
-    const c = LeaderboardColumns;
-    for (const { family, qualifier, value } of sortedCells(cells)) {
-      if (family.equals(c.player.family) && qualifier.equals(c.player.qualifier)) {
-        out.player = c.player.codec.decode(value);
-        continue;
-      }
-    }
+    leaderboardEach(newestCells(cells), {
+      player: (value) => void (out.player = value),
+    });
     return out;
   },
 };
 
-/** One row read back: its key bytes, the decoded key and the typed values. */
+/** Every version of each column a read returned, newest first: `{timestamp, value}`. */
+export interface LeaderboardVersions {
+  player?: _v.Version<_v.Json>[];
+}
+
+export const LeaderboardVersions = {
+  /** Every cell's typed value with its timestamp, per column newest first. */
+  fromCells(cells: readonly StoredCell[]): LeaderboardVersions {
+    const out: LeaderboardVersions = {};
+    leaderboardEach(cellsByVersion(cells), {
+      player: (value, timestamp) => void (out.player ??= []).push({ timestamp, value }),
+    });
+    return out;
+  },
+};
+
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
+function leaderboardEach(
+  cells: readonly StoredCell[],
+  visit: {
+    player: (value: _v.Json, timestamp: bigint) => void;
+  },
+): void {
+  const c = LeaderboardColumns;
+  for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
+    if (family.equals(c.player.family) && qualifier.equals(c.player.qualifier)) {
+      visit.player(c.player.codec.decode(value), timestamp);
+      continue;
+    }
+  }
+}
+
+/** One row read back: its key bytes, the decoded key, the newest typed values, and every cell
+ * returned with its timestamp (`cells`, and typed per column in `versions`). */
 export interface LeaderboardRow {
   readonly rowKey: Buffer;
   readonly key: LeaderboardKeyParts;
   readonly values: LeaderboardValues;
+  /** Every cell returned, by family and qualifier, newest first per column. */
+  readonly cells: readonly StoredCell[];
+  readonly versions: LeaderboardVersions;
 }
 
-function leaderboardRow(rowKey: Buffer, cells: Cells): LeaderboardRow {
-  return { rowKey, key: LeaderboardKey.decode(rowKey), values: LeaderboardValues.fromCells(cells) };
+function leaderboardRow(raw: RawRow): LeaderboardRow {
+  const cells = cellsByVersion(raw.cells);
+  return {
+    rowKey: raw.row,
+    key: LeaderboardKey.decode(raw.row),
+    values: LeaderboardValues.fromCells(cells),
+    cells,
+    versions: LeaderboardVersions.fromCells(cells),
+  };
+}
+
+/** What a get reads: versions, a time range or one timestamp, selected columns. */
+export interface LeaderboardGetOptions {
+  /** Up to this many versions per column (default 1: the newest). */
+  readonly versions?: number;
+  /** Cells with min <= timestamp < max (ms), HBase's time range. */
+  readonly timeRange?: readonly [min: Timestamp, max: Timestamp];
+  /** Cells written at exactly this timestamp. */
+  readonly at?: Timestamp;
+  /** Only these columns and families. */
+  readonly columns?: readonly LeaderboardSelection[];
+}
+
+/** What a scan reads and how. */
+export interface LeaderboardScanOptions extends LeaderboardGetOptions {
+  /** Server-side filter (`Filter`, `LeaderboardColumns.x.ge(v)`, `LeaderboardKey.prefixFilter(...)`). */
+  readonly filter?: Filter;
+  /** Descending key order. */
+  readonly reversed?: boolean;
+  /** At most this many rows. */
+  readonly limit?: number;
+  /** Rows per round trip (default 256). */
+  readonly caching?: number;
+  /** Cells per server result; a row split over several results is joined back. */
+  readonly batchSize?: number;
+}
+
+/** Options of a write. */
+export interface LeaderboardWriteOptions {
+  /** The cells' timestamp in ms (default: the server's clock). For deletes: versions <= it. */
+  readonly timestamp?: Timestamp;
+}
+
+/** Options of a delete: the timestamp and, instead of the whole row, some columns/families. */
+export interface LeaderboardDeleteOptions extends LeaderboardWriteOptions {
+  readonly columns?: readonly LeaderboardSelection[];
+}
+
+/** Buffered writes to "leaderboard" (`table.writer()`): sent in batches by size and time. */
+export class LeaderboardWriter {
+  constructor(private readonly w: BufferedWriter) {}
+
+  /** Buffers a put of the fields of `values` that are set. */
+  put(key: LeaderboardKey, values: LeaderboardValues, options: LeaderboardWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.put({ row: key.encode(), cells: LeaderboardValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers a delete of the whole row (or, with a timestamp, its versions <= it). */
+  delete(key: LeaderboardKey, options: LeaderboardWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.delete({ row: key.encode(), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Sends everything buffered. */
+  flush(): Promise<void> {
+    return this.w.flush();
+  }
+
+  /** Flushes and closes; raises an error of an earlier background flush. */
+  close(): Promise<void> {
+    return this.w.close();
+  }
+
+  /** Writes waiting in the buffer. */
+  get pending(): number {
+    return this.w.pending;
+  }
 }
 
 /** Typed access to "leaderboard" over one connection. */
 export class LeaderboardTable {
+  /** The table as the schema declares it. */
   static readonly definition: TableDef = LEADERBOARD_DEFINITION;
+  /** This client's table: the schema's, or the same design under the options' name/namespace. */
+  readonly definition: TableDef;
   private readonly t: TableClient;
 
-  constructor(conn: Connection) {
-    this.t = new TableClient(conn, LEADERBOARD_DEFINITION);
+  constructor(conn: Connection, options: TableOptions = {}) {
+    this.definition = renamed(LEADERBOARD_DEFINITION, options);
+    this.t = new TableClient(conn, this.definition);
   }
 
   /** Creates the table with its families and split keys. */
@@ -191,20 +359,66 @@ export class LeaderboardTable {
     return this.t.regionStarts();
   }
 
-  async get(key: LeaderboardKey): Promise<LeaderboardRow | undefined> {
-    const row = key.encode();
-    const cells = await this.t.get(row);
-    return cells === undefined ? undefined : leaderboardRow(row, cells);
+  /** The row (undefined: no cell matched); `versions`, `timeRange`, `at`, `columns` narrow it. */
+  async get(key: LeaderboardKey, options: LeaderboardGetOptions = {}): Promise<LeaderboardRow | undefined> {
+    const raw = await this.t.get(key.encode(), { ...options, columns: leaderboardRefs(options.columns) });
+    return raw === undefined ? undefined : leaderboardRow(raw);
   }
 
-  /** Writes the fields of `values` that are set. */
-  async put(key: LeaderboardKey, values: LeaderboardValues): Promise<void> {
-    return this.t.put(key.encode(), LeaderboardValues.cells(values));
+  /** Writes the fields of `values` that are set, at `timestamp` if given. */
+  async put(key: LeaderboardKey, values: LeaderboardValues, options: LeaderboardWriteOptions = {}): Promise<void> {
+    return this.t.put(key.encode(), LeaderboardValues.cells(values), options.timestamp);
   }
 
-  /** Deletes the whole row. */
-  async delete(key: LeaderboardKey): Promise<void> {
-    return this.t.delete(key.encode());
+  /** Deletes the row, or the selected columns and families; with a timestamp, only the
+   * versions at or before it. */
+  async delete(key: LeaderboardKey, options: LeaderboardDeleteOptions = {}): Promise<void> {
+    const refs = leaderboardRefs(options.columns, true) ?? [];
+    return this.t.delete(key.encode(), refs.map((r) => [r.family, r.qualifier] as const), options.timestamp);
+  }
+
+  /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
+  async mutateRow(key: LeaderboardKey, mutation: { put?: LeaderboardValues; delete?: readonly LeaderboardSelection[]; timestamp?: Timestamp }): Promise<void> {
+    const refs = leaderboardRefs(mutation.delete, true) ?? [];
+    const cells = mutation.put === undefined ? [] : LeaderboardValues.cells(mutation.put);
+    return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
+  }
+
+  /**
+   * Puts many rows in batched calls (Thrift2 putMultiple; `chunkRows` rows, default 1,000, and
+   * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
+   * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
+   */
+  async putMany(rows: Iterable<readonly [LeaderboardKey, LeaderboardValues]>, options: LeaderboardWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: LeaderboardValues.cells(values), timestamp }));
+    return this.t.putMany(encoded, options);
+  }
+
+  /** Deletes many rows in batched calls (Thrift2 deleteMultiple); errors as `putMany`. */
+  async deleteMany(keys: Iterable<LeaderboardKey>, options: LeaderboardWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(keys, (key) => ({ row: key.encode(), timestamp }));
+    return this.t.deleteMany(encoded, options);
+  }
+
+  /** A buffered writer; `close()` it (or use `withWriter`) so the last writes are sent. */
+  writer(options: WriterOptions & ChunkOptions = {}): LeaderboardWriter {
+    return new LeaderboardWriter(this.t.writer(options, options));
+  }
+
+  /** Runs `body` with a buffered writer and closes it afterwards, also when `body` throws. */
+  async withWriter<R>(options: WriterOptions & ChunkOptions, body: (w: LeaderboardWriter) => Promise<R>): Promise<R> {
+    const w = this.writer(options);
+    let result: R;
+    try {
+      result = await body(w);
+    } catch (e) {
+      await w.close().catch(() => undefined);
+      throw e;
+    }
+    await w.close();
+    return result;
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
@@ -214,11 +428,13 @@ export class LeaderboardTable {
   }
 
   /**
-   * Rows in `keys` (default: all) in key order, descending if `reversed`, at most `limit`.
+   * Rows in `keys` (a KeyRange, or bounds such as `{ game: ... }`; default: all) in key
+   * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
    */
-  async *scan(keys?: KeyRange, options: ScanOptions = {}): AsyncGenerator<LeaderboardRow, void, undefined> {
-    for await (const [row, cells] of this.t.scan(keys ?? LeaderboardKey.prefix(), options)) {
-      yield leaderboardRow(row, cells);
+  async *scan(keys?: KeyRange | LeaderboardBounds, options: LeaderboardScanOptions = {}): AsyncGenerator<LeaderboardRow, void, undefined> {
+    const range = keys instanceof KeyRange ? keys : LeaderboardKey.bounds(keys ?? {});
+    for await (const raw of this.t.scan(range, { ...options, columns: leaderboardRefs(options.columns) })) {
+      yield leaderboardRow(raw);
     }
   }
 }

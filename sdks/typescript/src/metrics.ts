@@ -7,7 +7,10 @@
 
 import * as _k from "./runtime/keys";
 import * as _v from "./runtime/values";
-import { Cell, Cells, Connection, KeyRange, ScanOptions, TableClient, TableDef, sortedCells } from "./runtime/client";
+import { ChunkOptions } from "./runtime/batch";
+import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, TableOptions, Timestamp, cellsByVersion, newestCells, renamed } from "./runtime/client";
+import { Filter } from "./runtime/filters";
+import { BufferedWriter, WriterOptions } from "./runtime/writer";
 
 /** The row-key design of "metrics". */
 export const METRICS_KEY = new _k.KeySpec(
@@ -98,15 +101,35 @@ export class MetricsKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows). */
   static prefix(leading: { metric?: string; host?: string; ts?: bigint } = {}): KeyRange {
-    return KeyRange.prefix(METRICS_KEY, _k.leading([leading.metric, leading.host, leading.ts]));
+    return KeyRange.prefix(METRICS_KEY, METRICS_KEY.leading([leading.metric, leading.host, leading.ts]));
+  }
+
+  /**
+   * Rows whose leading components equal those given and, optionally, whose last given
+   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   */
+  static bounds(bounds: MetricsBounds = {}): KeyRange {
+    return KeyRange.bounds(METRICS_KEY, [bounds.metric, bounds.host, bounds.ts]);
   }
 
   /** From the first row of `start` (inclusive) to the first row of `stop` (exclusive). */
   static range(start: KeyRange, stop: KeyRange): KeyRange {
     return KeyRange.between(start, stop);
   }
+
+  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
+  static prefixFilter(leading: { metric?: string; host?: string; ts?: bigint } = {}): Filter {
+    return Filter.any(...MetricsKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  }
+}
+
+/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+export interface MetricsBounds {
+  metric?: string | readonly [low: string, high: string];
+  host?: string | readonly [low: string, high: string];
+  ts?: bigint | readonly [low: bigint, high: bigint];
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -119,11 +142,41 @@ export interface MetricsKeyParts {
   readonly ts: bigint;
 }
 
-/** The table's columns with their families, qualifiers and value codecs. */
+/** The table's columns with their families, qualifiers and value codecs; plain columns build
+ * value filters (`MetricsColumns.x.ge(v)`). */
 export const MetricsColumns = {
   unit: new _v.Column("unit", Buffer.from("m"), Buffer.from("u"), "string", _v.CODECS["string"]),
   value: new _v.Column("value", Buffer.from("m"), Buffer.from("v"), "f64", _v.CODECS["f64"]),
 } as const;
+
+/** A column family of the table, by its schema name. */
+export type MetricsFamily = "m";
+
+/** What a read or a delete selects: typed columns and/or whole families. */
+export type MetricsSelection = (typeof MetricsColumns)[keyof typeof MetricsColumns] | MetricsFamily;
+
+const METRICS_FAMILIES: ReadonlyMap<string, Buffer> = new Map([["m", Buffer.from("m")]]);
+
+/** Selected columns as the runtime takes them; `forDelete` refuses pattern columns (a delete
+ * needs exact qualifiers). */
+function metricsRefs(selection: readonly MetricsSelection[] | undefined, forDelete = false): ColumnRef[] | undefined {
+  if (selection === undefined) return undefined;
+  return selection.map((s): ColumnRef => {
+    if (typeof s === "string") {
+      const family = METRICS_FAMILIES.get(s);
+      if (family === undefined) throw new RangeError(`metrics has no family ${JSON.stringify(s)}`);
+      return { family };
+    }
+    const col: unknown = s;
+    if (col instanceof _v.Column) return { family: col.family, qualifier: col.qualifier };
+    if (col instanceof _v.PatternColumn) {
+      const p = col as _v.PatternColumn<unknown, unknown>;
+      if (forDelete) throw new RangeError(`${p.field} is a pattern column: delete its family or write its cells instead`);
+      return { family: p.family, matches: (q) => p.parse(q) !== undefined };
+    }
+    throw new TypeError(`not a column or family of metrics: ${String(s)}`);
+  });
+}
 
 /** Typed cells of one row: a field is absent where the row has no cell. */
 export interface MetricsValues {
@@ -146,42 +199,161 @@ export const MetricsValues = {
     return out;
   },
 
-  /** Typed values from a row's cells; cells no column describes are ignored. */
-  fromCells(cells: Cells): MetricsValues {
+  /** Typed values from a row's cells, the newest of each column; cells no column describes
+   * are ignored. */
+  fromCells(cells: readonly StoredCell[]): MetricsValues {
     const out: MetricsValues = {};
-    const c = MetricsColumns;
-    for (const { family, qualifier, value } of sortedCells(cells)) {
-      if (family.equals(c.unit.family) && qualifier.equals(c.unit.qualifier)) {
-        out.unit = c.unit.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.value.family) && qualifier.equals(c.value.qualifier)) {
-        out.value = c.value.codec.decode(value);
-        continue;
-      }
-    }
+    metricsEach(newestCells(cells), {
+      unit: (value) => void (out.unit = value),
+      value: (value) => void (out.value = value),
+    });
     return out;
   },
 };
 
-/** One row read back: its key bytes, the decoded key and the typed values. */
+/** Every version of each column a read returned, newest first: `{timestamp, value}`. */
+export interface MetricsVersions {
+  unit?: _v.Version<string>[];
+  value?: _v.Version<number>[];
+}
+
+export const MetricsVersions = {
+  /** Every cell's typed value with its timestamp, per column newest first. */
+  fromCells(cells: readonly StoredCell[]): MetricsVersions {
+    const out: MetricsVersions = {};
+    metricsEach(cellsByVersion(cells), {
+      unit: (value, timestamp) => void (out.unit ??= []).push({ timestamp, value }),
+      value: (value, timestamp) => void (out.value ??= []).push({ timestamp, value }),
+    });
+    return out;
+  },
+};
+
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
+function metricsEach(
+  cells: readonly StoredCell[],
+  visit: {
+    unit: (value: string, timestamp: bigint) => void;
+    value: (value: number, timestamp: bigint) => void;
+  },
+): void {
+  const c = MetricsColumns;
+  for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
+    if (family.equals(c.unit.family) && qualifier.equals(c.unit.qualifier)) {
+      visit.unit(c.unit.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.value.family) && qualifier.equals(c.value.qualifier)) {
+      visit.value(c.value.codec.decode(value), timestamp);
+      continue;
+    }
+  }
+}
+
+/** One row read back: its key bytes, the decoded key, the newest typed values, and every cell
+ * returned with its timestamp (`cells`, and typed per column in `versions`). */
 export interface MetricsRow {
   readonly rowKey: Buffer;
   readonly key: MetricsKeyParts;
   readonly values: MetricsValues;
+  /** Every cell returned, by family and qualifier, newest first per column. */
+  readonly cells: readonly StoredCell[];
+  readonly versions: MetricsVersions;
 }
 
-function metricsRow(rowKey: Buffer, cells: Cells): MetricsRow {
-  return { rowKey, key: MetricsKey.decode(rowKey), values: MetricsValues.fromCells(cells) };
+function metricsRow(raw: RawRow): MetricsRow {
+  const cells = cellsByVersion(raw.cells);
+  return {
+    rowKey: raw.row,
+    key: MetricsKey.decode(raw.row),
+    values: MetricsValues.fromCells(cells),
+    cells,
+    versions: MetricsVersions.fromCells(cells),
+  };
+}
+
+/** What a get reads: versions, a time range or one timestamp, selected columns. */
+export interface MetricsGetOptions {
+  /** Up to this many versions per column (default 1: the newest). */
+  readonly versions?: number;
+  /** Cells with min <= timestamp < max (ms), HBase's time range. */
+  readonly timeRange?: readonly [min: Timestamp, max: Timestamp];
+  /** Cells written at exactly this timestamp. */
+  readonly at?: Timestamp;
+  /** Only these columns and families. */
+  readonly columns?: readonly MetricsSelection[];
+}
+
+/** What a scan reads and how. */
+export interface MetricsScanOptions extends MetricsGetOptions {
+  /** Server-side filter (`Filter`, `MetricsColumns.x.ge(v)`, `MetricsKey.prefixFilter(...)`). */
+  readonly filter?: Filter;
+  /** Descending key order. */
+  readonly reversed?: boolean;
+  /** At most this many rows. */
+  readonly limit?: number;
+  /** Rows per round trip (default 256). */
+  readonly caching?: number;
+  /** Cells per server result; a row split over several results is joined back. */
+  readonly batchSize?: number;
+}
+
+/** Options of a write. */
+export interface MetricsWriteOptions {
+  /** The cells' timestamp in ms (default: the server's clock). For deletes: versions <= it. */
+  readonly timestamp?: Timestamp;
+}
+
+/** Options of a delete: the timestamp and, instead of the whole row, some columns/families. */
+export interface MetricsDeleteOptions extends MetricsWriteOptions {
+  readonly columns?: readonly MetricsSelection[];
+}
+
+/** Buffered writes to "metrics" (`table.writer()`): sent in batches by size and time. */
+export class MetricsWriter {
+  constructor(private readonly w: BufferedWriter) {}
+
+  /** Buffers a put of the fields of `values` that are set. */
+  put(key: MetricsKey, values: MetricsValues, options: MetricsWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.put({ row: key.encode(), cells: MetricsValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers a delete of the whole row (or, with a timestamp, its versions <= it). */
+  delete(key: MetricsKey, options: MetricsWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.delete({ row: key.encode(), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Sends everything buffered. */
+  flush(): Promise<void> {
+    return this.w.flush();
+  }
+
+  /** Flushes and closes; raises an error of an earlier background flush. */
+  close(): Promise<void> {
+    return this.w.close();
+  }
+
+  /** Writes waiting in the buffer. */
+  get pending(): number {
+    return this.w.pending;
+  }
 }
 
 /** Typed access to "metrics" over one connection. */
 export class MetricsTable {
+  /** The table as the schema declares it. */
   static readonly definition: TableDef = METRICS_DEFINITION;
+  /** This client's table: the schema's, or the same design under the options' name/namespace. */
+  readonly definition: TableDef;
   private readonly t: TableClient;
 
-  constructor(conn: Connection) {
-    this.t = new TableClient(conn, METRICS_DEFINITION);
+  constructor(conn: Connection, options: TableOptions = {}) {
+    this.definition = renamed(METRICS_DEFINITION, options);
+    this.t = new TableClient(conn, this.definition);
   }
 
   /** Creates the table with its families and split keys. */
@@ -203,20 +375,66 @@ export class MetricsTable {
     return this.t.regionStarts();
   }
 
-  async get(key: MetricsKey): Promise<MetricsRow | undefined> {
-    const row = key.encode();
-    const cells = await this.t.get(row);
-    return cells === undefined ? undefined : metricsRow(row, cells);
+  /** The row (undefined: no cell matched); `versions`, `timeRange`, `at`, `columns` narrow it. */
+  async get(key: MetricsKey, options: MetricsGetOptions = {}): Promise<MetricsRow | undefined> {
+    const raw = await this.t.get(key.encode(), { ...options, columns: metricsRefs(options.columns) });
+    return raw === undefined ? undefined : metricsRow(raw);
   }
 
-  /** Writes the fields of `values` that are set. */
-  async put(key: MetricsKey, values: MetricsValues): Promise<void> {
-    return this.t.put(key.encode(), MetricsValues.cells(values));
+  /** Writes the fields of `values` that are set, at `timestamp` if given. */
+  async put(key: MetricsKey, values: MetricsValues, options: MetricsWriteOptions = {}): Promise<void> {
+    return this.t.put(key.encode(), MetricsValues.cells(values), options.timestamp);
   }
 
-  /** Deletes the whole row. */
-  async delete(key: MetricsKey): Promise<void> {
-    return this.t.delete(key.encode());
+  /** Deletes the row, or the selected columns and families; with a timestamp, only the
+   * versions at or before it. */
+  async delete(key: MetricsKey, options: MetricsDeleteOptions = {}): Promise<void> {
+    const refs = metricsRefs(options.columns, true) ?? [];
+    return this.t.delete(key.encode(), refs.map((r) => [r.family, r.qualifier] as const), options.timestamp);
+  }
+
+  /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
+  async mutateRow(key: MetricsKey, mutation: { put?: MetricsValues; delete?: readonly MetricsSelection[]; timestamp?: Timestamp }): Promise<void> {
+    const refs = metricsRefs(mutation.delete, true) ?? [];
+    const cells = mutation.put === undefined ? [] : MetricsValues.cells(mutation.put);
+    return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
+  }
+
+  /**
+   * Puts many rows in batched calls (Thrift2 putMultiple; `chunkRows` rows, default 1,000, and
+   * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
+   * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
+   */
+  async putMany(rows: Iterable<readonly [MetricsKey, MetricsValues]>, options: MetricsWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: MetricsValues.cells(values), timestamp }));
+    return this.t.putMany(encoded, options);
+  }
+
+  /** Deletes many rows in batched calls (Thrift2 deleteMultiple); errors as `putMany`. */
+  async deleteMany(keys: Iterable<MetricsKey>, options: MetricsWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(keys, (key) => ({ row: key.encode(), timestamp }));
+    return this.t.deleteMany(encoded, options);
+  }
+
+  /** A buffered writer; `close()` it (or use `withWriter`) so the last writes are sent. */
+  writer(options: WriterOptions & ChunkOptions = {}): MetricsWriter {
+    return new MetricsWriter(this.t.writer(options, options));
+  }
+
+  /** Runs `body` with a buffered writer and closes it afterwards, also when `body` throws. */
+  async withWriter<R>(options: WriterOptions & ChunkOptions, body: (w: MetricsWriter) => Promise<R>): Promise<R> {
+    const w = this.writer(options);
+    let result: R;
+    try {
+      result = await body(w);
+    } catch (e) {
+      await w.close().catch(() => undefined);
+      throw e;
+    }
+    await w.close();
+    return result;
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
@@ -226,11 +444,13 @@ export class MetricsTable {
   }
 
   /**
-   * Rows in `keys` (default: all) in key order, descending if `reversed`, at most `limit`.
+   * Rows in `keys` (a KeyRange, or bounds such as `{ metric: ... }`; default: all) in key
+   * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
    */
-  async *scan(keys?: KeyRange, options: ScanOptions = {}): AsyncGenerator<MetricsRow, void, undefined> {
-    for await (const [row, cells] of this.t.scan(keys ?? MetricsKey.prefix(), options)) {
-      yield metricsRow(row, cells);
+  async *scan(keys?: KeyRange | MetricsBounds, options: MetricsScanOptions = {}): AsyncGenerator<MetricsRow, void, undefined> {
+    const range = keys instanceof KeyRange ? keys : MetricsKey.bounds(keys ?? {});
+    for await (const raw of this.t.scan(range, { ...options, columns: metricsRefs(options.columns) })) {
+      yield metricsRow(raw);
     }
   }
 }

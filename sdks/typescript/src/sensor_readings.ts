@@ -7,7 +7,10 @@
 
 import * as _k from "./runtime/keys";
 import * as _v from "./runtime/values";
-import { Cell, Cells, Connection, KeyRange, ScanOptions, TableClient, TableDef, sortedCells } from "./runtime/client";
+import { ChunkOptions } from "./runtime/batch";
+import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, TableOptions, Timestamp, cellsByVersion, newestCells, renamed } from "./runtime/client";
+import { Filter } from "./runtime/filters";
+import { BufferedWriter, WriterOptions } from "./runtime/writer";
 
 /** The row-key design of "sensor-readings". */
 export const SENSOR_READINGS_KEY = new _k.KeySpec(
@@ -86,15 +89,34 @@ export class SensorReadingsKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows). */
   static prefix(leading: { sensor?: bigint; ts?: bigint } = {}): KeyRange {
-    return KeyRange.prefix(SENSOR_READINGS_KEY, _k.leading([leading.sensor, leading.ts]));
+    return KeyRange.prefix(SENSOR_READINGS_KEY, SENSOR_READINGS_KEY.leading([leading.sensor, leading.ts]));
+  }
+
+  /**
+   * Rows whose leading components equal those given and, optionally, whose last given
+   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   */
+  static bounds(bounds: SensorReadingsBounds = {}): KeyRange {
+    return KeyRange.bounds(SENSOR_READINGS_KEY, [bounds.sensor, bounds.ts]);
   }
 
   /** From the first row of `start` (inclusive) to the first row of `stop` (exclusive). */
   static range(start: KeyRange, stop: KeyRange): KeyRange {
     return KeyRange.between(start, stop);
   }
+
+  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
+  static prefixFilter(leading: { sensor?: bigint; ts?: bigint } = {}): Filter {
+    return Filter.any(...SensorReadingsKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  }
+}
+
+/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+export interface SensorReadingsBounds {
+  sensor?: bigint | readonly [low: bigint, high: bigint];
+  ts?: bigint | readonly [low: bigint, high: bigint];
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -106,11 +128,41 @@ export interface SensorReadingsKeyParts {
   readonly ts: bigint;
 }
 
-/** The table's columns with their families, qualifiers and value codecs. */
+/** The table's columns with their families, qualifiers and value codecs; plain columns build
+ * value filters (`SensorReadingsColumns.x.ge(v)`). */
 export const SensorReadingsColumns = {
   celsius: new _v.Column("celsius", Buffer.from("r"), Buffer.from("c"), "f32", _v.CODECS["f32"]),
   ok: new _v.Column("ok", Buffer.from("r"), Buffer.from("ok"), "bool", _v.CODECS["bool"]),
 } as const;
+
+/** A column family of the table, by its schema name. */
+export type SensorReadingsFamily = "r";
+
+/** What a read or a delete selects: typed columns and/or whole families. */
+export type SensorReadingsSelection = (typeof SensorReadingsColumns)[keyof typeof SensorReadingsColumns] | SensorReadingsFamily;
+
+const SENSOR_READINGS_FAMILIES: ReadonlyMap<string, Buffer> = new Map([["r", Buffer.from("r")]]);
+
+/** Selected columns as the runtime takes them; `forDelete` refuses pattern columns (a delete
+ * needs exact qualifiers). */
+function sensorReadingsRefs(selection: readonly SensorReadingsSelection[] | undefined, forDelete = false): ColumnRef[] | undefined {
+  if (selection === undefined) return undefined;
+  return selection.map((s): ColumnRef => {
+    if (typeof s === "string") {
+      const family = SENSOR_READINGS_FAMILIES.get(s);
+      if (family === undefined) throw new RangeError(`sensor-readings has no family ${JSON.stringify(s)}`);
+      return { family };
+    }
+    const col: unknown = s;
+    if (col instanceof _v.Column) return { family: col.family, qualifier: col.qualifier };
+    if (col instanceof _v.PatternColumn) {
+      const p = col as _v.PatternColumn<unknown, unknown>;
+      if (forDelete) throw new RangeError(`${p.field} is a pattern column: delete its family or write its cells instead`);
+      return { family: p.family, matches: (q) => p.parse(q) !== undefined };
+    }
+    throw new TypeError(`not a column or family of sensor-readings: ${String(s)}`);
+  });
+}
 
 /** Typed cells of one row: a field is absent where the row has no cell. */
 export interface SensorReadingsValues {
@@ -133,42 +185,161 @@ export const SensorReadingsValues = {
     return out;
   },
 
-  /** Typed values from a row's cells; cells no column describes are ignored. */
-  fromCells(cells: Cells): SensorReadingsValues {
+  /** Typed values from a row's cells, the newest of each column; cells no column describes
+   * are ignored. */
+  fromCells(cells: readonly StoredCell[]): SensorReadingsValues {
     const out: SensorReadingsValues = {};
-    const c = SensorReadingsColumns;
-    for (const { family, qualifier, value } of sortedCells(cells)) {
-      if (family.equals(c.celsius.family) && qualifier.equals(c.celsius.qualifier)) {
-        out.celsius = c.celsius.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.ok.family) && qualifier.equals(c.ok.qualifier)) {
-        out.ok = c.ok.codec.decode(value);
-        continue;
-      }
-    }
+    sensorReadingsEach(newestCells(cells), {
+      celsius: (value) => void (out.celsius = value),
+      ok: (value) => void (out.ok = value),
+    });
     return out;
   },
 };
 
-/** One row read back: its key bytes, the decoded key and the typed values. */
+/** Every version of each column a read returned, newest first: `{timestamp, value}`. */
+export interface SensorReadingsVersions {
+  celsius?: _v.Version<number>[];
+  ok?: _v.Version<boolean>[];
+}
+
+export const SensorReadingsVersions = {
+  /** Every cell's typed value with its timestamp, per column newest first. */
+  fromCells(cells: readonly StoredCell[]): SensorReadingsVersions {
+    const out: SensorReadingsVersions = {};
+    sensorReadingsEach(cellsByVersion(cells), {
+      celsius: (value, timestamp) => void (out.celsius ??= []).push({ timestamp, value }),
+      ok: (value, timestamp) => void (out.ok ??= []).push({ timestamp, value }),
+    });
+    return out;
+  },
+};
+
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
+function sensorReadingsEach(
+  cells: readonly StoredCell[],
+  visit: {
+    celsius: (value: number, timestamp: bigint) => void;
+    ok: (value: boolean, timestamp: bigint) => void;
+  },
+): void {
+  const c = SensorReadingsColumns;
+  for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
+    if (family.equals(c.celsius.family) && qualifier.equals(c.celsius.qualifier)) {
+      visit.celsius(c.celsius.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.ok.family) && qualifier.equals(c.ok.qualifier)) {
+      visit.ok(c.ok.codec.decode(value), timestamp);
+      continue;
+    }
+  }
+}
+
+/** One row read back: its key bytes, the decoded key, the newest typed values, and every cell
+ * returned with its timestamp (`cells`, and typed per column in `versions`). */
 export interface SensorReadingsRow {
   readonly rowKey: Buffer;
   readonly key: SensorReadingsKeyParts;
   readonly values: SensorReadingsValues;
+  /** Every cell returned, by family and qualifier, newest first per column. */
+  readonly cells: readonly StoredCell[];
+  readonly versions: SensorReadingsVersions;
 }
 
-function sensorReadingsRow(rowKey: Buffer, cells: Cells): SensorReadingsRow {
-  return { rowKey, key: SensorReadingsKey.decode(rowKey), values: SensorReadingsValues.fromCells(cells) };
+function sensorReadingsRow(raw: RawRow): SensorReadingsRow {
+  const cells = cellsByVersion(raw.cells);
+  return {
+    rowKey: raw.row,
+    key: SensorReadingsKey.decode(raw.row),
+    values: SensorReadingsValues.fromCells(cells),
+    cells,
+    versions: SensorReadingsVersions.fromCells(cells),
+  };
+}
+
+/** What a get reads: versions, a time range or one timestamp, selected columns. */
+export interface SensorReadingsGetOptions {
+  /** Up to this many versions per column (default 1: the newest). */
+  readonly versions?: number;
+  /** Cells with min <= timestamp < max (ms), HBase's time range. */
+  readonly timeRange?: readonly [min: Timestamp, max: Timestamp];
+  /** Cells written at exactly this timestamp. */
+  readonly at?: Timestamp;
+  /** Only these columns and families. */
+  readonly columns?: readonly SensorReadingsSelection[];
+}
+
+/** What a scan reads and how. */
+export interface SensorReadingsScanOptions extends SensorReadingsGetOptions {
+  /** Server-side filter (`Filter`, `SensorReadingsColumns.x.ge(v)`, `SensorReadingsKey.prefixFilter(...)`). */
+  readonly filter?: Filter;
+  /** Descending key order. */
+  readonly reversed?: boolean;
+  /** At most this many rows. */
+  readonly limit?: number;
+  /** Rows per round trip (default 256). */
+  readonly caching?: number;
+  /** Cells per server result; a row split over several results is joined back. */
+  readonly batchSize?: number;
+}
+
+/** Options of a write. */
+export interface SensorReadingsWriteOptions {
+  /** The cells' timestamp in ms (default: the server's clock). For deletes: versions <= it. */
+  readonly timestamp?: Timestamp;
+}
+
+/** Options of a delete: the timestamp and, instead of the whole row, some columns/families. */
+export interface SensorReadingsDeleteOptions extends SensorReadingsWriteOptions {
+  readonly columns?: readonly SensorReadingsSelection[];
+}
+
+/** Buffered writes to "sensor-readings" (`table.writer()`): sent in batches by size and time. */
+export class SensorReadingsWriter {
+  constructor(private readonly w: BufferedWriter) {}
+
+  /** Buffers a put of the fields of `values` that are set. */
+  put(key: SensorReadingsKey, values: SensorReadingsValues, options: SensorReadingsWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.put({ row: key.encode(), cells: SensorReadingsValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers a delete of the whole row (or, with a timestamp, its versions <= it). */
+  delete(key: SensorReadingsKey, options: SensorReadingsWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.delete({ row: key.encode(), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Sends everything buffered. */
+  flush(): Promise<void> {
+    return this.w.flush();
+  }
+
+  /** Flushes and closes; raises an error of an earlier background flush. */
+  close(): Promise<void> {
+    return this.w.close();
+  }
+
+  /** Writes waiting in the buffer. */
+  get pending(): number {
+    return this.w.pending;
+  }
 }
 
 /** Typed access to "sensor-readings" over one connection. */
 export class SensorReadingsTable {
+  /** The table as the schema declares it. */
   static readonly definition: TableDef = SENSOR_READINGS_DEFINITION;
+  /** This client's table: the schema's, or the same design under the options' name/namespace. */
+  readonly definition: TableDef;
   private readonly t: TableClient;
 
-  constructor(conn: Connection) {
-    this.t = new TableClient(conn, SENSOR_READINGS_DEFINITION);
+  constructor(conn: Connection, options: TableOptions = {}) {
+    this.definition = renamed(SENSOR_READINGS_DEFINITION, options);
+    this.t = new TableClient(conn, this.definition);
   }
 
   /** Creates the table with its families and split keys. */
@@ -190,20 +361,66 @@ export class SensorReadingsTable {
     return this.t.regionStarts();
   }
 
-  async get(key: SensorReadingsKey): Promise<SensorReadingsRow | undefined> {
-    const row = key.encode();
-    const cells = await this.t.get(row);
-    return cells === undefined ? undefined : sensorReadingsRow(row, cells);
+  /** The row (undefined: no cell matched); `versions`, `timeRange`, `at`, `columns` narrow it. */
+  async get(key: SensorReadingsKey, options: SensorReadingsGetOptions = {}): Promise<SensorReadingsRow | undefined> {
+    const raw = await this.t.get(key.encode(), { ...options, columns: sensorReadingsRefs(options.columns) });
+    return raw === undefined ? undefined : sensorReadingsRow(raw);
   }
 
-  /** Writes the fields of `values` that are set. */
-  async put(key: SensorReadingsKey, values: SensorReadingsValues): Promise<void> {
-    return this.t.put(key.encode(), SensorReadingsValues.cells(values));
+  /** Writes the fields of `values` that are set, at `timestamp` if given. */
+  async put(key: SensorReadingsKey, values: SensorReadingsValues, options: SensorReadingsWriteOptions = {}): Promise<void> {
+    return this.t.put(key.encode(), SensorReadingsValues.cells(values), options.timestamp);
   }
 
-  /** Deletes the whole row. */
-  async delete(key: SensorReadingsKey): Promise<void> {
-    return this.t.delete(key.encode());
+  /** Deletes the row, or the selected columns and families; with a timestamp, only the
+   * versions at or before it. */
+  async delete(key: SensorReadingsKey, options: SensorReadingsDeleteOptions = {}): Promise<void> {
+    const refs = sensorReadingsRefs(options.columns, true) ?? [];
+    return this.t.delete(key.encode(), refs.map((r) => [r.family, r.qualifier] as const), options.timestamp);
+  }
+
+  /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
+  async mutateRow(key: SensorReadingsKey, mutation: { put?: SensorReadingsValues; delete?: readonly SensorReadingsSelection[]; timestamp?: Timestamp }): Promise<void> {
+    const refs = sensorReadingsRefs(mutation.delete, true) ?? [];
+    const cells = mutation.put === undefined ? [] : SensorReadingsValues.cells(mutation.put);
+    return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
+  }
+
+  /**
+   * Puts many rows in batched calls (Thrift2 putMultiple; `chunkRows` rows, default 1,000, and
+   * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
+   * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
+   */
+  async putMany(rows: Iterable<readonly [SensorReadingsKey, SensorReadingsValues]>, options: SensorReadingsWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: SensorReadingsValues.cells(values), timestamp }));
+    return this.t.putMany(encoded, options);
+  }
+
+  /** Deletes many rows in batched calls (Thrift2 deleteMultiple); errors as `putMany`. */
+  async deleteMany(keys: Iterable<SensorReadingsKey>, options: SensorReadingsWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(keys, (key) => ({ row: key.encode(), timestamp }));
+    return this.t.deleteMany(encoded, options);
+  }
+
+  /** A buffered writer; `close()` it (or use `withWriter`) so the last writes are sent. */
+  writer(options: WriterOptions & ChunkOptions = {}): SensorReadingsWriter {
+    return new SensorReadingsWriter(this.t.writer(options, options));
+  }
+
+  /** Runs `body` with a buffered writer and closes it afterwards, also when `body` throws. */
+  async withWriter<R>(options: WriterOptions & ChunkOptions, body: (w: SensorReadingsWriter) => Promise<R>): Promise<R> {
+    const w = this.writer(options);
+    let result: R;
+    try {
+      result = await body(w);
+    } catch (e) {
+      await w.close().catch(() => undefined);
+      throw e;
+    }
+    await w.close();
+    return result;
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
@@ -213,11 +430,13 @@ export class SensorReadingsTable {
   }
 
   /**
-   * Rows in `keys` (default: all) in key order, descending if `reversed`, at most `limit`.
+   * Rows in `keys` (a KeyRange, or bounds such as `{ sensor: ... }`; default: all) in key
+   * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
    */
-  async *scan(keys?: KeyRange, options: ScanOptions = {}): AsyncGenerator<SensorReadingsRow, void, undefined> {
-    for await (const [row, cells] of this.t.scan(keys ?? SensorReadingsKey.prefix(), options)) {
-      yield sensorReadingsRow(row, cells);
+  async *scan(keys?: KeyRange | SensorReadingsBounds, options: SensorReadingsScanOptions = {}): AsyncGenerator<SensorReadingsRow, void, undefined> {
+    const range = keys instanceof KeyRange ? keys : SensorReadingsKey.bounds(keys ?? {});
+    for await (const raw of this.t.scan(range, { ...options, columns: sensorReadingsRefs(options.columns) })) {
+      yield sensorReadingsRow(raw);
     }
   }
 }

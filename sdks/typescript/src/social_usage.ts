@@ -7,7 +7,10 @@
 
 import * as _k from "./runtime/keys";
 import * as _v from "./runtime/values";
-import { Cell, Cells, Connection, KeyRange, ScanOptions, TableClient, TableDef, sortedCells } from "./runtime/client";
+import { ChunkOptions, IncrementBatchError } from "./runtime/batch";
+import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, TableOptions, Timestamp, cellsByVersion, newestCells, renamed } from "./runtime/client";
+import { Filter } from "./runtime/filters";
+import { BufferedWriter, WriterOptions } from "./runtime/writer";
 
 /** The row-key design of "social-usage". */
 export const SOCIAL_USAGE_KEY = new _k.KeySpec(
@@ -74,15 +77,33 @@ export class SocialUsageKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows). */
   static prefix(leading: { userId?: string } = {}): KeyRange {
-    return KeyRange.prefix(SOCIAL_USAGE_KEY, _k.leading([leading.userId]));
+    return KeyRange.prefix(SOCIAL_USAGE_KEY, SOCIAL_USAGE_KEY.leading([leading.userId]));
+  }
+
+  /**
+   * Rows whose leading components equal those given and, optionally, whose last given
+   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   */
+  static bounds(bounds: SocialUsageBounds = {}): KeyRange {
+    return KeyRange.bounds(SOCIAL_USAGE_KEY, [bounds.userId]);
   }
 
   /** From the first row of `start` (inclusive) to the first row of `stop` (exclusive). */
   static range(start: KeyRange, stop: KeyRange): KeyRange {
     return KeyRange.between(start, stop);
   }
+
+  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
+  static prefixFilter(leading: { userId?: string } = {}): Filter {
+    return Filter.any(...SocialUsageKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  }
+}
+
+/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+export interface SocialUsageBounds {
+  userId?: string | readonly [low: string, high: string];
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -93,7 +114,8 @@ export interface SocialUsageKeyParts {
   readonly userId: string;
 }
 
-/** The table's columns with their families, qualifiers and value codecs. */
+/** The table's columns with their families, qualifiers and value codecs; plain columns build
+ * value filters (`SocialUsageColumns.x.ge(v)`). */
 export const SocialUsageColumns = {
   fbId: new _v.Column("fb_id", Buffer.from("fb"), Buffer.from("id"), "string", _v.CODECS["string"]),
   fbTotal: new _v.Column("fb_total", Buffer.from("fb"), Buffer.from("t"), "counter", _v.CODECS["counter"]),
@@ -102,6 +124,35 @@ export const SocialUsageColumns = {
   twTotal: new _v.Column("tw_total", Buffer.from("tw"), Buffer.from("t"), "counter", _v.CODECS["counter"]),
   twUsage: new _v.PatternColumn("tw_usage", Buffer.from("tw"), Buffer.from(""), Buffer.from(""), "counter", "i32", _v.i32Part(6), _v.CODECS["counter"]),
 } as const;
+
+/** A column family of the table, by its schema name. */
+export type SocialUsageFamily = "fb" | "tw";
+
+/** What a read or a delete selects: typed columns and/or whole families. */
+export type SocialUsageSelection = (typeof SocialUsageColumns)[keyof typeof SocialUsageColumns] | SocialUsageFamily;
+
+const SOCIAL_USAGE_FAMILIES: ReadonlyMap<string, Buffer> = new Map([["fb", Buffer.from("fb")], ["tw", Buffer.from("tw")]]);
+
+/** Selected columns as the runtime takes them; `forDelete` refuses pattern columns (a delete
+ * needs exact qualifiers). */
+function socialUsageRefs(selection: readonly SocialUsageSelection[] | undefined, forDelete = false): ColumnRef[] | undefined {
+  if (selection === undefined) return undefined;
+  return selection.map((s): ColumnRef => {
+    if (typeof s === "string") {
+      const family = SOCIAL_USAGE_FAMILIES.get(s);
+      if (family === undefined) throw new RangeError(`social-usage has no family ${JSON.stringify(s)}`);
+      return { family };
+    }
+    const col: unknown = s;
+    if (col instanceof _v.Column) return { family: col.family, qualifier: col.qualifier };
+    if (col instanceof _v.PatternColumn) {
+      const p = col as _v.PatternColumn<unknown, unknown>;
+      if (forDelete) throw new RangeError(`${p.field} is a pattern column: delete its family or write its cells instead`);
+      return { family: p.family, matches: (q) => p.parse(q) !== undefined };
+    }
+    throw new TypeError(`not a column or family of social-usage: ${String(s)}`);
+  });
+}
 
 /** Typed cells of one row: a field is absent where the row has no cell. */
 export interface SocialUsageValues {
@@ -140,64 +191,246 @@ export const SocialUsageValues = {
     return out;
   },
 
-  /** Typed values from a row's cells; cells no column describes are ignored. */
-  fromCells(cells: Cells): SocialUsageValues {
+  /** Typed values from a row's cells, the newest of each column; cells no column describes
+   * are ignored. */
+  fromCells(cells: readonly StoredCell[]): SocialUsageValues {
     const out: SocialUsageValues = {};
-    const c = SocialUsageColumns;
-    for (const { family, qualifier, value } of sortedCells(cells)) {
-      if (family.equals(c.fbId.family) && qualifier.equals(c.fbId.qualifier)) {
-        out.fbId = c.fbId.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.fbTotal.family) && qualifier.equals(c.fbTotal.qualifier)) {
-        out.fbTotal = c.fbTotal.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.twId.family) && qualifier.equals(c.twId.qualifier)) {
-        out.twId = c.twId.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.twTotal.family) && qualifier.equals(c.twTotal.qualifier)) {
-        out.twTotal = c.twTotal.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.fbUsage.family)) {
-        const part = c.fbUsage.parse(qualifier);
-        if (part !== undefined) {
-          (out.fbUsage ??= new Map()).set(part, c.fbUsage.codec.decode(value));
-          continue;
-        }
-      }
-      if (family.equals(c.twUsage.family)) {
-        const part = c.twUsage.parse(qualifier);
-        if (part !== undefined) {
-          (out.twUsage ??= new Map()).set(part, c.twUsage.codec.decode(value));
-          continue;
-        }
-      }
-    }
+    socialUsageEach(newestCells(cells), {
+      fbId: (value) => void (out.fbId = value),
+      fbTotal: (value) => void (out.fbTotal = value),
+      fbUsage: (part, value) => void (out.fbUsage ??= new Map()).set(part, value),
+      twId: (value) => void (out.twId = value),
+      twTotal: (value) => void (out.twTotal = value),
+      twUsage: (part, value) => void (out.twUsage ??= new Map()).set(part, value),
+    });
     return out;
   },
 };
 
-/** One row read back: its key bytes, the decoded key and the typed values. */
+/** Every version of each column a read returned, newest first: `{timestamp, value}`. */
+export interface SocialUsageVersions {
+  fbId?: _v.Version<string>[];
+  fbTotal?: _v.Version<bigint>[];
+  fbUsage?: Map<number, _v.Version<bigint>[]>;
+  twId?: _v.Version<string>[];
+  twTotal?: _v.Version<bigint>[];
+  twUsage?: Map<number, _v.Version<bigint>[]>;
+}
+
+export const SocialUsageVersions = {
+  /** Every cell's typed value with its timestamp, per column newest first. */
+  fromCells(cells: readonly StoredCell[]): SocialUsageVersions {
+    const out: SocialUsageVersions = {};
+    socialUsageEach(cellsByVersion(cells), {
+      fbId: (value, timestamp) => void (out.fbId ??= []).push({ timestamp, value }),
+      fbTotal: (value, timestamp) => void (out.fbTotal ??= []).push({ timestamp, value }),
+      fbUsage: (part, value, timestamp) => {
+        const m = (out.fbUsage ??= new Map());
+        const list = m.get(part) ?? [];
+        list.push({ timestamp, value });
+        m.set(part, list);
+      },
+      twId: (value, timestamp) => void (out.twId ??= []).push({ timestamp, value }),
+      twTotal: (value, timestamp) => void (out.twTotal ??= []).push({ timestamp, value }),
+      twUsage: (part, value, timestamp) => {
+        const m = (out.twUsage ??= new Map());
+        const list = m.get(part) ?? [];
+        list.push({ timestamp, value });
+        m.set(part, list);
+      },
+    });
+    return out;
+  },
+};
+
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
+function socialUsageEach(
+  cells: readonly StoredCell[],
+  visit: {
+    fbId: (value: string, timestamp: bigint) => void;
+    fbTotal: (value: bigint, timestamp: bigint) => void;
+    fbUsage: (part: number, value: bigint, timestamp: bigint) => void;
+    twId: (value: string, timestamp: bigint) => void;
+    twTotal: (value: bigint, timestamp: bigint) => void;
+    twUsage: (part: number, value: bigint, timestamp: bigint) => void;
+  },
+): void {
+  const c = SocialUsageColumns;
+  for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
+    if (family.equals(c.fbId.family) && qualifier.equals(c.fbId.qualifier)) {
+      visit.fbId(c.fbId.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.fbTotal.family) && qualifier.equals(c.fbTotal.qualifier)) {
+      visit.fbTotal(c.fbTotal.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.twId.family) && qualifier.equals(c.twId.qualifier)) {
+      visit.twId(c.twId.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.twTotal.family) && qualifier.equals(c.twTotal.qualifier)) {
+      visit.twTotal(c.twTotal.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.fbUsage.family)) {
+      const part = c.fbUsage.parse(qualifier);
+      if (part !== undefined) {
+        visit.fbUsage(part, c.fbUsage.codec.decode(value), timestamp);
+        continue;
+      }
+    }
+    if (family.equals(c.twUsage.family)) {
+      const part = c.twUsage.parse(qualifier);
+      if (part !== undefined) {
+        visit.twUsage(part, c.twUsage.codec.decode(value), timestamp);
+        continue;
+      }
+    }
+  }
+}
+
+/** Amounts to add to the table's counters (or, read back, their values after the increment). */
+export interface SocialUsageIncrements {
+  fbTotal?: bigint;
+  fbUsage?: Map<number, bigint>;
+  twTotal?: bigint;
+  twUsage?: Map<number, bigint>;
+}
+
+export const SocialUsageIncrements = {
+  /** (family, qualifier, amount) of each counter given. */
+  counters(inc: SocialUsageIncrements): [Buffer, Buffer, bigint][] {
+    const out: [Buffer, Buffer, bigint][] = [];
+    const c = SocialUsageColumns;
+    if (inc.fbTotal !== undefined) out.push([c.fbTotal.family, c.fbTotal.qualifier, _v.amount(inc.fbTotal)]);
+    for (const [part, amount] of _v.sortedEntries(inc.fbUsage)) out.push([c.fbUsage.family, c.fbUsage.qualifier(part), _v.amount(amount)]);
+    if (inc.twTotal !== undefined) out.push([c.twTotal.family, c.twTotal.qualifier, _v.amount(inc.twTotal)]);
+    for (const [part, amount] of _v.sortedEntries(inc.twUsage)) out.push([c.twUsage.family, c.twUsage.qualifier(part), _v.amount(amount)]);
+    return out;
+  },
+
+  /** The counters an increment returned. */
+  fromCells(cells: readonly StoredCell[]): SocialUsageIncrements {
+    const v = SocialUsageValues.fromCells(cells);
+    const out: SocialUsageIncrements = {};
+    if (v.fbTotal !== undefined) out.fbTotal = v.fbTotal;
+    if (v.fbUsage !== undefined) out.fbUsage = v.fbUsage;
+    if (v.twTotal !== undefined) out.twTotal = v.twTotal;
+    if (v.twUsage !== undefined) out.twUsage = v.twUsage;
+    return out;
+  },
+};
+
+/** One row read back: its key bytes, the decoded key, the newest typed values, and every cell
+ * returned with its timestamp (`cells`, and typed per column in `versions`). */
 export interface SocialUsageRow {
   readonly rowKey: Buffer;
   readonly key: SocialUsageKeyParts;
   readonly values: SocialUsageValues;
+  /** Every cell returned, by family and qualifier, newest first per column. */
+  readonly cells: readonly StoredCell[];
+  readonly versions: SocialUsageVersions;
 }
 
-function socialUsageRow(rowKey: Buffer, cells: Cells): SocialUsageRow {
-  return { rowKey, key: SocialUsageKey.decode(rowKey), values: SocialUsageValues.fromCells(cells) };
+function socialUsageRow(raw: RawRow): SocialUsageRow {
+  const cells = cellsByVersion(raw.cells);
+  return {
+    rowKey: raw.row,
+    key: SocialUsageKey.decode(raw.row),
+    values: SocialUsageValues.fromCells(cells),
+    cells,
+    versions: SocialUsageVersions.fromCells(cells),
+  };
+}
+
+/** What a get reads: versions, a time range or one timestamp, selected columns. */
+export interface SocialUsageGetOptions {
+  /** Up to this many versions per column (default 1: the newest). */
+  readonly versions?: number;
+  /** Cells with min <= timestamp < max (ms), HBase's time range. */
+  readonly timeRange?: readonly [min: Timestamp, max: Timestamp];
+  /** Cells written at exactly this timestamp. */
+  readonly at?: Timestamp;
+  /** Only these columns and families. */
+  readonly columns?: readonly SocialUsageSelection[];
+}
+
+/** What a scan reads and how. */
+export interface SocialUsageScanOptions extends SocialUsageGetOptions {
+  /** Server-side filter (`Filter`, `SocialUsageColumns.x.ge(v)`, `SocialUsageKey.prefixFilter(...)`). */
+  readonly filter?: Filter;
+  /** Descending key order. */
+  readonly reversed?: boolean;
+  /** At most this many rows. */
+  readonly limit?: number;
+  /** Rows per round trip (default 256). */
+  readonly caching?: number;
+  /** Cells per server result; a row split over several results is joined back. */
+  readonly batchSize?: number;
+}
+
+/** Options of a write. */
+export interface SocialUsageWriteOptions {
+  /** The cells' timestamp in ms (default: the server's clock). For deletes: versions <= it. */
+  readonly timestamp?: Timestamp;
+}
+
+/** Options of a delete: the timestamp and, instead of the whole row, some columns/families. */
+export interface SocialUsageDeleteOptions extends SocialUsageWriteOptions {
+  readonly columns?: readonly SocialUsageSelection[];
+}
+
+/** Buffered writes to "social-usage" (`table.writer()`): sent in batches by size and time. */
+export class SocialUsageWriter {
+  constructor(private readonly w: BufferedWriter) {}
+
+  /** Buffers a put of the fields of `values` that are set. */
+  put(key: SocialUsageKey, values: SocialUsageValues, options: SocialUsageWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.put({ row: key.encode(), cells: SocialUsageValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers a delete of the whole row (or, with a timestamp, its versions <= it). */
+  delete(key: SocialUsageKey, options: SocialUsageWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.delete({ row: key.encode(), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers increments; amounts to one counter buffered together are summed. */
+  increment(key: SocialUsageKey, increments: SocialUsageIncrements): Promise<void> {
+    return this.w.increment({ row: key.encode(), counters: SocialUsageIncrements.counters(increments) });
+  }
+
+  /** Sends everything buffered. */
+  flush(): Promise<void> {
+    return this.w.flush();
+  }
+
+  /** Flushes and closes; raises an error of an earlier background flush. */
+  close(): Promise<void> {
+    return this.w.close();
+  }
+
+  /** Writes waiting in the buffer. */
+  get pending(): number {
+    return this.w.pending;
+  }
 }
 
 /** Typed access to "social-usage" over one connection. */
 export class SocialUsageTable {
+  /** The table as the schema declares it. */
   static readonly definition: TableDef = SOCIAL_USAGE_DEFINITION;
+  /** This client's table: the schema's, or the same design under the options' name/namespace. */
+  readonly definition: TableDef;
   private readonly t: TableClient;
 
-  constructor(conn: Connection) {
-    this.t = new TableClient(conn, SOCIAL_USAGE_DEFINITION);
+  constructor(conn: Connection, options: TableOptions = {}) {
+    this.definition = renamed(SOCIAL_USAGE_DEFINITION, options);
+    this.t = new TableClient(conn, this.definition);
   }
 
   /** Creates the table with its families and split keys. */
@@ -219,26 +452,94 @@ export class SocialUsageTable {
     return this.t.regionStarts();
   }
 
-  async get(key: SocialUsageKey): Promise<SocialUsageRow | undefined> {
-    const row = key.encode();
-    const cells = await this.t.get(row);
-    return cells === undefined ? undefined : socialUsageRow(row, cells);
+  /** The row (undefined: no cell matched); `versions`, `timeRange`, `at`, `columns` narrow it. */
+  async get(key: SocialUsageKey, options: SocialUsageGetOptions = {}): Promise<SocialUsageRow | undefined> {
+    const raw = await this.t.get(key.encode(), { ...options, columns: socialUsageRefs(options.columns) });
+    return raw === undefined ? undefined : socialUsageRow(raw);
   }
 
-  /** Writes the fields of `values` that are set. */
-  async put(key: SocialUsageKey, values: SocialUsageValues): Promise<void> {
-    return this.t.put(key.encode(), SocialUsageValues.cells(values));
+  /** Writes the fields of `values` that are set, at `timestamp` if given. */
+  async put(key: SocialUsageKey, values: SocialUsageValues, options: SocialUsageWriteOptions = {}): Promise<void> {
+    return this.t.put(key.encode(), SocialUsageValues.cells(values), options.timestamp);
   }
 
-  /** Deletes the whole row. */
-  async delete(key: SocialUsageKey): Promise<void> {
-    return this.t.delete(key.encode());
+  /** Deletes the row, or the selected columns and families; with a timestamp, only the
+   * versions at or before it. */
+  async delete(key: SocialUsageKey, options: SocialUsageDeleteOptions = {}): Promise<void> {
+    const refs = socialUsageRefs(options.columns, true) ?? [];
+    return this.t.delete(key.encode(), refs.map((r) => [r.family, r.qualifier] as const), options.timestamp);
+  }
+
+  /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
+  async mutateRow(key: SocialUsageKey, mutation: { put?: SocialUsageValues; delete?: readonly SocialUsageSelection[]; timestamp?: Timestamp }): Promise<void> {
+    const refs = socialUsageRefs(mutation.delete, true) ?? [];
+    const cells = mutation.put === undefined ? [] : SocialUsageValues.cells(mutation.put);
+    return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
+  }
+
+  /**
+   * Puts many rows in batched calls (Thrift2 putMultiple; `chunkRows` rows, default 1,000, and
+   * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
+   * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
+   */
+  async putMany(rows: Iterable<readonly [SocialUsageKey, SocialUsageValues]>, options: SocialUsageWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: SocialUsageValues.cells(values), timestamp }));
+    return this.t.putMany(encoded, options);
+  }
+
+  /** Deletes many rows in batched calls (Thrift2 deleteMultiple); errors as `putMany`. */
+  async deleteMany(keys: Iterable<SocialUsageKey>, options: SocialUsageWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(keys, (key) => ({ row: key.encode(), timestamp }));
+    return this.t.deleteMany(encoded, options);
+  }
+
+  /** A buffered writer; `close()` it (or use `withWriter`) so the last writes are sent. */
+  writer(options: WriterOptions & ChunkOptions = {}): SocialUsageWriter {
+    return new SocialUsageWriter(this.t.writer(options, options));
+  }
+
+  /** Runs `body` with a buffered writer and closes it afterwards, also when `body` throws. */
+  async withWriter<R>(options: WriterOptions & ChunkOptions, body: (w: SocialUsageWriter) => Promise<R>): Promise<R> {
+    const w = this.writer(options);
+    let result: R;
+    try {
+      result = await body(w);
+    } catch (e) {
+      await w.close().catch(() => undefined);
+      throw e;
+    }
+    await w.close();
+    return result;
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
   async checkAndPut<T>(key: SocialUsageKey, column: _v.Column<T>, expected: T | null, values: SocialUsageValues): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, SocialUsageValues.cells(values));
+  }
+
+  /** Atomically adds to several counters of one row; returns their new values. */
+  async increment(key: SocialUsageKey, increments: SocialUsageIncrements): Promise<SocialUsageIncrements> {
+    return SocialUsageIncrements.fromCells(await this.t.incrementRow(key.encode(), SocialUsageIncrements.counters(increments)));
+  }
+
+  /**
+   * Increments of many rows: one Thrift2 increment per row (pipelined), all of its counters
+   * at once; returns each row's new counter values in input order. An `IncrementBatchError`
+   * lists the rows that failed and carries the results of the others.
+   */
+  async incrementMany(rows: Iterable<readonly [SocialUsageKey, SocialUsageIncrements]>, options: ChunkOptions = {}): Promise<SocialUsageIncrements[]> {
+    const encoded = Array.from(rows, ([key, inc]) => ({ row: key.encode(), counters: SocialUsageIncrements.counters(inc) }));
+    try {
+      return (await this.t.incrementMany(encoded, options)).map((cells) => SocialUsageIncrements.fromCells(cells));
+    } catch (e) {
+      if (e instanceof IncrementBatchError) {
+        throw new IncrementBatchError(e.failures, e.total, (e.results as StoredCell[][]).map((cells) => SocialUsageIncrements.fromCells(cells)));
+      }
+      throw e;
+    }
   }
 
   /** Atomically adds `amount` to the fb_total counter; returns the new value. */
@@ -266,11 +567,13 @@ export class SocialUsageTable {
   }
 
   /**
-   * Rows in `keys` (default: all) in key order, descending if `reversed`, at most `limit`.
+   * Rows in `keys` (a KeyRange, or bounds such as `{ userId: ... }`; default: all) in key
+   * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
    */
-  async *scan(keys?: KeyRange, options: ScanOptions = {}): AsyncGenerator<SocialUsageRow, void, undefined> {
-    for await (const [row, cells] of this.t.scan(keys ?? SocialUsageKey.prefix(), options)) {
-      yield socialUsageRow(row, cells);
+  async *scan(keys?: KeyRange | SocialUsageBounds, options: SocialUsageScanOptions = {}): AsyncGenerator<SocialUsageRow, void, undefined> {
+    const range = keys instanceof KeyRange ? keys : SocialUsageKey.bounds(keys ?? {});
+    for await (const raw of this.t.scan(range, { ...options, columns: socialUsageRefs(options.columns) })) {
+      yield socialUsageRow(raw);
     }
   }
 }

@@ -7,7 +7,10 @@
 
 import * as _k from "./runtime/keys";
 import * as _v from "./runtime/values";
-import { Cell, Cells, Connection, KeyRange, ScanOptions, TableClient, TableDef, sortedCells } from "./runtime/client";
+import { ChunkOptions } from "./runtime/batch";
+import { Cell, ColumnRef, Connection, KeyRange, RawRow, StoredCell, TableClient, TableDef, TableOptions, Timestamp, cellsByVersion, newestCells, renamed } from "./runtime/client";
+import { Filter } from "./runtime/filters";
+import { BufferedWriter, WriterOptions } from "./runtime/writer";
 
 /** The row-key design of "web-pages". */
 export const WEB_PAGES_KEY = new _k.KeySpec(
@@ -84,15 +87,34 @@ export class WebPagesKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows). */
   static prefix(leading: { domain?: string; path?: string } = {}): KeyRange {
-    return KeyRange.prefix(WEB_PAGES_KEY, _k.leading([leading.domain, leading.path]));
+    return KeyRange.prefix(WEB_PAGES_KEY, WEB_PAGES_KEY.leading([leading.domain, leading.path]));
+  }
+
+  /**
+   * Rows whose leading components equal those given and, optionally, whose last given
+   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   */
+  static bounds(bounds: WebPagesBounds = {}): KeyRange {
+    return KeyRange.bounds(WEB_PAGES_KEY, [bounds.domain, bounds.path]);
   }
 
   /** From the first row of `start` (inclusive) to the first row of `stop` (exclusive). */
   static range(start: KeyRange, stop: KeyRange): KeyRange {
     return KeyRange.between(start, stop);
   }
+
+  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
+  static prefixFilter(leading: { domain?: string; path?: string } = {}): Filter {
+    return Filter.any(...WebPagesKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  }
+}
+
+/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+export interface WebPagesBounds {
+  domain?: string | readonly [low: string, high: string];
+  path?: string | readonly [low: string, high: string];
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -104,11 +126,41 @@ export interface WebPagesKeyParts {
   readonly path: string;
 }
 
-/** The table's columns with their families, qualifiers and value codecs. */
+/** The table's columns with their families, qualifiers and value codecs; plain columns build
+ * value filters (`WebPagesColumns.x.ge(v)`). */
 export const WebPagesColumns = {
   fetched: new _v.Column("fetched", Buffer.from("p"), Buffer.from("f"), "timestamp-ms", _v.CODECS["timestamp-ms"]),
   html: new _v.Column("html", Buffer.from("p"), Buffer.from("h"), "bytes", _v.CODECS["bytes"]),
 } as const;
+
+/** A column family of the table, by its schema name. */
+export type WebPagesFamily = "p";
+
+/** What a read or a delete selects: typed columns and/or whole families. */
+export type WebPagesSelection = (typeof WebPagesColumns)[keyof typeof WebPagesColumns] | WebPagesFamily;
+
+const WEB_PAGES_FAMILIES: ReadonlyMap<string, Buffer> = new Map([["p", Buffer.from("p")]]);
+
+/** Selected columns as the runtime takes them; `forDelete` refuses pattern columns (a delete
+ * needs exact qualifiers). */
+function webPagesRefs(selection: readonly WebPagesSelection[] | undefined, forDelete = false): ColumnRef[] | undefined {
+  if (selection === undefined) return undefined;
+  return selection.map((s): ColumnRef => {
+    if (typeof s === "string") {
+      const family = WEB_PAGES_FAMILIES.get(s);
+      if (family === undefined) throw new RangeError(`web-pages has no family ${JSON.stringify(s)}`);
+      return { family };
+    }
+    const col: unknown = s;
+    if (col instanceof _v.Column) return { family: col.family, qualifier: col.qualifier };
+    if (col instanceof _v.PatternColumn) {
+      const p = col as _v.PatternColumn<unknown, unknown>;
+      if (forDelete) throw new RangeError(`${p.field} is a pattern column: delete its family or write its cells instead`);
+      return { family: p.family, matches: (q) => p.parse(q) !== undefined };
+    }
+    throw new TypeError(`not a column or family of web-pages: ${String(s)}`);
+  });
+}
 
 /** Typed cells of one row: a field is absent where the row has no cell. */
 export interface WebPagesValues {
@@ -131,42 +183,161 @@ export const WebPagesValues = {
     return out;
   },
 
-  /** Typed values from a row's cells; cells no column describes are ignored. */
-  fromCells(cells: Cells): WebPagesValues {
+  /** Typed values from a row's cells, the newest of each column; cells no column describes
+   * are ignored. */
+  fromCells(cells: readonly StoredCell[]): WebPagesValues {
     const out: WebPagesValues = {};
-    const c = WebPagesColumns;
-    for (const { family, qualifier, value } of sortedCells(cells)) {
-      if (family.equals(c.fetched.family) && qualifier.equals(c.fetched.qualifier)) {
-        out.fetched = c.fetched.codec.decode(value);
-        continue;
-      }
-      if (family.equals(c.html.family) && qualifier.equals(c.html.qualifier)) {
-        out.html = c.html.codec.decode(value);
-        continue;
-      }
-    }
+    webPagesEach(newestCells(cells), {
+      fetched: (value) => void (out.fetched = value),
+      html: (value) => void (out.html = value),
+    });
     return out;
   },
 };
 
-/** One row read back: its key bytes, the decoded key and the typed values. */
+/** Every version of each column a read returned, newest first: `{timestamp, value}`. */
+export interface WebPagesVersions {
+  fetched?: _v.Version<bigint>[];
+  html?: _v.Version<Uint8Array>[];
+}
+
+export const WebPagesVersions = {
+  /** Every cell's typed value with its timestamp, per column newest first. */
+  fromCells(cells: readonly StoredCell[]): WebPagesVersions {
+    const out: WebPagesVersions = {};
+    webPagesEach(cellsByVersion(cells), {
+      fetched: (value, timestamp) => void (out.fetched ??= []).push({ timestamp, value }),
+      html: (value, timestamp) => void (out.html ??= []).push({ timestamp, value }),
+    });
+    return out;
+  },
+};
+
+/** Calls the visitor of each cell's column with its decoded value. Skipped: cells of no
+ * column, and empty cells of types whose values are never empty (KeyOnlyFilter's cells). */
+function webPagesEach(
+  cells: readonly StoredCell[],
+  visit: {
+    fetched: (value: bigint, timestamp: bigint) => void;
+    html: (value: Uint8Array, timestamp: bigint) => void;
+  },
+): void {
+  const c = WebPagesColumns;
+  for (const { family, qualifier, value, timestamp } of cells) {
+    if (value.length === 0 && !_v.mayBeEmpty(family, qualifier, c)) continue;
+    if (family.equals(c.fetched.family) && qualifier.equals(c.fetched.qualifier)) {
+      visit.fetched(c.fetched.codec.decode(value), timestamp);
+      continue;
+    }
+    if (family.equals(c.html.family) && qualifier.equals(c.html.qualifier)) {
+      visit.html(c.html.codec.decode(value), timestamp);
+      continue;
+    }
+  }
+}
+
+/** One row read back: its key bytes, the decoded key, the newest typed values, and every cell
+ * returned with its timestamp (`cells`, and typed per column in `versions`). */
 export interface WebPagesRow {
   readonly rowKey: Buffer;
   readonly key: WebPagesKeyParts;
   readonly values: WebPagesValues;
+  /** Every cell returned, by family and qualifier, newest first per column. */
+  readonly cells: readonly StoredCell[];
+  readonly versions: WebPagesVersions;
 }
 
-function webPagesRow(rowKey: Buffer, cells: Cells): WebPagesRow {
-  return { rowKey, key: WebPagesKey.decode(rowKey), values: WebPagesValues.fromCells(cells) };
+function webPagesRow(raw: RawRow): WebPagesRow {
+  const cells = cellsByVersion(raw.cells);
+  return {
+    rowKey: raw.row,
+    key: WebPagesKey.decode(raw.row),
+    values: WebPagesValues.fromCells(cells),
+    cells,
+    versions: WebPagesVersions.fromCells(cells),
+  };
+}
+
+/** What a get reads: versions, a time range or one timestamp, selected columns. */
+export interface WebPagesGetOptions {
+  /** Up to this many versions per column (default 1: the newest). */
+  readonly versions?: number;
+  /** Cells with min <= timestamp < max (ms), HBase's time range. */
+  readonly timeRange?: readonly [min: Timestamp, max: Timestamp];
+  /** Cells written at exactly this timestamp. */
+  readonly at?: Timestamp;
+  /** Only these columns and families. */
+  readonly columns?: readonly WebPagesSelection[];
+}
+
+/** What a scan reads and how. */
+export interface WebPagesScanOptions extends WebPagesGetOptions {
+  /** Server-side filter (`Filter`, `WebPagesColumns.x.ge(v)`, `WebPagesKey.prefixFilter(...)`). */
+  readonly filter?: Filter;
+  /** Descending key order. */
+  readonly reversed?: boolean;
+  /** At most this many rows. */
+  readonly limit?: number;
+  /** Rows per round trip (default 256). */
+  readonly caching?: number;
+  /** Cells per server result; a row split over several results is joined back. */
+  readonly batchSize?: number;
+}
+
+/** Options of a write. */
+export interface WebPagesWriteOptions {
+  /** The cells' timestamp in ms (default: the server's clock). For deletes: versions <= it. */
+  readonly timestamp?: Timestamp;
+}
+
+/** Options of a delete: the timestamp and, instead of the whole row, some columns/families. */
+export interface WebPagesDeleteOptions extends WebPagesWriteOptions {
+  readonly columns?: readonly WebPagesSelection[];
+}
+
+/** Buffered writes to "web-pages" (`table.writer()`): sent in batches by size and time. */
+export class WebPagesWriter {
+  constructor(private readonly w: BufferedWriter) {}
+
+  /** Buffers a put of the fields of `values` that are set. */
+  put(key: WebPagesKey, values: WebPagesValues, options: WebPagesWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.put({ row: key.encode(), cells: WebPagesValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Buffers a delete of the whole row (or, with a timestamp, its versions <= it). */
+  delete(key: WebPagesKey, options: WebPagesWriteOptions = {}): Promise<void> {
+    const ts = options.timestamp;
+    return this.w.delete({ row: key.encode(), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
+  }
+
+  /** Sends everything buffered. */
+  flush(): Promise<void> {
+    return this.w.flush();
+  }
+
+  /** Flushes and closes; raises an error of an earlier background flush. */
+  close(): Promise<void> {
+    return this.w.close();
+  }
+
+  /** Writes waiting in the buffer. */
+  get pending(): number {
+    return this.w.pending;
+  }
 }
 
 /** Typed access to "web-pages" over one connection. */
 export class WebPagesTable {
+  /** The table as the schema declares it. */
   static readonly definition: TableDef = WEB_PAGES_DEFINITION;
+  /** This client's table: the schema's, or the same design under the options' name/namespace. */
+  readonly definition: TableDef;
   private readonly t: TableClient;
 
-  constructor(conn: Connection) {
-    this.t = new TableClient(conn, WEB_PAGES_DEFINITION);
+  constructor(conn: Connection, options: TableOptions = {}) {
+    this.definition = renamed(WEB_PAGES_DEFINITION, options);
+    this.t = new TableClient(conn, this.definition);
   }
 
   /** Creates the table with its families and split keys. */
@@ -188,20 +359,66 @@ export class WebPagesTable {
     return this.t.regionStarts();
   }
 
-  async get(key: WebPagesKey): Promise<WebPagesRow | undefined> {
-    const row = key.encode();
-    const cells = await this.t.get(row);
-    return cells === undefined ? undefined : webPagesRow(row, cells);
+  /** The row (undefined: no cell matched); `versions`, `timeRange`, `at`, `columns` narrow it. */
+  async get(key: WebPagesKey, options: WebPagesGetOptions = {}): Promise<WebPagesRow | undefined> {
+    const raw = await this.t.get(key.encode(), { ...options, columns: webPagesRefs(options.columns) });
+    return raw === undefined ? undefined : webPagesRow(raw);
   }
 
-  /** Writes the fields of `values` that are set. */
-  async put(key: WebPagesKey, values: WebPagesValues): Promise<void> {
-    return this.t.put(key.encode(), WebPagesValues.cells(values));
+  /** Writes the fields of `values` that are set, at `timestamp` if given. */
+  async put(key: WebPagesKey, values: WebPagesValues, options: WebPagesWriteOptions = {}): Promise<void> {
+    return this.t.put(key.encode(), WebPagesValues.cells(values), options.timestamp);
   }
 
-  /** Deletes the whole row. */
-  async delete(key: WebPagesKey): Promise<void> {
-    return this.t.delete(key.encode());
+  /** Deletes the row, or the selected columns and families; with a timestamp, only the
+   * versions at or before it. */
+  async delete(key: WebPagesKey, options: WebPagesDeleteOptions = {}): Promise<void> {
+    const refs = webPagesRefs(options.columns, true) ?? [];
+    return this.t.delete(key.encode(), refs.map((r) => [r.family, r.qualifier] as const), options.timestamp);
+  }
+
+  /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
+  async mutateRow(key: WebPagesKey, mutation: { put?: WebPagesValues; delete?: readonly WebPagesSelection[]; timestamp?: Timestamp }): Promise<void> {
+    const refs = webPagesRefs(mutation.delete, true) ?? [];
+    const cells = mutation.put === undefined ? [] : WebPagesValues.cells(mutation.put);
+    return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
+  }
+
+  /**
+   * Puts many rows in batched calls (Thrift2 putMultiple; `chunkRows` rows, default 1,000, and
+   * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
+   * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
+   */
+  async putMany(rows: Iterable<readonly [WebPagesKey, WebPagesValues]>, options: WebPagesWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: WebPagesValues.cells(values), timestamp }));
+    return this.t.putMany(encoded, options);
+  }
+
+  /** Deletes many rows in batched calls (Thrift2 deleteMultiple); errors as `putMany`. */
+  async deleteMany(keys: Iterable<WebPagesKey>, options: WebPagesWriteOptions & ChunkOptions = {}): Promise<void> {
+    const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
+    const encoded = Array.from(keys, (key) => ({ row: key.encode(), timestamp }));
+    return this.t.deleteMany(encoded, options);
+  }
+
+  /** A buffered writer; `close()` it (or use `withWriter`) so the last writes are sent. */
+  writer(options: WriterOptions & ChunkOptions = {}): WebPagesWriter {
+    return new WebPagesWriter(this.t.writer(options, options));
+  }
+
+  /** Runs `body` with a buffered writer and closes it afterwards, also when `body` throws. */
+  async withWriter<R>(options: WriterOptions & ChunkOptions, body: (w: WebPagesWriter) => Promise<R>): Promise<R> {
+    const w = this.writer(options);
+    let result: R;
+    try {
+      result = await body(w);
+    } catch (e) {
+      await w.close().catch(() => undefined);
+      throw e;
+    }
+    await w.close();
+    return result;
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
@@ -211,11 +428,13 @@ export class WebPagesTable {
   }
 
   /**
-   * Rows in `keys` (default: all) in key order, descending if `reversed`, at most `limit`.
+   * Rows in `keys` (a KeyRange, or bounds such as `{ domain: ... }`; default: all) in key
+   * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
    */
-  async *scan(keys?: KeyRange, options: ScanOptions = {}): AsyncGenerator<WebPagesRow, void, undefined> {
-    for await (const [row, cells] of this.t.scan(keys ?? WebPagesKey.prefix(), options)) {
-      yield webPagesRow(row, cells);
+  async *scan(keys?: KeyRange | WebPagesBounds, options: WebPagesScanOptions = {}): AsyncGenerator<WebPagesRow, void, undefined> {
+    const range = keys instanceof KeyRange ? keys : WebPagesKey.bounds(keys ?? {});
+    for await (const raw of this.t.scan(range, { ...options, columns: webPagesRefs(options.columns) })) {
+      yield webPagesRow(raw);
     }
   }
 }

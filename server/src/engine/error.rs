@@ -219,6 +219,16 @@ pub enum MutateError {
         max: usize,
         waited_ms: u64,
     },
+    /// The region grew past its blocking size (a multiple of the split size) and stayed there
+    /// while its split ran for as long as the write waited. Retryable, as HBase's
+    /// RegionTooBusyException for a region over its blocking memstore size.
+    #[error("region {region} is too busy: it holds {size} bytes, over its blocking size of {limit} bytes, while it splits, and the write waited {waited_ms} ms for the split to end; retry")]
+    RegionOverBlockingSize {
+        region: String,
+        size: u64,
+        limit: u64,
+        waited_ms: u64,
+    },
     #[error(transparent)]
     Storage(#[from] StorageError),
 }
@@ -241,7 +251,8 @@ impl MutateError {
             MutateError::Storage(_)
             | MutateError::ShuttingDown
             | MutateError::RegionNotServing { .. }
-            | MutateError::RegionTooBusy { .. } => RETRY,
+            | MutateError::RegionTooBusy { .. }
+            | MutateError::RegionOverBlockingSize { .. } => RETRY,
         }
     }
 }

@@ -26,13 +26,22 @@ use super::{Engine, Inner};
 /// The message that ends the split thread.
 pub(crate) const STOP: u64 = u64::MAX;
 
-/// Runs size-triggered splits, one at a time, until the engine closes or goes away.
+/// Runs size-triggered splits, one at a time, largest region first, until the engine closes
+/// or goes away.
 pub(crate) fn split_loop(inner: Weak<Inner>, rx: Receiver<(String, u64)>) {
     // Why each region last could not split: a region that cannot split (one huge row) is asked
     // again after every commit, so only a new reason is worth a warning.
     let mut refused: std::collections::HashMap<u64, String> = Default::default();
-    while let Ok((table, id)) = rx.recv() {
-        if id == STOP {
+    let mut queue: Vec<(String, u64)> = Vec::new();
+    loop {
+        if queue.is_empty() {
+            match rx.recv() {
+                Ok(m) => queue.push(m),
+                Err(_) => return,
+            }
+        }
+        queue.extend(rx.try_iter());
+        if queue.iter().any(|(_, id)| *id == STOP) {
             return;
         }
         let Some(inner) = inner.upgrade() else {
@@ -43,6 +52,7 @@ pub(crate) fn split_loop(inner: Weak<Inner>, rx: Receiver<(String, u64)>) {
             return;
         }
         let engine = Engine { inner };
+        let (table, id) = queue.swap_remove(largest(&engine, &queue));
         match engine.split_region_by_id(&table, id, None) {
             Ok(_) => {
                 refused.remove(&id);
@@ -64,6 +74,22 @@ pub(crate) fn split_loop(inner: Weak<Inner>, rx: Receiver<(String, u64)>) {
             .unwrap_or_else(|p| p.into_inner())
             .remove(&id);
     }
+}
+
+/// The queued split whose region holds the most bytes now. Under a sequential load that is
+/// the region taking the writes, which grows while others split: first come, first served
+/// let it reach several times its blocking size behind the splits of its quiet neighbours.
+fn largest(engine: &Engine, queue: &[(String, u64)]) -> usize {
+    let size = |(table, id): &(String, u64)| {
+        engine
+            .regions(table)
+            .ok()
+            .and_then(|rs| rs.into_iter().find(|r| r.meta.id == *id))
+            .map_or(0, |r| r.size)
+    };
+    (0..queue.len())
+        .max_by_key(|&i| (size(&queue[i]), std::cmp::Reverse(i)))
+        .unwrap_or(0)
 }
 
 /// How one split held writes back.

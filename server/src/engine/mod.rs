@@ -94,6 +94,12 @@ pub struct RecordPressure {
     pub waits: u64,
     pub waited: Duration,
     pub refused: u64,
+    /// A region's blocking size in bytes (0: no hold), and writes held at it, their total
+    /// wait, and writes refused after [`EngineConfig::region_block_wait`].
+    pub block_size: u64,
+    pub size_waits: u64,
+    pub size_waited: Duration,
+    pub size_refused: u64,
 }
 
 /// Engine settings a deployment may change.
@@ -121,6 +127,23 @@ pub struct EngineConfig {
     pub max_recorded_keys: usize,
     /// How long a writer waits at that bound before its write is refused (retryable).
     pub write_busy_wait: Duration,
+    /// A region over `region_block_factor x region_max_size` bytes holds its writers while it
+    /// splits (0 = never): a load faster than a split copies then slows to the split's pace
+    /// instead of growing the region without limit, as HBase blocks updates to a region over
+    /// `hbase.hregion.memstore.block.multiplier` times its flush size.
+    pub region_block_factor: u64,
+    /// How long a writer waits at the blocking size before its write is refused (retryable);
+    /// long, since a split of a large region takes a while and a Thrift client cannot retry
+    /// by itself the way HBase's own client does.
+    pub region_block_wait: Duration,
+}
+
+impl EngineConfig {
+    /// The stored bytes past which a region being split holds its writers (0 = never).
+    pub fn region_block_size(&self) -> u64 {
+        self.region_max_size
+            .saturating_mul(self.region_block_factor)
+    }
 }
 
 impl Default for EngineConfig {
@@ -135,6 +158,8 @@ impl Default for EngineConfig {
             catch_up_free_rounds: 4,
             max_recorded_keys: 256 * 1024,
             write_busy_wait: Duration::from_secs(10),
+            region_block_factor: 4,
+            region_block_wait: Duration::from_secs(60),
         }
     }
 }
@@ -458,6 +483,8 @@ impl Engine {
             record: recorder::RecordLimits {
                 max_keys: self.inner.config.max_recorded_keys.max(1),
                 busy_wait: self.inner.config.write_busy_wait,
+                block_size: self.inner.config.region_block_size(),
+                size_wait: self.inner.config.region_block_wait,
             },
             record_stats: self.inner.record_stats.clone(),
         }
@@ -480,6 +507,10 @@ impl Engine {
             waits: s.waits.load(Ordering::Relaxed),
             waited: Duration::from_nanos(s.wait_nanos.load(Ordering::Relaxed)),
             refused: s.refused.load(Ordering::Relaxed),
+            block_size: self.inner.config.region_block_size(),
+            size_waits: s.size_waits.load(Ordering::Relaxed),
+            size_waited: Duration::from_nanos(s.size_wait_nanos.load(Ordering::Relaxed)),
+            size_refused: s.size_refused.load(Ordering::Relaxed),
         }
     }
 

@@ -5,8 +5,17 @@
 //! bound, writers wait for the rewrite to replay some, as HBase holds updates to a region whose
 //! memstore is over its blocking size; after [`RecordLimits::busy_wait`] a write is refused
 //! with a retryable error rather than wait on.
+//!
+//! The same gate holds writers to a region that has grown past its blocking size
+//! ([`RecordLimits::block_size`], a multiple of the split size) while a rewrite runs: a load
+//! that writes faster than a split copies would otherwise grow the region without limit (all of
+//! a sequential load goes to the last region). They wait until the rewrite ends, up to
+//! [`RecordLimits::size_wait`], as HBase's gateways keep retrying a region that answers
+//! RegionTooBusyException.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::region_info::RegionStats;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -19,6 +28,10 @@ pub(crate) struct RecordLimits {
     /// Keys a rewrite may hold (recorded plus taken but not yet replayable), per region.
     pub max_keys: usize,
     pub busy_wait: Duration,
+    /// Stored bytes past which writers wait while the region is rewritten (0: no such hold).
+    pub block_size: u64,
+    /// How long a writer waits at the blocking size before its write is refused (retryable).
+    pub size_wait: Duration,
 }
 
 /// Engine-wide counts of writers held back at the bound, for the metrics.
@@ -30,6 +43,11 @@ pub struct RecordStats {
     pub wait_nanos: AtomicU64,
     /// Writes refused after waiting [`RecordLimits::busy_wait`].
     pub refused: AtomicU64,
+    /// Writes held because their region was over its blocking size while rewritten.
+    pub size_waits: AtomicU64,
+    pub size_wait_nanos: AtomicU64,
+    /// Writes refused after waiting [`RecordLimits::size_wait`] at the blocking size.
+    pub size_refused: AtomicU64,
 }
 
 #[derive(Default)]
@@ -52,23 +70,62 @@ pub(crate) struct Recorder {
     room: Condvar,
     limits: RecordLimits,
     stats: Arc<RecordStats>,
+    /// The region's stored bytes, for the blocking size.
+    region: Arc<RegionStats>,
 }
 
-/// Refused at the bound: the region's rewrite did not make room within the wait.
+/// Refused at a bound: the region's rewrite did not make room, or did not end, within the wait.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Busy {
-    pub held: usize,
-    pub max: usize,
-    pub waited: Duration,
+pub(crate) enum Busy {
+    /// The record held `held` keys of `max`.
+    Keys {
+        held: usize,
+        max: usize,
+        waited: Duration,
+    },
+    /// The region held `size` bytes, over its blocking size `limit`, all through the wait.
+    Size {
+        size: u64,
+        limit: u64,
+        waited: Duration,
+    },
+}
+
+/// Why a writer would wait now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hold {
+    Keys,
+    Size,
 }
 
 impl Recorder {
-    pub fn new(limits: RecordLimits, stats: Arc<RecordStats>) -> Recorder {
+    pub fn new(
+        limits: RecordLimits,
+        stats: Arc<RecordStats>,
+        region: Arc<RegionStats>,
+    ) -> Recorder {
         Recorder {
             state: Mutex::new(State::default()),
             room: Condvar::new(),
             limits,
             stats,
+            region,
+        }
+    }
+
+    fn size(&self) -> u64 {
+        self.region.size.load(Ordering::Relaxed)
+    }
+
+    /// What a writer arriving now would wait for, if anything. The size hold applies only
+    /// while a rewrite runs: that is what makes the region smaller again.
+    fn hold(&self, s: &State) -> Option<Hold> {
+        if s.keys.is_some() && self.limits.block_size > 0 && self.size() > self.limits.block_size {
+            Some(Hold::Size)
+        } else if s.held() >= self.limits.max_keys {
+            Some(Hold::Keys)
+        } else {
+            None
         }
     }
 
@@ -134,36 +191,55 @@ impl Recorder {
 
     /// Whether a writer would be admitted now without waiting.
     pub fn has_room(&self) -> bool {
-        self.lock().held() < self.limits.max_keys
+        self.hold(&self.lock()).is_none()
     }
 
-    /// Waits until the record has room for a writer, up to the busy wait.
+    /// Waits until the region admits a writer: the record has room and the region is not over
+    /// its blocking size while rewritten, up to the wait of the first hold met.
     pub fn admit(&self) -> Result<(), Busy> {
         let s = self.lock();
-        if s.held() < self.limits.max_keys {
+        let Some(first) = self.hold(&s) else {
             return Ok(());
-        }
+        };
         let began = Instant::now();
-        self.stats.waits.fetch_add(1, Ordering::Relaxed);
-        let (s, timeout) = self
+        let (waits, nanos, wait) = match first {
+            Hold::Keys => (
+                &self.stats.waits,
+                &self.stats.wait_nanos,
+                self.limits.busy_wait,
+            ),
+            Hold::Size => (
+                &self.stats.size_waits,
+                &self.stats.size_wait_nanos,
+                self.limits.size_wait,
+            ),
+        };
+        waits.fetch_add(1, Ordering::Relaxed);
+        let (s, _) = self
             .room
-            .wait_timeout_while(s, self.limits.busy_wait, |s| {
-                s.held() >= self.limits.max_keys
-            })
+            .wait_timeout_while(s, wait, |s| self.hold(s).is_some())
             .unwrap_or_else(|p| p.into_inner());
         let waited = began.elapsed();
-        self.stats
-            .wait_nanos
-            .fetch_add(waited.as_nanos() as u64, Ordering::Relaxed);
-        if timeout.timed_out() && s.held() >= self.limits.max_keys {
-            self.stats.refused.fetch_add(1, Ordering::Relaxed);
-            return Err(Busy {
-                held: s.held(),
-                max: self.limits.max_keys,
-                waited,
-            });
+        nanos.fetch_add(waited.as_nanos() as u64, Ordering::Relaxed);
+        match self.hold(&s) {
+            None => Ok(()),
+            Some(Hold::Keys) => {
+                self.stats.refused.fetch_add(1, Ordering::Relaxed);
+                Err(Busy::Keys {
+                    held: s.held(),
+                    max: self.limits.max_keys,
+                    waited,
+                })
+            }
+            Some(Hold::Size) => {
+                self.stats.size_refused.fetch_add(1, Ordering::Relaxed);
+                Err(Busy::Size {
+                    size: self.size(),
+                    limit: self.limits.block_size,
+                    waited,
+                })
+            }
         }
-        Ok(())
     }
 }
 
@@ -176,8 +252,27 @@ mod tests {
             RecordLimits {
                 max_keys,
                 busy_wait,
+                block_size: 0,
+                size_wait: Duration::ZERO,
             },
             Arc::default(),
+            Arc::default(),
+        ))
+    }
+
+    /// A recorder whose region holds `size` bytes, blocking over `block_size`.
+    fn sized(size: u64, block_size: u64, size_wait: Duration) -> Arc<Recorder> {
+        let region = Arc::new(RegionStats::default());
+        region.size.store(size, Ordering::Relaxed);
+        Arc::new(Recorder::new(
+            RecordLimits {
+                max_keys: 1000,
+                busy_wait: Duration::from_secs(10),
+                block_size,
+                size_wait,
+            },
+            Arc::default(),
+            region,
         ))
     }
 
@@ -228,9 +323,57 @@ mod tests {
         let r = recorder(2, Duration::from_millis(20));
         r.start();
         r.append(&mut keys(3));
-        let busy = r.admit().unwrap_err();
-        assert_eq!((busy.held, busy.max), (3, 2));
-        assert!(busy.waited >= Duration::from_millis(20));
+        let Busy::Keys { held, max, waited } = r.admit().unwrap_err() else {
+            panic!("refused for its keys")
+        };
+        assert_eq!((held, max), (3, 2));
+        assert!(waited >= Duration::from_millis(20));
         assert_eq!(r.stats.refused.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn a_region_over_its_blocking_size_holds_writers_only_while_rewritten() {
+        let r = sized(5_000, 4_000, Duration::from_secs(10));
+        assert!(r.admit().is_ok(), "no rewrite: a large region takes writes");
+        r.start();
+        assert!(!r.has_room());
+        let waiter = {
+            let r = r.clone();
+            std::thread::spawn(move || r.admit())
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(
+            !waiter.is_finished(),
+            "over the blocking size while rewritten: held"
+        );
+        r.stop();
+        assert!(waiter.join().unwrap().is_ok(), "the rewrite ended: let go");
+        assert_eq!(r.stats.size_waits.load(Ordering::Relaxed), 1);
+        assert_eq!(r.stats.waits.load(Ordering::Relaxed), 0);
+
+        let small = sized(3_000, 4_000, Duration::from_secs(10));
+        small.start();
+        assert!(small.admit().is_ok(), "under the blocking size: no hold");
+        let off = sized(5_000, 0, Duration::from_secs(10));
+        off.start();
+        assert!(off.admit().is_ok(), "block_size 0: no hold");
+    }
+
+    #[test]
+    fn a_writer_held_at_the_blocking_size_is_refused_after_its_wait() {
+        let r = sized(5_000, 4_000, Duration::from_millis(20));
+        r.start();
+        let Busy::Size {
+            size,
+            limit,
+            waited,
+        } = r.admit().unwrap_err()
+        else {
+            panic!("refused for the region's size")
+        };
+        assert_eq!((size, limit), (5_000, 4_000));
+        assert!(waited >= Duration::from_millis(20));
+        assert_eq!(r.stats.size_refused.load(Ordering::Relaxed), 1);
+        assert_eq!(r.stats.refused.load(Ordering::Relaxed), 0);
     }
 }

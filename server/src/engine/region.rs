@@ -20,7 +20,7 @@ use super::error::{MutateError, StorageError};
 use super::keys::{family_def, family_table_name, INFO_KEY, REGION_TABLE, SIZE_KEY};
 use super::read::{FamilyRead, RawEntry, ReadOptions, RowVerdict};
 use super::read_plan::{ReadCounter, ReadPlan};
-use super::recorder::{RecordLimits, RecordStats, Recorder};
+use super::recorder::{Busy, RecordLimits, RecordStats, Recorder};
 use super::recovery::{self, FileParts, Health, RegionFile, StorageFaults};
 use super::redo;
 use super::region_info::{RegionInfo, RegionMeta, RegionStats};
@@ -187,7 +187,11 @@ impl Region {
         stats.size.store(size, Ordering::Relaxed);
         let gate = Arc::new(Mutex::new(()));
         let retired = Arc::new(AtomicBool::new(false));
-        let recording = Arc::new(Recorder::new(hooks.record, hooks.record_stats.clone()));
+        let recording = Arc::new(Recorder::new(
+            hooks.record,
+            hooks.record_stats.clone(),
+            stats.clone(),
+        ));
         let snapshots = Arc::new(Snapshots::default());
         let file = RegionFile::new(FileParts {
             path: path.clone(),
@@ -243,14 +247,27 @@ impl Region {
             .wait()
     }
 
-    /// Waits while a rewrite of this region holds as many recorded keys as it may.
+    /// Waits while a rewrite of this region holds as many recorded keys as it may, or while
+    /// the region is over its blocking size and being rewritten.
     fn admit(&self) -> Result<(), write::Fail> {
         self.recording.admit().map_err(|busy| {
-            write::Fail::Error(MutateError::RegionTooBusy {
-                region: self.meta.name(),
-                held: busy.held,
-                max: busy.max,
-                waited_ms: busy.waited.as_millis() as u64,
+            write::Fail::Error(match busy {
+                Busy::Keys { held, max, waited } => MutateError::RegionTooBusy {
+                    region: self.meta.name(),
+                    held,
+                    max,
+                    waited_ms: waited.as_millis() as u64,
+                },
+                Busy::Size {
+                    size,
+                    limit,
+                    waited,
+                } => MutateError::RegionOverBlockingSize {
+                    region: self.meta.name(),
+                    size,
+                    limit,
+                    waited_ms: waited.as_millis() as u64,
+                },
             })
         })
     }

@@ -13,41 +13,75 @@ use super::xml::Element;
 /// The HBase release whose REST API this is, reported as the cluster version.
 pub const HBASE_VERSION: &str = "2.6.1";
 
-/// `/version`: the REST server's versions (HBase's five fields).
+/// The version of HBase's REST protocol its `/version` reports (HBase's `RESTServlet`).
+pub const REST_VERSION: &str = "0.0.3";
+
+/// `/version`: the REST server's versions (HBase 2.6's seven fields). Where HBase names its
+/// JVM and web server, redbase names itself; the OS is written as Java writes it.
 pub struct VersionM {
     pub rest: String,
     pub jvm: String,
     pub os: String,
     pub server: String,
     pub jersey: String,
+    pub version: String,
+    pub revision: String,
+}
+
+/// The OS as Java's `os.name os.version os.arch` ("Linux 6.1.0 amd64").
+fn java_os() -> String {
+    let name = match std::env::consts::OS {
+        "linux" => "Linux".to_string(),
+        "macos" => "Mac OS X".to_string(),
+        "windows" => "Windows".to_string(),
+        other => other.to_string(),
+    };
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default();
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "x86" => "i386",
+        other => other,
+    };
+    [name, release, arch.to_string()]
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 impl VersionM {
     pub fn ours() -> VersionM {
         VersionM {
-            rest: HBASE_VERSION.into(),
+            rest: REST_VERSION.into(),
             jvm: format!("redbase {} (Rust, no JVM)", env!("CARGO_PKG_VERSION")),
-            os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+            os: java_os(),
             server: format!("redbase/{}", env!("CARGO_PKG_VERSION")),
-            jersey: "none".into(),
+            // HBase's shaded Jersey reports no version either.
+            jersey: String::new(),
+            version: HBASE_VERSION.into(),
+            revision: format!("redbase-{}", env!("CARGO_PKG_VERSION")),
         }
     }
     pub fn to_json(&self) -> Value {
-        json!({"REST": self.rest, "JVM": self.jvm, "OS": self.os,
-               "Server": self.server, "Jersey": self.jersey})
+        json!({"Server": self.server, "Jersey": self.jersey, "Version": self.version,
+               "Revision": self.revision, "REST": self.rest, "JVM": self.jvm, "OS": self.os})
     }
     pub fn to_xml(&self) -> Element {
         Element::new("Version")
-            .attr("REST", &self.rest)
             .attr("JVM", &self.jvm)
-            .attr("OS", &self.os)
-            .attr("Server", &self.server)
             .attr("Jersey", &self.jersey)
+            .attr("OS", &self.os)
+            .attr("REST", &self.rest)
+            .attr("Revision", &self.revision)
+            .attr("Server", &self.server)
+            .attr("Version", &self.version)
     }
     pub fn to_text(&self) -> String {
         format!(
-            "rest {} [JVM: {}] [OS: {}] [Server: {}] [Jersey: {}]\n",
-            self.rest, self.jvm, self.os, self.server, self.jersey
+            "rest {} [JVM: {}] [OS: {}] [Server: {}] [Jersey: {}] [Version: {}] [Revision: {}]\n",
+            self.rest, self.jvm, self.os, self.server, self.jersey, self.version, self.revision
         )
     }
 }
@@ -376,25 +410,41 @@ impl TableInfoM {
     }
 }
 
-/// One region in `/status/cluster`.
+/// One region in `/status/cluster`, in HBase's units. A region is one file holding all its
+/// families, with no memstore or HFile indexes, so those figures are 0.
 pub struct StatusRegionM {
     pub name: Vec<u8>,
     pub stores: usize,
+    pub store_files: usize,
     pub store_file_size_mb: u64,
     pub read_requests: u64,
     pub write_requests: u64,
 }
 
-/// `/status/cluster`: one live node (this server) and its regions.
+/// `/status/cluster`: one live node (this server) and its regions. `heap_mb` is the
+/// process's resident memory, `max_heap_mb` its configured memory budget (both MB).
 pub struct ClusterStatusM {
     pub node: String,
     pub start_code: i64,
     pub requests: u64,
+    pub heap_mb: u64,
+    pub max_heap_mb: u64,
     pub regions: Vec<StatusRegionM>,
 }
 
+/// The region fields HBase reports that are always 0 here, in HBase's JSON order after the
+/// counted ones.
+const ZERO_REGION_FIELDS: [&str; 6] = [
+    "storefileIndexSizeKB",
+    "rootIndexSizeKB",
+    "totalStaticIndexSizeKB",
+    "totalStaticBloomSizeKB",
+    "totalCompactingKVs",
+    "currentCompactedKVs",
+];
+
 impl ClusterStatusM {
-    fn average_load(&self) -> f64 {
+    pub fn average_load(&self) -> f64 {
         self.regions.len() as f64
     }
     pub fn to_json(&self) -> Value {
@@ -402,70 +452,92 @@ impl ClusterStatusM {
             .regions
             .iter()
             .map(|r| {
-                json!({"name": b64(&r.name), "stores": r.stores, "storefiles": 0,
-                       "storefileSizeMB": r.store_file_size_mb, "memStoreSizeMB": 0,
-                       "readRequestsCount": r.read_requests,
-                       "writeRequestsCount": r.write_requests})
+                let mut o = Map::new();
+                o.insert("name".into(), json!(b64(&r.name)));
+                o.insert("stores".into(), json!(r.stores));
+                o.insert("storefiles".into(), json!(r.store_files));
+                o.insert("storefileSizeMB".into(), json!(r.store_file_size_mb));
+                o.insert("storefileIndexSizeKB".into(), json!(0));
+                o.insert("readRequestsCount".into(), json!(r.read_requests));
+                o.insert("writeRequestsCount".into(), json!(r.write_requests));
+                for k in &ZERO_REGION_FIELDS[1..] {
+                    o.insert((*k).into(), json!(0));
+                }
+                o.insert("memStoreSizeMB".into(), json!(0));
+                Value::Object(o)
             })
             .collect();
         json!({
+            "LiveNodes": [{"name": self.node, "startCode": self.start_code,
+                           "requests": self.requests, "heapSizeMB": self.heap_mb,
+                           "maxHeapSizeMB": self.max_heap_mb, "Region": regions}],
+            "DeadNodes": [],
             "regions": self.regions.len(),
             "requests": self.requests,
             "averageLoad": self.average_load(),
-            "LiveNodes": [{"name": self.node, "startCode": self.start_code,
-                           "requests": self.requests, "heapSizeMB": 0, "maxHeapSizeMB": 0,
-                           "Region": regions}],
-            "DeadNodes": [],
         })
     }
     pub fn to_xml(&self) -> Element {
         let node = self.regions.iter().fold(
             Element::new("Node")
+                .attr("heapSizeMB", self.heap_mb.to_string())
+                .attr("maxHeapSizeMB", self.max_heap_mb.to_string())
                 .attr("name", &self.node)
-                .attr("startCode", self.start_code.to_string())
                 .attr("requests", self.requests.to_string())
-                .attr("heapSizeMB", "0")
-                .attr("maxHeapSizeMB", "0"),
+                .attr("startCode", self.start_code.to_string()),
             |n, r| {
                 n.child(
                     Element::new("Region")
-                        .attr("name", b64(&r.name))
-                        .attr("stores", r.stores.to_string())
-                        .attr("storefiles", "0")
-                        .attr("storefileSizeMB", r.store_file_size_mb.to_string())
+                        .attr("currentCompactedKVs", "0")
                         .attr("memStoreSizeMB", "0")
+                        .attr("name", b64(&r.name))
                         .attr("readRequestsCount", r.read_requests.to_string())
+                        .attr("rootIndexSizeKB", "0")
+                        .attr("storefileIndexSizeKB", "0")
+                        .attr("storefileSizeMB", r.store_file_size_mb.to_string())
+                        .attr("storefiles", r.store_files.to_string())
+                        .attr("stores", r.stores.to_string())
+                        .attr("totalCompactingKVs", "0")
+                        .attr("totalStaticBloomSizeKB", "0")
+                        .attr("totalStaticIndexSizeKB", "0")
                         .attr("writeRequestsCount", r.write_requests.to_string()),
                 )
             },
         );
         Element::new("ClusterStatus")
-            .attr("averageLoad", self.average_load().to_string())
+            .attr("averageLoad", format!("{:?}", self.average_load()))
             .attr("regions", self.regions.len().to_string())
             .attr("requests", self.requests.to_string())
-            .child(Element::new("LiveNodes").child(node))
             .child(Element::new("DeadNodes"))
+            .child(Element::new("LiveNodes").child(node))
     }
+    /// HBase's `StorageClusterStatusModel.toString` (its "storefiless" spelling included).
     pub fn to_text(&self) -> String {
         let mut s = format!(
-            "{} live servers, 0 dead servers, {:.4} average load\n\n1 live servers\n    {} {}\n        requests={}, regions={}\n\n",
-            1,
+            "1 live servers, 0 dead servers, {:.4} average load\n\n1 live servers\n    {} {}\n        requests={}, regions={}\n        heapSizeMB={}\n        maxHeapSizeMB={}\n\n",
             self.average_load(),
             self.node,
             self.start_code,
             self.requests,
-            self.regions.len()
+            self.regions.len(),
+            self.heap_mb,
+            self.max_heap_mb,
         );
         for r in &self.regions {
             s.push_str(&format!(
-                "        {}\n            stores={}\n            storefiles=0\n            storefileSizeMB={}\n            readRequestsCount={}\n            writeRequestsCount={}\n",
+                "        {}\n            stores={}\n            storefiless={}\n            storefileSizeMB={}\n            memstoreSizeMB=0\n            storefileIndexSizeKB=0\n            readRequestsCount={}\n            writeRequestsCount={}\n",
                 String::from_utf8_lossy(&r.name),
                 r.stores,
+                r.store_files,
                 r.store_file_size_mb,
                 r.read_requests,
                 r.write_requests
             ));
+            for k in &ZERO_REGION_FIELDS[1..] {
+                s.push_str(&format!("            {k}=0\n"));
+            }
         }
+        s.push('\n');
         s
     }
 }

@@ -21,6 +21,7 @@ pub mod protobuf;
 pub mod row;
 pub mod scanner;
 pub mod schema;
+pub mod stream;
 pub mod xml;
 
 use std::sync::Arc;
@@ -43,6 +44,24 @@ use media::Media;
 /// 413 before anything is parsed.
 pub const MAX_BODY: usize = 64 * 1024 * 1024;
 
+/// How answers of many rows are streamed (`--rest-chunk-size`, `--rest-stream-secs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamLimits {
+    /// Bytes of rows written out at a time; an answer that fits in one is sent whole.
+    pub chunk: usize,
+    /// Longest a streamed answer may take (a client that stops reading holds it no longer).
+    pub time: Duration,
+}
+
+impl Default for StreamLimits {
+    fn default() -> Self {
+        StreamLimits {
+            chunk: 1024 * 1024,
+            time: Duration::from_secs(300),
+        }
+    }
+}
+
 /// Settings of the REST API (from the server's flags).
 #[derive(Debug, Clone)]
 pub struct RestConfig {
@@ -51,14 +70,21 @@ pub struct RestConfig {
     pub slow: Duration,
     /// `host:port` reported as every region's location.
     pub location: String,
+    /// Bytes per chunk of a streamed answer ([`stream`]).
+    pub stream_chunk: usize,
+    /// Longest a streamed answer may take.
+    pub stream_time: Duration,
 }
 
 impl Default for RestConfig {
     fn default() -> Self {
+        let s = StreamLimits::default();
         RestConfig {
             scanners: ScannerLimits::default(),
             slow: Duration::from_secs(10),
             location: "localhost:8080".into(),
+            stream_chunk: s.chunk,
+            stream_time: s.time,
         }
     }
 }

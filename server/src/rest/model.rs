@@ -39,6 +39,52 @@ pub struct RowM {
     pub cells: Vec<CellM>,
 }
 
+impl RowM {
+    /// One `Row` of a JSON cell set, in HBase's field order.
+    pub fn write_json(&self, out: &mut String) {
+        out.push_str("{\"key\":\"");
+        out.push_str(&b64(self.key.as_deref().unwrap_or_default()));
+        out.push_str("\",\"Cell\":[");
+        for (j, c) in self.cells.iter().enumerate() {
+            if j > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"column\":\"");
+            out.push_str(&b64(c.column.as_deref().unwrap_or_default()));
+            out.push_str("\",\"timestamp\":");
+            out.push_str(&c.timestamp.to_string());
+            out.push_str(",\"$\":\"");
+            out.push_str(&b64(&c.value));
+            out.push_str("\"}");
+        }
+        out.push_str("]}");
+    }
+
+    /// One `<Row>` of an XML cell set.
+    pub fn to_xml(&self) -> Element {
+        self.cells.iter().fold(
+            Element::new("Row").attr("key", b64(self.key.as_deref().unwrap_or_default())),
+            |row, c| {
+                row.child(
+                    Element::new("Cell")
+                        .attr("column", b64(c.column.as_deref().unwrap_or_default()))
+                        .attr("timestamp", c.timestamp.to_string())
+                        .text(b64(&c.value)),
+                )
+            },
+        )
+    }
+
+    /// Bytes the row's cells hold (keys, columns and values, plus a little per cell).
+    pub fn size(&self) -> usize {
+        self.cells
+            .iter()
+            .map(|c| c.value.len() + c.column.as_ref().map_or(0, Vec::len) + 32)
+            .sum::<usize>()
+            + self.key.as_ref().map_or(0, Vec::len)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CellSet {
     pub rows: Vec<RowM>,
@@ -76,43 +122,16 @@ impl CellSet {
             if i > 0 {
                 out.push(',');
             }
-            out.push_str("{\"key\":\"");
-            out.push_str(&b64(r.key.as_deref().unwrap_or_default()));
-            out.push_str("\",\"Cell\":[");
-            for (j, c) in r.cells.iter().enumerate() {
-                if j > 0 {
-                    out.push(',');
-                }
-                out.push_str("{\"column\":\"");
-                out.push_str(&b64(c.column.as_deref().unwrap_or_default()));
-                out.push_str("\",\"timestamp\":");
-                out.push_str(&c.timestamp.to_string());
-                out.push_str(",\"$\":\"");
-                out.push_str(&b64(&c.value));
-                out.push_str("\"}");
-            }
-            out.push_str("]}");
+            r.write_json(&mut out);
         }
         out.push_str("]}");
         out
     }
 
     pub fn to_xml(&self) -> Element {
-        let mut set = Element::new("CellSet");
-        for r in &self.rows {
-            let mut row =
-                Element::new("Row").attr("key", b64(r.key.as_deref().unwrap_or_default()));
-            for c in &r.cells {
-                row = row.child(
-                    Element::new("Cell")
-                        .attr("column", b64(c.column.as_deref().unwrap_or_default()))
-                        .attr("timestamp", c.timestamp.to_string())
-                        .text(b64(&c.value)),
-                );
-            }
-            set = set.child(row);
-        }
-        set
+        self.rows
+            .iter()
+            .fold(Element::new("CellSet"), |set, r| set.child(r.to_xml()))
     }
 
     pub fn from_json(v: &Value) -> Result<CellSet, String> {

@@ -53,6 +53,10 @@ pub struct PbVersion {
     pub server_version: Option<String>,
     #[prost(string, optional, tag = "5")]
     pub jersey_version: Option<String>,
+    #[prost(string, optional, tag = "6")]
+    pub version: Option<String>,
+    #[prost(string, optional, tag = "7")]
+    pub revision: Option<String>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -153,10 +157,22 @@ pub struct PbStatusRegion {
     pub storefile_size_mb: Option<i32>,
     #[prost(int32, optional, tag = "5")]
     pub memstore_size_mb: Option<i32>,
+    #[prost(int64, optional, tag = "6")]
+    pub storefile_index_size_kb: Option<i64>,
     #[prost(int64, optional, tag = "7")]
     pub read_requests_count: Option<i64>,
     #[prost(int64, optional, tag = "8")]
     pub write_requests_count: Option<i64>,
+    #[prost(int32, optional, tag = "9")]
+    pub root_index_size_kb: Option<i32>,
+    #[prost(int32, optional, tag = "10")]
+    pub total_static_index_size_kb: Option<i32>,
+    #[prost(int32, optional, tag = "11")]
+    pub total_static_bloom_size_kb: Option<i32>,
+    #[prost(int64, optional, tag = "12")]
+    pub total_compacting_kvs: Option<i64>,
+    #[prost(int64, optional, tag = "13")]
+    pub current_compacted_kvs: Option<i64>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -316,6 +332,8 @@ pub fn version(v: &VersionM) -> Vec<u8> {
         os_version: Some(v.os.clone()),
         server_version: Some(v.server.clone()),
         jersey_version: Some(v.jersey.clone()),
+        version: Some(v.version.clone()),
+        revision: Some(v.revision.clone()),
     }
     .encode_to_vec()
 }
@@ -350,8 +368,9 @@ impl TableSchemaM {
                     compression: c.attrs.get("COMPRESSION").cloned(),
                 })
                 .collect(),
-            in_memory: Some(false),
-            read_only: Some(self.attrs.get("READONLY").is_some_and(|v| v == "true")),
+            // HBase sets these two only when the table's values hold them.
+            in_memory: self.attrs.get("IN_MEMORY").map(|v| v == "true"),
+            read_only: self.attrs.get("READONLY").map(|v| v == "true"),
         }
         .encode_to_vec()
     }
@@ -418,26 +437,32 @@ impl ClusterStatusM {
                 name: Some(self.node.clone()),
                 start_code: Some(self.start_code),
                 requests: Some(self.requests as i64),
-                heap_size_mb: Some(0),
-                max_heap_size_mb: Some(0),
+                heap_size_mb: Some(self.heap_mb.min(i32::MAX as u64) as i32),
+                max_heap_size_mb: Some(self.max_heap_mb.min(i32::MAX as u64) as i32),
                 regions: self
                     .regions
                     .iter()
                     .map(|r| PbStatusRegion {
                         name: Some(r.name.clone()),
                         stores: Some(r.stores as i32),
-                        storefiles: Some(0),
+                        storefiles: Some(r.store_files as i32),
                         storefile_size_mb: Some(r.store_file_size_mb as i32),
                         memstore_size_mb: Some(0),
+                        storefile_index_size_kb: Some(0),
                         read_requests_count: Some(r.read_requests as i64),
                         write_requests_count: Some(r.write_requests as i64),
+                        root_index_size_kb: Some(0),
+                        total_static_index_size_kb: Some(0),
+                        total_static_bloom_size_kb: Some(0),
+                        total_compacting_kvs: Some(0),
+                        current_compacted_kvs: Some(0),
                     })
                     .collect(),
             }],
             dead_nodes: Vec::new(),
             regions: Some(self.regions.len() as i32),
             requests: Some(self.requests as i64),
-            average_load: Some(self.regions.len() as f64),
+            average_load: Some(self.average_load()),
         }
         .encode_to_vec()
     }

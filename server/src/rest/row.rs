@@ -7,14 +7,12 @@ use axum::http::{HeaderValue, Method, StatusCode};
 
 use super::media::{Media, MODELS};
 use super::model::{CellM, CellSet, RowM, LATEST};
-use super::schema::{cell_set, read_body};
+use super::schema::read_body;
+use super::stream::{self, Form, RowSource, ENGINE_BATCH};
 use super::{body, decode, empty, not_allowed, Req, Rest, RestError, RestResult};
 use crate::engine::{Get, Op, ReadOptions, RowMutation, RowResult, Scan, TimeRange};
 use crate::gateway::requests::apply;
 use crate::gateway::Need;
-
-/// Most cell bytes one multi-row answer holds; past it the client is told to use a scanner.
-const MAX_ANSWER: usize = 64 * 1024 * 1024;
 
 /// What a path says: HBase's `RowSpec`.
 #[derive(Debug, Clone, Default)]
@@ -26,6 +24,9 @@ pub struct RowSpec {
     pub start_time: i64,
     pub end_time: i64,
     pub max_versions: u32,
+    /// A filter in HBase's filter language (multi-get's `filter` or `filter_b64`), checked
+    /// when the request is read and built afresh for every read.
+    pub filter: Option<Vec<u8>>,
 }
 
 impl RowSpec {
@@ -109,6 +110,9 @@ impl RowSpec {
         }
         // HBase 2.6.1 reads `/{ts}` as the range [0, ts), and `/{start},{end}` as [start, end).
         o.time_range = TimeRange::new(self.start_time, self.end_time);
+        if let Some(f) = &self.filter {
+            o.filter = crate::filter::parse_bytes(f).ok();
+        }
         o.versions(self.max_versions.max(1))
     }
 }
@@ -167,42 +171,42 @@ pub fn resource(rest: &Rest, r: &Req, table: &str, segs: &[String]) -> RestResul
     }
 }
 
-/// The rows a spec names (one, a range, or a prefix).
-fn read_rows(rest: &Rest, table: &str, spec: &RowSpec) -> Result<Vec<RowResult>, RestError> {
-    let Some(end) = &spec.end_row else {
-        return Ok(rest
-            .engine
-            .get(table, Get::with(&spec.row, spec.options()))
-            .map_err(read_err)?
-            .into_iter()
-            .collect());
-    };
-    let scan = Scan {
-        start: spec.row.clone(),
-        stop: end.clone(),
-        options: spec.options(),
-        ..Default::default()
-    };
-    let mut scanner = rest.engine.scan(table, scan).map_err(read_err)?;
-    let mut rows = Vec::new();
-    let mut bytes = 0usize;
-    loop {
-        let batch = scanner.next_batch(256).map_err(read_err)?;
-        if batch.is_empty() {
-            return Ok(rows);
+/// The rows a spec names (one, a range, or a prefix), a few at a time: the source of a
+/// streamed answer ([`stream`]). A missing table fails the first call.
+pub fn rows_of(rest: &Rest, table: &str, spec: &RowSpec) -> impl RowSource {
+    let engine = rest.engine.clone();
+    let table = table.to_string();
+    let spec = spec.clone();
+    let mut scanner: Option<crate::engine::Scanner> = None;
+    let mut done = false;
+    move || -> Result<Vec<RowM>, RestError> {
+        if done {
+            return Ok(Vec::new());
         }
-        for row in batch {
-            bytes += row
+        let Some(end) = &spec.end_row else {
+            done = true;
+            return Ok(engine
+                .get(&table, Get::with(&spec.row, spec.options()))
+                .map_err(read_err)?
                 .iter()
-                .map(|c| c.value.len() + c.qualifier.len() + 32)
-                .sum::<usize>();
-            if bytes > MAX_ANSWER {
-                return Err(RestError::bad(format!(
-                    "the rows asked for hold more than {MAX_ANSWER} bytes: read them with a scanner"
-                )));
+                .map(row_model)
+                .collect());
+        };
+        let s = match &mut scanner {
+            Some(s) => s,
+            None => {
+                let scan = Scan {
+                    start: spec.row.clone(),
+                    stop: end.clone(),
+                    options: spec.options(),
+                    ..Default::default()
+                };
+                scanner.insert(engine.scan(&table, scan).map_err(read_err)?)
             }
-            rows.push(row);
-        }
+        };
+        let rows = s.next_batch(ENGINE_BATCH).map_err(read_err)?;
+        done = rows.is_empty();
+        Ok(rows.iter().map(row_model).collect())
     }
 }
 
@@ -222,24 +226,23 @@ fn get(rest: &Rest, r: &Req, table: &str, spec: &RowSpec) -> RestResult {
                 "Bad request: Default 'GET' method only works if there is exactly 1 column in the row. Using the 'Accept' header with one of these formats lets you retrieve the entire row if it has multiple columns: text/xml, application/json, application/x-protobuf, application/protobuf",
             ));
         }
-        let rows = read_rows(rest, table, spec)?;
-        let Some(cell) = rows.first().and_then(|row| row.iter().next()) else {
+        // The first cell of the first row (a range is read no further).
+        let rows = rows_of(rest, table, spec).next_rows()?;
+        let Some(cell) = rows.first().and_then(|row| row.cells.first()) else {
             return Err(RestError::not_found());
         };
-        let mut resp = body(StatusCode::OK, Media::Binary, cell.value.to_vec());
+        let mut resp = body(StatusCode::OK, Media::Binary, cell.value.clone());
         if let Ok(v) = HeaderValue::from_str(&cell.timestamp.to_string()) {
             resp.headers_mut().insert("X-Timestamp", v);
         }
         return Ok(resp);
     }
-    let rows = read_rows(rest, table, spec)?;
-    if rows.is_empty() {
-        return Err(RestError::not_found());
-    }
-    let set = CellSet {
-        rows: rows.iter().map(row_model).collect(),
-    };
-    Ok(cell_set(media, &set))
+    stream::answer(
+        rest,
+        Form::CellSet(media),
+        rows_of(rest, table, spec),
+        Some(RestError::not_found()),
+    )
 }
 
 /// The columns of a put's cells: their own, else the path's in order.
@@ -366,7 +369,32 @@ fn delete(rest: &Rest, table: &str, spec: &RowSpec) -> RestResult {
     Ok(empty(StatusCode::OK))
 }
 
-/// `/{table}/multiget?row=...&row=...[&v=N]`: each `row` is a row spec of its own.
+/// The filter of a multi-get or stateless scan: `filter_b64` (URL-safe base64, padded or not)
+/// before `filter`, as HBase 2.6 reads them; checked here so that a bad one is a 400.
+pub fn query_filter(r: &Req) -> Result<Option<Vec<u8>>, RestError> {
+    let text = match (r.param("filter_b64"), r.param("filter")) {
+        (Some(b), _) if !b.is_empty() => {
+            use base64::Engine as _;
+            let engine = base64::engine::GeneralPurpose::new(
+                &base64::alphabet::URL_SAFE,
+                base64::engine::GeneralPurposeConfig::new()
+                    .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
+            );
+            engine.decode(b.trim()).map_err(|e| {
+                RestError::bad(format!(
+                    "java.lang.IllegalArgumentException: filter_b64 is not URL-safe base64 ({e})"
+                ))
+            })?
+        }
+        (_, Some(f)) if !f.is_empty() => f.as_bytes().to_vec(),
+        _ => return Ok(None),
+    };
+    crate::filter::parse_bytes(&text)
+        .map_err(|e| RestError::bad(format!("java.lang.IllegalArgumentException: {e}")))?;
+    Ok(Some(text))
+}
+
+/// `/{table}/multiget?row=...&row=...[&v=N][&filter=...]`: each `row` is a row spec of its own.
 pub fn multiget(rest: &Rest, r: &Req, table: &str) -> RestResult {
     if r.method != Method::GET && r.method != Method::HEAD {
         return Err(not_allowed());
@@ -381,8 +409,8 @@ pub fn multiget(rest: &Rest, r: &Req, table: &str) -> RestResult {
         })?),
         None => None,
     };
-    let mut set = CellSet::default();
-    let mut bytes = 0usize;
+    let filter = query_filter(r)?;
+    let mut specs = Vec::new();
     for spec_text in r.params("row") {
         // The value was decoded once with the query; encode `/` splits again by segment.
         let segs: Vec<String> = spec_text
@@ -393,18 +421,30 @@ pub fn multiget(rest: &Rest, r: &Req, table: &str) -> RestResult {
         if let Some(v) = versions {
             spec.max_versions = v;
         }
-        for row in read_rows(rest, table, &spec)? {
-            bytes += row.iter().map(|c| c.value.len() + 32).sum::<usize>();
-            if bytes > MAX_ANSWER {
-                return Err(RestError::bad(format!(
-                    "the rows asked for hold more than {MAX_ANSWER} bytes"
-                )));
+        spec.filter = filter.clone();
+        specs.push(spec);
+    }
+    // Each spec's rows in turn, streamed as one cell set.
+    let mut sources = specs
+        .iter()
+        .map(|spec| rows_of(rest, table, spec))
+        .collect::<Vec<_>>()
+        .into_iter();
+    let mut current = sources.next();
+    let source = move || -> Result<Vec<RowM>, RestError> {
+        while let Some(s) = &mut current {
+            let rows = s.next_rows()?;
+            if !rows.is_empty() {
+                return Ok(rows);
             }
-            set.rows.push(row_model(&row));
+            current = sources.next();
         }
-    }
-    if set.rows.is_empty() {
-        return Err(RestError::new(StatusCode::NOT_FOUND, "No rows found.\r\n"));
-    }
-    Ok(cell_set(media, &set))
+        Ok(Vec::new())
+    };
+    stream::answer(
+        rest,
+        Form::CellSet(media),
+        source,
+        Some(RestError::new(StatusCode::NOT_FOUND, "No rows found.\r\n")),
+    )
 }

@@ -10,6 +10,7 @@ use super::media::{Media, MODELS};
 use super::model::{b64, CellSet, RowM, ScannerM};
 use super::row::{row_model, split_column};
 use super::schema::{cell_set, read_body};
+use super::stream::{self, Form, ENGINE_BATCH};
 use super::{body, decode, empty, not_allowed, Req, Rest, RestError, RestResult};
 use crate::engine::{ReadOptions, Scan, TimeRange};
 use crate::gateway::Need;
@@ -258,10 +259,7 @@ pub fn stateless(rest: &Rest, r: &Req, table: &str, spec: &str) -> RestResult {
         end_time,
         versions.clamp(1, i64::from(u32::MAX)) as u32,
     );
-    let mut filter_text: Vec<u8> = Vec::new();
-    if let Some(f) = r.param("filter").filter(|f| !f.is_empty()) {
-        filter_text.extend_from_slice(f.as_bytes());
-    }
+    let mut filter_text: Vec<u8> = super::row::query_filter(r)?.unwrap_or_default();
     if !prefix.is_empty() {
         let mut p = b"PrefixFilter('".to_vec();
         for &c in &prefix {
@@ -298,34 +296,19 @@ pub fn stateless(rest: &Rest, r: &Req, table: &str, spec: &str) -> RestResult {
         ..Default::default()
     };
     let mut scanner = rest.engine.scan(table, scan).map_err(scan_err)?;
-    let mut set = CellSet::default();
-    let mut bytes = 0usize;
-    loop {
-        let rows = scanner.next_batch(256).map_err(scan_err)?;
-        if rows.is_empty() {
-            break;
-        }
-        for row in rows {
-            bytes += row
-                .iter()
-                .map(|c| c.value.len() + c.qualifier.len() + 32)
-                .sum::<usize>();
-            if bytes > super::MAX_BODY {
-                return Err(RestError::bad(format!(
-                    "the scan's rows hold more than {} bytes: use limit, or a stateful scanner",
-                    super::MAX_BODY
-                )));
-            }
-            set.rows.push(row_model(&row));
-        }
-    }
-    if media.is_protobuf() {
-        // HBase's stateless scan streams protobuf in length-prefixed chunks of its fetch size.
-        return Ok(body(
-            StatusCode::OK,
-            media,
-            super::protobuf::streamed(&set, SCAN_FETCH_SIZE),
-        ));
-    }
-    Ok(cell_set(media, &set))
+    let source = move || -> Result<Vec<RowM>, RestError> {
+        Ok(scanner
+            .next_batch(ENGINE_BATCH)
+            .map_err(scan_err)?
+            .iter()
+            .map(row_model)
+            .collect())
+    };
+    // HBase's stateless scan streams protobuf in length-prefixed chunks of its fetch size.
+    let form = if media.is_protobuf() {
+        Form::Chunks(media, SCAN_FETCH_SIZE)
+    } else {
+        Form::CellSet(media)
+    };
+    stream::answer(rest, form, source, None)
 }

@@ -123,6 +123,25 @@ pub fn cluster_version(r: &Req) -> RestResult {
     ))
 }
 
+const MB: u64 = 1024 * 1024;
+
+/// The process's resident memory (Linux's `VmRSS`), what HBase's `heapSizeMB` (the JVM heap in
+/// use) stands for here; None where /proc has no such line.
+pub fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse::<u64>()
+        .ok()?;
+    Some(kb * 1024)
+}
+
+/// `/status/cluster`: this server as HBase's one live node. Heap sizes are the process's
+/// resident memory and its configured memory budget (`--cache-size`), in MB.
 pub fn cluster_status(rest: &Rest, r: &Req) -> RestResult {
     get_only(r)?;
     let media = r.accept(&MODELS_TEXT)?;
@@ -143,7 +162,9 @@ pub fn cluster_status(rest: &Rest, r: &Req) -> RestResult {
             regions.push(StatusRegionM {
                 name: info.name.clone().into_bytes(),
                 stores,
-                store_file_size_mb: info.size / (1024 * 1024),
+                // A region's families all live in its one file.
+                store_files: 1,
+                store_file_size_mb: info.size / MB,
                 read_requests: info.reads,
                 write_requests: info.writes,
             });
@@ -153,6 +174,8 @@ pub fn cluster_status(rest: &Rest, r: &Req) -> RestResult {
         node: rest.config.location.clone(),
         start_code: rest.start_code,
         requests,
+        heap_mb: resident_bytes().unwrap_or(0) / MB,
+        max_heap_mb: rest.engine.cache_budget() as u64 / MB,
         regions,
     };
     Ok(answer(

@@ -74,6 +74,24 @@ pub fn write(root: &Element) -> Vec<u8> {
     w.into_inner()
 }
 
+/// One element with no declaration (a part of a document written piece by piece).
+pub fn write_fragment(e: &Element) -> Vec<u8> {
+    let mut w = Writer::new(Vec::new());
+    write_element(&mut w, e);
+    w.into_inner()
+}
+
+/// The declaration [`write`] starts a document with.
+pub fn declaration() -> Vec<u8> {
+    let mut w = Writer::new(Vec::new());
+    let _ = w.write_event(Event::Decl(BytesDecl::new(
+        "1.0",
+        Some("UTF-8"),
+        Some("yes"),
+    )));
+    w.into_inner()
+}
+
 fn write_element(w: &mut Writer<Vec<u8>>, e: &Element) {
     let mut start = BytesStart::new(e.name.as_str());
     for (k, v) in &e.attrs {

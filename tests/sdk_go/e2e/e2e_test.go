@@ -9,9 +9,9 @@ import (
 	"sync"
 	"testing"
 
-	sdk "redbase_examples"
-	"redbase_examples/hbase2"
-	"redbase_examples/redbase"
+	sdk "redbase.example/sdks/go"
+	"redbase.example/sdks/go/hbase2"
+	"redbase.example/sdks/go/redbase"
 )
 
 func TestTablesAreCreatedWithTheirSplitKeys(t *testing.T) {

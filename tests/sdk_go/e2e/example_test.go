@@ -6,13 +6,14 @@ import (
 	"reflect"
 	"testing"
 
-	rx "redbase_examples"
+	rx "redbase.example/sdks/go"
 )
 
 // example is docs/sdks.md's ten-line Go example, with its prints collected.
-func example(ctx context.Context, addr string) ([]string, error) {
+// opts is nil in the docs; the suite passes its own (a table prefix on a shared cluster).
+func example(ctx context.Context, addr string, opts *rx.Options) ([]string, error) {
 	var out []string
-	client, err := rx.Dial(ctx, addr, nil) // a pool: safe for concurrent use
+	client, err := rx.Dial(ctx, addr, opts) // a pool: safe for concurrent use
 	if err != nil {
 		return nil, err
 	}
@@ -35,8 +36,7 @@ func example(ctx context.Context, addr string) ([]string, error) {
 		return nil, err
 	}
 	out = append(out, fmt.Sprint(row.Key.Hash, " ", row.Key.SystemID, " ", *row.Values.Hits)) // 16108 jericho 3
-	prefix, _ := key.Prefix(1) // every row of user dave
-	rows := logs.Scan(ctx, prefix, rx.ScanOptions{Limit: 10})
+	rows := logs.Scan(ctx, rx.AccessLogsKeys().UserID("dave"), rx.ScanOptions{Limit: 10})     // every row of user dave
 	for rows.Next() {
 		out = append(out, fmt.Sprint(rows.Row().Key.Period, " ", *rows.Row().Values.LastSeen))
 	}
@@ -51,7 +51,7 @@ func TestDocsExample(t *testing.T) {
 		must(t, logs.Drop(ctx))
 	}
 	t.Cleanup(func() { _ = logs.Drop(context.Background()) })
-	got := ok(example(ctx, target))
+	got := ok(example(ctx, target, options))
 	if want := []string{"16108|jericho|201510", "16108 jericho 3", "201510 1445000000000"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("the docs example printed %q, want %q", got, want)
 	}
@@ -62,7 +62,7 @@ func TestDocsExample(t *testing.T) {
 func TestFramedTransport(t *testing.T) {
 	defer catch(t)
 	ctx, _ := connect(t)
-	c, err := rx.Dial(ctx, target, &rx.Options{Transport: rx.Framed})
+	c, err := rx.Dial(ctx, target, &rx.Options{Transport: rx.Framed, TablePrefix: options.TablePrefix})
 	must(t, err)
 	t.Cleanup(func() { c.Close() }) // after the table's drop (cleanups run last first)
 	books := fresh(t, ctx, rx.NewBooksTable(c))

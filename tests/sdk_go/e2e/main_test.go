@@ -3,7 +3,8 @@
 // starts on a free loopback port and stops with SIGTERM, requiring exit status 0; with
 // REDBASE_SDK_TARGET=host:port an already running gateway such as Apache HBase's
 // (tests/oracle/hbase.sh start → 127.0.0.1:19091). REDBASE_SDK_TRANSPORT=framed switches the
-// transport.
+// transport; REDBASE_SDK_TABLE_PREFIX (Options.TablePrefix) names every table with a prefix, so
+// the suite can share a cluster with other suites.
 package e2e
 
 import (
@@ -18,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	sdk "redbase_examples"
+	sdk "redbase.example/sdks/go"
 )
 
 var (
@@ -32,6 +33,7 @@ func run(m *testing.M) int {
 	if os.Getenv("REDBASE_SDK_TRANSPORT") == "framed" {
 		options.Transport = sdk.Framed
 	}
+	options.TablePrefix = os.Getenv("REDBASE_SDK_TABLE_PREFIX")
 	if target = os.Getenv("REDBASE_SDK_TARGET"); target != "" {
 		return m.Run()
 	}

@@ -9,8 +9,8 @@ import (
 	"sort"
 	"testing"
 
-	sdk "redbase_examples"
-	"redbase_examples/redbase"
+	sdk "redbase.example/sdks/go"
+	"redbase.example/sdks/go/redbase"
 )
 
 type userRow struct {
@@ -34,9 +34,9 @@ func TestPrefixScansInKeyOrder(t *testing.T) {
 		must(t, logs.Put(ctx, sdk.AccessLogsByUserKey{UserID: r.user, SystemID: r.system, Period: r.period},
 			sdk.AccessLogsByUserValues{Hits: sdk.Ptr(int64(i))}))
 	}
-	scan := func(k sdk.AccessLogsByUserKey, n int) []userRow {
+	scan := func(k sdk.AccessLogsByUserKeyBounds) []userRow {
 		var out []userRow
-		for _, r := range ok(logs.Scan(ctx, ok(k.Prefix(n)), sdk.ScanOptions{}).All()) {
+		for _, r := range ok(logs.Scan(ctx, k, sdk.ScanOptions{}).All()) {
 			out = append(out, userRow{r.Key.UserID, r.Key.SystemID, r.Key.Period})
 		}
 		return out
@@ -51,15 +51,15 @@ func TestPrefixScansInKeyOrder(t *testing.T) {
 		a, b := want[i], want[j]
 		return a.system < b.system || (a.system == b.system && a.period < b.period)
 	})
-	if got := scan(sdk.AccessLogsByUserKey{UserID: "dave"}, 1); !reflect.DeepEqual(got, want) {
+	if got := scan(sdk.AccessLogsByUserKeys().UserID("dave")); !reflect.DeepEqual(got, want) {
 		t.Errorf("prefix dave: %v\nwant %v (a prefix is a whole component: no 'dav')", got, want)
 	}
-	got := scan(sdk.AccessLogsByUserKey{UserID: "elton", SystemID: "zeus"}, 2)
+	got := scan(sdk.AccessLogsByUserKeys().UserID("elton").SystemID("zeus"))
 	if !reflect.DeepEqual(got, []userRow{{"elton", "zeus", 201510}, {"elton", "zeus", 201511}, {"elton", "zeus", 201512}}) {
 		t.Errorf("prefix elton|zeus: %v", got)
 	}
 	var keys [][]byte
-	for _, r := range ok(logs.Scan(ctx, sdk.KeyRange{}, sdk.ScanOptions{Batch: 7}).All()) {
+	for _, r := range ok(logs.Scan(ctx, sdk.KeyRange{}, sdk.ScanOptions{Caching: 7}).All()) {
 		keys = append(keys, r.RowKey)
 	}
 	if len(keys) != len(rows) || !sort.SliceIsSorted(keys, func(i, j int) bool { return bytes.Compare(keys[i], keys[j]) < 0 }) {
@@ -76,7 +76,7 @@ func TestRangeScansReversedWithLimit(t *testing.T) {
 			must(t, logs.Put(ctx, sdk.AccessLogsByUserKey{UserID: u, SystemID: "s", Period: p}, sdk.AccessLogsByUserValues{Hits: sdk.Ptr(int64(1))}))
 		}
 	}
-	prefix := func(u string) sdk.KeyRange { return ok(sdk.AccessLogsByUserKey{UserID: u}.Prefix(1)) }
+	prefix := func(u string) sdk.KeyRange { return ok(sdk.AccessLogsByUserKeys().UserID(u).Range()) }
 	rng := ok(sdk.Between(prefix("b"), prefix("d")))
 	list := func(keys sdk.KeyRange, opts sdk.ScanOptions) []string {
 		var out []string
@@ -119,7 +119,7 @@ func TestSaltedScansFanOutAndMergeInKeyOrder(t *testing.T) {
 			Payload: sdk.JSON(fmt.Sprintf(`{"n": %d}`, n-1)), At: sdk.Ptr(int64(n - 1)),
 		}))
 	}
-	rows := ok(events.Scan(ctx, sdk.KeyRange{}, sdk.ScanOptions{Batch: 3}).All())
+	rows := ok(events.Scan(ctx, sdk.KeyRange{}, sdk.ScanOptions{Caching: 3}).All())
 	var keys [][]byte
 	var got []string
 	salts := map[int]bool{}
@@ -163,7 +163,7 @@ func TestSaltedScansFanOutAndMergeInKeyOrder(t *testing.T) {
 	if len(first) != 5 {
 		t.Errorf("limit 5 gave %d rows", len(first))
 	}
-	one := ok(events.Scan(ctx, ok(sdk.EventsKey{Event: "foo0003"}.Prefix(1)), sdk.ScanOptions{}).All())
+	one := ok(events.Scan(ctx, sdk.EventsKeys().Event("foo0003"), sdk.ScanOptions{}).All())
 	if len(one) != 1 || one[0].Key.Event != "foo0003" || string(one[0].Values.Payload) != `{"n":2}` {
 		t.Errorf("prefix foo0003: %+v", one)
 	}
@@ -181,7 +181,7 @@ func TestBinarySaltedKeysScanByDevice(t *testing.T) {
 			ok(dev.IncrementCount(ctx, k, ((s%7)+7)%7))
 		}
 	}
-	rows := ok(dev.Scan(ctx, ok(sdk.DeviceEventsKey{Device: "d1"}.Prefix(1)), sdk.ScanOptions{}).All())
+	rows := ok(dev.Scan(ctx, sdk.DeviceEventsKeys().Device("d1"), sdk.ScanOptions{}).All())
 	var got []int64
 	for i, r := range rows {
 		got = append(got, r.Key.Seq)
@@ -207,7 +207,7 @@ func TestReverseTimestampsReadNewestFirst(t *testing.T) {
 	}
 	must(t, metrics.Put(ctx, sdk.MetricsKey{Metric: "cpu", Host: "host|2", Ts: 5000}, sdk.MetricsValues{Value: sdk.Ptr(1.0)}))
 	var got []int64
-	for _, r := range ok(metrics.Scan(ctx, ok(sdk.MetricsKey{Metric: "cpu", Host: "host|1"}.Prefix(2)), sdk.ScanOptions{}).All()) {
+	for _, r := range ok(metrics.Scan(ctx, sdk.MetricsKeys().Metric("cpu").Host("host|1"), sdk.ScanOptions{}).All()) {
 		got = append(got, r.Key.Ts)
 	}
 	if !reflect.DeepEqual(got, []int64{3000, 2000, 1000}) {
@@ -217,7 +217,7 @@ func TestReverseTimestampsReadNewestFirst(t *testing.T) {
 	for _, ts := range []int64{10, 30, 20} {
 		must(t, sensors.Put(ctx, sdk.SensorReadingsKey{Sensor: -7, Ts: ts}, sdk.SensorReadingsValues{Celsius: sdk.Ptr(float32(ts) + 0.5), Ok: sdk.Ptr(ts != 20)}))
 	}
-	rows := ok(sensors.Scan(ctx, ok(sdk.SensorReadingsKey{Sensor: -7}.Prefix(1)), sdk.ScanOptions{Limit: 2}).All())
+	rows := ok(sensors.Scan(ctx, sdk.SensorReadingsKeys().Sensor(-7), sdk.ScanOptions{Limit: 2}).All())
 	if len(rows) != 2 || rows[0].Key.Ts != 30 || *rows[0].Values.Celsius != 30.5 || !*rows[0].Values.Ok ||
 		rows[1].Key.Ts != 20 || *rows[1].Values.Ok {
 		t.Errorf("sensor rows %+v", rows)
@@ -237,7 +237,7 @@ func TestDescComponentsSortHighestFirst(t *testing.T) {
 	}
 	must(t, board.Put(ctx, sdk.LeaderboardKey{Game: "go", Score: 1, Name: "zed"}, sdk.LeaderboardValues{Player: sdk.JSON("null")}))
 	var got []string
-	for _, r := range ok(board.Scan(ctx, ok(sdk.LeaderboardKey{Game: "chess"}.Prefix(1)), sdk.ScanOptions{}).All()) {
+	for _, r := range ok(board.Scan(ctx, sdk.LeaderboardKeys().Game("chess"), sdk.ScanOptions{}).All()) {
 		got = append(got, fmt.Sprintf("%d %s", r.Key.Score, r.Key.Name))
 	}
 	if !reflect.DeepEqual(got, []string{"300 bob", "300 dee", "10 ann", "-5 cy"}) {

@@ -17,7 +17,7 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
-	"redbase_examples/hbase2"
+	"redbase.example/sdks/go/hbase2"
 )
 
 func main() {

@@ -20,8 +20,13 @@ var (
 	// ErrServer: the gateway answered with an error (TIOError, TIllegalArgument) or the
 	// connection failed.
 	ErrServer = errors.New("redbase: server")
-	// ErrClosed: the client was closed.
+	// ErrClosed: the client (or a Writer) was closed.
 	ErrClosed = errors.New("redbase: client closed")
+	// ErrFilter: a scan filter that cannot be rendered (*FilterError).
+	ErrFilter = errors.New("redbase: filter")
+	// ErrBatch: some rows of a batch write failed (*BatchError lists them); the others
+	// were written.
+	ErrBatch = errors.New("redbase: batch")
 )
 
 // KeyError describes a refused key value or undecodable key bytes.
@@ -81,3 +86,33 @@ func (e *ServerError) Error() string {
 func (e *ServerError) Unwrap() []error { return []error{ErrServer, e.Err} }
 
 var errNoValue = errors.New("the increment returned no value")
+
+// RowFailure is one row of a batch that the server refused.
+type RowFailure struct {
+	Index   int    // the row's position in the input
+	Row     []byte // the encoded row key
+	Message string // the server's message
+	Err     error  // the *ServerError of the row's own call
+}
+
+// BatchError lists every row of a batch write that failed; the other rows were written.
+// errors.Is(err, ErrBatch) and errors.Is(err, ErrServer) hold.
+type BatchError struct {
+	Op       string // putMultiple, deleteMultiple or increment
+	Failures []RowFailure
+}
+
+func (e *BatchError) Error() string {
+	msg := fmt.Sprintf("redbase: %s: %d row(s) failed", e.Op, len(e.Failures))
+	for i, f := range e.Failures {
+		if i == 3 {
+			msg += fmt.Sprintf("; and %d more", len(e.Failures)-3)
+			break
+		}
+		msg += fmt.Sprintf("; row %d (%q): %s", f.Index, f.Row, f.Message)
+	}
+	return msg
+}
+
+// Unwrap gives ErrBatch and ErrServer to errors.Is.
+func (e *BatchError) Unwrap() []error { return []error{ErrBatch, ErrServer} }

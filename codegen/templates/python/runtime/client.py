@@ -1,16 +1,19 @@
 """The Thrift2 plumbing under every generated table client: a connection to redbase or HBase's
 Thrift2 gateway (Apache `thrift` runtime, binary protocol, buffered or framed transport), table
-creation from the schema, and row-level calls in bytes. Salted scans fan out one scanner per
-bucket and merge them in key order."""
+creation from the schema, and row-level calls in bytes: reads with versions and time ranges,
+writes with timestamps, batches (batch.py), scans with columns and filters. Salted scans fan out
+one scanner per bucket and merge them in key order."""
 
 from __future__ import annotations
 
 import heapq
 import itertools
+import threading
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from thrift.protocol import TBinaryProtocol
+from thrift.Thrift import TApplicationException
 from thrift.transport import TSocket, TTransport
 
 from .._thrift.hbase2 import THBaseService
@@ -19,10 +22,24 @@ from .keys import KeySpec, KeyValue
 
 Cell = Tuple[bytes, bytes, bytes]
 Cells = Dict[Tuple[bytes, bytes], bytes]
+#: A column to read: (family, qualifier), or a whole family.
+ColumnSpec = Union[Tuple[bytes, bytes], bytes]
+TimeRange = Tuple[int, int]
+
+
+@dataclass(frozen=True)
+class VersionedCell:
+    """One cell as the server returned it, with its timestamp (ms)."""
+
+    family: bytes
+    qualifier: bytes
+    value: bytes
+    timestamp: int
 
 
 class ThriftError(RuntimeError):
-    """An error the server reported (TIOError, TIllegalArgument) or a transport failure."""
+    """An error the server reported (TIOError, TIllegalArgument, TApplicationException) or a
+    transport failure."""
 
 
 def _wrap(e: Exception) -> ThriftError:
@@ -30,11 +47,15 @@ def _wrap(e: Exception) -> ThriftError:
     return ThriftError(message)
 
 
-_ERRORS = (tt.TIOError, tt.TIllegalArgument, TTransport.TTransportException)
+# TApplicationException: what a Thrift server sends for an error its handler did not declare
+# (HBase's gateway does so for some refused arguments).
+_ERRORS = (tt.TIOError, tt.TIllegalArgument, TTransport.TTransportException, TApplicationException)
 
 
 class Connection:
-    """One Thrift2 connection. Not thread-safe: give each thread its own."""
+    """One Thrift2 connection. Each call holds the connection's lock, so a buffered writer's
+    background flush and the caller's own calls take turns; for parallel work give each thread
+    its own connection."""
 
     def __init__(
         self,
@@ -52,6 +73,8 @@ class Connection:
         wrap = TTransport.TFramedTransport if transport == "framed" else TTransport.TBufferedTransport
         self._transport: Any = wrap(sock)
         self.client: Any = THBaseService.Client(TBinaryProtocol.TBinaryProtocol(self._transport))
+        #: Held for each call (one request and its reply on the socket at a time).
+        self.lock = threading.RLock()
         try:
             self._transport.open()
         except TTransport.TTransportException as e:
@@ -149,6 +172,11 @@ class KeyRange:
         return KeyRange(tuple((p, next_prefix(p)) for p in spec.prefixes(leading)))
 
     @staticmethod
+    def bounds(spec: KeySpec, values: Sequence[Union[KeyValue, Tuple[KeyValue, KeyValue], None]]) -> "KeyRange":
+        """Leading components by value, then optionally one as an inclusive (low, high) pair."""
+        return KeyRange(tuple(spec.bounds(values)))
+
+    @staticmethod
     def between(start: "KeyRange", stop: "KeyRange") -> "KeyRange":
         """From `start`'s first key (inclusive) up to `stop`'s first key (exclusive)."""
         if len(start.ranges) != len(stop.ranges):
@@ -156,37 +184,105 @@ class KeyRange:
         return KeyRange(tuple((a[0], b[0]) for a, b in zip(start.ranges, stop.ranges)))
 
 
+def read_options(
+    versions: Optional[int], time_range: Optional[TimeRange], at: Optional[int]
+) -> Tuple[Optional[int], Any]:
+    """TGet/TScan maxVersions and timeRange from the typed options, checked."""
+    if versions is not None and (isinstance(versions, bool) or not isinstance(versions, int) or versions < 1):
+        raise ValueError(f"versions must be an integer >= 1, not {versions!r}")
+    if at is not None and time_range is not None:
+        raise ValueError("give either `at` or `time_range`, not both")
+    if at is not None:
+        _check_ts("at", at)
+        time_range = (at, at + 1)
+    if time_range is None:
+        return versions, None
+    lo, hi = time_range
+    _check_ts("time_range start", lo)
+    _check_ts("time_range end", hi)
+    if lo > hi:
+        raise ValueError(f"time_range ({lo}, {hi}): the start is after the end")
+    return versions, tt.TTimeRange(minStamp=lo, maxStamp=hi)
+
+
+def _check_ts(what: str, ts: int) -> None:
+    if isinstance(ts, bool) or not isinstance(ts, int) or not 0 <= ts < 1 << 63:
+        raise ValueError(f"{what} must be a timestamp in ms (0 <= ts < 2^63), not {ts!r}")
+
+
+def thrift_columns(columns: Optional[Sequence[ColumnSpec]]) -> Optional[List[Any]]:
+    if not columns:
+        return None
+    return [
+        tt.TColumn(family=c) if isinstance(c, bytes) else tt.TColumn(family=c[0], qualifier=c[1]) for c in columns
+    ]
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    """What a scan asks the server for, besides its key range."""
+
+    columns: Optional[List[Any]] = None
+    filter: Optional[bytes] = None
+    versions: Optional[int] = None
+    time_range: Any = None
+    caching: int = 256
+    batch_size: Optional[int] = None
+    limit: Optional[int] = None
+
+
 @dataclass
 class _Scan:
     """One bucket's scanner, read lazily in batches."""
 
-    client: Any
+    conn: Any
     table: bytes
     start: bytes
     stop: Optional[bytes]
     reversed: bool
-    batch: int
-    done: bool = False
-    scanner: Optional[int] = None
-    buffer: List[Any] = field(default_factory=list)
+    opts: ScanOptions
 
-    def rows(self) -> Iterator[Tuple[bytes, Cells]]:
+    def _call(self, method: str, *args: Any) -> Any:
+        with self.conn.lock:
+            return getattr(self.conn.client, method)(*args)
+
+    def rows(self) -> Iterator[Tuple[bytes, List[VersionedCell]]]:
+        """Whole rows: the partial results of a `batch_size` scan joined back per row."""
+        pending: Optional[Tuple[bytes, List[VersionedCell]]] = None
+        for row, cells in self._results():
+            if pending is not None and pending[0] == row:
+                pending[1].extend(cells)
+                continue
+            if pending is not None:
+                yield pending[0], _ordered(pending[1])
+            pending = (row, cells)
+        if pending is not None:
+            yield pending[0], _ordered(pending[1])
+
+    def _results(self) -> Iterator[Tuple[bytes, List[VersionedCell]]]:
+        o = self.opts
+        common: Dict[str, Any] = dict(
+            columns=o.columns,
+            caching=o.caching,
+            maxVersions=o.versions,
+            timeRange=o.time_range,
+            filterString=o.filter,
+            batchSize=o.batch_size,
+            limit=o.limit,
+        )
         if self.reversed:
             # Reversed: the scanner's start row is the upper bound (inclusive) and its stop
             # row the lower bound (exclusive); trim the bounds to [start, stop) here.
             scan = tt.TScan(
-                startRow=self.stop,
-                stopRow=self.start[:-1] if self.start else None,
-                reversed=True,
-                caching=self.batch,
+                startRow=self.stop, stopRow=self.start[:-1] if self.start else None, reversed=True, **common
             )
         else:
-            scan = tt.TScan(startRow=self.start or None, stopRow=self.stop, caching=self.batch)
+            scan = tt.TScan(startRow=self.start or None, stopRow=self.stop, **common)
         try:
-            sid = self.client.openScanner(self.table, scan)
+            sid = self._call("openScanner", self.table, scan)
             try:
                 while True:
-                    batch = self.client.getScannerRows(sid, self.batch)
+                    batch = self._call("getScannerRows", sid, o.caching)
                     if not batch:
                         return
                     for r in batch:
@@ -197,15 +293,31 @@ class _Scan:
                             if self.reversed:
                                 return
                             continue
-                        yield row, _cells(r)
+                        yield row, _versioned(r)
             finally:
-                self.client.closeScanner(sid)
+                self._call("closeScanner", sid)
         except _ERRORS as e:
             raise _wrap(e) from None
 
 
-def _cells(result: Any) -> Cells:
-    return {(bytes(c.family), bytes(c.qualifier)): bytes(c.value) for c in result.columnValues or []}
+def _versioned(result: Any) -> List[VersionedCell]:
+    return [
+        VersionedCell(bytes(c.family), bytes(c.qualifier), bytes(c.value or b""), int(c.timestamp or 0))
+        for c in result.columnValues or []
+    ]
+
+
+def _ordered(cells: List[VersionedCell]) -> List[VersionedCell]:
+    """Cells by column, newest first within a column (the order HBase returns them in)."""
+    return sorted(cells, key=lambda c: (c.family, c.qualifier, -c.timestamp))
+
+
+def newest(cells: Sequence[VersionedCell]) -> Cells:
+    """The newest value of each column (cells ordered as `_ordered` leaves them)."""
+    out: Cells = {}
+    for c in cells:
+        out.setdefault((c.family, c.qualifier), c.value)
+    return out
 
 
 class TableClient:
@@ -218,7 +330,8 @@ class TableClient:
 
     def _call(self, method: str, *args: Any) -> Any:
         try:
-            return getattr(self.conn.client, method)(*args)
+            with self.conn.lock:
+                return getattr(self.conn.client, method)(*args)
         except _ERRORS as e:
             raise _wrap(e) from None
 
@@ -253,54 +366,126 @@ class TableClient:
         locs = self._call("getAllRegionLocations", self._name)
         return sorted(bytes(loc.regionInfo.startKey or b"") for loc in locs)
 
-    def get(self, row: bytes) -> Optional[Cells]:
-        result = self._call("get", self._name, tt.TGet(row=row))
-        cells = _cells(result)
-        return cells or None
+    def get(
+        self,
+        row: bytes,
+        *,
+        versions: Optional[int] = None,
+        time_range: Optional[TimeRange] = None,
+        at: Optional[int] = None,
+        columns: Optional[Sequence[ColumnSpec]] = None,
+    ) -> Optional[List[VersionedCell]]:
+        """The row's cells (every version asked for, newest first per column), or None."""
+        max_versions, tr = read_options(versions, time_range, at)
+        get = tt.TGet(row=row, columns=thrift_columns(columns), maxVersions=max_versions, timeRange=tr)
+        cells = _versioned(self._call("get", self._name, get))
+        return _ordered(cells) or None
 
-    def put(self, row: bytes, cells: Sequence[Cell]) -> None:
+    def put(self, row: bytes, cells: Sequence[Cell], *, timestamp: Optional[int] = None) -> None:
         if not cells:
             return
-        self._call("put", self._name, _put(row, cells))
+        self._call("put", self._name, make_put(row, cells, timestamp))
 
-    def delete(self, row: bytes, columns: Sequence[Tuple[bytes, bytes]] = ()) -> None:
-        """Deletes the row, or every version of the given columns."""
-        cols = [tt.TColumn(family=f, qualifier=q) for f, q in columns] or None
-        self._call("deleteSingle", self._name, tt.TDelete(row=row, columns=cols))
+    def delete(
+        self, row: bytes, columns: Sequence[Tuple[bytes, bytes]] = (), *, timestamp: Optional[int] = None
+    ) -> None:
+        """Deletes the row, or every version of the given columns (with a timestamp: only the
+        versions at or before it)."""
+        self._call("deleteSingle", self._name, make_delete(row, columns, timestamp))
 
     def increment(self, row: bytes, family: bytes, qualifier: bytes, amount: int) -> int:
         """Atomically adds `amount` to a counter cell; returns the new value."""
+        got = self.increment_row(row, [(family, qualifier, amount)])
+        if (family, qualifier) not in got:
+            raise ThriftError("the increment returned no value")
+        return got[(family, qualifier)]
+
+    def increment_row(self, row: bytes, counters: Sequence[Tuple[bytes, bytes, int]]) -> Dict[Tuple[bytes, bytes], int]:
+        """Atomically adds to several counters of one row (one call); their new values."""
         inc = tt.TIncrement(
-            row=row, columns=[tt.TColumnIncrement(family=family, qualifier=qualifier, amount=amount)]
+            row=row, columns=[tt.TColumnIncrement(family=f, qualifier=q, amount=n) for f, q, n in counters]
         )
         result = self._call("increment", self._name, inc)
-        for c in result.columnValues or []:
-            if bytes(c.family) == family and bytes(c.qualifier) == qualifier:
-                return int.from_bytes(bytes(c.value), "big", signed=True)
-        raise ThriftError("the increment returned no value")
+        return {
+            (bytes(c.family), bytes(c.qualifier)): int.from_bytes(bytes(c.value), "big", signed=True)
+            for c in result.columnValues or []
+        }
+
+    def mutate_row(
+        self,
+        row: bytes,
+        cells: Sequence[Cell],
+        delete_columns: Sequence[Tuple[bytes, bytes]],
+        *,
+        timestamp: Optional[int] = None,
+    ) -> None:
+        """Puts `cells` and deletes `delete_columns` of one row atomically (Thrift2 mutateRow)."""
+        mutations = []
+        if cells:
+            mutations.append(tt.TMutation(put=make_put(row, cells, timestamp)))
+        if delete_columns:
+            mutations.append(tt.TMutation(deleteSingle=make_delete(row, delete_columns, timestamp)))
+        if not mutations:
+            return
+        self._call("mutateRow", self._name, tt.TRowMutations(row=row, mutations=mutations))
 
     def check_and_put(
         self, row: bytes, family: bytes, qualifier: bytes, expected: Optional[bytes], cells: Sequence[Cell]
     ) -> bool:
         """Puts `cells` if the cell holds `expected` (None: if it is absent); True if it did."""
-        return bool(self._call("checkAndPut", self._name, row, family, qualifier, expected, _put(row, cells)))
+        return bool(self._call("checkAndPut", self._name, row, family, qualifier, expected, make_put(row, cells)))
 
     def scan(
-        self, keys: KeyRange, *, reversed: bool = False, limit: Optional[int] = None, batch: int = 256
-    ) -> Iterator[Tuple[bytes, Cells]]:
+        self,
+        keys: KeyRange,
+        *,
+        reversed: bool = False,
+        limit: Optional[int] = None,
+        columns: Optional[Sequence[ColumnSpec]] = None,
+        filter: Optional[bytes] = None,
+        versions: Optional[int] = None,
+        time_range: Optional[TimeRange] = None,
+        caching: Optional[int] = None,
+        batch_size: Optional[int] = None,
+    ) -> Iterator[Tuple[bytes, List[VersionedCell]]]:
         """Rows in `keys`, in key order (descending if reversed): one scanner per range, merged."""
-        if limit is not None and limit <= 0:
+        for name, n in (("limit", limit), ("caching", caching), ("batch_size", batch_size)):
+            if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
+                raise ValueError(f"{name} must be an integer >= 0, not {n!r}")
+        max_versions, tr = read_options(versions, time_range, None)
+        if limit is not None and limit == 0:
             return iter(())
-        size = max(1, min(batch, limit or batch))
-        scans = [
-            _Scan(self.conn.client, self._name, start, stop, reversed, size).rows()
-            for start, stop in keys.ranges
-        ]
-        merged: Iterator[Tuple[bytes, Cells]] = (
+        opts = ScanOptions(
+            columns=thrift_columns(columns),
+            filter=filter,
+            versions=max_versions,
+            time_range=tr,
+            caching=max(1, caching or min(256, limit or 256)),
+            batch_size=batch_size or None,
+            limit=limit,
+        )
+        scans = [_Scan(self.conn, self._name, start, stop, reversed, opts).rows() for start, stop in keys.ranges]
+        merged: Iterator[Tuple[bytes, List[VersionedCell]]] = (
             scans[0] if len(scans) == 1 else heapq.merge(*scans, key=lambda r: r[0], reverse=reversed)
         )
         return itertools.islice(merged, limit) if limit is not None else merged
 
 
-def _put(row: bytes, cells: Sequence[Cell]) -> Any:
-    return tt.TPut(row=row, columnValues=[tt.TColumnValue(family=f, qualifier=q, value=v) for f, q, v in cells])
+def make_put(row: bytes, cells: Sequence[Cell], timestamp: Optional[int] = None) -> Any:
+    if timestamp is not None:
+        _check_ts("timestamp", timestamp)
+    return tt.TPut(
+        row=row,
+        columnValues=[tt.TColumnValue(family=f, qualifier=q, value=v) for f, q, v in cells],
+        timestamp=timestamp,
+    )
+
+
+def make_delete(row: bytes, columns: Sequence[Tuple[bytes, bytes]] = (), timestamp: Optional[int] = None) -> Any:
+    """A TDelete: the whole row or the given columns, every version (DELETE_COLUMNS), or with a
+    timestamp the versions at or before it."""
+    if timestamp is not None:
+        _check_ts("timestamp", timestamp)
+    # HBase reads a column delete's timestamp from each TColumn, a row delete's from the TDelete.
+    cols = [tt.TColumn(family=f, qualifier=q, timestamp=timestamp) for f, q in columns] or None
+    return tt.TDelete(row=row, columns=cols, timestamp=timestamp)

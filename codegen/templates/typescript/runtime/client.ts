@@ -1,113 +1,21 @@
 /**
- * The Thrift2 plumbing under every generated table client: a connection to redbase or HBase's
- * Thrift2 gateway (Apache `thrift` runtime, binary protocol, buffered or framed transport),
- * table creation from the schema, and row-level calls in bytes. Salted scans fan out one
- * scanner per bucket and merge them in key order.
+ * The Thrift2 plumbing under every generated table client: table creation from the schema,
+ * key ranges, read options (versions, time ranges, column selection) and row-level calls in
+ * bytes. Salted scans fan out one scanner per bucket and merge them in key order (scan.ts);
+ * batches and the buffered writer are in batch.ts and writer.ts.
  */
 
-import * as thrift from "thrift";
-import Int64 = require("node-int64");
 import * as THBaseService from "../../thrift/THBaseService";
 import * as tt from "../../thrift/hbase2_types";
-import { KeySpec, KeyValue } from "./keys";
+import { ChunkOptions, DeleteRow, IncrementRow, PutRow, deleteMany, deleteOf, incrementMany, putMany, putOf } from "./batch";
+import { Cell, Connection, RawRow, StoredCell, ThriftError, Timestamp, bigintOf, int64, timestampOf } from "./connection";
+import { Filter } from "./filters";
+import { KeyEncodingError, KeySpec, KeyValue } from "./keys";
+import { scanRows } from "./scan";
+import { BufferedWriter, WriterOptions } from "./writer";
 
-/** (family, qualifier, value) of one cell to write. */
-export type Cell = readonly [family: Buffer, qualifier: Buffer, value: Buffer];
-
-/** A row's cells read back, as `family:qualifier` (hex) → cell. */
-export type Cells = Map<string, { family: Buffer; qualifier: Buffer; value: Buffer }>;
-
-/** An error the server reported (TIOError, TIllegalArgument) or a transport failure. */
-export class ThriftError extends Error {
-  override name = "ThriftError";
-}
-
-function wrap(e: unknown): ThriftError {
-  if (e instanceof ThriftError) return e;
-  const message = (e as { message?: unknown } | null)?.message;
-  return new ThriftError(typeof message === "string" && message ? message : String(e));
-}
-
-export interface ConnectOptions {
-  /** `buffered` (redbase's and HBase's default) or `framed` (`hbase thrift2 -f`). */
-  transport?: "buffered" | "framed";
-  /** A call with no answer for this long fails and closes the connection (default 30 s). */
-  timeoutMs?: number;
-}
-
-/**
- * One Thrift2 connection. Calls may overlap (the client matches answers by sequence id), but
- * the server answers them one at a time: open several connections for parallel work.
- */
-export class Connection {
-  private readonly pending = new Set<(e: ThriftError) => void>();
-  private closed: ThriftError | null = null;
-
-  private constructor(
-    private readonly conn: thrift.Connection,
-    /** The Thrift compiler's client for THBaseService. */
-    readonly client: THBaseService.Client,
-  ) {
-    const fail = (e: ThriftError): void => {
-      this.closed ??= e;
-      for (const reject of this.pending) reject(e);
-      this.pending.clear();
-    };
-    conn.on("error", (e: unknown) => fail(wrap(e)));
-    conn.on("close", () => fail(new ThriftError("connection closed")));
-    conn.on("timeout", () => {
-      if (this.pending.size > 0) {
-        fail(new ThriftError("call timed out"));
-        conn.destroy();
-      }
-    });
-  }
-
-  /** Connects; resolves once the socket is open. */
-  static open(host = "127.0.0.1", port = 9091, options: ConnectOptions = {}): Promise<Connection> {
-    const transport = options.transport ?? "buffered";
-    if (transport !== "buffered" && transport !== "framed") {
-      return Promise.reject(new RangeError(`transport must be "buffered" or "framed", not ${String(transport)}`));
-    }
-    return new Promise((resolve, reject) => {
-      const conn = thrift.createConnection(host, port, {
-        transport: transport === "framed" ? thrift.TFramedTransport : thrift.TBufferedTransport,
-        protocol: thrift.TBinaryProtocol,
-        timeout: options.timeoutMs ?? 30_000,
-      });
-      const failed = (e: unknown): void => reject(wrap(e));
-      conn.once("error", failed);
-      conn.once("connect", () => {
-        conn.removeListener("error", failed);
-        resolve(new Connection(conn, thrift.createClient(THBaseService, conn)));
-      });
-    });
-  }
-
-  /** Runs one call in the compiler's callback style as a Promise. */
-  call<T>(send: (callback: (error: unknown, result: T) => void) => void): Promise<T> {
-    if (this.closed) return Promise.reject(this.closed);
-    return new Promise<T>((resolve, reject) => {
-      const abort = (e: ThriftError): void => reject(e);
-      this.pending.add(abort);
-      try {
-        send((error, result) => {
-          this.pending.delete(abort);
-          if (error) reject(wrap(error));
-          else resolve(result);
-        });
-      } catch (e) {
-        this.pending.delete(abort);
-        reject(wrap(e));
-      }
-    });
-  }
-
-  close(): void {
-    this.closed ??= new ThriftError("connection closed");
-    this.conn.end();
-  }
-}
+export { Connection, ThriftError } from "./connection";
+export type { Cell, ConnectOptions, RawRow, StoredCell, Timestamp } from "./connection";
 
 /** A column family's descriptor attributes (undefined leaves HBase's default). */
 export interface FamilyDef {
@@ -155,6 +63,22 @@ export interface TableDef {
   readonly key: KeySpec;
 }
 
+/** Another name and/or namespace for a table's design: one schema for several copies
+ * (staging, per tenant, per test run). */
+export interface TableOptions {
+  readonly name?: string;
+  readonly namespace?: string;
+}
+
+/** `def` under the name and namespace of `options` (each defaults to the schema's). */
+export function renamed(def: TableDef, options: TableOptions = {}): TableDef {
+  for (const [what, v] of [["name", options.name], ["namespace", options.namespace]] as const) {
+    if (v !== undefined && (typeof v !== "string" || v.length === 0)) throw new TypeError(`a table ${what} must be a non-empty string, not ${String(v)}`);
+  }
+  if (options.name === undefined && options.namespace === undefined) return def;
+  return { ...def, name: options.name ?? def.name, namespace: options.namespace ?? def.namespace };
+}
+
 /** `ns:name` as Thrift2 calls take it (just `name` in the default namespace). */
 export function fullName(t: TableDef): Buffer {
   return Buffer.from(t.namespace === "default" ? t.name : `${t.namespace}:${t.name}`, "utf8");
@@ -184,43 +108,170 @@ export class KeyRange {
     if (start.ranges.length !== stop.ranges.length) throw new RangeError("ranges of different tables");
     return new KeyRange(start.ranges.map((a, i) => [a[0], stop.ranges[i]?.[0] ?? null] as const));
   }
-}
 
-export interface ScanOptions {
-  /** Descending key order. */
-  reversed?: boolean;
-  /** At most this many rows. */
-  limit?: number;
-  /** Rows per round trip (default 256). */
-  batch?: number;
-}
-
-function cellsOf(r: tt.TResult): Cells {
-  const out: Cells = new Map();
-  for (const c of r.columnValues ?? []) {
-    const family = Buffer.from(c.family);
-    const qualifier = Buffer.from(c.qualifier);
-    out.set(`${family.toString("hex")}:${qualifier.toString("hex")}`, { family, qualifier, value: Buffer.from(c.value) });
+  /**
+   * Rows whose leading components equal the values given and, optionally, whose next
+   * component lies in a `[low, high]` pair (inclusive at both ends). Refused where the key's
+   * byte order is not the component's value order: a hashed or reversed component, and in a
+   * separated key a text component followed by others or a number without a width.
+   * `bounds` holds one entry per component in key order (undefined: not given).
+   */
+  static bounds(spec: KeySpec, bounds: readonly (KeyValue | readonly [KeyValue, KeyValue] | undefined)[]): KeyRange {
+    const given = spec.leading(bounds);
+    const pairAt = given.findIndex((v) => Array.isArray(v));
+    if (pairAt < 0) return KeyRange.prefix(spec, given as KeyValue[]);
+    const name = spec.components[pairAt]?.name ?? String(pairAt);
+    if (pairAt !== given.length - 1) {
+      const next = spec.components[pairAt + 1]?.name ?? String(pairAt + 1);
+      throw new KeyEncodingError(`component ${name}: a [low, high] range must be the last component given (${next} follows it)`);
+    }
+    if (spec.hash?.components.includes(pairAt)) {
+      throw new KeyEncodingError(`component ${name}: the key's hash prefix is computed from it, so it takes one value, not a range`);
+    }
+    // Only where the key's byte order is the value order (as every redbase SDK refuses it).
+    const c = spec.components[pairAt] as (typeof spec.components)[number];
+    if (c.reverse !== undefined) {
+      throw new KeyEncodingError(`component ${name}: its text is reversed in the key, so the key order is not the value order: give one value`);
+    }
+    if (spec.layout === "separated") {
+      const text = c.type === "string" || c.type === "bytes";
+      if ((text && !spec.endsAfter(pairAt + 1)) || (!text && c.width === undefined)) {
+        throw new KeyEncodingError(
+          `component ${name}: in this separated key its text does not sort by value (a range works on the last component, or on a number with a width)`,
+        );
+      }
+    }
+    const pair = given[pairAt] as readonly KeyValue[];
+    if (pair.length !== 2) throw new KeyEncodingError(`component ${name}: a range is a [low, high] pair`);
+    const head = given.slice(0, pairAt) as KeyValue[];
+    const low = spec.prefixes([...head, pair[0] as KeyValue]);
+    const high = spec.prefixes([...head, pair[1] as KeyValue]);
+    const exact = spec.endsAfter(given.length);
+    return new KeyRange(
+      low.map((l, i) => {
+        const h = high[i] as Buffer;
+        // A descending component encodes the high value first.
+        const [start, last] = Buffer.compare(l, h) <= 0 ? [l, h] : [h, l];
+        return [start, exact ? Buffer.concat([last, Buffer.alloc(1)]) : nextPrefix(last)] as const;
+      }),
+    );
   }
-  return out;
 }
 
-/** A row's cells ordered by family, then qualifier (bytewise). */
-export function sortedCells(cells: Cells): { family: Buffer; qualifier: Buffer; value: Buffer }[] {
-  return [...cells.values()].sort((a, b) => Buffer.compare(a.family, b.family) || Buffer.compare(a.qualifier, b.qualifier));
+/** A cell or family a read selects; `matches` narrows a family to a pattern's qualifiers. */
+export interface ColumnRef {
+  readonly family: Buffer;
+  readonly qualifier?: Buffer;
+  readonly matches?: (qualifier: Buffer) => boolean;
 }
 
-function i64(v: bigint): Int64 {
-  const b = Buffer.alloc(8);
-  b.writeBigInt64BE(v);
-  return new Int64(b);
+/** What a get or scan reads: cell versions, a time range, the columns. */
+export interface ReadOptions {
+  /** Up to this many versions per column (TGet/TScan maxVersions; default 1). */
+  readonly versions?: number;
+  /** Cells with min <= timestamp < max (ms), as HBase's time ranges. */
+  readonly timeRange?: readonly [min: Timestamp, max: Timestamp];
+  /** Cells written at exactly this timestamp. */
+  readonly at?: Timestamp;
+  /** Only these columns (default: every column). */
+  readonly columns?: readonly ColumnRef[];
 }
 
-type Row = [row: Buffer, cells: Cells];
+/** What a scan reads and how: ReadOptions plus filter, order, limit and round-trip sizes. */
+export interface RawScanOptions extends ReadOptions {
+  readonly filter?: Filter;
+  /** Descending key order. */
+  readonly reversed?: boolean;
+  /** At most this many rows. */
+  readonly limit?: number;
+  /** Rows per round trip (TScan.caching; default 256). */
+  readonly caching?: number;
+  /** Cells per result (TScan.batchSize); partial results are joined back into rows. */
+  readonly batchSize?: number;
+}
+
+function positiveInt(n: number | undefined, what: string): number | undefined {
+  if (n === undefined) return undefined;
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n <= 0) throw new RangeError(`${what} must be a positive integer, not ${String(n)}`);
+  return n;
+}
+
+/** The request fields of a read: columns, versions, time range, and the cells to keep. */
+function readParts(o: ReadOptions): {
+  columns?: tt.TColumn[];
+  maxVersions?: number;
+  timeRange?: tt.TTimeRange;
+  cells: (r: tt.TResult) => StoredCell[];
+} {
+  const maxVersions = positiveInt(o.versions, "versions");
+  let timeRange: tt.TTimeRange | undefined;
+  if (o.at !== undefined && o.timeRange !== undefined) throw new RangeError("give at or timeRange, not both");
+  if (o.at !== undefined) {
+    const at = timestampOf(o.at, "at");
+    timeRange = new tt.TTimeRange({ minStamp: int64(at), maxStamp: int64(at + 1n) });
+  } else if (o.timeRange !== undefined) {
+    if (!Array.isArray(o.timeRange) || o.timeRange.length !== 2) throw new RangeError("timeRange is a [min, max) pair");
+    const min = timestampOf(o.timeRange[0], "timeRange's min");
+    const max = timestampOf(o.timeRange[1], "timeRange's max");
+    if (max < min) throw new RangeError(`timeRange's max ${max} is below its min ${min}`);
+    timeRange = new tt.TTimeRange({ minStamp: int64(min), maxStamp: int64(max) });
+  }
+  const refs = o.columns;
+  if (refs === undefined) return { maxVersions, timeRange, cells: (r) => storedCells(r) };
+  if (refs.length === 0) throw new RangeError("columns: select at least one column or family");
+  // A whole family covers its columns; a pattern asks for its family and is narrowed here.
+  const families = new Set(refs.filter((r) => r.qualifier === undefined).map((r) => r.family.toString("hex")));
+  const columns: tt.TColumn[] = [];
+  const seen = new Set<string>();
+  for (const r of refs) {
+    const f = r.family.toString("hex");
+    if (r.qualifier !== undefined && families.has(f)) continue;
+    const id = r.qualifier === undefined ? f : `${f}:${r.qualifier.toString("hex")}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    columns.push(new tt.TColumn({ family: r.family, qualifier: r.qualifier }));
+  }
+  const keep = (c: StoredCell): boolean =>
+    refs.some((r) => r.family.equals(c.family) && (r.qualifier === undefined ? (r.matches?.(c.qualifier) ?? true) : r.qualifier.equals(c.qualifier)));
+  return { columns, maxVersions, timeRange, cells: (r) => storedCells(r).filter(keep) };
+}
+
+/** The cells of a result, with their timestamps, in the server's order. */
+export function storedCells(r: tt.TResult): StoredCell[] {
+  return (r.columnValues ?? []).map((c) => ({
+    family: Buffer.from(c.family),
+    qualifier: Buffer.from(c.qualifier),
+    value: Buffer.from(c.value),
+    timestamp: c.timestamp === undefined || c.timestamp === null ? 0n : bigintOf(c.timestamp),
+  }));
+}
+
+/** Per column, its newest cell (a row's current values), ordered by family, then qualifier. */
+export function newestCells(cells: readonly StoredCell[]): StoredCell[] {
+  const newest = new Map<string, StoredCell>();
+  for (const c of cells) {
+    const id = `${c.family.toString("hex")}:${c.qualifier.toString("hex")}`;
+    const prev = newest.get(id);
+    if (prev === undefined || c.timestamp > prev.timestamp) newest.set(id, c);
+  }
+  return [...newest.values()].sort((a, b) => Buffer.compare(a.family, b.family) || Buffer.compare(a.qualifier, b.qualifier));
+}
+
+/** Every cell, ordered by family, then qualifier, then newest first. */
+export function cellsByVersion(cells: readonly StoredCell[]): StoredCell[] {
+  return [...cells].sort(
+    (a, b) => Buffer.compare(a.family, b.family) || Buffer.compare(a.qualifier, b.qualifier) || (a.timestamp > b.timestamp ? -1 : a.timestamp < b.timestamp ? 1 : 0),
+  );
+}
+
+/** A write's timestamp option, checked. */
+function writeTimestamp(t: Timestamp | undefined): bigint | undefined {
+  return t === undefined ? undefined : timestampOf(t);
+}
 
 /** Row-level Thrift2 calls in bytes for one table; generated clients type them. */
 export class TableClient {
-  private readonly name: Buffer;
+  readonly name: Buffer;
   private readonly tableName: tt.TTableName;
 
   constructor(
@@ -271,116 +322,93 @@ export class TableClient {
     return locs.map((l) => Buffer.from(l.regionInfo.startKey ?? Buffer.alloc(0))).sort(Buffer.compare);
   }
 
-  async get(row: Buffer): Promise<Cells | undefined> {
-    const r = await this.conn.call<tt.TResult>((cb) => this.c.get(this.name, new tt.TGet({ row }), cb));
-    const cells = cellsOf(r);
-    return cells.size > 0 ? cells : undefined;
+  /** The row's cells (undefined: no cell matched). */
+  async get(row: Buffer, options: ReadOptions = {}): Promise<RawRow | undefined> {
+    const { cells, ...parts } = readParts(options);
+    const r = await this.conn.call<tt.TResult>((cb) => this.c.get(this.name, new tt.TGet({ row, ...parts }), cb));
+    const got = cells(r);
+    return got.length > 0 ? { row, cells: got } : undefined;
   }
 
-  async put(row: Buffer, cells: readonly Cell[]): Promise<void> {
+  async put(row: Buffer, cells: readonly Cell[], timestamp?: Timestamp): Promise<void> {
     if (cells.length === 0) return;
-    await this.conn.call<void>((cb) => this.c.put(this.name, putOf(row, cells), cb));
+    const put = putOf({ row, cells, timestamp: writeTimestamp(timestamp) });
+    await this.conn.call<void>((cb) => this.c.put(this.name, put, cb));
   }
 
-  /** Deletes the row, or every version of the given columns. */
-  async delete(row: Buffer, columns: readonly (readonly [Buffer, Buffer])[] = []): Promise<void> {
-    const cols = columns.length > 0 ? columns.map(([family, qualifier]) => new tt.TColumn({ family, qualifier })) : undefined;
-    await this.conn.call<void>((cb) => this.c.deleteSingle(this.name, new tt.TDelete({ row, columns: cols }), cb));
+  /** Deletes the row, or the given columns / families; with a timestamp, the versions <= it. */
+  async delete(row: Buffer, columns: DeleteRow["columns"] = [], timestamp?: Timestamp): Promise<void> {
+    const del = deleteOf({ row, columns, timestamp: writeTimestamp(timestamp) });
+    await this.conn.call<void>((cb) => this.c.deleteSingle(this.name, del, cb));
   }
 
   /** Atomically adds `amount` to a counter cell; returns the new value. */
   async increment(row: Buffer, family: Buffer, qualifier: Buffer, amount: bigint): Promise<bigint> {
-    const inc = new tt.TIncrement({ row, columns: [new tt.TColumnIncrement({ family, qualifier, amount: i64(amount) })] });
-    const r = await this.conn.call<tt.TResult>((cb) => this.c.increment(this.name, inc, cb));
-    for (const c of r.columnValues ?? []) {
-      if (family.equals(c.family) && qualifier.equals(c.qualifier) && c.value.length === 8) {
-        return Buffer.from(c.value).readBigInt64BE(0);
-      }
+    for (const c of await this.incrementRow(row, [[family, qualifier, amount]])) {
+      if (family.equals(c.family) && qualifier.equals(c.qualifier) && c.value.length === 8) return c.value.readBigInt64BE(0);
     }
     throw new ThriftError("the increment returned no value");
+  }
+
+  /** Atomically adds to several counters of one row; returns their cells after the increment. */
+  async incrementRow(row: Buffer, counters: IncrementRow["counters"]): Promise<StoredCell[]> {
+    const inc = new tt.TIncrement({
+      row,
+      columns: counters.map(([family, qualifier, amount]) => new tt.TColumnIncrement({ family, qualifier, amount: int64(amount) })),
+    });
+    return storedCells(await this.conn.call<tt.TResult>((cb) => this.c.increment(this.name, inc, cb)));
   }
 
   /** Puts `cells` if the cell holds `expected` (null: if it is absent); true if it did. */
   checkAndPut(row: Buffer, family: Buffer, qualifier: Buffer, expected: Buffer | null, cells: readonly Cell[]): Promise<boolean> {
     const value = expected as Buffer; // null is sent as an absent value: "the cell must not exist"
-    return this.conn.call<boolean>((cb) => this.c.checkAndPut(this.name, row, family, qualifier, value, putOf(row, cells), cb));
+    return this.conn.call<boolean>((cb) => this.c.checkAndPut(this.name, row, family, qualifier, value, putOf({ row, cells }), cb));
   }
 
-  /** Rows in `keys`, in key order (descending if reversed): one scanner per range, merged. */
-  async *scan(keys: KeyRange, options: ScanOptions = {}): AsyncGenerator<Row, void, undefined> {
-    const { reversed = false, limit } = options;
-    if (limit !== undefined && limit <= 0) return;
-    const size = Math.max(1, Math.min(options.batch ?? 256, limit ?? 256));
-    const scans = keys.ranges.map(([start, stop]) => this.rangeScan(start, stop, reversed, size));
-    let n = 0;
-    try {
-      for await (const row of merge(scans, reversed)) {
-        yield row;
-        if (limit !== undefined && ++n >= limit) return;
-      }
-    } finally {
-      await Promise.all(scans.map((s) => s.return(undefined)));
+  /** Puts and deletes of one row, applied atomically (Thrift2 mutateRow). */
+  async mutateRow(row: Buffer, put: readonly Cell[], remove: DeleteRow["columns"], timestamp?: Timestamp): Promise<void> {
+    const ts = writeTimestamp(timestamp);
+    const mutations: tt.TMutation[] = [];
+    if (put.length > 0) mutations.push(new tt.TMutation({ put: putOf({ row, cells: put, timestamp: ts }) }));
+    if (remove !== undefined && remove.length > 0) mutations.push(new tt.TMutation({ deleteSingle: deleteOf({ row, columns: remove, timestamp: ts }) }));
+    if (mutations.length === 0) return;
+    await this.conn.call<void>((cb) => this.c.mutateRow(this.name, new tt.TRowMutations({ row, mutations }), cb));
+  }
+
+  putMany(rows: readonly PutRow[], options?: ChunkOptions): Promise<void> {
+    return putMany(this.conn, this.name, rows, options);
+  }
+
+  deleteMany(rows: readonly DeleteRow[], options?: ChunkOptions): Promise<void> {
+    return deleteMany(this.conn, this.name, rows, options);
+  }
+
+  /** Each row's counters after the increment, in input order. */
+  incrementMany(rows: readonly IncrementRow[], options?: ChunkOptions): Promise<StoredCell[][]> {
+    return incrementMany(this.conn, this.name, rows, storedCells, options);
+  }
+
+  writer(options?: WriterOptions, chunk?: ChunkOptions): BufferedWriter {
+    return new BufferedWriter(this.conn, this.name, options, chunk);
+  }
+
+  /** Rows in `keys`, in key order (descending if reversed). */
+  scan(keys: KeyRange, options: RawScanOptions = {}): AsyncGenerator<RawRow, void, undefined> {
+    const { cells, ...parts } = readParts(options);
+    const limit = options.limit;
+    if (limit !== undefined && (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 0)) {
+      throw new RangeError(`limit must be a non-negative integer, not ${String(limit)}`);
     }
+    if (options.filter !== undefined && !(options.filter instanceof Filter)) throw new TypeError("filter must be a Filter");
+    return scanRows(this.conn, this.name, {
+      ranges: keys.ranges,
+      reversed: options.reversed ?? false,
+      limit,
+      caching: positiveInt(options.caching, "caching") ?? 256,
+      batchSize: positiveInt(options.batchSize, "batchSize"),
+      filter: options.filter?.bytes,
+      cells,
+      ...parts,
+    });
   }
-
-  /** One range's scanner, read lazily in batches. */
-  private async *rangeScan(start: Buffer, stop: Buffer | null, reversed: boolean, batch: number): AsyncGenerator<Row, void, undefined> {
-    // Reversed: the scanner's start row is the upper bound (inclusive) and its stop row the
-    // lower bound (exclusive); the bounds are trimmed to [start, stop) here.
-    const scan = reversed
-      ? new tt.TScan({
-          startRow: stop ?? undefined,
-          stopRow: start.length > 0 ? start.subarray(0, start.length - 1) : undefined,
-          reversed: true,
-          caching: batch,
-        })
-      : new tt.TScan({ startRow: start.length > 0 ? start : undefined, stopRow: stop ?? undefined, caching: batch });
-    const id = await this.conn.call<number>((cb) => this.c.openScanner(this.name, scan, cb));
-    try {
-      for (;;) {
-        const rows = await this.conn.call<tt.TResult[]>((cb) => this.c.getScannerRows(id, batch, cb));
-        if (rows.length === 0) return;
-        for (const r of rows) {
-          const row = Buffer.from(r.row ?? Buffer.alloc(0));
-          if (stop !== null && Buffer.compare(row, stop) >= 0) continue;
-          if (Buffer.compare(row, start) < 0) {
-            if (reversed) return;
-            continue;
-          }
-          yield [row, cellsOf(r)];
-        }
-      }
-    } finally {
-      await this.conn.call<void>((cb) => this.c.closeScanner(id, cb)).catch(() => undefined);
-    }
-  }
-}
-
-/** Merges sorted row streams into one, in key order (descending if reversed). */
-async function* merge(scans: AsyncGenerator<Row, void, undefined>[], reversed: boolean): AsyncGenerator<Row, void, undefined> {
-  if (scans.length === 1) {
-    yield* scans[0] as AsyncGenerator<Row, void, undefined>;
-    return;
-  }
-  const heads = await Promise.all(scans.map((s) => s.next()));
-  for (;;) {
-    let best = -1;
-    for (let i = 0; i < heads.length; i++) {
-      const h = heads[i] as IteratorResult<Row, void>;
-      if (h.done) continue;
-      const b = heads[best]?.value as Row | undefined;
-      if (best < 0 || (b !== undefined && Buffer.compare(h.value[0], b[0]) * (reversed ? -1 : 1) < 0)) best = i;
-    }
-    if (best < 0) return;
-    const chosen = heads[best] as IteratorYieldResult<Row>;
-    yield chosen.value;
-    heads[best] = await (scans[best] as AsyncGenerator<Row, void, undefined>).next();
-  }
-}
-
-function putOf(row: Buffer, cells: readonly Cell[]): tt.TPut {
-  return new tt.TPut({
-    row,
-    columnValues: cells.map(([family, qualifier, value]) => new tt.TColumnValue({ family, qualifier, value })),
-  });
 }

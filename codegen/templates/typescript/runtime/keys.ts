@@ -358,7 +358,7 @@ export class KeySpec {
       const missing = h.components.find((i) => i >= fields.length);
       if (missing !== undefined) {
         const name = this.components[missing]?.name ?? String(missing);
-        throw new KeyEncodingError(`component ${name}: the hash prefix needs this component`);
+        throw new KeyEncodingError(`component ${name}: must be given (the ${this.table} key's hash prefix is computed from it)`);
       }
       const digest = createHash("md5")
         .update(this.join(h.components.map((i) => fields[i] as Buffer)))
@@ -397,6 +397,17 @@ export class KeySpec {
     const body = leading.length > 0 ? this.body(leading) : Buffer.alloc(0);
     if (this.salt === null) return [body];
     return Array.from({ length: this.salt.buckets }, (_, b) => Buffer.concat([this.saltField(b), body]));
+  }
+
+  /** `leading()` with this key's component names, for errors that name what is missing. */
+  leading<V>(values: readonly (V | undefined)[]): V[] {
+    const hashed = this.hash?.components.map((i) => this.components[i]?.name ?? "") ?? [];
+    return leading(values, this.components.map((c) => c.name), hashed);
+  }
+
+  /** Whether a key holding the first `n` components ends there (no kept component follows). */
+  endsAfter(n: number): boolean {
+    return !this.components.slice(n).some((c) => c.kept);
   }
 
   /** Salt, hash prefix and kept components of a key. */
@@ -462,14 +473,21 @@ export function regionIndex(splits: readonly Uint8Array[], key: Uint8Array): num
   return splits.filter((s) => Buffer.compare(s, key) <= 0).length;
 }
 
-/** The values up to the first undefined; a value after an undefined is an error. */
-export function leading(values: readonly (KeyValue | undefined)[]): KeyValue[] {
-  const out: KeyValue[] = [];
+/**
+ * The values up to the first undefined; a value after an undefined is an error naming the
+ * missing component (`names`: the components in key order, `hashed`: those the hash prefix is
+ * computed from).
+ */
+export function leading<V>(values: readonly (V | undefined)[], names: readonly string[] = [], hashed: readonly string[] = []): V[] {
+  const out: V[] = [];
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
     if (v === undefined) {
-      if (values.slice(i).some((x) => x !== undefined)) {
-        throw new KeyEncodingError("prefix components must be given in order, without gaps");
+      const later = values.findIndex((x, j) => j > i && x !== undefined);
+      if (later >= 0) {
+        const name = names[i] ?? `#${i}`;
+        const why = hashed.includes(name) ? "the hash prefix is computed from it" : "prefix components are given in key order, without gaps";
+        throw new KeyEncodingError(`component ${name}: must be given with ${names[later] ?? `#${later}`} (${why})`);
       }
       break;
     }

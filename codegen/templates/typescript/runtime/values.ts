@@ -3,6 +3,9 @@
  * and the typed column descriptors generated table modules are built from.
  */
 
+import { timestampOf } from "./connection";
+import { Filter } from "./filters";
+
 /** A JSON value as `JSON.parse` returns it. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -72,13 +75,19 @@ function canonical(v: Json): string {
   throw new ValueEncodingError(`not JSON: ${typeof v}`);
 }
 
+/** Refuses a value of another JavaScript type than the column's. */
+function typed<T>(v: T, ok: boolean, what: string): T {
+  if (!ok) throw new ValueEncodingError(`${typeof v === "string" ? JSON.stringify(v) : String(v)} (${typeof v}) is not a ${what} value`);
+  return v;
+}
+
 export const string: Codec<string> = {
-  encode: (v) => Buffer.from(v, "utf8"),
+  encode: (v) => Buffer.from(typed(v, typeof v === "string", "string"), "utf8"),
   decode: utf8,
 };
 
 export const bytes: Codec<Uint8Array> = {
-  encode: (v) => Buffer.from(v),
+  encode: (v) => Buffer.from(typed(v, v instanceof Uint8Array, "bytes")),
   decode: (b) => Buffer.from(b),
 };
 
@@ -128,7 +137,7 @@ export const f64: Codec<number> = {
 };
 
 export const bool: Codec<boolean> = {
-  encode: (v) => Buffer.from([v ? 0xff : 0x00]),
+  encode: (v) => Buffer.from([typed(v, typeof v === "boolean", "bool") ? 0xff : 0x00]),
   decode: (b) => width(b, 1, "bool")[0] !== 0,
 };
 
@@ -173,6 +182,32 @@ export class Column<T> {
     readonly type: string,
     readonly codec: Codec<T>,
   ) {}
+
+  /** Rows whose cell equals `v` (HBase compares the encoded bytes). */
+  eq(v: T): Filter {
+    return Filter.value(this, "=", v);
+  }
+
+  ne(v: T): Filter {
+    return Filter.value(this, "!=", v);
+  }
+
+  /** Rows whose cell's bytes sort below `v`'s (numeric order for non-negative numbers). */
+  lt(v: T): Filter {
+    return Filter.value(this, "<", v);
+  }
+
+  le(v: T): Filter {
+    return Filter.value(this, "<=", v);
+  }
+
+  gt(v: T): Filter {
+    return Filter.value(this, ">", v);
+  }
+
+  ge(v: T): Filter {
+    return Filter.value(this, ">=", v);
+  }
 }
 
 /** How a pattern column's part is written in, and read from, its qualifier. */
@@ -254,4 +289,36 @@ export class PatternColumn<P, T> {
 /** A pattern column's entries in part order, so the cells written are always the same. */
 export function sortedEntries<P extends string | number | bigint, T>(m: ReadonlyMap<P, T> | undefined): [P, T][] {
   return [...(m ?? new Map<P, T>()).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** One version of a cell: its timestamp (ms) and typed value. */
+export interface Version<T> {
+  readonly timestamp: bigint;
+  readonly value: T;
+}
+
+/** A counter increment's amount, checked to fit an i64. */
+export function amount(v: bigint): bigint {
+  return checkI64(v);
+}
+
+/** A write's timestamp, checked: an integer from 0 to 2^63-1 ms. */
+export function timestamp(t: bigint | number): bigint {
+  return timestampOf(t);
+}
+
+/** Types whose encoded value may be empty (an empty string, empty bytes). */
+const EMPTY_OK = new Set(["string", "bytes"]);
+
+/**
+ * Whether an empty cell at (family, qualifier) is a value of its column: false for types whose
+ * encoding is never empty (a key-only scan returns such cells), true for cells of no column.
+ */
+export function mayBeEmpty(family: Buffer, qualifier: Buffer, columns: Readonly<Record<string, Column<unknown> | PatternColumn<unknown, unknown>>>): boolean {
+  for (const c of Object.values(columns)) {
+    if (!c.family.equals(family)) continue;
+    const matches = c instanceof Column ? c.qualifier.equals(qualifier) : c.parse(qualifier) !== undefined;
+    if (matches) return EMPTY_OK.has(c.type);
+  }
+  return true;
 }

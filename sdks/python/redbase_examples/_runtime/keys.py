@@ -301,7 +301,9 @@ class KeySpec:
             missing = [i for i in h.components if i >= len(fields)]
             if missing:
                 name = self.components[missing[0]].name
-                raise KeyEncodingError(f"component {name}: the hash prefix needs this component")
+                raise KeyEncodingError(
+                    f"component {name} must be given: the {self.table} key's hash prefix is computed from it"
+                )
             digest = hashlib.md5(self._join([fields[i] for i in h.components])).digest()
             parts.append(digest.hex()[: h.n].encode() if h.form == "hex_chars" else digest[: h.n])
         parts += [f for c, f in zip(self.components, fields) if c.kept]
@@ -336,6 +338,68 @@ class KeySpec:
         if self.salt is None:
             return [body]
         return [self.salt_field(b) + body for b in range(self.salt.buckets)]
+
+    def leading(self, values: Sequence[Optional[KeyValue]]) -> List[KeyValue]:
+        """The values up to the first None; a value after a None names the missing component."""
+        out: List[KeyValue] = []
+        for i, v in enumerate(values):
+            if v is None:
+                later = [self.components[j].name for j in range(i + 1, len(values)) if values[j] is not None]
+                if later:
+                    raise KeyEncodingError(self._missing(i, later[0]))
+                break
+            out.append(v)
+        return out
+
+    def _missing(self, i: int, given: str) -> str:
+        name = self.components[i].name
+        if self.hash is not None and i in self.hash.components:
+            return (
+                f"component {name} must be given: the {self.table} key's hash prefix is computed"
+                f" from it (and {given} follows it in the key)"
+            )
+        return f"component {name} must be given: {given} follows it in the {self.table} key"
+
+    def bounds(
+        self, values: Sequence[Union[KeyValue, Tuple[KeyValue, KeyValue], None]]
+    ) -> List[Tuple[bytes, Optional[bytes]]]:
+        """Start (inclusive) and stop (exclusive) rows, one pair per salt bucket, for leading
+        components given by value and then optionally one given as a (low, high) pair,
+        inclusive at both ends (in the key's byte order)."""
+        fixed: List[KeyValue] = []
+        pair: Optional[Tuple[KeyValue, KeyValue]] = None
+        for i, v in enumerate(values):
+            if v is None:
+                later = [self.components[j].name for j in range(i + 1, len(values)) if values[j] is not None]
+                if later:
+                    raise KeyEncodingError(self._missing(i, later[0]))
+                break
+            if isinstance(v, tuple):
+                name = self.components[i].name
+                if len(v) != 2:
+                    raise KeyEncodingError(f"component {name}: a range is a (low, high) pair")
+                if self.hash is not None and i in self.hash.components:
+                    raise KeyEncodingError(
+                        f"component {name} is hashed in the {self.table} key: rows are not in its order,"
+                        " so it takes one value, not a range"
+                    )
+                later = [self.components[j].name for j in range(i + 1, len(values)) if values[j] is not None]
+                if later:
+                    raise KeyEncodingError(
+                        f"component {later[0]}: only the last component given may be a range ({name} is one)"
+                    )
+                pair = (v[0], v[1])
+                break
+            fixed.append(v)
+        if pair is None:
+            return [(p, _after(p)) for p in self.prefixes(fixed)]
+        lows = self.prefixes([*fixed, pair[0]])
+        highs = self.prefixes([*fixed, pair[1]])
+        out: List[Tuple[bytes, Optional[bytes]]] = []
+        for lo, hi in zip(lows, highs):
+            lo, hi = min(lo, hi), max(lo, hi)  # a desc component stores high values first
+            out.append((lo, _after(hi)))
+        return out
 
     def decode(self, key: bytes) -> Decoded:
         """Salt, hash prefix and kept components of a key."""
@@ -389,6 +453,17 @@ class KeySpec:
         return Decoded(salt, hash_, comps)
 
 
+def _after(prefix: bytes) -> Optional[bytes]:
+    """The smallest key after every key starting with `prefix` (None: no such key)."""
+    b = bytearray(prefix)
+    while b and b[-1] == 0xFF:
+        b.pop()
+    if not b:
+        return None
+    b[-1] += 1
+    return bytes(b)
+
+
 def salt_bucket(body: bytes, buckets: int) -> int:
     """First four bytes of MD5(body) as a big-endian u32, modulo the bucket count."""
     return int(struct.unpack(">I", hashlib.md5(body).digest()[:4])[0]) % buckets
@@ -400,7 +475,8 @@ def region_index(splits: Sequence[bytes], key: bytes) -> int:
 
 
 def leading(values: Sequence[Optional[KeyValue]]) -> List[KeyValue]:
-    """The values up to the first None; a value after a None is an error."""
+    """The values up to the first None; a value after a None is an error (KeySpec.leading
+    names the missing component)."""
     out: List[KeyValue] = []
     for i, v in enumerate(values):
         if v is None:

@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 import struct
 from dataclasses import dataclass
-from typing import Callable, Dict, Generic, List, Optional, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Callable, Dict, Generic, List, Optional, Sequence, Tuple, TypeVar, Union
+
+if TYPE_CHECKING:
+    from .filters import Filter
 
 Json = Union[None, bool, int, float, str, List["Json"], Dict[str, "Json"]]
 
@@ -31,7 +34,13 @@ def _int_range(v: int, bits: int) -> int:
     return v
 
 
+def _is(v: object, kind: type, what: str) -> None:
+    if not isinstance(v, kind) or (kind is not bool and isinstance(v, bool)):
+        raise ValueEncodingError(f"{v!r} is not a {what}")
+
+
 def enc_string(v: str) -> bytes:
+    _is(v, str, "string")
     return v.encode()
 
 
@@ -43,6 +52,8 @@ def dec_string(b: bytes) -> str:
 
 
 def enc_bytes(v: bytes) -> bytes:
+    if not isinstance(v, (bytes, bytearray, memoryview)):
+        raise ValueEncodingError(f"{v!r} is not bytes")
     return bytes(v)
 
 
@@ -89,6 +100,7 @@ def dec_f64(b: bytes) -> float:
 
 
 def enc_bool(v: bool) -> bytes:
+    _is(v, bool, "bool")
     return b"\xff" if v else b"\x00"
 
 
@@ -140,6 +152,31 @@ class Column(Generic[T]):
     type: str
     encode: Callable[[T], bytes]
     decode: Callable[[bytes], T]
+
+    def _cmp(self, op: str, value: T) -> Filter:
+        from .filters import Filter
+
+        return Filter.value(self, op, value)
+
+    def eq(self, value: T) -> Filter:
+        """A filter: rows whose cell equals `value` (bytes of the column's codec)."""
+        return self._cmp("eq", value)
+
+    def ne(self, value: T) -> Filter:
+        return self._cmp("ne", value)
+
+    def lt(self, value: T) -> Filter:
+        """A filter: rows whose cell sorts below `value`'s bytes (unsigned byte order)."""
+        return self._cmp("lt", value)
+
+    def le(self, value: T) -> Filter:
+        return self._cmp("le", value)
+
+    def gt(self, value: T) -> Filter:
+        return self._cmp("gt", value)
+
+    def ge(self, value: T) -> Filter:
+        return self._cmp("ge", value)
 
 
 def part_text_str(part: str) -> str:
@@ -196,6 +233,10 @@ class PatternColumn(Generic[P, T]):
     def qualifier(self, part: P) -> bytes:
         return self.prefix + self.part_text(part).encode() + self.suffix
 
+    def of(self, part: P) -> Column[T]:
+        """The one column of this pattern for `part` (e.g. to increment it in a batch)."""
+        return Column(f"{self.field}[{part!r}]", self.family, self.qualifier(part), self.type, self.encode, self.decode)
+
     def parse(self, qualifier: bytes) -> Optional[P]:
         """The part of a qualifier of this pattern, or None if it is not one."""
         if not qualifier.startswith(self.prefix) or not qualifier.endswith(self.suffix):
@@ -207,3 +248,25 @@ class PatternColumn(Generic[P, T]):
             return self.part_parse(inner.decode())
         except UnicodeDecodeError:
             return None
+
+
+def column_specs(columns: Optional[Sequence[object]]) -> Optional[List[Union[Tuple[bytes, bytes], bytes]]]:
+    """What a read's `columns=` selects: (family, qualifier) for a typed column, the family for
+    a pattern column or a family name (str or bytes)."""
+    if columns is None:
+        return None
+    out: List[Union[Tuple[bytes, bytes], bytes]] = []
+    for c in columns:
+        if isinstance(c, Column):
+            out.append((c.family, c.qualifier))
+        elif isinstance(c, PatternColumn):
+            out.append(c.family)
+        elif isinstance(c, str):
+            out.append(c.encode())
+        elif isinstance(c, bytes):
+            out.append(c)
+        else:
+            raise TypeError(f"columns takes typed columns or family names, not {c!r}")
+    if not out:
+        raise ValueError("columns is empty: give None to read every column")
+    return out

@@ -1,4 +1,4 @@
-// Command vectors runs the shared vectors (sdks/vectors/keys.json, values.json) through the
+// Command vectors runs the shared vectors (sdks/vectors/keys.json, values.json, filters.json) through the
 // generated Go SDK for the example schemas, byte for byte, and prints one line per file:
 //
 //	VECTORS go <file> pass <n>
@@ -15,8 +15,8 @@ import (
 	"path/filepath"
 	"reflect"
 
-	sdk "redbase_examples"
-	"redbase_examples/redbase"
+	sdk "redbase.example/sdks/go"
+	"redbase.example/sdks/go/redbase"
 
 	"redbase/tests/sdk_go/internal/vj"
 )
@@ -56,7 +56,7 @@ func main() {
 	for _, f := range []struct {
 		name string
 		run  func(map[string]any, *result)
-	}{{"keys.json", keyVectors}, {"values.json", valueVectors}} {
+	}{{"keys.json", keyVectors}, {"values.json", valueVectors}, {"filters.json", filterVectors}} {
 		r := &result{file: f.name}
 		data, err := os.ReadFile(filepath.Join(dir, f.name))
 		var doc map[string]any
@@ -234,7 +234,13 @@ func prefixVector(table string, v map[string]any) error {
 	if err != nil {
 		return err
 	}
-	out, err := vj.Call(k, "Prefix", n)
+	// The table's XKeys() bounds, each given component bound by its method (named as the
+	// key's field).
+	bounds := reflect.ValueOf(sdk.Tables[table].Keys())
+	for i := 0; i < n; i++ {
+		bounds = bounds.MethodByName(k.Type().Field(i).Name).Call([]reflect.Value{k.Field(i)})[0]
+	}
+	out, err := vj.Call(bounds, "Range")
 	if v["error"] == true {
 		if err == nil || !errors.Is(err, sdk.ErrKeyEncoding) {
 			return fmt.Errorf("prefix(%d) = %v, %v; want a key error", n, out, err)

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"reflect"
 
-	sdk "redbase_examples"
-	"redbase_examples/redbase"
+	sdk "redbase.example/sdks/go"
+	"redbase.example/sdks/go/redbase"
 
 	"redbase/tests/sdk_go/internal/vj"
 )

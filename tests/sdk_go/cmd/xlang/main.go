@@ -1,8 +1,12 @@
 // Command xlang is the Go side of the cross-language check (tests/xlang/README.md), through
 // the generated SDK only:
 //
-//	xlang write HOST PORT   (re)create the dataset's tables and write tests/xlang/dataset.json
-//	xlang dump HOST PORT    print every dataset table's rows as canonical JSON
+//	xlang write HOST PORT           (re)create the dataset's tables and write tests/xlang/dataset.json
+//	xlang dump HOST PORT            print every dataset table's rows as canonical JSON
+//	xlang write-versions HOST PORT  timestamped puts of the dataset's `versions`
+//	xlang dump-versions HOST PORT   each entry's field read with WithVersions(3)
+//	xlang write-batch HOST PORT     PutMany, DeleteMany, IncrementMany of the dataset's `batches`
+//	xlang dump-batch HOST PORT      the rows of the `batches` tables, as dump prints them
 //
 // It reaches each table's typed structs and methods through sdk.Tables and reflection; the
 // `redbase` struct tags give the schema names.
@@ -21,7 +25,7 @@ import (
 	"strconv"
 	"time"
 
-	sdk "redbase_examples"
+	sdk "redbase.example/sdks/go"
 
 	"redbase/tests/sdk_go/internal/vj"
 )
@@ -39,11 +43,33 @@ type dataset struct {
 			Amount string         `json:"amount"`
 		} `json:"increments"`
 	} `json:"tables"`
+	Versions map[string][]struct {
+		Key   map[string]any `json:"key"`
+		Field string         `json:"field"`
+		Cells []struct {
+			Timestamp string `json:"timestamp"`
+			Value     any    `json:"value"`
+		} `json:"cells"`
+	} `json:"versions"`
+	Batches map[string]struct {
+		Rows []struct {
+			Key    map[string]any `json:"key"`
+			Values map[string]any `json:"values"`
+		} `json:"rows"`
+		Deletes    []map[string]any `json:"deletes"`
+		Increments []struct {
+			Key      map[string]any    `json:"key"`
+			Counters map[string]string `json:"counters"`
+		} `json:"increments"`
+	} `json:"batches"`
 }
 
+var commands = map[string]bool{"write": true, "dump": true, "write-versions": true, "dump-versions": true,
+	"write-batch": true, "dump-batch": true}
+
 func main() {
-	if len(os.Args) != 4 || (os.Args[1] != "write" && os.Args[1] != "dump") {
-		fmt.Fprintln(os.Stderr, "usage: xlang write|dump HOST PORT")
+	if len(os.Args) != 4 || !commands[os.Args[1]] {
+		fmt.Fprintln(os.Stderr, "usage: xlang write|dump|write-versions|dump-versions|write-batch|dump-batch HOST PORT")
 		os.Exit(2)
 	}
 	if err := run(os.Args[1], net.JoinHostPort(os.Args[2], os.Args[3])); err != nil {
@@ -67,15 +93,27 @@ func run(cmd, addr string) error {
 	if err := vj.Parse(raw, &data); err != nil {
 		return err
 	}
-	client, err := sdk.Dial(ctx, addr, nil)
+	// XLANG_TABLE_PREFIX names the tables with a prefix, as the Python tool does.
+	client, err := sdk.Dial(ctx, addr, &sdk.Options{TablePrefix: os.Getenv("XLANG_TABLE_PREFIX")})
 	if err != nil {
 		return err
 	}
 	defer client.Close()
-	if cmd == "write" {
+	var out any
+	switch cmd {
+	case "write":
 		return write(ctx, client, &data)
+	case "write-versions":
+		return writeVersions(ctx, client, &data)
+	case "write-batch":
+		return writeBatch(ctx, client, &data)
+	case "dump":
+		out, err = dump(ctx, client, keysOf(data.Tables))
+	case "dump-versions":
+		out, err = dumpVersions(ctx, client, &data)
+	case "dump-batch":
+		out, err = dump(ctx, client, keysOf(data.Batches))
 	}
-	out, err := dump(ctx, client, &data)
 	if err != nil {
 		return err
 	}
@@ -157,30 +195,44 @@ func values(i sdk.TableInfo, given map[string]any) (reflect.Value, error) {
 	return v, nil
 }
 
-func write(ctx context.Context, client *sdk.Client, data *dataset) error {
-	names := make([]string, 0, len(data.Tables))
-	for name := range data.Tables {
+// keysOf is a map's keys, sorted.
+func keysOf[V any](m map[string]V) []string {
+	names := make([]string, 0, len(m))
+	for name := range m {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	for _, name := range names {
+	return names
+}
+
+// recreate drops the table if it exists and creates it; it returns the typed table client.
+func recreate(ctx context.Context, client *sdk.Client, name string) (sdk.TableInfo, reflect.Value, error) {
+	i, err := info(name)
+	if err != nil {
+		return i, reflect.Value{}, err
+	}
+	t := reflect.ValueOf(i.Open(client))
+	out, err := vj.Call(t, "Exists", ctx)
+	if err != nil {
+		return i, t, fmt.Errorf("%s: %w", name, err)
+	}
+	if out[0].Bool() {
+		if _, err := vj.Call(t, "Drop", ctx); err != nil {
+			return i, t, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if _, err := vj.Call(t, "Create", ctx); err != nil {
+		return i, t, fmt.Errorf("%s: %w", name, err)
+	}
+	return i, t, nil
+}
+
+func write(ctx context.Context, client *sdk.Client, data *dataset) error {
+	for _, name := range keysOf(data.Tables) {
 		d := data.Tables[name]
-		i, err := info(name)
+		i, t, err := recreate(ctx, client, name)
 		if err != nil {
 			return err
-		}
-		t := reflect.ValueOf(i.Open(client))
-		out, err := vj.Call(t, "Exists", ctx)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		if out[0].Bool() {
-			if _, err := vj.Call(t, "Drop", ctx); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-		}
-		if _, err := vj.Call(t, "Create", ctx); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
 		}
 		for _, row := range d.Rows {
 			k, err := key(i, row.Key)
@@ -235,9 +287,9 @@ func increment(ctx context.Context, t reflect.Value, i sdk.TableInfo, table stri
 	return nil
 }
 
-func dump(ctx context.Context, client *sdk.Client, data *dataset) (map[string][]map[string]any, error) {
+func dump(ctx context.Context, client *sdk.Client, tables []string) (map[string][]map[string]any, error) {
 	out := map[string][]map[string]any{}
-	for name := range data.Tables {
+	for _, name := range tables {
 		i, err := info(name)
 		if err != nil {
 			return nil, err

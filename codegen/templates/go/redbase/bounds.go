@@ -1,0 +1,176 @@
+package redbase
+
+import "bytes"
+
+// Keys is what a scan reads: a KeyRange, or a table's XKeys() bounds, resolved when the scan
+// starts (so a bounds error is the scanner's Err).
+type Keys interface {
+	Resolve() (KeyRange, error)
+}
+
+// Resolve returns r itself.
+func (r KeyRange) Resolve() (KeyRange, error) { return r, nil }
+
+// bound is one component's constraint: a value, or an inclusive [lo, hi] pair.
+type bound struct {
+	set, isRange bool
+	lo, hi       any
+}
+
+// Bounds names key components to select rows by: leading components by value, then at most one
+// component by an inclusive (low, high) pair. Values are immutable: every method returns a copy.
+// Generated XKeyBounds types wrap it with one typed method per component.
+type Bounds struct {
+	spec *KeySpec
+	b    []bound
+}
+
+// NewBounds returns bounds with no component given: every row.
+func NewBounds(spec *KeySpec) Bounds { return Bounds{spec: spec} }
+
+func (b Bounds) with(i int, x bound) Bounds {
+	out := Bounds{spec: b.spec, b: make([]bound, len(b.spec.Components))}
+	copy(out.b, b.b)
+	out.b[i] = x
+	return out
+}
+
+// Eq binds component i to v.
+func (b Bounds) Eq(i int, v any) Bounds { return b.with(i, bound{set: true, lo: v}) }
+
+// Between binds component i to the values from lo to hi, both included.
+func (b Bounds) Between(i int, lo, hi any) Bounds {
+	return b.with(i, bound{set: true, isRange: true, lo: lo, hi: hi})
+}
+
+func (b Bounds) hashed(i int) bool {
+	if b.spec.Hash == nil {
+		return false
+	}
+	for _, h := range b.spec.Hash.Components {
+		if h == i {
+			return true
+		}
+	}
+	return false
+}
+
+// leading checks the order of what is given: the values bound by equality, and the index of the
+// ranged component (-1: none).
+func (b Bounds) leading() (values []any, ranged int, err error) {
+	ranged = -1
+	comps := b.spec.Components
+	for i := 0; i < len(b.b); i++ {
+		x := b.b[i]
+		if !x.set {
+			for j := i + 1; j < len(b.b); j++ {
+				if b.b[j].set {
+					why := "components bind in key order"
+					if b.hashed(i) {
+						why = "the hash prefix is computed from it"
+					}
+					return nil, -1, keyErr(comps[i].Name, "must be given to bind %s in the %s key (%s)",
+						comps[j].Name, b.spec.Table, why)
+				}
+			}
+			break
+		}
+		if ranged >= 0 {
+			return nil, -1, keyErr(comps[i].Name, "cannot be bound after the range on %s: a range is the last bound component",
+				comps[ranged].Name)
+		}
+		if x.isRange {
+			if b.hashed(i) {
+				return nil, -1, keyErr(comps[i].Name, "is hashed into the %s key: give one value, not a range", b.spec.Table)
+			}
+			ranged = i
+			continue
+		}
+		values = append(values, x.lo)
+	}
+	return values, ranged, nil
+}
+
+// Range is the KeyRange of the bound rows: one range per salt bucket.
+func (b Bounds) Range() (KeyRange, error) {
+	values, ranged, err := b.leading()
+	if err != nil {
+		return KeyRange{}, err
+	}
+	if ranged < 0 {
+		return PrefixRange(b.spec, values)
+	}
+	x := b.b[ranged]
+	lo, err := b.spec.Prefixes(append(append([]any(nil), values...), x.lo))
+	if err != nil {
+		return KeyRange{}, err
+	}
+	hi, err := b.spec.Prefixes(append(append([]any(nil), values...), x.hi))
+	if err != nil {
+		return KeyRange{}, err
+	}
+	// After the ranged component either more components follow (the prefix ends with the
+	// separator or a fixed width, so the next prefix bounds it) or the prefix is a whole key
+	// (and the first key after it is that key plus 0x00).
+	more := false
+	for _, c := range b.spec.Components[ranged+1:] {
+		more = more || c.Kept
+	}
+	r := KeyRange{Ranges: make([]Range, len(lo))}
+	for i := range lo {
+		start, end := lo[i], hi[i]
+		if bytes.Compare(start, end) > 0 { // a descending component
+			start, end = end, start
+		}
+		stop := append(append([]byte(nil), end...), 0)
+		if more {
+			stop = NextPrefix(end)
+		}
+		r.Ranges[i] = Range{Start: start, Stop: stop}
+	}
+	return r, nil
+}
+
+// Resolve is Range, so bounds can be given to Scan directly.
+func (b Bounds) Resolve() (KeyRange, error) { return b.Range() }
+
+// PrefixFilter is a PrefixFilter on the key prefix of the components bound by value (no
+// range); a salted key has one prefix per bucket: (PrefixFilter(..)) OR (PrefixFilter(..)) ...
+func (b Bounds) PrefixFilter() Filter {
+	values, ranged, err := b.leading()
+	if err != nil {
+		return Filter{err: err}
+	}
+	if ranged >= 0 {
+		return filterErr("a prefix filter takes components by value, not the range on " + b.spec.Components[ranged].Name)
+	}
+	prefixes, err := b.spec.Prefixes(values)
+	if err != nil {
+		return Filter{err: err}
+	}
+	fs := make([]Filter, len(prefixes))
+	for i, p := range prefixes {
+		fs[i] = RowPrefixFilter(p)
+	}
+	return AnyOf(fs...)
+}
+
+// everyRow resolves keys, reading the whole table (one range per salt bucket) for a nil or
+// zero KeyRange.
+type everyRow struct {
+	spec *KeySpec
+	keys Keys
+}
+
+func (e everyRow) Resolve() (KeyRange, error) {
+	if e.keys != nil {
+		r, err := e.keys.Resolve()
+		if err != nil || len(r.Ranges) > 0 {
+			return r, err
+		}
+	}
+	return PrefixRange(e.spec, nil)
+}
+
+// OrEveryRow is keys, or every row of the table when keys is nil or the zero KeyRange.
+func OrEveryRow(spec *KeySpec, keys Keys) Keys { return everyRow{spec: spec, keys: keys} }
