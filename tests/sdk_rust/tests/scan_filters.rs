@@ -225,16 +225,17 @@ fn caching_batch_size_and_reversed_limit() {
     let back = all(books.scan(&every, ScanOptions::new().caching(1).reversed().limit(3)));
     let keys: Vec<&str> = back.iter().map(|r| r.key.isbn.as_str()).collect();
     assert_eq!(keys, ["k4", "k3", "k2"]);
-    // batch_size(1): every result carries one cell, so a row of three cells comes in three
-    // partial rows with the same key.
-    let parts = all(books.scan(
-        &BooksKey::prefix().isbn("k1").range().unwrap(),
-        ScanOptions::new().batch_size(1),
-    ));
-    assert_eq!(parts.len(), 3, "{parts:?}");
-    assert!(parts
-        .iter()
-        .all(|r| r.cells.len() == 1 && r.key.isbn == "k1"));
+    // batch_size(1): every result carries one cell; the scan joins a row's three parts back,
+    // also when they arrive in different round trips (caching(1)).
+    for caching in [1, 100] {
+        let options = ScanOptions::new().batch_size(1).caching(caching);
+        let back = all(books.scan(&every, options));
+        assert_eq!(back.len(), 5, "{back:?}");
+        for (r, (k, v)) in back.iter().zip(&rows) {
+            assert_eq!((&r.key.isbn, &r.values), (&k.isbn, v));
+            assert_eq!(r.cells.len(), 3);
+        }
+    }
 }
 
 #[test]
