@@ -125,10 +125,9 @@ if [ "$go_sdk_status" -ne 0 ]; then
 fi
 # The Rust SDK's end-to-end suite against HBase's Thrift2 gateway: tables prefixed rs_ (the
 # suites of other languages may share the oracle), the gateway buffered (no framed check).
-rs_target="127.0.0.1:${ORACLE_THRIFT2_PORT:-19091}"
-echo "== tests/sdk_rust/run.sh against HBase (REDBASE_SDK_TARGET=$rs_target)"
+echo "== tests/sdk_rust/run.sh against HBase (REDBASE_SDK_TARGET=$sdk_target)"
 rs_sdk_status=0
-REDBASE_SDK_TARGET="$rs_target" REDBASE_SDK_TABLE_PREFIX=rs_ REDBASE_SDK_FRAMED=0 \
+REDBASE_SDK_TARGET="$sdk_target" REDBASE_SDK_TABLE_PREFIX=rs_ REDBASE_SDK_FRAMED=0 \
     tests/sdk_rust/run.sh || rs_sdk_status=$?
 if [ "$rs_sdk_status" -ne 0 ]; then
     echo "tests/oracle/run.sh: tests/sdk_rust/run.sh against HBase exit $rs_sdk_status"

@@ -109,6 +109,7 @@ impl Language for Rust {
 
     fn register_helpers(&self, hb: &mut Handlebars<'_>) {
         hb.register_helper("fit", Box::new(Fit));
+        hb.register_helper("snake_head", Box::new(snake_head));
     }
 
     fn header(&self, path: &Path) -> Option<String> {
@@ -148,6 +149,10 @@ fn raw(name: String) -> String {
         name
     }
 }
+
+// `{{snake_head c}}_between`: the start of an identifier text is glued after, in snake case
+// (never a keyword once the suffix follows).
+handlebars::handlebars_helper!(snake_head: |name: str| name.to_snake_case());
 
 /// An identifier other text may be glued to (`increment_{{func_name f}}`): keyword + `_`.
 fn suffixed(name: String) -> String {

@@ -434,9 +434,9 @@ impl RowValues for AccessLogsValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type AccessLogsRow = Row<AccessLogsKeyParts, AccessLogsValues>;
 
-/// Buffered writes to `access-logs`: `AccessLogsWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type AccessLogsWriter = Writer<AccessLogsKey, AccessLogsValues, AccessLogsColumns>;
+/// Buffered writes to `access-logs`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type AccessLogsWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `access-logs` over a borrowed connection (cheap: make one per use).
 pub struct AccessLogsTable<'c> {
@@ -591,17 +591,21 @@ impl<'c> AccessLogsTable<'c> {
 
     /// Adds to several counters of many rows: one `increment` call per row carrying all of
     /// its counters; the new values per row, in the order given.
-    #[allow(clippy::type_complexity)]
-    pub fn increment_many(
+    /// Counters are this table's counter columns (`AccessLogsColumns::HITS`) or, mixed with
+    /// pattern counters, `Counter`s (`HITS.into()`, `FB_USAGE.counter(&part)?`).
+    pub fn increment_many<C: CounterRef<Columns>>(
         &mut self,
-        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+        rows: &[(Key, Vec<(C, i64)>)],
     ) -> Result<Vec<Vec<i64>>> {
         let encoded = rows
             .iter()
             .map(|(k, counters)| {
                 let counters = counters
                     .iter()
-                    .map(|(c, n)| (c.family.to_vec(), c.qualifier.to_vec(), *n))
+                    .map(|(c, n)| {
+                        let (family, qualifier) = c.counter_cell();
+                        (family, qualifier, *n)
+                    })
                     .collect();
                 Ok((k.encode()?, counters))
             })
@@ -616,7 +620,10 @@ impl<'c> AccessLogsTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<AccessLogsRow>> + '_ {
-        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+        let key_only = options.filter.as_ref().is_some_and(Filter::strips_values);
+        self.raw
+            .scan(keys, &options)
+            .map(move |r| TableRow::from_scanned(r, key_only))
     }
 }
 
@@ -666,9 +673,9 @@ impl<'c> TypedTable<'c> for AccessLogsTable<'c> {
         AccessLogsTable::delete_many_with(self, keys, options)
     }
 
-    fn increment_many(
+    fn increment_many<C: CounterRef<Columns>>(
         &mut self,
-        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+        rows: &[(Key, Vec<(C, i64)>)],
     ) -> Result<Vec<Vec<i64>>> {
         AccessLogsTable::increment_many(self, rows)
     }

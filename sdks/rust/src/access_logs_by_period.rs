@@ -426,10 +426,9 @@ impl RowValues for AccessLogsByPeriodValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type AccessLogsByPeriodRow = Row<AccessLogsByPeriodKeyParts, AccessLogsByPeriodValues>;
 
-/// Buffered writes to `access-logs-by-period`: `AccessLogsByPeriodWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type AccessLogsByPeriodWriter =
-    Writer<AccessLogsByPeriodKey, AccessLogsByPeriodValues, AccessLogsByPeriodColumns>;
+/// Buffered writes to `access-logs-by-period`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type AccessLogsByPeriodWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `access-logs-by-period` over a borrowed connection (cheap: make one per use).
 pub struct AccessLogsByPeriodTable<'c> {
@@ -588,17 +587,21 @@ impl<'c> AccessLogsByPeriodTable<'c> {
 
     /// Adds to several counters of many rows: one `increment` call per row carrying all of
     /// its counters; the new values per row, in the order given.
-    #[allow(clippy::type_complexity)]
-    pub fn increment_many(
+    /// Counters are this table's counter columns (`AccessLogsColumns::HITS`) or, mixed with
+    /// pattern counters, `Counter`s (`HITS.into()`, `FB_USAGE.counter(&part)?`).
+    pub fn increment_many<C: CounterRef<Columns>>(
         &mut self,
-        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+        rows: &[(Key, Vec<(C, i64)>)],
     ) -> Result<Vec<Vec<i64>>> {
         let encoded = rows
             .iter()
             .map(|(k, counters)| {
                 let counters = counters
                     .iter()
-                    .map(|(c, n)| (c.family.to_vec(), c.qualifier.to_vec(), *n))
+                    .map(|(c, n)| {
+                        let (family, qualifier) = c.counter_cell();
+                        (family, qualifier, *n)
+                    })
                     .collect();
                 Ok((k.encode()?, counters))
             })
@@ -613,7 +616,10 @@ impl<'c> AccessLogsByPeriodTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<AccessLogsByPeriodRow>> + '_ {
-        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+        let key_only = options.filter.as_ref().is_some_and(Filter::strips_values);
+        self.raw
+            .scan(keys, &options)
+            .map(move |r| TableRow::from_scanned(r, key_only))
     }
 }
 
@@ -663,9 +669,9 @@ impl<'c> TypedTable<'c> for AccessLogsByPeriodTable<'c> {
         AccessLogsByPeriodTable::delete_many_with(self, keys, options)
     }
 
-    fn increment_many(
+    fn increment_many<C: CounterRef<Columns>>(
         &mut self,
-        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+        rows: &[(Key, Vec<(C, i64)>)],
     ) -> Result<Vec<Vec<i64>>> {
         AccessLogsByPeriodTable::increment_many(self, rows)
     }

@@ -556,9 +556,9 @@ impl RowValues for AllTypesValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type AllTypesRow = Row<AllTypesKeyParts, AllTypesValues>;
 
-/// Buffered writes to `all-types`: `AllTypesWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type AllTypesWriter = Writer<AllTypesKey, AllTypesValues, AllTypesColumns>;
+/// Buffered writes to `all-types`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type AllTypesWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `all-types` over a borrowed connection (cheap: make one per use).
 pub struct AllTypesTable<'c> {
@@ -701,17 +701,21 @@ impl<'c> AllTypesTable<'c> {
 
     /// Adds to several counters of many rows: one `increment` call per row carrying all of
     /// its counters; the new values per row, in the order given.
-    #[allow(clippy::type_complexity)]
-    pub fn increment_many(
+    /// Counters are this table's counter columns (`AccessLogsColumns::HITS`) or, mixed with
+    /// pattern counters, `Counter`s (`HITS.into()`, `FB_USAGE.counter(&part)?`).
+    pub fn increment_many<C: CounterRef<Columns>>(
         &mut self,
-        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+        rows: &[(Key, Vec<(C, i64)>)],
     ) -> Result<Vec<Vec<i64>>> {
         let encoded = rows
             .iter()
             .map(|(k, counters)| {
                 let counters = counters
                     .iter()
-                    .map(|(c, n)| (c.family.to_vec(), c.qualifier.to_vec(), *n))
+                    .map(|(c, n)| {
+                        let (family, qualifier) = c.counter_cell();
+                        (family, qualifier, *n)
+                    })
                     .collect();
                 Ok((k.encode()?, counters))
             })
@@ -726,7 +730,10 @@ impl<'c> AllTypesTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<AllTypesRow>> + '_ {
-        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+        let key_only = options.filter.as_ref().is_some_and(Filter::strips_values);
+        self.raw
+            .scan(keys, &options)
+            .map(move |r| TableRow::from_scanned(r, key_only))
     }
 }
 
@@ -776,9 +783,9 @@ impl<'c> TypedTable<'c> for AllTypesTable<'c> {
         AllTypesTable::delete_many_with(self, keys, options)
     }
 
-    fn increment_many(
+    fn increment_many<C: CounterRef<Columns>>(
         &mut self,
-        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+        rows: &[(Key, Vec<(C, i64)>)],
     ) -> Result<Vec<Vec<i64>>> {
         AllTypesTable::increment_many(self, rows)
     }

@@ -380,9 +380,9 @@ impl RowValues for DeviceEventsValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type DeviceEventsRow = Row<DeviceEventsKeyParts, DeviceEventsValues>;
 
-/// Buffered writes to `device-events`: `DeviceEventsWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type DeviceEventsWriter = Writer<DeviceEventsKey, DeviceEventsValues, DeviceEventsColumns>;
+/// Buffered writes to `device-events`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type DeviceEventsWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `device-events` over a borrowed connection (cheap: make one per use).
 pub struct DeviceEventsTable<'c> {
@@ -537,17 +537,21 @@ impl<'c> DeviceEventsTable<'c> {
 
     /// Adds to several counters of many rows: one `increment` call per row carrying all of
     /// its counters; the new values per row, in the order given.
-    #[allow(clippy::type_complexity)]
-    pub fn increment_many(
+    /// Counters are this table's counter columns (`AccessLogsColumns::HITS`) or, mixed with
+    /// pattern counters, `Counter`s (`HITS.into()`, `FB_USAGE.counter(&part)?`).
+    pub fn increment_many<C: CounterRef<Columns>>(
         &mut self,
-        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+        rows: &[(Key, Vec<(C, i64)>)],
     ) -> Result<Vec<Vec<i64>>> {
         let encoded = rows
             .iter()
             .map(|(k, counters)| {
                 let counters = counters
                     .iter()
-                    .map(|(c, n)| (c.family.to_vec(), c.qualifier.to_vec(), *n))
+                    .map(|(c, n)| {
+                        let (family, qualifier) = c.counter_cell();
+                        (family, qualifier, *n)
+                    })
                     .collect();
                 Ok((k.encode()?, counters))
             })
@@ -563,7 +567,10 @@ impl<'c> DeviceEventsTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<DeviceEventsRow>> + '_ {
-        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+        let key_only = options.filter.as_ref().is_some_and(Filter::strips_values);
+        self.raw
+            .scan(keys, &options)
+            .map(move |r| TableRow::from_scanned(r, key_only))
     }
 }
 
@@ -613,9 +620,9 @@ impl<'c> TypedTable<'c> for DeviceEventsTable<'c> {
         DeviceEventsTable::delete_many_with(self, keys, options)
     }
 
-    fn increment_many(
+    fn increment_many<C: CounterRef<Columns>>(
         &mut self,
-        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+        rows: &[(Key, Vec<(C, i64)>)],
     ) -> Result<Vec<Vec<i64>>> {
         DeviceEventsTable::increment_many(self, rows)
     }

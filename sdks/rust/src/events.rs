@@ -333,9 +333,9 @@ impl RowValues for EventsValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type EventsRow = Row<EventsKeyParts, EventsValues>;
 
-/// Buffered writes to `events`: `EventsWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type EventsWriter = Writer<EventsKey, EventsValues, EventsColumns>;
+/// Buffered writes to `events`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type EventsWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `events` over a borrowed connection (cheap: make one per use).
 pub struct EventsTable<'c> {
@@ -478,17 +478,21 @@ impl<'c> EventsTable<'c> {
 
     /// Adds to several counters of many rows: one `increment` call per row carrying all of
     /// its counters; the new values per row, in the order given.
-    #[allow(clippy::type_complexity)]
-    pub fn increment_many(
+    /// Counters are this table's counter columns (`AccessLogsColumns::HITS`) or, mixed with
+    /// pattern counters, `Counter`s (`HITS.into()`, `FB_USAGE.counter(&part)?`).
+    pub fn increment_many<C: CounterRef<Columns>>(
         &mut self,
-        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+        rows: &[(Key, Vec<(C, i64)>)],
     ) -> Result<Vec<Vec<i64>>> {
         let encoded = rows
             .iter()
             .map(|(k, counters)| {
                 let counters = counters
                     .iter()
-                    .map(|(c, n)| (c.family.to_vec(), c.qualifier.to_vec(), *n))
+                    .map(|(c, n)| {
+                        let (family, qualifier) = c.counter_cell();
+                        (family, qualifier, *n)
+                    })
                     .collect();
                 Ok((k.encode()?, counters))
             })
@@ -504,7 +508,10 @@ impl<'c> EventsTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<EventsRow>> + '_ {
-        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+        let key_only = options.filter.as_ref().is_some_and(Filter::strips_values);
+        self.raw
+            .scan(keys, &options)
+            .map(move |r| TableRow::from_scanned(r, key_only))
     }
 }
 
@@ -554,9 +561,9 @@ impl<'c> TypedTable<'c> for EventsTable<'c> {
         EventsTable::delete_many_with(self, keys, options)
     }
 
-    fn increment_many(
+    fn increment_many<C: CounterRef<Columns>>(
         &mut self,
-        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+        rows: &[(Key, Vec<(C, i64)>)],
     ) -> Result<Vec<Vec<i64>>> {
         EventsTable::increment_many(self, rows)
     }

@@ -405,9 +405,9 @@ impl RowValues for FixedOrdersValues {
 /// One row read back: its key bytes, the decoded key and the typed values.
 pub type FixedOrdersRow = Row<FixedOrdersKeyParts, FixedOrdersValues>;
 
-/// Buffered writes to `fixed-orders`: `FixedOrdersWriter::open(conn, WriterOptions::new())`,
-/// then `put` / `delete` / `increment`, and `close` to flush and get the connection back.
-pub type FixedOrdersWriter = Writer<FixedOrdersKey, FixedOrdersValues, FixedOrdersColumns>;
+/// Buffered writes to `fixed-orders`: `open(conn, WriterOptions::new())`, then `put`,
+/// `delete`, `increment`, and `close` to flush and get the connection back.
+pub type FixedOrdersWriter = Writer<Key, Values, Columns>;
 
 /// Typed access to `fixed-orders` over a borrowed connection (cheap: make one per use).
 pub struct FixedOrdersTable<'c> {
@@ -555,17 +555,21 @@ impl<'c> FixedOrdersTable<'c> {
 
     /// Adds to several counters of many rows: one `increment` call per row carrying all of
     /// its counters; the new values per row, in the order given.
-    #[allow(clippy::type_complexity)]
-    pub fn increment_many(
+    /// Counters are this table's counter columns (`AccessLogsColumns::HITS`) or, mixed with
+    /// pattern counters, `Counter`s (`HITS.into()`, `FB_USAGE.counter(&part)?`).
+    pub fn increment_many<C: CounterRef<Columns>>(
         &mut self,
-        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+        rows: &[(Key, Vec<(C, i64)>)],
     ) -> Result<Vec<Vec<i64>>> {
         let encoded = rows
             .iter()
             .map(|(k, counters)| {
                 let counters = counters
                     .iter()
-                    .map(|(c, n)| (c.family.to_vec(), c.qualifier.to_vec(), *n))
+                    .map(|(c, n)| {
+                        let (family, qualifier) = c.counter_cell();
+                        (family, qualifier, *n)
+                    })
                     .collect();
                 Ok((k.encode()?, counters))
             })
@@ -580,7 +584,10 @@ impl<'c> FixedOrdersTable<'c> {
         keys: &KeyRange,
         options: ScanOptions,
     ) -> impl Iterator<Item = Result<FixedOrdersRow>> + '_ {
-        self.raw.scan(keys, &options).map(TableRow::from_scanned)
+        let key_only = options.filter.as_ref().is_some_and(Filter::strips_values);
+        self.raw
+            .scan(keys, &options)
+            .map(move |r| TableRow::from_scanned(r, key_only))
     }
 }
 
@@ -630,9 +637,9 @@ impl<'c> TypedTable<'c> for FixedOrdersTable<'c> {
         FixedOrdersTable::delete_many_with(self, keys, options)
     }
 
-    fn increment_many(
+    fn increment_many<C: CounterRef<Columns>>(
         &mut self,
-        rows: &[(Key, Vec<(Column<i64, Columns>, i64)>)],
+        rows: &[(Key, Vec<(C, i64)>)],
     ) -> Result<Vec<Vec<i64>>> {
         FixedOrdersTable::increment_many(self, rows)
     }

@@ -41,8 +41,8 @@ pub mod web_pages;
 
 pub use runtime::{
     BatchOptions, CellValue, CellVersion, Column, ColumnRef, CompareOp, ConnectOptions, Connection,
-    Error, Filter, KeyParts, KeyRange, KeyValue, ReadOptions, Result, Row, RowFailure, RowKey,
-    RowValues, ScanOptions, Transport, TypedTable, Writer, WriterOptions,
+    Counter, CounterRef, Error, Filter, KeyParts, KeyRange, KeyValue, ReadOptions, Result, Row,
+    RowFailure, RowKey, RowValues, ScanOptions, Transport, TypedTable, Writer, WriterOptions,
 };
 
 pub use access_logs::AccessLogsColumns;

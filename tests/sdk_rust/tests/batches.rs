@@ -107,6 +107,27 @@ fn increments_and_atomic_row_mutations() {
         (row.values.fb_total, row.values.tw_total),
         (Some(4), Some(4))
     );
+    // Pattern counters (one cell per part) mixed with fixed ones, as `Counter`s.
+    let oct = SocialUsageColumns::FB_USAGE.counter(&201510).unwrap();
+    let nov = SocialUsageColumns::TW_USAGE.counter(&201511).unwrap();
+    let got = social
+        .increment_many(&[(a.clone(), vec![(oct.clone(), 2), (nov, 7), (fb.into(), 1)])])
+        .unwrap();
+    assert_eq!(got, [vec![2, 7, 5]]);
+    let row = social.get(&a).unwrap().expect("row");
+    assert_eq!(
+        row.values.fb_usage,
+        std::collections::BTreeMap::from([(201510, 2)])
+    );
+    assert_eq!(
+        row.values.tw_usage,
+        std::collections::BTreeMap::from([(201511, 7)])
+    );
+    // A part the pattern cannot write (6 zero-padded digits) is refused before sending.
+    assert!(matches!(
+        SocialUsageColumns::FB_USAGE.counter(&-1),
+        Err(Error::ValueEncoding(_))
+    ));
 
     let mut logs: AccessLogsTable = fresh(&mut conn);
     let key = AccessLogsKey::new("dave", "jericho", 201510);

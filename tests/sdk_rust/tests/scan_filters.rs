@@ -167,15 +167,20 @@ fn columns_key_only_first_key_only_page_and_column_prefix() {
     let isbns: Vec<&str> = found.iter().map(|r| r.key.isbn.as_str()).collect();
     assert_eq!(isbns, ["isbn-4"]);
 
-    // Key only: the cells come back with empty values (a string column reads as "").
-    let keys = all(books.scan(
-        &every,
-        ScanOptions::new()
-            .column(BooksColumns::TITLE)
-            .filter(Filter::key_only()),
-    ));
+    // Key only: the cells come back without values; typed values stay unset, the cells say
+    // which columns the row has.
+    let keys = all(books.scan(&every, ScanOptions::new().filter(Filter::key_only())));
     assert_eq!(keys.len(), 6);
-    assert!(keys.iter().all(|r| r.values.title.as_deref() == Some("")));
+    for r in &keys {
+        assert_eq!(r.values, BooksValues::default());
+        assert_eq!(r.cells.len(), 5, "title, author, pages, in_print, added");
+        assert!(r.cells.iter().all(|c| c.value.is_empty()));
+    }
+    let both = Filter::key_only() & BooksColumns::PAGES.ge(400);
+    assert_eq!(
+        all(books.scan(&every, ScanOptions::new().filter(both))).len(),
+        2
+    );
 
     let first = all(books.scan(&every, ScanOptions::new().filter(Filter::first_key_only())));
     assert_eq!(first.len(), 6);
@@ -220,16 +225,17 @@ fn caching_batch_size_and_reversed_limit() {
     let back = all(books.scan(&every, ScanOptions::new().caching(1).reversed().limit(3)));
     let keys: Vec<&str> = back.iter().map(|r| r.key.isbn.as_str()).collect();
     assert_eq!(keys, ["k4", "k3", "k2"]);
-    // batch_size(1): every result carries one cell, so a row of three cells comes in three
-    // partial rows with the same key.
-    let parts = all(books.scan(
-        &BooksKey::prefix().isbn("k1").range().unwrap(),
-        ScanOptions::new().batch_size(1),
-    ));
-    assert_eq!(parts.len(), 3, "{parts:?}");
-    assert!(parts
-        .iter()
-        .all(|r| r.cells.len() == 1 && r.key.isbn == "k1"));
+    // batch_size(1): every result carries one cell; the scan joins a row's three parts back,
+    // also when they arrive in different round trips (caching(1)).
+    for caching in [1, 100] {
+        let options = ScanOptions::new().batch_size(1).caching(caching);
+        let back = all(books.scan(&every, options));
+        assert_eq!(back.len(), 5, "{back:?}");
+        for (r, (k, v)) in back.iter().zip(&rows) {
+            assert_eq!((&r.key.isbn, &r.values), (&k.isbn, v));
+            assert_eq!(r.cells.len(), 3);
+        }
+    }
 }
 
 #[test]

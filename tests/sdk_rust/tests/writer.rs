@@ -124,3 +124,27 @@ fn a_background_error_is_returned_by_the_next_call() {
     assert!(matches!(e, Error::Server { .. } | Error::Batch(_)), "{e:?}");
     w.close().unwrap();
 }
+
+#[test]
+fn pattern_counters_through_the_writer() {
+    let _g = serial();
+    let mut setup = connect();
+    let _: SocialUsageTable = fresh(&mut setup);
+    let key = SocialUsageKey::new("dave");
+    let mut w = SocialUsageWriter::open(connect(), WriterOptions::new().flush_interval(None));
+    let oct = SocialUsageColumns::FB_USAGE.counter(&201510).unwrap();
+    for _ in 0..3 {
+        w.increment(&key, oct.clone(), 2).unwrap();
+        w.increment(&key, SocialUsageColumns::FB_TOTAL, 2).unwrap();
+    }
+    w.close().unwrap();
+    let row = SocialUsageTable::new(&mut setup)
+        .get(&key)
+        .unwrap()
+        .expect("row");
+    assert_eq!(row.values.fb_total, Some(6));
+    assert_eq!(
+        row.values.fb_usage,
+        std::collections::BTreeMap::from([(201510, 6)])
+    );
+}

@@ -329,3 +329,69 @@ impl<P, T, Tbl> ColumnRef for PatternColumn<P, T, Tbl> {
         (self.family.to_vec(), None)
     }
 }
+
+/// One counter cell of table `Tbl`: a pattern counter's cell for one part
+/// (`SocialUsageColumns::FB_USAGE.counter(&201510)?`); fixed counter columns serve directly.
+pub struct Counter<Tbl> {
+    pub family: Vec<u8>,
+    pub qualifier: Vec<u8>,
+    pub types: Marker<Tbl>,
+}
+
+impl<Tbl> Clone for Counter<Tbl> {
+    fn clone(&self) -> Self {
+        Counter {
+            family: self.family.clone(),
+            qualifier: self.qualifier.clone(),
+            types: PhantomData,
+        }
+    }
+}
+
+impl<Tbl> std::fmt::Debug for Counter<Tbl> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Counter")
+            .field("family", &self.family)
+            .field("qualifier", &self.qualifier)
+            .finish()
+    }
+}
+
+/// A counter cell of table `Tbl` that batched increments and the writer add to.
+pub trait CounterRef<Tbl> {
+    /// (family, qualifier).
+    fn counter_cell(&self) -> (Vec<u8>, Vec<u8>);
+}
+
+impl<Tbl> CounterRef<Tbl> for Column<i64, Tbl> {
+    fn counter_cell(&self) -> (Vec<u8>, Vec<u8>) {
+        (self.family.to_vec(), self.qualifier.to_vec())
+    }
+}
+
+impl<Tbl> CounterRef<Tbl> for Counter<Tbl> {
+    fn counter_cell(&self) -> (Vec<u8>, Vec<u8>) {
+        (self.family.clone(), self.qualifier.clone())
+    }
+}
+
+impl<Tbl> From<Column<i64, Tbl>> for Counter<Tbl> {
+    fn from(c: Column<i64, Tbl>) -> Self {
+        Counter {
+            family: c.family.to_vec(),
+            qualifier: c.qualifier.to_vec(),
+            types: PhantomData,
+        }
+    }
+}
+
+impl<P: QualifierPart, Tbl> PatternColumn<P, i64, Tbl> {
+    /// The counter cell of one part.
+    pub fn counter(&self, part: &P) -> Result<Counter<Tbl>> {
+        Ok(Counter {
+            family: self.family.to_vec(),
+            qualifier: self.qualifier(part)?,
+            types: PhantomData,
+        })
+    }
+}

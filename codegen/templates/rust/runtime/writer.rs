@@ -17,7 +17,7 @@ use super::batch::{cell_bytes, BatchOptions, CounterAdd};
 use super::client::{Cell, Connection, TableClient, TableDef};
 use super::error::{Error, Result};
 use super::keys::RowKey;
-use super::values::{Column, RowValues};
+use super::values::{CounterRef, RowValues};
 
 /// When a [`Writer`] flushes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,9 +188,9 @@ impl<K: RowKey, V: RowValues, C> Writer<K, V, C> {
 
     /// Buffers `amount` added to a counter; consecutive increments of one row are one call,
     /// amounts to the same counter summed.
-    pub fn increment(&mut self, key: &K, column: Column<i64, C>, amount: i64) -> Result<()> {
+    pub fn increment(&mut self, key: &K, counter: impl CounterRef<C>, amount: i64) -> Result<()> {
         let row = key.encode_row()?;
-        let counter = (column.family.to_vec(), column.qualifier.to_vec());
+        let counter = counter.counter_cell();
         let mut state = self.ready()?;
         // Sum into the current run of increments of this row, if any.
         let last_run = state

@@ -40,7 +40,7 @@ pub enum Error {
     #[error("filter: {0}")]
     Filter(String),
     /// Rows of a batch the server refused; the other rows of the batch are written.
-    #[error("{} of the batch's rows failed, first: row {} ({}): {}", .0.len(), .0[0].index, escape(&.0[0].row_key), .0[0].message)]
+    #[error("{}", batch_message(.0))]
     Batch(Vec<RowFailure>),
     /// The server's `TIOError` (a missing table, a failed write, ...).
     #[error("server error: {message}")]
@@ -69,6 +69,20 @@ pub struct RowFailure {
     pub row_key: Vec<u8>,
     /// The server's message.
     pub message: String,
+}
+
+/// How many rows failed, and the first one.
+fn batch_message(failed: &[RowFailure]) -> String {
+    match failed.first() {
+        None => "a batch failed".into(),
+        Some(f) => format!(
+            "{} of the batch's rows failed, first: row {} ({}): {}",
+            failed.len(),
+            f.index,
+            escape(&f.row_key),
+            f.message
+        ),
+    }
 }
 
 /// Row keys in messages: printable ASCII as is, other bytes as `\xNN`.

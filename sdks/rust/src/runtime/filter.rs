@@ -127,6 +127,16 @@ impl Filter {
         }
     }
 
+    /// Whether the server returns cells without values under this filter (it holds a
+    /// key-only filter): typed values are then left unset.
+    pub fn strips_values(&self) -> bool {
+        match self {
+            Filter::KeyOnly => true,
+            Filter::All(fs) | Filter::Any(fs) => fs.iter().any(Filter::strips_values),
+            _ => false,
+        }
+    }
+
     /// The filter-language bytes, or why the filter cannot be sent.
     pub fn render(&self) -> Result<Vec<u8>> {
         let mut out = Vec::new();
@@ -151,6 +161,11 @@ impl Filter {
                 comparator.extend_from_slice(operand);
                 literal(out, &comparator);
                 out.extend_from_slice(b", true, true)");
+            }
+            Filter::Prefix(prefixes) if prefixes.is_empty() => {
+                return Err(Error::Filter(
+                    "a prefix filter needs at least one prefix".into(),
+                ));
             }
             Filter::Prefix(prefixes) => {
                 // One prefix bare; several (one per salt bucket) as an any-of.

@@ -23,7 +23,9 @@ pub use filter::{CompareOp, Filter};
 pub use keys::{KeyParts, KeyValue, RowKey};
 pub use scan::{KeyRange, ScanOptions};
 pub use table::{Row, TypedTable};
-pub use values::{CellValue, Column, ColumnInfo, ColumnRef, PatternColumn, RowValues};
+pub use values::{
+    CellValue, Column, ColumnInfo, ColumnRef, Counter, CounterRef, PatternColumn, RowValues,
+};
 pub use writer::{Writer, WriterOptions};
 
 /// Everything a generated table module names, imported there with one glob (items a table
@@ -42,8 +44,8 @@ pub mod prelude {
     pub use super::scan::{KeyRange, ScanOptions};
     pub use super::table::{Row, TypedTable};
     pub use super::values::{
-        CellValue, Column, ColumnInfo, ColumnKind, ColumnRef, PartType, PatternColumn, RowValues,
-        ValueType,
+        CellValue, Column, ColumnInfo, ColumnKind, ColumnRef, CounterRef, PartType, PatternColumn,
+        RowValues, ValueType,
     };
     pub use super::writer::Writer;
     pub use crate::thrift_gen::hbase2::{

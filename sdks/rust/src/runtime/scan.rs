@@ -169,7 +169,7 @@ pub struct ScanOptions {
     pub limit: Option<usize>,
     /// Rows fetched per round trip (Thrift2 `caching`).
     pub batch: u32,
-    /// Cells per result (Thrift2 `batchSize`): a wide row then comes as several partial rows.
+    /// Cells per result (Thrift2 `batchSize`); the parts of a wide row are joined back.
     pub batch_size: Option<i32>,
     /// Versions, time range and columns, as for reads.
     pub read: ReadOptions,
@@ -217,7 +217,8 @@ impl ScanOptions {
         self.batch(n)
     }
 
-    /// At most `n` cells per result (Thrift2 `batchSize`).
+    /// At most `n` cells per result (Thrift2 `batchSize`): the server sends a wide row in
+    /// parts, which the scan joins back into one row.
     pub fn batch_size(mut self, n: i32) -> Self {
         self.batch_size = Some(n);
         self
@@ -321,8 +322,15 @@ impl<'c> RawScan<'c> {
             Ok(f) => f.clone(),
             Err(_) => return std::mem::replace(&mut self.filter, Ok(None)).map(|_| ()),
         };
+        // With a batch size a row may come in several results (and batches): its front row is
+        // whole only once a row after it is buffered, or the range is done.
+        let whole = if self.options.batch_size.is_some() {
+            2
+        } else {
+            1
+        };
         let b = &mut self.buckets[i];
-        while b.buffer.is_empty() && !b.done {
+        while b.buffer.len() < whole && !b.done {
             let id = match b.scanner {
                 Some(id) => id,
                 None => {
@@ -382,7 +390,11 @@ impl<'c> RawScan<'c> {
                     }
                     continue;
                 }
-                b.buffer.push_back((row, versions(r)));
+                match b.buffer.back_mut() {
+                    // The rest of a row split by the batch size: joined back.
+                    Some((last, cells)) if *last == row => cells.extend(versions(r)),
+                    _ => b.buffer.push_back((row, versions(r))),
+                }
             }
             if b.done {
                 if let Some(id) = b.scanner.take() {

@@ -7,7 +7,7 @@ use super::client::{latest, CellVersion, Cells, Connection, ReadOptions};
 use super::error::Result;
 use super::keys::{KeyParts, RowKey};
 use super::scan::{KeyRange, ScanOptions};
-use super::values::{CellValue, Column, RowValues};
+use super::values::{CellValue, Column, CounterRef, RowValues};
 
 /// One row read back: its key bytes, the decoded key, the typed values (newest version of
 /// each column) and every cell version returned.
@@ -42,8 +42,21 @@ impl<P: KeyParts, V: RowValues> Row<P, V> {
         })
     }
 
-    pub(crate) fn from_scanned(scanned: Result<(Vec<u8>, Vec<CellVersion>)>) -> Result<Self> {
+    /// A scanned row; with `key_only` (a key-only filter: every value empty) the values stay
+    /// unset and the cells tell which columns the row has.
+    pub(crate) fn from_scanned(
+        scanned: Result<(Vec<u8>, Vec<CellVersion>)>,
+        key_only: bool,
+    ) -> Result<Self> {
         let (row_key, cells) = scanned?;
+        if key_only {
+            return Ok(Row {
+                key: P::decode_row(&row_key)?,
+                values: V::default(),
+                cells,
+                row_key,
+            });
+        }
         Row::from_versions(row_key, cells)
     }
 
@@ -105,9 +118,9 @@ pub trait TypedTable<'c>: Sized {
     /// Whole rows deleted in batched calls.
     fn delete_many_with(&mut self, keys: &[Self::Key], options: &BatchOptions) -> Result<()>;
     /// Counters of many rows, one call per row.
-    fn increment_many(
+    fn increment_many<C: CounterRef<Self::Columns>>(
         &mut self,
-        rows: &[(Self::Key, Vec<(Column<i64, Self::Columns>, i64)>)],
+        rows: &[(Self::Key, Vec<(C, i64)>)],
     ) -> Result<Vec<Vec<i64>>>;
     fn delete(&mut self, key: &Self::Key) -> Result<()>;
     /// Rows in `keys` in key order (see the table's own `scan`).

@@ -367,7 +367,12 @@ fn run(args: &[String]) -> Result<(), String> {
     };
     let port: u16 = port.parse().map_err(|_| format!("port {port:?}"))?;
     let data = dataset()?;
-    let mut conn = Connection::connect(host, port).map_err(sdk)?;
+    // Table names get XLANG_TABLE_PREFIX (default none), as Python's tool does.
+    let options = ConnectOptions {
+        table_prefix: std::env::var("XLANG_TABLE_PREFIX").unwrap_or_default(),
+        ..Default::default()
+    };
+    let mut conn = Connection::open(host, port, &options).map_err(sdk)?;
     match cmd.as_str() {
         "write" => write(&mut conn, &data),
         "dump" => print(&dump(&mut conn, &data)?),
