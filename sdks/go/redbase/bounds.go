@@ -102,6 +102,9 @@ func (b Bounds) Range() (KeyRange, error) {
 	if ranged < 0 {
 		return PrefixRange(b.spec, values)
 	}
+	if err := b.checkOrdered(ranged); err != nil {
+		return KeyRange{}, err
+	}
 	x := b.b[ranged]
 	lo, err := b.spec.Prefixes(append(append([]any(nil), values...), x.lo))
 	if err != nil {
@@ -114,10 +117,7 @@ func (b Bounds) Range() (KeyRange, error) {
 	// After the ranged component either more components follow (the prefix ends with the
 	// separator or a fixed width, so the next prefix bounds it) or the prefix is a whole key
 	// (and the first key after it is that key plus 0x00).
-	more := false
-	for _, c := range b.spec.Components[ranged+1:] {
-		more = more || c.Kept
-	}
+	more := !b.spec.endsAfter(ranged + 1)
 	r := KeyRange{Ranges: make([]Range, len(lo))}
 	for i := range lo {
 		start, end := lo[i], hi[i]
@@ -131,6 +131,35 @@ func (b Bounds) Range() (KeyRange, error) {
 		r.Ranges[i] = Range{Start: start, Stop: stop}
 	}
 	return r, nil
+}
+
+// checkOrdered refuses a range on component i where the key's byte order is not its value
+// order: start and stop rows could then only select the wrong rows. (Hashed components are
+// refused by leading.)
+func (b Bounds) checkOrdered(i int) error {
+	c := b.spec.Components[i]
+	key := "the " + b.spec.Table + " key"
+	if c.Reverse != "" {
+		return keyErr(c.Name, "%s stores it reversed (%s), so rows are not in its value order: give it one value, not a range",
+			key, c.Reverse)
+	}
+	if b.spec.Layout != "separated" {
+		return nil
+	}
+	sep := b.spec.Separator
+	text := c.Type == "string" || c.Type == "bytes"
+	switch {
+	case text && !b.spec.endsAfter(i+1):
+		return keyErr(c.Name, "%s is separated and more components follow it, so rows are not in its value order"+
+			" ('k0%s' sorts before 'k%s'): a range works on the last component or on a number with a width", key, sep, sep)
+	case c.Type == "string" && c.Escape && len(sep) == 1 && inCharset(c.Charset, rune(sep[0])):
+		return keyErr(c.Name, "%s escapes '%s' and '\\' in it, so rows are not in its value order ('a\\%s' sorts before 'a]'):"+
+			" give it one value, not a range", key, sep, sep)
+	case !text && c.Width == 0:
+		return keyErr(c.Name, "%s is separated and writes it without a width, so rows are not in its value order"+
+			" ('10' sorts before '9'): give it one value, not a range", key)
+	}
+	return nil
 }
 
 // Resolve is Range, so bounds can be given to Scan directly.

@@ -26,17 +26,35 @@ func NextPrefix(prefix []byte) []byte {
 	return b
 }
 
-// PrefixRange is every row whose leading components equal leading.
+// PrefixRange is every row whose leading components equal leading (whole components: when
+// they make a whole key, that row alone, since in a separated key "...|k" is a prefix of
+// "...|k0", another value).
 func PrefixRange(spec *KeySpec, leading []any) (KeyRange, error) {
 	prefixes, err := spec.Prefixes(leading)
 	if err != nil {
 		return KeyRange{}, err
 	}
+	whole := len(leading) > 0 && spec.endsAfter(len(leading))
 	r := KeyRange{Ranges: make([]Range, len(prefixes))}
 	for i, p := range prefixes {
-		r.Ranges[i] = Range{Start: p, Stop: NextPrefix(p)}
+		stop := NextPrefix(p)
+		if whole {
+			stop = append(append([]byte(nil), p...), 0)
+		}
+		r.Ranges[i] = Range{Start: p, Stop: stop}
 	}
 	return r, nil
+}
+
+// endsAfter is whether a key holding the first n components ends there (no kept component
+// follows).
+func (s *KeySpec) endsAfter(n int) bool {
+	for _, c := range s.Components[n:] {
+		if c.Kept {
+			return false
+		}
+	}
+	return true
 }
 
 // Between is from start's first row (inclusive) up to stop's first row (exclusive): both

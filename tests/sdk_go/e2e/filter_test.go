@@ -114,11 +114,13 @@ func TestNamedRangeScans(t *testing.T) {
 	if got := list(keys().UserID("b").SystemID("s2").PeriodBetween(201502, 201503), sdk.ScanOptions{}); !reflect.DeepEqual(got, []string{"b|s2|201502", "b|s2|201503"}) {
 		t.Errorf("b|s2|201502..201503: %v", got)
 	}
-	if got := list(keys().UserIDBetween("b", "c"), sdk.ScanOptions{}); len(got) != 12 || got[0] != "b|s1|201501" || got[11] != "c|s2|201503" {
-		t.Errorf("users b..c: %v", got)
+	if got := list(keys().UserID("a").SystemID("s2").PeriodBetween(201501, 201503), sdk.ScanOptions{Reversed: true, Limit: 2}); !reflect.DeepEqual(got, []string{"a|s2|201503", "a|s2|201502"}) {
+		t.Errorf("reversed a|s2|201501..201503 limit 2: %v", got)
 	}
-	if got := list(keys().UserID("a").SystemIDBetween("s1", "s2"), sdk.ScanOptions{Reversed: true, Limit: 2}); !reflect.DeepEqual(got, []string{"a|s2|201503", "a|s2|201502"}) {
-		t.Errorf("reversed a|s1..s2 limit 2: %v", got)
+	// Text followed by more components in a separated key: "b0|" sorts before "b|", so a
+	// range there is refused (bounds_test.go).
+	if _, err := keys().UserIDBetween("b", "c").Range(); !errors.Is(err, sdk.ErrKeyEncoding) {
+		t.Errorf("users b..c: %v", err)
 	}
 	// Bound out of order: the error names the missing component.
 	_, err := keys().PeriodBetween(201501, 201502).Range()

@@ -149,17 +149,6 @@ class TableDef:
         return f"{self.namespace}:{self.name}".encode()
 
 
-def next_prefix(prefix: bytes) -> Optional[bytes]:
-    """The smallest key after every key starting with `prefix` (None: no such key)."""
-    b = bytearray(prefix)
-    while b and b[-1] == 0xFF:
-        b.pop()
-    if not b:
-        return None
-    b[-1] += 1
-    return bytes(b)
-
-
 @dataclass(frozen=True)
 class KeyRange:
     """Row ranges, one per salt bucket (one for unsalted tables): start inclusive, stop
@@ -169,7 +158,9 @@ class KeyRange:
 
     @staticmethod
     def prefix(spec: KeySpec, leading: Sequence[KeyValue]) -> "KeyRange":
-        return KeyRange(tuple((p, next_prefix(p)) for p in spec.prefixes(leading)))
+        """Every row whose leading components equal `leading` (whole components: `dave` is no
+        prefix of `daveX`, and a whole key is that row alone)."""
+        return KeyRange(tuple(spec.prefix_ranges(leading)))
 
     @staticmethod
     def bounds(spec: KeySpec, values: Sequence[Union[KeyValue, Tuple[KeyValue, KeyValue], None]]) -> "KeyRange":

@@ -360,12 +360,59 @@ class KeySpec:
             )
         return f"component {name} must be given: {given} follows it in the {self.table} key"
 
+    def ends_after(self, n: int) -> bool:
+        """Whether a key holding the first `n` components ends there (no kept component follows)."""
+        return not any(c.kept for c in self.components[n:])
+
+    def prefix_ranges(self, leading: Sequence[KeyValue]) -> List[Tuple[bytes, Optional[bytes]]]:
+        """Start (inclusive) and stop (exclusive) rows of the keys whose leading components
+        equal `leading`, one pair per salt bucket. When they make a whole key the stop is that
+        key plus 0x00: in a separated key `...|k` is a prefix of `...|k0`, another value."""
+        whole = bool(leading) and self.ends_after(len(leading))
+        return [(p, p + b"\x00" if whole else _after(p)) for p in self.prefixes(leading)]
+
+    def check_ordered(self, i: int) -> None:
+        """Refuses a range on component `i` where the key's byte order is not its value order:
+        start and stop rows could then only select the wrong rows."""
+        c = self.components[i]
+        key = f"the {self.table} key"
+        if self.hash is not None and i in self.hash.components:
+            raise KeyEncodingError(
+                f"component {c.name} is hashed in {key}: rows are not in its order,"
+                " so it takes one value, not a range"
+            )
+        if c.reverse:
+            raise KeyEncodingError(
+                f"component {c.name}: {key} stores it reversed ({c.reverse}), so rows are not in its"
+                " value order: give it one value, not a range"
+            )
+        if self.layout != "separated":
+            return
+        sep = self.separator
+        if c.type in ("string", "bytes") and not self.ends_after(i + 1):
+            raise KeyEncodingError(
+                f"component {c.name}: {key} is separated and more components follow it, so rows are"
+                f" not in its value order ('k0{sep}' sorts before 'k{sep}'): a range works on the last"
+                " component or on a number with a width"
+            )
+        if c.type == "string" and c.escape and (c.charset == "any" or sep in _CHARSETS[c.charset]):
+            raise KeyEncodingError(
+                f"component {c.name}: {key} escapes '{sep}' and '\\' in it, so rows are not in its"
+                f" value order ('a\\{sep}' sorts before 'a]'): give it one value, not a range"
+            )
+        if c.type not in ("string", "bytes") and c.width is None:
+            raise KeyEncodingError(
+                f"component {c.name}: {key} is separated and writes it without a width, so rows are"
+                " not in its value order ('10' sorts before '9'): give it one value, not a range"
+            )
+
     def bounds(
         self, values: Sequence[Union[KeyValue, Tuple[KeyValue, KeyValue], None]]
     ) -> List[Tuple[bytes, Optional[bytes]]]:
         """Start (inclusive) and stop (exclusive) rows, one pair per salt bucket, for leading
         components given by value and then optionally one given as a (low, high) pair,
-        inclusive at both ends (in the key's byte order)."""
+        inclusive at both ends in value order. A range is refused where the key's byte order is
+        not the component's value order (`check_ordered`)."""
         fixed: List[KeyValue] = []
         pair: Optional[Tuple[KeyValue, KeyValue]] = None
         for i, v in enumerate(values):
@@ -378,27 +425,32 @@ class KeySpec:
                 name = self.components[i].name
                 if len(v) != 2:
                     raise KeyEncodingError(f"component {name}: a range is a (low, high) pair")
-                if self.hash is not None and i in self.hash.components:
-                    raise KeyEncodingError(
-                        f"component {name} is hashed in the {self.table} key: rows are not in its order,"
-                        " so it takes one value, not a range"
-                    )
                 later = [self.components[j].name for j in range(i + 1, len(values)) if values[j] is not None]
                 if later:
                     raise KeyEncodingError(
                         f"component {later[0]}: only the last component given may be a range ({name} is one)"
                     )
+                self.check_ordered(i)
                 pair = (v[0], v[1])
                 break
             fixed.append(v)
         if pair is None:
-            return [(p, _after(p)) for p in self.prefixes(fixed)]
+            return self.prefix_ranges(fixed)
         lows = self.prefixes([*fixed, pair[0]])
         highs = self.prefixes([*fixed, pair[1]])
+        at = len(fixed)
+        if _above(pair[0], pair[1]):
+            raise KeyEncodingError(
+                f"component {self.components[at].name}: the range's low {pair[0]!r} is above its high {pair[1]!r}"
+            )
+        whole = self.ends_after(at + 1)
         out: List[Tuple[bytes, Optional[bytes]]] = []
         for lo, hi in zip(lows, highs):
-            lo, hi = min(lo, hi), max(lo, hi)  # a desc component stores high values first
-            out.append((lo, _after(hi)))
+            lo, hi = min(lo, hi), max(lo, hi)  # a desc or reverse-timestamp component stores high values first
+            # The last component: keys up to `hi` itself (a longer value is a greater one).
+            # Otherwise every key under `hi`'s prefix, which ends with a separator or a
+            # terminator, or has a fixed width.
+            out.append((lo, hi + b"\x00" if whole else _after(hi)))
         return out
 
     def decode(self, key: bytes) -> Decoded:
@@ -462,6 +514,17 @@ def _after(prefix: bytes) -> Optional[bytes]:
         return None
     b[-1] += 1
     return bytes(b)
+
+
+def _above(a: KeyValue, b: KeyValue) -> bool:
+    """Whether `a` is above `b` in value order (a code point order for strings, as UTF-8 sorts)."""
+    if isinstance(a, str) and isinstance(b, str):
+        return a > b
+    if isinstance(a, bytes) and isinstance(b, bytes):
+        return a > b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a > b
+    return False  # mixed types: encoding has refused them already
 
 
 def salt_bucket(body: bytes, buckets: int) -> int:
