@@ -36,6 +36,10 @@ const RUNTIME: &[(&str, &str)] = &[
         include_str!("../../templates/rust/runtime/keys.rs"),
     ),
     (
+        "bounds.rs",
+        include_str!("../../templates/rust/runtime/bounds.rs"),
+    ),
+    (
         "key_fields.rs",
         include_str!("../../templates/rust/runtime/key_fields.rs"),
     ),

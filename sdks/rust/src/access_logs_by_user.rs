@@ -161,6 +161,47 @@ impl RowKey for AccessLogsByUserKey {
         Prefix::from_values(leading)?.range()
     }
 
+    fn bounds(given: Vec<Option<Bound>>) -> Result<KeyRange> {
+        // Through the typed builder: values by `from_values`, the range by its
+        // `<component>_between`.
+        let mut values = Vec::new();
+        let mut range = None;
+        for (i, g) in given.iter().enumerate() {
+            match g {
+                Some(Bound::Between(low, high)) if range.is_none() => {
+                    range = Some((i, low.clone(), high.clone()));
+                    values.push(None);
+                }
+                // A second range: refused there, naming the later component.
+                Some(Bound::Between(..)) => return KeyRange::bounds(&KEY, given.clone()),
+                Some(Bound::Eq(v)) => values.push(Some(v.clone())),
+                None => values.push(None),
+            }
+        }
+        let p = Prefix::from_values(values)?;
+        let Some((at, low, high)) = range else {
+            return p.range();
+        };
+        match at {
+            0 => {
+                let low: String = FromKeyValue::from_key_value(low)?;
+                let high: String = FromKeyValue::from_key_value(high)?;
+                p.user_id_between(low, high)
+            }
+            1 => {
+                let low: String = FromKeyValue::from_key_value(low)?;
+                let high: String = FromKeyValue::from_key_value(high)?;
+                p.system_id_between(low, high)
+            }
+            2 => {
+                let low: i32 = FromKeyValue::from_key_value(low)?;
+                let high: i32 = FromKeyValue::from_key_value(high)?;
+                p.period_between(low, high)
+            }
+            _ => KeyRange::bounds(&KEY, given),
+        }
+    }
+
     fn prefix_filter(leading: Vec<Option<KeyValue>>) -> Filter {
         match Prefix::from_values(leading) {
             Ok(p) => p.filter(),
@@ -245,9 +286,10 @@ impl AccessLogsByUserPrefix {
     }
 
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
-    /// prefix lacks one of its components.
+    /// prefix lacks one of its components. All components given: exactly that row.
     pub fn range(&self) -> Result<KeyRange> {
-        KeyRange::prefix(&KEY, &self.leading()?)
+        let given = self.values().into_iter().map(|v| v.map(Bound::Eq));
+        KeyRange::bounds(&KEY, given.collect())
     }
 
     /// A scan filter keeping the rows under this prefix (`PrefixFilter`, one per salt

@@ -40,9 +40,10 @@ pub mod social_usage;
 pub mod web_pages;
 
 pub use runtime::{
-    BatchOptions, CellValue, CellVersion, Column, ColumnRef, CompareOp, ConnectOptions, Connection,
-    Counter, CounterRef, Error, Filter, KeyParts, KeyRange, KeyValue, ReadOptions, Result, Row,
-    RowFailure, RowKey, RowValues, ScanOptions, Transport, TypedTable, Writer, WriterOptions,
+    BatchOptions, Bound, CellValue, CellVersion, Column, ColumnRef, CompareOp, ConnectOptions,
+    Connection, Counter, CounterRef, Error, Filter, KeyParts, KeyRange, KeyValue, ReadOptions,
+    Result, Row, RowFailure, RowKey, RowValues, ScanOptions, Transport, TypedTable, Writer,
+    WriterOptions,
 };
 
 pub use access_logs::AccessLogsColumns;

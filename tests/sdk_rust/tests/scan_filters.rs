@@ -238,6 +238,52 @@ fn caching_batch_size_and_reversed_limit() {
     }
 }
 
+/// A whole key given by value is exactly that row, not every key it is a byte prefix of
+/// (`dave` is a prefix of `dave0`); a range's low above its high and a range on an escaped
+/// string are refused before anything is sent.
+#[test]
+fn whole_keys_and_refused_ranges() {
+    let _g = serial();
+    let mut conn = connect();
+    let mut by_period: AccessLogsByPeriodTable = fresh(&mut conn);
+    let keys: Vec<AccessLogsByPeriodKey> = ["dave", "dave0", "davey", "dave_2"]
+        .iter()
+        .map(|u| AccessLogsByPeriodKey::new(201510, "jericho", *u))
+        .collect();
+    let one = AccessLogsByPeriodValues {
+        hits: Some(1),
+        ..Default::default()
+    };
+    by_period.put_many(keys.iter().map(|k| (k, &one))).unwrap();
+    let jericho = AccessLogsByPeriodKey::prefix()
+        .period(201510)
+        .system_id("jericho");
+    let users = |r: &KeyRange, t: &mut AccessLogsByPeriodTable| -> Vec<String> {
+        all(t.scan(r, ScanOptions::new()))
+            .into_iter()
+            .map(|r| r.key.user_id)
+            .collect()
+    };
+    let dave = jericho.clone().user_id("dave").range().unwrap();
+    assert_eq!(users(&dave, &mut by_period), ["dave"]);
+    let range = jericho.user_id_between("dave", "dave0").unwrap();
+    assert_eq!(users(&range, &mut by_period), ["dave", "dave0"]);
+    assert_eq!(users(&jericho.range().unwrap(), &mut by_period).len(), 4);
+
+    let e = jericho.user_id_between("davey", "dave").unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("component user_id: the range's low \"davey\" is above its high"),
+        "{e}"
+    );
+    let e = CountersKey::prefix().name_between("a", "b").unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("component name: the counters key escapes '|'"),
+        "{e}"
+    );
+}
+
 #[test]
 fn range_bounds_on_one_component() {
     let _g = serial();
@@ -279,7 +325,7 @@ fn range_bounds_on_one_component() {
     // A text component followed by others does not sort by value ("jericho_2" < "jericho|"):
     // refused. The last text component of another table does.
     let e = dave.system_id_between("a", "z").unwrap_err();
-    assert!(e.to_string().contains("does not sort by value"), "{e}");
+    assert!(e.to_string().contains("more components follow it"), "{e}");
     let mut by_period: AccessLogsByPeriodTable = fresh(&mut conn);
     let users = ["dave", "dave_2", "davey", "elton", "fred"];
     let keys: Vec<AccessLogsByPeriodKey> = users
@@ -305,18 +351,18 @@ fn range_bounds_on_one_component() {
     for (r, want) in [
         (
             AccessLogsKey::prefix().period_between(201501, 201502),
-            "user_id must be given (the hash prefix is computed from it)",
+            "component user_id: must be given: the access_logs key's hash prefix is computed from it",
         ),
         (
             AccessLogsKey::prefix().user_id_between("a", "b"),
-            "user_id: it is hashed",
+            "component user_id: is hashed in the access_logs key",
         ),
         (
             AccessLogsKey::prefix()
                 .user_id("dave")
                 .period(201501)
                 .system_id_between("a", "b"),
-            "period cannot follow the range over system_id",
+            "component period: only the last component given may be a range (system_id is one)",
         ),
     ] {
         let e = r.unwrap_err();

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use redbase_examples::runtime::keys::region_index;
 use redbase_examples::runtime::values::{PatternColumn, QualifierPart};
 use redbase_examples::{
-    CompareOp, CountersColumns, DriveDirectoriesColumns, Error, Filter, KeyParts, RowKey,
+    Bound, CompareOp, CountersColumns, DriveDirectoriesColumns, Error, Filter, KeyParts, RowKey,
     RowValues, SocialUsageColumns, TypedTable,
 };
 use sdk_rust_tests::with_table;
@@ -89,6 +89,53 @@ fn check_prefix<'c, T: TypedTable<'c>>(v: &Json) -> Result<(), String> {
         return Err(format!("prefixes {starts:?} want {}", v["prefixes_hex"]));
     }
     Ok(())
+}
+
+/// A bounds vector (bounds.json) through the typed builder (`RowKey::bounds`): the rows per
+/// salt bucket, or an error containing the vector's substring.
+fn check_bounds<'c, T: TypedTable<'c>>(v: &Json) -> Result<(), String> {
+    let spec = Key::<T>::SPEC;
+    let mut given: Vec<Option<Bound>> = vec![None; spec.components.len()];
+    for g in v["given"].as_array().ok_or("no given list")? {
+        let name = g[0].as_str().ok_or("no component name")?;
+        let i = spec
+            .components
+            .iter()
+            .position(|c| c.name == name)
+            .ok_or_else(|| format!("no component {name}"))?;
+        let ty = spec.components[i].ty;
+        given[i] = Some(match &g[1] {
+            Json::Object(r) => Bound::Between(
+                key_value(ty, r.get("low").ok_or("no low")?)?,
+                key_value(ty, r.get("high").ok_or("no high")?)?,
+            ),
+            value => Bound::Eq(key_value(ty, value)?),
+        });
+    }
+    let got = Key::<T>::bounds(given);
+    match (&v["error"], got) {
+        (Json::String(sub), Err(e @ (Error::KeyEncoding(_) | Error::EmptyKeyComponent { .. })))
+            if e.to_string().contains(sub.as_str()) =>
+        {
+            Ok(())
+        }
+        (Json::String(sub), other) => {
+            Err(format!("expected a key error with {sub:?}, got {other:?}"))
+        }
+        (_, Ok(r)) => {
+            let ranges: Vec<Json> = r
+                .ranges
+                .iter()
+                .map(|(start, stop)| json!([hex(start), stop.as_ref().map(|s| hex(s))]))
+                .collect();
+            if json!(ranges) == v["ranges"] {
+                Ok(())
+            } else {
+                Err(format!("ranges {} want {}", json!(ranges), v["ranges"]))
+            }
+        }
+        (_, Err(e)) => Err(format!("unexpected error: {e}")),
+    }
 }
 
 fn check_error<'c, T: TypedTable<'c>>(v: &Json) -> Result<(), String> {
@@ -274,6 +321,9 @@ fn main() -> ExitCode {
     let filters = load("filters.json");
     let filter = |v: &Json| with_table!(v["table"].as_str().unwrap_or_default(), check_filter(v));
     ok &= run("filters.json", &filters, &[("cases", &filter)]);
+    let bounds = load("bounds.json");
+    let bound = |v: &Json| with_table!(v["table"].as_str().unwrap_or_default(), check_bounds(v));
+    ok &= run("bounds.json", &bounds, &[("cases", &bound)]);
     ok &= run(
         "values.json",
         &values,

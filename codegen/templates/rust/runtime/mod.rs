@@ -1,7 +1,8 @@
 //! The runtime under every generated table module, the same in every Rust SDK: key and value
-//! encodings, the Thrift2 connection, row-level calls and merged scans.
+//! encodings, key bounds, the Thrift2 connection, row-level calls and merged scans.
 
 pub mod batch;
+pub mod bounds;
 pub mod client;
 pub mod error;
 pub mod filter;
@@ -13,6 +14,7 @@ pub mod values;
 pub mod writer;
 
 pub use batch::BatchOptions;
+pub use bounds::Bound;
 pub use client::{
     Cell, CellVersion, Cells, ColumnName, ConnectOptions, Connection, FamilyDef, ReadOptions,
     TableClient, TableDef, Transport,
@@ -31,6 +33,7 @@ pub use writer::{Writer, WriterOptions};
 /// does not use cost nothing).
 pub mod prelude {
     pub use super::batch::BatchOptions;
+    pub use super::bounds::Bound;
     pub use super::client::{
         Cell, CellVersion, Cells, Connection, FamilyDef, ReadOptions, TableClient, TableDef,
     };

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use super::client::{versions, CellVersion, Connection, ReadOptions};
 use super::error::{Error, Result};
 use super::filter::Filter;
-use super::keys::{KeySpec, KeyType, KeyValue, Layout};
+use super::keys::KeySpec;
 use crate::thrift_gen::hbase2::{TScan, TTHBaseServiceSyncClient};
 
 /// The smallest key after every key starting with `prefix` (`None`: no such key).
@@ -28,20 +28,6 @@ pub struct KeyRange {
 }
 
 impl KeyRange {
-    /// Every row whose leading components equal `leading`.
-    pub fn prefix(spec: &KeySpec, leading: &[KeyValue]) -> Result<KeyRange> {
-        Ok(KeyRange {
-            ranges: spec
-                .prefixes(leading)?
-                .into_iter()
-                .map(|p| {
-                    let stop = next_prefix(&p);
-                    (p, stop)
-                })
-                .collect(),
-        })
-    }
-
     /// Every row of the table (one range per salt bucket).
     pub fn all(spec: &KeySpec) -> KeyRange {
         let buckets = spec.salt.map_or(0, |s| s.buckets);
@@ -57,92 +43,6 @@ impl KeyRange {
                 .collect()
         };
         KeyRange { ranges }
-    }
-
-    /// Rows whose leading components equal the values before `at` and whose component `at`
-    /// lies between `low` and `high`, both inclusive (`leading` holds one optional value per
-    /// component; those before `at` must be given, those after it not). Refused where the
-    /// key's byte order is not the value order: a hashed or reversed component, and in a
-    /// separated key a text component followed by others or a number without a width.
-    pub fn between_values(
-        spec: &KeySpec,
-        leading: Vec<Option<KeyValue>>,
-        at: usize,
-        low: KeyValue,
-        high: KeyValue,
-    ) -> Result<KeyRange> {
-        let c = &spec.components[at];
-        let hashed = |i: usize| spec.hash.is_some_and(|h| h.components.contains(&i));
-        if hashed(at) {
-            return Err(Error::key(format!(
-                "range over {}: it is hashed into the key prefix, give it one value",
-                c.name
-            )));
-        }
-        if c.reverse.is_some() {
-            return Err(Error::key(format!(
-                "range over {}: its characters are reversed in the key, so the key order is not \
-                 the value order",
-                c.name
-            )));
-        }
-        if let Some(i) = (0..at).find(|&i| leading[i].is_none()) {
-            let why = if hashed(i) {
-                " (the hash prefix is computed from it)".to_string()
-            } else {
-                format!(" before the range over {}", c.name)
-            };
-            return Err(Error::key(format!(
-                "prefix: {} must be given{why}",
-                spec.components[i].name
-            )));
-        }
-        if let Some(i) = (at + 1..leading.len()).find(|&i| leading[i].is_some()) {
-            return Err(Error::key(format!(
-                "prefix: {} cannot follow the range over {}",
-                spec.components[i].name, c.name
-            )));
-        }
-        let last = at + 1 == spec.components.len();
-        if let Layout::Separated(_) = spec.layout {
-            let text = matches!(c.ty, KeyType::String | KeyType::Bytes);
-            let unpadded = !text && c.width.is_none();
-            if (text && !last) || unpadded {
-                return Err(Error::key(format!(
-                    "range over {}: in this separated key its text does not sort by value (range \
-                     over the last component or a number with a width)",
-                    c.name
-                )));
-            }
-        }
-        let (low, high) = if c.desc || c.reverse_timestamp {
-            (high, low)
-        } else {
-            (low, high)
-        };
-        let head: Vec<KeyValue> = leading.into_iter().take(at).flatten().collect();
-        let with = |v: KeyValue| {
-            let mut l = head.clone();
-            l.push(v);
-            spec.prefixes(&l)
-        };
-        let (starts, stops) = (with(low)?, with(high)?);
-        let ranges = starts
-            .into_iter()
-            .zip(stops)
-            .map(|(start, mut stop)| {
-                // The last component: keys equal to `high`'s, not longer ones. Otherwise every
-                // key under `high`'s prefix.
-                let stop = if last {
-                    stop.push(0);
-                    Some(stop)
-                } else {
-                    next_prefix(&stop)
-                };
-                (start, stop)
-            })
-            .collect();
-        Ok(KeyRange { ranges })
     }
 
     /// From `start`'s first row (inclusive) up to `stop`'s first row (exclusive).

@@ -6,7 +6,7 @@ use super::error::{Error, Result};
 use super::keys::{Charset, Component, KeyType, KeyValue, Reverse};
 
 impl Charset {
-    fn allows(self, c: char) -> bool {
+    pub(super) fn allows(self, c: char) -> bool {
         match self {
             Charset::Any => true,
             Charset::Alnum => c.is_ascii_alphanumeric(),

@@ -367,21 +367,13 @@ pub fn region_index(splits: &[&[u8]], key: &[u8]) -> usize {
     splits.iter().filter(|s| **s <= key).count()
 }
 
-/// The values up to the first `None`; a value after a `None` is an error.
+/// The values up to the first `None`; a value after a `None` is an error naming the missing
+/// component.
 pub fn leading(spec: &KeySpec, values: Vec<Option<KeyValue>>) -> Result<Vec<KeyValue>> {
     let n = values.iter().take_while(|v| v.is_some()).count();
-    if let Some(last) = values.iter().rposition(Option::is_some).filter(|&l| l > n) {
-        let missing = spec.components.get(n).map_or("?", |c| c.name);
-        let hashed = spec.hash.is_some_and(|h| h.components.contains(&n));
-        let why = if hashed {
-            " (the hash prefix is computed from it)".to_string()
-        } else {
-            format!(
-                " before {}",
-                spec.components.get(last).map_or("?", |c| c.name)
-            )
-        };
-        return Err(Error::key(format!("prefix: {missing} must be given{why}")));
+    if let Some(later) = values[n..].iter().position(Option::is_some) {
+        let given = spec.components.get(n + later).map_or("?", |c| c.name);
+        return Err(super::bounds::missing(spec, n, given));
     }
     Ok(values.into_iter().flatten().collect())
 }
@@ -553,6 +545,10 @@ pub trait RowKey: Sized {
     /// The rows whose leading components equal those given (one optional value per
     /// component, in declaration order; a gap is an error): the typed prefix builder's range.
     fn prefix_range(leading: Vec<Option<KeyValue>>) -> Result<super::scan::KeyRange>;
+    /// The rows for components given by value, then at most one range (one optional bound
+    /// per component, in declaration order): the typed prefix builder's `range` or, for a
+    /// range, its `<component>_between`. See [`super::scan::KeyRange::bounds`].
+    fn bounds(given: Vec<Option<super::bounds::Bound>>) -> Result<super::scan::KeyRange>;
     /// The typed prefix builder's filter for the same leading values.
     fn prefix_filter(leading: Vec<Option<KeyValue>>) -> super::filter::Filter;
     /// The row key's bytes.

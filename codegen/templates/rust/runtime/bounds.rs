@@ -1,0 +1,225 @@
+//! Key bounds: the rows a scan reads for key components given by value, optionally followed by
+//! one component given as an inclusive (low, high) range, the same rows in every redbase SDK
+//! (docs/schema.md, "Prefixes and ranges"). Typed tables reach this through their prefix
+//! builders (`prefix().user_id(..).period_between(..)`).
+
+use super::error::{Error, Result};
+use super::key_fields::bad;
+use super::keys::{KeySpec, KeyType, KeyValue, Layout};
+use super::scan::{next_prefix, KeyRange};
+
+/// One key component as bounds give it: one value, or every value from the first to the
+/// second, both included.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Bound {
+    Eq(KeyValue),
+    Between(KeyValue, KeyValue),
+}
+
+impl KeyRange {
+    /// The rows (one range per salt bucket) for `given`, one entry per component in
+    /// declaration order (`None`: not given): leading components by value, then at most one
+    /// range, which must be the last component given. A whole key given by value selects
+    /// exactly that row. Refused, naming the component: a gap before a given component, a
+    /// component after the range, a range where the key's byte order is not the component's
+    /// value order, a low above its high.
+    pub fn bounds(spec: &KeySpec, given: Vec<Option<Bound>>) -> Result<KeyRange> {
+        if given.len() > spec.components.len() {
+            return Err(Error::key("more values than components"));
+        }
+        let mut fixed = Vec::new();
+        let mut range = None;
+        for (i, g) in given.iter().enumerate() {
+            let later = (i + 1..given.len())
+                .find(|&j| given[j].is_some())
+                .map(|j| spec.components[j].name);
+            match g {
+                None => {
+                    if let Some(later) = later {
+                        return Err(missing(spec, i, later));
+                    }
+                    break;
+                }
+                Some(Bound::Between(low, high)) => {
+                    if let Some(later) = later {
+                        return Err(Error::key(format!(
+                            "component {later}: only the last component given may be a range \
+                             ({} is one)",
+                            spec.components[i].name
+                        )));
+                    }
+                    check_ordered(spec, i)?;
+                    range = Some((i, low, high));
+                    break;
+                }
+                Some(Bound::Eq(v)) => fixed.push(v.clone()),
+            }
+        }
+        let Some((at, low, high)) = range else {
+            return Self::prefix(spec, &fixed);
+        };
+        let with = |v: &KeyValue| {
+            let mut lead = fixed.clone();
+            lead.push(v.clone());
+            spec.prefixes(&lead)
+        };
+        let (lows, highs) = (with(low)?, with(high)?);
+        if above(low, high) {
+            return Err(bad(
+                &spec.components[at],
+                format!(
+                    "the range's low {} is above its high {}",
+                    shown(low),
+                    shown(high)
+                ),
+            ));
+        }
+        let whole = ends_after(spec, at + 1);
+        let ranges = lows
+            .into_iter()
+            .zip(highs)
+            .map(|(lo, hi)| {
+                // A desc or reverse-timestamp component stores its high values first.
+                let (lo, hi) = if lo <= hi { (lo, hi) } else { (hi, lo) };
+                // The last component: keys up to `hi` itself (a longer value is a greater
+                // one). Otherwise every key under `hi`'s prefix, which ends with a separator,
+                // a terminator or a fixed width.
+                (lo, stop_after(hi, whole))
+            })
+            .collect();
+        Ok(KeyRange { ranges })
+    }
+
+    /// Every row whose leading components equal `leading` (one range per salt bucket). When
+    /// they make a whole key, exactly that row: in a separated key `...|k` is a byte prefix of
+    /// `...|k0`, another value.
+    pub fn prefix(spec: &KeySpec, leading: &[KeyValue]) -> Result<KeyRange> {
+        let whole = !leading.is_empty() && ends_after(spec, leading.len());
+        Ok(KeyRange {
+            ranges: spec
+                .prefixes(leading)?
+                .into_iter()
+                .map(|p| (p.clone(), stop_after(p, whole)))
+                .collect(),
+        })
+    }
+
+    /// Rows whose leading components equal those given before `at` and whose component `at`
+    /// lies between `low` and `high`, both inclusive (`leading` holds one optional value per
+    /// component; the one at `at` is replaced by the range): [`KeyRange::bounds`].
+    pub fn between_values(
+        spec: &KeySpec,
+        leading: Vec<Option<KeyValue>>,
+        at: usize,
+        low: KeyValue,
+        high: KeyValue,
+    ) -> Result<KeyRange> {
+        let mut given: Vec<Option<Bound>> = leading.into_iter().map(|v| v.map(Bound::Eq)).collect();
+        if given.len() <= at {
+            given.resize(at + 1, None);
+        }
+        given[at] = Some(Bound::Between(low, high));
+        Self::bounds(spec, given)
+    }
+}
+
+/// The stop row after `last`: `last` + 0x00 when it is a whole key, else its next prefix.
+fn stop_after(mut last: Vec<u8>, whole: bool) -> Option<Vec<u8>> {
+    if whole {
+        last.push(0);
+        Some(last)
+    } else {
+        next_prefix(&last)
+    }
+}
+
+/// Whether a key holding the first `n` components ends there (no kept component follows).
+fn ends_after(spec: &KeySpec, n: usize) -> bool {
+    !spec.components.iter().skip(n).any(|c| c.kept)
+}
+
+fn hashed(spec: &KeySpec, i: usize) -> bool {
+    spec.hash.is_some_and(|h| h.components.contains(&i))
+}
+
+/// Component `i` is missing although `given`, a later one, is given.
+pub(super) fn missing(spec: &KeySpec, i: usize, given: &str) -> Error {
+    let table = spec.table;
+    let why = if hashed(spec, i) {
+        format!(
+            "must be given: the {table} key's hash prefix is computed from it (and {given} \
+             follows it in the key)"
+        )
+    } else {
+        format!("must be given: {given} follows it in the {table} key")
+    };
+    bad(&spec.components[i], why)
+}
+
+/// Refuses a range on component `i` where the key's byte order is not its value order: start
+/// and stop rows could then only select the wrong rows.
+fn check_ordered(spec: &KeySpec, i: usize) -> Result<()> {
+    let c = &spec.components[i];
+    let key = format!("the {} key", spec.table);
+    let refuse = |why: String| Err(bad(c, why));
+    if hashed(spec, i) {
+        return refuse(format!(
+            "is hashed in {key}: rows are not in its order, so it takes one value, not a range"
+        ));
+    }
+    if let Some(r) = c.reverse {
+        let how = format!("{r:?}").to_lowercase();
+        return refuse(format!(
+            "{key} stores it reversed ({how}), so rows are not in its value order: give it one \
+             value, not a range"
+        ));
+    }
+    let Layout::Separated(sep) = spec.layout else {
+        return Ok(());
+    };
+    let sep = char::from(sep);
+    let text = matches!(c.ty, KeyType::String | KeyType::Bytes);
+    if text && !ends_after(spec, i + 1) {
+        return refuse(format!(
+            "{key} is separated and more components follow it, so rows are not in its value \
+             order ('k0{sep}' sorts before 'k{sep}'): a range works on the last component or on \
+             a number with a width"
+        ));
+    }
+    if c.ty == KeyType::String && c.escape && c.charset.allows(sep) {
+        return refuse(format!(
+            "{key} escapes '{sep}' and '\\' in it, so rows are not in its value order \
+             ('a\\{sep}' sorts before 'a]'): give it one value, not a range"
+        ));
+    }
+    if !text && c.width.is_none() {
+        return refuse(format!(
+            "{key} is separated and writes it without a width, so rows are not in its value \
+             order ('10' sorts before '9'): give it one value, not a range"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `a` is above `b` in value order (code point order for strings, as UTF-8 sorts).
+fn above(a: &KeyValue, b: &KeyValue) -> bool {
+    match (a, b) {
+        (KeyValue::Str(a), KeyValue::Str(b)) => a > b,
+        (KeyValue::Bytes(a), KeyValue::Bytes(b)) => a > b,
+        (KeyValue::Int(a), KeyValue::Int(b)) => a > b,
+        (KeyValue::F32(a), KeyValue::F32(b)) => a > b,
+        (KeyValue::F64(a), KeyValue::F64(b)) => a > b,
+        _ => false, // mixed types: encoding has refused them already
+    }
+}
+
+/// A value as an error message shows it.
+fn shown(v: &KeyValue) -> String {
+    match v {
+        KeyValue::Str(s) => format!("{s:?}"),
+        KeyValue::Bytes(b) => format!("0x{}", super::keys::hex(b)),
+        KeyValue::Int(i) => i.to_string(),
+        KeyValue::F32(f) => f.to_string(),
+        KeyValue::F64(f) => f.to_string(),
+    }
+}
