@@ -64,6 +64,11 @@ export interface Decoded {
   readonly components: Readonly<Record<string, KeyValue>>;
 }
 
+/** Whether a charset (`any`, `alnum`, `word`, `hex`, `digits`) holds the character `ch`. */
+export function charsetHolds(charset: string, ch: string): boolean {
+  return charset === "any" || (CHARSETS[charset]?.test(ch) ?? true);
+}
+
 function reversed(how: string, s: string): string {
   return how === "chars" ? Array.from(s).reverse().join("") : s.split(".").reverse().join(".");
 }
@@ -410,115 +415,6 @@ export class KeySpec {
     return !this.components.slice(n).some((c) => c.kept);
   }
 
-  /**
-   * Start (inclusive) and stop (exclusive; null: to the end) rows of the keys whose leading
-   * components equal `leading`, one pair per salt bucket. When they make a whole key the stop
-   * is that key plus 0x00: in a separated key `...|k` is a byte prefix of `...|k0`, another value.
-   */
-  prefixRanges(leading: readonly KeyValue[]): [Buffer, Buffer | null][] {
-    const whole = leading.length > 0 && this.endsAfter(leading.length);
-    return this.prefixes(leading).map((p) => [p, whole ? Buffer.concat([p, ZERO]) : nextPrefix(p)]);
-  }
-
-  /**
-   * Refuses a range on component `i` where the key's byte order is not its value order: start
-   * and stop rows could then only select the wrong rows.
-   */
-  checkOrdered(i: number): void {
-    const c = this.components[i] as Component;
-    const key = `the ${this.table} key`;
-    if (this.hash !== null && this.hash.components.includes(i)) {
-      throw new KeyEncodingError(`component ${c.name} is hashed in ${key}: rows are not in its order, so it takes one value, not a range`);
-    }
-    if (c.reverse !== undefined) {
-      throw new KeyEncodingError(
-        `component ${c.name}: ${key} stores it reversed (${c.reverse}), so rows are not in its value order: give it one value, not a range`,
-      );
-    }
-    if (this.layout !== "separated") return;
-    const sep = this.separator;
-    if ((c.type === "string" || c.type === "bytes") && !this.endsAfter(i + 1)) {
-      throw new KeyEncodingError(
-        `component ${c.name}: ${key} is separated and more components follow it, so rows are not in its value order ` +
-          `('k0${sep}' sorts before 'k${sep}'): a range works on the last component or on a number with a width`,
-      );
-    }
-    if (c.type === "string" && c.escape && (c.charset === "any" || (CHARSETS[c.charset]?.test(sep) ?? true))) {
-      throw new KeyEncodingError(
-        `component ${c.name}: ${key} escapes '${sep}' and '\\' in it, so rows are not in its value order ` +
-          `('a\\${sep}' sorts before 'a]'): give it one value, not a range`,
-      );
-    }
-    if (c.type !== "string" && c.type !== "bytes" && c.width === undefined) {
-      throw new KeyEncodingError(
-        `component ${c.name}: ${key} is separated and writes it without a width, so rows are not in its value order ` +
-          `('10' sorts before '9'): give it one value, not a range`,
-      );
-    }
-  }
-
-  /**
-   * Start (inclusive) and stop (exclusive) rows, one pair per salt bucket, for leading
-   * components given by value and then optionally one given as a `[low, high]` pair, inclusive
-   * at both ends in value order. `values` holds one entry per component in key order
-   * (undefined: not given). A range is refused where the key's byte order is not the
-   * component's value order (`checkOrdered`), or when its low is above its high.
-   */
-  bounds(values: readonly (KeyValue | readonly KeyValue[] | undefined)[]): [Buffer, Buffer | null][] {
-    const fixed: KeyValue[] = [];
-    let pair: readonly [KeyValue, KeyValue] | null = null;
-    const givenAfter = (i: number): string | undefined => {
-      const j = values.findIndex((v, k) => k > i && v !== undefined);
-      return j < 0 ? undefined : (this.components[j]?.name ?? `#${j}`);
-    };
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i];
-      if (v === undefined) {
-        const later = givenAfter(i);
-        if (later !== undefined) throw new KeyEncodingError(this.missing(i, later));
-        break;
-      }
-      if (Array.isArray(v)) {
-        const name = this.components[i]?.name ?? `#${i}`;
-        if (v.length !== 2) throw new KeyEncodingError(`component ${name}: a range is a [low, high] pair`);
-        const later = givenAfter(i);
-        if (later !== undefined) {
-          throw new KeyEncodingError(`component ${later}: only the last component given may be a range (${name} is one)`);
-        }
-        this.checkOrdered(i);
-        pair = [v[0] as KeyValue, v[1] as KeyValue];
-        break;
-      }
-      fixed.push(v as KeyValue);
-    }
-    if (pair === null) return this.prefixRanges(fixed);
-    const lows = this.prefixes([...fixed, pair[0]]);
-    const highs = this.prefixes([...fixed, pair[1]]);
-    if (above(pair[0], pair[1])) {
-      const name = this.components[fixed.length]?.name ?? `#${fixed.length}`;
-      throw new KeyEncodingError(`component ${name}: the range's low ${show(pair[0])} is above its high ${show(pair[1])}`);
-    }
-    const whole = this.endsAfter(fixed.length + 1);
-    return lows.map((l, i) => {
-      const h = highs[i] as Buffer;
-      // A desc or reverse-timestamp component stores high values first.
-      const [lo, hi] = Buffer.compare(l, h) <= 0 ? [l, h] : [h, l];
-      // The last component: keys up to `hi` itself (a longer value is a greater one).
-      // Otherwise every key under `hi`'s prefix, which ends with a separator or a terminator,
-      // or has a fixed width.
-      return [lo, whole ? Buffer.concat([hi, ZERO]) : nextPrefix(hi)];
-    });
-  }
-
-  /** Why component `i` must be given: `given` follows it. */
-  private missing(i: number, given: string): string {
-    const name = this.components[i]?.name ?? `#${i}`;
-    if (this.hash !== null && this.hash.components.includes(i)) {
-      return `component ${name}: must be given with ${given} (the ${this.table} key's hash prefix is computed from it)`;
-    }
-    return `component ${name}: must be given with ${given} (it follows ${name} in the ${this.table} key)`;
-  }
-
   /** Salt, hash prefix and kept components of a key. */
   decode(row: Uint8Array): Decoded {
     const key = Buffer.from(row);
@@ -570,34 +466,6 @@ export class KeySpec {
     }
     return { salt, hash, components };
   }
-}
-
-const ZERO = Buffer.alloc(1);
-
-/** The smallest key after every key starting with `prefix` (null: no such key). */
-export function nextPrefix(prefix: Uint8Array): Buffer | null {
-  let n = prefix.length;
-  while (n > 0 && prefix[n - 1] === 0xff) n--;
-  if (n === 0) return null;
-  const b = Buffer.from(prefix.subarray(0, n));
-  b[n - 1] = (b[n - 1] as number) + 1;
-  return b;
-}
-
-/** Whether `a` is above `b` in value order: strings by code point (as UTF-8 sorts), bytes
- * bytewise, numbers numerically. Values of different types were refused by encoding already. */
-function above(a: KeyValue, b: KeyValue): boolean {
-  if (typeof a === "string" && typeof b === "string") return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8")) > 0;
-  if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.compare(a, b) > 0;
-  if ((typeof a === "number" || typeof a === "bigint") && (typeof b === "number" || typeof b === "bigint")) return a > b;
-  return false;
-}
-
-/** A value as an error message shows it. */
-function show(v: KeyValue): string {
-  if (typeof v === "string") return `'${v}'`;
-  if (v instanceof Uint8Array) return `0x${Buffer.from(v).toString("hex")}`;
-  return String(v);
 }
 
 /** First four bytes of MD5(body) as a big-endian u32, modulo the bucket count. */

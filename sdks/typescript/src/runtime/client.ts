@@ -11,6 +11,7 @@ import * as tt from "../../thrift/hbase2_types";
 import { ChunkOptions, DeleteRow, IncrementRow, PutRow, deleteMany, deleteOf, incrementMany, putMany, putOf } from "./batch";
 import { Cell, Connection, RawRow, StoredCell, ThriftError, Timestamp, bigintOf, int64, timestampOf } from "./connection";
 import { Filter } from "./filters";
+import { bounds as keyBounds, prefixRanges } from "./bounds";
 import { KeySpec, KeyValue } from "./keys";
 import { scanRows } from "./scan";
 import { BufferedWriter, WriterOptions } from "./writer";
@@ -85,7 +86,7 @@ export function fullName(t: TableDef): Buffer {
   return Buffer.from(t.namespace === "default" ? t.name : `${t.namespace}:${t.name}`, "utf8");
 }
 
-export { nextPrefix } from "./keys";
+export { nextPrefix } from "./bounds";
 
 /** Row ranges, one per salt bucket (one for unsalted tables): start inclusive, stop exclusive
  * (null: to the end). */
@@ -97,7 +98,7 @@ export class KeyRange {
    * longer keys it is a byte prefix of).
    */
   static prefix(spec: KeySpec, leading: readonly KeyValue[]): KeyRange {
-    return new KeyRange(spec.prefixRanges(leading));
+    return new KeyRange(prefixRanges(spec, leading));
   }
 
   /** From `start`'s first key (inclusive) up to `stop`'s first key (exclusive). */
@@ -111,11 +112,11 @@ export class KeyRange {
    * component lies in a `[low, high]` pair (inclusive at both ends, in value order). Refused
    * where the key's byte order is not the component's value order (hashed, reversed, escaped,
    * and in a separated key text followed by others or a number without a width) and when low
-   * is above high (`KeySpec.bounds`). `bounds` holds one entry per component in key order
+   * is above high (runtime/bounds.ts). `values` holds one entry per component in key order
    * (undefined: not given).
    */
-  static bounds(spec: KeySpec, bounds: readonly (KeyValue | readonly [KeyValue, KeyValue] | undefined)[]): KeyRange {
-    return new KeyRange(spec.bounds(bounds));
+  static bounds(spec: KeySpec, values: readonly (KeyValue | readonly [KeyValue, KeyValue] | undefined)[]): KeyRange {
+    return new KeyRange(keyBounds(spec, values));
   }
 }
 
