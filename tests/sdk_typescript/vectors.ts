@@ -229,6 +229,38 @@ function filterVector(v: Obj): void {
   check(got === v["bytes"], `rendered ${got}, want ${String(v["bytes"])}`);
 }
 
+/**
+ * A bounds.json case through the table's `Key.bounds`: components given by value, the last
+ * optionally as `{low, high}`; the ranges byte for byte, or a KeyEncodingError whose message
+ * holds the case's `error`.
+ */
+function boundsVector(v: Obj): void {
+  const table = v["table"] as string;
+  const types = new Map(spec(table).components.map((c) => [c.name, c.type] as const));
+  const bounds: Record<string, unknown> = {};
+  for (const [name, value] of v["given"] as [string, JsonValue][]) {
+    const ty = types.get(name);
+    if (ty === undefined) throw new Error(`no component ${name}`);
+    const pair = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Obj) : null;
+    bounds[camel(name)] = pair === null ? fromJson(ty, value) : [fromJson(ty, pair["low"] as JsonValue), fromJson(ty, pair["high"] as JsonValue)];
+  }
+  const cls = exported[`${upperCamel(table)}Key`] as { bounds(b: Record<string, unknown>): sdk.KeyRange };
+  const want = v["error"];
+  if (typeof want === "string") {
+    let error: unknown = null;
+    try {
+      cls.bounds(bounds);
+    } catch (e) {
+      error = e;
+    }
+    check(error instanceof sdk.KeyEncodingError, `want a KeyEncodingError, got ${String(error)}`);
+    check((error as Error).message.includes(want), `error ${JSON.stringify((error as Error).message)} does not say ${JSON.stringify(want)}`);
+    return;
+  }
+  const got = cls.bounds(bounds).ranges.map(([start, stop]) => [hex(start), stop === null ? null : hex(stop)]);
+  check(JSON.stringify(got) === JSON.stringify(v["ranges"]), `ranges ${JSON.stringify(got)}, want ${JSON.stringify(v["ranges"])}`);
+}
+
 /** Runs every vector of one file; returns whether all passed. */
 function runFile(file: string, groups: [string, ((v: Obj) => void)][]): boolean {
   const data = JSON.parse(readFileSync(join(VECTORS, file), "utf8")) as Obj;
@@ -241,7 +273,7 @@ function runFile(file: string, groups: [string, ((v: Obj) => void)][]): boolean 
         run(v);
       } catch (e) {
         failed++;
-        if (failed <= 20) console.error(`${file} ${group}[${i}] (${String(v["table"] ?? v["type"])}): ${(e as Error).message}`);
+        if (failed <= 20) console.error(`${file} ${group}[${i}] (${String(v["table"] ?? v["type"])}${v["name"] === undefined ? "" : `: ${String(v["name"])}`}): ${(e as Error).message}`);
       }
     }
   }
@@ -259,4 +291,5 @@ const valuesOk = runFile("values.json", [
   ["qualifiers", qualifierVector],
 ]);
 const filtersOk = runFile("filters.json", [["cases", filterVector]]);
-process.exitCode = keysOk && valuesOk && filtersOk ? 0 : 1;
+const boundsOk = runFile("bounds.json", [["cases", boundsVector]]);
+process.exitCode = keysOk && valuesOk && filtersOk && boundsOk ? 0 : 1;

@@ -44,6 +44,10 @@ const VERBATIM: &[(&str, &str)] = &[
         include_str!("../../templates/typescript/runtime/keys.ts"),
     ),
     (
+        "src/runtime/bounds.ts",
+        include_str!("../../templates/typescript/runtime/bounds.ts"),
+    ),
+    (
         "src/runtime/values.ts",
         include_str!("../../templates/typescript/runtime/values.ts"),
     ),

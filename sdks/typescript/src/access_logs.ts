@@ -105,14 +105,16 @@ export class AccessLogsKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in key order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows; a whole key: that row alone). */
   static prefix(leading: { userId?: string; systemId?: string; period?: number } = {}): KeyRange {
     return KeyRange.prefix(ACCESS_LOGS_KEY, ACCESS_LOGS_KEY.leading([leading.userId, leading.systemId, leading.period]));
   }
 
   /**
    * Rows whose leading components equal those given and, optionally, whose last given
-   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   * component lies in a `[low, high]` pair, inclusive at both ends in value order. A range is
+   * refused (KeyEncodingError naming the component) where the key's byte order is not the
+   * component's value order, or when its low is above its high.
    */
   static bounds(bounds: AccessLogsBounds = {}): KeyRange {
     return KeyRange.bounds(ACCESS_LOGS_KEY, [bounds.userId, bounds.systemId, bounds.period]);

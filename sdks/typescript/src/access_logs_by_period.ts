@@ -101,14 +101,16 @@ export class AccessLogsByPeriodKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in key order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows; a whole key: that row alone). */
   static prefix(leading: { period?: number; systemId?: string; userId?: string } = {}): KeyRange {
     return KeyRange.prefix(ACCESS_LOGS_BY_PERIOD_KEY, ACCESS_LOGS_BY_PERIOD_KEY.leading([leading.period, leading.systemId, leading.userId]));
   }
 
   /**
    * Rows whose leading components equal those given and, optionally, whose last given
-   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   * component lies in a `[low, high]` pair, inclusive at both ends in value order. A range is
+   * refused (KeyEncodingError naming the component) where the key's byte order is not the
+   * component's value order, or when its low is above its high.
    */
   static bounds(bounds: AccessLogsByPeriodBounds = {}): KeyRange {
     return KeyRange.bounds(ACCESS_LOGS_BY_PERIOD_KEY, [bounds.period, bounds.systemId, bounds.userId]);

@@ -99,14 +99,16 @@ export class AccessLogsBySystemKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in key order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows; a whole key: that row alone). */
   static prefix(leading: { systemId?: string; userId?: string; period?: number } = {}): KeyRange {
     return KeyRange.prefix(ACCESS_LOGS_BY_SYSTEM_KEY, ACCESS_LOGS_BY_SYSTEM_KEY.leading([leading.systemId, leading.userId, leading.period]));
   }
 
   /**
    * Rows whose leading components equal those given and, optionally, whose last given
-   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   * component lies in a `[low, high]` pair, inclusive at both ends in value order. A range is
+   * refused (KeyEncodingError naming the component) where the key's byte order is not the
+   * component's value order, or when its low is above its high.
    */
   static bounds(bounds: AccessLogsBySystemBounds = {}): KeyRange {
     return KeyRange.bounds(ACCESS_LOGS_BY_SYSTEM_KEY, [bounds.systemId, bounds.userId, bounds.period]);

@@ -150,14 +150,16 @@ export class AllTypesKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in key order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows; a whole key: that row alone). */
   static prefix(leading: { s?: string; b?: Uint8Array; i?: number; l?: bigint; f?: number; d?: number; t?: bigint } = {}): KeyRange {
     return KeyRange.prefix(ALL_TYPES_KEY, ALL_TYPES_KEY.leading([leading.s, leading.b, leading.i, leading.l, leading.f, leading.d, leading.t]));
   }
 
   /**
    * Rows whose leading components equal those given and, optionally, whose last given
-   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   * component lies in a `[low, high]` pair, inclusive at both ends in value order. A range is
+   * refused (KeyEncodingError naming the component) where the key's byte order is not the
+   * component's value order, or when its low is above its high.
    */
   static bounds(bounds: AllTypesBounds = {}): KeyRange {
     return KeyRange.bounds(ALL_TYPES_KEY, [bounds.s, bounds.b, bounds.i, bounds.l, bounds.f, bounds.d, bounds.t]);

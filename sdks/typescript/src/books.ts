@@ -75,14 +75,16 @@ export class BooksKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in key order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows; a whole key: that row alone). */
   static prefix(leading: { isbn?: string } = {}): KeyRange {
     return KeyRange.prefix(BOOKS_KEY, BOOKS_KEY.leading([leading.isbn]));
   }
 
   /**
    * Rows whose leading components equal those given and, optionally, whose last given
-   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   * component lies in a `[low, high]` pair, inclusive at both ends in value order. A range is
+   * refused (KeyEncodingError naming the component) where the key's byte order is not the
+   * component's value order, or when its low is above its high.
    */
   static bounds(bounds: BooksBounds = {}): KeyRange {
     return KeyRange.bounds(BOOKS_KEY, [bounds.isbn]);

@@ -72,14 +72,16 @@ export class CountersKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in key order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows; a whole key: that row alone). */
   static prefix(leading: { name?: string } = {}): KeyRange {
     return KeyRange.prefix(COUNTERS_KEY, COUNTERS_KEY.leading([leading.name]));
   }
 
   /**
    * Rows whose leading components equal those given and, optionally, whose last given
-   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   * component lies in a `[low, high]` pair, inclusive at both ends in value order. A range is
+   * refused (KeyEncodingError naming the component) where the key's byte order is not the
+   * component's value order, or when its low is above its high.
    */
   static bounds(bounds: CountersBounds = {}): KeyRange {
     return KeyRange.bounds(COUNTERS_KEY, [bounds.name]);

@@ -85,14 +85,16 @@ export class DeviceEventsKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in key order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows; a whole key: that row alone). */
   static prefix(leading: { device?: string; seq?: bigint } = {}): KeyRange {
     return KeyRange.prefix(DEVICE_EVENTS_KEY, DEVICE_EVENTS_KEY.leading([leading.device, leading.seq]));
   }
 
   /**
    * Rows whose leading components equal those given and, optionally, whose last given
-   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   * component lies in a `[low, high]` pair, inclusive at both ends in value order. A range is
+   * refused (KeyEncodingError naming the component) where the key's byte order is not the
+   * component's value order, or when its low is above its high.
    */
   static bounds(bounds: DeviceEventsBounds = {}): KeyRange {
     return KeyRange.bounds(DEVICE_EVENTS_KEY, [bounds.device, bounds.seq]);

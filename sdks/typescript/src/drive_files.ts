@@ -76,14 +76,16 @@ export class DriveFilesKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in key order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows; a whole key: that row alone). */
   static prefix(leading: { fileId?: Uint8Array } = {}): KeyRange {
     return KeyRange.prefix(DRIVE_FILES_KEY, DRIVE_FILES_KEY.leading([leading.fileId]));
   }
 
   /**
    * Rows whose leading components equal those given and, optionally, whose last given
-   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   * component lies in a `[low, high]` pair, inclusive at both ends in value order. A range is
+   * refused (KeyEncodingError naming the component) where the key's byte order is not the
+   * component's value order, or when its low is above its high.
    */
   static bounds(bounds: DriveFilesBounds = {}): KeyRange {
     return KeyRange.bounds(DRIVE_FILES_KEY, [bounds.fileId]);

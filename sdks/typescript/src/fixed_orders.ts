@@ -107,14 +107,16 @@ export class FixedOrdersKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in key order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows; a whole key: that row alone). */
   static prefix(leading: { region?: string; orderNo?: bigint; account?: number } = {}): KeyRange {
     return KeyRange.prefix(FIXED_ORDERS_KEY, FIXED_ORDERS_KEY.leading([leading.region, leading.orderNo, leading.account]));
   }
 
   /**
    * Rows whose leading components equal those given and, optionally, whose last given
-   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   * component lies in a `[low, high]` pair, inclusive at both ends in value order. A range is
+   * refused (KeyEncodingError naming the component) where the key's byte order is not the
+   * component's value order, or when its low is above its high.
    */
   static bounds(bounds: FixedOrdersBounds = {}): KeyRange {
     return KeyRange.bounds(FIXED_ORDERS_KEY, [bounds.region, bounds.orderNo, bounds.account]);

@@ -98,14 +98,16 @@ export class LeaderboardKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in key order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows; a whole key: that row alone). */
   static prefix(leading: { game?: string; score?: bigint; name?: string } = {}): KeyRange {
     return KeyRange.prefix(LEADERBOARD_KEY, LEADERBOARD_KEY.leading([leading.game, leading.score, leading.name]));
   }
 
   /**
    * Rows whose leading components equal those given and, optionally, whose last given
-   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   * component lies in a `[low, high]` pair, inclusive at both ends in value order. A range is
+   * refused (KeyEncodingError naming the component) where the key's byte order is not the
+   * component's value order, or when its low is above its high.
    */
   static bounds(bounds: LeaderboardBounds = {}): KeyRange {
     return KeyRange.bounds(LEADERBOARD_KEY, [bounds.game, bounds.score, bounds.name]);

@@ -101,14 +101,16 @@ export class MetricsKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in key order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows; a whole key: that row alone). */
   static prefix(leading: { metric?: string; host?: string; ts?: bigint } = {}): KeyRange {
     return KeyRange.prefix(METRICS_KEY, METRICS_KEY.leading([leading.metric, leading.host, leading.ts]));
   }
 
   /**
    * Rows whose leading components equal those given and, optionally, whose last given
-   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   * component lies in a `[low, high]` pair, inclusive at both ends in value order. A range is
+   * refused (KeyEncodingError naming the component) where the key's byte order is not the
+   * component's value order, or when its low is above its high.
    */
   static bounds(bounds: MetricsBounds = {}): KeyRange {
     return KeyRange.bounds(METRICS_KEY, [bounds.metric, bounds.host, bounds.ts]);

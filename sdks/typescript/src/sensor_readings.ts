@@ -89,14 +89,16 @@ export class SensorReadingsKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in key order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows; a whole key: that row alone). */
   static prefix(leading: { sensor?: bigint; ts?: bigint } = {}): KeyRange {
     return KeyRange.prefix(SENSOR_READINGS_KEY, SENSOR_READINGS_KEY.leading([leading.sensor, leading.ts]));
   }
 
   /**
    * Rows whose leading components equal those given and, optionally, whose last given
-   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   * component lies in a `[low, high]` pair, inclusive at both ends in value order. A range is
+   * refused (KeyEncodingError naming the component) where the key's byte order is not the
+   * component's value order, or when its low is above its high.
    */
   static bounds(bounds: SensorReadingsBounds = {}): KeyRange {
     return KeyRange.bounds(SENSOR_READINGS_KEY, [bounds.sensor, bounds.ts]);

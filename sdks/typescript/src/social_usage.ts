@@ -77,14 +77,16 @@ export class SocialUsageKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in key order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows; a whole key: that row alone). */
   static prefix(leading: { userId?: string } = {}): KeyRange {
     return KeyRange.prefix(SOCIAL_USAGE_KEY, SOCIAL_USAGE_KEY.leading([leading.userId]));
   }
 
   /**
    * Rows whose leading components equal those given and, optionally, whose last given
-   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   * component lies in a `[low, high]` pair, inclusive at both ends in value order. A range is
+   * refused (KeyEncodingError naming the component) where the key's byte order is not the
+   * component's value order, or when its low is above its high.
    */
   static bounds(bounds: SocialUsageBounds = {}): KeyRange {
     return KeyRange.bounds(SOCIAL_USAGE_KEY, [bounds.userId]);

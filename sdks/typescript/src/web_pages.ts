@@ -87,14 +87,16 @@ export class WebPagesKey {
     };
   }
 
-  /** Every row whose leading components equal those given (in key order; none: all rows). */
+  /** Every row whose leading components equal those given (in key order; none: all rows; a whole key: that row alone). */
   static prefix(leading: { domain?: string; path?: string } = {}): KeyRange {
     return KeyRange.prefix(WEB_PAGES_KEY, WEB_PAGES_KEY.leading([leading.domain, leading.path]));
   }
 
   /**
    * Rows whose leading components equal those given and, optionally, whose last given
-   * component lies in a `[low, high]` pair, inclusive at both ends (in key byte order).
+   * component lies in a `[low, high]` pair, inclusive at both ends in value order. A range is
+   * refused (KeyEncodingError naming the component) where the key's byte order is not the
+   * component's value order, or when its low is above its high.
    */
   static bounds(bounds: WebPagesBounds = {}): KeyRange {
     return KeyRange.bounds(WEB_PAGES_KEY, [bounds.domain, bounds.path]);

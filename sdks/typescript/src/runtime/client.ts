@@ -11,7 +11,8 @@ import * as tt from "../../thrift/hbase2_types";
 import { ChunkOptions, DeleteRow, IncrementRow, PutRow, deleteMany, deleteOf, incrementMany, putMany, putOf } from "./batch";
 import { Cell, Connection, RawRow, StoredCell, ThriftError, Timestamp, bigintOf, int64, timestampOf } from "./connection";
 import { Filter } from "./filters";
-import { KeyEncodingError, KeySpec, KeyValue } from "./keys";
+import { bounds as keyBounds, prefixRanges } from "./bounds";
+import { KeySpec, KeyValue } from "./keys";
 import { scanRows } from "./scan";
 import { BufferedWriter, WriterOptions } from "./writer";
 
@@ -85,23 +86,19 @@ export function fullName(t: TableDef): Buffer {
   return Buffer.from(t.namespace === "default" ? t.name : `${t.namespace}:${t.name}`, "utf8");
 }
 
-/** The smallest key after every key starting with `prefix` (null: no such key). */
-export function nextPrefix(prefix: Uint8Array): Buffer | null {
-  let n = prefix.length;
-  while (n > 0 && prefix[n - 1] === 0xff) n--;
-  if (n === 0) return null;
-  const b = Buffer.from(prefix.subarray(0, n));
-  b[n - 1] = (b[n - 1] as number) + 1;
-  return b;
-}
+export { nextPrefix } from "./bounds";
 
 /** Row ranges, one per salt bucket (one for unsalted tables): start inclusive, stop exclusive
  * (null: to the end). */
 export class KeyRange {
   constructor(readonly ranges: readonly (readonly [start: Buffer, stop: Buffer | null])[]) {}
 
+  /**
+   * Rows whose leading components equal `leading` (a whole key: that row alone, not the
+   * longer keys it is a byte prefix of).
+   */
   static prefix(spec: KeySpec, leading: readonly KeyValue[]): KeyRange {
-    return new KeyRange(spec.prefixes(leading).map((p) => [p, nextPrefix(p)] as const));
+    return new KeyRange(prefixRanges(spec, leading));
   }
 
   /** From `start`'s first key (inclusive) up to `stop`'s first key (exclusive). */
@@ -112,50 +109,14 @@ export class KeyRange {
 
   /**
    * Rows whose leading components equal the values given and, optionally, whose next
-   * component lies in a `[low, high]` pair (inclusive at both ends). Refused where the key's
-   * byte order is not the component's value order: a hashed or reversed component, and in a
-   * separated key a text component followed by others or a number without a width.
-   * `bounds` holds one entry per component in key order (undefined: not given).
+   * component lies in a `[low, high]` pair (inclusive at both ends, in value order). Refused
+   * where the key's byte order is not the component's value order (hashed, reversed, escaped,
+   * and in a separated key text followed by others or a number without a width) and when low
+   * is above high (runtime/bounds.ts). `values` holds one entry per component in key order
+   * (undefined: not given).
    */
-  static bounds(spec: KeySpec, bounds: readonly (KeyValue | readonly [KeyValue, KeyValue] | undefined)[]): KeyRange {
-    const given = spec.leading(bounds);
-    const pairAt = given.findIndex((v) => Array.isArray(v));
-    if (pairAt < 0) return KeyRange.prefix(spec, given as KeyValue[]);
-    const name = spec.components[pairAt]?.name ?? String(pairAt);
-    if (pairAt !== given.length - 1) {
-      const next = spec.components[pairAt + 1]?.name ?? String(pairAt + 1);
-      throw new KeyEncodingError(`component ${name}: a [low, high] range must be the last component given (${next} follows it)`);
-    }
-    if (spec.hash?.components.includes(pairAt)) {
-      throw new KeyEncodingError(`component ${name}: the key's hash prefix is computed from it, so it takes one value, not a range`);
-    }
-    // Only where the key's byte order is the value order (as every redbase SDK refuses it).
-    const c = spec.components[pairAt] as (typeof spec.components)[number];
-    if (c.reverse !== undefined) {
-      throw new KeyEncodingError(`component ${name}: its text is reversed in the key, so the key order is not the value order: give one value`);
-    }
-    if (spec.layout === "separated") {
-      const text = c.type === "string" || c.type === "bytes";
-      if ((text && !spec.endsAfter(pairAt + 1)) || (!text && c.width === undefined)) {
-        throw new KeyEncodingError(
-          `component ${name}: in this separated key its text does not sort by value (a range works on the last component, or on a number with a width)`,
-        );
-      }
-    }
-    const pair = given[pairAt] as readonly KeyValue[];
-    if (pair.length !== 2) throw new KeyEncodingError(`component ${name}: a range is a [low, high] pair`);
-    const head = given.slice(0, pairAt) as KeyValue[];
-    const low = spec.prefixes([...head, pair[0] as KeyValue]);
-    const high = spec.prefixes([...head, pair[1] as KeyValue]);
-    const exact = spec.endsAfter(given.length);
-    return new KeyRange(
-      low.map((l, i) => {
-        const h = high[i] as Buffer;
-        // A descending component encodes the high value first.
-        const [start, last] = Buffer.compare(l, h) <= 0 ? [l, h] : [h, l];
-        return [start, exact ? Buffer.concat([last, Buffer.alloc(1)]) : nextPrefix(last)] as const;
-      }),
-    );
+  static bounds(spec: KeySpec, values: readonly (KeyValue | readonly [KeyValue, KeyValue] | undefined)[]): KeyRange {
+    return new KeyRange(keyBounds(spec, values));
   }
 }
 

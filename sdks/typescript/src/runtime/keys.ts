@@ -65,6 +65,11 @@ export interface Decoded {
   readonly components: Readonly<Record<string, KeyValue>>;
 }
 
+/** Whether a charset (`any`, `alnum`, `word`, `hex`, `digits`) holds the character `ch`. */
+export function charsetHolds(charset: string, ch: string): boolean {
+  return charset === "any" || (CHARSETS[charset]?.test(ch) ?? true);
+}
+
 function reversed(how: string, s: string): string {
   return how === "chars" ? Array.from(s).reverse().join("") : s.split(".").reverse().join(".");
 }
