@@ -75,16 +75,18 @@ func (b Bounds) leading() (values []any, ranged int, err error) {
 			}
 			break
 		}
-		if ranged >= 0 {
-			return nil, -1, keyErr(comps[i].Name, "cannot be bound after the range on %s: a range is the last bound component",
-				comps[ranged].Name)
-		}
 		if x.isRange {
+			// The first component bound after the range is refused, whatever lies between.
+			for j := i + 1; j < len(b.b); j++ {
+				if b.b[j].set {
+					return nil, -1, keyErr(comps[j].Name, "cannot be bound after the range on %s: a range is the last bound component",
+						comps[i].Name)
+				}
+			}
 			if b.hashed(i) {
 				return nil, -1, keyErr(comps[i].Name, "is hashed into the %s key: give one value, not a range", b.spec.Table)
 			}
-			ranged = i
-			continue
+			return values, i, nil
 		}
 		values = append(values, x.lo)
 	}
