@@ -2,7 +2,7 @@
 # The generated Go SDK (sdks/go, module redbase_examples) against a real redbase:
 #   1. gofmt -l and go vet on the SDK (hbase2/ is the Thrift compiler's output, kept byte for
 #      byte as the compiler writes it and checked against it by a cargo test, so gofmt skips it);
-#   2. the shared vectors byte for byte (cmd/vectors: keys, values and filters, one
+#   2. the shared vectors byte for byte (cmd/vectors: keys, values, filters and bounds, one
 #      "VECTORS go <file> ..." line each);
 #   3. packaging (package.sh): the module as `go get` installs it from a module proxy, at the
 #      schema's version and at 2.1.0 (module path ending in /v2), used by a consumer program;

@@ -17,6 +17,8 @@ VECTORS = Path(__file__).resolve().parents[2] / "sdks" / "vectors"
 KEYS = json.loads((VECTORS / "keys.json").read_text())
 VALUES = json.loads((VECTORS / "values.json").read_text())
 FILTERS = json.loads((VECTORS / "filters.json").read_text())
+# Missing until the Rust reference writes it; test_bounds_vectors_cover_the_rules then fails.
+BOUNDS = json.loads((VECTORS / "bounds.json").read_text()) if (VECTORS / "bounds.json").exists() else {}
 
 
 def module(table):
@@ -221,3 +223,38 @@ def test_filter_operators_are_all_and_any():
     assert (a | b).strips_values and not a.strips_values, "rows under a key-only filter carry no values"
     with pytest.raises(FilterError, match="takes filters"):
         Filter.all(a, "PageFilter(1)")  # type: ignore[arg-type]
+
+
+def bound_args(table, given):
+    """A bounds vector's `given` as the keyword arguments of `Key.bounds`: values as the
+    components' Python values, a {"low", "high"} object as a (low, high) tuple. JSON a type
+    cannot read (a wrong-type case) is passed through as is, for the SDK to refuse."""
+    types = {c.name: c.type for c in module(table).KEY.components}
+    out = {}
+    for name, j in given:
+        ty = types.get(name, "string")
+        if isinstance(j, dict) and set(j) == {"low", "high"}:
+            out[name] = (operand(ty, j["low"]), operand(ty, j["high"]))
+        else:
+            out[name] = operand(ty, j)
+    return out
+
+
+def test_bounds_vectors_cover_the_rules():
+    assert BOUNDS.get("format") == 1 and BOUNDS.get("package") == "redbase_examples", "sdks/vectors/bounds.json"
+    cases = BOUNDS["cases"]
+    assert any("error" in c for c in cases) and any("ranges" in c for c in cases)
+    assert any(isinstance(j, dict) for c in cases for _, j in c["given"]), "some case gives a range"
+
+
+@pytest.mark.parametrize("v", BOUNDS.get("cases", []), ids=lambda v: f"{v['table']}: {v['name']}")
+def test_bounds_vector(v):
+    bounds = key_class(v["table"]).bounds
+    args = bound_args(v["table"], v["given"])
+    if "error" in v:
+        with pytest.raises(KeyEncodingError) as refused:
+            bounds(**args)
+        assert v["error"] in str(refused.value)
+        return
+    got = [[start.hex(), None if stop is None else stop.hex()] for start, stop in bounds(**args).ranges]
+    assert got == v["ranges"]

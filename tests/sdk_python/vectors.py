@@ -20,6 +20,7 @@ CHECKS = {
         (tv.test_error_vector, tv.KEYS["errors"]),
     ],
     "filters.json": [(tv.test_filter_vector, tv.FILTERS["cases"])],
+    "bounds.json": [(tv.test_bounds_vector, tv.BOUNDS.get("cases", []))],
     "values.json": [
         (tv.test_value_vector, tv.VALUES["values"]),
         (tv.test_qualifier_vector, tv.VALUES["qualifiers"]),
@@ -31,6 +32,9 @@ def main() -> int:
     status = 0
     for name, checks in CHECKS.items():
         total = failed = 0
+        if name == "bounds.json" and not tv.BOUNDS:
+            total = failed = 1  # the file is missing: a failure, not an empty pass
+            print(f"{name}: sdks/vectors/bounds.json is missing", file=sys.stderr)
         for check, vectors in checks:
             for v in vectors:
                 total += 1

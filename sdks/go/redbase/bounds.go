@@ -77,16 +77,18 @@ func (b Bounds) leading() (values []any, ranged int, err error) {
 			}
 			break
 		}
-		if ranged >= 0 {
-			return nil, -1, keyErr(comps[i].Name, "cannot be bound after the range on %s: a range is the last bound component",
-				comps[ranged].Name)
-		}
 		if x.isRange {
+			// The first component bound after the range is refused, whatever lies between.
+			for j := i + 1; j < len(b.b); j++ {
+				if b.b[j].set {
+					return nil, -1, keyErr(comps[j].Name, "cannot be bound after the range on %s: a range is the last bound component",
+						comps[i].Name)
+				}
+			}
 			if b.hashed(i) {
 				return nil, -1, keyErr(comps[i].Name, "is hashed into the %s key: give one value, not a range", b.spec.Table)
 			}
-			ranged = i
-			continue
+			return values, i, nil
 		}
 		values = append(values, x.lo)
 	}
@@ -113,6 +115,9 @@ func (b Bounds) Range() (KeyRange, error) {
 	hi, err := b.spec.Prefixes(append(append([]any(nil), values...), x.hi))
 	if err != nil {
 		return KeyRange{}, err
+	}
+	if above(x.lo, x.hi) {
+		return KeyRange{}, keyErr(b.spec.Components[ranged].Name, "the range's low %#v is above its high %#v", x.lo, x.hi)
 	}
 	// After the ranged component either more components follow (the prefix ends with the
 	// separator or a fixed width, so the next prefix bounds it) or the prefix is a whole key
@@ -160,6 +165,32 @@ func (b Bounds) checkOrdered(i int) error {
 			" ('10' sorts before '9'): give it one value, not a range", key)
 	}
 	return nil
+}
+
+// above reports whether a is above b in value order (strings in code point order, as UTF-8
+// sorts). Values of other or mixed types are not compared: encoding has refused them already.
+func above(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		y, ok := b.(string)
+		return ok && x > y
+	case []byte:
+		y, ok := b.([]byte)
+		return ok && bytes.Compare(x, y) > 0
+	case int32:
+		y, ok := b.(int32)
+		return ok && x > y
+	case int64:
+		y, ok := b.(int64)
+		return ok && x > y
+	case float32:
+		y, ok := b.(float32)
+		return ok && x > y
+	case float64:
+		y, ok := b.(float64)
+		return ok && x > y
+	}
+	return false
 }
 
 // Resolve is Range, so bounds can be given to Scan directly.

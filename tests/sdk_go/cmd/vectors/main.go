@@ -1,4 +1,4 @@
-// Command vectors runs the shared vectors (sdks/vectors/keys.json, values.json, filters.json) through the
+// Command vectors runs the shared vectors (sdks/vectors/keys.json, values.json, filters.json, bounds.json) through the
 // generated Go SDK for the example schemas, byte for byte, and prints one line per file:
 //
 //	VECTORS go <file> pass <n>
@@ -56,7 +56,7 @@ func main() {
 	for _, f := range []struct {
 		name string
 		run  func(map[string]any, *result)
-	}{{"keys.json", keyVectors}, {"values.json", valueVectors}, {"filters.json", filterVectors}} {
+	}{{"keys.json", keyVectors}, {"values.json", valueVectors}, {"filters.json", filterVectors}, {"bounds.json", boundsVectors}} {
 		r := &result{file: f.name}
 		data, err := os.ReadFile(filepath.Join(dir, f.name))
 		var doc map[string]any
