@@ -8,6 +8,7 @@
 //! `typed_value::Value`s SDKs hold; `vectors` turns them into the shared test vectors.
 #![forbid(unsafe_code)]
 
+pub mod bounds;
 pub mod cells;
 pub mod error;
 pub mod filters;

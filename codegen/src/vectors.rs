@@ -12,11 +12,13 @@ use crate::keys;
 use crate::model::{Charset, Component, HashForm, Layout, Model, Qualifier, ScalarType, Table};
 use crate::typed_value::Value;
 
+mod bounds;
 mod filters;
+pub use bounds::{bounds_cases, BoundsCase};
 pub use filters::filter_cases;
 use filters::filter_vectors;
 
-/// `keys.json` and `values.json`, as pretty JSON with a trailing newline.
+/// `keys.json`, `values.json`, `filters.json` and `bounds.json`, as pretty JSON with a trailing newline.
 pub fn build(model: &Model) -> BTreeMap<PathBuf, String> {
     let mut key_vectors = Vec::new();
     let mut prefix_vectors = Vec::new();
@@ -69,8 +71,15 @@ pub fn build(model: &Model) -> BTreeMap<PathBuf, String> {
         "package": model.package,
         "cases": filter_vectors(model),
     });
+    let bounds = json!({
+        "format": 1,
+        "about": "Start/stop rows for key components given by value, then at most one inclusive (low, high) range; see docs/schema.md, Prefixes and ranges.",
+        "package": model.package,
+        "cases": bounds::bounds_vectors(model),
+    });
     let pretty = |j: &Json| serde_json::to_string_pretty(j).unwrap_or_default() + "\n";
     BTreeMap::from([
+        (PathBuf::from("bounds.json"), pretty(&bounds)),
         (PathBuf::from("filters.json"), pretty(&filters)),
         (PathBuf::from("keys.json"), pretty(&keys)),
         (PathBuf::from("values.json"), pretty(&values)),
