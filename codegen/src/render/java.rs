@@ -146,9 +146,11 @@ impl Language for Java {
     }
 
     /// `{{boxed_type type}}`: Java has no optional primitives, so nullable row fields and
-    /// generic arguments take the boxed types.
+    /// generic arguments take the boxed types. `{{#unless (hashed index @root.table.key)}}`:
+    /// a hashed component takes no range, so it gets no `...Between` method.
     fn register_helpers(&self, hb: &mut Handlebars<'_>) {
         hb.register_helper("boxed_type", Box::new(super::string_helper(boxed)));
+        hb.register_helper("hashed", Box::new(hashed));
     }
 
     fn header(&self, path: &Path) -> Option<String> {
@@ -159,6 +161,10 @@ impl Language for Java {
         }
     }
 }
+
+handlebars::handlebars_helper!(hashed: |index: u64, key: Json| key["hash"]["indices"]
+    .as_array()
+    .is_some_and(|ix| ix.iter().any(|i| i.as_u64() == Some(index))));
 
 /// The boxed Java type of a scalar: cells may be absent, so row fields are nullable.
 fn boxed(scalar: &str) -> String {

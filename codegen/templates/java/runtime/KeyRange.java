@@ -6,8 +6,8 @@ import java.util.List;
 
 /**
  * Row ranges to scan, one per salt bucket (one for unsalted tables): start inclusive, stop
- * exclusive (null: to the end of the table). Built by the generated keys' {@code prefix} and
- * {@code range} methods.
+ * exclusive (null: to the end of the table). Built by the generated keys' {@code prefix},
+ * {@code where()...range()} and {@code range} methods (through {@link KeySpec#bounds}).
  */
 public record KeyRange(List<Bounds> ranges) {
     /** One scanner's rows: {@code [start, stop)}. */
@@ -22,7 +22,8 @@ public record KeyRange(List<Bounds> ranges) {
         ranges = List.copyOf(ranges);
     }
 
-    /** Every key starting with one of {@code prefixes} (one per bucket). */
+    /** Every key starting with one of {@code prefixes} (one per bucket), bytewise: for a whole
+     *  key that includes longer keys it is a byte prefix of ({@link KeySpec#prefixRanges} does not). */
     public static KeyRange ofPrefixes(List<byte[]> prefixes) {
         List<Bounds> out = new ArrayList<>();
         for (byte[] p : prefixes) {

@@ -86,22 +86,22 @@ public final class AccessLogsBySystem {
 
         /** Every row whose leading components equal these (all rows). */
         public static KeyRange prefix() {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList()));
+            return KEY.prefixRanges(Arrays.<Object>asList());
         }
 
         /** Every row whose leading components equal these. */
         public static KeyRange prefix(String systemId) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(systemId)));
+            return KEY.prefixRanges(Arrays.<Object>asList(systemId));
         }
 
         /** Every row whose leading components equal these. */
         public static KeyRange prefix(String systemId, String userId) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(systemId, userId)));
+            return KEY.prefixRanges(Arrays.<Object>asList(systemId, userId));
         }
 
-        /** Every row whose leading components equal these. */
+        /** The one row of this whole key (it stops at the key plus 0x00: no longer key starting with it). */
         public static KeyRange prefix(String systemId, String userId, int period) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(systemId, userId, period)));
+            return KEY.prefixRanges(Arrays.<Object>asList(systemId, userId, period));
         }
 
         /** A server-side filter: rows whose leading components equal these. */
@@ -126,7 +126,8 @@ public final class AccessLogsBySystem {
 
         /**
          * Key bounds by component name: leading components by value, then optionally one
-         * component between two values (both inclusive), e.g.
+         * component between two values (both inclusive; hashed components take values only),
+         * e.g.
          * {@code Key.where().systemId(...).periodBetween(low, high)}.
          */
         public static Where where() {
@@ -168,7 +169,12 @@ public final class AccessLogsBySystem {
             return this;
         }
 
-        /** Rows whose {@code system_id} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code system_id} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where systemIdBetween(String low, String high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component system_id: only one component can be a range, and "
@@ -186,7 +192,12 @@ public final class AccessLogsBySystem {
             return this;
         }
 
-        /** Rows whose {@code user_id} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code user_id} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where userIdBetween(String low, String high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component user_id: only one component can be a range, and "
@@ -204,7 +215,12 @@ public final class AccessLogsBySystem {
             return this;
         }
 
-        /** Rows whose {@code period} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code period} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where periodBetween(int low, int high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component period: only one component can be a range, and "

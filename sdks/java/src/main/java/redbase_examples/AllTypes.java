@@ -90,42 +90,42 @@ public final class AllTypes {
 
         /** Every row whose leading components equal these (all rows). */
         public static KeyRange prefix() {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList()));
+            return KEY.prefixRanges(Arrays.<Object>asList());
         }
 
         /** Every row whose leading components equal these. */
         public static KeyRange prefix(String s) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(s)));
+            return KEY.prefixRanges(Arrays.<Object>asList(s));
         }
 
         /** Every row whose leading components equal these. */
         public static KeyRange prefix(String s, byte[] b) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(s, b)));
+            return KEY.prefixRanges(Arrays.<Object>asList(s, b));
         }
 
         /** Every row whose leading components equal these. */
         public static KeyRange prefix(String s, byte[] b, int i) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(s, b, i)));
+            return KEY.prefixRanges(Arrays.<Object>asList(s, b, i));
         }
 
         /** Every row whose leading components equal these. */
         public static KeyRange prefix(String s, byte[] b, int i, long l) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(s, b, i, l)));
+            return KEY.prefixRanges(Arrays.<Object>asList(s, b, i, l));
         }
 
         /** Every row whose leading components equal these. */
         public static KeyRange prefix(String s, byte[] b, int i, long l, float f) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(s, b, i, l, f)));
+            return KEY.prefixRanges(Arrays.<Object>asList(s, b, i, l, f));
         }
 
         /** Every row whose leading components equal these. */
         public static KeyRange prefix(String s, byte[] b, int i, long l, float f, double d) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(s, b, i, l, f, d)));
+            return KEY.prefixRanges(Arrays.<Object>asList(s, b, i, l, f, d));
         }
 
-        /** Every row whose leading components equal these. */
+        /** The one row of this whole key (it stops at the key plus 0x00: no longer key starting with it). */
         public static KeyRange prefix(String s, byte[] b, int i, long l, float f, double d, long t) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(s, b, i, l, f, d, t)));
+            return KEY.prefixRanges(Arrays.<Object>asList(s, b, i, l, f, d, t));
         }
 
         /** A server-side filter: rows whose leading components equal these. */
@@ -170,7 +170,8 @@ public final class AllTypes {
 
         /**
          * Key bounds by component name: leading components by value, then optionally one
-         * component between two values (both inclusive), e.g.
+         * component between two values (both inclusive; hashed components take values only),
+         * e.g.
          * {@code Key.where().s(...).tBetween(low, high)}.
          */
         public static Where where() {
@@ -212,7 +213,12 @@ public final class AllTypes {
             return this;
         }
 
-        /** Rows whose {@code s} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code s} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where sBetween(String low, String high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component s: only one component can be a range, and "
@@ -230,7 +236,12 @@ public final class AllTypes {
             return this;
         }
 
-        /** Rows whose {@code b} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code b} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where bBetween(byte[] low, byte[] high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component b: only one component can be a range, and "
@@ -248,7 +259,12 @@ public final class AllTypes {
             return this;
         }
 
-        /** Rows whose {@code i} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code i} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where iBetween(int low, int high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component i: only one component can be a range, and "
@@ -266,7 +282,12 @@ public final class AllTypes {
             return this;
         }
 
-        /** Rows whose {@code l} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code l} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where lBetween(long low, long high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component l: only one component can be a range, and "
@@ -284,7 +305,12 @@ public final class AllTypes {
             return this;
         }
 
-        /** Rows whose {@code f} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code f} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where fBetween(float low, float high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component f: only one component can be a range, and "
@@ -302,7 +328,12 @@ public final class AllTypes {
             return this;
         }
 
-        /** Rows whose {@code d} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code d} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where dBetween(double low, double high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component d: only one component can be a range, and "
@@ -320,7 +351,12 @@ public final class AllTypes {
             return this;
         }
 
-        /** Rows whose {@code t} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code t} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where tBetween(long low, long high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component t: only one component can be a range, and "

@@ -84,12 +84,12 @@ public final class Books {
 
         /** Every row whose leading components equal these (all rows). */
         public static KeyRange prefix() {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList()));
+            return KEY.prefixRanges(Arrays.<Object>asList());
         }
 
-        /** Every row whose leading components equal these. */
+        /** The one row of this whole key (it stops at the key plus 0x00: no longer key starting with it). */
         public static KeyRange prefix(String isbn) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(isbn)));
+            return KEY.prefixRanges(Arrays.<Object>asList(isbn));
         }
 
         /** A server-side filter: rows whose leading components equal these. */
@@ -104,7 +104,8 @@ public final class Books {
 
         /**
          * Key bounds by component name: leading components by value, then optionally one
-         * component between two values (both inclusive), e.g.
+         * component between two values (both inclusive; hashed components take values only),
+         * e.g.
          * {@code Key.where().isbn(...).isbnBetween(low, high)}.
          */
         public static Where where() {
@@ -146,7 +147,12 @@ public final class Books {
             return this;
         }
 
-        /** Rows whose {@code isbn} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code isbn} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where isbnBetween(String low, String high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component isbn: only one component can be a range, and "

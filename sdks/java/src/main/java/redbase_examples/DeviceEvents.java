@@ -100,17 +100,17 @@ public final class DeviceEvents {
 
         /** Every row whose leading components equal these (all rows). */
         public static KeyRange prefix() {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList()));
+            return KEY.prefixRanges(Arrays.<Object>asList());
         }
 
         /** Every row whose leading components equal these. */
         public static KeyRange prefix(String device) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(device)));
+            return KEY.prefixRanges(Arrays.<Object>asList(device));
         }
 
-        /** Every row whose leading components equal these. */
+        /** The one row of this whole key (it stops at the key plus 0x00: no longer key starting with it). */
         public static KeyRange prefix(String device, long seq) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(device, seq)));
+            return KEY.prefixRanges(Arrays.<Object>asList(device, seq));
         }
 
         /** A server-side filter: rows whose leading components equal these. */
@@ -130,7 +130,8 @@ public final class DeviceEvents {
 
         /**
          * Key bounds by component name: leading components by value, then optionally one
-         * component between two values (both inclusive), e.g.
+         * component between two values (both inclusive; hashed components take values only),
+         * e.g.
          * {@code Key.where().device(...).seqBetween(low, high)}.
          */
         public static Where where() {
@@ -172,7 +173,12 @@ public final class DeviceEvents {
             return this;
         }
 
-        /** Rows whose {@code device} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code device} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where deviceBetween(String low, String high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component device: only one component can be a range, and "
@@ -190,7 +196,12 @@ public final class DeviceEvents {
             return this;
         }
 
-        /** Rows whose {@code seq} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code seq} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where seqBetween(long low, long high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component seq: only one component can be a range, and "

@@ -91,12 +91,12 @@ public final class DriveFiles {
 
         /** Every row whose leading components equal these (all rows). */
         public static KeyRange prefix() {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList()));
+            return KEY.prefixRanges(Arrays.<Object>asList());
         }
 
-        /** Every row whose leading components equal these. */
+        /** The one row of this whole key (it stops at the key plus 0x00: no longer key starting with it). */
         public static KeyRange prefix(byte[] fileId) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(fileId)));
+            return KEY.prefixRanges(Arrays.<Object>asList(fileId));
         }
 
         /** A server-side filter: rows whose leading components equal these. */
@@ -111,7 +111,8 @@ public final class DriveFiles {
 
         /**
          * Key bounds by component name: leading components by value, then optionally one
-         * component between two values (both inclusive), e.g.
+         * component between two values (both inclusive; hashed components take values only),
+         * e.g.
          * {@code Key.where().fileId(...).fileIdBetween(low, high)}.
          */
         public static Where where() {
@@ -153,7 +154,12 @@ public final class DriveFiles {
             return this;
         }
 
-        /** Rows whose {@code file_id} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code file_id} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where fileIdBetween(byte[] low, byte[] high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component file_id: only one component can be a range, and "

@@ -87,12 +87,12 @@ public final class Events {
 
         /** Every row whose leading components equal these (all rows). */
         public static KeyRange prefix() {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList()));
+            return KEY.prefixRanges(Arrays.<Object>asList());
         }
 
-        /** Every row whose leading components equal these. */
+        /** The one row of this whole key (it stops at the key plus 0x00: no longer key starting with it). */
         public static KeyRange prefix(String event) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(event)));
+            return KEY.prefixRanges(Arrays.<Object>asList(event));
         }
 
         /** A server-side filter: rows whose leading components equal these. */
@@ -107,7 +107,8 @@ public final class Events {
 
         /**
          * Key bounds by component name: leading components by value, then optionally one
-         * component between two values (both inclusive), e.g.
+         * component between two values (both inclusive; hashed components take values only),
+         * e.g.
          * {@code Key.where().event(...).eventBetween(low, high)}.
          */
         public static Where where() {
@@ -149,7 +150,12 @@ public final class Events {
             return this;
         }
 
-        /** Rows whose {@code event} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code event} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where eventBetween(String low, String high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component event: only one component can be a range, and "

@@ -101,22 +101,22 @@ public final class FixedOrders {
 
         /** Every row whose leading components equal these (all rows). */
         public static KeyRange prefix() {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList()));
+            return KEY.prefixRanges(Arrays.<Object>asList());
         }
 
         /** Every row whose leading components equal these. */
         public static KeyRange prefix(String region) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(region)));
+            return KEY.prefixRanges(Arrays.<Object>asList(region));
         }
 
         /** Every row whose leading components equal these. */
         public static KeyRange prefix(String region, long orderNo) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(region, orderNo)));
+            return KEY.prefixRanges(Arrays.<Object>asList(region, orderNo));
         }
 
-        /** Every row whose leading components equal these. */
+        /** The one row of this whole key (it stops at the key plus 0x00: no longer key starting with it). */
         public static KeyRange prefix(String region, long orderNo, int account) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(region, orderNo, account)));
+            return KEY.prefixRanges(Arrays.<Object>asList(region, orderNo, account));
         }
 
         /** A server-side filter: rows whose leading components equal these. */
@@ -141,7 +141,8 @@ public final class FixedOrders {
 
         /**
          * Key bounds by component name: leading components by value, then optionally one
-         * component between two values (both inclusive), e.g.
+         * component between two values (both inclusive; hashed components take values only),
+         * e.g.
          * {@code Key.where().region(...).accountBetween(low, high)}.
          */
         public static Where where() {
@@ -183,7 +184,12 @@ public final class FixedOrders {
             return this;
         }
 
-        /** Rows whose {@code region} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code region} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where regionBetween(String low, String high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component region: only one component can be a range, and "
@@ -201,7 +207,12 @@ public final class FixedOrders {
             return this;
         }
 
-        /** Rows whose {@code order_no} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code order_no} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where orderNoBetween(long low, long high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component order_no: only one component can be a range, and "
@@ -216,18 +227,6 @@ public final class FixedOrders {
         /** Rows whose {@code account} is this value. */
         public Where account(int value) {
             equal.put("account", value);
-            return this;
-        }
-
-        /** Rows whose {@code account} lies in {@code [low, high]} (after the components before it by value). */
-        public Where accountBetween(int low, int high) {
-            if (rangeName != null) {
-                throw new org.redbase.sdk.KeyEncodingException("component account: only one component can be a range, and "
-                        + rangeName + " already is");
-            }
-            rangeName = "account";
-            this.low = low;
-            this.high = high;
             return this;
         }
 

@@ -86,22 +86,22 @@ public final class Leaderboard {
 
         /** Every row whose leading components equal these (all rows). */
         public static KeyRange prefix() {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList()));
+            return KEY.prefixRanges(Arrays.<Object>asList());
         }
 
         /** Every row whose leading components equal these. */
         public static KeyRange prefix(String game) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(game)));
+            return KEY.prefixRanges(Arrays.<Object>asList(game));
         }
 
         /** Every row whose leading components equal these. */
         public static KeyRange prefix(String game, long score) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(game, score)));
+            return KEY.prefixRanges(Arrays.<Object>asList(game, score));
         }
 
-        /** Every row whose leading components equal these. */
+        /** The one row of this whole key (it stops at the key plus 0x00: no longer key starting with it). */
         public static KeyRange prefix(String game, long score, String name) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(game, score, name)));
+            return KEY.prefixRanges(Arrays.<Object>asList(game, score, name));
         }
 
         /** A server-side filter: rows whose leading components equal these. */
@@ -126,7 +126,8 @@ public final class Leaderboard {
 
         /**
          * Key bounds by component name: leading components by value, then optionally one
-         * component between two values (both inclusive), e.g.
+         * component between two values (both inclusive; hashed components take values only),
+         * e.g.
          * {@code Key.where().game(...).nameBetween(low, high)}.
          */
         public static Where where() {
@@ -168,7 +169,12 @@ public final class Leaderboard {
             return this;
         }
 
-        /** Rows whose {@code game} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code game} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where gameBetween(String low, String high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component game: only one component can be a range, and "
@@ -186,7 +192,12 @@ public final class Leaderboard {
             return this;
         }
 
-        /** Rows whose {@code score} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code score} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where scoreBetween(long low, long high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component score: only one component can be a range, and "
@@ -204,7 +215,12 @@ public final class Leaderboard {
             return this;
         }
 
-        /** Rows whose {@code name} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code name} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where nameBetween(String low, String high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component name: only one component can be a range, and "

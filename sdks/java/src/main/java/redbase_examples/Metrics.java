@@ -86,22 +86,22 @@ public final class Metrics {
 
         /** Every row whose leading components equal these (all rows). */
         public static KeyRange prefix() {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList()));
+            return KEY.prefixRanges(Arrays.<Object>asList());
         }
 
         /** Every row whose leading components equal these. */
         public static KeyRange prefix(String metric) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(metric)));
+            return KEY.prefixRanges(Arrays.<Object>asList(metric));
         }
 
         /** Every row whose leading components equal these. */
         public static KeyRange prefix(String metric, String host) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(metric, host)));
+            return KEY.prefixRanges(Arrays.<Object>asList(metric, host));
         }
 
-        /** Every row whose leading components equal these. */
+        /** The one row of this whole key (it stops at the key plus 0x00: no longer key starting with it). */
         public static KeyRange prefix(String metric, String host, long ts) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(metric, host, ts)));
+            return KEY.prefixRanges(Arrays.<Object>asList(metric, host, ts));
         }
 
         /** A server-side filter: rows whose leading components equal these. */
@@ -126,7 +126,8 @@ public final class Metrics {
 
         /**
          * Key bounds by component name: leading components by value, then optionally one
-         * component between two values (both inclusive), e.g.
+         * component between two values (both inclusive; hashed components take values only),
+         * e.g.
          * {@code Key.where().metric(...).tsBetween(low, high)}.
          */
         public static Where where() {
@@ -168,7 +169,12 @@ public final class Metrics {
             return this;
         }
 
-        /** Rows whose {@code metric} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code metric} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where metricBetween(String low, String high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component metric: only one component can be a range, and "
@@ -186,7 +192,12 @@ public final class Metrics {
             return this;
         }
 
-        /** Rows whose {@code host} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code host} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where hostBetween(String low, String high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component host: only one component can be a range, and "
@@ -204,7 +215,12 @@ public final class Metrics {
             return this;
         }
 
-        /** Rows whose {@code ts} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code ts} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where tsBetween(long low, long high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component ts: only one component can be a range, and "

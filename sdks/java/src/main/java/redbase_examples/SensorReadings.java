@@ -85,17 +85,17 @@ public final class SensorReadings {
 
         /** Every row whose leading components equal these (all rows). */
         public static KeyRange prefix() {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList()));
+            return KEY.prefixRanges(Arrays.<Object>asList());
         }
 
         /** Every row whose leading components equal these. */
         public static KeyRange prefix(long sensor) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(sensor)));
+            return KEY.prefixRanges(Arrays.<Object>asList(sensor));
         }
 
-        /** Every row whose leading components equal these. */
+        /** The one row of this whole key (it stops at the key plus 0x00: no longer key starting with it). */
         public static KeyRange prefix(long sensor, long ts) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(sensor, ts)));
+            return KEY.prefixRanges(Arrays.<Object>asList(sensor, ts));
         }
 
         /** A server-side filter: rows whose leading components equal these. */
@@ -115,7 +115,8 @@ public final class SensorReadings {
 
         /**
          * Key bounds by component name: leading components by value, then optionally one
-         * component between two values (both inclusive), e.g.
+         * component between two values (both inclusive; hashed components take values only),
+         * e.g.
          * {@code Key.where().sensor(...).tsBetween(low, high)}.
          */
         public static Where where() {
@@ -157,7 +158,12 @@ public final class SensorReadings {
             return this;
         }
 
-        /** Rows whose {@code sensor} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code sensor} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where sensorBetween(long low, long high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component sensor: only one component can be a range, and "
@@ -175,7 +181,12 @@ public final class SensorReadings {
             return this;
         }
 
-        /** Rows whose {@code ts} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code ts} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where tsBetween(long low, long high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component ts: only one component can be a range, and "

@@ -87,17 +87,17 @@ public final class WebPages {
 
         /** Every row whose leading components equal these (all rows). */
         public static KeyRange prefix() {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList()));
+            return KEY.prefixRanges(Arrays.<Object>asList());
         }
 
         /** Every row whose leading components equal these. */
         public static KeyRange prefix(String domain) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(domain)));
+            return KEY.prefixRanges(Arrays.<Object>asList(domain));
         }
 
-        /** Every row whose leading components equal these. */
+        /** The one row of this whole key (it stops at the key plus 0x00: no longer key starting with it). */
         public static KeyRange prefix(String domain, String path) {
-            return KeyRange.ofPrefixes(KEY.prefixes(Arrays.<Object>asList(domain, path)));
+            return KEY.prefixRanges(Arrays.<Object>asList(domain, path));
         }
 
         /** A server-side filter: rows whose leading components equal these. */
@@ -117,7 +117,8 @@ public final class WebPages {
 
         /**
          * Key bounds by component name: leading components by value, then optionally one
-         * component between two values (both inclusive), e.g.
+         * component between two values (both inclusive; hashed components take values only),
+         * e.g.
          * {@code Key.where().domain(...).pathBetween(low, high)}.
          */
         public static Where where() {
@@ -159,7 +160,12 @@ public final class WebPages {
             return this;
         }
 
-        /** Rows whose {@code domain} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code domain} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where domainBetween(String low, String high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component domain: only one component can be a range, and "
@@ -177,7 +183,12 @@ public final class WebPages {
             return this;
         }
 
-        /** Rows whose {@code path} lies in {@code [low, high]} (after the components before it by value). */
+        /**
+         * Rows whose {@code path} lies in {@code [low, high]}, both inclusive in value order
+         * (after the components before it by value). {@link #range()} refuses it where the key's
+         * byte order is not this component's value order (reversed, escaped, separated text
+         * followed by more components, a separated number without a width).
+         */
         public Where pathBetween(String low, String high) {
             if (rangeName != null) {
                 throw new org.redbase.sdk.KeyEncodingException("component path: only one component can be a range, and "

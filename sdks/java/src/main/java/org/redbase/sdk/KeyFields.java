@@ -46,7 +46,7 @@ final class KeyFields {
         }
     }
 
-    private static boolean inCharset(String charset, int cp) {
+    static boolean inCharset(String charset, int cp) {
         boolean digit = cp >= '0' && cp <= '9';
         boolean alpha = (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z');
         return switch (charset) {

@@ -220,17 +220,17 @@ public final class KeySpec {
             values.add(equal.get(components.get(i).name()));
         }
         if (rangeAt < 0) {
-            return KeyRange.ofPrefixes(prefixes(values));
+            return prefixRanges(values);
         }
-        checkSortsByValue(rangeAt);
+        checkOrdered(rangeAt);
         if (low == null || high == null) {
             throw new KeyEncodingException("component " + rangeName + ": a range needs both ends");
         }
         if (compare(low, high) > 0) {
-            throw new KeyEncodingException("component " + rangeName + ": the range's low end " + show(low)
-                    + " is above its high end " + show(high));
+            throw new KeyEncodingException("component " + rangeName + ": the range's low " + show(low)
+                    + " is above its high " + show(high));
         }
-        boolean last = rangeAt == components.size() - 1;
+        boolean whole = endsAfter(rangeAt + 1);
         List<Object> lo = new ArrayList<>(values);
         lo.add(low);
         List<Object> hi = new ArrayList<>(values);
@@ -248,30 +248,68 @@ public final class KeySpec {
                 a = z;
                 z = t;
             }
-            // The last component stops right after the high key itself (a longer string is a
-            // higher value); an inner one after every key under the high value's prefix.
-            out.add(new KeyRange.Bounds(a, last ? concat(z, new byte[] {0}) : KeyRange.nextPrefix(z)));
+            // The key's last component stops right after the high key itself (a longer value
+            // is a greater one); an inner one after every key under the high value's prefix,
+            // which ends with a separator or terminator or has a fixed width.
+            out.add(new KeyRange.Bounds(a, whole ? concat(z, new byte[] {0}) : KeyRange.nextPrefix(z)));
         }
         return new KeyRange(out);
     }
 
-    /** Refuses a range over a component whose key bytes do not sort as its values. */
-    private void checkSortsByValue(int at) {
+    /** Whether a key holding the first {@code n} components ends there (no kept component follows). */
+    public boolean endsAfter(int n) {
+        return components.subList(Math.min(n, components.size()), components.size()).stream()
+                .noneMatch(Component::kept);
+    }
+
+    /**
+     * The rows whose leading components equal {@code leading}, one range per bucket. When they
+     * make a whole key the stop is that key plus 0x00: in a separated key {@code ...|k} is a
+     * byte prefix of {@code ...|k0}, another value.
+     */
+    public KeyRange prefixRanges(List<Object> leading) {
+        boolean whole = !leading.isEmpty() && endsAfter(leading.size());
+        List<KeyRange.Bounds> out = new ArrayList<>();
+        for (byte[] p : prefixes(leading)) {
+            out.add(new KeyRange.Bounds(p, whole ? concat(p, new byte[] {0}) : KeyRange.nextPrefix(p)));
+        }
+        return new KeyRange(out);
+    }
+
+    /**
+     * Refuses a range over component {@code at} where the key's byte order is not its value
+     * order: start and stop rows could then only select the wrong rows.
+     */
+    public void checkOrdered(int at) {
         Component c = components.get(at);
+        String key = "the " + table + " key";
         if (hash != null && hash.components().contains(at)) {
-            throw new KeyEncodingException("component " + c.name()
-                    + ": hashed into the key's prefix, so it can be given by value only, not as a range");
+            throw new KeyEncodingException("component " + c.name() + " is hashed in " + key
+                    + ": rows are not in its order, so it takes one value, not a range");
         }
         if (c.reverse() != null) {
-            throw new KeyEncodingException("component " + c.name()
-                    + ": its characters are reversed in the key, so the key order is not the value order");
+            throw new KeyEncodingException("component " + c.name() + ": " + key + " stores it reversed ("
+                    + c.reverse() + "), so rows are not in its value order: give it one value, not a range");
         }
-        if (layout.equals("separated")) {
-            boolean text = c.type().equals("string") || c.type().equals("bytes");
-            if ((text && at != components.size() - 1) || (!text && c.width() == null)) {
-                throw new KeyEncodingException("component " + c.name() + ": in this separated key its text does not"
-                        + " sort by value (a range takes the last component, or a number with a width)");
-            }
+        if (!layout.equals("separated")) {
+            return;
+        }
+        boolean text = c.type().equals("string") || c.type().equals("bytes");
+        if (text && !endsAfter(at + 1)) {
+            throw new KeyEncodingException("component " + c.name() + ": " + key + " is separated and more"
+                    + " components follow it, so rows are not in its value order ('k0" + separator + "' sorts before"
+                    + " 'k" + separator + "'): a range works on the last component or on a number with a width");
+        }
+        if (c.type().equals("string") && c.escape()
+                && (c.charset().equals("any") || KeyFields.inCharset(c.charset(), separator.codePointAt(0)))) {
+            throw new KeyEncodingException("component " + c.name() + ": " + key + " escapes '" + separator
+                    + "' and '\\' in it, so rows are not in its value order ('a\\" + separator
+                    + "' sorts before 'a]'): give it one value, not a range");
+        }
+        if (!text && c.width() == null) {
+            throw new KeyEncodingException("component " + c.name() + ": " + key + " is separated and writes it"
+                    + " without a width, so rows are not in its value order ('10' sorts before '9'): give it one"
+                    + " value, not a range");
         }
     }
 

@@ -62,13 +62,16 @@ public final class Vectors {
         }
     }
 
-    /** Runs one vector file ({@code keys.json} or {@code values.json}) from {@code dir}. */
+    /** Runs one vector file ({@code keys.json}, {@code values.json}, {@code filters.json} or
+     *  {@code bounds.json}) from {@code dir}. */
     public static Result run(File dir, String file) throws IOException {
         JsonNode doc = new ObjectMapper().readTree(new File(dir, file));
         int[] total = {0};
         List<String> failures = new ArrayList<>();
         if (file.equals("filters.json")) {
             each(doc.get("cases"), "filter", Vectors::filterCase, total, failures);
+        } else if (file.equals("bounds.json")) {
+            each(doc.get("cases"), "bounds", BoundsVectors::check, total, failures);
         } else if (file.equals("keys.json")) {
             each(doc.get("keys"), "key", Vectors::key, total, failures);
             each(doc.get("prefixes"), "prefix", Vectors::prefix, total, failures);
@@ -312,7 +315,7 @@ public final class Vectors {
 
     /** The vector files this runner knows, those present in {@code dir}. */
     public static List<String> files(File dir) {
-        return List.of("keys.json", "values.json", "filters.json").stream()
+        return List.of("keys.json", "values.json", "filters.json", "bounds.json").stream()
                 .filter(f -> new File(dir, f).exists()).toList();
     }
 
