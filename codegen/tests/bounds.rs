@@ -82,3 +82,59 @@ fn refusals_name_the_component() {
     let e = bounds(&table("counters").key, &[srange("a", "b")]).unwrap_err();
     assert!(e.to_string().contains("escapes"), "{e}");
 }
+
+/// The refusals the example schemas have no table for: a separated number without a width, a
+/// separated bytes component followed by another, an escaped string whose charset cannot hold
+/// the separator (accepted).
+#[test]
+fn refusals_beyond_the_examples() {
+    let schema = r#"
+package = "bounds_test"
+
+[tables.loose]
+[tables.loose.families.f]
+columns.v = { qualifier = "v", type = "string" }
+
+[tables.loose.key]
+layout = "separated"
+separator = "|"
+components = [
+    { name = "blob", type = "bytes" },
+    { name = "code", type = "string", charset = "word", escape = true },
+    { name = "count", type = "i64" },
+]
+"#;
+    let model = load_sources(&[(PathBuf::from("loose.toml"), schema.to_string())], None).unwrap();
+    let key = &model.tables[0].key;
+    let range = |lo: i64, hi: i64| {
+        Some(Given::Range {
+            low: Value::Int(lo),
+            high: Value::Int(hi),
+        })
+    };
+    let blob = Some(Given::Value(Value::Bytes(vec![0xAB])));
+    let e = bounds(key, &[blob.clone(), s("x"), range(1, 9)]).unwrap_err();
+    assert!(
+        e.to_string().contains("component count: ") && e.to_string().contains("without a width"),
+        "{e}"
+    );
+    let e = bounds(
+        key,
+        &[Some(Given::Range {
+            low: Value::Bytes(vec![1]),
+            high: Value::Bytes(vec![2]),
+        })],
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("component blob: ")
+            && e.to_string().contains("more components follow"),
+        "{e}"
+    );
+    // `code` is followed by `count`, so it is refused as text followed by more; its escape
+    // alone would not refuse it (word characters exclude '|').
+    let e = bounds(key, &[blob.clone(), srange("a", "b")]).unwrap_err();
+    assert!(e.to_string().contains("more components follow"), "{e}");
+    let r = bounds(key, &[blob, s("x"), Some(Given::Value(Value::Int(-3)))]).unwrap();
+    assert_eq!(r, vec![(b"ab|x|-3".to_vec(), Some(b"ab|x|-3\0".to_vec()))]);
+}

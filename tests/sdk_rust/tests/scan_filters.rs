@@ -351,7 +351,7 @@ fn range_bounds_on_one_component() {
     for (r, want) in [
         (
             AccessLogsKey::prefix().period_between(201501, 201502),
-            "component user_id: must be given: the access_logs key's hash prefix is computed from it",
+            "component user_id must be given: the access_logs key's hash prefix is computed from it",
         ),
         (
             AccessLogsKey::prefix().user_id_between("a", "b"),

@@ -146,15 +146,15 @@ fn hashed(spec: &KeySpec, i: usize) -> bool {
 /// Component `i` is missing although `given`, a later one, is given.
 pub(super) fn missing(spec: &KeySpec, i: usize, given: &str) -> Error {
     let table = spec.table;
-    let why = if hashed(spec, i) {
+    let name = spec.components[i].name;
+    Error::key(if hashed(spec, i) {
         format!(
-            "must be given: the {table} key's hash prefix is computed from it (and {given} \
-             follows it in the key)"
+            "component {name} must be given: the {table} key's hash prefix is computed from it \
+             (and {given} follows it in the key)"
         )
     } else {
-        format!("must be given: {given} follows it in the {table} key")
-    };
-    bad(&spec.components[i], why)
+        format!("component {name} must be given: {given} follows it in the {table} key")
+    })
 }
 
 /// Refuses a range on component `i` where the key's byte order is not its value order: start
