@@ -59,6 +59,28 @@ const LATENCY_BUCKETS: [f64; 16] = [
 /// Counts the open scanners of one gateway when asked.
 pub type ScannerCount = Arc<dyn Fn() -> usize + Send + Sync>;
 
+/// One streamed REST answer, open while this lives ([`Metrics::rest_stream`]).
+pub struct RestStream {
+    metrics: Arc<Metrics>,
+    finished: bool,
+}
+
+impl RestStream {
+    /// The answer was sent to its end.
+    pub fn finished(&mut self) {
+        self.finished = true;
+    }
+}
+
+impl Drop for RestStream {
+    fn drop(&mut self) {
+        self.metrics.rest_streams.dec();
+        if !self.finished {
+            self.metrics.rest_streams_cut.inc();
+        }
+    }
+}
+
 /// The registry and the metrics the server updates as it runs.
 pub struct Metrics {
     registry: Registry,
@@ -69,6 +91,8 @@ pub struct Metrics {
     refused: Family<GatewayLabels, Counter>,
     rest_requests: Family<RestLabels, Counter>,
     rest_latency: Family<RestMethodLabels, Histogram>,
+    rest_streams: Gauge,
+    rest_streams_cut: Counter,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -187,6 +211,18 @@ impl Metrics {
             Unit::Seconds,
             rest_latency.clone(),
         );
+        let rest_streams = Gauge::default();
+        registry.register(
+            "redbase_rest_streams_open",
+            "REST answers being streamed now (each holds a blocking thread; one per HTTP connection)",
+            rest_streams.clone(),
+        );
+        let rest_streams_cut = Counter::default();
+        registry.register(
+            "redbase_rest_streams_cut",
+            "Streamed REST answers cut before their end: past --rest-stream-secs, a read that failed midway, or the client gone",
+            rest_streams_cut.clone(),
+        );
         registry.register_collector(Box::new(EngineCollector {
             engine,
             scanners,
@@ -203,6 +239,18 @@ impl Metrics {
             refused,
             rest_requests,
             rest_latency,
+            rest_streams,
+            rest_streams_cut,
+        }
+    }
+
+    /// A streamed REST answer began; the guard counts it open until dropped, and as cut when
+    /// dropped without [`RestStream::finished`].
+    pub fn rest_stream(self: &Arc<Self>) -> RestStream {
+        self.rest_streams.inc();
+        RestStream {
+            metrics: self.clone(),
+            finished: false,
         }
     }
 

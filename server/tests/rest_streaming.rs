@@ -264,3 +264,71 @@ fn small_answers_are_sent_whole() {
     );
     assert_eq!(raw_get(&s, "/nope/*", "application/json").status, 404);
 }
+
+/// A `/metrics` value (0 when the line is missing).
+fn metric(s: &Server, name: &str) -> f64 {
+    let text = s.get("/metrics", "text/plain").text();
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// Polls `/metrics` until `name` reads `want`, for up to 20 s.
+fn await_metric(s: &Server, name: &str, want: f64) {
+    let until = std::time::Instant::now() + Duration::from_secs(20);
+    while metric(s, name) != want {
+        assert!(
+            std::time::Instant::now() < until,
+            "{name} stayed at {} (wanted {want})",
+            metric(s, name)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Streamed answers are counted while open, and one cut at the time limit (a client that
+/// stopped reading) is counted as cut; an answer sent to its end is not.
+#[test]
+fn streamed_answers_are_counted_open_and_cut() {
+    let s = Server::start(Config {
+        rest_stream: StreamLimits {
+            chunk: CHUNK,
+            time: Duration::from_secs(2),
+        },
+        ..Config::default()
+    });
+    s.create_table("huge", &["cf"]);
+    // About 24 MiB of values (32 MiB of JSON): more than loopback's socket buffers hold, so a
+    // client that does not read holds the producer up.
+    let value = vec![b'x'; 20 * 1024];
+    for batch in (0..1200).collect::<Vec<usize>>().chunks(100) {
+        let rows = batch
+            .iter()
+            .map(|i| {
+                redbase::engine::RowMutation::new(key_of(*i).as_bytes())
+                    .with(redbase::engine::Op::put(b"cf", b"v", &value))
+            })
+            .collect();
+        assert!(s.engine.mutate_rows("huge", rows).iter().all(|r| r.is_ok()));
+    }
+
+    let raw = raw_get(&s, "/huge/r0000,r0100", "application/json");
+    // Chunks here are bounded by the chunk size plus one 20 KiB row (27 KiB in base64).
+    assert_streamed_within("a row range", &raw, CHUNK + 2 * 28 * 1024);
+    let v: Value = serde_json::from_slice(&raw.body).expect("JSON");
+    assert_eq!(v["Row"].as_array().expect("rows").len(), 100);
+    await_metric(&s, "redbase_rest_streams_open", 0.0);
+    assert_eq!(metric(&s, "redbase_rest_streams_cut_total"), 0.0);
+
+    let mut c = TcpStream::connect(s.addr).expect("connect");
+    write!(
+        c,
+        "GET /huge/* HTTP/1.1\r\nHost: localhost\r\nAccept: application/json\r\n\r\n"
+    )
+    .expect("send");
+    await_metric(&s, "redbase_rest_streams_open", 1.0);
+    // Not read: past the 2 s limit the answer is cut and counted.
+    await_metric(&s, "redbase_rest_streams_cut_total", 1.0);
+    await_metric(&s, "redbase_rest_streams_open", 0.0);
+    drop(c);
+}

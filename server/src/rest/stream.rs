@@ -178,8 +178,9 @@ pub fn answer(
     let deadline = Instant::now() + rest.config.stream_time;
     let handle = tokio::runtime::Handle::current();
     let runtime = handle.clone();
+    let mut open = rest.metrics.as_ref().map(|m| m.rest_stream());
     handle.spawn_blocking(move || {
-        produce(
+        let whole = produce(
             &runtime,
             &tx,
             deadline,
@@ -187,7 +188,10 @@ pub fn answer(
             rows,
             Writer::new(form),
             &mut source,
-        )
+        );
+        if let (true, Some(open)) = (whole, open.as_mut()) {
+            open.finished();
+        }
     });
     let mut resp = Response::new(Body::new(Chunked { rx, ended: false }));
     resp.headers_mut().insert(
@@ -206,6 +210,7 @@ enum Piece {
 /// Writes the rows read so far, reads the rest and sends them chunk by chunk (a chunk goes
 /// once it holds `chunk` bytes, so none is larger than that and one row); stops, leaving the
 /// answer unterminated, when reading fails, the client went away or the deadline passed.
+/// True when the whole answer was handed to the connection.
 fn produce(
     rt: &tokio::runtime::Handle,
     tx: &mpsc::Sender<Piece>,
@@ -214,7 +219,7 @@ fn produce(
     read: Vec<RowM>,
     mut writer: Writer,
     source: &mut impl RowSource,
-) {
+) -> bool {
     let send = |p: Piece| -> bool {
         let until = tokio::time::Instant::from_std(deadline);
         // The timer is made inside the runtime (a plain thread has no timer of its own).
@@ -232,7 +237,7 @@ fn produce(
         for r in batch {
             writer.row(r, &mut buf);
             if buf.len() >= chunk && !send(Piece::Chunk(Bytes::from(std::mem::take(&mut buf)))) {
-                return;
+                return false;
             }
         }
         batch = match source.next_rows() {
@@ -240,15 +245,15 @@ fn produce(
             Ok(b) => b,
             Err(e) => {
                 tracing::warn!(error = %e.body.trim(), "REST answer cut: reading failed midway");
-                return;
+                return false;
             }
         };
     }
     writer.finish(&mut buf);
     if !buf.is_empty() && !send(Piece::Chunk(Bytes::from(buf))) {
-        return;
+        return false;
     }
-    let _ = send(Piece::End);
+    send(Piece::End)
 }
 
 /// The response body: the producer's chunks; an error (the connection is cut) if the
