@@ -80,16 +80,26 @@ pub(crate) fn split_loop(inner: Weak<Inner>, rx: Receiver<(String, u64)>) {
 /// the region taking the writes, which grows while others split: first come, first served
 /// let it reach several times its blocking size behind the splits of its quiet neighbours.
 fn largest(engine: &Engine, queue: &[(String, u64)]) -> usize {
-    let size = |(table, id): &(String, u64)| {
-        engine
-            .regions(table)
-            .ok()
-            .and_then(|rs| rs.into_iter().find(|r| r.meta.id == *id))
-            .map_or(0, |r| r.size)
-    };
-    (0..queue.len())
-        .max_by_key(|&i| (size(&queue[i]), std::cmp::Reverse(i)))
-        .unwrap_or(0)
+    // One listing per table, not per queued region (a pre-split table may queue many).
+    let mut sizes: std::collections::HashMap<&str, std::collections::HashMap<u64, u64>> =
+        Default::default();
+    let mut best = (0, 0u64);
+    for (i, (table, id)) in queue.iter().enumerate() {
+        let of_table = sizes.entry(table.as_str()).or_insert_with(|| {
+            engine
+                .regions(table)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|r| (r.meta.id, r.size))
+                .collect()
+        });
+        let size = of_table.get(id).copied().unwrap_or(0);
+        // The first queued of equal sizes, as before.
+        if i == 0 || size > best.1 {
+            best = (i, size);
+        }
+    }
+    best.0
 }
 
 /// How one split held writes back.
