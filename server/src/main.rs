@@ -171,7 +171,8 @@ struct ServeArgs {
     /// The default, one fewer than the cores, keeps a worker free for other connections' I/O.
     #[arg(long, env = "REDBASE_MAX_INLINE_CALLS")]
     max_inline_calls: Option<usize>,
-    /// Close a connection that sends nothing for this many seconds.
+    /// Close a connection that sends nothing for this many seconds, or leaves a reply unread
+    /// for as long.
     #[arg(long, env = "REDBASE_IDLE_TIMEOUT_SECS", default_value_t = 60)]
     idle_timeout_secs: u64,
     /// Close a scanner unused for this many seconds (HBase's scanner lease).

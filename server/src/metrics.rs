@@ -89,6 +89,7 @@ pub struct Metrics {
     connections: Family<GatewayLabels, Gauge>,
     evicted: Family<GatewayLabels, Counter>,
     refused: Family<GatewayLabels, Counter>,
+    stalled: Family<GatewayLabels, Counter>,
     rest_requests: Family<RestLabels, Counter>,
     rest_latency: Family<RestMethodLabels, Histogram>,
     rest_streams: Gauge,
@@ -196,6 +197,12 @@ impl Metrics {
             "New connections turned away at the cap because every connection was in a call, by gateway",
             refused.clone(),
         );
+        let stalled = Family::<GatewayLabels, Counter>::default();
+        registry.register(
+            "redbase_connections_stalled",
+            "Connections closed because the client left its reply unread for the idle timeout, by gateway",
+            stalled.clone(),
+        );
         let rest_requests = Family::<RestLabels, Counter>::default();
         registry.register(
             "redbase_rest_requests",
@@ -237,6 +244,7 @@ impl Metrics {
             connections,
             evicted,
             refused,
+            stalled,
             rest_requests,
             rest_latency,
             rest_streams,
@@ -321,6 +329,13 @@ impl Observer for GatewayObserver {
             gateway: self.gateway,
         };
         self.metrics.refused.get_or_create(&labels).inc();
+    }
+
+    fn connection_stalled(&self) {
+        let labels = GatewayLabels {
+            gateway: self.gateway,
+        };
+        self.metrics.stalled.get_or_create(&labels).inc();
     }
 
     fn call(&self, request: &[u8], reply: &[u8], protocol: Protocol, elapsed: Duration) {

@@ -1,10 +1,13 @@
 //! The limits a client meets on the Thrift ports, black-box on loopback: the connection cap
 //! serves a newcomer by closing the connection idle longest, the in-flight byte budget refuses
 //! what it cannot hold with an error reply, messages over the size limit are answered, not
-//! silently reset, and HTTP heads the server cannot take get a 400 that says why.
+//! silently reset, HTTP heads the server cannot take get a 400 that says why, and a client
+//! that stops reading its reply is cut off after the idle timeout instead of holding its
+//! connection, and the server's shutdown, forever.
 
 mod common;
 
+use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
@@ -261,4 +264,96 @@ fn http_heads_are_parsed_and_the_ones_refused_get_a_400_saying_why() {
         assert!(answer.starts_with("HTTP/1.1 400"), "{head:?}: {answer}");
         assert!(answer.contains(why), "{head:?}: {answer}");
     }
+}
+
+/// A buffered Thrift1 `getRow(table, row)` call, strict binary, with no attributes.
+fn get_row_call(table: &[u8], row: &[u8]) -> Vec<u8> {
+    let mut m = vec![0x80, 1, 0, 1];
+    m.extend_from_slice(&6i32.to_be_bytes());
+    m.extend_from_slice(b"getRow");
+    m.extend_from_slice(&9i32.to_be_bytes());
+    for (id, v) in [(1u8, table), (2, row)] {
+        m.extend_from_slice(&[11, 0, id]);
+        m.extend_from_slice(&(v.len() as i32).to_be_bytes());
+        m.extend_from_slice(v);
+    }
+    m.push(0);
+    m
+}
+
+/// The value of a labelled sample in the operations listener's /metrics.
+fn metric(addr: SocketAddr, sample: &str) -> Option<f64> {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(s, "GET /metrics HTTP/1.0\r\nHost: test\r\n\r\n").unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    text.lines()
+        .find_map(|l| l.strip_prefix(sample)?.trim().parse().ok())
+}
+
+#[test]
+fn a_client_that_stops_reading_its_reply_is_cut_after_the_idle_timeout() {
+    use redbase::generated::hbase1 as h1;
+    use redbase::generated::hbase1::THbaseSyncClient;
+    let idle = Duration::from_secs(2);
+    let server = TestServer::start_with_http(config(Limits {
+        idle_timeout: idle,
+        ..Limits::default()
+    }));
+    let http = server.http.unwrap();
+    // A row of 48 cells of 1 MiB: its reply is far more than loopback's socket buffers hold.
+    let mut c1 = common::acl::client1(server.thrift1);
+    c1.create_table(b"t".to_vec(), vec![common::acl::family1("f")])
+        .unwrap();
+    for i in 0..48 {
+        let m = h1::Mutation {
+            is_delete: Some(false),
+            column: Some(format!("f:q{i:02}").into_bytes()),
+            value: Some(vec![b'v'; 1024 * 1024]),
+            write_to_w_a_l: Some(true),
+        };
+        c1.mutate_row(b"t".to_vec(), b"r".to_vec(), vec![m], BTreeMap::new())
+            .unwrap();
+    }
+    // The client asks for the row and never reads.
+    let mut stuck = connect(server.thrift1);
+    stuck.write_all(&get_row_call(b"t", b"r")).unwrap();
+    let asked = Instant::now();
+    let sample = "redbase_connections_stalled_total{gateway=\"thrift1\"}";
+    while metric(http, sample) != Some(1.0) {
+        assert!(
+            asked.elapsed() < idle + Duration::from_secs(15),
+            "the stalled connection was not cut: {:?}",
+            metric(http, sample)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        asked.elapsed() >= idle,
+        "cut before the idle timeout: {:?}",
+        asked.elapsed()
+    );
+    // What the client finds when it reads at last: part of the reply, then the end.
+    let mut got = Vec::new();
+    let _ = stuck.read_to_end(&mut got);
+    assert!(
+        got.len() < 48 * 1024 * 1024,
+        "the whole reply arrived: {}",
+        got.len()
+    );
+    // Other clients are served (a new one: the first was idle past the timeout), and the
+    // server stops at once.
+    let mut c1 = common::acl::client1(server.thrift1);
+    let tables = c1.get_table_names().unwrap();
+    assert_eq!(tables, vec![b"t".to_vec()]);
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        drop(server);
+        let _ = done_tx.send(());
+    });
+    assert!(
+        done_rx.recv_timeout(Duration::from_secs(10)).is_ok(),
+        "the server did not stop"
+    );
 }

@@ -10,6 +10,8 @@
 #
 #   tests/oracle/bench.sh [options]
 #     --rounds R           rounds [3]
+#     --warmup-rounds W    unrecorded rounds before them, every cell once against each server
+#                          (HBase's JIT compiles its hot paths during the first) [1]
 #     --secs S             measured seconds per cell, server and round [3]
 #     --warmup S           unrecorded seconds before each measurement (loadgen --warmup-secs) [0.2]
 #     --rows N             preloaded rows (100-byte values) [100000]
@@ -51,6 +53,7 @@ ORACLE="$HERE/hbase.sh"
 PY="${PYTHON:-python3}"
 
 ROUNDS=3
+WARMUP_ROUNDS=1
 SECS=3
 WARMUP=0.2
 ROWS=100000
@@ -74,6 +77,7 @@ usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 while (($#)); do
   case "$1" in
     --rounds) ROUNDS="$2"; shift 2 ;;
+    --warmup-rounds) WARMUP_ROUNDS="$2"; shift 2 ;;
     --secs) SECS="$2"; shift 2 ;;
     --warmup) WARMUP="$2"; shift 2 ;;
     --rows) ROWS="$2"; shift 2 ;;
@@ -92,6 +96,7 @@ while (($#)); do
   esac
 done
 [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive integer"
+[[ "$WARMUP_ROUNDS" =~ ^[0-9]+$ ]] || die "--warmup-rounds must be a number"
 [[ "$ROWS" =~ ^[1-9][0-9]*$ ]] || die "--rows must be a positive integer"
 ((ROWS > 100)) || die "--rows must exceed the 100 rows of a scan"
 
@@ -337,14 +342,14 @@ done
 # fsync check: what a put costs on the disk on each side, counted with strace
 
 FSYNC_NOTES=()
-fsync_count() { # server pid durability(or "") -> "about N puts, M calls" on stdout
-  local server="$1" pid="$2" dur="$3" st="$WORK/strace.txt" sp rate puts calls
-  local f="$OUT/fsync.$server.${dur:-unset}.txt"
+fsync_count() { # server pid service durability(or "") -> "about N puts, M calls" on stdout
+  local server="$1" pid="$2" service="$3" dur="$4" st="$WORK/strace.txt" sp rate puts calls
+  local f="$OUT/fsync.$server.$service.${dur:-unset}.txt"
   timeout 120 strace -f -qq -c -e trace=fsync,fdatasync,sync_file_range,syncfs -p "$pid" \
     -o "$st" 2>/dev/null &
   sp=$!
   sleep 3 # attaching to a JVM's threads takes a moment
-  "$LOADGEN" bench --addr "$(addr_of "$server" thrift2)" --service thrift2 --table "$TABLE" --rows "$ROWS" --preload skip --no-null \
+  "$LOADGEN" bench --addr "$(addr_of "$server" "$service")" --service "$service" --table "$TABLE" --rows "$ROWS" --preload skip --no-null \
     --workloads put --connections 1 --secs 2 --rounds 1 --warmup-secs 0 \
     ${dur:+--durability "$dur"} >"$f" 2>&1 || true
   sleep 1
@@ -353,8 +358,37 @@ fsync_count() { # server pid durability(or "") -> "about N puts, M calls" on std
   rate=$(awk -F'|' '$2 ~ /put/ {gsub(/ /, "", $4); print $4; exit}' "$f")
   puts=$(awk -v r="${rate:-0}" 'BEGIN {printf "%d", r * 2}')
   calls=$(awk '$NF ~ /^(fsync|fdatasync|sync_file_range|syncfs)$/ {n += $4} END {print n + 0}' "$st")
-  printf '%s\t%s\t%s\t%s\n' "$server" "${dur:-unset}" "$puts" "$calls" >>"$WORK/fsync.tsv"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$server" "$service" "${dur:-unset}" "$puts" "$calls" >>"$WORK/fsync.tsv"
   echo "about $puts puts, $calls fsync/fdatasync calls"
+}
+
+# What one synced write costs this disk, next to the servers' puts: the floor under a durable put
+# at one connection, where neither side can group commits. Two shapes: appending to a file and
+# fsyncing it (a WAL that grows, as HBase's does) and overwriting a block of a file already
+# written, then fdatasync (no file-size change to make durable).
+flush_floor() {
+  python3 - "$WORK" <<'PY'
+import os, sys, time
+work = sys.argv[1]
+def per_op(path, write, sync, n=1000):
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC)
+    try:
+        if write is None:
+            os.write(fd, b"\0" * (n * 4096)); os.fsync(fd)
+        t = time.perf_counter()
+        for i in range(n):
+            if write is None:
+                os.pwrite(fd, b"x" * 200, i * 4096)
+            else:
+                os.write(fd, b"x" * 200)
+            sync(fd)
+        return (time.perf_counter() - t) / n * 1e6
+    finally:
+        os.close(fd); os.unlink(path)
+a = per_op(os.path.join(work, "floor.append"), True, os.fsync)
+o = per_op(os.path.join(work, "floor.overwrite"), None, os.fdatasync)
+print(f"append + fsync {a:.0f} us, overwrite + fdatasync {o:.0f} us")
+PY
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -375,12 +409,15 @@ done
 if ((FSYNC_CHECK)) && command -v strace >/dev/null; then
   HBASE_MASTER_PID="$(cat "$RUN_DIR/pids/master.pid" 2>/dev/null || true)"
   log "counting fsync calls under puts (strace, a few seconds each)"
-  FSYNC_NOTES+=("redbase, Thrift2 put, durability unset: $(fsync_count redbase "$REDBASE_PID" "")")
-  FSYNC_NOTES+=("redbase, Thrift2 put, ASYNC_WAL: $(fsync_count redbase "$REDBASE_PID" async-wal)")
+  FSYNC_NOTES+=("redbase, Thrift2 put, durability unset: $(fsync_count redbase "$REDBASE_PID" thrift2 "")")
+  FSYNC_NOTES+=("redbase, Thrift2 put, ASYNC_WAL: $(fsync_count redbase "$REDBASE_PID" thrift2 async-wal)")
+  FSYNC_NOTES+=("redbase, Thrift1 mutateRow: $(fsync_count redbase "$REDBASE_PID" thrift1 "")")
   if [[ -n "$HBASE_MASTER_PID" ]]; then
-    FSYNC_NOTES+=("HBase (master JVM, holds the region server and its WAL), Thrift2 put, durability unset: $(fsync_count hbase "$HBASE_MASTER_PID" "")")
-    FSYNC_NOTES+=("HBase, Thrift2 put, FSYNC_WAL: $(fsync_count hbase "$HBASE_MASTER_PID" fsync-wal)")
+    FSYNC_NOTES+=("HBase (master JVM, holds the region server and its WAL), Thrift2 put, durability unset: $(fsync_count hbase "$HBASE_MASTER_PID" thrift2 "")")
+    FSYNC_NOTES+=("HBase, Thrift2 put, FSYNC_WAL: $(fsync_count hbase "$HBASE_MASTER_PID" thrift2 fsync-wal)")
+    FSYNC_NOTES+=("HBase, Thrift1 mutateRow (its gateway sets SYNC_WAL on every put): $(fsync_count hbase "$HBASE_MASTER_PID" thrift1 "")")
   fi
+  FSYNC_NOTES+=("this disk, one synced 200-byte write (the floor of a durable put at one connection): $(flush_floor)")
 fi
 
 # ---------------------------------------------------------------------------------------------
@@ -390,6 +427,15 @@ RESULTS="$OUT/results.tsv"
 : >"$RESULTS"
 total=$((${#KEYS[@]} * ROUNDS * 2))
 n=0
+for ((round = 1; round <= WARMUP_ROUNDS; round++)); do
+  for key in "${KEYS[@]}"; do
+    IFS='|' read -r service cell conns <<<"$key"
+    for server in hbase redbase; do
+      measure "$server" "$service" "$cell" "$conns" "warmup$round" >/dev/null
+    done
+  done
+  log "warm-up round $round/$WARMUP_ROUNDS done, not recorded ($(($(date +%s) - T_START)) s)"
+done
 for ((round = 1; round <= ROUNDS; round++)); do
   i=0
   for key in "${KEYS[@]}"; do
@@ -429,7 +475,7 @@ echo "## redbase vs HBase 2.6 (tests/oracle/bench.sh)"
 echo
 echo "command: \`${CMDLINE#"$REPO"/}\`"
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); redbase: $COMMIT; $(nproc) cores; load average before $LOAD_BEFORE, after $LOAD_AFTER; $ELAPSED s of loading and measuring"
-echo "setup: $ROWS preloaded rows of one 100-byte cell; $ROUNDS rounds of $SECS s per cell and server (+ $WARMUP s warm-up), the order alternating; one loadgen process per measurement, buffered transport, binary protocol"
+echo "setup: $ROWS preloaded rows of one 100-byte cell; $WARMUP_ROUNDS unrecorded warm-up round(s), then $ROUNDS rounds of $SECS s per cell and server (+ $WARMUP s warm-up), the order alternating; one loadgen process per measurement, buffered transport, binary protocol"
 echo "HBase: ${ORACLE_HBASE_VERSION:-2.6.1} standalone, the oracle of tests/oracle/hbase.sh (master + region server + ZooKeeper in one JVM, Thrift1 and Thrift2 gateways in their own), $HBASE_NOTE"
 echo
 "$PY" - "$RESULTS" "$LABELS" <<'EOF'
@@ -483,14 +529,17 @@ if ((${#FSYNC_NOTES[@]})); then
     echo "  - $note"
   done
   awk -F'\t' '
-    $1 == "redbase" && $2 == "unset" { rp = $3; rc = $4 }
-    $1 == "hbase" && $2 == "unset" { hp = $3; hc = $4 }
-    $1 == "hbase" && $2 == "fsync-wal" { fp = $3; fc = $4 }
+    $1 == "redbase" && $2 == "thrift2" && $3 == "unset" { rp = $4; rc = $5 }
+    $1 == "hbase" && $2 == "thrift2" && $3 == "unset" { hp = $4; hc = $5 }
+    $1 == "hbase" && $2 == "thrift2" && $3 == "fsync-wal" { fp = $4; fc = $5 }
+    $1 == "hbase" && $2 == "thrift1" { tp = $4; tc = $5 }
     END {
       if (hp > 0 && hc * 10 < hp && (fp == 0 || fc * 10 < fp))
         print "  HBase synced far less often than once per put, with FSYNC_WAL too: its acknowledged puts are not on disk, so durable puts are not like for like" (rp > 0 && rc * 2 >= rp ? " (redbase synced about once per durable put)." : ".")
       else if (hp > 0)
-        print "  HBase synced about as often as it acknowledged puts: durable puts compare like for like here."
+        print "  HBase synced about as often as it acknowledged Thrift2 puts: durable Thrift2 puts compare like for like here."
+      if (tp > 0 && tc * 10 < tp)
+        print "  HBase did not sync its Thrift1 puts: its Thrift1 gateway marks every put SYNC_WAL, which HBase 2 writes to its WAL with hflush, never hsync, even with hbase.wal.hsync=true (that setting governs the table default only). redbase syncs Thrift1 puts, so the T1 put rows are not like for like."
     }' "$WORK/fsync.tsv"
 else
   echo "- fsync behaviour not checked in this run (--no-fsync-check or no strace): durable puts may not be like for like."

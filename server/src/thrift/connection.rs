@@ -54,6 +54,9 @@ pub enum End {
     Budget(String),
     /// A security rule refused the connection; the client was told why.
     Refused(String),
+    /// The client did not take its reply within the idle timeout: a peer that stops reading
+    /// would otherwise hold its slot, its budget share and the server's shutdown forever.
+    Stalled,
     Io(io::Error),
 }
 
@@ -192,8 +195,10 @@ impl Connection {
             // The reply exists already; count it while it is written, without waiting.
             let held = self.buffer.capacity() + reply.len();
             let _ = self.share.grow_to(held, Duration::ZERO).await;
-            if let Err(e) = self.write_reply(&reply, req.keep_alive).await {
-                return End::Io(e);
+            match tokio::time::timeout(idle, self.write_reply(&reply, req.keep_alive)).await {
+                Err(_) => return End::Stalled,
+                Ok(Err(e)) => return End::Io(e),
+                Ok(Ok(())) => {}
             }
             drop(reply);
             self.relax();

@@ -75,6 +75,8 @@ pub trait Observer: Send + Sync + 'static {
     fn connection_evicted(&self) {}
     /// At the connection cap with every connection in a call, a new one was turned away.
     fn connection_refused(&self) {}
+    /// A client left its reply unread for the idle timeout and its connection was closed.
+    fn connection_stalled(&self) {}
     /// One call was answered: its request, its reply (empty when none was written) and how
     /// long it took from the whole request being read to the reply being ready.
     fn call(&self, _request: &[u8], _reply: &[u8], _protocol: Protocol, _elapsed: Duration) {}
@@ -90,7 +92,8 @@ pub struct Limits {
     /// Connections served at once. At the cap a newcomer takes the slot of the connection
     /// idle longest; when every connection is in a call, the newcomer is told so and closed.
     pub max_connections: usize,
-    /// A connection with no message for this long is closed.
+    /// A connection with no message for this long is closed, and so is one whose client has
+    /// not taken its reply after this long.
     pub idle_timeout: Duration,
     /// Bytes held by messages being received, processed and answered, over every connection of
     /// every gateway that shares this budget (clones share it).
@@ -361,6 +364,15 @@ pub async fn run_secured(
                     }
                     End::Io(e) => {
                         tracing::debug!(service = name, %peer, error = %e, "connection error")
+                    }
+                    End::Stalled => {
+                        observer.connection_stalled();
+                        tracing::debug!(
+                            service = name,
+                            %peer,
+                            idle_timeout_secs = limits.idle_timeout.as_secs(),
+                            "connection closed: the client did not read its reply"
+                        )
                     }
                     End::Refused(why) => {
                         tracing::debug!(service = name, %peer, reason = %why, "connection refused by a security rule")
