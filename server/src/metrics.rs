@@ -600,6 +600,25 @@ impl Collector for EngineCollector {
         )?;
         family(
             &mut encoder,
+            "redbase_redo_log_syncs",
+            "fdatasync calls of region redo logs, one per group commit holding a durable write",
+            None,
+            [(no_labels.clone(), counter(e.redo_log_syncs()))],
+            C,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_redo_logs_open",
+            "Region redo log files held open between batches (at most 256; the others are opened for each batch)",
+            None,
+            [(
+                no_labels.clone(),
+                ConstGauge::new(e.redo_logs_open() as i64),
+            )],
+            G,
+        )?;
+        family(
+            &mut encoder,
             "redbase_region_storage_errors",
             "Storage I/O errors (a full disk, a failing device) that took a region down until its file was reopened; one per outage",
             None,

@@ -242,13 +242,14 @@ fn a_missing_or_corrupt_region_file_keeps_its_table_offline() {
         }
         e.close();
     }
+    // The table's region file (its redo log, `<file>.log`, sits beside it).
     let region_file = |t: &str| {
         std::fs::read_dir(dir.path().join("tables/default").join(t))
             .unwrap()
-            .next()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == "redb"))
             .unwrap()
-            .unwrap()
-            .path()
     };
     let corrupt = region_file("corrupt");
     std::fs::write(&corrupt, b"this is not a redb file at all").unwrap();

@@ -257,6 +257,18 @@ fn tio_error<T: std::fmt::Debug>(r: thrift::Result<T>) -> (String, bool) {
     }
 }
 
+/// Bytes in the redo logs of the test table's regions.
+fn redo_log_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir.join("tables/default").join(TABLE))
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| e.path().to_string_lossy().ends_with(".redb.log"))
+                .map(|e| e.metadata().map(|m| m.len()).unwrap_or(0))
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
 /// Every row the table holds, with its value, read through the engine.
 fn stored(engine: &Engine) -> BTreeMap<String, String> {
     engine
@@ -280,6 +292,7 @@ fn a_full_disk_fails_writes_clearly_and_the_region_recovers_without_restart() {
     let faults = StorageFaults::new();
     let config = EngineConfig {
         storage_faults: Some(faults.clone()),
+        async_flush: Duration::from_millis(50),
         ..EngineConfig::default()
     };
     let engine = Engine::open(dir.path(), config).unwrap();
@@ -298,6 +311,17 @@ fn a_full_disk_fails_writes_clearly_and_the_region_recovers_without_restart() {
     assert_eq!(s.get("/readyz"), (200, "ready\n".to_string()));
     assert_eq!(s.metric("redbase_region_storage_errors_total"), 0);
     assert_eq!(s.metric("redbase_failed_regions"), 0);
+    // Both region files catch up with their redo logs (the background flush), so the only
+    // write to meet the full disk is the one below; a region with writes still to flush would
+    // meet it in that flush and go down too, as it should.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while redo_log_bytes(dir.path()) > 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the redo logs were never flushed"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
 
     // The disk fills up: the write that hits it fails, naming the region and the cause.
     faults.set_disk_full(true);

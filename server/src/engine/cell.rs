@@ -374,12 +374,13 @@ pub enum Durability {
     /// Use the table's setting (SYNC unless the table says otherwise).
     #[default]
     UseDefault,
-    /// Acknowledge only after the commit is on disk.
+    /// Acknowledge only after the batch is on disk: synced in the region's redo log (HBase
+    /// flushes such edits without syncing them; here a single machine's disk is the only copy).
     Sync,
-    /// Same as Sync here: redb has one durable commit level.
+    /// Same as Sync here.
     Fsync,
-    /// Acknowledge before any fsync: the batch commits redb without syncing and is appended
-    /// (one write(2), no fsync) to the region's redo log before the writer hears back. A process
+    /// Acknowledge before any fsync: the batch is appended (one write(2), no fsync) to the
+    /// region's redo log before redb commits it without syncing. A process
     /// crash loses none of these writes (the log is replayed when the region opens); a power
     /// loss may lose those of the last `EngineConfig::async_flush` (1 s by default), after
     /// which a background durable commit covers them.

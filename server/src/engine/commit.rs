@@ -17,7 +17,7 @@ use super::redo::{self, Change};
 use super::region_info::{RegionMeta, RegionStats};
 use super::schema::TableDescriptor;
 use super::snapshot::Snapshots;
-use super::write::{self, update_size, Job, Output};
+use super::write::{self, Job, Output};
 
 /// Called after each successful commit with the region's size; the engine counts commits and
 /// triggers splits with it.
@@ -288,22 +288,23 @@ impl Committer {
     ) -> Option<u64> {
         let durable = batch.iter().any(|r| r.durable);
         let result = (|| -> Result<(Vec<Result<Output, write::Fail>>, i64), StorageError> {
+            // Every batch commits redb without a sync: the redo log carries its durability
+            // (see `redo`), a durable batch by one fdatasync of the block it appended there
+            // rather than redb's sync of every page the commit rewrote.
             let mut txn = self
                 .file
                 .db()?
                 .begin_write()
                 .map_err(|e| storage(&self.path, e))?;
-            if !durable {
-                txn.set_durability(redb::Durability::None)
-                    .map_err(|e| storage(&self.path, e))?;
-            }
+            txn.set_durability(redb::Durability::None)
+                .map_err(|e| storage(&self.path, e))?;
             let mut outputs = Vec::with_capacity(batch.len());
             let mut delta = 0i64;
             let mut recorded = Vec::new();
             let changes: Vec<Change>;
             let recording = self.recording.is_recording();
             {
-                let mut ctx = write::Apply::new(&txn, &self.path, recording, !durable);
+                let mut ctx = write::Apply::new(&txn, &self.path, recording, true);
                 for r in &batch {
                     outputs.push(ctx.run(&r.table, &r.job));
                 }
@@ -315,23 +316,28 @@ impl Committer {
                     .fetch_add(ctx.bytes_written, Ordering::Relaxed);
                 ctx.finish()?;
             }
-            // A non-durable batch carries its redo number (see `redo`).
-            let logged = if durable {
-                update_size(&mut txn, &self.path, delta)?;
-                None
-            } else {
-                let seq = self.file.redo.next_seq();
-                Some((seq, redo::stamp(&mut txn, &self.path, delta, seq)?))
-            };
-            txn.commit().map_err(|e| storage(&self.path, e))?;
+            let seq = self.file.redo.next_seq();
+            let size = redo::stamp(&mut txn, &self.path, delta, seq)?;
+            // In the log before redb commits it: no reader sees a write a crash can take back.
+            let logged = self.log(seq, size, &changes, durable);
+            if let Err(e) = txn.commit() {
+                // Never acknowledged, so it must not come back from the log either.
+                if let Logged::At(before) = logged {
+                    self.file.redo.cut(before);
+                }
+                return Err(storage(&self.path, e));
+            }
             // Before any writer hears back: reads from now on must see this commit.
             self.snapshots.committed();
             if recording {
                 self.recording.append(&mut recorded);
             }
-            match logged {
-                None => self.file.redo.durable(),
-                Some((seq, size)) => self.log(seq, size, &changes, gate)?,
+            if logged == Logged::Failed {
+                // The batch is not in the log: a durable commit of the file persists it.
+                self.file.redo.unlogged_commit();
+                self.file.flush(gate)?;
+            } else if self.file.redo.len() >= redo::MAX_LOG_BYTES {
+                self.file.flush(gate)?;
             }
             Ok((outputs, delta))
         })();
@@ -370,22 +376,32 @@ impl Committer {
     }
 }
 
+/// Where a batch's redo record went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Logged {
+    /// Appended (and synced, for a durable batch); the log was this long before it.
+    At(u64),
+    /// Could not be written or synced: the batch needs a durable commit of the file instead.
+    Failed,
+}
+
 impl Committer {
-    /// Puts a committed non-durable batch in the redo log before it is acknowledged. A log
-    /// grown past its bound, or one that cannot be written, is replaced by a durable commit.
-    fn log(
-        &self,
-        seq: u64,
-        size: u64,
-        changes: &[Change],
-        gate: &MutexGuard<'_, ()>,
-    ) -> Result<(), StorageError> {
-        match self.file.redo.append(seq, size, changes) {
-            Ok(len) if len < redo::MAX_LOG_BYTES => Ok(()),
-            Ok(_) => self.file.flush(gate),
+    /// Puts a batch in the redo log before it is committed and acknowledged; a durable batch
+    /// is synced there.
+    fn log(&self, seq: u64, size: u64, changes: &[Change], durable: bool) -> Logged {
+        let redo = &self.file.redo;
+        let before = redo.len();
+        let written =
+            redo.append(seq, size, changes)
+                .and_then(|_| if durable { redo.sync() } else { Ok(()) });
+        match written {
+            Ok(()) => Logged::At(before),
             Err(e) => {
-                tracing::warn!(region = %self.meta.name(), error = %e, "cannot append to the redo log; committing durably instead");
-                self.file.flush(gate)
+                // A record that cannot be synced may not stay: a crash could replay it after the
+                // durable commit that replaces it failed.
+                redo.cut(before);
+                tracing::warn!(region = %self.meta.name(), error = %e, "cannot write the redo log; committing durably instead");
+                Logged::Failed
             }
         }
     }

@@ -8,8 +8,9 @@
 //! splits and major compaction (`catch_up` brings their new files up to date with live writes), [`compaction`] purge rules, `data` the data operations,
 //! [`scan`] scanners across regions, [`ddl`] table and namespace administration,
 //! [`maintenance`] splits and compactions driven by the engine, `recovery` reopening a
-//! region's file after a storage I/O error, `redo` the log that keeps non-durable writes across
-//! a process crash.
+//! region's file after a storage I/O error, `redo` each region's write-ahead log (durable
+//! writes synced there, others kept across a process crash), `faults` the tests' full-disk
+//! switch.
 //!
 //! The modules depend on each other one way, never in a cycle (`tests/module_graph.rs`).
 
@@ -33,6 +34,7 @@ pub mod keys;
 mod maintenance;
 pub use maintenance::{MaintenanceTimes, SplitReport, RECENT_PAUSES};
 mod catch_up;
+mod faults;
 pub mod read;
 mod read_plan;
 mod recorder;
@@ -521,6 +523,25 @@ impl Engine {
     }
 
     /// Storage I/O errors that took a region down since the engine opened (one per outage).
+    /// Redo log syncs made for durable write batches since the engine opened: one per durable
+    /// group commit.
+    pub fn redo_log_syncs(&self) -> u64 {
+        self.inner
+            .health
+            .logs
+            .syncs
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Redo log files held open between batches now (at most 256; the rest open per batch).
+    pub fn redo_logs_open(&self) -> usize {
+        self.inner
+            .health
+            .logs
+            .open
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     pub fn storage_error_count(&self) -> u64 {
         self.inner.health.error_count()
     }

@@ -39,6 +39,7 @@ use redb::{
 
 use super::cache::CacheShare;
 use super::error::StorageError;
+pub use super::faults::StorageFaults;
 use super::keys::{REGION_TABLE, SIZE_KEY};
 use super::redo::{self, RedoLog};
 use super::region_info::RegionStats;
@@ -50,49 +51,6 @@ const FIRST_RETRY: Duration = Duration::from_millis(50);
 const MAX_RETRY: Duration = Duration::from_secs(5);
 /// How often the background thread looks at the failed regions.
 const TICK: Duration = Duration::from_millis(100);
-
-/// A fault switch for tests: while "disk full" is on, every write to a region file of the
-/// engine (and every growth of one) fails with ENOSPC, as on a full file system. Set it in
-/// [`crate::engine::EngineConfig::storage_faults`]; the catalog is not affected.
-#[derive(Clone, Debug, Default)]
-pub struct StorageFaults {
-    inner: Arc<FaultFlags>,
-}
-
-#[derive(Debug, Default)]
-struct FaultFlags {
-    disk_full: AtomicBool,
-    refused: AtomicU64,
-}
-
-impl StorageFaults {
-    pub fn new() -> StorageFaults {
-        StorageFaults::default()
-    }
-
-    /// Turns the full disk on or off.
-    pub fn set_disk_full(&self, full: bool) {
-        self.inner.disk_full.store(full, Ordering::SeqCst);
-    }
-
-    pub fn disk_full(&self) -> bool {
-        self.inner.disk_full.load(Ordering::SeqCst)
-    }
-
-    /// How many writes the fault has refused so far.
-    pub fn refused_writes(&self) -> u64 {
-        self.inner.refused.load(Ordering::SeqCst)
-    }
-
-    fn check(&self) -> io::Result<()> {
-        if self.disk_full() {
-            self.inner.refused.fetch_add(1, Ordering::SeqCst);
-            // ENOSPC: "No space left on device" (28 on Linux, the BSDs and macOS).
-            return Err(io::Error::from_raw_os_error(28));
-        }
-        Ok(())
-    }
-}
 
 /// A region file with [`StorageFaults`] in front of its writes.
 #[derive(Debug)]
@@ -208,6 +166,8 @@ pub struct FailedRegion {
 #[derive(Default)]
 pub(crate) struct Health {
     errors: AtomicU64,
+    /// Every region's redo log counts (syncs, files held open).
+    pub logs: Arc<super::redo::LogCounters>,
     failed: Mutex<Failed>,
 }
 
@@ -328,7 +288,8 @@ pub(crate) struct FileParts {
 
 impl RegionFile {
     pub fn new(p: FileParts) -> Arc<RegionFile> {
-        let redo = RedoLog::new(&p.path, p.redo_seq);
+        let redo =
+            RedoLog::new(&p.path, p.redo_seq, p.health.logs.clone()).with_faults(p.faults.clone());
         Arc::new_cyclic(|me| RegionFile {
             me: me.clone(),
             redo,

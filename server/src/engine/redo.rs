@@ -1,12 +1,16 @@
-//! A region's redo log: what makes non-durable writes (`ASYNC_WAL`, `SKIP_WAL`) survive a
-//! process crash.
+//! A region's redo log: the write-ahead log that makes its writes durable (synced there) or
+//! crash-safe (`ASYNC_WAL`, `SKIP_WAL`: written there, not synced).
 //!
-//! Such writes commit redb with `Durability::None`, which redb rolls back when the process dies
-//! before the file's next durable commit. So before a non-durable batch is acknowledged, the
-//! exact physical changes it made to the region file are appended to `<region file>.log` with
-//! one plain write(2), no fsync: once that call has returned, the bytes are in the OS page cache
-//! and outlive the process (not a power loss). Opening the region replays the log's records
-//! that the file does not hold yet, commits durably and empties the log.
+//! Every batch commits redb with `Durability::None`, which redb rolls back when the process dies
+//! before the file's next durable commit. So before redb commits a batch, the exact physical
+//! changes it makes to the region file are appended to `<region file>.log` with one write(2);
+//! a durable batch is then synced (fdatasync) there. Only after the commit is the batch
+//! acknowledged. A write(2) that returned is in the OS page cache and outlives the process; a
+//! synced one outlives a power loss. One sync of an appended block costs less than a durable
+//! redb commit, which syncs every page the commit rewrote. Logging before the commit keeps
+//! readers from seeing a batch a crash could take back; a batch whose commit fails is cut out.
+//! Opening the region replays the log's records that the file does not hold yet, commits
+//! durably and empties the log.
 //!
 //! Which records the file holds is exact, not guessed: every logged batch also writes its
 //! record's sequence number under [`REDO_SEQ_KEY`] in the same transaction. A durable commit
@@ -15,11 +19,12 @@
 //! That makes replay idempotent and safe when a crash lands between a durable commit and the
 //! log's truncation (the records left over are skipped).
 //!
-//! The window on power loss is bounded by a background flush ([`super::region::flush_loop`]): every
-//! [`crate::engine::EngineConfig::async_flush`] a region with non-durable commits since its
-//! last durable one gets an empty durable commit, and its log is emptied. Any durable commit
-//! (a durable batch, close, the start of a split or major compaction) empties it too, and a log
-//! that passes [`MAX_LOG_BYTES`] is flushed at once.
+//! The file catches up with the log in the background ([`super::region::flush_loop`]): every
+//! [`crate::engine::EngineConfig::async_flush`] a region with commits since its last durable
+//! one gets an empty durable commit, and its log is emptied. Any durable commit of the file
+//! (close, the start of a split or major compaction) empties it too, and a log that passes
+//! [`MAX_LOG_BYTES`] is flushed at once. For `ASYNC_WAL` writes that interval is also the window
+//! a power loss can take.
 //!
 //! Record format (integers little-endian):
 //!
@@ -39,11 +44,13 @@ use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use redb::{Database, ReadableDatabase, ReadableTable, WriteTransaction};
 
 use super::error::StorageError;
+use super::faults::StorageFaults;
 use super::keys::{family_def, family_table_name, REGION_TABLE, SIZE_KEY};
 
 /// Where a region file stores the sequence number of the last logged batch it holds.
@@ -55,6 +62,19 @@ pub(crate) const MAX_LOG_BYTES: u64 = 64 * 1024 * 1024;
 const HEADER: usize = 8;
 /// The fixed part of a body: sequence number, size, change count.
 const BODY_FIXED: usize = 20;
+
+/// Log files kept open between batches, over the engine; a region beyond them opens its log
+/// for each batch (file descriptors stay bounded with thousands of regions).
+pub(crate) const MAX_OPEN_LOGS: usize = 256;
+
+/// The engine's counts over every region's log.
+#[derive(Debug, Default)]
+pub(crate) struct LogCounters {
+    /// fdatasync calls for durable batches.
+    pub syncs: AtomicU64,
+    /// Log files held open between batches (at most [`MAX_OPEN_LOGS`]).
+    pub open: AtomicUsize,
+}
 
 /// The redo log that belongs to a region file.
 pub(crate) fn log_path(region: &Path) -> PathBuf {
@@ -80,6 +100,10 @@ pub(crate) struct Change {
 pub(crate) struct RedoLog {
     path: PathBuf,
     state: Mutex<LogState>,
+    /// The engine's counts ([`super::recovery::Health::logs`]).
+    counters: Arc<LogCounters>,
+    /// The tests' full-disk switch, which the log obeys as the region file does.
+    faults: Option<StorageFaults>,
 }
 
 struct LogState {
@@ -95,7 +119,7 @@ struct LogState {
 
 impl RedoLog {
     /// The log of `region`, whose file holds the records up to `seq` (see [`recover`]).
-    pub fn new(region: &Path, seq: u64) -> RedoLog {
+    pub fn new(region: &Path, seq: u64, counters: Arc<LogCounters>) -> RedoLog {
         RedoLog {
             path: log_path(region),
             state: Mutex::new(LogState {
@@ -104,7 +128,18 @@ impl RedoLog {
                 seq,
                 pending: false,
             }),
+            counters,
+            faults: None,
         }
+    }
+
+    pub fn with_faults(mut self, faults: Option<StorageFaults>) -> RedoLog {
+        self.faults = faults;
+        self
+    }
+
+    fn check_faults(&self) -> io::Result<()> {
+        self.faults.as_ref().map_or(Ok(()), |f| f.check())
     }
 
     fn lock(&self) -> MutexGuard<'_, LogState> {
@@ -124,33 +159,92 @@ impl RedoLog {
         s.pending || s.len > 0
     }
 
-    /// Appends a committed non-durable batch with one write(2); returns the log's length.
+    /// Runs `op` on the log file: the one kept open, else one opened now (and kept while the
+    /// engine holds fewer than [`MAX_OPEN_LOGS`]).
+    fn with_file<T>(
+        &self,
+        s: &mut LogState,
+        op: impl FnOnce(&File) -> io::Result<T>,
+    ) -> io::Result<T> {
+        if let Some(f) = s.file.as_ref() {
+            return op(f);
+        }
+        let f = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)?;
+        let out = op(&f);
+        if self.counters.open.fetch_add(1, Ordering::AcqRel) < MAX_OPEN_LOGS {
+            s.file = Some(f);
+        } else {
+            self.counters.open.fetch_sub(1, Ordering::AcqRel);
+        }
+        out
+    }
+
+    /// Closes the file kept open, if any, giving its place back.
+    fn release(&self, s: &mut LogState) {
+        if s.file.take().is_some() {
+            self.counters.open.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    /// Appends a batch with one write(2), before it is committed; returns the log's length.
     pub fn append(&self, seq: u64, size: u64, changes: &[Change]) -> io::Result<u64> {
         let rec = encode(seq, size, changes)?;
+        self.check_faults()?;
         let mut s = self.lock();
         s.pending = true;
-        if s.file.is_none() {
-            s.file = Some(
-                OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(&self.path)?,
-            );
-        }
-        if let Some(f) = s.file.as_mut() {
-            if let Err(e) = f.write_all(&rec) {
+        let len = s.len;
+        self.with_file(&mut s, |mut f| {
+            f.write_all(&rec).inspect_err(|_| {
                 // Part of the record may be in the file: drop it, or later records would
                 // follow a torn one and never replay. A failed cut leaves replay to stop there,
                 // which the caller's durable fallback makes harmless.
-                let len = s.len;
-                if let Some(f) = s.file.as_mut() {
-                    let _ = f.set_len(len);
-                }
-                return Err(e);
-            }
-        }
+                let _ = f.set_len(len);
+            })
+        })?;
         s.len += rec.len() as u64;
         Ok(s.len)
+    }
+
+    /// A commit the log does not hold (its record could not be written): the next flush must
+    /// make the file durable even when the log is empty.
+    pub fn unlogged_commit(&self) {
+        self.lock().pending = true;
+    }
+
+    /// Bytes in the log.
+    pub fn len(&self) -> u64 {
+        self.lock().len
+    }
+
+    /// Makes every record appended so far durable (fdatasync): a durable batch's one sync.
+    pub fn sync(&self) -> io::Result<()> {
+        self.check_faults()?;
+        let mut s = self.lock();
+        if s.len == 0 {
+            return Ok(());
+        }
+        self.with_file(&mut s, |f| f.sync_data())?;
+        self.counters.syncs.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Drops the records after `len` bytes (a batch that was logged, then not committed). A cut
+    /// that fails leaves them for replay; the caller has reported the batch as failed, which a
+    /// crash before the next durable commit could contradict (a double fault: logged).
+    pub fn cut(&self, len: u64) {
+        let mut s = self.lock();
+        if s.len <= len {
+            return;
+        }
+        match self.with_file(&mut s, |f| f.set_len(len).and_then(|()| f.sync_data())) {
+            Ok(()) => s.len = len,
+            Err(e) => {
+                tracing::error!(log = %self.path.display(), error = %e, "cannot cut a failed batch from the redo log")
+            }
+        }
     }
 
     /// After a durable commit of the region: nothing is pending and the log is obsolete.
@@ -168,7 +262,11 @@ impl RedoLog {
                 .and_then(|f| f.set_len(0)),
         };
         match cut {
-            Ok(()) => s.len = 0,
+            Ok(()) => {
+                s.len = 0;
+                // An emptied log needs no descriptor until its region's next batch.
+                self.release(&mut s);
+            }
             // Harmless: the records left are numbered at or below the file's stored number,
             // so replay skips them; the next durable commit tries again.
             Err(e) => {
@@ -183,6 +281,13 @@ impl RedoLog {
         s.len = 0;
         s.pending = false;
         s.seq = s.seq.max(seq);
+    }
+}
+
+impl Drop for RedoLog {
+    fn drop(&mut self) {
+        let mut s = self.lock();
+        self.release(&mut s);
     }
 }
 
