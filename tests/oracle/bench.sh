@@ -538,7 +538,7 @@ if ((${#FSYNC_NOTES[@]})); then
         print "  HBase synced far less often than once per put, with FSYNC_WAL too: its acknowledged puts are not on disk, so durable puts are not like for like" (rp > 0 && rc * 2 >= rp ? " (redbase synced about once per durable put)." : ".")
       else if (hp > 0)
         print "  HBase synced about as often as it acknowledged Thrift2 puts: durable Thrift2 puts compare like for like here."
-      if (tp > 0 && tc * 10 < tp)
+      if (tp > 0 && tc * 10 < tp && hp > 0 && hc * 10 >= hp)
         print "  HBase did not sync its Thrift1 puts: its Thrift1 gateway marks every put SYNC_WAL, which HBase 2 writes to its WAL with hflush, never hsync, even with hbase.wal.hsync=true (that setting governs the table default only). redbase syncs Thrift1 puts, so the T1 put rows are not like for like."
     }' "$WORK/fsync.tsv"
 else
