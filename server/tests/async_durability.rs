@@ -198,14 +198,21 @@ fn torn_final_record_is_ignored() {
     child.kill("torn");
     let logs = redo_logs(dir.path());
     assert_eq!(logs.len(), 1, "one region, one redo log: {logs:?}");
-    let len = std::fs::metadata(&logs[0]).unwrap().len();
-    assert!(len > 0, "the async writes left no redo log records");
+    // The records end where the zeros the log grows by begin (the last record ends in its
+    // value, "v9").
+    let bytes = std::fs::read(&logs[0]).unwrap();
+    let end = bytes.len() - bytes.iter().rev().take_while(|b| **b == 0).count();
+    assert!(end > 8, "the async writes left no redo log records");
+    assert_eq!(
+        &bytes[end - 2..end],
+        format!("v{}", TORN_ROWS - 1).as_bytes()
+    );
     // Cut the last record by a few bytes, as a torn write would.
     std::fs::OpenOptions::new()
         .write(true)
         .open(&logs[0])
         .unwrap()
-        .set_len(len - 3)
+        .set_len(end as u64 - 3)
         .unwrap();
     let engine = Engine::open(dir.path(), config(0)).unwrap();
     for i in 0..TORN_ROWS {
@@ -223,6 +230,16 @@ fn torn_final_record_is_ignored() {
     engine.close();
 }
 
+/// Whether the table's redo logs hold `bytes` (a row key, say).
+fn log_holds(dir: &Path, bytes: &[u8]) -> bool {
+    redo_logs(dir).iter().any(|p| {
+        std::fs::read(p)
+            .unwrap_or_default()
+            .windows(bytes.len())
+            .any(|w| w == bytes)
+    })
+}
+
 fn log_len(dir: &Path) -> u64 {
     redo_logs(dir)
         .iter()
@@ -237,8 +254,8 @@ fn put(engine: &Engine, row: &str, durability: Durability) {
 }
 
 /// Durable writes go to the redo log too, synced there before they are acknowledged (one
-/// fdatasync per group commit; async writes are not synced); a durable commit of the file
-/// (close, the background flush) makes the log obsolete and empties it.
+/// fdatasync per group commit; async writes are not synced); closing commits the file durably
+/// and empties the log.
 #[test]
 fn durable_writes_are_synced_in_the_log_and_a_durable_commit_empties_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -246,18 +263,14 @@ fn durable_writes_are_synced_in_the_log_and_a_durable_commit_empties_it() {
     engine.create_table(descriptor(TABLE), &[]).unwrap();
     let syncs = engine.redo_log_syncs();
     put(&engine, "r1", Durability::AsyncWal);
-    let after_async = log_len(dir.path());
-    assert!(after_async > 0, "an async write is logged");
+    assert!(log_holds(dir.path(), b"r1"), "an async write is logged");
     assert_eq!(
         engine.redo_log_syncs(),
         syncs,
         "an async write is not synced"
     );
     put(&engine, "r2", Durability::Sync);
-    assert!(
-        log_len(dir.path()) > after_async,
-        "a durable write is logged"
-    );
+    assert!(log_holds(dir.path(), b"r2"), "a durable write is logged");
     assert_eq!(engine.redo_log_syncs(), syncs + 1, "and synced there");
     put(&engine, "r3", Durability::SkipWal);
     put(&engine, "r4", Durability::Fsync);
@@ -268,6 +281,61 @@ fn durable_writes_are_synced_in_the_log_and_a_durable_commit_empties_it() {
     let engine = Engine::open(dir.path(), config(0)).unwrap();
     for r in ["r1", "r2", "r3", "r4"] {
         assert!(engine.get(TABLE, Get::new(r.as_bytes())).unwrap().is_some());
+    }
+    engine.close();
+}
+
+/// A durable commit of the file does not shorten the log: the next records overwrite it from
+/// the start, so their syncs rewrite blocks the file already has instead of growing it. A
+/// region with nothing to flush for a whole interval gives the blocks back.
+#[test]
+fn a_durable_commit_reuses_the_log_and_an_idle_region_gives_it_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::open(dir.path(), config(0)).unwrap();
+    engine.create_table(descriptor(TABLE), &[]).unwrap();
+    put(&engine, "first-row", Durability::Sync);
+    let grown = log_len(dir.path());
+    assert!(grown > 0 && log_holds(dir.path(), b"first-row"));
+    engine.flush_all().unwrap();
+    assert_eq!(
+        log_len(dir.path()),
+        grown,
+        "a durable commit keeps the log's blocks"
+    );
+    let syncs = engine.redo_log_syncs();
+    put(&engine, "later-row", Durability::Sync);
+    assert_eq!(engine.redo_log_syncs(), syncs + 1);
+    assert_eq!(log_len(dir.path()), grown, "the file did not grow");
+    assert!(
+        log_holds(dir.path(), b"later-row") && !log_holds(dir.path(), b"first-row"),
+        "the new record took the old one's place at the start"
+    );
+    // Hundreds of generations of 20 durable puts each: the log never outgrows its first size.
+    for g in 0..200 {
+        for i in 0..20 {
+            put(&engine, &format!("g{g:03}-{i:02}"), Durability::Sync);
+        }
+        engine.flush_all().unwrap();
+        assert_eq!(log_len(dir.path()), grown, "generation {g}");
+    }
+    engine.flush_all().unwrap();
+    assert_eq!(
+        log_len(dir.path()),
+        0,
+        "an idle region's log is cut to nothing"
+    );
+    put(&engine, "after-trim", Durability::Sync);
+    engine.close();
+    drop(engine);
+    let engine = Engine::open(dir.path(), config(0)).unwrap();
+    for row in ["first-row", "later-row", "g199-19", "after-trim"] {
+        assert!(
+            engine
+                .get(TABLE, Get::new(row.as_bytes()))
+                .unwrap()
+                .is_some(),
+            "{row}"
+        );
     }
     engine.close();
 }
@@ -333,7 +401,8 @@ fn acknowledged_durable_writes_survive_in_the_synced_state() {
     engine.close();
 }
 
-/// The background flush makes async writes durable within `async_flush` and empties the log.
+/// The background flush makes async writes durable within `async_flush`, and the log of a
+/// region idle after that is cut to nothing.
 #[test]
 fn background_flush_empties_the_log() {
     let dir = tempfile::tempdir().unwrap();

@@ -533,6 +533,29 @@ impl Engine {
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// Makes every acknowledged non-durable write durable in its region's file now, as the
+    /// background flush does every [`EngineConfig::async_flush`]; the first region that cannot
+    /// be flushed says why (the others are still flushed).
+    pub fn flush_all(&self) -> Result<(), StorageError> {
+        let regions: Vec<Arc<Region>> = {
+            let state = self.inner.state.read().unwrap_or_else(|p| p.into_inner());
+            state
+                .tables
+                .values()
+                .flat_map(|t| t.regions.values().cloned())
+                .collect()
+        };
+        let mut first = Ok(());
+        for r in regions {
+            if let Err(e) = r.flush() {
+                if first.is_ok() {
+                    first = Err(e);
+                }
+            }
+        }
+        first
+    }
+
     /// Redo log files held open between batches now (at most 256; the rest open per batch).
     pub fn redo_logs_open(&self) -> usize {
         self.inner

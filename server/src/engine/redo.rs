@@ -3,14 +3,24 @@
 //!
 //! Every batch commits redb with `Durability::None`, which redb rolls back when the process dies
 //! before the file's next durable commit. So before redb commits a batch, the exact physical
-//! changes it makes to the region file are appended to `<region file>.log` with one write(2);
+//! changes it makes to the region file are written to `<region file>.log` with one write(2);
 //! a durable batch is then synced (fdatasync) there. Only after the commit is the batch
 //! acknowledged. A write(2) that returned is in the OS page cache and outlives the process; a
-//! synced one outlives a power loss. One sync of an appended block costs less than a durable
-//! redb commit, which syncs every page the commit rewrote. Logging before the commit keeps
-//! readers from seeing a batch a crash could take back; a batch whose commit fails is cut out.
+//! synced one outlives a power loss. One sync of a log block costs less than a durable redb
+//! commit, which syncs every page the commit rewrote. Logging before the commit keeps readers
+//! from seeing a batch a crash could take back; a batch whose commit fails is cut out.
 //! Opening the region replays the log's records that the file does not hold yet, commits
 //! durably and empties the log.
+//!
+//! The log file is reused, not regrown: it is extended [`GROW`] bytes of zeros at a time, and
+//! after a durable commit of the region its next records overwrite it from the start. A sync
+//! then writes one block the file already has, with no change of the file's size to make
+//! durable (on the test machine: 125 µs against 197 µs for a sync of an appended block). The
+//! records of one run from the start (a *generation*) all carry its first record's number,
+//! `base`: replay reads records while they share the first one's base and their numbers grow,
+//! so the records an older generation left after the current one's end, and a torn overwrite
+//! at its start, are never taken for current ones. A region idle for a whole flush interval
+//! gives the blocks back (the file is cut to nothing), as does closing.
 //!
 //! Which records the file holds is exact, not guessed: every logged batch also writes its
 //! record's sequence number under [`REDO_SEQ_KEY`] in the same transaction. A durable commit
@@ -26,23 +36,26 @@
 //! [`MAX_LOG_BYTES`] is flushed at once. For `ASYNC_WAL` writes that interval is also the window
 //! a power loss can take.
 //!
-//! Record format (integers little-endian):
+//! Format (integers little-endian): the file starts with the 8 bytes [`MAGIC`], then records:
 //!
 //! ```text
 //! u32   body length
 //! u32   CRC-32 (IEEE) of the body
-//! body: u64 sequence number, u64 region size after the batch (the value under SIZE_KEY),
-//!       u32 change count, then per change:
+//! body: u64 sequence number, u64 base (the generation's first sequence number),
+//!       u64 region size after the batch (the value under SIZE_KEY), u32 change count,
+//!       then per change:
 //!       u8 op (1 = insert, 0 = remove), u32 + family bytes, u32 + key bytes,
 //!       and for an insert u32 + value bytes
 //! ```
 //!
 //! A record that is cut short or fails its checksum (a write torn by a power loss) was never
-//! acknowledged: replay stops there.
+//! acknowledged: replay stops there. A log without the magic is one written before logs were
+//! reused (records from offset 0, no base in the body); replay still reads it.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::io;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -60,8 +73,18 @@ pub(crate) const REDO_SEQ_KEY: &str = "redo_seq";
 pub(crate) const MAX_LOG_BYTES: u64 = 64 * 1024 * 1024;
 /// Bytes before a record's body: its length and checksum.
 const HEADER: usize = 8;
-/// The fixed part of a body: sequence number, size, change count.
-const BODY_FIXED: usize = 20;
+/// The fixed part of a body: sequence number, base, size, change count.
+const BODY_FIXED: usize = 28;
+/// The fixed part of a body in a log without [`MAGIC`]: no base.
+const BODY_FIXED_V1: usize = 20;
+/// The first bytes of a log file. As a record's length (the first 4 bytes of a log without
+/// it) they would say 1.3 GiB, far past any batch, so the two kinds cannot be confused.
+pub(crate) const MAGIC: [u8; 8] = *b"\xffRBREDO2";
+/// Where the first record starts.
+const START: u64 = MAGIC.len() as u64;
+/// A log file grows by this many bytes of zeros at a time, so most syncs overwrite blocks the
+/// file already has.
+pub(crate) const GROW: u64 = 64 * 1024;
 
 /// Log files kept open between batches, over the engine; a region beyond them opens its log
 /// for each batch (file descriptors stay bounded with thousands of regions).
@@ -107,10 +130,14 @@ pub(crate) struct RedoLog {
 }
 
 struct LogState {
-    /// Opened (create, append) at the first record.
+    /// Opened at the first record.
     file: Option<File>,
-    /// Bytes in the log.
+    /// Bytes of the current generation's records (after [`START`]).
     len: u64,
+    /// The file's length as written by this log (0: empty or absent, the magic comes first).
+    written: u64,
+    /// The current generation's first sequence number.
+    base: u64,
     /// The last sequence number handed out.
     seq: u64,
     /// Non-durable commits since the last durable one.
@@ -125,6 +152,8 @@ impl RedoLog {
             state: Mutex::new(LogState {
                 file: None,
                 len: 0,
+                written: 0,
+                base: 0,
                 seq,
                 pending: false,
             }),
@@ -171,7 +200,8 @@ impl RedoLog {
         }
         let f = OpenOptions::new()
             .create(true)
-            .append(true)
+            .truncate(false)
+            .write(true)
             .open(&self.path)?;
         let out = op(&f);
         if self.counters.open.fetch_add(1, Ordering::AcqRel) < MAX_OPEN_LOGS {
@@ -189,22 +219,43 @@ impl RedoLog {
         }
     }
 
-    /// Appends a batch with one write(2), before it is committed; returns the log's length.
+    /// Writes a batch's record after the current generation's last one with one write(2),
+    /// before it is committed; returns the log's length.
     pub fn append(&self, seq: u64, size: u64, changes: &[Change]) -> io::Result<u64> {
-        let rec = encode(seq, size, changes)?;
         self.check_faults()?;
         let mut s = self.lock();
+        let base = if s.len == 0 { seq } else { s.base };
+        let rec = encode(seq, base, size, changes)?;
+        let at = START + s.len;
+        let rec_len = rec.len() as u64;
+        let end = at + rec_len;
+        // Past the blocks already written: the magic first if the file is empty, then the
+        // record and zeros up to the next GROW boundary, in the same write.
+        let (from, buf) = if end <= s.written {
+            (at, rec)
+        } else {
+            let from = if s.written == 0 { 0 } else { at };
+            let mut buf = Vec::with_capacity((end.next_multiple_of(GROW) - from) as usize);
+            if from == 0 {
+                buf.extend_from_slice(&MAGIC);
+                buf.resize((at - from) as usize, 0);
+            }
+            buf.extend_from_slice(&rec);
+            buf.resize((end.next_multiple_of(GROW) - from) as usize, 0);
+            (from, buf)
+        };
         s.pending = true;
-        let len = s.len;
-        self.with_file(&mut s, |mut f| {
-            f.write_all(&rec).inspect_err(|_| {
-                // Part of the record may be in the file: drop it, or later records would
-                // follow a torn one and never replay. A failed cut leaves replay to stop there,
-                // which the caller's durable fallback makes harmless.
-                let _ = f.set_len(len);
+        self.with_file(&mut s, |f| {
+            f.write_all_at(&buf, from).inspect_err(|_| {
+                // Part of the record may be in the file: unmark it, or a crash could replay a
+                // batch that was never committed. If that fails too, the caller's durable
+                // fallback commit makes the record's number one the file already holds.
+                let _ = f.write_all_at(&[0; HEADER], at);
             })
         })?;
-        s.len += rec.len() as u64;
+        s.written = s.written.max(from + buf.len() as u64);
+        s.base = base;
+        s.len += rec_len;
         Ok(s.len)
     }
 
@@ -231,15 +282,20 @@ impl RedoLog {
         Ok(())
     }
 
-    /// Drops the records after `len` bytes (a batch that was logged, then not committed). A cut
-    /// that fails leaves them for replay; the caller has reported the batch as failed, which a
-    /// crash before the next durable commit could contradict (a double fault: logged).
+    /// Drops the records after `len` bytes (a batch that was logged, then not committed) by
+    /// zeroing the header of the first of them, synced. A cut that fails leaves them for
+    /// replay; the caller has reported the batch as failed, which a crash before the next
+    /// durable commit could contradict (a double fault: logged).
     pub fn cut(&self, len: u64) {
         let mut s = self.lock();
         if s.len <= len {
             return;
         }
-        match self.with_file(&mut s, |f| f.set_len(len).and_then(|()| f.sync_data())) {
+        let at = START + len;
+        match self.with_file(&mut s, |f| {
+            f.write_all_at(&[0; HEADER], at)
+                .and_then(|()| f.sync_data())
+        }) {
             Ok(()) => s.len = len,
             Err(e) => {
                 tracing::error!(log = %self.path.display(), error = %e, "cannot cut a failed batch from the redo log")
@@ -247,30 +303,30 @@ impl RedoLog {
         }
     }
 
-    /// After a durable commit of the region: nothing is pending and the log is obsolete.
+    /// After a durable commit of the region: nothing is pending and the log's records are
+    /// obsolete. The next record starts a new generation over them; no I/O is needed, since
+    /// their numbers are all at or below the one the file now stores.
     pub fn durable(&self) {
         let mut s = self.lock();
         s.pending = false;
-        if s.len == 0 {
+        s.len = 0;
+    }
+
+    /// Gives the log's blocks back when it holds nothing (the region was idle for a flush
+    /// interval, or closes): the file is cut to nothing and its descriptor closed.
+    pub fn trim(&self) {
+        let mut s = self.lock();
+        if s.len > 0 || s.pending || s.written == 0 {
             return;
         }
-        let cut = match s.file.as_mut() {
-            Some(f) => f.set_len(0),
-            None => OpenOptions::new()
-                .write(true)
-                .open(&self.path)
-                .and_then(|f| f.set_len(0)),
-        };
-        match cut {
+        match self.with_file(&mut s, |f| f.set_len(0)) {
             Ok(()) => {
-                s.len = 0;
-                // An emptied log needs no descriptor until its region's next batch.
+                s.written = 0;
                 self.release(&mut s);
             }
-            // Harmless: the records left are numbered at or below the file's stored number,
-            // so replay skips them; the next durable commit tries again.
+            // Harmless: the blocks stay in use and the next trim tries again.
             Err(e) => {
-                tracing::warn!(log = %self.path.display(), error = %e, "cannot empty the redo log")
+                tracing::warn!(log = %self.path.display(), error = %e, "cannot shorten the redo log")
             }
         }
     }
@@ -279,6 +335,7 @@ impl RedoLog {
     pub fn reset(&self, seq: u64) {
         let mut s = self.lock();
         s.len = 0;
+        s.written = 0;
         s.pending = false;
         s.seq = s.seq.max(seq);
     }
@@ -327,14 +384,7 @@ pub(crate) fn recover(db: &Database, region: &Path) -> Result<u64, StorageError>
     if bytes.is_empty() {
         return Ok(stored);
     }
-    let (records, valid) = parse(&bytes);
-    if valid < bytes.len() {
-        tracing::warn!(
-            log = %path.display(),
-            ignored_bytes = bytes.len() - valid,
-            "redo log ends in a torn record (never acknowledged); ignoring it"
-        );
-    }
+    let records = parse(&bytes);
     let todo: Vec<&Record<'_>> = records.iter().filter(|r| r.seq > stored).collect();
     let mut last = stored;
     if let Some(final_rec) = todo.last() {
@@ -405,6 +455,7 @@ fn stored_seq(db: &Database, region: &Path) -> Result<u64, StorageError> {
 /// One record as parsed, borrowing the log's bytes.
 struct Record<'a> {
     seq: u64,
+    base: u64,
     size: u64,
     changes: Vec<RawChange<'a>>,
 }
@@ -415,7 +466,7 @@ struct RawChange<'a> {
     value: Option<&'a [u8]>,
 }
 
-fn encode(seq: u64, size: u64, changes: &[Change]) -> io::Result<Vec<u8>> {
+fn encode(seq: u64, base: u64, size: u64, changes: &[Change]) -> io::Result<Vec<u8>> {
     let too_big = || io::Error::new(io::ErrorKind::InvalidInput, "batch too large to log");
     let len32 = |n: usize| u32::try_from(n).map_err(|_| too_big());
     let body_len: usize = BODY_FIXED
@@ -427,6 +478,7 @@ fn encode(seq: u64, size: u64, changes: &[Change]) -> io::Result<Vec<u8>> {
     out.extend_from_slice(&len32(body_len)?.to_le_bytes());
     out.extend_from_slice(&[0; 4]);
     out.extend_from_slice(&seq.to_le_bytes());
+    out.extend_from_slice(&base.to_le_bytes());
     out.extend_from_slice(&size.to_le_bytes());
     out.extend_from_slice(&len32(changes.len())?.to_le_bytes());
     for c in changes {
@@ -444,36 +496,44 @@ fn encode(seq: u64, size: u64, changes: &[Change]) -> io::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The whole valid records at the start of `bytes`, and how many bytes they span.
-fn parse(bytes: &[u8]) -> (Vec<Record<'_>>, usize) {
-    let mut records = Vec::new();
-    let mut at = 0;
-    while let Some((rec, next)) = parse_one(bytes, at) {
-        // Numbers only grow within a log; anything else is not a record we wrote.
-        if records
-            .last()
-            .is_some_and(|p: &Record<'_>| p.seq >= rec.seq)
-        {
+/// The current generation's records: the whole valid records from the start of the log's
+/// records that share the first one's base, with growing numbers. Whatever follows (a torn
+/// record, zeros, an older generation's records) is not part of it.
+fn parse(bytes: &[u8]) -> Vec<Record<'_>> {
+    let (mut at, reused) = match bytes.strip_prefix(&MAGIC) {
+        Some(_) => (MAGIC.len(), true),
+        None => (0, false),
+    };
+    let mut records: Vec<Record<'_>> = Vec::new();
+    while let Some((rec, next)) = parse_one(bytes, at, reused) {
+        let fits = match records.last() {
+            None => !reused || rec.base == rec.seq,
+            Some(p) => p.seq < rec.seq && p.base == rec.base,
+        };
+        if !fits {
             break;
         }
         records.push(rec);
         at = next;
     }
-    (records, at)
+    records
 }
 
-fn parse_one(bytes: &[u8], at: usize) -> Option<(Record<'_>, usize)> {
+fn parse_one(bytes: &[u8], at: usize, with_base: bool) -> Option<(Record<'_>, usize)> {
     let mut r = Reader {
         bytes: bytes.get(at..)?,
     };
     let len = r.u32()? as usize;
     let crc = r.u32()?;
     let body = r.take(len)?;
-    if len < BODY_FIXED || crc32(body) != crc {
+    let fixed = if with_base { BODY_FIXED } else { BODY_FIXED_V1 };
+    if len < fixed || crc32(body) != crc {
         return None;
     }
     let mut b = Reader { bytes: body };
     let seq = b.u64()?;
+    // A log from before reuse is one generation: every record shares base 0.
+    let base = if with_base { b.u64()? } else { 0 };
     let size = b.u64()?;
     let n = b.u32()? as usize;
     let mut changes = Vec::with_capacity(n.min(body.len() / 9));
@@ -491,7 +551,15 @@ fn parse_one(bytes: &[u8], at: usize) -> Option<(Record<'_>, usize)> {
     if !b.bytes.is_empty() {
         return None;
     }
-    Some((Record { seq, size, changes }, at + HEADER + len))
+    Some((
+        Record {
+            seq,
+            base,
+            size,
+            changes,
+        },
+        at + HEADER + len,
+    ))
 }
 
 struct Reader<'a> {
@@ -529,6 +597,8 @@ fn crc32(data: &[u8]) -> u32 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::cell::CellType;
+    use super::super::keys::{self, KIND_COLUMN};
     use super::*;
 
     #[test]
@@ -550,20 +620,155 @@ mod tests {
                 value: None,
             },
         ];
-        let mut log = encode(1, 10, &changes).unwrap();
+        let mut log = MAGIC.to_vec();
+        log.extend(encode(1, 1, 10, &changes).unwrap());
         let first = log.len();
-        log.extend(encode(2, 20, &changes[..1]).unwrap());
-        let (recs, valid) = parse(&log);
-        assert_eq!((recs.len(), valid), (2, log.len()));
-        assert_eq!((recs[0].seq, recs[0].size), (1, 10));
+        log.extend(encode(2, 1, 20, &changes[..1]).unwrap());
+        let recs = parse(&log);
+        assert_eq!(recs.len(), 2);
+        assert_eq!((recs[0].seq, recs[0].base, recs[0].size), (1, 1, 10));
         assert_eq!(recs[0].changes[1].value, None);
         assert_eq!(recs[1].changes[0].value, Some(&b"v1"[..]));
         for cut in first..log.len() {
-            let (recs, valid) = parse(&log[..cut]);
-            assert_eq!((recs.len(), valid), (1, first), "cut at {cut}");
+            assert_eq!(parse(&log[..cut]).len(), 1, "cut at {cut}");
         }
         log[first + HEADER + 3] ^= 1;
-        assert_eq!(parse(&log).0.len(), 1, "a flipped bit fails the checksum");
-        assert_eq!(parse(&[0u8; 64]).0.len(), 0, "zeros are no record");
+        assert_eq!(parse(&log).len(), 1, "a flipped bit fails the checksum");
+        let mut zeros = MAGIC.to_vec();
+        zeros.extend([0u8; 64]);
+        assert_eq!(parse(&zeros).len(), 0, "zeros are no record");
+    }
+
+    /// A cell key of `row` in family "f", as the engine writes them.
+    fn key(row: &str) -> Vec<u8> {
+        keys::encode(row.as_bytes(), KIND_COLUMN, b"q", 1, CellType::Put)
+    }
+
+    fn put(log: &RedoLog, seq: u64, row: &str) -> u64 {
+        let c = Change {
+            family: b"f".to_vec(),
+            key: key(row),
+            value: Some(b"v".to_vec()),
+        };
+        log.append(seq, 0, &[c]).unwrap()
+    }
+
+    /// A region file holding the records up to `stored` (and none of their cells), with `log`
+    /// as its redo log; returns the rows the replay at open puts back.
+    fn replayed(dir: &Path, name: &str, stored: u64, log: &[u8]) -> Vec<String> {
+        let region = dir.join(name);
+        let db = Database::create(&region).unwrap();
+        let txn = db.begin_write().unwrap();
+        txn.open_table(REGION_TABLE)
+            .unwrap()
+            .insert(REDO_SEQ_KEY, stored.to_be_bytes().as_slice())
+            .unwrap();
+        txn.commit().unwrap();
+        std::fs::write(log_path(&region), log).unwrap();
+        let last = recover(&db, &region).unwrap();
+        assert_eq!(std::fs::metadata(log_path(&region)).unwrap().len(), 0);
+        let txn = db.begin_read().unwrap();
+        let name = family_table_name(b"f");
+        let rows: Vec<String> = match txn.open_table(family_def(&name)) {
+            Ok(t) => t
+                .iter()
+                .unwrap()
+                .map(|e| String::from_utf8(keys::row_of(e.unwrap().0.value()).to_vec()).unwrap())
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        assert!(last >= stored);
+        rows
+    }
+
+    /// After a durable commit the log's next records overwrite it from the start, in the same
+    /// blocks. Replay takes exactly that generation: not the older records left after its end,
+    /// and nothing of it when its first record never reached the disk (a torn overwrite)
+    /// while a later one did, which only the shared base tells apart.
+    #[test]
+    fn a_reused_log_replays_its_current_generation_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let region = dir.path().join("live.redb");
+        let log = RedoLog::new(&region, 0, Arc::default());
+        for (seq, row) in [(1, "a1"), (2, "a2"), (3, "a3")] {
+            put(&log, seq, row);
+        }
+        let old = std::fs::read(log_path(&region)).unwrap();
+        assert_eq!(
+            old.len() as u64,
+            GROW,
+            "the log grows a block of zeros at a time"
+        );
+        let one = (old.len() - old.iter().rev().take_while(|b| **b == 0).count() - 8) / 3;
+        // The file now holds the records up to 3 durably: a new generation overwrites them.
+        log.durable();
+        put(&log, 4, "b4");
+        put(&log, 5, "b5");
+        let new = std::fs::read(log_path(&region)).unwrap();
+        assert_eq!(new.len(), old.len(), "the same blocks, overwritten");
+        assert_ne!(new[8..8 + one], old[8..8 + one]);
+        assert_eq!(
+            new[8 + 2 * one..],
+            old[8 + 2 * one..],
+            "a3 is left after b5"
+        );
+
+        assert_eq!(replayed(dir.path(), "clean.redb", 3, &new), ["b4", "b5"]);
+        assert_eq!(
+            replayed(dir.path(), "none.redb", 5, &new),
+            Vec::<String>::new()
+        );
+        // b4's write lost, b5's kept: b5 must not replay on top of a1..a3 without b4.
+        let mut torn = new.clone();
+        torn[8..8 + one].copy_from_slice(&old[8..8 + one]);
+        assert_eq!(
+            replayed(dir.path(), "torn.redb", 3, &torn),
+            Vec::<String>::new()
+        );
+        // The records before a lost durable commit still replay (all of the older generation).
+        assert_eq!(
+            replayed(dir.path(), "old.redb", 0, &old),
+            ["a1", "a2", "a3"]
+        );
+    }
+
+    /// A batch logged and then not committed is cut: a crash right after the cut, or after
+    /// the next record took its place, never replays it.
+    #[test]
+    fn a_cut_record_is_never_replayed() {
+        let dir = tempfile::tempdir().unwrap();
+        let region = dir.path().join("live.redb");
+        let log = RedoLog::new(&region, 0, Arc::default());
+        let before = put(&log, 1, "k1");
+        put(&log, 2, "k2-failed-and-long");
+        log.cut(before);
+        let after_cut = std::fs::read(log_path(&region)).unwrap();
+        assert_eq!(replayed(dir.path(), "cut.redb", 0, &after_cut), ["k1"]);
+        put(&log, 3, "k3");
+        let later = std::fs::read(log_path(&region)).unwrap();
+        assert_eq!(replayed(dir.path(), "later.redb", 0, &later), ["k1", "k3"]);
+    }
+
+    /// A log written before logs were reused (no magic, no base) still replays at open.
+    #[test]
+    fn a_log_from_before_reuse_still_replays() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = Vec::new();
+        for (seq, row) in [(1u64, "o1"), (2, "o2")] {
+            let k = key(row);
+            let mut body = Vec::new();
+            body.extend(seq.to_le_bytes());
+            body.extend(7u64.to_le_bytes());
+            body.extend(1u32.to_le_bytes());
+            body.push(1);
+            for part in [&b"f"[..], &k, b"v"] {
+                body.extend((part.len() as u32).to_le_bytes());
+                body.extend(part);
+            }
+            log.extend((body.len() as u32).to_le_bytes());
+            log.extend(crc32(&body).to_le_bytes());
+            log.extend(body);
+        }
+        assert_eq!(replayed(dir.path(), "v1.redb", 1, &log), ["o2"]);
     }
 }

@@ -312,14 +312,17 @@ impl Region {
                 tracing::warn!(region = %self.meta.name(), error = %e, "closing: cannot commit the region's non-durable writes durably; its redo log keeps them");
             }
         }
+        // Its log holds nothing now: give the blocks back.
+        self.file.redo.trim();
         self.snapshots.clear();
         self.file.close();
     }
 
-    /// Makes the region's non-durable commits durable and empties its redo log (no-op when
-    /// there are none).
+    /// Makes the region's non-durable commits durable and empties its redo log. A region with
+    /// none since the last call (idle for a flush interval) gives its log's blocks back.
     pub(crate) fn flush(&self) -> Result<(), StorageError> {
         if !self.file.redo.needs_flush() {
+            self.file.redo.trim();
             return Ok(());
         }
         let gate = self.gate.lock().unwrap_or_else(|p| p.into_inner());
