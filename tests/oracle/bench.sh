@@ -366,8 +366,12 @@ fsync_count() { # server pid service durability(or "") -> "about N puts, M calls
 # at one connection, where neither side can group commits. Two shapes: appending to a file and
 # fsyncing it (a WAL that grows, as HBase's does) and overwriting a block of a file already
 # written, then fdatasync (no file-size change to make durable).
+# Pinned, the probe runs on the servers' core: where a sync completes matters on this machine
+# (its disk interrupts may be delivered to another core).
 flush_floor() {
-  python3 - "$WORK" <<'PY'
+  local on=()
+  ((PIN)) && on=(taskset -c 0)
+  "${on[@]}" python3 - "$WORK" <<'PY'
 import os, sys, time
 work = sys.argv[1]
 def per_op(path, write, sync, n=1000):
@@ -417,7 +421,9 @@ if ((FSYNC_CHECK)) && command -v strace >/dev/null; then
     FSYNC_NOTES+=("HBase, Thrift2 put, FSYNC_WAL: $(fsync_count hbase "$HBASE_MASTER_PID" thrift2 fsync-wal)")
     FSYNC_NOTES+=("HBase, Thrift1 mutateRow (its gateway sets SYNC_WAL on every put): $(fsync_count hbase "$HBASE_MASTER_PID" thrift1 "")")
   fi
-  FSYNC_NOTES+=("this disk, one synced 200-byte write (the floor of a durable put at one connection): $(flush_floor)")
+  where=""
+  ((PIN)) && where=", from the servers' core (CPU 0)"
+  FSYNC_NOTES+=("this disk, one synced 200-byte write (the floor of a durable put at one connection)$where: $(flush_floor)")
 fi
 
 # ---------------------------------------------------------------------------------------------
