@@ -17,8 +17,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use redbase::engine::{
-    Engine, EngineConfig, FamilyDescriptor, Get, MutateError, NamespaceDescriptor, Op, RowMutation,
-    Scan, StorageFaults, TableDescriptor, TableName,
+    Durability, Engine, EngineConfig, FamilyDescriptor, Get, MutateError, NamespaceDescriptor, Op,
+    RowMutation, Scan, StorageFaults, TableDescriptor, TableName,
 };
 use redbase::generated::hbase1::{self, HbaseSyncClient, THbaseSyncClient};
 use redbase::generated::hbase2::{
@@ -283,6 +283,63 @@ fn stored(engine: &Engine) -> BTreeMap<String, String> {
             )
         })
         .collect()
+}
+
+/// Copies the files of `from` (recursively) into `to`, leaving out redo logs.
+fn copy_without_logs(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_without_logs(&e.path(), &target);
+        } else if !e.file_name().to_string_lossy().ends_with(".redb.log") {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// When only the redo log cannot be written (its device is full), writes still succeed: each
+/// batch is committed durably to its region file instead, which also persists the async
+/// writes logged before. A copy of the data directory without any log opens with all of them.
+#[test]
+fn a_full_log_falls_back_to_durable_commits_of_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let faults = StorageFaults::new();
+    let config = EngineConfig {
+        storage_faults: Some(faults.clone()),
+        async_flush: Duration::from_secs(3600),
+        ..EngineConfig::default()
+    };
+    let engine = Engine::open(dir.path(), config.clone()).unwrap();
+    table(&engine, &[]);
+    let put = |row: &str, durability: Durability| {
+        let mut m = RowMutation::new(row.as_bytes()).with(Op::put(b"f", b"q", row.as_bytes()));
+        m.durability = durability;
+        engine.mutate_row(TABLE, m)
+    };
+    put("logged-async", Durability::AsyncWal).unwrap();
+    assert!(redo_log_bytes(dir.path()) > 0);
+    faults.set_log_full(true);
+    let syncs = engine.redo_log_syncs();
+    put("durable", Durability::Sync).unwrap();
+    put("async", Durability::AsyncWal).unwrap();
+    assert!(faults.refused_writes() >= 2, "the log refused both");
+    assert_eq!(
+        engine.redo_log_syncs(),
+        syncs,
+        "nothing was synced in the log"
+    );
+    assert!(engine.failed_regions().is_empty());
+
+    let copy = tempfile::tempdir().unwrap();
+    copy_without_logs(dir.path(), copy.path());
+    faults.set_log_full(false);
+    engine.close();
+    drop(engine);
+    let reopened = Engine::open(copy.path(), EngineConfig::default()).unwrap();
+    let rows: Vec<String> = stored(&reopened).into_keys().collect();
+    assert_eq!(rows, ["async", "durable", "logged-async"]);
+    reopened.close();
 }
 
 #[test]

@@ -320,6 +320,12 @@ impl Committer {
             let size = redo::stamp(&mut txn, &self.path, delta, seq)?;
             // In the log before redb commits it: no reader sees a write a crash can take back.
             let logged = self.log(seq, size, &changes, durable);
+            if logged == Logged::Failed {
+                // Not in the log: only a durable commit of the file itself may make it visible
+                // (a failed one shows it to nobody).
+                txn.set_durability(redb::Durability::Immediate)
+                    .map_err(|e| storage(&self.path, e))?;
+            }
             if let Err(e) = txn.commit() {
                 // Never acknowledged, so it must not come back from the log either.
                 if let Logged::At(before) = logged {
@@ -333,9 +339,9 @@ impl Committer {
                 self.recording.append(&mut recorded);
             }
             if logged == Logged::Failed {
-                // The batch is not in the log: a durable commit of the file persists it.
-                self.file.redo.unlogged_commit();
-                self.file.flush(gate)?;
+                // That durable commit persisted every earlier commit too: the log's records
+                // are obsolete.
+                self.file.redo.durable();
             } else if self.file.redo.len() >= redo::MAX_LOG_BYTES {
                 self.file.flush(gate)?;
             }

@@ -168,7 +168,7 @@ impl RedoLog {
     }
 
     fn check_faults(&self) -> io::Result<()> {
-        self.faults.as_ref().map_or(Ok(()), |f| f.check())
+        self.faults.as_ref().map_or(Ok(()), |f| f.check_log())
     }
 
     fn lock(&self) -> MutexGuard<'_, LogState> {
@@ -257,12 +257,6 @@ impl RedoLog {
         s.base = base;
         s.len += rec_len;
         Ok(s.len)
-    }
-
-    /// A commit the log does not hold (its record could not be written): the next flush must
-    /// make the file durable even when the log is empty.
-    pub fn unlogged_commit(&self) {
-        self.lock().pending = true;
     }
 
     /// Bytes in the log.
