@@ -328,7 +328,7 @@ impl Committer {
             }
             if let Err(e) = txn.commit() {
                 // Never acknowledged, so it must not come back from the log either.
-                if let Logged::At(before) = logged {
+                if let Logged::At { before, .. } = logged {
                     self.file.redo.cut(before);
                 }
                 return Err(storage(&self.path, e));
@@ -342,7 +342,7 @@ impl Committer {
                 // That durable commit persisted every earlier commit too: the log's records
                 // are obsolete.
                 self.file.redo.durable();
-            } else if self.file.redo.len() >= redo::MAX_LOG_BYTES {
+            } else if matches!(logged, Logged::At { after, .. } if after >= redo::MAX_LOG_BYTES) {
                 self.file.flush(gate)?;
             }
             Ok((outputs, delta))
@@ -385,8 +385,8 @@ impl Committer {
 /// Where a batch's redo record went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Logged {
-    /// Appended (and synced, for a durable batch); the log was this long before it.
-    At(u64),
+    /// Written (and synced, for a durable batch); the log's length before and after it.
+    At { before: u64, after: u64 },
     /// Could not be written or synced: the batch needs a durable commit of the file instead.
     Failed,
 }
@@ -397,11 +397,15 @@ impl Committer {
     fn log(&self, seq: u64, size: u64, changes: &[Change], durable: bool) -> Logged {
         let redo = &self.file.redo;
         let before = redo.len();
-        let written =
-            redo.append(seq, size, changes)
-                .and_then(|_| if durable { redo.sync() } else { Ok(()) });
+        let written = redo.append(seq, size, changes).and_then(|after| {
+            if durable {
+                redo.sync().map(|()| after)
+            } else {
+                Ok(after)
+            }
+        });
         match written {
-            Ok(()) => Logged::At(before),
+            Ok(after) => Logged::At { before, after },
             Err(e) => {
                 // A record that cannot be synced may not stay: a crash could replay it after the
                 // durable commit that replaces it failed.
