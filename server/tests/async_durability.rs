@@ -328,15 +328,7 @@ fn a_durable_commit_reuses_the_log_and_an_idle_region_gives_it_back() {
     engine.close();
     drop(engine);
     let engine = Engine::open(dir.path(), config(0)).unwrap();
-    for row in ["first-row", "later-row", "g199-19", "after-trim"] {
-        assert!(
-            engine
-                .get(TABLE, Get::new(row.as_bytes()))
-                .unwrap()
-                .is_some(),
-            "{row}"
-        );
-    }
+    assert_present(&engine, ["first-row", "later-row", "g199-19", "after-trim"]);
     engine.close();
 }
 
@@ -456,15 +448,15 @@ fn a_log_past_64_mib_is_flushed_at_once() {
     engine.close();
     drop(engine);
     let engine = Engine::open(dir.path(), config()).unwrap();
-    for i in [0, 63, 64, 79] {
-        let row = format!("big{i:02}");
-        assert!(
-            engine
-                .get(TABLE, Get::new(row.as_bytes()))
-                .unwrap()
-                .is_some(),
-            "{row}"
-        );
-    }
+    assert_present(&engine, [0, 63, 64, 79].map(|i| format!("big{i:02}")));
     engine.close();
+}
+
+/// Every one of `rows` reads back.
+fn assert_present<R: AsRef<str>>(engine: &Engine, rows: impl IntoIterator<Item = R>) {
+    for row in rows {
+        let row = row.as_ref();
+        let got = engine.get(TABLE, Get::new(row.as_bytes())).unwrap();
+        assert!(got.is_some(), "{row} is missing");
+    }
 }

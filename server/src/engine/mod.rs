@@ -433,15 +433,7 @@ impl Engine {
                 let _ = h.join();
             }
         }
-        let regions: Vec<Arc<Region>> = {
-            let state = self.inner.state.read().unwrap_or_else(|p| p.into_inner());
-            state
-                .tables
-                .values()
-                .flat_map(|t| t.regions.values().cloned())
-                .collect()
-        };
-        for r in regions {
+        for r in self.all_regions() {
             r.close();
         }
     }
@@ -533,20 +525,22 @@ impl Engine {
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// Every open region of every table, as of now.
+    fn all_regions(&self) -> Vec<Arc<Region>> {
+        let state = self.inner.state.read().unwrap_or_else(|p| p.into_inner());
+        state
+            .tables
+            .values()
+            .flat_map(|t| t.regions.values().cloned())
+            .collect()
+    }
+
     /// Makes every acknowledged non-durable write durable in its region's file now, as the
     /// background flush does every [`EngineConfig::async_flush`]; the first region that cannot
     /// be flushed says why (the others are still flushed).
     pub fn flush_all(&self) -> Result<(), StorageError> {
-        let regions: Vec<Arc<Region>> = {
-            let state = self.inner.state.read().unwrap_or_else(|p| p.into_inner());
-            state
-                .tables
-                .values()
-                .flat_map(|t| t.regions.values().cloned())
-                .collect()
-        };
         let mut first = Ok(());
-        for r in regions {
+        for r in self.all_regions() {
             if let Err(e) = r.flush() {
                 if first.is_ok() {
                     first = Err(e);

@@ -313,7 +313,16 @@ impl RedoLog {
         if s.len > 0 || s.pending || s.written == 0 {
             return;
         }
-        match self.with_file(&mut s, |f| f.set_len(0)) {
+        // Never creates the file: a retired region's log may be gone already.
+        let cut = match s.file.as_ref() {
+            Some(f) => f.set_len(0),
+            None => match OpenOptions::new().write(true).open(&self.path) {
+                Ok(f) => f.set_len(0),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(e),
+            },
+        };
+        match cut {
             Ok(()) => {
                 s.written = 0;
                 self.release(&mut s);
@@ -741,6 +750,34 @@ mod tests {
         put(&log, 3, "k3");
         let later = std::fs::read(log_path(&region)).unwrap();
         assert_eq!(replayed(dir.path(), "later.redb", 0, &later), ["k1", "k3"]);
+    }
+
+    /// Cutting an idle log to nothing gives its blocks back and never creates a log that is
+    /// gone (a retired region's, deleted with its file).
+    #[test]
+    fn trimming_gives_the_blocks_back_and_never_creates_a_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let region = dir.path().join("r.redb");
+        let log = RedoLog::new(&region, 0, Arc::default());
+        put(&log, 1, "k1");
+        log.trim();
+        assert_eq!(
+            std::fs::metadata(log_path(&region)).unwrap().len(),
+            GROW,
+            "not while it holds records"
+        );
+        log.durable();
+        log.trim();
+        assert_eq!(std::fs::metadata(log_path(&region)).unwrap().len(), 0);
+        put(&log, 2, "k2");
+        log.durable();
+        {
+            let mut s = log.lock();
+            log.release(&mut s);
+        }
+        std::fs::remove_file(log_path(&region)).unwrap();
+        log.trim();
+        assert!(!log_path(&region).exists());
     }
 
     /// A log written before logs were reused (no magic, no base) still replays at open.
