@@ -608,6 +608,17 @@ impl Collector for EngineCollector {
         )?;
         family(
             &mut encoder,
+            "redbase_redo_log_bytes",
+            "Bytes the region redo log files take on disk (kept for reuse until a region is idle for a flush interval)",
+            None,
+            [(
+                no_labels.clone(),
+                ConstGauge::new(e.redo_log_bytes() as i64),
+            )],
+            G,
+        )?;
+        family(
+            &mut encoder,
             "redbase_redo_logs_open",
             "Region redo log files held open between batches (at most 256; the others are opened for each batch)",
             None,

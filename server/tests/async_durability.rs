@@ -296,12 +296,18 @@ fn a_durable_commit_reuses_the_log_and_an_idle_region_gives_it_back() {
     put(&engine, "first-row", Durability::Sync);
     let grown = log_len(dir.path());
     assert!(grown > 0 && log_holds(dir.path(), b"first-row"));
+    assert_eq!(
+        engine.redo_log_bytes(),
+        grown,
+        "the gauge counts the log's blocks"
+    );
     engine.flush_all().unwrap();
     assert_eq!(
         log_len(dir.path()),
         grown,
         "a durable commit keeps the log's blocks"
     );
+    assert_eq!(engine.redo_log_bytes(), grown);
     let syncs = engine.redo_log_syncs();
     put(&engine, "later-row", Durability::Sync);
     assert_eq!(engine.redo_log_syncs(), syncs + 1);
@@ -324,7 +330,9 @@ fn a_durable_commit_reuses_the_log_and_an_idle_region_gives_it_back() {
         0,
         "an idle region's log is cut to nothing"
     );
+    assert_eq!(engine.redo_log_bytes(), 0);
     put(&engine, "after-trim", Durability::Sync);
+    assert_eq!(engine.redo_log_bytes(), log_len(dir.path()));
     engine.close();
     drop(engine);
     let engine = Engine::open(dir.path(), config(0)).unwrap();

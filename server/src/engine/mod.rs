@@ -550,6 +550,17 @@ impl Engine {
         first
     }
 
+    /// Bytes the regions' redo log files take on disk now: at most 64 MiB and one batch per
+    /// region with writes in the last flush interval (a log keeps its blocks for reuse until
+    /// its region has been idle for a whole interval).
+    pub fn redo_log_bytes(&self) -> u64 {
+        self.inner
+            .health
+            .logs
+            .bytes
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Redo log files held open between batches now (at most 256; the rest open per batch).
     pub fn redo_logs_open(&self) -> usize {
         self.inner

@@ -97,6 +97,8 @@ pub(crate) struct LogCounters {
     pub syncs: AtomicU64,
     /// Log files held open between batches (at most [`MAX_OPEN_LOGS`]).
     pub open: AtomicUsize,
+    /// Bytes the logs' files take on disk, as written by them (blocks kept for reuse included).
+    pub bytes: AtomicU64,
 }
 
 /// The redo log that belongs to a region file.
@@ -253,7 +255,9 @@ impl RedoLog {
                 let _ = f.write_all_at(&[0; HEADER], at);
             })
         })?;
-        s.written = s.written.max(from + buf.len() as u64);
+        let grown = (from + buf.len() as u64).saturating_sub(s.written);
+        s.written += grown;
+        self.counters.bytes.fetch_add(grown, Ordering::Relaxed);
         s.base = base;
         s.len += rec_len;
         Ok(s.len)
@@ -324,7 +328,7 @@ impl RedoLog {
         };
         match cut {
             Ok(()) => {
-                s.written = 0;
+                self.forget_written(&mut s);
                 self.release(&mut s);
             }
             // Harmless: the blocks stay in use and the next trim tries again.
@@ -334,11 +338,17 @@ impl RedoLog {
         }
     }
 
+    /// The file was cut to nothing: its bytes leave the engine's count.
+    fn forget_written(&self, s: &mut LogState) {
+        self.counters.bytes.fetch_sub(s.written, Ordering::Relaxed);
+        s.written = 0;
+    }
+
     /// After [`recover`] replayed and emptied the log of a reopened file holding up to `seq`.
     pub fn reset(&self, seq: u64) {
         let mut s = self.lock();
         s.len = 0;
-        s.written = 0;
+        self.forget_written(&mut s);
         s.pending = false;
         s.seq = s.seq.max(seq);
     }
@@ -348,6 +358,8 @@ impl Drop for RedoLog {
     fn drop(&mut self) {
         let mut s = self.lock();
         self.release(&mut s);
+        // A closed region's log is cut or deleted with its file; it stops counting either way.
+        self.forget_written(&mut s);
     }
 }
 
