@@ -550,8 +550,8 @@ impl Engine {
         first
     }
 
-    /// Bytes the regions' redo log files take on disk now: at most 64 MiB and one batch per
-    /// region with writes in the last flush interval (a log keeps its blocks for reuse until
+    /// Bytes the regions' redo log files take on disk now: at most 64 MiB, one batch and 64 KiB
+    /// per region with writes in the last flush interval (a log keeps its blocks for reuse until
     /// its region has been idle for a whole interval).
     pub fn redo_log_bytes(&self) -> u64 {
         self.inner
