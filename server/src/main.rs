@@ -147,6 +147,10 @@ struct ServeArgs {
     /// an eighth of the container's memory limit or the machine's memory, 64 MiB to 1 GiB).
     #[arg(long, env = "REDBASE_CACHE_SIZE")]
     cache_size: Option<usize>,
+    /// Bytes of acknowledged writes all regions may buffer in memory before their files take
+    /// them (default: a quarter of the cache size, 4 MiB to 128 MiB).
+    #[arg(long, env = "REDBASE_WRITE_BUFFER_SIZE")]
+    write_buffer_size: Option<usize>,
     /// Writes acknowledged without a sync (ASYNC_WAL, SKIP_WAL, or a table's DURABILITY) are
     /// made durable at most this many milliseconds later: what a power loss can take.
     #[arg(long, env = "REDBASE_ASYNC_FLUSH_MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=60_000))]
@@ -265,6 +269,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
         cache_size: args
             .cache_size
             .unwrap_or_else(redbase::engine::cache::default_budget),
+        write_buffer_size: args.write_buffer_size,
         ..EngineConfig::default()
     };
     let engine = match Engine::open(&args.data_dir, config) {

@@ -619,6 +619,25 @@ impl Collector for EngineCollector {
         )?;
         family(
             &mut encoder,
+            "redbase_write_buffer_bytes",
+            "Bytes of acknowledged writes held in region write buffers, not yet in the region files (bounded by --write-buffer-size)",
+            None,
+            [(
+                no_labels.clone(),
+                ConstGauge::new(e.write_buffer_bytes() as i64),
+            )],
+            G,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_write_buffer_drains",
+            "Moves of a region's write buffer into its file (at its bound, before a write that reads, at flushes, splits, compactions and backups)",
+            None,
+            [(no_labels.clone(), counter(e.write_buffer_drains()))],
+            C,
+        )?;
+        family(
+            &mut encoder,
             "redbase_redo_logs_open",
             "Region redo log files held open between batches (at most 256; the others are opened for each batch)",
             None,

@@ -148,9 +148,14 @@ impl Engine {
                 .iter()
                 .map(|(_, _, r)| r.gate.lock().unwrap_or_else(|p| p.into_inner()))
                 .collect();
+            // A backup reads the files: each region's write buffer goes there first.
             let snaps: Result<Vec<ReadTransaction>, _> = regions
                 .iter()
-                .map(|(_, _, r)| r.file.begin_read())
+                .zip(&gates)
+                .map(|((_, _, r), gate)| {
+                    r.file.drain(gate)?;
+                    r.file.begin_read()
+                })
                 .collect();
             drop(gates);
             (snaps, first.elapsed())

@@ -287,6 +287,16 @@ impl Committer {
         gate: &MutexGuard<'_, ()>,
     ) -> Option<u64> {
         let durable = batch.iter().any(|r| r.durable);
+        // Blind writes go to the write buffer, unless a rewrite is recording the region's
+        // writes (it copies the file, so they must land there).
+        let batch = if !self.recording.is_recording() && batch.iter().all(|r| r.job.is_blind()) {
+            match self.buffer(batch, durable, replies, gate) {
+                Ok(size) => return Some(size),
+                Err(batch) => batch,
+            }
+        } else {
+            batch
+        };
         let result = (|| -> Result<(Vec<Result<Output, write::Fail>>, i64), StorageError> {
             // Every batch commits redb without a sync: the redo log carries its durability
             // (see `redo`), a durable batch by one fdatasync of the block it appended there
@@ -298,6 +308,8 @@ impl Committer {
                 .map_err(|e| storage(&self.path, e))?;
             txn.set_durability(redb::Durability::None)
                 .map_err(|e| storage(&self.path, e))?;
+            // The write buffer first: the batch reads what was written before it.
+            let drained = self.file.drain_into(&mut txn)?;
             let mut outputs = Vec::with_capacity(batch.len());
             let mut delta = 0i64;
             let mut recorded = Vec::new();
@@ -317,6 +329,7 @@ impl Committer {
                 ctx.finish()?;
             }
             let seq = self.file.redo.next_seq();
+            // The buffer's part is stamped in the file already: this stamp adds the batch's.
             let size = redo::stamp(&mut txn, &self.path, delta, seq)?;
             // In the log before redb commits it: no reader sees a write a crash can take back.
             let logged = self.log(seq, size, &changes, durable);
@@ -334,6 +347,7 @@ impl Committer {
                 return Err(storage(&self.path, e));
             }
             // Before any writer hears back: reads from now on must see this commit.
+            self.file.drained(drained);
             self.snapshots.committed();
             if recording {
                 self.recording.append(&mut recorded);
@@ -349,21 +363,7 @@ impl Committer {
         })();
         match result {
             Ok((outputs, delta)) => {
-                self.stats.commits.fetch_add(1, Ordering::Relaxed);
-                // Rows, not jobs: a batch of rows sent in one call counts each row, as reads do.
-                let n: u64 = batch
-                    .iter()
-                    .zip(&outputs)
-                    .filter(|(_, o)| o.is_ok())
-                    .map(|(r, _)| r.job.rows().len() as u64)
-                    .sum();
-                self.stats.writes.fetch_add(n, Ordering::Relaxed);
-                let size = if delta >= 0 {
-                    self.stats.size.fetch_add(delta as u64, Ordering::Relaxed) + delta as u64
-                } else {
-                    let d = delta.unsigned_abs();
-                    self.stats.size.fetch_sub(d, Ordering::Relaxed) - d
-                };
+                let size = self.count(&batch, &outputs, delta);
                 replies.extend(batch.into_iter().map(|r| r.reply).zip(outputs));
                 Some(size)
             }
@@ -379,6 +379,86 @@ impl Committer {
                 None
             }
         }
+    }
+}
+
+impl Committer {
+    /// Logs a batch of blind jobs and puts its cells in the region's write buffer instead of
+    /// committing it to the file. Returns the region's size, or the batch back when its log
+    /// record could not be written (it then needs a durable commit of the file).
+    fn buffer(
+        &self,
+        batch: Vec<Request>,
+        durable: bool,
+        replies: &mut Vec<Reply>,
+        gate: &MutexGuard<'_, ()>,
+    ) -> Result<u64, Vec<Request>> {
+        let mut ctx = write::Apply::buffered();
+        let outputs: Vec<Result<Output, write::Fail>> =
+            batch.iter().map(|r| ctx.run(&r.table, &r.job)).collect();
+        let changes = ctx.logged.take().unwrap_or_default();
+        let delta = ctx.size_delta;
+        let seq = self.file.redo.next_seq();
+        let size = add_signed(self.stats.size.load(Ordering::Relaxed), delta);
+        let logged = self.log(seq, size, &changes, durable);
+        let Logged::At { after, .. } = logged else {
+            return Err(batch);
+        };
+        self.file.mem.insert(changes, seq, delta);
+        // Before any writer hears back: reads from now on must see this batch.
+        self.snapshots.committed();
+        self.stats
+            .write_bytes
+            .fetch_add(ctx.bytes_written, Ordering::Relaxed);
+        let size = self.count(&batch, &outputs, delta);
+        replies.extend(batch.into_iter().map(|r| r.reply).zip(outputs));
+        // The batch is in the log and the buffer: a drain or flush that fails now takes the
+        // region down (its writers hear at their next batch), and the log keeps the batch.
+        let kept = if after >= redo::MAX_LOG_BYTES {
+            self.file.flush(gate)
+        } else if self.file.mem.over_bound() {
+            self.file.drain(gate)
+        } else {
+            Ok(())
+        };
+        if let Err(e) = kept {
+            tracing::warn!(region = %self.meta.name(), error = %e, "cannot move the write buffer into the region file");
+        }
+        Ok(size)
+    }
+
+    /// Counts a committed batch in the region's stats; returns the region's size.
+    fn count(&self, batch: &[Request], outputs: &[Result<Output, write::Fail>], delta: i64) -> u64 {
+        self.stats.commits.fetch_add(1, Ordering::Relaxed);
+        // Rows, not jobs: a batch of rows sent in one call counts each row, as reads do.
+        let n: u64 = batch
+            .iter()
+            .zip(outputs)
+            .filter(|(_, o)| o.is_ok())
+            .map(|(r, _)| r.job.rows().len() as u64)
+            .sum();
+        self.stats.writes.fetch_add(n, Ordering::Relaxed);
+        if delta >= 0 {
+            self.stats.size.fetch_add(delta as u64, Ordering::Relaxed) + delta as u64
+        } else {
+            let d = delta.unsigned_abs();
+            let before = self
+                .stats
+                .size
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| {
+                    Some(s.saturating_sub(d))
+                })
+                .unwrap_or(0);
+            before.saturating_sub(d)
+        }
+    }
+}
+
+fn add_signed(a: u64, d: i64) -> u64 {
+    if d >= 0 {
+        a.saturating_add(d as u64)
+    } else {
+        a.saturating_sub(d.unsigned_abs())
     }
 }
 

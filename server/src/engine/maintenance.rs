@@ -376,7 +376,13 @@ fn minor_compact(
     let file_bytes_before = std::fs::metadata(&region.path)
         .map(|m| m.len())
         .unwrap_or(0);
-    let snap = region.file.begin_read()?;
+    let snap = {
+        // The compaction reads the file: the write buffer goes there first.
+        let gate = region.gate.lock().unwrap_or_else(|p| p.into_inner());
+        region.file.recover(&gate)?;
+        region.file.drain(&gate)?;
+        region.file.begin_read()?
+    };
     let names: Vec<String> = snap
         .list_tables()
         .map_err(|e| region.storage_err(e))?
@@ -427,6 +433,9 @@ fn minor_compact(
             .db()?
             .begin_write()
             .map_err(|e| region.storage_err(e))?;
+        // Written since the snapshot: into this durable commit with the rest, as the log is
+        // emptied after it.
+        let drained = region.file.drain_into(&mut txn)?;
         let mut delta = 0i64;
         {
             let tables: BTreeSet<&String> = doomed.iter().map(|(n, _)| n).collect();
@@ -449,6 +458,7 @@ fn minor_compact(
         }
         update_size(&mut txn, &region.path, delta).map_err(|e| region.file.classify(e))?;
         txn.commit().map_err(|e| region.storage_err(e))?;
+        region.file.drained(drained);
         region.snapshots.committed();
         region.file.redo.durable();
         let d = delta.unsigned_abs();

@@ -32,6 +32,7 @@ pub mod family_values;
 mod grants;
 pub mod keys;
 mod maintenance;
+mod memtable;
 pub use maintenance::{MaintenanceTimes, SplitReport, RECENT_PAUSES};
 mod catch_up;
 mod faults;
@@ -138,9 +139,18 @@ pub struct EngineConfig {
     /// long, since a split of a large region takes a while and a Thrift client cannot retry
     /// by itself the way HBase's own client does.
     pub region_block_wait: Duration,
+    /// Bytes of logged writes all regions may hold in their write buffers before redb takes
+    /// them ([`memtable`]); None: a quarter of `cache_size`, 4 to 128 MiB.
+    pub write_buffer_size: Option<usize>,
 }
 
 impl EngineConfig {
+    /// The bound on every region's write buffer together.
+    pub fn write_buffer_bytes(&self) -> u64 {
+        self.write_buffer_size
+            .unwrap_or((self.cache_size / 4).clamp(4 << 20, 128 << 20)) as u64
+    }
+
     /// The stored bytes past which a region being split holds its writers (0 = never).
     pub fn region_block_size(&self) -> u64 {
         self.region_max_size
@@ -162,6 +172,7 @@ impl Default for EngineConfig {
             write_busy_wait: Duration::from_secs(10),
             region_block_factor: 4,
             region_block_wait: Duration::from_secs(60),
+            write_buffer_size: None,
         }
     }
 }
@@ -249,6 +260,11 @@ impl Engine {
         let (split_tx, split_rx) = std::sync::mpsc::channel();
         let commit_pool = CommitPool::new(config.commit_threads);
         let cache = cache::CacheBudget::new(config.cache_size);
+        let health = Arc::new(recovery::Health::default());
+        health.buffers.limit.store(
+            config.write_buffer_bytes(),
+            std::sync::atomic::Ordering::Relaxed,
+        );
         let inner = Arc::new(Inner {
             dir: dir.clone(),
             config,
@@ -272,7 +288,7 @@ impl Engine {
             commit_pool,
             cache,
             closing: Arc::new(std::sync::atomic::AtomicBool::new(false)),
-            health: Arc::default(),
+            health,
             backups: backup::BackupStats::default(),
         });
         let engine = Engine { inner };
@@ -558,6 +574,26 @@ impl Engine {
             .health
             .logs
             .bytes
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Bytes the regions' write buffers hold now (logged writes redb has not taken yet): at
+    /// most [`EngineConfig::write_buffer_bytes`] and one batch per region, as a region drains
+    /// its buffer at the first batch past that bound (or past 4 MiB of its own).
+    pub fn write_buffer_bytes(&self) -> u64 {
+        self.inner
+            .health
+            .buffers
+            .bytes
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Write buffer drains into region files since the engine opened.
+    pub fn write_buffer_drains(&self) -> u64 {
+        self.inner
+            .health
+            .buffers
+            .drains
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 

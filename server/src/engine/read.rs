@@ -273,11 +273,13 @@ pub(crate) struct RawEntry {
 
 enum KeySlot {
     Owned(Vec<u8>),
+    Shared(bytes::Bytes),
     Guard(redb::AccessGuard<'static, super::keys::CellKey>),
 }
 
 enum ValueSlot {
     Owned(Vec<u8>),
+    Shared(bytes::Bytes),
     Guard(redb::AccessGuard<'static, &'static [u8]>),
 }
 
@@ -286,6 +288,14 @@ impl RawEntry {
         RawEntry {
             key: KeySlot::Owned(key),
             value: ValueSlot::Owned(value),
+        }
+    }
+
+    /// An entry of the write buffer ([`super::memtable`]): shared, not copied.
+    pub fn shared(key: bytes::Bytes, value: bytes::Bytes) -> RawEntry {
+        RawEntry {
+            key: KeySlot::Shared(key),
+            value: ValueSlot::Shared(value),
         }
     }
 
@@ -302,6 +312,7 @@ impl RawEntry {
     pub fn key(&self) -> &[u8] {
         match &self.key {
             KeySlot::Owned(v) => v,
+            KeySlot::Shared(b) => b,
             KeySlot::Guard(g) => g.value(),
         }
     }
@@ -314,6 +325,7 @@ impl RawEntry {
     pub fn value(&self) -> &[u8] {
         match &self.value {
             ValueSlot::Owned(v) => v,
+            ValueSlot::Shared(b) => b,
             ValueSlot::Guard(g) => g.value(),
         }
     }

@@ -34,13 +34,14 @@ use std::time::{Duration, Instant, SystemTime};
 use redb::backends::FileBackend;
 use redb::{
     BackendError, Database, DatabaseError, ReadTransaction, ReadableDatabase, StorageBackend,
-    TransactionError,
+    TransactionError, WriteTransaction,
 };
 
 use super::cache::CacheShare;
 use super::error::StorageError;
 pub use super::faults::StorageFaults;
-use super::keys::{REGION_TABLE, SIZE_KEY};
+use super::keys::{family_def, family_table_name, REGION_TABLE, SIZE_KEY};
+use super::memtable::{BufferCounters, MemTable, MemView, Taken};
 use super::redo::{self, RedoLog};
 use super::region_info::RegionStats;
 use super::snapshot::Snapshots;
@@ -168,6 +169,8 @@ pub(crate) struct Health {
     errors: AtomicU64,
     /// Every region's redo log counts (syncs, files held open).
     pub logs: Arc<super::redo::LogCounters>,
+    /// Every region's write buffer counts, and their bound.
+    pub buffers: Arc<BufferCounters>,
     failed: Mutex<Failed>,
 }
 
@@ -268,6 +271,15 @@ pub(crate) struct RegionFile {
     stats: Arc<RegionStats>,
     /// Non-durable batches since the last durable commit ([`redo`]).
     pub redo: RedoLog,
+    /// Logged blind writes redb has not taken yet ([`memtable`]).
+    pub mem: MemTable,
+}
+
+/// A buffer written into a transaction: what to forget once that transaction commits.
+pub(crate) struct Drained {
+    taken: Taken,
+    /// What the entries changed the file's stored size by.
+    pub delta: i64,
 }
 
 /// What a [`RegionFile`] is built from.
@@ -290,9 +302,11 @@ impl RegionFile {
     pub fn new(p: FileParts) -> Arc<RegionFile> {
         let redo =
             RedoLog::new(&p.path, p.redo_seq, p.health.logs.clone()).with_faults(p.faults.clone());
+        let mem = MemTable::new(p.health.buffers.clone());
         Arc::new_cyclic(|me| RegionFile {
             me: me.clone(),
             redo,
+            mem,
             path: p.path,
             table: p.table,
             region: p.region,
@@ -319,6 +333,13 @@ impl RegionFile {
             Some(db) => Ok(db.clone()),
             None => Err(self.unavailable()),
         }
+    }
+
+    /// A view of the write buffer, then a read transaction: every entry a drain takes out of
+    /// the buffer after the view is in the file before the transaction begins.
+    pub fn begin_snapshot(&self) -> Result<(MemView, ReadTransaction), StorageError> {
+        let mem = self.mem.view();
+        Ok((mem, self.begin_read()?))
     }
 
     pub fn begin_read(&self) -> Result<ReadTransaction, StorageError> {
@@ -467,6 +488,8 @@ impl RegionFile {
         match opened {
             Ok((db, seq)) => {
                 self.redo.reset(seq);
+                // The log held every buffered batch: the replay put them in the file.
+                self.mem.clear();
                 // The repair went back to the last durable commit; take the size it records.
                 if let Some(size) = stored_size(&db) {
                     self.stats.size.store(size, Ordering::Relaxed);
@@ -504,20 +527,89 @@ impl RegionFile {
 
     /// With the region's write gate held (`_gate`): a durable commit when the region has
     /// non-durable commits since its last durable one, then the redo log is emptied.
-    pub fn flush(&self, _gate: &MutexGuard<'_, ()>) -> Result<(), StorageError> {
+    pub fn flush(&self, gate: &MutexGuard<'_, ()>) -> Result<(), StorageError> {
         if !self.redo.needs_flush() {
             return Ok(());
         }
+        // A write transaction is durable (Immediate) by default; it persists every non-durable
+        // commit before it, and takes the write buffer with it.
+        self.commit_buffer(gate, true)?;
+        self.redo.durable();
+        Ok(())
+    }
+
+    /// With the gate held: moves the write buffer into the file in one commit (non-durable:
+    /// the redo log keeps every buffered batch until the next durable commit). Every reader of
+    /// the file itself rather than a snapshot (split, compaction, backup) drains first.
+    pub fn drain(&self, gate: &MutexGuard<'_, ()>) -> Result<(), StorageError> {
+        if self.mem.bytes() == 0 {
+            return Ok(());
+        }
+        self.commit_buffer(gate, false)
+    }
+
+    fn commit_buffer(&self, _gate: &MutexGuard<'_, ()>, durable: bool) -> Result<(), StorageError> {
         let db = self.db()?;
         let txn = db.begin_write();
         drop(db);
-        // A write transaction is durable (Immediate) by default; empty, it persists every
-        // non-durable commit before it.
-        txn.map_err(|e| self.error(e))?
-            .commit()
-            .map_err(|e| self.error(e))?;
-        self.redo.durable();
+        let mut txn = txn.map_err(|e| self.error(e))?;
+        if !durable {
+            txn.set_durability(redb::Durability::None)
+                .map_err(|e| self.error(e))?;
+        }
+        let drained = self.drain_into(&mut txn)?;
+        txn.commit().map_err(|e| self.error(e))?;
+        self.drained(drained);
         Ok(())
+    }
+
+    /// Writes the buffer's entries into `txn`, with their size and last sequence number
+    /// (the caller commits it and then calls [`RegionFile::drained`]). A caller that stamps a
+    /// later batch of its own in the same transaction overwrites that number with its own.
+    pub fn drain_into(&self, txn: &mut WriteTransaction) -> Result<Option<Drained>, StorageError> {
+        let Some(taken) = self.mem.take() else {
+            return Ok(None);
+        };
+        let mut delta = 0i64;
+        for (family, map) in taken.view.families() {
+            let name = family_table_name(family);
+            let mut t = txn
+                .open_table(family_def(&name))
+                .map_err(|e| self.error(e))?;
+            for (k, v) in map.iter() {
+                let old = t
+                    .insert(k.0.as_ref(), v.as_ref())
+                    .map_err(|e| self.error(e))?;
+                let old = old.map_or(0, |o| o.value().len() + k.0.len()) as i64;
+                delta += (k.0.len() + v.len()) as i64 - old;
+            }
+        }
+        redo::stamp(txn, &self.path, delta, taken.last_seq).map_err(|e| self.classify(e))?;
+        Ok(Some(Drained { taken, delta }))
+    }
+
+    /// The transaction `drain_into` wrote `drained` into has committed: the buffer lets its
+    /// entries go and the region's size takes what redb replaced into account.
+    pub fn drained(&self, drained: Option<Drained>) {
+        let Some(d) = drained else {
+            return;
+        };
+        let correction = d.delta - d.taken.counted;
+        self.mem.forget(d.taken);
+        if correction >= 0 {
+            self.stats
+                .size
+                .fetch_add(correction as u64, Ordering::Relaxed);
+        } else {
+            let c = correction.unsigned_abs();
+            let _ = self
+                .stats
+                .size
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| {
+                    Some(s.saturating_sub(c))
+                });
+        }
+        self.snapshots.committed();
     }
 
     /// The region is closed (engine closing, table deleted, region replaced): never reopen its

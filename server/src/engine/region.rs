@@ -18,6 +18,7 @@ use super::commit::{Committer, OnLarge, QueueShared, Recording, TaskTicket, Tick
 use super::commit_pool::CommitPool;
 use super::error::{MutateError, StorageError};
 use super::keys::{family_def, family_table_name, INFO_KEY, REGION_TABLE, SIZE_KEY};
+use super::memtable;
 use super::read::{FamilyRead, RawEntry, ReadOptions, RowVerdict};
 use super::read_plan::{ReadCounter, ReadPlan};
 use super::recorder::{Busy, RecordLimits, RecordStats, Recorder};
@@ -360,6 +361,9 @@ impl Region {
             .db()?
             .begin_write()
             .map_err(|e| self.storage_err(e))?;
+        // The buffer first: its cells of the family go with the rest, and the commit below is
+        // durable (the log is emptied after it).
+        let drained = self.file.drain_into(&mut txn)?;
         let mut bytes = 0i64;
         {
             match txn.open_table(family_def(&name)) {
@@ -376,6 +380,7 @@ impl Region {
             .map_err(|e| self.storage_err(e))?;
         update_size(&mut txn, &self.path, -bytes).map_err(|e| self.file.classify(e))?;
         txn.commit().map_err(|e| self.storage_err(e))?;
+        self.file.drained(drained);
         self.snapshots.committed();
         self.file.redo.durable();
         let d = bytes as u64;
@@ -402,7 +407,9 @@ impl Region {
                 return Ok(None);
             }
         }
-        let snap = self.snapshots.current(|| self.file.begin_read(), desc)?;
+        let snap = self
+            .snapshots
+            .current(|| self.file.begin_snapshot(), desc)?;
         let (plan, filter) = ReadPlan::new(desc, opts, now);
         // The row's first key; its cells are the keys that start with this prefix (the row is
         // length-prefixed, so no other row's keys do). An open-ended range read that stops at
@@ -414,16 +421,24 @@ impl Region {
         let mut families: SmallVec<[&FamilyRead<'_>; 4]> = SmallVec::new();
         let mut per_family: SmallVec<[FamilyEntries; 4]> = SmallVec::new();
         for fr in &plan.families {
-            let Some(table) = snap.table(fr.family).map_err(|e| self.storage_err(e))? else {
+            let table = snap.table(fr.family).map_err(|e| self.storage_err(e))?;
+            let buffer = snap.mem.family(fr.family);
+            if table.is_none() && buffer.is_none() {
                 continue;
-            };
+            }
             let mut entries = FamilyEntries::new();
-            for item in table.range(start..).map_err(|e| self.storage_err(e))? {
-                let (k, v) = item.map_err(|e| self.storage_err(e))?;
-                if !k.value().starts_with(start) {
-                    break;
+            if let Some(table) = table {
+                for item in table.range(start..).map_err(|e| self.storage_err(e))? {
+                    let (k, v) = item.map_err(|e| self.storage_err(e))?;
+                    if !k.value().starts_with(start) {
+                        break;
+                    }
+                    entries.push(RawEntry::guarded(k, v));
                 }
-                entries.push(RawEntry::guarded(k, v));
+            }
+            if let Some(buffer) = buffer {
+                let buffered: FamilyEntries = memtable::row_entries(buffer, start).collect();
+                entries = memtable::merge(entries, buffered);
             }
             families.push(fr);
             per_family.push(entries);

@@ -482,7 +482,12 @@ fn hex_family(table_name: &str) -> Vec<u8> {
 
 /// The row at which a region's data divides in two halves by bytes, if it has two rows.
 pub(crate) fn middle_row(region: &Region) -> Result<Option<Vec<u8>>, StorageError> {
-    let snap = region.file.begin_read()?;
+    let snap = {
+        // It reads the file: the write buffer goes there first.
+        let gate = region.gate.lock().unwrap_or_else(|p| p.into_inner());
+        region.file.drain(&gate)?;
+        region.file.begin_read()?
+    };
     let names: Vec<String> = snap
         .list_tables()
         .map_err(|e| region.storage_err(e))?

@@ -12,6 +12,7 @@ use smallvec::SmallVec;
 use super::cell::{now_ms, RowBuilder, RowResult, RowSpan};
 use super::error::{ReadError, StorageError};
 use super::keys::{self, CellKey};
+use super::memtable::{FamilyMap, MemKey};
 use super::read::{FamilyRead, Pending, RawEntry, RowVerdict, Scan};
 use super::read_plan::{pending_row, ReadCounter, ReadPlan, Visible};
 use super::region::Region;
@@ -213,7 +214,7 @@ impl Scanner {
 
         let snap = region
             .snapshots
-            .current(|| region.file.begin_read(), desc)?;
+            .current(|| region.file.begin_snapshot(), desc)?;
         let now = now_ms();
         let (plan, filter) = ReadPlan::new(desc, &mut self.scan.options, now);
         let all_cells = plan.all_cells();
@@ -407,9 +408,11 @@ fn open_cursors<'p, 'a>(
     let mut cursors: SmallVec<[Cursor; 4]> = SmallVec::new();
     let mut families: SmallVec<[&FamilyRead<'_>; 4]> = SmallVec::new();
     for fr in &plan.families {
-        let Some(table) = snap.table(fr.family).map_err(|e| region.storage_err(e))? else {
+        let table = snap.table(fr.family).map_err(|e| region.storage_err(e))?;
+        let buffer = snap.mem.family(fr.family);
+        if table.is_none() && buffer.is_none() {
             continue;
-        };
+        }
         let bounds: (Bound<&[u8]>, Bound<&[u8]>) = (
             Bound::Included(lo_key),
             match hi_key {
@@ -417,11 +420,18 @@ fn open_cursors<'p, 'a>(
                 None => Bound::Unbounded,
             },
         );
-        let iter = table
-            .range::<&[u8]>(bounds)
-            .map_err(|e| region.storage_err(e))?;
+        let iter = match table {
+            Some(t) => Some(
+                t.range::<&[u8]>(bounds)
+                    .map_err(|e| region.storage_err(e))?,
+            ),
+            None => None,
+        };
         let mut c = Cursor {
             iter,
+            stored_head: None,
+            stored_done: false,
+            buffer: buffer.map(|m| BufferCursor::new(m, lo_key, hi_key)),
             row: Vec::new(),
             ahead: Vec::new(),
             reversed,
@@ -518,7 +528,13 @@ struct Chunk {
 
 /// One family's entries in a chunk's key range, a row at a time.
 struct Cursor {
-    iter: redb::Range<'static, CellKey, &'static [u8]>,
+    /// The file's entries (None: the file has no table for the family).
+    iter: Option<redb::Range<'static, CellKey, &'static [u8]>>,
+    /// With a buffer to merge: the file's next entry, read ahead.
+    stored_head: Option<RawEntry>,
+    stored_done: bool,
+    /// The family's entries in the region's write buffer, when it has any.
+    buffer: Option<BufferCursor>,
     /// The entries of the row the cursor is at, in key order; empty once the range is done.
     row: Vec<RawEntry>,
     /// The first entry of the following row, when already read (at most one). Entries go
@@ -547,26 +563,118 @@ impl Cursor {
     /// Reads one entry: into `row` when it starts or continues that row (true), into `ahead`
     /// when it belongs to the next row (false). False at the end of the range.
     fn step(&mut self) -> Result<bool, redb::StorageError> {
-        let item = if self.reversed {
-            self.iter.next_back()
-        } else {
-            self.iter.next()
-        };
-        let Some(item) = item else {
+        let Some(e) = self.next_entry()? else {
             return Ok(false);
         };
-        let (k, v) = item?;
         let same_row = self
             .row
             .first()
-            .is_none_or(|f| keys::row_of(f.key()) == keys::row_of(k.value()));
+            .is_none_or(|f| keys::row_of(f.key()) == keys::row_of(e.key()));
         if same_row {
-            self.row.push(RawEntry::guarded(k, v));
+            self.row.push(e);
             Ok(true)
         } else {
-            self.ahead.push(RawEntry::guarded(k, v));
+            self.ahead.push(e);
             Ok(false)
         }
+    }
+
+    /// The next entry in the scan's direction: the file's, merged with the buffer's when the
+    /// family has buffered cells (on a key both hold, the buffer's copy).
+    fn next_entry(&mut self) -> Result<Option<RawEntry>, redb::StorageError> {
+        let Some(buffer) = self.buffer.as_mut() else {
+            return self.next_stored();
+        };
+        if buffer.head.is_none() {
+            buffer.head = buffer.next(self.reversed);
+        }
+        if self.stored_head.is_none() && !self.stored_done {
+            self.stored_head = self.next_stored()?;
+            self.stored_done = self.stored_head.is_none();
+        }
+        let buffer = self.buffer.as_mut().expect("checked above");
+        let order = match (&self.stored_head, &buffer.head) {
+            (Some(s), Some(b)) => {
+                let o = keys::compare(s.key(), b.key());
+                if self.reversed {
+                    o.reverse()
+                } else {
+                    o
+                }
+            }
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => return Ok(None),
+        };
+        Ok(match order {
+            std::cmp::Ordering::Less => self.stored_head.take(),
+            std::cmp::Ordering::Greater => buffer.head.take(),
+            std::cmp::Ordering::Equal => {
+                self.stored_head = None;
+                buffer.head.take()
+            }
+        })
+    }
+
+    fn next_stored(&mut self) -> Result<Option<RawEntry>, redb::StorageError> {
+        let Some(iter) = self.iter.as_mut() else {
+            return Ok(None);
+        };
+        let item = if self.reversed {
+            iter.next_back()
+        } else {
+            iter.next()
+        };
+        match item {
+            None => Ok(None),
+            Some(item) => {
+                let (k, v) = item?;
+                Ok(Some(RawEntry::guarded(k, v)))
+            }
+        }
+    }
+}
+
+/// A position in one family's buffered entries within a chunk's key range. The map is a cheap
+/// copy of the snapshot's; each step looks up the entry after the last one taken.
+struct BufferCursor {
+    map: FamilyMap,
+    lo: MemKey,
+    hi: Option<MemKey>,
+    /// The last key taken (None: none yet).
+    last: Option<MemKey>,
+    /// The next entry, read ahead.
+    head: Option<RawEntry>,
+}
+
+impl BufferCursor {
+    fn new(map: &FamilyMap, lo: &[u8], hi: Option<&[u8]>) -> BufferCursor {
+        BufferCursor {
+            map: map.clone(),
+            lo: MemKey(bytes::Bytes::copy_from_slice(lo)),
+            hi: hi.map(|h| MemKey(bytes::Bytes::copy_from_slice(h))),
+            last: None,
+            head: None,
+        }
+    }
+
+    fn next(&mut self, reversed: bool) -> Option<RawEntry> {
+        let lo = match &self.last {
+            Some(k) if !reversed => Bound::Excluded(k.clone()),
+            _ => Bound::Included(self.lo.clone()),
+        };
+        let hi = match (&self.last, &self.hi) {
+            (Some(k), _) if reversed => Bound::Excluded(k.clone()),
+            (_, Some(h)) => Bound::Excluded(h.clone()),
+            (_, None) => Bound::Unbounded,
+        };
+        let (k, v) = {
+            let mut r = self.map.range((lo, hi));
+            let (k, v) = if reversed { r.next_back() } else { r.next() }?;
+            (k.clone(), v.clone())
+        };
+        self.last = Some(k.clone());
+        Some(RawEntry::shared(k.0, v))
     }
 }
 

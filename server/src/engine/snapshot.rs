@@ -14,6 +14,10 @@
 //! but not yet acknowledged (a commit's data is visible to new transactions a moment before the
 //! commit is recorded).
 //!
+//! A snapshot also holds a view of the region's write buffer ([`super::memtable`]), taken
+//! before its transaction begins: a batch counts as committed once it is in the buffer, and a
+//! drain empties the buffer only after its commit to the file.
+//!
 //! The snapshot is dropped at each commit, so a cached transaction never keeps redb from
 //! reusing pages freed by later commits.
 
@@ -26,6 +30,7 @@ use redb::{ReadOnlyTable, ReadTransaction};
 use super::error::StorageError;
 use super::keys::CellKey;
 use super::keys::{family_def, family_table_name};
+use super::memtable::MemView;
 use super::schema::TableDescriptor;
 
 /// A family's cells as redb stores them.
@@ -59,14 +64,14 @@ impl Snapshots {
     }
 
     /// A snapshot holding every commit acknowledged before this call, and no older than any
-    /// snapshot a read of this region used before. `begin_read` begins a read transaction on
-    /// the region's file ([`RegionFile::begin_read`]); it is only called when a new snapshot is
-    /// needed.
+    /// snapshot a read of this region used before. `begin_read` takes a view of the region's
+    /// write buffer and then begins a read transaction on its file
+    /// ([`RegionFile::begin_snapshot`]); it is only called when a new snapshot is needed.
     ///
-    /// [`RegionFile::begin_read`]: super::recovery::RegionFile::begin_read
+    /// [`RegionFile::begin_snapshot`]: super::recovery::RegionFile::begin_snapshot
     pub fn current(
         &self,
-        begin_read: impl FnOnce() -> Result<ReadTransaction, StorageError>,
+        begin_read: impl FnOnce() -> Result<(MemView, ReadTransaction), StorageError>,
         desc: &TableDescriptor,
     ) -> Result<Arc<Snapshot>, StorageError> {
         let last_commit = self.last_commit.load(Ordering::Acquire);
@@ -78,6 +83,7 @@ impl Snapshots {
         let snap = {
             let _begin = self.begin.lock().unwrap_or_else(|p| p.into_inner());
             let number = self.sequence.fetch_add(1, Ordering::AcqRel) + 1;
+            let (mem, txn) = begin_read()?;
             Arc::new(Snapshot {
                 number,
                 tables: desc
@@ -85,7 +91,8 @@ impl Snapshots {
                     .keys()
                     .map(|f| (f.clone(), OnceLock::new()))
                     .collect(),
-                txn: begin_read()?,
+                txn,
+                mem,
             })
         };
         let mut slot = self.lock();
@@ -111,6 +118,8 @@ pub(crate) struct Snapshot {
     /// `None` once opened means the file holds no cells of that family yet.
     tables: Vec<(Vec<u8>, OnceLock<Option<FamilyTable>>)>,
     txn: ReadTransaction,
+    /// The region's write buffer as it was just before `txn` began.
+    pub mem: MemView,
 }
 
 impl Snapshot {

@@ -43,6 +43,20 @@ pub(crate) enum Job {
 }
 
 impl Job {
+    /// Whether the job only writes, reading nothing stored: puts and delete markers whose
+    /// timestamps are known (a version delete without one reads the newest version).
+    pub fn is_blind(&self) -> bool {
+        match self {
+            Job::Mutate(rows) => rows.iter().all(|m| {
+                m.ops.iter().all(|op| match op {
+                    Op::DeleteVersion { timestamp, .. } => write_timestamp(*timestamp).is_some(),
+                    _ => true,
+                })
+            }),
+            _ => false,
+        }
+    }
+
     /// The rows the job writes.
     pub fn rows(&self) -> Vec<&[u8]> {
         match self {
@@ -83,7 +97,9 @@ impl From<MutateError> for Fail {
 
 /// The state of one batch's write transaction.
 pub(crate) struct Apply<'t> {
-    tables: TxnTables<'t>,
+    /// None for a batch bound for the write buffer ([`Apply::buffered`]): its changes are only
+    /// collected.
+    tables: Option<TxnTables<'t>>,
     recording: bool,
     pub recorded: Vec<(Vec<u8>, Vec<u8>)>,
     /// For a non-durable batch, every change it makes, for the region's redo log.
@@ -96,10 +112,24 @@ impl<'t> Apply<'t> {
     /// `log`: keep every change for the redo log (a non-durable batch).
     pub fn new(txn: &'t WriteTransaction, path: &'t Path, recording: bool, log: bool) -> Apply<'t> {
         Apply {
-            tables: TxnTables::new(txn, path),
+            tables: Some(TxnTables::new(txn, path)),
             recording,
             recorded: Vec::new(),
             logged: log.then(Vec::new),
+            size_delta: 0,
+            bytes_written: 0,
+        }
+    }
+
+    /// For a batch of blind jobs ([`Job::is_blind`]) bound for the region's write buffer:
+    /// collects its changes (in `logged`) without a transaction. `size_delta` then counts
+    /// every change in full; the drain corrects it by what the file replaced.
+    pub fn buffered() -> Apply<'static> {
+        Apply {
+            tables: None,
+            recording: false,
+            recorded: Vec::new(),
+            logged: Some(Vec::new()),
             size_delta: 0,
             bytes_written: 0,
         }
@@ -240,7 +270,13 @@ impl<'t> Apply<'t> {
             }
             .into());
         };
-        let entries = self.tables.row_entries(family, row)?;
+        let Some(tables) = self.tables.as_mut() else {
+            // Only blind jobs are buffered, and they never read.
+            return Err(
+                StorageError::new("region", "a buffered batch cannot read the region").into(),
+            );
+        };
+        let entries = tables.row_entries(family, row)?;
         let quals = std::collections::BTreeSet::from([qualifier.to_vec()]);
         let fr = FamilyRead {
             desc: fd,
@@ -350,9 +386,13 @@ impl<'t> Apply<'t> {
 
     fn insert(&mut self, family: &[u8], key: &[u8], value: &[u8]) -> Result<(), StorageError> {
         let path_err = |e: redb::StorageError| StorageError::new("region", e);
-        let t = self.tables.get(family)?;
-        let old = t.insert(key, value).map_err(path_err)?;
-        let old_len = old.map(|o| o.value().len() as i64 + key.len() as i64);
+        let old_len = match self.tables.as_mut() {
+            Some(tables) => {
+                let old = tables.get(family)?.insert(key, value).map_err(path_err)?;
+                old.map(|o| o.value().len() as i64 + key.len() as i64)
+            }
+            None => None,
+        };
         self.size_delta += (key.len() + value.len()) as i64 - old_len.unwrap_or(0);
         self.bytes_written += (key.len() + value.len()) as u64;
         if self.recording {
