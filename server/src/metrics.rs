@@ -150,6 +150,12 @@ impl Metrics {
         ] {
             registry.register_with_unit(name, help, Unit::Seconds, h);
         }
+        registry.register_with_unit(
+            "redbase_write_buffer_drain",
+            "How long each move of a region's write buffer into its file (at its bound, a flush, a split, compaction or backup) held the region's writes",
+            Unit::Seconds,
+            engine.write_buffer_drain_seconds(),
+        );
         let backups = engine.backup_stats().clone();
         registry.register_with_unit(
             "redbase_backup_pause",

@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytes::Bytes;
 use imbl::OrdMap;
+use prometheus_client::metrics::histogram::Histogram;
 use smallvec::SmallVec;
 
 use super::keys;
@@ -118,6 +119,11 @@ pub(crate) fn merge<A: smallvec::Array<Item = RawEntry>>(
     }
 }
 
+/// Buckets of the drain histogram, in seconds: 100 µs to 5 s.
+const DRAIN_BUCKETS: [f64; 14] = [
+    0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0,
+];
+
 /// The engine's count over every region's buffer, and its bound.
 #[derive(Debug)]
 pub(crate) struct BufferCounters {
@@ -127,6 +133,9 @@ pub(crate) struct BufferCounters {
     pub limit: AtomicU64,
     /// Drains so far.
     pub drains: AtomicU64,
+    /// How long each drain of its own (at the bound, a flush, before a split, compaction or
+    /// backup) held its region's writes, in seconds.
+    pub drain_seconds: Histogram,
 }
 
 impl Default for BufferCounters {
@@ -135,6 +144,7 @@ impl Default for BufferCounters {
             bytes: AtomicU64::new(0),
             limit: AtomicU64::new(64 * 1024 * 1024),
             drains: AtomicU64::new(0),
+            drain_seconds: Histogram::new(DRAIN_BUCKETS),
         }
     }
 }

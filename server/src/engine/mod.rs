@@ -588,6 +588,11 @@ impl Engine {
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// How long each drain of a write buffer held its region's writes.
+    pub fn write_buffer_drain_seconds(&self) -> prometheus_client::metrics::histogram::Histogram {
+        self.inner.health.buffers.drain_seconds.clone()
+    }
+
     /// Write buffer drains into region files since the engine opened.
     pub fn write_buffer_drains(&self) -> u64 {
         self.inner

@@ -549,6 +549,7 @@ impl RegionFile {
     }
 
     fn commit_buffer(&self, _gate: &MutexGuard<'_, ()>, durable: bool) -> Result<(), StorageError> {
+        let began = Instant::now();
         let db = self.db()?;
         let txn = db.begin_write();
         drop(db);
@@ -559,6 +560,12 @@ impl RegionFile {
         }
         let drained = self.drain_into(&mut txn)?;
         txn.commit().map_err(|e| self.error(e))?;
+        if drained.is_some() {
+            self.health
+                .buffers
+                .drain_seconds
+                .observe(began.elapsed().as_secs_f64());
+        }
         self.drained(drained);
         Ok(())
     }
