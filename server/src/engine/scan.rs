@@ -585,8 +585,9 @@ impl Cursor {
         let Some(buffer) = self.buffer.as_mut() else {
             return self.next_stored();
         };
-        if buffer.head.is_none() {
+        if buffer.head.is_none() && !buffer.done {
             buffer.head = buffer.next(self.reversed);
+            buffer.done = buffer.head.is_none();
         }
         if self.stored_head.is_none() && !self.stored_done {
             self.stored_head = self.next_stored()?;
@@ -645,6 +646,8 @@ struct BufferCursor {
     last: Option<MemKey>,
     /// The next entry, read ahead.
     head: Option<RawEntry>,
+    /// No entry is left in the range: the file's entries go on without lookups here.
+    done: bool,
 }
 
 impl BufferCursor {
@@ -655,6 +658,7 @@ impl BufferCursor {
             hi: hi.map(|h| MemKey(bytes::Bytes::copy_from_slice(h))),
             last: None,
             head: None,
+            done: false,
         }
     }
 
