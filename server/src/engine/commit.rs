@@ -438,19 +438,7 @@ impl Committer {
             .map(|(r, _)| r.job.rows().len() as u64)
             .sum();
         self.stats.writes.fetch_add(n, Ordering::Relaxed);
-        if delta >= 0 {
-            self.stats.size.fetch_add(delta as u64, Ordering::Relaxed) + delta as u64
-        } else {
-            let d = delta.unsigned_abs();
-            let before = self
-                .stats
-                .size
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| {
-                    Some(s.saturating_sub(d))
-                })
-                .unwrap_or(0);
-            before.saturating_sub(d)
-        }
+        self.stats.add_size(delta)
     }
 }
 

@@ -461,13 +461,7 @@ fn minor_compact(
         region.file.drained(drained);
         region.snapshots.committed();
         region.file.redo.durable();
-        let d = delta.unsigned_abs();
-        let _ = region
-            .stats
-            .size
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| {
-                Some(s.saturating_sub(d))
-            });
+        region.stats.add_size(delta);
     }
     Ok(CompactStats {
         regions: 1,

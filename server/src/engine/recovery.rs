@@ -601,21 +601,8 @@ impl RegionFile {
         let Some(d) = drained else {
             return;
         };
-        let correction = d.delta - d.taken.counted;
+        self.stats.add_size(d.delta - d.taken.counted);
         self.mem.forget(d.taken);
-        if correction >= 0 {
-            self.stats
-                .size
-                .fetch_add(correction as u64, Ordering::Relaxed);
-        } else {
-            let c = correction.unsigned_abs();
-            let _ = self
-                .stats
-                .size
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| {
-                    Some(s.saturating_sub(c))
-                });
-        }
         self.snapshots.committed();
     }
 

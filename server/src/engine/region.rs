@@ -383,13 +383,7 @@ impl Region {
         self.file.drained(drained);
         self.snapshots.committed();
         self.file.redo.durable();
-        let d = bytes as u64;
-        let _ = self
-            .stats
-            .size
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| {
-                Some(s.saturating_sub(d))
-            });
+        self.stats.add_size(-bytes);
         Ok(())
     }
 

@@ -2,7 +2,7 @@
 //! ([`RegionStats`]) and the snapshot of both that region info and the metrics read
 //! ([`RegionInfo`]).
 
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -61,6 +61,29 @@ pub struct RegionStats {
     /// Bytes of keys and values stored (persisted in the region file).
     pub size: AtomicU64,
     pub commits: AtomicU64,
+}
+
+impl RegionStats {
+    /// Adds `delta` to the region's size (a negative one takes bytes away, never below 0);
+    /// returns the new size.
+    pub(crate) fn add_size(&self, delta: i64) -> u64 {
+        let d = delta.unsigned_abs();
+        let before = self
+            .size
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| {
+                Some(if delta >= 0 {
+                    s.saturating_add(d)
+                } else {
+                    s.saturating_sub(d)
+                })
+            })
+            .unwrap_or(0);
+        if delta >= 0 {
+            before.saturating_add(d)
+        } else {
+            before.saturating_sub(d)
+        }
+    }
 }
 
 /// A snapshot of [`RegionStats`] plus the region's identity.
