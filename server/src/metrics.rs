@@ -152,9 +152,15 @@ impl Metrics {
         }
         registry.register_with_unit(
             "redbase_write_buffer_drain",
-            "How long each move of a region's write buffer into its file (at its bound, a flush, a split, compaction or backup) held the region's writes",
+            "How long each move of a region's write buffer into its file with its writes held (at its hard bound, before a write that reads, the last step of a flush, a split, compaction or backup) held them",
             Unit::Seconds,
             engine.write_buffer_drain_seconds(),
+        );
+        registry.register_with_unit(
+            "redbase_write_buffer_background_drain",
+            "How long each move of a region's write buffer into its file in the background (past its soft bound, the first step of a flush) took; writes went on meanwhile",
+            Unit::Seconds,
+            engine.write_buffer_background_drain_seconds(),
         );
         let backups = engine.backup_stats().clone();
         registry.register_with_unit(
@@ -640,6 +646,17 @@ impl Collector for EngineCollector {
             "Moves of a region's write buffer into its file (at its bound, before a write that reads, at flushes, splits, compactions and backups)",
             None,
             [(no_labels.clone(), counter(e.write_buffer_drains()))],
+            C,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_write_buffer_background_drains",
+            "Moves of a region's write buffer into its file that did not hold its writes (past its soft bound, the first step of a flush)",
+            None,
+            [(
+                no_labels.clone(),
+                counter(e.write_buffer_background_drains()),
+            )],
             C,
         )?;
         family(

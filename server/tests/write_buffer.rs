@@ -2,7 +2,8 @@
 //! random writes, one keeping them in its write buffer (drained only now and then), the other
 //! draining after every batch (a buffer bound of one byte), so its reads come from the region
 //! file. Every get and scan must agree while the first engine's buffer holds cells on top of
-//! what its file holds, and after reopening. Plus the bounds: a region's buffer and the
+//! what its file holds, and after reopening; a third engine drains in the background while the
+//! test writes and reads, and must read the same. Plus the bounds: a region's buffer and the
 //! engine's drain at their limits, and nothing buffered is lost on close or restart.
 
 use rand::rngs::StdRng;
@@ -123,11 +124,18 @@ fn show(r: Option<&RowResult>) -> String {
 fn reads_merge_the_buffer_with_the_file_exactly_as_the_file_alone_reads() {
     for seed in 0..12u64 {
         let mut rng = StdRng::seed_from_u64(seed);
-        let (bd, fd) = (TempDir::new().unwrap(), TempDir::new().unwrap());
+        let (bd, fd, gd) = (
+            TempDir::new().unwrap(),
+            TempDir::new().unwrap(),
+            TempDir::new().unwrap(),
+        );
         let buffered = open(&bd, 64 << 20);
         let filed = open(&fd, 1);
+        // Past 1 KiB its buffers drain in the background, while this test writes and reads.
+        let background = open(&gd, 2048);
         create(&buffered);
         create(&filed);
+        create(&background);
         let mut compared_with_buffer = 0;
         for step in 0..120 {
             match rng.random_range(0..20) {
@@ -143,12 +151,18 @@ fn reads_merge_the_buffer_with_the_file_exactly_as_the_file_alone_reads() {
                     };
                     let m = mutation(&mut rng);
                     let a = buffered.check_and_mutate(TABLE, c.clone(), m.clone());
+                    let g = background.check_and_mutate(TABLE, c.clone(), m.clone());
                     let b = filed.check_and_mutate(TABLE, c, m);
-                    assert_eq!(a.unwrap(), b.unwrap(), "seed {seed} step {step}");
+                    let b = b.unwrap();
+                    assert_eq!(a.unwrap(), b, "seed {seed} step {step}");
+                    assert_eq!(g.unwrap(), b, "seed {seed} step {step}");
                 }
                 2 => {
                     let rows: Vec<RowMutation> = (0..3).map(|_| mutation(&mut rng)).collect();
                     for r in buffered.mutate_rows(TABLE, rows.clone()) {
+                        r.unwrap();
+                    }
+                    for r in background.mutate_rows(TABLE, rows.clone()) {
                         r.unwrap();
                     }
                     for r in filed.mutate_rows(TABLE, rows) {
@@ -158,6 +172,7 @@ fn reads_merge_the_buffer_with_the_file_exactly_as_the_file_alone_reads() {
                 _ => {
                     let m = mutation(&mut rng);
                     buffered.mutate_row(TABLE, m.clone()).unwrap();
+                    background.mutate_row(TABLE, m.clone()).unwrap();
                     filed.mutate_row(TABLE, m).unwrap();
                 }
             }
@@ -170,13 +185,19 @@ fn reads_merge_the_buffer_with_the_file_exactly_as_the_file_alone_reads() {
                 if buffered.write_buffer_bytes() > 0 {
                     compared_with_buffer += 1;
                 }
+                let expected = everything(&filed);
+                assert_eq!(everything(&buffered), expected, "seed {seed} step {step}");
                 assert_eq!(
-                    everything(&buffered),
-                    everything(&filed),
-                    "seed {seed} step {step}"
+                    everything(&background),
+                    expected,
+                    "seed {seed} step {step}: with background drains"
                 );
             }
         }
+        assert!(
+            background.write_buffer_background_drains() > 0,
+            "seed {seed}: no background drain ran"
+        );
         assert!(
             compared_with_buffer > 3,
             "seed {seed}: the buffer was rarely in use"
@@ -283,4 +304,100 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
             std::fs::copy(entry.path(), &target).unwrap();
         }
     }
+}
+
+/// Writers on one region go on while its buffer drains in the background: every acknowledged
+/// write is readable at once (by its writer) and stays readable (a scanner counts each
+/// writer's rows, never fewer than were acknowledged when its scan began), the buffer stays
+/// within the engine's bound, and nothing is lost after a reopen.
+#[test]
+fn writers_go_on_while_the_buffer_drains_in_the_background() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Arc;
+    const WRITERS: usize = 4;
+    const ROWS_EACH: usize = 1500;
+    const LIMIT: usize = 256 << 10;
+    let dir = TempDir::new().unwrap();
+    let e = Arc::new(open(&dir, LIMIT));
+    e.create_table(
+        TableDescriptor::new(TableName::parse(TABLE).unwrap())
+            .with_family(FamilyDescriptor::new(b"f")),
+        &[],
+    )
+    .unwrap();
+    let acked: Arc<Vec<AtomicUsize>> =
+        Arc::new((0..WRITERS).map(|_| AtomicUsize::new(0)).collect());
+    let done = Arc::new(AtomicBool::new(false));
+    let value = vec![b'v'; 300];
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|w| {
+            let (e, acked, value) = (e.clone(), acked.clone(), value.clone());
+            std::thread::spawn(move || {
+                for i in 0..ROWS_EACH {
+                    let row = format!("w{w}-{i:05}");
+                    e.mutate_row(
+                        TABLE,
+                        RowMutation::new(row.as_bytes()).with(Op::put(b"f", b"q", &value)),
+                    )
+                    .unwrap();
+                    acked[w].store(i + 1, Ordering::Release);
+                    let got = e.get(TABLE, Get::new(row.as_bytes())).unwrap();
+                    assert!(got.is_some(), "{row} not readable after its put");
+                    let buffered = e.write_buffer_bytes() as usize;
+                    // The bound, plus a batch in flight from each writer.
+                    assert!(
+                        buffered <= LIMIT + WRITERS * 1024,
+                        "{buffered} bytes buffered"
+                    );
+                }
+            })
+        })
+        .collect();
+    let scanner = {
+        let (e, acked, done) = (e.clone(), acked.clone(), done.clone());
+        std::thread::spawn(move || {
+            let mut scans = 0;
+            while !done.load(Ordering::Acquire) {
+                let floor: Vec<usize> = acked.iter().map(|a| a.load(Ordering::Acquire)).collect();
+                let mut seen = [0usize; WRITERS];
+                for r in e.scan(TABLE, Scan::new()).unwrap() {
+                    let r = r.unwrap();
+                    let w = (r.row()[1] - b'0') as usize;
+                    seen[w] += 1;
+                }
+                for w in 0..WRITERS {
+                    assert!(
+                        seen[w] >= floor[w],
+                        "writer {w}: scan saw {} of {} acknowledged",
+                        seen[w],
+                        floor[w]
+                    );
+                }
+                scans += 1;
+            }
+            scans
+        })
+    };
+    for w in writers {
+        w.join().unwrap();
+    }
+    done.store(true, Ordering::Release);
+    assert!(scanner.join().unwrap() > 0);
+    assert!(
+        e.write_buffer_background_drains() >= 3,
+        "{} background drains",
+        e.write_buffer_background_drains()
+    );
+    assert_eq!(
+        e.scan(TABLE, Scan::new()).unwrap().count(),
+        WRITERS * ROWS_EACH
+    );
+    let e = Arc::into_inner(e).unwrap();
+    e.close();
+    drop(e);
+    let e = open(&dir, LIMIT);
+    assert_eq!(
+        e.scan(TABLE, Scan::new()).unwrap().count(),
+        WRITERS * ROWS_EACH
+    );
 }

@@ -416,9 +416,13 @@ impl Committer {
         // region down (its writers hear at their next batch), and the log keeps the batch.
         let kept = if after >= redo::MAX_LOG_BYTES {
             self.file.flush(gate)
-        } else if self.file.mem.over_bound() {
+        } else if self.file.mem.over_hard_bound() {
+            // The background drains fell behind: this writer's batch waits for a drain.
             self.file.drain(gate)
         } else {
+            if self.file.mem.over_soft_bound() {
+                self.file.schedule_drain();
+            }
             Ok(())
         };
         if let Err(e) = kept {

@@ -30,6 +30,8 @@ pub(crate) struct CommitPool {
 }
 
 struct Shared {
+    /// What its threads are called.
+    name: &'static str,
     max_threads: usize,
     queue: Mutex<Queue>,
     ready: Condvar,
@@ -55,8 +57,14 @@ impl std::fmt::Debug for CommitPool {
 
 impl CommitPool {
     pub fn new(max_threads: usize) -> CommitPool {
+        CommitPool::named("committer", max_threads)
+    }
+
+    /// A pool whose threads are called `name`.
+    pub fn named(name: &'static str, max_threads: usize) -> CommitPool {
         CommitPool {
             shared: Arc::new(Shared {
+                name,
                 max_threads: max_threads.max(1),
                 queue: Mutex::new(Queue::default()),
                 ready: Condvar::new(),
@@ -89,7 +97,7 @@ impl CommitPool {
             q.threads += 1;
             let shared = self.shared.clone();
             let spawned = std::thread::Builder::new()
-                .name("committer".into())
+                .name(self.shared.name.into())
                 .spawn(move || worker(shared));
             if let Err(e) = spawned {
                 q.threads -= 1;

@@ -376,6 +376,8 @@ fn minor_compact(
     let file_bytes_before = std::fs::metadata(&region.path)
         .map(|m| m.len())
         .unwrap_or(0);
+    // Most of the drain below, without holding the region's writers.
+    region.file.drain_in_background(false)?;
     let snap = {
         // The compaction reads the file: the write buffer goes there first.
         let gate = region.gate.lock().unwrap_or_else(|p| p.into_inner());

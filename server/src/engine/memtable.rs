@@ -4,15 +4,18 @@
 //! region's redo log, as before, and then goes into this buffer instead of a redb transaction:
 //! a random-key insert into redb copies a 4 KiB leaf and each commit pays its own bookkeeping,
 //! while an insert here is a few pointer copies. The buffer moves into redb in one transaction
-//! (a *drain*) when it passes its bound, before any write that reads (counters, appends,
-//! check-and-mutate), and at every flush, split, compaction and backup, always with the
-//! region's write gate held. The redo log still holds every buffered batch until a durable
-//! commit of the file, so a crash loses nothing the buffer held.
+//! (a *drain*). Past its soft bound a drain runs in the background
+//! ([`super::background_drain`]) while writers keep adding to the buffer; past its hard bound,
+//! before any write that reads (counters, appends, check-and-mutate), and before a split,
+//! compaction or backup reads the file, a drain runs with the region's write gate held. The
+//! redo log still holds every buffered batch until a durable commit of the file, so a crash
+//! loses nothing the buffer held.
 //!
 //! Readers see the buffer through [`MemView`], an O(1) copy taken when their snapshot begins
 //! and before its redb transaction: entries leave the buffer only after the drain that wrote
 //! them has committed, so a reader finds every entry in one place or the other (or in both,
-//! with the same value, where the buffer's copy wins).
+//! with the same value, where the buffer's copy wins). A drain that ran while writers added
+//! more lets go only of the entries it wrote that nobody replaced meanwhile.
 
 use std::cmp::Ordering;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
@@ -49,9 +52,16 @@ pub(crate) type FamilyMap = OrdMap<MemKey, Bytes>;
 /// Bytes an entry is counted for beyond its key and value: the map's slot and two `Bytes`.
 const ENTRY_OVERHEAD: u64 = 64;
 
-/// A region drains its buffer once it holds this many bytes. Small enough that a drain, which
-/// holds the region's writers, stays short (measured in docs/benchmarks.md).
+/// Past this many bytes a region's buffer drains in the background, while its writers go on.
+/// Small enough that a drain's transaction stays short (measured in docs/benchmarks.md).
 pub(crate) const REGION_BUFFER_BYTES: u64 = 4 * 1024 * 1024;
+/// Past this many bytes (the background drain fell behind) a region's writer drains the
+/// buffer itself, holding the region's writes: the bound on one region's buffer.
+pub(crate) const REGION_BUFFER_HARD_BYTES: u64 = 4 * REGION_BUFFER_BYTES;
+
+/// Entries a drain lets go of per hold of the buffer's lock, so writers adding to the buffer
+/// meanwhile wait for a short step, never for the whole release.
+const FORGET_STEP: usize = 1024;
 
 /// The buffered cells at one moment, per family. Cloning is O(1) per family.
 #[derive(Clone, Default)]
@@ -131,11 +141,16 @@ pub(crate) struct BufferCounters {
     pub bytes: AtomicU64,
     /// Past this many bytes over the engine, a region drains at its next batch.
     pub limit: AtomicU64,
-    /// Drains so far.
+    /// Drains so far (background ones included).
     pub drains: AtomicU64,
-    /// How long each drain of its own (at the bound, a flush, before a split, compaction or
-    /// backup) held its region's writes, in seconds.
+    /// How long each drain with the write gate held (past the hard bound, before a read-write
+    /// batch, a split, compaction or backup, the last step of a flush) held its region's
+    /// writes, in seconds.
     pub drain_seconds: Histogram,
+    /// How long each background drain took, in seconds; writers went on meanwhile.
+    pub background_seconds: Histogram,
+    /// Background drains that moved entries.
+    pub background_drains: AtomicU64,
 }
 
 impl Default for BufferCounters {
@@ -145,6 +160,28 @@ impl Default for BufferCounters {
             limit: AtomicU64::new(64 * 1024 * 1024),
             drains: AtomicU64::new(0),
             drain_seconds: Histogram::new(DRAIN_BUCKETS),
+            background_seconds: Histogram::new(DRAIN_BUCKETS),
+            background_drains: AtomicU64::new(0),
+        }
+    }
+}
+
+/// A region's background drains ([`super::background_drain`]): whether one is queued, and
+/// how many are queued or running.
+#[derive(Default)]
+pub(crate) struct Pending {
+    pub queued: std::sync::atomic::AtomicBool,
+    pub live: Mutex<usize>,
+    pub idle: std::sync::Condvar,
+}
+
+impl Pending {
+    /// A queued drain ran (or found its region gone).
+    pub fn done(&self) {
+        let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+        *live -= 1;
+        if *live == 0 {
+            self.idle.notify_all();
         }
     }
 }
@@ -234,10 +271,21 @@ impl MemTable {
         self.lock().bytes
     }
 
-    /// Whether the buffer should drain now: past its region's bound or the engine's.
-    pub fn over_bound(&self) -> bool {
+    /// Whether the buffer should drain in the background: past its region's soft bound, or
+    /// the engine past half of its own.
+    pub fn over_soft_bound(&self) -> bool {
         let mine = self.bytes();
         mine >= REGION_BUFFER_BYTES
+            || (mine > 0
+                && self.counters.bytes.load(AtomicOrdering::Relaxed)
+                    >= self.counters.limit.load(AtomicOrdering::Relaxed) / 2)
+    }
+
+    /// Whether the buffer must drain before its writer is answered: past its region's hard
+    /// bound or the engine's bound.
+    pub fn over_hard_bound(&self) -> bool {
+        let mine = self.bytes();
+        mine >= REGION_BUFFER_HARD_BYTES
             || (mine > 0
                 && self.counters.bytes.load(AtomicOrdering::Relaxed)
                     >= self.counters.limit.load(AtomicOrdering::Relaxed))
@@ -256,11 +304,46 @@ impl MemTable {
         })
     }
 
-    /// The drain of `taken` committed: its entries are in the file. With the gate held since
-    /// [`MemTable::take`], nothing was added meanwhile.
-    pub fn forget(&self, _taken: Taken) {
+    /// The drain of `taken` committed: its entries are in the file. When nothing was added
+    /// since [`MemTable::take`] (a drain with the gate held) the buffer empties at once;
+    /// otherwise it lets go of each entry it took that still holds the value the drain wrote
+    /// (a batch since may have written the same cell again), a step at a time.
+    pub fn forget(&self, taken: Taken) {
         self.counters.drains.fetch_add(1, AtomicOrdering::Relaxed);
-        self.clear();
+        {
+            let mut s = self.lock();
+            if s.last_seq == taken.last_seq {
+                self.counters
+                    .bytes
+                    .fetch_sub(s.bytes, AtomicOrdering::Relaxed);
+                *s = MemState::default();
+                return;
+            }
+            s.counted -= taken.counted;
+        }
+        for (family, map) in taken.view.families() {
+            let entries: Vec<(&MemKey, &Bytes)> = map.iter().collect();
+            for step in entries.chunks(FORGET_STEP) {
+                let mut s = self.lock();
+                let Some(i) = s.view.families.iter().position(|(f, _)| f == family) else {
+                    break;
+                };
+                let live = &mut s.view.families[i].1;
+                let mut freed = 0u64;
+                for (k, v) in step {
+                    // The same allocation: this very entry, not a later write of the cell.
+                    if live.get(*k).is_some_and(|now| same(now, v)) {
+                        live.remove(*k);
+                        freed += (k.0.len() + v.len()) as u64 + ENTRY_OVERHEAD;
+                    }
+                }
+                let freed = freed.min(s.bytes);
+                s.bytes -= freed;
+                self.counters
+                    .bytes
+                    .fetch_sub(freed, AtomicOrdering::Relaxed);
+            }
+        }
     }
 
     /// Empties the buffer (its entries are in the file: drained, or replayed from the log).
@@ -271,6 +354,11 @@ impl MemTable {
             .fetch_sub(s.bytes, AtomicOrdering::Relaxed);
         *s = MemState::default();
     }
+}
+
+/// Whether two values are one buffered entry (one allocation), not merely equal bytes.
+fn same(a: &Bytes, b: &Bytes) -> bool {
+    a.as_ptr() == b.as_ptr() && a.len() == b.len()
 }
 
 impl Drop for MemTable {
@@ -340,5 +428,42 @@ mod tests {
         assert!(m.view().family(b"f").is_none() && m.take().is_none());
         assert_eq!(counters.bytes.load(AtomicOrdering::Relaxed), 0);
         assert_eq!(counters.drains.load(AtomicOrdering::Relaxed), 1);
+    }
+
+    #[test]
+    fn a_drain_while_writers_went_on_lets_go_only_of_what_it_wrote() {
+        let counters = Arc::new(BufferCounters::default());
+        let m = MemTable::new(counters.clone());
+        m.insert(vec![change(b"a", 1, b"x"), change(b"b", 1, b"y")], 1, 2);
+        let taken = m.take().unwrap();
+        // Meanwhile: a new cell, and the cell "b"@1 written again with another value.
+        m.insert(vec![change(b"c", 1, b"z"), change(b"b", 1, b"w")], 2, 2);
+        m.forget(taken);
+        let left: Vec<Vec<u8>> = m
+            .view()
+            .family(b"f")
+            .unwrap()
+            .iter()
+            .map(|(k, _)| keys::decode(&k.0).unwrap().row.to_vec())
+            .collect();
+        // "a" was drained and is gone; "b" was replaced after the drain took it, so its new
+        // value stays for the next drain; "c" is new.
+        assert_eq!(left, vec![b"b".to_vec(), b"c".to_vec()]);
+        let b = m
+            .view()
+            .family(b"f")
+            .unwrap()
+            .iter()
+            .next()
+            .unwrap()
+            .1
+            .clone();
+        assert_eq!(b.as_ref(), b"w");
+        let taken = m.take().unwrap();
+        assert_eq!((taken.counted, taken.last_seq), (2, 2));
+        assert_eq!(m.bytes(), counters.bytes.load(AtomicOrdering::Relaxed));
+        m.forget(taken);
+        assert_eq!(m.bytes(), 0);
+        assert_eq!(counters.bytes.load(AtomicOrdering::Relaxed), 0);
     }
 }

@@ -15,6 +15,7 @@
 //! The modules depend on each other one way, never in a cycle (`tests/module_graph.rs`).
 
 pub mod acl;
+mod background_drain;
 pub mod backup;
 pub mod backup_error;
 pub mod cache;
@@ -222,6 +223,8 @@ pub(crate) struct Inner {
     /// The background flush of non-durable writes ([`region::flush_loop`]) and its stop switch.
     flusher: Mutex<Option<(Sender<()>, std::thread::JoinHandle<()>)>>,
     pub commit_pool: CommitPool,
+    /// The threads write buffers drain on in the background.
+    pub drain_pool: CommitPool,
     pub cache: Arc<cache::CacheBudget>,
     /// Set when [`Engine::close`] begins: writes then fail at once with `ShuttingDown`.
     pub closing: Arc<std::sync::atomic::AtomicBool>,
@@ -286,6 +289,7 @@ impl Engine {
             maintenance: Mutex::new(None),
             flusher: Mutex::new(None),
             commit_pool,
+            drain_pool: CommitPool::named("buffer-drain", background_drain::MAX_DRAIN_THREADS),
             cache,
             closing: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             health,
@@ -485,6 +489,7 @@ impl Engine {
         RegionHooks {
             on_commit: self.on_large(),
             pool: self.inner.commit_pool.clone(),
+            drainer: self.inner.drain_pool.clone(),
             health: self.inner.health.clone(),
             faults: self.inner.config.storage_faults.clone(),
             cache: self.inner.cache.clone(),
@@ -578,8 +583,9 @@ impl Engine {
     }
 
     /// Bytes the regions' write buffers hold now (logged writes redb has not taken yet): at
-    /// most [`EngineConfig::write_buffer_bytes`] and one batch per region, as a region drains
-    /// its buffer at the first batch past that bound (or past 4 MiB of its own).
+    /// most [`EngineConfig::write_buffer_bytes`] and one batch per region, as a region's
+    /// writer drains its buffer at the first batch past that bound (or past 16 MiB of its
+    /// own); from half that bound (or 4 MiB) on, buffers drain in the background.
     pub fn write_buffer_bytes(&self) -> u64 {
         self.inner
             .health
@@ -591,6 +597,22 @@ impl Engine {
     /// How long each drain of a write buffer held its region's writes.
     pub fn write_buffer_drain_seconds(&self) -> prometheus_client::metrics::histogram::Histogram {
         self.inner.health.buffers.drain_seconds.clone()
+    }
+
+    /// How long each background drain of a write buffer took (its writers went on).
+    pub fn write_buffer_background_drain_seconds(
+        &self,
+    ) -> prometheus_client::metrics::histogram::Histogram {
+        self.inner.health.buffers.background_seconds.clone()
+    }
+
+    /// Background drains of write buffers that moved entries, since the engine opened.
+    pub fn write_buffer_background_drains(&self) -> u64 {
+        self.inner
+            .health
+            .buffers
+            .background_drains
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Write buffer drains into region files since the engine opened.

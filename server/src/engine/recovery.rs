@@ -273,13 +273,26 @@ pub(crate) struct RegionFile {
     pub redo: RedoLog,
     /// Logged blind writes redb has not taken yet ([`memtable`]).
     pub mem: MemTable,
+    /// Held by a drain from taking the buffer until it has let go of what it wrote, so two
+    /// drains never take the same entries. Taken after redb's write lock (a drain holds a write
+    /// transaction when it takes it), so it never waits on a transaction.
+    draining: Mutex<()>,
+    /// Held by a background drain for all its work and by a reopen, so a reopen never swaps
+    /// the database under a background drain's transaction.
+    pub(super) background: Mutex<()>,
+    /// The background drains queued or running ([`super::background_drain`]).
+    pub(super) pending: Arc<super::memtable::Pending>,
+    /// Where background drains run.
+    pub(super) drainer: super::commit_pool::CommitPool,
 }
 
-/// A buffer written into a transaction: what to forget once that transaction commits.
-pub(crate) struct Drained {
+/// A buffer written into a transaction: what to forget once that transaction commits. Holds
+/// the region's drain lock until then.
+pub(crate) struct Drained<'f> {
     taken: Taken,
     /// What the entries changed the file's stored size by.
     pub delta: i64,
+    _draining: MutexGuard<'f, ()>,
 }
 
 /// What a [`RegionFile`] is built from.
@@ -296,6 +309,8 @@ pub(crate) struct FileParts {
     pub stats: Arc<RegionStats>,
     /// The redo sequence number the file holds ([`redo::recover`]).
     pub redo_seq: u64,
+    /// Where the region's background drains run.
+    pub drainer: super::commit_pool::CommitPool,
 }
 
 impl RegionFile {
@@ -320,6 +335,10 @@ impl RegionFile {
             snapshots: p.snapshots,
             gate: p.gate,
             stats: p.stats,
+            draining: Mutex::new(()),
+            background: Mutex::new(()),
+            pending: Default::default(),
+            drainer: p.drainer,
         })
     }
 
@@ -471,6 +490,8 @@ impl RegionFile {
         if !due || self.closed.load(Ordering::Acquire) {
             return Err(self.unavailable());
         }
+        // No background drain may hold a transaction of the database about to be dropped.
+        let _background = self.background.lock().unwrap_or_else(|p| p.into_inner());
         // redb keeps a lock on the file while a Database is open: close the poisoned one first.
         // No write transaction is live (the gate is held); reads that still hold a snapshot of
         // it get "database closed", a retryable error, from now on.
@@ -548,8 +569,21 @@ impl RegionFile {
         self.commit_buffer(gate, false)
     }
 
+    /// With the gate held: [`RegionFile::commit`], timed as a hold of the region's writers.
     fn commit_buffer(&self, _gate: &MutexGuard<'_, ()>, durable: bool) -> Result<(), StorageError> {
         let began = Instant::now();
+        if self.commit(durable)? {
+            self.health
+                .buffers
+                .drain_seconds
+                .observe(began.elapsed().as_secs_f64());
+        }
+        Ok(())
+    }
+
+    /// Moves the write buffer into the file in one commit, durable or not; whether it held
+    /// anything. Writers need not be held: what they add meanwhile stays buffered.
+    pub(super) fn commit(&self, durable: bool) -> Result<bool, StorageError> {
         let db = self.db()?;
         let txn = db.begin_write();
         drop(db);
@@ -560,20 +594,20 @@ impl RegionFile {
         }
         let drained = self.drain_into(&mut txn)?;
         txn.commit().map_err(|e| self.error(e))?;
-        if drained.is_some() {
-            self.health
-                .buffers
-                .drain_seconds
-                .observe(began.elapsed().as_secs_f64());
-        }
+        let any = drained.is_some();
         self.drained(drained);
-        Ok(())
+        Ok(any)
     }
 
     /// Writes the buffer's entries into `txn`, with their size and last sequence number
     /// (the caller commits it and then calls [`RegionFile::drained`]). A caller that stamps a
     /// later batch of its own in the same transaction overwrites that number with its own.
-    pub fn drain_into(&self, txn: &mut WriteTransaction) -> Result<Option<Drained>, StorageError> {
+    pub fn drain_into(
+        &self,
+        txn: &mut WriteTransaction,
+    ) -> Result<Option<Drained<'_>>, StorageError> {
+        // A drain that committed may not have let go of its entries yet: wait for it.
+        let draining = self.draining.lock().unwrap_or_else(|p| p.into_inner());
         let Some(taken) = self.mem.take() else {
             return Ok(None);
         };
@@ -592,7 +626,11 @@ impl RegionFile {
             }
         }
         redo::stamp(txn, &self.path, delta, taken.last_seq).map_err(|e| self.classify(e))?;
-        Ok(Some(Drained { taken, delta }))
+        Ok(Some(Drained {
+            taken,
+            delta,
+            _draining: draining,
+        }))
     }
 
     /// The transaction `drain_into` wrote `drained` into has committed: the buffer lets its
@@ -604,6 +642,20 @@ impl RegionFile {
         self.stats.add_size(d.delta - d.taken.counted);
         self.mem.forget(d.taken);
         self.snapshots.committed();
+    }
+
+    /// A handle that does not keep the file open.
+    pub(super) fn me(&self) -> Weak<RegionFile> {
+        self.me.clone()
+    }
+
+    /// Neither closed nor down after an I/O error.
+    pub(super) fn serving(&self) -> bool {
+        !self.closed.load(Ordering::Acquire) && !self.failed.load(Ordering::Acquire)
+    }
+
+    pub(super) fn health(&self) -> &Health {
+        &self.health
     }
 
     /// The region is closed (engine closing, table deleted, region replaced): never reopen its

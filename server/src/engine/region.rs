@@ -35,6 +35,8 @@ use super::write::{self, update_size, Job, Output};
 pub(crate) struct RegionHooks {
     pub on_commit: OnLarge,
     pub pool: CommitPool,
+    /// Where write buffers drain in the background ([`super::background_drain`]).
+    pub drainer: CommitPool,
     pub health: Arc<Health>,
     pub faults: Option<StorageFaults>,
     pub cache: Arc<CacheBudget>,
@@ -206,6 +208,7 @@ impl Region {
             gate: gate.clone(),
             stats: stats.clone(),
             redo_seq: open.redo_seq,
+            drainer: hooks.drainer,
         });
         let committer = Committer {
             snapshots: snapshots.clone(),
@@ -307,6 +310,8 @@ impl Region {
     /// Refuses new writes and waits until everything already queued has committed.
     pub(crate) fn close(&self) {
         self.committer.close();
+        // No writer is left to queue another background drain.
+        self.file.wait_background();
         // A replaced region's rows live on, durably, in its successors.
         if !self.retired.load(Ordering::Acquire) {
             if let Err(e) = self.flush() {
@@ -321,11 +326,16 @@ impl Region {
 
     /// Makes the region's non-durable commits durable and empties its redo log. A region with
     /// none since the last call (idle for a flush interval) gives its log's blocks back.
+    ///
+    /// The costly part, a durable commit of the buffer (and the sync of every page written
+    /// since the last one), runs without holding the region's writers; then, with the gate
+    /// held, a durable commit of what came meanwhile lets the log be emptied.
     pub(crate) fn flush(&self) -> Result<(), StorageError> {
         if !self.file.redo.needs_flush() {
             self.file.redo.trim();
             return Ok(());
         }
+        self.file.drain_in_background(true)?;
         let gate = self.gate.lock().unwrap_or_else(|p| p.into_inner());
         self.file.flush(&gate)
     }

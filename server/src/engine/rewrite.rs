@@ -53,6 +53,8 @@ pub(crate) fn rewrite(
     // Start recording and take the snapshot together, between two batches: every batch then
     // either is in the snapshot or has its keys recorded. (A batch that began before recording
     // and committed after the snapshot would otherwise be lost.)
+    // Most of the flush below, without holding the parent's writers.
+    parent.file.drain_in_background(true)?;
     let snap = {
         let gate = parent.gate.lock().unwrap_or_else(|p| p.into_inner());
         // The parent's non-durable writes become durable first and its redo log empties: the
@@ -482,6 +484,8 @@ fn hex_family(table_name: &str) -> Vec<u8> {
 
 /// The row at which a region's data divides in two halves by bytes, if it has two rows.
 pub(crate) fn middle_row(region: &Region) -> Result<Option<Vec<u8>>, StorageError> {
+    // Most of the drain below, without holding the region's writers.
+    region.file.drain_in_background(false)?;
     let snap = {
         // It reads the file: the write buffer goes there first.
         let gate = region.gate.lock().unwrap_or_else(|p| p.into_inner());

@@ -1,0 +1,100 @@
+//! Drains of a region's write buffer that do not hold its writers.
+//!
+//! A drain is a redb transaction of every buffered entry: at 4 MiB, tens of thousands of
+//! random-key inserts, about 0.1 s. Run with the region's write gate held, every writer of the
+//! region waited for it. A background drain takes the buffer's entries as they are (an O(1)
+//! view), writes them into the file and commits, while writers go on logging batches and
+//! adding them to the buffer; once the commit is done, the buffer lets go of the entries the
+//! drain wrote that nobody replaced meanwhile ([`super::memtable::MemTable::forget`]).
+//!
+//! Nothing about reads or crashes changes: an entry stays in the buffer until the commit that
+//! wrote it is done, the drain stamps the last batch its view held, and the redo log keeps
+//! every batch until a durable commit with the gate held empties it. The background flush
+//! uses the same path for its expensive part: a durable commit of the buffer without the gate
+//! (the file's sync, of every page written since the last one), then, with the gate, a short
+//! durable commit of what came meanwhile, after which the log is emptied.
+//!
+//! Drains run on a small pool of their own threads ([`MAX_DRAIN_THREADS`]); a region has at
+//! most one queued. A writer that finds the buffer past its hard bound (the background fell
+//! behind) drains it itself, with the gate held: that is the bound on memory.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Weak};
+use std::time::Instant;
+
+use super::commit_pool::{CommitPool, Job};
+use super::error::StorageError;
+use super::memtable::Pending;
+use super::recovery::RegionFile;
+
+/// Threads the engine's background drains share.
+pub(crate) const MAX_DRAIN_THREADS: usize = 2;
+
+/// One queued background drain of one region.
+struct DrainJob {
+    file: Weak<RegionFile>,
+    pending: Arc<Pending>,
+}
+
+impl Job for DrainJob {
+    fn run_batch(self: Arc<Self>, _pool: &CommitPool) {
+        if let Some(file) = self.file.upgrade() {
+            // From here on a writer past the soft bound queues the next drain.
+            self.pending.queued.store(false, Ordering::Release);
+            if let Err(e) = file.drain_in_background(false) {
+                // The region is marked failed (when redb latched the error); its log keeps
+                // every batch, and its writers hear at their next batch.
+                tracing::warn!(file = %e.file.display(), error = %e.message, "background drain of the write buffer failed");
+            }
+            // The region's file must be free once its close has seen no drain live.
+            drop(file);
+        }
+        self.pending.done();
+    }
+}
+
+impl RegionFile {
+    /// Queues a background drain of the buffer, unless one is queued already.
+    pub fn schedule_drain(&self) {
+        if self.pending.queued.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        *self.pending.live.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        self.drainer.schedule(Arc::new(DrainJob {
+            file: self.me(),
+            pending: self.pending.clone(),
+        }));
+    }
+
+    /// Waits until no background drain of this region is queued or running (the region
+    /// closes; its writers were stopped first, so none is queued after).
+    pub fn wait_background(&self) {
+        let mut live = self.pending.live.lock().unwrap_or_else(|p| p.into_inner());
+        while *live > 0 {
+            live = self
+                .pending
+                .idle
+                .wait(live)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Moves the buffer into the file without holding the region's writers; a durable one
+    /// also makes every earlier commit of the file durable (and runs even with the buffer
+    /// empty). The redo log is left alone: batches logged meanwhile are not in this commit.
+    pub fn drain_in_background(&self, durable: bool) -> Result<(), StorageError> {
+        let _background = self.background.lock().unwrap_or_else(|p| p.into_inner());
+        if !self.serving() || (!durable && self.mem.bytes() == 0) {
+            return Ok(());
+        }
+        let began = Instant::now();
+        if self.commit(durable)? {
+            let buffers = &self.health().buffers;
+            buffers
+                .background_seconds
+                .observe(began.elapsed().as_secs_f64());
+            buffers.background_drains.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+}
