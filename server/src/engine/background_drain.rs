@@ -27,6 +27,9 @@ use super::error::StorageError;
 use super::memtable::Pending;
 use super::recovery::RegionFile;
 
+/// How often a flush lets go of the gate to wait for a background drain before its held step.
+const FLUSH_ATTEMPTS: usize = 3;
+
 /// Threads the engine's background drains share.
 pub(crate) const MAX_DRAIN_THREADS: usize = 2;
 
@@ -77,6 +80,25 @@ impl RegionFile {
                 .wait(live)
                 .unwrap_or_else(|p| p.into_inner());
         }
+    }
+
+    /// A flush ([`RegionFile::flush`]) that holds the region's writers only for its last
+    /// step. The costly part, a durable commit of the buffer (and the sync of every page
+    /// written since the last one), runs without the gate; then a background drain of what
+    /// came during that sync; then, with the gate held, a durable commit of the little left,
+    /// after which the log is emptied. The held step never waits for a background drain: when
+    /// one is running, the gate is let go until it ends (a few times at most).
+    pub fn flush_with_short_hold(&self) -> Result<(), StorageError> {
+        self.drain_in_background(true)?;
+        for _ in 0..FLUSH_ATTEMPTS {
+            self.drain_in_background(false)?;
+            let gate = self.gate.lock().unwrap_or_else(|p| p.into_inner());
+            if let Ok(_background) = self.background.try_lock() {
+                return self.flush(&gate);
+            }
+        }
+        let gate = self.gate.lock().unwrap_or_else(|p| p.into_inner());
+        self.flush(&gate)
     }
 
     /// Moves the buffer into the file without holding the region's writers; a durable one

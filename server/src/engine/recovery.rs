@@ -267,7 +267,7 @@ pub(crate) struct RegionFile {
     faults: Option<StorageFaults>,
     health: Arc<Health>,
     snapshots: Arc<Snapshots>,
-    gate: Arc<Mutex<()>>,
+    pub(super) gate: Arc<Mutex<()>>,
     stats: Arc<RegionStats>,
     /// Non-durable batches since the last durable commit ([`redo`]).
     pub redo: RedoLog,

@@ -326,18 +326,14 @@ impl Region {
 
     /// Makes the region's non-durable commits durable and empties its redo log. A region with
     /// none since the last call (idle for a flush interval) gives its log's blocks back.
-    ///
-    /// The costly part, a durable commit of the buffer (and the sync of every page written
-    /// since the last one), runs without holding the region's writers; then, with the gate
-    /// held, a durable commit of what came meanwhile lets the log be emptied.
+    /// Most of the work runs without holding the region's writers
+    /// ([`RegionFile::flush_with_short_hold`]).
     pub(crate) fn flush(&self) -> Result<(), StorageError> {
         if !self.file.redo.needs_flush() {
             self.file.redo.trim();
             return Ok(());
         }
-        self.file.drain_in_background(true)?;
-        let gate = self.gate.lock().unwrap_or_else(|p| p.into_inner());
-        self.file.flush(&gate)
+        self.file.flush_with_short_hold()
     }
 
     pub fn info(&self) -> RegionInfo {
