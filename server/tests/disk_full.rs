@@ -262,7 +262,7 @@ fn redo_log_bytes(dir: &Path) -> u64 {
     std::fs::read_dir(dir.join("tables/default").join(TABLE))
         .map(|rd| {
             rd.flatten()
-                .filter(|e| e.path().to_string_lossy().ends_with(".redb.log"))
+                .filter(|e| e.path().to_string_lossy().contains(".redb.log"))
                 .map(|e| e.metadata().map(|m| m.len()).unwrap_or(0))
                 .sum()
         })
@@ -292,7 +292,7 @@ fn copy_without_logs(from: &Path, to: &Path) {
         let target = to.join(e.file_name());
         if e.file_type().unwrap().is_dir() {
             copy_without_logs(&e.path(), &target);
-        } else if !e.file_name().to_string_lossy().ends_with(".redb.log") {
+        } else if !e.file_name().to_string_lossy().contains(".redb.log") {
             std::fs::copy(e.path(), &target).unwrap();
         }
     }

@@ -27,9 +27,6 @@ use super::error::StorageError;
 use super::memtable::Pending;
 use super::recovery::RegionFile;
 
-/// How often a flush lets go of the gate to wait for a background drain before its held step.
-const FLUSH_ATTEMPTS: usize = 3;
-
 /// Threads the engine's background drains share.
 pub(crate) const MAX_DRAIN_THREADS: usize = 2;
 
@@ -82,21 +79,33 @@ impl RegionFile {
         }
     }
 
-    /// A flush ([`RegionFile::flush`]) that holds the region's writers only for its last
-    /// step. The costly part, a durable commit of the buffer (and the sync of every page
-    /// written since the last one), runs without the gate; then a background drain of what
-    /// came during that sync; then, with the gate held, a durable commit of the little left,
-    /// after which the log is emptied. The held step never waits for a background drain: when
-    /// one is running, the gate is let go until it ends (a few times at most).
+    /// A flush ([`RegionFile::flush`]) that holds the region's writers only to roll its redo
+    /// log: with the gate held, records start going to the log's other file; then, without
+    /// it, a durable commit of the buffer (and the sync of every page written since the last
+    /// one) makes the region file hold every record the file left holds, and that file is
+    /// retired. A log that cannot roll (nothing in it, or the last roll is not retired after a
+    /// failure) is flushed the old way: most of it without the gate, the rest with it.
     pub fn flush_with_short_hold(&self) -> Result<(), StorageError> {
-        self.drain_in_background(true)?;
-        for _ in 0..FLUSH_ATTEMPTS {
-            self.drain_in_background(false)?;
-            let gate = self.gate.lock().unwrap_or_else(|p| p.into_inner());
-            if let Ok(_background) = self.background.try_lock() {
-                return self.flush(&gate);
+        let rolled = {
+            let _gate = self.gate.lock().unwrap_or_else(|p| p.into_inner());
+            self.redo.roll()
+        };
+        if rolled.is_some() {
+            let _background = self.background.lock().unwrap_or_else(|p| p.into_inner());
+            if !self.serving() {
+                // Down: the log keeps both files' records for the reopen.
+                return Err(self.unavailable());
             }
+            let began = Instant::now();
+            self.commit(true)?;
+            self.redo.retire();
+            let buffers = &self.health().buffers;
+            buffers
+                .background_seconds
+                .observe(began.elapsed().as_secs_f64());
+            return Ok(());
         }
+        self.drain_in_background(true)?;
         let gate = self.gate.lock().unwrap_or_else(|p| p.into_inner());
         self.flush(&gate)
     }

@@ -805,7 +805,10 @@ fn remove_orphans(dir: &Path, regions: &BTreeMap<Vec<u8>, Arc<Region>>) {
             }
             // The redo log of a region file the catalog does not name (one replaced by a split
             // or a major compaction that crashed before deleting it).
-            if let Some(region) = name.strip_suffix(".log") {
+            if let Some(region) = name
+                .strip_suffix(".log")
+                .or_else(|| name.strip_suffix(".log2"))
+            {
                 if region.ends_with(".redb") && !known.contains(region) {
                     let _ = std::fs::remove_file(e.path());
                 }
