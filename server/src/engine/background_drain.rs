@@ -36,12 +36,38 @@ struct DrainJob {
     pending: Arc<Pending>,
 }
 
+/// The niceness of the drain threads: the lowest. With a core to spare they drain as fast as
+/// any thread; on a core that request threads keep busy they yield to them at once (measured
+/// on one pinned core: at the default niceness a drain's time slices put 3-5 ms on the 99th
+/// percentile of every put, against 0.5 ms). A drain that falls that far behind makes writers
+/// drain at the hard bound themselves: fewer, larger drains, which also cost less per entry.
+const DRAIN_NICENESS: i32 = 19;
+
+thread_local! {
+    static NICE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Lowers this thread's priority to [`DRAIN_NICENESS`], once per thread.
+fn lower_priority() {
+    if NICE.with(|n| n.replace(true)) {
+        return;
+    }
+    let me = rustix::thread::gettid();
+    if let Err(e) = rustix::process::setpriority_process(Some(me), DRAIN_NICENESS) {
+        tracing::debug!(error = %e, "cannot lower the priority of a write buffer drain thread");
+    }
+}
+
 impl Job for DrainJob {
     fn run_batch(self: Arc<Self>, _pool: &CommitPool) {
+        lower_priority();
         if let Some(file) = self.file.upgrade() {
-            // From here on a writer past the soft bound queues the next drain.
+            let drained = file.drain_in_background(false);
+            // From here on a writer past the soft bound queues the next drain. Not before the
+            // drain ends: until then the buffer still counts the entries it is writing, and a
+            // second drain queued meanwhile would only take the few added since.
             self.pending.queued.store(false, Ordering::Release);
-            if let Err(e) = file.drain_in_background(false) {
+            if let Err(e) = drained {
                 // The region is marked failed (when redb latched the error); its log keeps
                 // every batch, and its writers hear at their next batch.
                 tracing::warn!(file = %e.file.display(), error = %e.message, "background drain of the write buffer failed");
@@ -97,12 +123,11 @@ impl RegionFile {
                 return Err(self.unavailable());
             }
             let began = Instant::now();
-            self.commit(true)?;
+            let drained = self.commit(true)?;
             self.redo.retire();
-            let buffers = &self.health().buffers;
-            buffers
-                .background_seconds
-                .observe(began.elapsed().as_secs_f64());
+            if drained {
+                self.count_background(began);
+            }
             return Ok(());
         }
         self.drain_in_background(true)?;
@@ -120,12 +145,17 @@ impl RegionFile {
         }
         let began = Instant::now();
         if self.commit(durable)? {
-            let buffers = &self.health().buffers;
-            buffers
-                .background_seconds
-                .observe(began.elapsed().as_secs_f64());
-            buffers.background_drains.fetch_add(1, Ordering::Relaxed);
+            self.count_background(began);
         }
         Ok(())
+    }
+
+    /// A background drain that moved entries, begun at `began`.
+    fn count_background(&self, began: Instant) {
+        let buffers = &self.health().buffers;
+        buffers
+            .background_seconds
+            .observe(began.elapsed().as_secs_f64());
+        buffers.background_drains.fetch_add(1, Ordering::Relaxed);
     }
 }

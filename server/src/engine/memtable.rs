@@ -59,10 +59,6 @@ pub(crate) const REGION_BUFFER_BYTES: u64 = 4 * 1024 * 1024;
 /// buffer itself, holding the region's writes: the bound on one region's buffer.
 pub(crate) const REGION_BUFFER_HARD_BYTES: u64 = 4 * REGION_BUFFER_BYTES;
 
-/// Entries a drain lets go of per hold of the buffer's lock, so writers adding to the buffer
-/// meanwhile wait for a short step, never for the whole release.
-const FORGET_STEP: usize = 1024;
-
 /// The buffered cells at one moment, per family. Cloning is O(1) per family.
 #[derive(Clone, Default)]
 pub(crate) struct MemView {
@@ -306,44 +302,48 @@ impl MemTable {
 
     /// The drain of `taken` committed: its entries are in the file. When nothing was added
     /// since [`MemTable::take`] (a drain with the gate held) the buffer empties at once;
-    /// otherwise it lets go of each entry it took that still holds the value the drain wrote
-    /// (a batch since may have written the same cell again), a step at a time.
+    /// otherwise each family's map is rebuilt from the entries the drain did not write: those
+    /// added since, and cells written again since (a different allocation than the one the
+    /// drain took). One walk of both maps in key order and an insert per kept entry: removing
+    /// the drained entries one by one instead copied a shared tree node per removal.
     pub fn forget(&self, taken: Taken) {
         self.counters.drains.fetch_add(1, AtomicOrdering::Relaxed);
-        {
-            let mut s = self.lock();
-            if s.last_seq == taken.last_seq {
-                self.counters
-                    .bytes
-                    .fetch_sub(s.bytes, AtomicOrdering::Relaxed);
-                *s = MemState::default();
-                return;
-            }
-            s.counted -= taken.counted;
+        let mut s = self.lock();
+        if s.last_seq == taken.last_seq {
+            self.counters
+                .bytes
+                .fetch_sub(s.bytes, AtomicOrdering::Relaxed);
+            *s = MemState::default();
+            return;
         }
-        for (family, map) in taken.view.families() {
-            let entries: Vec<(&MemKey, &Bytes)> = map.iter().collect();
-            for step in entries.chunks(FORGET_STEP) {
-                let mut s = self.lock();
-                let Some(i) = s.view.families.iter().position(|(f, _)| f == family) else {
-                    break;
-                };
-                let live = &mut s.view.families[i].1;
-                let mut freed = 0u64;
-                for (k, v) in step {
-                    // The same allocation: this very entry, not a later write of the cell.
-                    if live.get(*k).is_some_and(|now| same(now, v)) {
-                        live.remove(*k);
+        s.counted -= taken.counted;
+        let mut freed = 0u64;
+        for (family, drained) in taken.view.families() {
+            let Some(i) = s.view.families.iter().position(|(f, _)| f == family) else {
+                continue;
+            };
+            let live = &mut s.view.families[i].1;
+            let mut kept = FamilyMap::new();
+            let mut old = drained.iter().peekable();
+            for (k, v) in live.iter() {
+                while old.next_if(|(ok, _)| *ok < k).is_some() {}
+                match old.peek() {
+                    // This very entry: in the file now.
+                    Some((ok, ov)) if *ok == k && same(ov, v) => {
                         freed += (k.0.len() + v.len()) as u64 + ENTRY_OVERHEAD;
                     }
+                    _ => {
+                        kept.insert(k.clone(), v.clone());
+                    }
                 }
-                let freed = freed.min(s.bytes);
-                s.bytes -= freed;
-                self.counters
-                    .bytes
-                    .fetch_sub(freed, AtomicOrdering::Relaxed);
             }
+            *live = kept;
         }
+        let freed = freed.min(s.bytes);
+        s.bytes -= freed;
+        self.counters
+            .bytes
+            .fetch_sub(freed, AtomicOrdering::Relaxed);
     }
 
     /// Empties the buffer (its entries are in the file: drained, or replayed from the log).

@@ -42,6 +42,7 @@ mod read_plan;
 mod recorder;
 mod recovery;
 mod redo;
+mod redo_record;
 pub mod region;
 pub mod region_info;
 mod rewrite;
