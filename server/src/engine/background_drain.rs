@@ -9,10 +9,10 @@
 //!
 //! Nothing about reads or crashes changes: an entry stays in the buffer until the commit that
 //! wrote it is done, the drain stamps the last batch its view held, and the redo log keeps
-//! every batch until a durable commit with the gate held empties it. The background flush
-//! uses the same path for its expensive part: a durable commit of the buffer without the gate
-//! (the file's sync, of every page written since the last one), then, with the gate, a short
-//! durable commit of what came meanwhile, after which the log is emptied.
+//! every batch until a durable commit covers it. The background flush holds writers only to
+//! roll the redo log to its other file ([`super::redo::RedoLog::roll`]); its durable commit of
+//! the buffer (and the sync of every page written since the last one) runs without the gate,
+//! and then retires the file the roll left.
 //!
 //! Drains run on a small pool of their own threads ([`MAX_DRAIN_THREADS`]); a region has at
 //! most one queued. A writer that finds the buffer past its hard bound (the background fell
@@ -29,6 +29,8 @@ use super::recovery::RegionFile;
 
 /// Threads the engine's background drains share.
 pub(crate) const MAX_DRAIN_THREADS: usize = 2;
+/// What those threads are called.
+pub(crate) const DRAIN_THREAD: &str = "buffer-drain";
 
 /// One queued background drain of one region.
 struct DrainJob {
@@ -47,9 +49,10 @@ thread_local! {
     static NICE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Lowers this thread's priority to [`DRAIN_NICENESS`], once per thread.
+/// Lowers this thread's priority to [`DRAIN_NICENESS`], once per thread, on the pool's own
+/// threads only (a pool that cannot start a thread runs the job on its caller's).
 fn lower_priority() {
-    if NICE.with(|n| n.replace(true)) {
+    if std::thread::current().name() != Some(DRAIN_THREAD) || NICE.with(|n| n.replace(true)) {
         return;
     }
     let me = rustix::thread::gettid();
@@ -116,7 +119,7 @@ impl RegionFile {
             let _gate = self.gate.lock().unwrap_or_else(|p| p.into_inner());
             self.redo.roll()
         };
-        if rolled.is_some() {
+        if let Some(roll) = rolled {
             let _background = self.background.lock().unwrap_or_else(|p| p.into_inner());
             if !self.serving() {
                 // Down: the log keeps both files' records for the reopen.
@@ -124,7 +127,7 @@ impl RegionFile {
             }
             let began = Instant::now();
             let drained = self.commit(true)?;
-            self.redo.retire();
+            self.redo.retire(roll);
             if drained {
                 self.count_background(began);
             }

@@ -290,7 +290,10 @@ impl Engine {
             maintenance: Mutex::new(None),
             flusher: Mutex::new(None),
             commit_pool,
-            drain_pool: CommitPool::named("buffer-drain", background_drain::MAX_DRAIN_THREADS),
+            drain_pool: CommitPool::named(
+                background_drain::DRAIN_THREAD,
+                background_drain::MAX_DRAIN_THREADS,
+            ),
             cache,
             closing: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             health,

@@ -141,9 +141,9 @@ struct LogState {
     files: [LogFile; 2],
     /// The file records go to.
     active: usize,
-    /// The other file holds records the region file may not hold durably yet (a roll that
-    /// was not retired).
-    rolled: bool,
+    /// The other file holds records the region file may not hold durably yet: the roll, not
+    /// retired yet, that left it, named by the last number it holds.
+    rolled: Option<u64>,
     /// The last sequence number handed out.
     seq: u64,
     /// Non-durable commits since the last durable one.
@@ -164,7 +164,7 @@ impl RedoLog {
             state: Mutex::new(LogState {
                 files: Default::default(),
                 active: 0,
-                rolled: false,
+                rolled: None,
                 seq,
                 pending: false,
             }),
@@ -293,7 +293,7 @@ impl RedoLog {
         self.check_faults()?;
         let mut s = self.lock();
         let (active, other) = (s.active, s.other());
-        if s.rolled && s.files[other].unsynced {
+        if s.rolled.is_some() && s.files[other].unsynced {
             self.with_file(&mut s, other, |f| f.sync_data())?;
             s.files[other].unsynced = false;
         }
@@ -335,7 +335,7 @@ impl RedoLog {
     pub fn durable(&self) {
         let mut s = self.lock();
         s.pending = false;
-        s.rolled = false;
+        s.rolled = None;
         for lf in &mut s.files {
             lf.len = 0;
             lf.unsynced = false;
@@ -343,11 +343,11 @@ impl RedoLog {
     }
 
     /// With the region's writers held: records go to the other file from now on. Returns
-    /// the last number the file left holds, or None when there is nothing to roll (the active
-    /// file is empty) or the last roll is not retired yet.
+    /// the last number the file left holds (what [`RedoLog::retire`] takes), or None when
+    /// there is nothing to roll (the active file is empty) or the last roll is not retired.
     pub fn roll(&self) -> Option<u64> {
         let mut s = self.lock();
-        if s.rolled || s.files[s.active].len == 0 {
+        if s.rolled.is_some() || s.files[s.active].len == 0 {
             return None;
         }
         let other = s.other();
@@ -355,21 +355,23 @@ impl RedoLog {
         s.files[other].len = 0;
         s.files[other].unsynced = false;
         s.active = other;
-        s.rolled = true;
-        Some(s.seq)
+        s.rolled = Some(s.seq);
+        s.rolled
     }
 
-    /// After a durable commit that holds every record up to the last [`RedoLog::roll`]: the
-    /// file that roll left is obsolete.
-    pub fn retire(&self) {
+    /// After a durable commit that holds every record up to `roll` (what [`RedoLog::roll`]
+    /// returned): the file that roll left is obsolete. Nothing happens when that roll is no
+    /// longer the one pending (a durable commit with the gate held made both files obsolete
+    /// meanwhile, and another roll may have followed).
+    pub fn retire(&self, roll: u64) {
         let mut s = self.lock();
-        if !s.rolled {
+        if s.rolled != Some(roll) {
             return;
         }
         let other = s.other();
         s.files[other].len = 0;
         s.files[other].unsynced = false;
-        s.rolled = false;
+        s.rolled = None;
         if s.files[s.active].len == 0 {
             s.pending = false;
         }
@@ -379,7 +381,7 @@ impl RedoLog {
     /// interval, or closes): both files are cut to nothing and their descriptors closed.
     pub fn trim(&self) {
         let mut s = self.lock();
-        if s.pending || s.rolled || s.files.iter().any(|f| f.len > 0) {
+        if s.pending || s.rolled.is_some() || s.files.iter().any(|f| f.len > 0) {
             return;
         }
         for which in 0..2 {
@@ -423,7 +425,7 @@ impl RedoLog {
             self.forget_written(lf);
         }
         s.pending = false;
-        s.rolled = false;
+        s.rolled = None;
         s.seq = s.seq.max(seq);
     }
 }
@@ -574,17 +576,24 @@ mod tests {
         log.append(seq, 0, &[c]).unwrap()
     }
 
-    /// A region file holding the records up to `stored` (and none of their cells), with `log`
-    /// as its redo log; returns the rows the replay at open puts back.
-    fn replayed(dir: &Path, name: &str, stored: u64, log: &[u8]) -> Vec<String> {
-        let region = dir.join(name);
-        let db = Database::create(&region).unwrap();
+    /// A new region file that says it holds the records up to `stored` (and none of their
+    /// cells).
+    fn holding(region: &Path, stored: u64) -> Database {
+        let db = Database::create(region).unwrap();
         let txn = db.begin_write().unwrap();
         txn.open_table(REGION_TABLE)
             .unwrap()
             .insert(REDO_SEQ_KEY, stored.to_be_bytes().as_slice())
             .unwrap();
         txn.commit().unwrap();
+        db
+    }
+
+    /// A region file holding the records up to `stored` (and none of their cells), with `log`
+    /// as its redo log; returns the rows the replay at open puts back.
+    fn replayed(dir: &Path, name: &str, stored: u64, log: &[u8]) -> Vec<String> {
+        let region = dir.join(name);
+        let db = holding(&region, stored);
         std::fs::write(log_path(&region), log).unwrap();
         let last = recover(&db, &region).unwrap();
         assert_eq!(std::fs::metadata(log_path(&region)).unwrap().len(), 0);
@@ -672,13 +681,7 @@ mod tests {
         };
         let value_after_replay = |name: &str, stored: u64| -> Option<String> {
             let target = dir.path().join(name);
-            let db = Database::create(&target).unwrap();
-            let txn = db.begin_write().unwrap();
-            txn.open_table(REGION_TABLE)
-                .unwrap()
-                .insert(REDO_SEQ_KEY, stored.to_be_bytes().as_slice())
-                .unwrap();
-            txn.commit().unwrap();
+            let db = holding(&target, stored);
             for (from, to) in log_paths(&region).iter().zip(log_paths(&target)) {
                 if from.exists() {
                     std::fs::copy(from, to).unwrap();
@@ -706,7 +709,9 @@ mod tests {
         assert_eq!(value_after_replay("second.redb", 3).as_deref(), Some("v5"));
         // The file holds everything up to 3 durably: the first file is retired, and the next
         // roll writes a new generation over it.
-        log.retire();
+        log.retire(2);
+        assert_eq!(log.roll(), None, "retiring another roll retires nothing");
+        log.retire(3);
         assert_eq!(log.roll(), Some(5));
         write(6);
         assert_eq!(value_after_replay("third.redb", 5).as_deref(), Some("v6"));
