@@ -226,6 +226,24 @@ def test_writer_keeps_puts_and_deletes_of_a_row_in_order(fresh):
     assert [(r.key.user_id, r.values.hits, r.values.last_seen) for r in t.scan()] == [("second", 2, 7)]
 
 
+def test_writer_writes_after_a_delete_of_the_row_even_in_the_same_millisecond(fresh):
+    # A delete marker hides cells at or before its millisecond; on a fast server the put (or
+    # increment) sent right after the delete lands in that millisecond unless the writer waits.
+    t = fresh(AccessLogsByUserTable)
+    for i in range(40):
+        key = U(f"again{i}", "s", 201501)
+        t.put(key, V(hits=1))
+        with t.writer(flush_interval=None) as w:
+            w.delete(key)
+            w.put(key, V(last_seen=i))  # flushes the delete, then goes out on close
+            w.flush()
+            w.delete(key)
+            w.increment(key, {C.hits: 5})  # flushes the delete, then goes out on close
+        row = t.get(key)
+        assert row is not None, f"round {i}: the row written after its delete is gone"
+        assert (row.values.hits, row.values.last_seen) == (5, None), f"round {i}"
+
+
 def test_writer_puts_and_increments_of_one_row(fresh):
     t = fresh(AccessLogsByUserTable)
     key = U("mixed", "s", 201501)

@@ -19,6 +19,13 @@ type WriterOptions struct {
 	FlushInterval time.Duration
 }
 
+// DeleteSettle is how long a Writer lets pass after the server acknowledged a row's delete
+// before it sends a put or increment of that row. The server stamps both with its clock's
+// millisecond and a delete marker hides every cell at or before its own stamp (HBase's rule),
+// so a put landing in the delete's millisecond would vanish. One millisecond suffices on a
+// steady clock; two leave room for a clock being slewed.
+const DeleteSettle = 2 * time.Millisecond
+
 type opKind int
 
 const (
@@ -47,7 +54,8 @@ func (o *writeOp) size() int {
 // (putMultiple, deleteMultiple, one increment per row) when the buffer is full, when
 // FlushInterval has passed, on Flush and on Close. Mutations are sent in the order they were
 // made; increments of the same counter buffered together (with no put or delete of the row in
-// between) are summed into one. An error of a background flush is returned by the next call or
+// between) are summed into one; a put or increment of a row deleted less than DeleteSettle
+// before waits out the rest of it, so the delete's marker cannot hide it. An error of a background flush is returned by the next call or
 // by Close. Safe for concurrent use; one flush runs at a time.
 type Writer struct {
 	ctx context.Context
@@ -63,7 +71,8 @@ type Writer struct {
 	err     error // from a background flush, for the next call
 	closed  bool
 
-	flushing sync.Mutex // one flush at a time
+	flushing sync.Mutex           // one flush at a time; guards deleted
+	deleted  map[string]time.Time // rows of recent deletes: when the server acknowledged them
 }
 
 // NewWriter returns a buffered writer of t; ctx bounds every flush, background ones included.
@@ -77,7 +86,7 @@ func NewWriter(ctx context.Context, t *TableClient, o WriterOptions) *Writer {
 	if o.FlushInterval == 0 {
 		o.FlushInterval = time.Second
 	}
-	return &Writer{ctx: ctx, t: t, o: o, lastMut: map[string]int{}, incAt: map[string]int{}}
+	return &Writer{ctx: ctx, t: t, o: o, lastMut: map[string]int{}, incAt: map[string]int{}, deleted: map[string]time.Time{}}
 }
 
 // Put buffers a put of cells to row.
@@ -212,6 +221,25 @@ func (w *Writer) flush() error {
 	return w.send(ops)
 }
 
+// settle waits until DeleteSettle has passed since any row of run was last deleted.
+func (w *Writer) settle(run []*writeOp) {
+	now := time.Now()
+	var latest time.Time
+	for key, at := range w.deleted {
+		if now.Sub(at) >= DeleteSettle {
+			delete(w.deleted, key)
+		}
+	}
+	for _, op := range run {
+		if at, ok := w.deleted[string(op.row)]; ok && at.After(latest) {
+			latest = at
+		}
+	}
+	if !latest.IsZero() {
+		time.Sleep(DeleteSettle - now.Sub(latest))
+	}
+}
+
 // send writes ops in order, each run of one kind in one batch; failed rows of every run are
 // gathered into one *BatchError whose indexes are positions in ops.
 func (w *Writer) send(ops []*writeOp) error {
@@ -225,6 +253,9 @@ func (w *Writer) send(ops []*writeOp) error {
 		}
 		run := ops[start:end]
 		var err error
+		if run[0].kind != opDelete {
+			w.settle(run)
+		}
 		switch run[0].kind {
 		case opPut:
 			rows := make([]RowCells, len(run))
@@ -238,6 +269,10 @@ func (w *Writer) send(ops []*writeOp) error {
 				rows[i] = op.row
 			}
 			err = w.t.DeleteMany(w.ctx, rows, o)
+			acked := time.Now()
+			for _, row := range rows {
+				w.deleted[string(row)] = acked
+			}
 		case opIncrement:
 			rows := make([]RowDeltas, len(run))
 			for i, op := range run {

@@ -29,6 +29,12 @@ from .client import Cell, TableClient, ThriftError, make_delete, make_put
 
 MAX_ROWS = 1000
 MAX_BYTES = 4 << 20
+DELETE_SETTLE = 0.002
+"""Seconds a buffered writer lets pass after the server acknowledged a row's delete before it
+sends a put or increment of that row. The server stamps both with its clock's millisecond, and
+a delete marker hides every cell at or before its own stamp (HBase's rule), so a put landing in
+the delete's millisecond would vanish. One millisecond suffices on a steady clock; two leave
+room for a clock being slewed."""
 
 Counter = Tuple[bytes, bytes, int]
 Column = Tuple[bytes, bytes]
@@ -208,7 +214,9 @@ class BufferedWriter(Generic[K, V]):
 
     Puts to one row merge, increments of one counter sum. A write that would reorder what is
     buffered for its row (a delete after a put or increment, a put after a delete, a put and an
-    increment of the same cell) flushes the buffer first, so the server sees them in call order.
+    increment of the same cell) flushes the buffer first, so the server sees them in call order;
+    a put or increment of a row whose delete (without a timestamp) was acknowledged less than
+    `DELETE_SETTLE` ago waits out the rest of it, so the delete's marker cannot hide it.
     An error of a background flush is raised by the next call or by `close()`; its failures'
     indices count through the flushed rows: puts, then deletes, then increments."""
 
@@ -233,6 +241,7 @@ class BufferedWriter(Generic[K, V]):
         self._put_cols: Dict[bytes, Set[Column]] = {}  # the columns buffered puts set, by row
         self._deletes: Dict[bytes, Optional[int]] = {}
         self._incs: Dict[bytes, Dict[Column, int]] = {}
+        self._deleted: Dict[bytes, float] = {}  # rows of server-stamped deletes: when acknowledged
         self._rows = 0
         self._bytes = 0
         self._oldest: Optional[float] = None
@@ -358,6 +367,7 @@ class BufferedWriter(Generic[K, V]):
         by_ts: Dict[Optional[int], List[Tuple[bytes, List[Cell]]]] = {}
         for (row, ts), cells in puts.items():
             by_ts.setdefault(ts, []).append((row, [(f, q, v) for (f, q), v in cells.items()]))
+        self._settle([row for row, _ in puts] + list(incs))
         for ts, rows in by_ts.items():
             try:
                 put_many(self._t, rows, timestamp=ts, max_rows=self.max_rows, max_bytes=self.max_bytes)
@@ -372,6 +382,10 @@ class BufferedWriter(Generic[K, V]):
                 delete_many(self._t, rows_, timestamp=ts, max_rows=self.max_rows, max_bytes=self.max_bytes)
             except BatchError as e:
                 failures += _shifted(e, total)
+            finally:
+                if ts is None:
+                    acked = time.monotonic()
+                    self._deleted.update((row, acked) for row in rows_)
             total += len(rows_)
         if incs:
             try:
@@ -381,6 +395,14 @@ class BufferedWriter(Generic[K, V]):
             total += len(incs)
         if failures:
             raise BatchError("writer flush", failures, total)
+
+    def _settle(self, rows: Iterable[bytes]) -> None:
+        """Waits until DELETE_SETTLE has passed since any of `rows` was last deleted."""
+        now = time.monotonic()
+        self._deleted = {row: t for row, t in self._deleted.items() if now - t < DELETE_SETTLE}
+        latest = max((self._deleted[row] for row in rows if row in self._deleted), default=None)
+        if latest is not None:
+            time.sleep(max(0.0, latest + DELETE_SETTLE - now))
 
     def _timer(self) -> None:
         assert self.flush_interval is not None
