@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Puts, deletes and increments buffered and sent in batches: when the buffer holds
@@ -18,7 +19,9 @@ import java.util.concurrent.TimeUnit;
  * {@code flushInterval} (a background thread checks, even if no further call comes), on
  * {@link #flush()} and on {@link #close()}. Writes go out in the order they were made (runs of
  * puts, deletes and increments, each run batched), so a put then a delete of one row keep their
- * order. Increments of one counter buffered together are summed into one. A failure of a
+ * order. Increments of one counter buffered together are summed into one. A put or increment
+ * of a row whose delete (at the server's clock) was acknowledged less than
+ * {@link #DELETE_SETTLE_NANOS} before waits out the rest of it. A failure of a
  * background flush is thrown by the next call (which then buffers nothing) or by
  * {@code close()}: a {@link BatchException}
  * whose indices count the writes of that flush, in call order (failed writes are not retried
@@ -26,6 +29,15 @@ import java.util.concurrent.TimeUnit;
  * it. Close it: until then a daemon thread checks the interval.
  */
 public final class BufferedWriter implements AutoCloseable {
+    /**
+     * How long the writer lets pass after the server acknowledged a row's delete before it
+     * sends a put or increment of that row. The server stamps both with its clock's millisecond
+     * and a delete marker hides every cell at or before its own stamp (HBase's rule), so a put
+     * landing in the delete's millisecond would vanish. One millisecond suffices on a steady
+     * clock; two leave room for a clock being slewed.
+     */
+    public static final long DELETE_SETTLE_NANOS = 2_000_000L;
+
     /** The bounds of the buffer: rows, bytes of cell data, and the longest a write waits. */
     public record Options(int maxRows, long maxBytes, Duration flushInterval) {
         public static final Options DEFAULT =
@@ -77,6 +89,8 @@ public final class BufferedWriter implements AutoCloseable {
     private final List<Op> ops = new ArrayList<>();
     /** Per row, the last buffered op touching it: an increment merges into it if it is one. */
     private final Map<ByteBuffer, Op> lastByRow = new HashMap<>();
+    /** Rows of recent deletes stamped by the server: when they were acknowledged (nanoTime). */
+    private final Map<ByteBuffer, Long> deleted = new HashMap<>();
     private final ScheduledExecutorService timer;
     private long bytes;
     private long oldestNanos;
@@ -193,11 +207,25 @@ public final class BufferedWriter implements AutoCloseable {
                 j++;
             }
             List<Op> run = batch.subList(i, j);
+            if (kind != Kind.DELETE) {
+                settle(run);
+            }
             switch (kind) {
                 case PUT -> Batches.putMany(table, run.stream().map(o -> new Batches.PutRow(o.row, o.cells, o.timestamp)).toList(),
                         chunks, i, failures);
-                case DELETE -> Batches.deleteMany(table, run.stream().map(o -> new Batches.DeleteRow(o.row, o.timestamp)).toList(),
-                        chunks, i, failures);
+                case DELETE -> {
+                    try {
+                        Batches.deleteMany(table, run.stream().map(o -> new Batches.DeleteRow(o.row, o.timestamp)).toList(),
+                                chunks, i, failures);
+                    } finally {
+                        long acked = System.nanoTime();
+                        for (Op o : run) {
+                            if (o.timestamp == Cell.LATEST) {
+                                deleted.put(ByteBuffer.wrap(o.row), acked);
+                            }
+                        }
+                    }
+                }
                 default -> Batches.incrementMany(table, run.stream()
                         .map(o -> new Batches.IncrementRow(o.row, List.copyOf(o.deltas.values()))).toList(), i, failures);
             }
@@ -205,6 +233,25 @@ public final class BufferedWriter implements AutoCloseable {
         }
         if (!failures.isEmpty()) {
             throw new BatchException("buffered writes to " + table.label(), failures);
+        }
+    }
+
+    /** Waits until {@link #DELETE_SETTLE_NANOS} has passed since any row of {@code run} was deleted. */
+    private void settle(List<Op> run) {
+        long now = System.nanoTime();
+        deleted.values().removeIf(at -> now - at >= DELETE_SETTLE_NANOS);
+        if (deleted.isEmpty()) {
+            return;
+        }
+        long until = now;
+        for (Op o : run) {
+            Long at = deleted.get(ByteBuffer.wrap(o.row));
+            if (at != null && at + DELETE_SETTLE_NANOS - until > 0) {
+                until = at + DELETE_SETTLE_NANOS;
+            }
+        }
+        for (long left = until - System.nanoTime(); left > 0; left = until - System.nanoTime()) {
+            LockSupport.parkNanos(left);
         }
     }
 
