@@ -4,11 +4,22 @@
  * the buffer reaches its row or byte bound, when `flushIntervalMs` has passed since the first
  * buffered write (a timer, even if no further call comes), on `flush()` and on `close()`.
  * One flush runs at a time. Writes to one row keep their order; increments of the same
- * (row, counter) buffered together are summed into one.
+ * (row, counter) buffered together are summed into one. A put or increment of a row whose
+ * delete (at the server's clock) was acknowledged less than `DELETE_SETTLE_MS` before waits out
+ * the rest of it.
  */
 
 import { BatchError, ChunkOptions, DeleteRow, IncrementRow, PutRow, deleteMany, incrementMany, putBytes, putMany } from "./batch";
 import { Connection } from "./connection";
+
+/**
+ * How long a writer lets pass after the server acknowledged a row's delete before it sends a
+ * put or increment of that row. The server stamps both with its clock's millisecond and a
+ * delete marker hides every cell at or before its own stamp (HBase's rule), so a put landing
+ * in the delete's millisecond would vanish. One millisecond suffices on a steady clock; two
+ * leave room for a clock being slewed.
+ */
+export const DELETE_SETTLE_MS = 2;
 
 /** Bounds of a buffered writer. */
 export interface WriterOptions {
@@ -47,6 +58,8 @@ export class BufferedWriter {
   private flushing: Promise<void> = Promise.resolve();
   private failure: unknown = null;
   private closed = false;
+  /** Rows (hex) of recent deletes stamped by the server: when they were acknowledged. */
+  private deleted = new Map<string, number>();
   private readonly maxRows: number;
   private readonly maxBytes: number;
   private readonly interval: number;
@@ -190,11 +203,31 @@ export class BufferedWriter {
   }
 
   private async send(s: Segment): Promise<void> {
+    if (s.kind !== "delete") await this.settle(s.keys);
     if (s.kind === "put") await putMany(this.conn, this.table, s.rows, this.chunk);
-    else if (s.kind === "delete") await deleteMany(this.conn, this.table, s.rows, this.chunk);
-    else {
+    else if (s.kind === "delete") {
+      try {
+        await deleteMany(this.conn, this.table, s.rows, this.chunk);
+      } finally {
+        const acked = performance.now();
+        for (const d of s.rows) if (d.timestamp === undefined) this.deleted.set(d.row.toString("hex"), acked);
+      }
+    } else {
       const rows = [...s.rows.values()].map((r) => ({ row: r.row, counters: [...r.counters.values()] }));
       await incrementMany(this.conn, this.table, rows, () => [], this.chunk);
+    }
+  }
+
+  /** Waits until `DELETE_SETTLE_MS` has passed since any of `keys` was last deleted. */
+  private async settle(keys: Set<string>): Promise<void> {
+    const now = performance.now();
+    let until = now;
+    for (const [key, at] of this.deleted) {
+      if (now - at >= DELETE_SETTLE_MS) this.deleted.delete(key);
+      else if (keys.has(key)) until = Math.max(until, at + DELETE_SETTLE_MS);
+    }
+    while (performance.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.ceil(until - performance.now()))));
     }
   }
 }
