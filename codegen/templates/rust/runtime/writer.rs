@@ -5,9 +5,10 @@
 //! The writer owns its connection (one flusher at a time uses it) and hands it back from
 //! `close`. Operations keep their order: consecutive puts go in one `putMultiple`,
 //! consecutive deletes in one `deleteMultiple`, consecutive increments as one `increment`
-//! per row with the amounts for the same (row, counter) summed.
+//! per row with the amounts for the same (row, counter) summed. A put or increment of a row
+//! whose delete was acknowledged less than [`DELETE_SETTLE`] before waits out the rest of it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::marker::PhantomData;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -18,6 +19,27 @@ use super::client::{Cell, Connection, TableClient, TableDef};
 use super::error::{Error, Result};
 use super::keys::RowKey;
 use super::values::{CounterRef, RowValues};
+
+/// How long a writer lets pass after the server acknowledged a row's delete before it sends a
+/// put or increment of that row. The server stamps both with its clock's millisecond and a
+/// delete marker hides every cell at or before its own stamp (HBase's rule), so a put landing
+/// in the delete's millisecond would vanish. One millisecond suffices on a steady clock; two
+/// leave room for a clock being slewed.
+pub const DELETE_SETTLE: Duration = Duration::from_millis(2);
+
+/// Waits until [`DELETE_SETTLE`] has passed since any of `rows` was last deleted, and forgets
+/// deletes older than that.
+fn settle<'a>(deleted: &mut HashMap<Vec<u8>, Instant>, rows: impl IntoIterator<Item = &'a [u8]>) {
+    if deleted.is_empty() {
+        return;
+    }
+    let now = Instant::now();
+    deleted.retain(|_, at| now.duration_since(*at) < DELETE_SETTLE);
+    let latest = rows.into_iter().filter_map(|row| deleted.get(row)).max();
+    if let Some(wait) = latest.map(|at| (*at + DELETE_SETTLE).saturating_duration_since(now)) {
+        std::thread::sleep(wait);
+    }
+}
 
 /// When a [`Writer`] flushes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,6 +100,8 @@ struct State {
     /// An error of a background flush, returned by the next call.
     failed: Option<Error>,
     closing: bool,
+    /// Rows of recent deletes: when the server acknowledged them.
+    deleted: HashMap<Vec<u8>, Instant>,
 }
 
 impl State {
@@ -101,6 +125,7 @@ impl State {
                             run.push((r, c));
                         }
                     }
+                    settle(&mut self.deleted, run.iter().map(|(r, _)| r.as_slice()));
                     raw.put_many(run, &options)?;
                 }
                 Op::Delete(row) => {
@@ -110,11 +135,17 @@ impl State {
                             run.push(r);
                         }
                     }
-                    raw.delete_many(run, &options)?;
+                    let rows = run.clone();
+                    let sent = raw.delete_many(run, &options);
+                    let acked = Instant::now();
+                    self.deleted
+                        .extend(rows.into_iter().map(|row| (row, acked)));
+                    sent?;
                 }
                 Op::Increment(row, counters) => {
                     let adds: Vec<CounterAdd> =
                         counters.into_iter().map(|((f, q), n)| (f, q, n)).collect();
+                    settle(&mut self.deleted, [row.as_slice()]);
                     raw.increment_many(&[(row, adds)])?;
                 }
             }
@@ -156,6 +187,7 @@ impl<K: RowKey, V: RowValues, C> Writer<K, V, C> {
                 since: Instant::now(),
                 failed: None,
                 closing: false,
+                deleted: HashMap::new(),
             }),
             wake: Condvar::new(),
         });
