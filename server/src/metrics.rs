@@ -517,6 +517,31 @@ impl Collector for EngineCollector {
             [(no_labels.clone(), ConstGauge::new(cap as i64))],
             G,
         )?;
+        let (live, cap, queued) = e.drain_threads();
+        family(
+            &mut encoder,
+            "redbase_write_buffer_drain_threads",
+            "Background drain threads alive, shared by every region (cap: redbase_write_buffer_drain_threads_max)",
+            None,
+            [(no_labels.clone(), ConstGauge::new(live as i64))],
+            G,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_write_buffer_drain_threads_max",
+            "The background drain thread cap",
+            None,
+            [(no_labels.clone(), ConstGauge::new(cap as i64))],
+            G,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_write_buffer_drains_queued",
+            "Background drains waiting for a thread (at most one per region)",
+            None,
+            [(no_labels.clone(), ConstGauge::new(queued as i64))],
+            G,
+        )?;
         family(
             &mut encoder,
             "redbase_splits",

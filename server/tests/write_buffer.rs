@@ -356,7 +356,7 @@ fn writers_go_on_while_the_buffer_drains_in_the_background() {
     let scanner = {
         let (e, acked, done) = (e.clone(), acked.clone(), done.clone());
         std::thread::spawn(move || {
-            let mut scans = 0;
+            let (mut scans, mut most_threads) = (0, 0);
             while !done.load(Ordering::Acquire) {
                 let floor: Vec<usize> = acked.iter().map(|a| a.load(Ordering::Acquire)).collect();
                 let mut seen = [0usize; WRITERS];
@@ -373,16 +373,22 @@ fn writers_go_on_while_the_buffer_drains_in_the_background() {
                         floor[w]
                     );
                 }
+                let (live, cap, queued) = e.drain_threads();
+                assert!(live <= cap && cap == 2, "{live} drain threads of {cap}");
+                assert!(queued <= 1, "{queued} drains queued for one region");
+                most_threads = most_threads.max(live);
                 scans += 1;
             }
-            scans
+            (scans, most_threads)
         })
     };
     for w in writers {
         w.join().unwrap();
     }
     done.store(true, Ordering::Release);
-    assert!(scanner.join().unwrap() > 0);
+    let (scans, most_threads) = scanner.join().unwrap();
+    assert!(scans > 0);
+    assert!(most_threads >= 1, "the drains ran on the pool's threads");
     assert!(
         e.write_buffer_background_drains() >= 3,
         "{} background drains",

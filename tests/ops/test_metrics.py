@@ -164,3 +164,29 @@ def test_splits_are_counted(redbase, table_name):
     conn.close()
     assert split, "a region past --region-max-size splits and the split is counted"
     assert value(scrape(srv), "redbase_regions", table=table_name) >= 2
+
+
+def test_write_buffer_drains_and_their_threads_are_reported(redbase, table_name):
+    # A 1 MB engine-wide write buffer: past half of it, the buffer drains in the background.
+    srv = redbase(args=["--write-buffer-size", "1000000"])
+    conn = srv.happybase()
+    conn.create_table(table_name, {"f": {}})
+    table = conn.table(table_name)
+    m = scrape(srv)
+    assert value(m, "redbase_write_buffer_background_drains_total") == 0
+    assert value(m, "redbase_write_buffer_drain_threads") == 0, "no thread before any drain"
+    assert value(m, "redbase_write_buffer_drain_threads_max") == 2
+    assert value(m, "redbase_write_buffer_drains_queued") == 0
+    with table.batch(batch_size=100) as b:
+        for i in range(4000):
+            b.put(f"row{i:05d}".encode(), {b"f:a": b"v" * 500})
+    drained = wait_until(
+        lambda: value(scrape(srv), "redbase_write_buffer_background_drains_total") >= 1, timeout=30
+    )
+    m = scrape(srv)
+    conn.close()
+    assert drained, "2 MB of puts through a 1 MB buffer drain in the background"
+    assert value(m, "redbase_write_buffer_background_drain_seconds_count") >= 1
+    assert 0 <= value(m, "redbase_write_buffer_drain_threads") <= 2
+    assert 0 <= value(m, "redbase_write_buffer_drains_queued") <= 1, "one region: one queued drain"
+    assert value(m, "redbase_write_buffer_bytes") <= 1_000_000 + 100 * 600

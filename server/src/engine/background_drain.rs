@@ -23,8 +23,8 @@ use std::sync::{Arc, Weak};
 use std::time::Instant;
 
 use super::commit_pool::{CommitPool, Job};
+use super::drain_tracker::DrainTracker;
 use super::error::StorageError;
-use super::memtable::Pending;
 use super::recovery::RegionFile;
 
 /// Threads the engine's background drains share.
@@ -35,7 +35,7 @@ pub(crate) const DRAIN_THREAD: &str = "buffer-drain";
 /// One queued background drain of one region.
 struct DrainJob {
     file: Weak<RegionFile>,
-    pending: Arc<Pending>,
+    pending: Arc<DrainTracker>,
 }
 
 /// The niceness of the drain threads: the lowest. With a core to spare they drain as fast as

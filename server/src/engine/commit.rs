@@ -11,10 +11,11 @@ use tokio::sync::oneshot;
 
 use super::commit_pool::{self, CommitPool};
 use super::error::{MutateError, StorageError};
+use super::memtable::Pressure;
 use super::recorder::Recorder;
 use super::recovery::RegionFile;
 use super::redo::{self, Change};
-use super::region_info::{RegionMeta, RegionStats};
+use super::region_info::{resized, RegionMeta, RegionStats};
 use super::schema::TableDescriptor;
 use super::snapshot::Snapshots;
 use super::write::{self, Job, Output};
@@ -399,7 +400,7 @@ impl Committer {
         let changes = ctx.logged.take().unwrap_or_default();
         let delta = ctx.size_delta;
         let seq = self.file.redo.next_seq();
-        let size = add_signed(self.stats.size.load(Ordering::Relaxed), delta);
+        let size = resized(self.stats.size.load(Ordering::Relaxed), delta);
         let logged = self.log(seq, size, &changes, durable);
         let Logged::At { after, .. } = logged else {
             return Err(batch);
@@ -416,14 +417,16 @@ impl Committer {
         // region down (its writers hear at their next batch), and the log keeps the batch.
         let kept = if after >= redo::MAX_LOG_BYTES {
             self.file.flush(gate)
-        } else if self.file.mem.over_hard_bound() {
-            // The background drains fell behind: this writer's batch waits for a drain.
-            self.file.drain(gate)
         } else {
-            if self.file.mem.over_soft_bound() {
-                self.file.schedule_drain();
+            match self.file.mem.pressure() {
+                // The background drains fell behind: this writer's batch waits for a drain.
+                Pressure::Hard => self.file.drain(gate),
+                Pressure::Soft => {
+                    self.file.schedule_drain();
+                    Ok(())
+                }
+                Pressure::Low => Ok(()),
             }
-            Ok(())
         };
         if let Err(e) = kept {
             tracing::warn!(region = %self.meta.name(), error = %e, "cannot move the write buffer into the region file");
@@ -443,14 +446,6 @@ impl Committer {
             .sum();
         self.stats.writes.fetch_add(n, Ordering::Relaxed);
         self.stats.add_size(delta)
-    }
-}
-
-fn add_signed(a: u64, d: i64) -> u64 {
-    if d >= 0 {
-        a.saturating_add(d as u64)
-    } else {
-        a.saturating_sub(d.unsigned_abs())
     }
 }
 

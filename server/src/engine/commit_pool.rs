@@ -82,6 +82,16 @@ impl CommitPool {
         self.shared.max_threads
     }
 
+    /// Jobs waiting for a worker now.
+    pub fn queued(&self) -> usize {
+        self.shared
+            .queue
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .jobs
+            .len()
+    }
+
     /// Queues `job` to run on a worker. When no worker exists and none can be started (the
     /// process is out of threads), the job runs here, on the caller's thread: slower, never
     /// stuck.

@@ -162,24 +162,12 @@ impl Default for BufferCounters {
     }
 }
 
-/// A region's background drains ([`super::background_drain`]): whether one is queued, and
-/// how many are queued or running.
-#[derive(Default)]
-pub(crate) struct Pending {
-    pub queued: std::sync::atomic::AtomicBool,
-    pub live: Mutex<usize>,
-    pub idle: std::sync::Condvar,
-}
-
-impl Pending {
-    /// A queued drain ran (or found its region gone).
-    pub fn done(&self) {
-        let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
-        *live -= 1;
-        if *live == 0 {
-            self.idle.notify_all();
-        }
-    }
+/// Where a region's buffer stands against its bounds ([`MemTable::pressure`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pressure {
+    Low,
+    Soft,
+    Hard,
 }
 
 /// A region's buffer. Written only with the region's write gate held; read by anyone.
@@ -267,24 +255,24 @@ impl MemTable {
         self.lock().bytes
     }
 
-    /// Whether the buffer should drain in the background: past its region's soft bound, or
-    /// the engine past half of its own.
-    pub fn over_soft_bound(&self) -> bool {
+    /// How full the buffer is, from one read of its size: past the soft bound (its region's
+    /// [`REGION_BUFFER_BYTES`], or the engine past half of its limit) it should drain in the
+    /// background; past the hard bound (its region's [`REGION_BUFFER_HARD_BYTES`], or the
+    /// engine's limit) it must drain before its writer is answered.
+    pub fn pressure(&self) -> Pressure {
         let mine = self.bytes();
-        mine >= REGION_BUFFER_BYTES
-            || (mine > 0
-                && self.counters.bytes.load(AtomicOrdering::Relaxed)
-                    >= self.counters.limit.load(AtomicOrdering::Relaxed) / 2)
-    }
-
-    /// Whether the buffer must drain before its writer is answered: past its region's hard
-    /// bound or the engine's bound.
-    pub fn over_hard_bound(&self) -> bool {
-        let mine = self.bytes();
-        mine >= REGION_BUFFER_HARD_BYTES
-            || (mine > 0
-                && self.counters.bytes.load(AtomicOrdering::Relaxed)
-                    >= self.counters.limit.load(AtomicOrdering::Relaxed))
+        if mine == 0 {
+            return Pressure::Low;
+        }
+        let engine = self.counters.bytes.load(AtomicOrdering::Relaxed);
+        let limit = self.counters.limit.load(AtomicOrdering::Relaxed);
+        if mine >= REGION_BUFFER_HARD_BYTES || engine >= limit {
+            Pressure::Hard
+        } else if mine >= REGION_BUFFER_BYTES || engine >= limit / 2 {
+            Pressure::Soft
+        } else {
+            Pressure::Low
+        }
     }
 
     /// The buffered entries for a drain (they stay readable until [`MemTable::forget`]).

@@ -27,6 +27,7 @@ pub mod compaction;
 mod data;
 pub use data::{PendingWrite, Started};
 mod ddl;
+mod drain_tracker;
 pub mod dump;
 pub mod error;
 pub mod family_values;
@@ -639,6 +640,13 @@ impl Engine {
 
     pub fn storage_error_count(&self) -> u64 {
         self.inner.health.error_count()
+    }
+
+    /// Background drain threads alive now, their cap, and the drains waiting for one (at most
+    /// one per region).
+    pub fn drain_threads(&self) -> (usize, usize, usize) {
+        let p = &self.inner.drain_pool;
+        (p.threads(), p.max_threads(), p.queued())
     }
 
     /// Committer threads alive now, and their cap.

@@ -281,7 +281,7 @@ pub(crate) struct RegionFile {
     /// the database under a background drain's transaction.
     pub(super) background: Mutex<()>,
     /// The background drains queued or running ([`super::background_drain`]).
-    pub(super) pending: Arc<super::memtable::Pending>,
+    pub(super) pending: Arc<super::drain_tracker::DrainTracker>,
     /// Where background drains run.
     pub(super) drainer: super::commit_pool::CommitPool,
 }

@@ -67,22 +67,22 @@ impl RegionStats {
     /// Adds `delta` to the region's size (a negative one takes bytes away, never below 0);
     /// returns the new size.
     pub(crate) fn add_size(&self, delta: i64) -> u64 {
-        let d = delta.unsigned_abs();
         let before = self
             .size
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| {
-                Some(if delta >= 0 {
-                    s.saturating_add(d)
-                } else {
-                    s.saturating_sub(d)
-                })
+                Some(resized(s, delta))
             })
             .unwrap_or(0);
-        if delta >= 0 {
-            before.saturating_add(d)
-        } else {
-            before.saturating_sub(d)
-        }
+        resized(before, delta)
+    }
+}
+
+/// A size after `delta` bytes came (positive) or went (negative), never below 0.
+pub(crate) fn resized(size: u64, delta: i64) -> u64 {
+    if delta >= 0 {
+        size.saturating_add(delta.unsigned_abs())
+    } else {
+        size.saturating_sub(delta.unsigned_abs())
     }
 }
 
