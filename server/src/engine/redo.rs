@@ -662,6 +662,52 @@ mod tests {
         );
     }
 
+    /// After a roll, the first durable batch syncs the file the roll left too when it holds
+    /// unsynced (`ASYNC_WAL`) records: a power loss must never keep a later durable record
+    /// and lose an earlier acknowledged one. Once both are synced, neither is again.
+    #[test]
+    fn a_durable_batch_after_a_roll_syncs_the_unsynced_file_left_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let region = dir.path().join("live.redb");
+        let counters = Arc::new(LogCounters::default());
+        let log = RedoLog::new(&region, 0, counters.clone());
+        let next = |log: &RedoLog, seq: u64, row: &str| {
+            assert_eq!(log.next_seq(), seq);
+            put(log, seq, row);
+        };
+        let unsynced = |log: &RedoLog| -> [bool; 2] {
+            let s = log.lock();
+            [s.files[0].unsynced, s.files[1].unsynced]
+        };
+        next(&log, 1, "async1");
+        next(&log, 2, "async2");
+        assert_eq!(unsynced(&log), [true, false]);
+        assert_eq!(log.roll(), Some(2));
+        next(&log, 3, "durable3");
+        assert_eq!(unsynced(&log), [true, true]);
+        log.sync().unwrap();
+        assert_eq!(
+            unsynced(&log),
+            [false, false],
+            "the left file's async records are synced before the durable one is acknowledged"
+        );
+        next(&log, 4, "durable4");
+        log.sync().unwrap();
+        assert_eq!(unsynced(&log), [false, false]);
+        assert_eq!(
+            counters.syncs.load(Ordering::Relaxed),
+            2,
+            "one counted sync per durable batch"
+        );
+        // Without a roll pending the other file is left alone, synced or not.
+        log.retire(2);
+        assert_eq!(log.roll(), Some(4));
+        next(&log, 5, "async5");
+        log.retire(4);
+        next(&log, 6, "async6");
+        assert_eq!(unsynced(&log), [true, false]);
+    }
+
     /// A rolled log: records up to the roll in one file, later ones in the other. Replay
     /// reads both and applies their records in number order, whichever file holds them; once
     /// retired, the older file is overwritten by the generation after the next roll.
