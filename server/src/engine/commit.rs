@@ -9,6 +9,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use tokio::sync::oneshot;
 
+use super::appends::AppendTrack;
 use super::commit_pool::{self, CommitPool};
 use super::error::{MutateError, StorageError};
 use super::memtable::Pressure;
@@ -20,9 +21,9 @@ use super::schema::TableDescriptor;
 use super::snapshot::Snapshots;
 use super::write::{self, Job, Output};
 
-/// Called after each successful commit with the region's size; the engine counts commits and
-/// triggers splits with it.
-pub(crate) type OnLarge = Arc<dyn Fn(&RegionMeta, u64) + Send + Sync>;
+/// Called after each successful commit with the region's size and whether its writes append at
+/// its end; the engine counts commits and triggers splits with it.
+pub(crate) type OnLarge = Arc<dyn Fn(&RegionMeta, u64, bool) + Send + Sync>;
 
 /// The (family, key) pairs written while a rewrite copies the region.
 pub(crate) type Recording = Arc<Recorder>;
@@ -79,6 +80,8 @@ pub(crate) struct Committer {
     pub recording: Recording,
     pub meta: RegionMeta,
     pub on_large: OnLarge,
+    /// Whether the region's writes append at its end (a tail split then needs no copy).
+    pub appends: Arc<Mutex<AppendTrack>>,
     /// Kept apart from the committer, so a worker can say it is done after it has dropped its
     /// hold on the committer (and with it the region's file).
     pub queue: Arc<QueueShared>,
@@ -141,7 +144,8 @@ impl Committer {
             to.send(o);
         }
         if let Some(size) = committed {
-            (self.on_large)(&self.meta, size);
+            let appending = self.appends_lock().appending();
+            (self.on_large)(&self.meta, size, appending);
         }
         drop(self);
         let mut q = shared.queue.lock().unwrap_or_else(|p| p.into_inner());
@@ -149,6 +153,10 @@ impl Committer {
         if q.releasing == 0 && !q.scheduled {
             shared.idle.notify_all();
         }
+    }
+
+    fn appends_lock(&self) -> MutexGuard<'_, AppendTrack> {
+        self.appends.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn lock_queue(&self) -> std::sync::MutexGuard<'_, Queued> {
@@ -264,6 +272,8 @@ impl Committer {
         if batch.is_empty() {
             return (replies, None);
         }
+        self.appends_lock()
+            .note(batch.iter().flat_map(|r| r.job.rows()));
         // A region down after an I/O error reopens its file first (when an attempt is due);
         // until that works its writers hear why, at once.
         if let Err(e) = self.file.recover(&_gate) {

@@ -20,6 +20,7 @@ use super::region::Region;
 use super::region_info::RegionMeta;
 use super::rewrite::{middle_row, rewrite};
 use super::schema::TableName;
+use super::tail_split::tail_split;
 use super::write::update_size;
 use super::{Engine, Inner};
 
@@ -53,7 +54,7 @@ pub(crate) fn split_loop(inner: Weak<Inner>, rx: Receiver<(String, u64)>) {
         }
         let engine = Engine { inner };
         let (table, id) = queue.swap_remove(largest(&engine, &queue));
-        match engine.split_region_by_id(&table, id, None) {
+        match engine.split_for_size(&table, id) {
             Ok(_) => {
                 refused.remove(&id);
             }
@@ -116,6 +117,9 @@ pub struct SplitReport {
     pub drained_keys: usize,
     /// The parent region's file size when the split began.
     pub region_bytes: u64,
+    /// A tail split: the region's writes appended at its end, so it split just past its
+    /// greatest row, keeping its file for the lower part and copying nothing.
+    pub at_tail: bool,
 }
 
 /// Split reports kept for [`Engine::split_reports`]; the histograms count every one.
@@ -229,39 +233,108 @@ impl Engine {
         ];
         let began = std::time::Instant::now();
         let out = self.replace_region(&name, &parent, children, None)?;
-        self.inner
-            .times
-            .split
-            .observe(began.elapsed().as_secs_f64());
-        self.inner
-            .times
-            .split_pause
-            .observe(out.pause.as_secs_f64());
-        self.inner.splits.fetch_add(1, Ordering::Relaxed);
         // A half that is still too big splits again without waiting for another write.
         let on_large = self.on_large();
         for r in &out.regions {
-            on_large(&r.meta, r.info().size);
+            on_large(&r.meta, r.info().size, false);
         }
-        {
-            let mut recent = self
-                .inner
-                .split_pauses
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
-            if recent.len() == RECENT_PAUSES {
-                recent.pop_front();
-            }
-            recent.push_back(SplitReport {
-                pause: out.pause,
-                paused_keys: out.paused_keys,
-                throttled_slices: out.catch_up.slices,
-                drained_keys: out.catch_up.drained,
-                region_bytes: out.stats.file_bytes_before,
-            });
-        }
+        let report = SplitReport {
+            pause: out.pause,
+            paused_keys: out.paused_keys,
+            throttled_slices: out.catch_up.slices,
+            drained_keys: out.catch_up.drained,
+            region_bytes: out.stats.file_bytes_before,
+            at_tail: false,
+        };
+        self.record_split(report, began.elapsed());
         tracing::info!(region = %parent.meta.name(), at = %String::from_utf8_lossy(&mid), region_bytes = out.stats.file_bytes_before, pause_us = out.pause.as_micros() as u64, paused_keys = out.paused_keys, drained_keys = out.catch_up.drained, throttled_slices = out.catch_up.slices, throttled_us = out.catch_up.throttled.as_micros() as u64, "region split");
         Ok(out.pause)
+    }
+
+    /// A split the region's size asked for: at its tail when its writes append there (no
+    /// copy), else at its middle row.
+    pub(crate) fn split_for_size(&self, table: &str, id: u64) -> Result<Duration, TableError> {
+        if let Some(pause) = self.split_at_tail(table, id)? {
+            return Ok(pause);
+        }
+        self.split_region_by_id(table, id, None)
+    }
+
+    /// Splits the region just past its greatest row if its writes append at its end; None when
+    /// they do not or no row fits there.
+    fn split_at_tail(&self, table: &str, id: u64) -> Result<Option<Duration>, TableError> {
+        let _ddl = self.inner.ddl.lock().unwrap_or_else(|p| p.into_inner());
+        let (name, parent) = self.find_region(table, id)?;
+        if !parent.appending() {
+            return Ok(None);
+        }
+        let began = std::time::Instant::now();
+        let region_bytes = std::fs::metadata(&parent.path)
+            .map(|m| m.len())
+            .unwrap_or(0);
+        let key = name.to_string();
+        let dir = self.table_dir(&name);
+        let split = tail_split(
+            &parent,
+            &dir,
+            self.new_region_id(),
+            super::MAX_ROW_LEN,
+            self.region_hooks(),
+            |new| self.install(&key, &parent, new),
+        )?;
+        let Some(split) = split else {
+            return Ok(None);
+        };
+        let report = SplitReport {
+            pause: split.pause,
+            paused_keys: 0,
+            throttled_slices: 0,
+            drained_keys: 0,
+            region_bytes,
+            at_tail: true,
+        };
+        self.record_split(report, began.elapsed());
+        self.inner.tail_splits.fetch_add(1, Ordering::Relaxed);
+        tracing::info!(region = %parent.meta.name(), at = %String::from_utf8_lossy(&split.at), region_bytes, pause_us = split.pause.as_micros() as u64, upper = split.regions[1].meta.id, "region split at its tail");
+        Ok(Some(split.pause))
+    }
+
+    /// Counts a split in the histograms and the recent reports.
+    fn record_split(&self, report: SplitReport, took: Duration) {
+        self.inner.times.split.observe(took.as_secs_f64());
+        self.inner
+            .times
+            .split_pause
+            .observe(report.pause.as_secs_f64());
+        self.inner.splits.fetch_add(1, Ordering::Relaxed);
+        let mut recent = self
+            .inner
+            .split_pauses
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if recent.len() == RECENT_PAUSES {
+            recent.pop_front();
+        }
+        recent.push_back(report);
+    }
+
+    /// Replaces `parent` by `new` in the catalog (one durable commit) and the region map.
+    fn install(&self, key: &str, parent: &Region, new: &[Arc<Region>]) -> Result<(), StorageError> {
+        let mut changes = vec![Change::DeleteRegion {
+            table: key.to_string(),
+            id: parent.meta.id,
+        }];
+        // A tail split's lower part keeps the parent's id: its record replaces the parent's.
+        changes.extend(new.iter().map(|r| Change::PutRegion(r.meta.clone())));
+        self.inner.catalog.commit(&changes)?;
+        let mut state = self.inner.state.write().unwrap_or_else(|p| p.into_inner());
+        if let Some(t) = state.tables.get_mut(key).map(Arc::make_mut) {
+            t.regions.remove(&parent.meta.start);
+            for r in new {
+                t.regions.insert(r.meta.start.clone(), r.clone());
+            }
+        }
+        Ok(())
     }
 
     /// Rewrites `parent` into `children` and switches the catalog and the region map.
@@ -275,20 +348,7 @@ impl Engine {
         let key = name.to_string();
         let dir = self.table_dir(name);
         let out = rewrite(parent, &dir, children, purge, self.region_hooks(), |new| {
-            let mut changes = vec![Change::DeleteRegion {
-                table: key.clone(),
-                id: parent.meta.id,
-            }];
-            changes.extend(new.iter().map(|r| Change::PutRegion(r.meta.clone())));
-            self.inner.catalog.commit(&changes)?;
-            let mut state = self.inner.state.write().unwrap_or_else(|p| p.into_inner());
-            if let Some(t) = state.tables.get_mut(&key).map(Arc::make_mut) {
-                t.regions.remove(&parent.meta.start);
-                for r in new {
-                    t.regions.insert(r.meta.start.clone(), r.clone());
-                }
-            }
-            Ok(())
+            self.install(&key, parent, new)
         })?;
         parent.close();
         if parent.meta.file != out.regions[0].meta.file {
@@ -358,6 +418,11 @@ impl Engine {
 
     pub fn split_count(&self) -> u64 {
         self.inner.splits.load(Ordering::Relaxed)
+    }
+
+    /// Splits made at a region's tail, copying nothing ([`SplitReport::at_tail`]).
+    pub fn tail_split_count(&self) -> u64 {
+        self.inner.tail_splits.load(Ordering::Relaxed)
     }
 
     pub fn compaction_count(&self) -> u64 {

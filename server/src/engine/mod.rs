@@ -36,6 +36,7 @@ pub mod keys;
 mod maintenance;
 mod memtable;
 pub use maintenance::{MaintenanceTimes, SplitReport, RECENT_PAUSES};
+mod appends;
 mod catch_up;
 mod faults;
 pub mod read;
@@ -50,6 +51,7 @@ mod rewrite;
 pub mod scan;
 pub mod schema;
 mod snapshot;
+mod tail_split;
 mod write;
 
 use std::borrow::Cow;
@@ -215,6 +217,8 @@ pub(crate) struct Inner {
     pub split_pauses: Mutex<std::collections::VecDeque<maintenance::SplitReport>>,
     pub times: maintenance::MaintenanceTimes,
     pub splits: AtomicU64,
+    /// Of `splits`, those made at a region's tail ([`tail_split`]).
+    pub tail_splits: AtomicU64,
     pub compactions: AtomicU64,
     /// Successful region commits since the engine opened (each region's own count restarts
     /// when a split or major compaction replaces it; this one does not).
@@ -284,6 +288,7 @@ impl Engine {
             split_pauses: Mutex::new(std::collections::VecDeque::new()),
             times: maintenance::MaintenanceTimes::default(),
             splits: AtomicU64::new(0),
+            tail_splits: AtomicU64::new(0),
             compactions: AtomicU64::new(0),
             record_stats: Arc::default(),
             commits: Arc::new(AtomicU64::new(0)),
@@ -666,9 +671,12 @@ impl Engine {
         let pending = self.inner.split_pending.clone();
         let commits = self.inner.commits.clone();
         let tx = Mutex::new(tx);
-        Arc::new(move |meta: &RegionMeta, size: u64| {
+        Arc::new(move |meta: &RegionMeta, size: u64, appending: bool| {
             commits.fetch_add(1, Ordering::Relaxed);
-            if max == 0 || size <= max {
+            // A region taking appends splits at half the size, at its tail: its lower part
+            // then holds what a middle split's halves would, and nothing is copied.
+            let limit = if appending { max / 2 } else { max };
+            if max == 0 || size <= limit {
                 return;
             }
             let mut p = pending.lock().unwrap_or_else(|p| p.into_inner());

@@ -12,6 +12,7 @@ use std::time::Duration;
 use redb::{Database, ReadableTable};
 use smallvec::SmallVec;
 
+use super::appends::{self, AppendTrack};
 use super::cache::{CacheBudget, CacheShare};
 use super::cell::RowResult;
 use super::commit::{Committer, OnLarge, QueueShared, Recording, TaskTicket, Ticket};
@@ -96,6 +97,11 @@ pub struct Region {
     pub(crate) maintenance: Mutex<()>,
     /// The read snapshot gets and scans share between commits.
     pub(crate) snapshots: Arc<Snapshots>,
+    /// Whether its writes append at its end, as the committer counts them.
+    appends: Arc<Mutex<AppendTrack>>,
+    /// Set when a tail split gave this region's file to its lower half ([`Region::hand_over`]):
+    /// closing it then leaves the file alone.
+    handed_over: AtomicBool,
 }
 
 impl Drop for Region {
@@ -186,6 +192,12 @@ impl Region {
         size: u64,
         hooks: RegionHooks,
     ) -> Region {
+        // The region's greatest row, for telling whether its writes append (an unreadable file
+        // counts as empty: its writes then look like appends until it holds some rows).
+        let last = redb::ReadableDatabase::begin_read(&open.db)
+            .ok()
+            .and_then(|txn| appends::last_row(&txn, None).ok())
+            .flatten();
         let stats = Arc::new(RegionStats::default());
         stats.size.store(size, Ordering::Relaxed);
         let gate = Arc::new(Mutex::new(()));
@@ -196,6 +208,7 @@ impl Region {
             stats.clone(),
         ));
         let snapshots = Arc::new(Snapshots::default());
+        let appends = Arc::new(Mutex::new(AppendTrack::starting_after(last)));
         let file = RegionFile::new(FileParts {
             path: path.clone(),
             table: meta.table.clone(),
@@ -220,6 +233,7 @@ impl Region {
             recording: recording.clone(),
             meta: meta.clone(),
             on_large: hooks.on_commit,
+            appends: appends.clone(),
             queue: Arc::new(QueueShared::default()),
         };
         Region {
@@ -234,7 +248,65 @@ impl Region {
             recording,
             maintenance: Mutex::new(()),
             snapshots,
+            appends,
+            handed_over: AtomicBool::new(false),
         }
+    }
+
+    /// A region for the lower part of this one (`meta`, same id and start, an end no greater
+    /// than this one's) that goes on in this region's file, with its write buffer, redo log,
+    /// gate and counters: a tail split's lower half, which copies nothing. `last` is its
+    /// greatest row. Call with the gate held, then retire this region and mark it handed over.
+    pub(crate) fn hand_over(
+        &self,
+        meta: RegionMeta,
+        last: Option<Vec<u8>>,
+        hooks: &RegionHooks,
+    ) -> Region {
+        let appends = Arc::new(Mutex::new(AppendTrack::starting_after(last)));
+        let retired = Arc::new(AtomicBool::new(false));
+        let committer = Committer {
+            snapshots: self.snapshots.clone(),
+            path: self.path.clone(),
+            file: self.file.clone(),
+            stats: self.stats.clone(),
+            gate: self.gate.clone(),
+            retired: retired.clone(),
+            recording: self.recording.clone(),
+            meta: meta.clone(),
+            on_large: hooks.on_commit.clone(),
+            appends: appends.clone(),
+            queue: Arc::new(QueueShared::default()),
+        };
+        Region {
+            meta,
+            path: self.path.clone(),
+            file: self.file.clone(),
+            stats: self.stats.clone(),
+            committer: Arc::new(committer),
+            pool: hooks.pool.clone(),
+            gate: self.gate.clone(),
+            retired,
+            recording: self.recording.clone(),
+            maintenance: Mutex::new(()),
+            snapshots: self.snapshots.clone(),
+            appends,
+            handed_over: AtomicBool::new(false),
+        }
+    }
+
+    /// Marks this (retired) region's file as given to its successor and stops its committer:
+    /// writes queued here are answered "retired" and go to the successor.
+    pub(crate) fn handed_over(&self) {
+        self.handed_over.store(true, Ordering::Release);
+    }
+
+    /// Whether nine in ten of the region's recent writes appended rows at its end.
+    pub(crate) fn appending(&self) -> bool {
+        self.appends
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .appending()
     }
 
     /// Queues a job for the region's next commit and waits for that commit (leading it on this
@@ -310,6 +382,10 @@ impl Region {
     /// Refuses new writes and waits until everything already queued has committed.
     pub(crate) fn close(&self) {
         self.committer.close();
+        if self.handed_over.load(Ordering::Acquire) {
+            // The file, its buffer and its log go on in the successor.
+            return;
+        }
         // No writer is left to queue another background drain.
         self.file.wait_background();
         // A replaced region's rows live on, durably, in its successors.
