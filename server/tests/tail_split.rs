@@ -290,3 +290,123 @@ fn rows_that_do_not_append_split_at_the_middle() {
     tiles_key_space(&e);
     check_rows(&e, n, |_| 0);
 }
+
+// Only its child process and stdout handling are used here.
+#[allow(dead_code)]
+#[path = "common/crash_workload.rs"]
+mod crash_workload;
+
+/// Set (to the data directory) only in the crash test's child process.
+const CHILD_ENV: &str = "REDBASE_TAIL_CRASH_CHILD";
+/// The first row number the child writes (each kill cycle starts above the last).
+const FIRST_ENV: &str = "REDBASE_TAIL_CRASH_FIRST";
+
+/// The crash test's child: two writers append rows one per call, every other one
+/// `ASYNC_WAL`, and say each acknowledged row on stdout until killed.
+#[test]
+fn tail_crash_child() {
+    let Some(dir) = std::env::var_os(CHILD_ENV) else {
+        return;
+    };
+    let first: u64 = std::env::var(FIRST_ENV).unwrap().parse().unwrap();
+    crash_workload::exit_after_two_minutes();
+    let e = open(std::path::Path::new(&dir));
+    let next = Arc::new(std::sync::atomic::AtomicU64::new(first));
+    let writers: Vec<_> = (0..2)
+        .map(|_| {
+            let (e, next) = (e.clone(), next.clone());
+            std::thread::spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let mut m =
+                    RowMutation::new(row(i).as_bytes()).with(Op::put(b"f", b"q", &value(i, 0)));
+                if i % 2 == 0 {
+                    m.durability = Durability::AsyncWal;
+                }
+                match e.mutate_row("t", m) {
+                    Ok(()) => crash_workload::say(&format!("{}{i}\n", crash_workload::ACK)),
+                    Err(err) => crash_workload::say(&format!("{}{i} {err}\n", crash_workload::ERR)),
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        let _ = w.join();
+    }
+}
+
+/// SIGKILL while a sequential load splits its regions at their tails: after each kill every
+/// acknowledged row (durable or `ASYNC_WAL`) is there with its value, the regions tile the key
+/// space, and the files on disk are exactly the regions' files.
+#[test]
+fn acknowledged_appends_survive_a_kill_during_tail_splits() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng_state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut acked: Vec<u64> = Vec::new();
+    let mut regions_at_end = 0;
+    for cycle in 0..8u64 {
+        let first = cycle * 1_000_000;
+        let first_str = first.to_string();
+        let mut child = crash_workload::Child::spawn(
+            "tail_crash_child",
+            &[
+                (CHILD_ENV, dir.path().as_os_str()),
+                (FIRST_ENV, first_str.as_ref()),
+            ],
+        );
+        child
+            .wait_for(Duration::from_secs(60), |l| l.contains(crash_workload::ACK))
+            .expect("the child acknowledged nothing");
+        rng_state = rng_state.wrapping_mul(6364136223846793005).wrapping_add(1);
+        std::thread::sleep(Duration::from_millis(100 + (rng_state >> 33) % 400));
+        let (lines, err) = child.kill(&format!("cycle {cycle}"));
+        crash_workload::assert_no_errors(cycle as u32, &lines, &err);
+        acked.extend(lines.iter().filter_map(|l| {
+            let at = l.find(crash_workload::ACK)?;
+            l[at + crash_workload::ACK.len()..]
+                .trim()
+                .parse::<u64>()
+                .ok()
+        }));
+
+        let e = open(dir.path());
+        tiles_key_space(&e);
+        let regions = e.regions("t").unwrap();
+        let mut files: Vec<String> = std::fs::read_dir(dir.path().join("tables/default/t"))
+            .unwrap()
+            .flatten()
+            .map(|f| f.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".redb"))
+            .collect();
+        files.sort();
+        let mut expected: Vec<String> = regions.iter().map(|r| r.meta.file.clone()).collect();
+        expected.sort();
+        assert_eq!(
+            files, expected,
+            "cycle {cycle}: stray or missing region files"
+        );
+        for i in &acked {
+            let got = e.get("t", Get::new(row(*i).as_bytes())).unwrap();
+            let got = got.unwrap_or_else(|| panic!("cycle {cycle}: lost acknowledged {}", row(*i)));
+            assert!(
+                got.to_cells()[0].value == value(*i, 0),
+                "cycle {cycle}: {} torn",
+                row(*i)
+            );
+        }
+        // Every split was at a tail: each boundary is a row followed by a zero byte.
+        for r in &regions[1..] {
+            assert_eq!(
+                r.meta.start.last(),
+                Some(&0),
+                "cycle {cycle}: {} split in the middle",
+                r.name
+            );
+        }
+        regions_at_end = regions.len();
+        e.close();
+    }
+    assert!(
+        regions_at_end >= 8,
+        "only {regions_at_end} regions: the load hardly split"
+    );
+}
