@@ -19,5 +19,5 @@ end=$(date +%s.%N)
 grep preloaded $D/lg.txt
 echo "factor $F: load+1s get $(echo "$end - $start" | bc) s"
 curl -s 127.0.0.1:$((P + 2))/metrics | grep -E '^redbase_(regions|region_blocking_size|write_size_)' 
-echo "parents at split (MiB):" $(grep 'region split' $D/server.log | sed -E 's/.*region_bytes=([0-9]+).*/\1/' | awk '{printf "%.0f ", $1/1048576}')
+echo "parents at split (MiB):" $(grep -a 'region split' $D/server.log | sed -E 's/.*region_bytes=([0-9]+).*/\1/' | awk '{printf "%.0f ", $1/1048576}')
 kill $PID; wait $PID 2>/dev/null

@@ -295,7 +295,7 @@ impl Engine {
         };
         self.record_split(report, began.elapsed());
         self.inner.tail_splits.fetch_add(1, Ordering::Relaxed);
-        tracing::info!(region = %parent.meta.name(), at = %String::from_utf8_lossy(&split.at), region_bytes, pause_us = split.pause.as_micros() as u64, upper = split.regions[1].meta.id, "region split at its tail");
+        tracing::info!(region = %parent.meta.name(), at = %split.at.escape_ascii(), region_bytes, pause_us = split.pause.as_micros() as u64, upper = split.regions[1].meta.id, "region split at its tail");
         Ok(Some(split.pause))
     }
 
