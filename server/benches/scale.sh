@@ -33,10 +33,12 @@ du -sb data | awk '{printf "disk: %.1f MiB\n", $1 / 1048576}'
 sort -n rss.log | tail -1 | awk '{printf "peak RSS: %.1f MiB\n", $1 / 1024}'
 curl -s "127.0.0.1:$((PORT + 2))/metrics" |
     grep -E '^redbase_(cache_bytes|cache_bytes_max|cache_files|regions|split_pause_seconds_(sum|count)|write_backpressure_wait|write_busy_refusals|region_blocking_size|write_size_)'
-echo "split pauses (µs): $(grep -o 'pause_us=[0-9]*' server.log | cut -d= -f2 | tr '\n' ' ')"
-echo "splits (parent MiB / pause ms / keys drained during the copy):"
-grep 'region split' server.log | sed -E 's/.*region_bytes=([0-9]+).*pause_us=([0-9]+).*drained_keys=([0-9]+).*/\1 \2 \3/' |
-    awk '{printf "  %.0f MiB / %.1f ms / %d\n", $1 / 1048576, $2 / 1000, $3}'
+echo "split pauses (µs): $(grep -ao 'pause_us=[0-9]*' server.log | cut -d= -f2 | tr '\n' ' ')"
+echo "splits (parent file MiB / pause ms / where: middle (copied) or tail (no copy)):"
+grep -a 'region split' server.log |
+    sed -E -e 's/.*region split at its tail.*region_bytes=([0-9]+).*pause_us=([0-9]+).*/\1 \2 tail/' \
+        -e 's/.*region split .*region_bytes=([0-9]+).*pause_us=([0-9]+).*/\1 \2 middle/' |
+    awk '{printf "  %.0f MiB / %.1f ms / %s\n", $1 / 1048576, $2 / 1000, $3}'
 start=$(date +%s%N)
 kill -TERM $PID
 while kill -0 $PID 2>/dev/null; do sleep 0.02; done
