@@ -550,6 +550,31 @@ impl Collector for EngineCollector {
             [(no_labels.clone(), counter(e.split_count()))],
             C,
         )?;
+        family(
+            &mut encoder,
+            "redbase_splits_at_tail",
+            "Of the region splits, those made just past the region's greatest row because its writes appended there: nothing copied",
+            None,
+            [(no_labels.clone(), counter(e.tail_split_count()))],
+            C,
+        )?;
+        let (rewritten, waiting) = e.tail_rewrites();
+        family(
+            &mut encoder,
+            "redbase_tail_split_rewrites",
+            "Files of tail splits' lower parts rewritten without their free pages, once the split thread was idle",
+            None,
+            [(no_labels.clone(), counter(rewritten))],
+            C,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_tail_split_rewrites_waiting",
+            "Tail splits' lower parts whose files wait for the split thread to be idle to be rewritten",
+            None,
+            [(no_labels.clone(), ConstGauge::new(waiting as i64))],
+            G,
+        )?;
         let pressure = e.record_pressure();
         family(
             &mut encoder,

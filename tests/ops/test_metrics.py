@@ -153,17 +153,39 @@ def test_regions_sizes_reads_writes_commits_and_compactions(redbase, table_name)
 
 
 def test_splits_are_counted(redbase, table_name):
-    srv = redbase(args=["--region-max-size", "20000"])
+    # Regions of 200 kB: a region must have taken 64 rows before its writes count as appends.
+    srv = redbase(args=["--region-max-size", "200000"])
     conn = srv.happybase()
     conn.create_table(table_name, {"f": {}})
     table = conn.table(table_name)
     assert value(scrape(srv), "redbase_splits_total") == 0
-    for i in range(200):
-        table.put(f"row{i:05d}".encode(), {b"f:a": b"v" * 500})
-    split = wait_until(lambda: value(scrape(srv), "redbase_splits_total") >= 1, timeout=30)
-    conn.close()
+    with table.batch(batch_size=50) as b:
+        for i in range(1000):
+            b.put(f"row{i:05d}".encode(), {b"f:a": b"v" * 500})
+    split = wait_until(lambda: value(scrape(srv), "redbase_splits_total") >= 2, timeout=30)
     assert split, "a region past --region-max-size splits and the split is counted"
-    assert value(scrape(srv), "redbase_regions", table=table_name) >= 2
+    assert value(scrape(srv), "redbase_regions", table=table_name) >= 3
+    # Rows in ascending order append at the region's end: every split is at its tail.
+    m = scrape(srv)
+    assert value(m, "redbase_splits_at_tail_total") == value(m, "redbase_splits_total")
+    # Each lower part waits for a rewrite of its file, or has had it (the split thread idles 5 s).
+    rewrites = value(m, "redbase_tail_split_rewrites_total")
+    waiting = value(m, "redbase_tail_split_rewrites_waiting")
+    assert rewrites + waiting <= value(m, "redbase_splits_at_tail_total")
+
+    # The same rows in a scrambled order split at the middle row: the tail count stays.
+    conn.create_table(table_name + "_scrambled", {"f": {}})
+    scrambled = conn.table(table_name + "_scrambled")
+    with scrambled.batch(batch_size=50) as b:
+        for i in range(1000):
+            b.put(f"row{(i * 373) % 1000:05d}".encode(), {b"f:a": b"v" * 500})
+    more = wait_until(
+        lambda: value(scrape(srv), "redbase_splits_total") > value(m, "redbase_splits_total"),
+        timeout=30,
+    )
+    conn.close()
+    assert more, "the scrambled table split too"
+    assert value(scrape(srv), "redbase_splits_at_tail_total") == value(m, "redbase_splits_at_tail_total")
 
 
 def test_write_buffer_drains_and_their_threads_are_reported(redbase, table_name):
