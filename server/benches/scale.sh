@@ -29,7 +29,9 @@ sleep 1
 done) &
 "$BIN/loadgen" bench --addr "127.0.0.1:$PORT" --rows "$ROWS" --workloads get,scan \
     --connections 1,16 --secs 10 --rounds 2 --no-null | tee loadgen.out
-du -sb data | awk '{printf "disk: %.1f MiB\n", $1 / 1048576}'
+# Apparent size (redb sizes a file in steps it writes only when used) and blocks allocated.
+du -sb data | awk '{printf "disk: %.1f MiB apparent", $1 / 1048576}'
+du -sk data | awk '{printf ", %.1f MiB allocated\n", $1 / 1024}'
 sort -n rss.log | tail -1 | awk '{printf "peak RSS: %.1f MiB\n", $1 / 1024}'
 curl -s "127.0.0.1:$((PORT + 2))/metrics" |
     grep -E '^redbase_(cache_bytes|cache_bytes_max|cache_files|regions|split_pause_seconds_(sum|count)|write_backpressure_wait|write_busy_refusals|region_blocking_size|write_size_)'

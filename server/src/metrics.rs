@@ -558,23 +558,6 @@ impl Collector for EngineCollector {
             [(no_labels.clone(), counter(e.tail_split_count()))],
             C,
         )?;
-        let (rewritten, waiting) = e.tail_rewrites();
-        family(
-            &mut encoder,
-            "redbase_tail_split_rewrites",
-            "Files of tail splits' lower parts rewritten without their free pages, once the split thread was idle",
-            None,
-            [(no_labels.clone(), counter(rewritten))],
-            C,
-        )?;
-        family(
-            &mut encoder,
-            "redbase_tail_split_rewrites_waiting",
-            "Tail splits' lower parts whose files wait for the split thread to be idle to be rewritten",
-            None,
-            [(no_labels.clone(), ConstGauge::new(waiting as i64))],
-            G,
-        )?;
         let pressure = e.record_pressure();
         family(
             &mut encoder,

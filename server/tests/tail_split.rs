@@ -18,22 +18,15 @@ use redbase::engine::*;
 
 const MAX: u64 = 256 * 1024;
 
-/// Lower parts' files are rewritten only after an hour without splits: never, in these tests,
-/// except where `open_tidying` asks for it.
 fn config() -> EngineConfig {
     EngineConfig {
         region_max_size: MAX,
-        tidy_idle: Duration::from_secs(3600),
         ..Default::default()
     }
 }
 
 fn open(dir: &std::path::Path) -> Engine {
-    open_with(dir, config())
-}
-
-fn open_with(dir: &std::path::Path, config: EngineConfig) -> Engine {
-    let e = Engine::open(dir, config).unwrap();
+    let e = Engine::open(dir, config()).unwrap();
     if !e.table_exists("t") {
         table(&e, "t", vec![FamilyDescriptor::new(b"f")]);
     }
@@ -278,104 +271,6 @@ fn writers_see_every_acknowledged_row_while_tails_split() {
     drop(e);
     let e = open(dir.path());
     check(&e);
-}
-
-/// The region files on disk, sorted.
-fn region_files(dir: &std::path::Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir.join("tables/default/t"))
-        .unwrap()
-        .flatten()
-        .map(|f| f.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".redb"))
-        .collect();
-    names.sort();
-    names
-}
-
-#[test]
-fn lower_parts_are_rewritten_compactly_once_splits_are_idle() {
-    let dir = tempfile::tempdir().unwrap();
-    let e = open(dir.path());
-    // Bigger regions than the other tests: a file's fixed overhead is small beside them.
-    let n = 40_000;
-    let big = EngineConfig {
-        region_max_size: 4 * MAX,
-        ..config()
-    };
-    e.close();
-    drop(e);
-    let e = open_with(dir.path(), big.clone());
-    append(&e, 0, n, 500);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while e.regions("t").unwrap().iter().any(|r| r.size > 4 * MAX) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(500));
-    let splits = e.tail_split_count();
-    assert!(splits >= 3, "{splits} tail splits");
-    assert_eq!(
-        e.tail_rewrites(),
-        (0, splits as usize),
-        "no rewrite while splits are not idle"
-    );
-    e.close();
-    drop(e);
-
-    // The queue of files to rewrite lives in memory: a restart forgets it. Load again with a
-    // short idle time, and the lower parts made from then on are rewritten.
-    let e = open_with(
-        dir.path(),
-        EngineConfig {
-            tidy_idle: Duration::from_millis(200),
-            ..big
-        },
-    );
-    append(&e, n, 2 * n, 500);
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let mut last = (e.tail_rewrites(), Instant::now());
-    loop {
-        let now = e.tail_rewrites();
-        if now != last.0 {
-            last = (now, Instant::now());
-        } else if now.1 == 0 && now.0 >= 3 && last.1.elapsed() > Duration::from_secs(1) {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "rewrites did not finish: {now:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let (done, _) = e.tail_rewrites();
-    let regions = e.regions("t").unwrap();
-    let names = region_files(dir.path());
-    let mut expected: Vec<String> = regions.iter().map(|r| r.meta.file.clone()).collect();
-    expected.sort();
-    assert_eq!(names, expected, "stray or missing region files");
-    let rewritten = regions.iter().filter(|r| r.meta.file.contains('-')).count();
-    assert_eq!(
-        rewritten as u64, done,
-        "each rewrite gave its region a new file"
-    );
-    // redb grows a file in steps: at this size every file takes the same 1 MiB, so that the
-    // space a rewrite gives back shows only at scale (docs/benchmarks.md, the 10^8 run). Here:
-    // no rewritten file is over half again its stored bytes plus that step.
-    for r in regions.iter().filter(|r| r.meta.file.contains('-')) {
-        let file = std::fs::metadata(dir.path().join("tables/default/t").join(&r.meta.file))
-            .unwrap()
-            .len();
-        assert!(
-            file * 2 < r.size * 3 + (2 << 20),
-            "{} holds {file} bytes of file for {} bytes",
-            r.name,
-            r.size
-        );
-    }
-    check_rows(&e, 2 * n, |_| 0);
-    e.close();
-    drop(e);
-    let e = open_with(dir.path(), config());
-    check_rows(&e, 2 * n, |_| 0);
 }
 
 #[test]

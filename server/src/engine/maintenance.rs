@@ -4,7 +4,7 @@
 use prometheus_client::metrics::histogram::Histogram;
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -28,27 +28,17 @@ use super::{Engine, Inner};
 pub(crate) const STOP: u64 = u64::MAX;
 
 /// Runs size-triggered splits, one at a time, largest region first, until the engine closes
-/// or goes away. With no split to do for `idle`, it rewrites one tail split's lower part.
-pub(crate) fn split_loop(inner: Weak<Inner>, rx: Receiver<(String, u64)>, idle: Duration) {
+/// or goes away.
+pub(crate) fn split_loop(inner: Weak<Inner>, rx: Receiver<(String, u64)>) {
     // Why each region last could not split: a region that cannot split (one huge row) is asked
     // again after every commit, so only a new reason is worth a warning.
     let mut refused: std::collections::HashMap<u64, String> = Default::default();
     let mut queue: Vec<(String, u64)> = Vec::new();
     loop {
         if queue.is_empty() {
-            match rx.recv_timeout(idle) {
+            match rx.recv() {
                 Ok(m) => queue.push(m),
-                Err(RecvTimeoutError::Timeout) => {
-                    let Some(inner) = inner.upgrade() else {
-                        return;
-                    };
-                    if inner.closing.load(Ordering::Acquire) {
-                        return;
-                    }
-                    Engine { inner }.tidy_one();
-                    continue;
-                }
-                Err(RecvTimeoutError::Disconnected) => return,
+                Err(_) => return,
             }
         }
         queue.extend(rx.try_iter());
@@ -242,7 +232,7 @@ impl Engine {
             },
         ];
         let began = std::time::Instant::now();
-        let out = self.replace_region(&name, &parent, children, None, self.region_hooks())?;
+        let out = self.replace_region(&name, &parent, children, None)?;
         // A half that is still too big splits again without waiting for another write.
         let on_large = self.on_large();
         for r in &out.regions {
@@ -305,71 +295,8 @@ impl Engine {
         };
         self.record_split(report, began.elapsed());
         self.inner.tail_splits.fetch_add(1, Ordering::Relaxed);
-        self.inner
-            .tidy
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push_back((key.clone(), id));
         tracing::info!(region = %parent.meta.name(), at = %split.at.escape_ascii(), region_bytes, pause_us = split.pause.as_micros() as u64, upper = split.regions[1].meta.id, "region split at its tail");
         Ok(Some(split.pause))
-    }
-
-    /// Rewrites the file of the first tail split's lower part that waits for it, if any: the
-    /// appends left it with free pages (about half its size under a sequential load), and a
-    /// copy keeps only the live ones. A split asked for meanwhile stops the copy, which then
-    /// waits for the next idle moment again.
-    fn tidy_one(&self) {
-        let next = self
-            .inner
-            .tidy
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .pop_front();
-        let Some((table, id)) = next else {
-            return;
-        };
-        self.inner.tidy_stop.store(false, Ordering::Release);
-        match self.tidy_region(&table, id) {
-            Ok(_) => {}
-            Err(e) => {
-                let stopped = self.inner.tidy_stop.load(Ordering::Acquire);
-                if stopped && !self.inner.closing.load(Ordering::Acquire) {
-                    tracing::debug!(%table, region = id, "rewrite after a tail split stopped for a split; it will run again");
-                    self.inner
-                        .tidy
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .push_back((table, id));
-                } else {
-                    tracing::warn!(%table, region = id, error = %e, "rewrite after a tail split failed; the region keeps its file");
-                }
-            }
-        }
-    }
-
-    /// Rewrites region `id` into a new file if it still exists, takes no appends, and its file
-    /// is half again its stored bytes or more. Returns whether it did.
-    fn tidy_region(&self, table: &str, id: u64) -> Result<bool, StorageError> {
-        let _ddl = self.inner.ddl.lock().unwrap_or_else(|p| p.into_inner());
-        let Ok((name, r)) = self.find_region(table, id) else {
-            return Ok(false);
-        };
-        let file_bytes = std::fs::metadata(&r.path).map(|m| m.len()).unwrap_or(0);
-        let stored = r.info().size;
-        if r.appending() || file_bytes.saturating_mul(2) < stored.saturating_mul(3) {
-            return Ok(false);
-        }
-        let child = RegionMeta {
-            file: format!("{id}-{}.redb", self.new_region_id()),
-            ..r.meta.clone()
-        };
-        let mut hooks = self.region_hooks();
-        hooks.stop = self.inner.tidy_stop.clone();
-        let began = std::time::Instant::now();
-        let out = self.replace_region(&name, &r, vec![child], None, hooks)?;
-        self.inner.tidied.fetch_add(1, Ordering::Relaxed);
-        tracing::info!(region = %r.meta.name(), file_bytes_before = file_bytes, file_bytes_after = out.stats.file_bytes_after, took_ms = began.elapsed().as_millis() as u64, pause_us = out.pause.as_micros() as u64, "region file rewritten after its tail split");
-        Ok(true)
     }
 
     /// Counts a split in the histograms and the recent reports.
@@ -417,11 +344,10 @@ impl Engine {
         parent: &Arc<Region>,
         children: Vec<RegionMeta>,
         purge: Option<(&super::TableDescriptor, i64)>,
-        hooks: super::region::RegionHooks,
     ) -> Result<super::rewrite::Rewritten, StorageError> {
         let key = name.to_string();
         let dir = self.table_dir(name);
-        let out = rewrite(parent, &dir, children, purge, hooks, |new| {
+        let out = rewrite(parent, &dir, children, purge, self.region_hooks(), |new| {
             self.install(&key, parent, new)
         })?;
         parent.close();
@@ -467,13 +393,7 @@ impl Engine {
                     ..r.meta.clone()
                 };
                 let began = std::time::Instant::now();
-                let out = self.replace_region(
-                    &name,
-                    &r,
-                    vec![child],
-                    Some((&desc, now_ms())),
-                    self.region_hooks(),
-                )?;
+                let out = self.replace_region(&name, &r, vec![child], Some((&desc, now_ms())))?;
                 self.inner
                     .times
                     .compaction
@@ -503,17 +423,6 @@ impl Engine {
     /// Splits made at a region's tail, copying nothing ([`SplitReport::at_tail`]).
     pub fn tail_split_count(&self) -> u64 {
         self.inner.tail_splits.load(Ordering::Relaxed)
-    }
-
-    /// Tail splits' lower parts rewritten into a new file, and those still waiting for it.
-    pub fn tail_rewrites(&self) -> (u64, usize) {
-        let waiting = self
-            .inner
-            .tidy
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .len();
-        (self.inner.tidied.load(Ordering::Relaxed), waiting)
     }
 
     pub fn compaction_count(&self) -> u64 {

@@ -147,10 +147,6 @@ pub struct EngineConfig {
     /// Bytes of logged writes all regions may hold in their write buffers before redb takes
     /// them ([`memtable`]); None: a quarter of `cache_size`, 4 to 128 MiB.
     pub write_buffer_size: Option<usize>,
-    /// How long the split thread must have had no split to do before it rewrites the file of a
-    /// tail split's lower part ([`tail_split`]), which appends left with free pages: a
-    /// sequential load runs without that copy, and a split asked for meanwhile stops it.
-    pub tidy_idle: Duration,
 }
 
 impl EngineConfig {
@@ -182,7 +178,6 @@ impl Default for EngineConfig {
             region_block_factor: 4,
             region_block_wait: Duration::from_secs(60),
             write_buffer_size: None,
-            tidy_idle: Duration::from_secs(5),
         }
     }
 }
@@ -224,12 +219,6 @@ pub(crate) struct Inner {
     pub splits: AtomicU64,
     /// Of `splits`, those made at a region's tail ([`tail_split`]).
     pub tail_splits: AtomicU64,
-    /// Tail splits' lower parts whose files wait to be rewritten when the split thread idles,
-    /// (table, region id); set when a split is asked for (or the engine closes), which stops
-    /// such a rewrite under way; and the rewrites done.
-    pub tidy: Mutex<std::collections::VecDeque<(String, u64)>>,
-    pub tidy_stop: Arc<std::sync::atomic::AtomicBool>,
-    pub tidied: AtomicU64,
     pub compactions: AtomicU64,
     /// Successful region commits since the engine opened (each region's own count restarts
     /// when a split or major compaction replaces it; this one does not).
@@ -300,9 +289,6 @@ impl Engine {
             times: maintenance::MaintenanceTimes::default(),
             splits: AtomicU64::new(0),
             tail_splits: AtomicU64::new(0),
-            tidy: Mutex::new(std::collections::VecDeque::new()),
-            tidy_stop: Arc::new(std::sync::atomic::AtomicBool::new(false)),
-            tidied: AtomicU64::new(0),
             compactions: AtomicU64::new(0),
             record_stats: Arc::default(),
             commits: Arc::new(AtomicU64::new(0)),
@@ -322,10 +308,9 @@ impl Engine {
         let engine = Engine { inner };
         engine.load(loaded)?;
         let weak: Weak<Inner> = Arc::downgrade(&engine.inner);
-        let idle = engine.inner.config.tidy_idle.max(Duration::from_millis(1));
         let handle = std::thread::Builder::new()
             .name("region-splitter".into())
-            .spawn(move || maintenance::split_loop(weak, split_rx, idle))
+            .spawn(move || maintenance::split_loop(weak, split_rx))
             .map_err(|e| OpenError::DataDir {
                 dir: dir.clone(),
                 message: format!("cannot start the split thread: {e}"),
@@ -444,7 +429,6 @@ impl Engine {
     /// Stops every region's committer after the writes already sent are committed.
     pub fn close(&self) {
         self.inner.closing.store(true, Ordering::Release);
-        self.inner.tidy_stop.store(true, Ordering::Release);
         // Stop the split thread first; a split in progress sees `closing` and gives up.
         if let Some(tx) = self
             .inner
@@ -686,7 +670,6 @@ impl Engine {
             .clone();
         let pending = self.inner.split_pending.clone();
         let commits = self.inner.commits.clone();
-        let tidy_stop = self.inner.tidy_stop.clone();
         let tx = Mutex::new(tx);
         Arc::new(move |meta: &RegionMeta, size: u64, appending: bool| {
             commits.fetch_add(1, Ordering::Relaxed);
@@ -698,8 +681,6 @@ impl Engine {
             }
             let mut p = pending.lock().unwrap_or_else(|p| p.into_inner());
             if p.insert(meta.id) {
-                // A split comes before tidying a file: a rewrite for that stops.
-                tidy_stop.store(true, Ordering::Release);
                 if let Some(tx) = tx.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
                     let _ = tx.send((meta.table.clone(), meta.id));
                 }
