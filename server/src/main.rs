@@ -133,6 +133,10 @@ struct ServeArgs {
     /// A region whose stored bytes pass this splits in two (0 = never).
     #[arg(long, env = "REDBASE_REGION_MAX_SIZE", default_value_t = 256 * 1024 * 1024)]
     region_max_size: u64,
+    /// Regions stop splitting by size while the server holds this many (0 = no limit), as
+    /// HBase's hbase.regionserver.regionSplitLimit; splits asked for by hand still run.
+    #[arg(long, env = "REDBASE_REGION_SPLIT_LIMIT", default_value_t = 1000)]
+    region_split_limit: usize,
     /// A region over this many times --region-max-size holds its writers while it splits, so a
     /// load faster than splits cannot grow it further (0 = never hold).
     #[arg(long, env = "REDBASE_REGION_BLOCK_FACTOR", default_value_t = 4)]
@@ -263,6 +267,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
     let config = EngineConfig {
         region_max_size: args.region_max_size,
         region_block_factor: args.region_block_factor,
+        region_split_limit: args.region_split_limit,
         region_block_wait: Duration::from_secs(args.region_block_wait_secs),
         max_value_size: args.max_value_size,
         async_flush: Duration::from_millis(args.async_flush_ms),

@@ -558,6 +558,25 @@ impl Collector for EngineCollector {
             [(no_labels.clone(), counter(e.tail_split_count()))],
             C,
         )?;
+        family(
+            &mut encoder,
+            "redbase_splits_skipped_at_limit",
+            "Size-triggered splits not made because the server held --region-split-limit regions",
+            None,
+            [(no_labels.clone(), counter(e.splits_at_limit()))],
+            C,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_region_split_limit",
+            "Regions past which size-triggered splits stop (0: no limit)",
+            None,
+            [(
+                no_labels.clone(),
+                ConstGauge::new(e.config().region_split_limit as i64),
+            )],
+            G,
+        )?;
         let pressure = e.record_pressure();
         family(
             &mut encoder,

@@ -519,3 +519,39 @@ fn check_large_region(e: &Engine, versions: u32) {
         assert_eq!(got, want, "{row}");
     }
 }
+
+#[test]
+fn size_splits_stop_at_the_region_split_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = Engine::open(
+        dir.path(),
+        EngineConfig {
+            region_max_size: 16 * 1024,
+            region_split_limit: 3,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    table(&e, "t", vec![FamilyDescriptor::new(b"f")]);
+    // About 300 KB in scrambled order: twenty regions' worth at 16 KiB.
+    for i in 0..600u32 {
+        let row = format!("{:05}", (i * 7919) % 600);
+        put(&e, "t", &row, "f:q", 1, &"v".repeat(500));
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while e.splits_at_limit() == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(e.splits_at_limit() > 0, "no split was refused at the limit");
+    assert_eq!(
+        e.region_count(),
+        3,
+        "size-triggered splits stop at the limit"
+    );
+    covers_key_space(&e);
+    assert_eq!(scan_rows(&e, "t", Scan::new()).len(), 600);
+    // A split asked for by hand is not limited, as in HBase.
+    e.split_region("t", b"00300", None).unwrap();
+    assert_eq!(e.region_count(), 4);
+    assert_eq!(scan_rows(&e, "t", Scan::new()).len(), 600);
+}

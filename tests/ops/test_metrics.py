@@ -184,6 +184,24 @@ def test_splits_are_counted(redbase, table_name):
     assert value(scrape(srv), "redbase_splits_at_tail_total") == value(m, "redbase_splits_at_tail_total")
 
 
+def test_size_splits_stop_at_the_region_split_limit(redbase, table_name):
+    srv = redbase(args=["--region-max-size", "20000", "--region-split-limit", "2"])
+    conn = srv.happybase()
+    conn.create_table(table_name, {"f": {}})
+    table = conn.table(table_name)
+    assert value(scrape(srv), "redbase_region_split_limit") == 2
+    with table.batch(batch_size=50) as b:
+        for i in range(400):
+            b.put(f"row{(i * 173) % 400:05d}".encode(), {b"f:a": b"v" * 500})
+    skipped = wait_until(
+        lambda: value(scrape(srv), "redbase_splits_skipped_at_limit_total") >= 1, timeout=30
+    )
+    m = scrape(srv)
+    conn.close()
+    assert skipped, "a split past the limit is counted as skipped"
+    assert value(m, "redbase_regions", table=table_name) == 2
+
+
 def test_write_buffer_drains_and_their_threads_are_reported(redbase, table_name):
     # A 1 MB engine-wide write buffer: past half of it, the buffer drains in the background.
     srv = redbase(args=["--write-buffer-size", "1000000"])

@@ -254,6 +254,15 @@ impl Engine {
     /// A split the region's size asked for: at its tail when its writes append there (no
     /// copy), else at its middle row.
     pub(crate) fn split_for_size(&self, table: &str, id: u64) -> Result<Duration, TableError> {
+        let limit = self.inner.config.region_split_limit;
+        if limit > 0 && self.region_count() >= limit {
+            self.inner.splits_at_limit.fetch_add(1, Ordering::Relaxed);
+            let (_, region) = self.find_region(table, id)?;
+            return Err(TableError::CannotSplit {
+                region: region.meta.name(),
+                reason: format!("the server holds its --region-split-limit of {limit} regions"),
+            });
+        }
         if let Some(pause) = self.split_at_tail(table, id)? {
             return Ok(pause);
         }
@@ -418,6 +427,18 @@ impl Engine {
 
     pub fn split_count(&self) -> u64 {
         self.inner.splits.load(Ordering::Relaxed)
+    }
+
+    /// Regions of every table.
+    pub fn region_count(&self) -> usize {
+        let state = self.inner.state.read().unwrap_or_else(|p| p.into_inner());
+        state.tables.values().map(|t| t.regions.len()).sum()
+    }
+
+    /// Size-triggered splits not made because the engine held
+    /// [`EngineConfig::region_split_limit`](super::EngineConfig::region_split_limit) regions.
+    pub fn splits_at_limit(&self) -> u64 {
+        self.inner.splits_at_limit.load(Ordering::Relaxed)
     }
 
     /// Splits made at a region's tail, copying nothing ([`SplitReport::at_tail`]).

@@ -115,6 +115,11 @@ pub struct RecordPressure {
 pub struct EngineConfig {
     /// A region whose stored bytes pass this splits in two (0 = never split by size).
     pub region_max_size: u64,
+    /// Size-triggered splits stop while the engine holds this many regions (0 = no limit), as
+    /// HBase's `hbase.regionserver.regionSplitLimit` (also 1,000) stops them: every region is
+    /// an open file with a floor of cache ([`cache::MIN_SHARE`]), so the count needs a bound.
+    /// Splits asked for by hand are not limited.
+    pub region_split_limit: usize,
     /// The largest value one cell may hold.
     pub max_value_size: usize,
     /// Threads that commit writes, shared by every region (a region holds none of its own).
@@ -167,6 +172,7 @@ impl Default for EngineConfig {
     fn default() -> Self {
         EngineConfig {
             region_max_size: 256 * 1024 * 1024,
+            region_split_limit: 1000,
             max_value_size: 10 * 1024 * 1024,
             commit_threads: 16,
             storage_faults: None,
@@ -219,6 +225,8 @@ pub(crate) struct Inner {
     pub splits: AtomicU64,
     /// Of `splits`, those made at a region's tail ([`tail_split`]).
     pub tail_splits: AtomicU64,
+    /// Size-triggered splits not made because the engine held `region_split_limit` regions.
+    pub splits_at_limit: AtomicU64,
     pub compactions: AtomicU64,
     /// Successful region commits since the engine opened (each region's own count restarts
     /// when a split or major compaction replaces it; this one does not).
@@ -289,6 +297,7 @@ impl Engine {
             times: maintenance::MaintenanceTimes::default(),
             splits: AtomicU64::new(0),
             tail_splits: AtomicU64::new(0),
+            splits_at_limit: AtomicU64::new(0),
             compactions: AtomicU64::new(0),
             record_stats: Arc::default(),
             commits: Arc::new(AtomicU64::new(0)),
