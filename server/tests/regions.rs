@@ -44,18 +44,6 @@ fn manual_splits(config: EngineConfig, versions: i32) -> (tempfile::TempDir, Eng
     (dir, e)
 }
 
-fn covers_key_space(e: &Engine) {
-    let regions = e.regions("t").unwrap();
-    assert!(regions[0].meta.start.is_empty());
-    assert!(regions.last().unwrap().meta.end.is_empty());
-    for w in regions.windows(2) {
-        assert_eq!(
-            w[0].meta.end, w[1].meta.start,
-            "regions leave a gap or overlap"
-        );
-    }
-}
-
 #[test]
 fn regions_split_by_size_while_reads_and_writes_go_on() {
     let (dir, e) = small_regions();
@@ -110,7 +98,7 @@ fn regions_split_by_size_while_reads_and_writes_go_on() {
         regions.len()
     );
     assert!(e.split_count() as usize >= regions.len() - 1);
-    covers_key_space(&e);
+    covers_key_space(&e, "t");
     assert_eq!(scan_rows(&e, "t", Scan::new()).len(), 1200);
     // Pauses were measured.
     assert_eq!(e.split_pauses().len() as u64, e.split_count());
@@ -291,7 +279,7 @@ fn acknowledged_writes_survive_size_triggered_splits() {
             e.regions("t").unwrap().len() > 1,
             "round {round}: no split happened"
         );
-        covers_key_space(&e);
+        covers_key_space(&e, "t");
         for row in &acked {
             assert!(
                 e.get("t", Get::new(row.as_bytes())).unwrap().is_some(),
@@ -427,7 +415,7 @@ fn a_split_throttles_writers_that_outpace_its_catch_up() {
         "the switch replays only what the last slice left: {report:?}"
     );
     assert_eq!(e.regions("t").unwrap().len(), 2);
-    covers_key_space(&e);
+    covers_key_space(&e, "t");
     for (w, n) in counts.iter().enumerate() {
         for i in 0..*n {
             let side = if i % 2 == 0 { 'a' } else { 'b' };
@@ -454,7 +442,7 @@ fn a_split_copies_a_large_region_in_bounded_commits() {
     let (_dir, e) = large_region(3);
     e.split_region("t", b"r", Some(b"r06000")).unwrap();
     assert_eq!(e.regions("t").unwrap().len(), 2);
-    covers_key_space(&e);
+    covers_key_space(&e, "t");
     check_large_region(&e, 3);
 }
 
@@ -473,7 +461,7 @@ fn closing_during_a_split_loses_nothing() {
     drop(e);
     let e = Engine::open(dir.path(), EngineConfig::default()).unwrap();
     assert_eq!(e.regions("t").unwrap().len(), if split { 2 } else { 1 });
-    covers_key_space(&e);
+    covers_key_space(&e, "t");
     check_large_region(&e, 1);
 }
 
@@ -548,7 +536,7 @@ fn size_splits_stop_at_the_region_split_limit() {
         3,
         "size-triggered splits stop at the limit"
     );
-    covers_key_space(&e);
+    covers_key_space(&e, "t");
     assert_eq!(scan_rows(&e, "t", Scan::new()).len(), 600);
     // A split asked for by hand is not limited, as in HBase.
     e.split_region("t", b"00300", None).unwrap();

@@ -74,18 +74,6 @@ fn settle(e: &Engine) {
     panic!("splits did not settle");
 }
 
-fn tiles_key_space(e: &Engine) {
-    let regions = e.regions("t").unwrap();
-    assert!(regions[0].meta.start.is_empty());
-    assert!(regions.last().unwrap().meta.end.is_empty());
-    for w in regions.windows(2) {
-        assert_eq!(
-            w[0].meta.end, w[1].meta.start,
-            "regions leave a gap or overlap"
-        );
-    }
-}
-
 /// Every row `0..n` once, in order, with its value from `round_of`.
 fn check_rows(e: &Engine, n: u64, round_of: impl Fn(u64) -> u32) {
     let scanned: Vec<(String, Vec<u8>)> = e
@@ -132,7 +120,7 @@ fn a_sequential_load_splits_at_the_tail_copying_nothing() {
         "a split of a sequential load copied: {reports:?}"
     );
     assert_eq!(e.tail_split_count(), e.split_count());
-    tiles_key_space(&e);
+    covers_key_space(&e, "t");
     let regions = e.regions("t").unwrap();
     // Each full region was split at half the split size (it took appends), plus the rows
     // written while its split waited for the split thread.
@@ -250,7 +238,7 @@ fn writers_see_every_acknowledged_row_while_tails_split() {
         e.tail_split_count()
     );
     settle(&e);
-    tiles_key_space(&e);
+    covers_key_space(&e, "t");
     let acked = acked.lock().unwrap().clone();
     let check = |e: &Engine| {
         for (i, round) in &acked {
@@ -294,7 +282,7 @@ fn rows_that_do_not_append_split_at_the_middle() {
     assert!(reports.len() >= 3, "only {} splits", reports.len());
     assert!(reports.iter().all(|r| !r.at_tail), "{reports:?}");
     assert_eq!(e.tail_split_count(), 0);
-    tiles_key_space(&e);
+    covers_key_space(&e, "t");
     check_rows(&e, n, |_| 0);
 }
 
@@ -376,7 +364,7 @@ fn acknowledged_appends_survive_a_kill_during_tail_splits() {
         }));
 
         let e = open(dir.path());
-        tiles_key_space(&e);
+        covers_key_space(&e, "t");
         let regions = e.regions("t").unwrap();
         let mut files: Vec<String> = std::fs::read_dir(dir.path().join("tables/default/t"))
             .unwrap()

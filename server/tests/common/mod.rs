@@ -28,6 +28,20 @@ pub fn table(e: &Engine, name: &str, families: Vec<FamilyDescriptor>) {
     e.create_table(d, &[]).unwrap();
 }
 
+/// The table's regions tile the key space: the first starts it, the last ends it, and each
+/// ends where the next starts.
+pub fn covers_key_space(e: &Engine, t: &str) {
+    let regions = e.regions(t).unwrap();
+    assert!(regions[0].meta.start.is_empty());
+    assert!(regions.last().unwrap().meta.end.is_empty());
+    for w in regions.windows(2) {
+        assert_eq!(
+            w[0].meta.end, w[1].meta.start,
+            "regions leave a gap or overlap"
+        );
+    }
+}
+
 pub fn put(e: &Engine, t: &str, row: &str, fq: &str, ts: i64, v: &str) {
     let (f, q) = fq.split_once(':').unwrap();
     e.mutate_row(
