@@ -50,8 +50,14 @@ impl AppendTrack {
             if self.floor.as_deref().is_none_or(|floor| row > floor) {
                 self.appended += 1;
             }
-            if self.last.as_deref().is_none_or(|last| row > last) {
-                self.last = Some(row.to_vec());
+            match &mut self.last {
+                // A sequential load appends every row: reuse the buffer, no allocation per row.
+                Some(last) if row > last.as_slice() => {
+                    last.clear();
+                    last.extend_from_slice(row);
+                }
+                Some(_) => {}
+                None => self.last = Some(row.to_vec()),
             }
             if self.written % JITTER == 0 {
                 self.floor.clone_from(&self.last);
