@@ -24,6 +24,29 @@ pub enum Cmd {
     Bench(BenchArgs),
     /// Start-up time, idle RSS and SIGTERM exit of the `redbase serve` binary.
     Startup(StartupArgs),
+    /// Serve the null server of one gateway in this process until SIGTERM, so that a benchmark
+    /// can pin it where it pins the servers it measures.
+    NullServer(NullArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct NullArgs {
+    /// The replies' shape: rows, value size, scan rows (as the clients measuring it use).
+    #[command(flatten)]
+    pub client: ClientArgs,
+    /// The gateway it serves (thrift1 or thrift2).
+    #[arg(long, value_enum, default_value_t = ServiceKind::Thrift1)]
+    pub service: ServiceKind,
+    /// How Thrift2 scans are answered (as `bench --thrift2-scan`).
+    #[arg(long, value_enum, default_value_t = T2Scan::Scanner)]
+    pub thrift2_scan: T2Scan,
+    /// Loopback address to listen on.
+    #[arg(long)]
+    pub listen: String,
+    /// Write and sync one record in this file for each durable put (Thrift1 mutateRow(s); a
+    /// Thrift2 put unless ASYNC_WAL or SKIP_WAL): the least a durable put costs on this disk.
+    #[arg(long)]
+    pub sync_file: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]

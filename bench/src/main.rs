@@ -17,6 +17,10 @@
 //! directory and measures the time from exec to the first answered request, the idle RSS
 //! before and after some load, and a clean exit on SIGTERM.
 //!
+//! `loadgen null-server --service thrift2 --listen 127.0.0.1:PORT [--sync-file F]` serves a null
+//! server in a process of its own (for `tests/oracle/bench.sh`, which pins it beside the servers
+//! it measures); with `--sync-file`, each durable put writes and syncs one record in F.
+//!
 //! The modules, in the order a run meets them:
 //!
 //! | module | what |
@@ -55,6 +59,7 @@ fn main() -> ExitCode {
     let r = match cli.command {
         Some(Cmd::Startup(a)) => startup::startup(a),
         Some(Cmd::Bench(a)) => bench::bench(a),
+        Some(Cmd::NullServer(a)) => null::serve(a),
         None => bench::bench(cli.bench),
     };
     match r {

@@ -6,6 +6,9 @@
 # (workload x connections x gateway) once against each server, alternating which goes first,
 # with `loadgen bench --addr ... --no-null --rounds 1`. Prints one markdown table: median ops/s
 # of each server, the median of the per-round ratios redbase/HBase and their min-max.
+# At one connection it also measures a null server (`loadgen null-server`: canned replies, and
+# for each durable put one synced record written over a block of a file), on the servers' core:
+# what any server could reach on this machine, and so how far a ratio to HBase can go there.
 # A benchmark, not a test: it is not part of tests/run.
 #
 #   tests/oracle/bench.sh [options]
@@ -29,6 +32,8 @@
 #     --pin                give the servers CPU 0 and loadgen CPU 1 (taskset; needs 2+ cores):
 #                          each server then has one core of its own, as it would with its client
 #                          on another machine, and neither side's threads steal from the other
+#     --null-conns LIST    connection counts at which the null server is measured too [1]
+#     --no-null            do not measure the null server
 #     --no-build           use the binaries as they are
 #     --out DIR            keep every loadgen output there [a temp dir, deleted at the end]
 #
@@ -66,6 +71,7 @@ FSYNC_CHECK=1
 WAL_HSYNC=0
 BUILD=1
 PIN=0
+NULL_CONNS=1
 OUT=""
 TABLE=redbase_bench
 CMDLINE="$0${*:+ $*}"
@@ -90,6 +96,8 @@ while (($#)); do
     --no-fsync-check) FSYNC_CHECK=0; shift ;;
     --no-build) BUILD=0; shift ;;
     --pin) PIN=1; shift ;;
+    --null-conns) NULL_CONNS="$2"; shift 2 ;;
+    --no-null) NULL_CONNS=""; shift ;;
     --out) OUT="$2"; shift 2 ;;
     -h | --help) usage ;;
     *) log "unknown option $1"; usage ;;
@@ -123,6 +131,7 @@ WORK="$(mktemp -d "${TMPDIR:-/tmp}/redbase-bench.XXXXXX")"
 [[ -n "$OUT" ]] || OUT="$WORK/out"
 mkdir -p "$OUT"
 REDBASE_PID=""
+NULL_PIDS=()
 STARTED_HBASE=0
 cleanup() {
   local rc=$?
@@ -136,6 +145,11 @@ cleanup() {
     kill -KILL "$REDBASE_PID" 2>/dev/null || true
     wait "$REDBASE_PID" 2>/dev/null || true
   fi
+  local p
+  for p in "${NULL_PIDS[@]}"; do
+    kill -TERM "$p" 2>/dev/null || true
+    wait "$p" 2>/dev/null || true
+  done
   if ((STARTED_HBASE)); then
     if ((KEEP_HBASE)); then
       log "leaving the oracle HBase running (--keep-hbase); stop it with $ORACLE stop"
@@ -229,6 +243,29 @@ start_redbase() {
 start_redbase
 log "redbase pid $REDBASE_PID: thrift1 $R1, thrift2 $R2, http $RHTTP, data $WORK/data"
 
+# The null servers (one per gateway), each in its own process so that --pin can give them the
+# servers' core. Durable puts sync one record each in a file of the data directory's disk.
+NULL_PIDS=()
+start_null() { # service -> its address on stdout
+  local addr="127.0.0.1:$(pick_port)" i pid
+  "$LOADGEN" null-server --service "$1" --listen "$addr" --table "$TABLE" --rows "$ROWS" \
+    --value-size 100 --sync-file "$WORK/null-$1.sync" >"$WORK/null-$1.log" 2>&1 &
+  pid=$!
+  NULL_PIDS+=("$pid")
+  for i in $(seq 1 100); do
+    kill -0 "$pid" 2>/dev/null || die "the null $1 server exited: $(cat "$WORK/null-$1.log")"
+    port_free "${addr#*:}" || { echo "$addr $pid"; return 0; }
+    sleep 0.1
+  done
+  die "the null $1 server did not listen on $addr"
+}
+if [[ -n "$NULL_CONNS" ]]; then
+  read -r N1 N1_PID <<<"$(start_null thrift1)"
+  read -r N2 N2_PID <<<"$(start_null thrift2)"
+  NULL_PIDS=("$N1_PID" "$N2_PID")
+  log "null servers: thrift1 $N1 (pid $N1_PID), thrift2 $N2 (pid $N2_PID)"
+fi
+
 # ---------------------------------------------------------------------------------------------
 # pinning: servers on CPU 0, loadgen on CPU 1
 
@@ -238,13 +275,13 @@ if ((PIN)); then
   (($(nproc) >= 2)) || die "--pin needs at least 2 cores"
   command -v taskset >/dev/null || die "--pin needs taskset (util-linux)"
   pinned=()
-  for pid in "$REDBASE_PID" $(cat "$RUN_DIR"/pids/*.pid 2>/dev/null); do
+  for pid in "$REDBASE_PID" "${NULL_PIDS[@]}" $(cat "$RUN_DIR"/pids/*.pid 2>/dev/null); do
     kill -0 "$pid" 2>/dev/null || continue
     taskset -a -p -c 0 "$pid" >/dev/null || die "taskset could not pin pid $pid"
     pinned+=("$pid")
   done
   CLIENT=(taskset -c 1 "$LOADGEN")
-  PIN_NOTE="pinned with taskset: every thread of the servers (pids ${pinned[*]}: redbase and each HBase JVM) on CPU 0, loadgen on CPU 1"
+  PIN_NOTE="pinned with taskset: every thread of the servers (pids ${pinned[*]}: redbase, the null servers and each HBase JVM) on CPU 0, loadgen on CPU 1"
   log "$PIN_NOTE"
 fi
 
@@ -257,6 +294,8 @@ addr_of() { # server service -> address
     redbase:thrift2) echo "$R2" ;;
     hbase:thrift1) echo "$T1_HBASE" ;;
     hbase:thrift2) echo "$T2_HBASE" ;;
+    null:thrift1) echo "$N1" ;;
+    null:thrift2) echo "$N2" ;;
   esac
 }
 
@@ -293,6 +332,8 @@ cell_label() { # cell service -> the label in the table
 server_pids() { # server service -> the pids whose CPU time is the server's, comma-separated
   if [[ "$1" == redbase ]]; then
     echo "$REDBASE_PID"
+  elif [[ "$1" == null ]]; then
+    [[ "$2" == thrift1 ]] && echo "$N1_PID" || echo "$N2_PID"
   else # the master JVM (region server, WAL) and the gateway's own JVM
     local m g
     m="$(cat "$RUN_DIR/pids/master.pid" 2>/dev/null || true)"
@@ -326,6 +367,9 @@ measure() {
 IFS=, read -r -a SERVICE_LIST <<<"$SERVICES"
 IFS=, read -r -a CELL_LIST <<<"$CELLS"
 IFS=, read -r -a CONN_LIST <<<"$CONNS"
+with_null() { # conns -> 0 if the null server is measured at this count
+  [[ ",$NULL_CONNS," == *",$1,"* ]]
+}
 KEYS=()
 for service in "${SERVICE_LIST[@]}"; do
   [[ "$service" == thrift1 || "$service" == thrift2 ]] || die "unknown service $service"
@@ -431,12 +475,18 @@ fi
 
 RESULTS="$OUT/results.tsv"
 : >"$RESULTS"
-total=$((${#KEYS[@]} * ROUNDS * 2))
+total=0
+for key in "${KEYS[@]}"; do
+  IFS='|' read -r service cell conns <<<"$key"
+  if with_null "$conns"; then total=$((total + ROUNDS * 3)); else total=$((total + ROUNDS * 2)); fi
+done
 n=0
 for ((round = 1; round <= WARMUP_ROUNDS; round++)); do
   for key in "${KEYS[@]}"; do
     IFS='|' read -r service cell conns <<<"$key"
-    for server in hbase redbase; do
+    servers=(hbase redbase)
+    with_null "$conns" && servers+=(null)
+    for server in "${servers[@]}"; do
       measure "$server" "$service" "$cell" "$conns" "warmup$round" >/dev/null
     done
   done
@@ -447,6 +497,8 @@ for ((round = 1; round <= ROUNDS; round++)); do
   for key in "${KEYS[@]}"; do
     IFS='|' read -r service cell conns <<<"$key"
     if (((round + i) % 2)); then order=(hbase redbase); else order=(redbase hbase); fi
+    # the null server goes between them, so that neither is always next to it
+    with_null "$conns" && order=("${order[0]}" null "${order[1]}")
     for server in "${order[@]}"; do
       read -r rate cpu <<<"$(measure "$server" "$service" "$cell" "$conns" "$round")"
       printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$service" "$cell" "$conns" "$round" "$server" "$rate" "$cpu" >>"$RESULTS"
@@ -496,8 +548,18 @@ for service, cell, conns, rnd, server, rate, cpu in rows:
         cpus[(service, cell, conns)][server].append(float(cpu))
     except ValueError:
         pass
-print("| cell | conns | redbase ops/s (median) | HBase ops/s (median) | ratio redbase/HBase: median (per-round min–max) | server CPU µs/op redbase / HBase (median) | HBase/redbase CPU per op |")
-print("|---|---:|---:|---:|---|---:|---:|")
+print("| cell | conns | redbase ops/s (median) | HBase ops/s (median) | ratio redbase/HBase: median (per-round min–max) | server CPU µs/op redbase / HBase (median) | HBase/redbase CPU per op | null ops/s (median) | ceiling null/HBase (median) | redbase/null (median) |")
+print("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|")
+def ratios(per, a, b):
+    out = []
+    for rnd in per:
+        try:
+            x, y = float(per[rnd][a]), float(per[rnd][b])
+        except (KeyError, ValueError):
+            continue
+        if y > 0:
+            out.append(x / y)
+    return out
 for service, cell, conns, label in labels:
     per = rates.get((service, cell, conns), {})
     r, h, q, bad = [], [], [], 0
@@ -513,6 +575,7 @@ for service, cell, conns, label in labels:
         if y > 0:
             q.append(x / y)
     fmt = lambda v: f"{statistics.median(v):.0f}" if v else "-"
+    med2 = lambda v: f"{statistics.median(v):.2f}" if v else "-"
     ratio = f"{statistics.median(q):.2f} ({min(q):.2f}–{max(q):.2f})" if q else "-"
     if bad:
         ratio += f"; {bad} round(s) failed"
@@ -520,7 +583,13 @@ for service, cell, conns, label in labels:
     rc, hc = c.get("redbase", []), c.get("hbase", [])
     cpu = f"{fmt(rc)} / {fmt(hc)}"
     cq = f"{statistics.median(hc) / statistics.median(rc):.1f}" if rc and hc and statistics.median(rc) > 0 else "-"
-    print(f"| {label} | {conns} | {fmt(r)} | {fmt(h)} | {ratio} | {cpu} | {cq} |")
+    n = []
+    for rnd in per:
+        try:
+            n.append(float(per[rnd]["null"]))
+        except (KeyError, ValueError):
+            pass
+    print(f"| {label} | {conns} | {fmt(r)} | {fmt(h)} | {ratio} | {cpu} | {cq} | {fmt(n)} | {med2(ratios(per, 'null', 'hbase'))} | {med2(ratios(per, 'redbase', 'null'))} |")
 EOF
 echo
 echo "Notes:"
@@ -557,6 +626,9 @@ else
   echo "- Both sides share this machine with loadgen; on 2 cores the client takes a large share of the CPU, which caps both servers' figures (--pin gives each side its own core)."
 fi
 echo "- Server CPU per operation: the CPU time (user + system, /proc/PID/stat) of redbase's process, or of HBase's master JVM (region server, WAL) plus the measured gateway's JVM, over each measured phase, divided by the operations; it includes work done for the phase after it (HBase's background flushes, redbase's commits) and is read in 10 ms clock ticks."
+if [[ -n "$NULL_CONNS" ]]; then
+  echo "- The null server (\`loadgen null-server\`, one process per gateway$( ((PIN)) && echo ', on the servers'"'"' core')) answers every call with canned replies shaped as redbase's; for each durable put (Thrift1 mutateRow, a Thrift2 put not marked ASYNC_WAL or SKIP_WAL) it writes one 256-byte record over a block of a file on the data directory's disk and fdatasyncs it. It does no other work, so its rate is the most any server reaches on this machine and client: *ceiling null/HBase* is the largest ratio to HBase any server could show in that cell, *redbase/null* how much of that ceiling redbase reaches. Measured at $NULL_CONNS connection(s) only: at more, a server groups its syncs and the null server does not, so it is no ceiling there."
+fi
 echo "- Each cell's figures come from short runs; compare the per-round ranges before reading much into a ratio."
 if [[ "$OUT" != "$WORK/out" ]]; then
   echo "- raw loadgen outputs: $OUT"

@@ -2,9 +2,11 @@
 //! (`redbase::thrift::run`, `process_message`) in front of handlers that answer every call with
 //! canned replies, so the measured difference to redbase is the work behind the gateway.
 
+mod sync_log;
 mod thrift1;
 mod thrift2;
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use redbase::generated::hbase1::HbaseSyncProcessor;
@@ -13,10 +15,11 @@ use redbase::thrift::frame::Protocol;
 use redbase::thrift::{self as rthrift, process_message, Limits, Service};
 use thrift::server::TProcessor;
 
-use crate::cli::ServiceKind;
+use crate::cli::{NullArgs, ServiceKind};
 use crate::cpu::NULL_THREAD;
 use crate::servers::InProc;
 use crate::spec::Spec;
+use sync_log::SyncLog;
 
 /// A generated processor as a `redbase::thrift::Service`.
 struct NullService<P> {
@@ -29,21 +32,21 @@ impl<P: TProcessor + Send + Sync + 'static> Service for NullService<P> {
     }
 }
 
-/// The null service of the measured gateway.
-fn service(spec: &Spec) -> Arc<dyn Service> {
+/// The null service of the measured gateway; with a sync log, durable puts sync a record.
+fn service(spec: &Spec, sync: Option<Arc<SyncLog>>) -> Arc<dyn Service> {
     match spec.service {
         ServiceKind::Thrift2 => Arc::new(NullService {
-            processor: THBaseServiceSyncProcessor::new(thrift2::NullHandler::new(spec)),
+            processor: THBaseServiceSyncProcessor::new(thrift2::NullHandler::new(spec, sync)),
         }),
         _ => Arc::new(NullService {
-            processor: HbaseSyncProcessor::new(thrift1::NullHandler::new(spec)),
+            processor: HbaseSyncProcessor::new(thrift1::NullHandler::new(spec, sync)),
         }),
     }
 }
 
 /// The null server of the measured gateway, on a loopback port of its own runtime.
 pub fn start(spec: &Spec) -> Result<InProc, String> {
-    let service = service(spec);
+    let service = service(spec, None);
     InProc::start(NULL_THREAD, move |l, stop| async move {
         rthrift::run(
             l,
@@ -56,6 +59,59 @@ pub fn start(spec: &Spec) -> Result<InProc, String> {
             },
         )
         .await;
+    })
+}
+
+/// `loadgen null-server`: a null server in a process of its own, on a loopback address, until
+/// SIGTERM or SIGINT. A benchmark can then give it the same core as the servers it measures
+/// (`tests/oracle/bench.sh --pin`): what it serves is the most any server could serve there.
+/// With `--sync-file`, each durable put also writes and syncs one record in that file, the
+/// least a durable put costs on that disk.
+pub fn serve(a: NullArgs) -> Result<bool, String> {
+    let spec = Spec::new(&a.client, a.service, a.thrift2_scan)?;
+    let addr: SocketAddr = a
+        .listen
+        .parse()
+        .map_err(|e| format!("--listen {}: {e}", a.listen))?;
+    if !addr.ip().is_loopback() {
+        return Err(format!(
+            "--listen {addr}: a null server listens on loopback only"
+        ));
+    }
+    let sync = match &a.sync_file {
+        Some(p) => Some(Arc::new(
+            SyncLog::create(p).map_err(|e| format!("--sync-file {}: {e}", p.display()))?,
+        )),
+        None => None,
+    };
+    let service = service(&spec, sync);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name(NULL_THREAD)
+        .build()
+        .map_err(|e| format!("runtime: {e}"))?;
+    rt.block_on(async move {
+        let l = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| format!("bind {addr}: {e}"))?;
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .map_err(|e| format!("SIGTERM handler: {e}"))?;
+        eprintln!("loadgen: null {} server on {addr}", a.service.name());
+        rthrift::run(
+            l,
+            service,
+            "null",
+            Limits::default(),
+            Arc::new(()),
+            async move {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            },
+        )
+        .await;
+        Ok(true)
     })
 }
 

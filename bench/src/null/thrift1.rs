@@ -2,9 +2,11 @@
 //! one row for a getRow, `--scan-rows` rows for a scanner).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use redbase::generated::hbase1::*;
 
+use super::sync_log::SyncLog;
 use crate::spec::{row_key, Spec};
 
 /// Canned replies for every call of the service.
@@ -13,10 +15,12 @@ pub struct NullHandler {
     cell: TCell,
     row: TRowResult,
     scan: Vec<TRowResult>,
+    /// With a sync log, every mutateRow(s) writes and syncs a record (redbase syncs them).
+    sync: Option<Arc<SyncLog>>,
 }
 
 impl NullHandler {
-    pub fn new(spec: &Spec) -> NullHandler {
+    pub fn new(spec: &Spec, sync: Option<Arc<SyncLog>>) -> NullHandler {
         let cell = TCell {
             value: Some(spec.value.clone()),
             timestamp: Some(1_700_000_000_000),
@@ -31,7 +35,13 @@ impl NullHandler {
             row: row_of(0),
             scan: (0..spec.scan_rows as u64).map(row_of).collect(),
             cell,
+            sync,
         }
+    }
+
+    /// Syncs a record for a mutation when the server has a sync log.
+    fn sync(&self) -> thrift::Result<()> {
+        self.sync.as_ref().map_or(Ok(()), |log| log.write_synced())
     }
 
     fn cells(&self) -> thrift::Result<Vec<TCell>> {
@@ -198,7 +208,7 @@ impl HbaseSyncHandler for NullHandler {
         _m: Vec<Mutation>,
         _a: Attrs,
     ) -> thrift::Result<()> {
-        Ok(())
+        self.sync()
     }
     fn handle_mutate_row_ts(
         &self,
@@ -208,7 +218,7 @@ impl HbaseSyncHandler for NullHandler {
         _ts: i64,
         _a: Attrs,
     ) -> thrift::Result<()> {
-        Ok(())
+        self.sync()
     }
     fn handle_mutate_rows(
         &self,
@@ -216,7 +226,7 @@ impl HbaseSyncHandler for NullHandler {
         _b: Vec<BatchMutation>,
         _a: Attrs,
     ) -> thrift::Result<()> {
-        Ok(())
+        self.sync()
     }
     fn handle_mutate_rows_ts(
         &self,
@@ -225,7 +235,7 @@ impl HbaseSyncHandler for NullHandler {
         _ts: i64,
         _a: Attrs,
     ) -> thrift::Result<()> {
-        Ok(())
+        self.sync()
     }
     fn handle_atomic_increment(&self, _t: Text, _r: Text, _c: Text, v: i64) -> thrift::Result<i64> {
         Ok(v)

@@ -1,9 +1,11 @@
 //! The null `THBaseService`: canned replies shaped as redbase's.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use redbase::generated::hbase2::*;
 
+use super::sync_log::SyncLog;
 use crate::spec::{row_key, Spec};
 use crate::thrift2::{family_descriptor, table_name};
 
@@ -14,10 +16,12 @@ pub struct NullHandler {
     descriptor: TTableDescriptor,
     result: TResult,
     scan: Vec<TResult>,
+    /// With a sync log, every put not marked `ASYNC_WAL` or `SKIP_WAL` writes and syncs a record.
+    sync: Option<Arc<SyncLog>>,
 }
 
 impl NullHandler {
-    pub fn new(spec: &Spec) -> NullHandler {
+    pub fn new(spec: &Spec, sync: Option<Arc<SyncLog>>) -> NullHandler {
         let result_of = |i: u64| TResult {
             row: Some(row_key(i)),
             column_values: vec![TColumnValue {
@@ -42,6 +46,15 @@ impl NullHandler {
             },
             result: result_of(0),
             scan: (0..spec.scan_rows as u64).map(result_of).collect(),
+            sync,
+        }
+    }
+
+    /// Syncs a record for a put of this durability when the server has a sync log.
+    fn sync(&self, durability: Option<TDurability>) -> thrift::Result<()> {
+        match (&self.sync, durability) {
+            (Some(_), Some(TDurability::ASYNC_WAL | TDurability::SKIP_WAL)) | (None, _) => Ok(()),
+            (Some(log), _) => log.write_synced(),
         }
     }
 
@@ -91,8 +104,8 @@ impl THBaseServiceSyncHandler for NullHandler {
     fn handle_get_multiple(&self, _t: Row, g: Vec<TGet>) -> thrift::Result<Vec<TResult>> {
         Ok(vec![self.result.clone(); g.len()])
     }
-    fn handle_put(&self, _t: Row, _p: TPut) -> thrift::Result<()> {
-        Ok(())
+    fn handle_put(&self, _t: Row, p: TPut) -> thrift::Result<()> {
+        self.sync(p.durability)
     }
     fn handle_check_and_put(
         &self,
@@ -105,8 +118,8 @@ impl THBaseServiceSyncHandler for NullHandler {
     ) -> thrift::Result<bool> {
         Ok(true)
     }
-    fn handle_put_multiple(&self, _t: Row, _p: Vec<TPut>) -> thrift::Result<()> {
-        Ok(())
+    fn handle_put_multiple(&self, _t: Row, p: Vec<TPut>) -> thrift::Result<()> {
+        self.sync(p.first().and_then(|p| p.durability))
     }
     fn handle_delete_single(&self, _t: Row, _d: TDelete) -> thrift::Result<()> {
         Ok(())
@@ -141,7 +154,7 @@ impl THBaseServiceSyncHandler for NullHandler {
         Ok(())
     }
     fn handle_mutate_row(&self, _t: Row, _m: TRowMutations) -> thrift::Result<()> {
-        Ok(())
+        self.sync(None)
     }
     fn handle_get_scanner_results(
         &self,
@@ -305,5 +318,45 @@ impl THBaseServiceSyncHandler for NullHandler {
         s: BTreeSet<TServerName>,
     ) -> thrift::Result<Vec<bool>> {
         Ok(vec![true; s.len()])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::ServiceKind;
+    use crate::null::sync_log::RECORD;
+    use crate::spec::spec_of;
+
+    /// Durable puts (durability unset, SYNC_WAL, FSYNC_WAL) each sync a record; ASYNC_WAL and
+    /// SKIP_WAL puts do not.
+    #[test]
+    fn only_durable_puts_sync_a_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = Arc::new(SyncLog::create(&dir.path().join("s")).unwrap());
+        let h = NullHandler::new(&spec_of(ServiceKind::Thrift2, &[]), Some(log.clone()));
+        let put = |d: Option<TDurability>| TPut {
+            row: b"r".to_vec(),
+            column_values: Vec::new(),
+            timestamp: None,
+            attributes: None,
+            durability: d,
+            cell_visibility: None,
+        };
+        for d in [
+            None,
+            Some(TDurability::SYNC_WAL),
+            Some(TDurability::FSYNC_WAL),
+        ] {
+            h.handle_put(b"t".to_vec(), put(d)).unwrap();
+        }
+        assert_eq!(log.position(), 3 * RECORD as u64);
+        for d in [Some(TDurability::ASYNC_WAL), Some(TDurability::SKIP_WAL)] {
+            h.handle_put(b"t".to_vec(), put(d)).unwrap();
+        }
+        assert_eq!(log.position(), 3 * RECORD as u64);
+        h.handle_put_multiple(b"t".to_vec(), vec![put(None), put(None)])
+            .unwrap();
+        assert_eq!(log.position(), 4 * RECORD as u64);
     }
 }
