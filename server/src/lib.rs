@@ -15,6 +15,7 @@ pub mod generated;
 pub mod healthcheck;
 pub mod http;
 pub mod metrics;
+pub mod open_files;
 pub mod rest;
 pub mod scanners;
 pub mod security;

@@ -137,6 +137,11 @@ struct ServeArgs {
     /// HBase's hbase.regionserver.regionSplitLimit; splits asked for by hand still run.
     #[arg(long, env = "REDBASE_REGION_SPLIT_LIMIT", default_value_t = 1000)]
     region_split_limit: usize,
+    /// The most regions the server holds: creating a table that would pass it is refused, and
+    /// splits stop there (regions on disk always open). Default: 10,000, or fewer when the
+    /// open-file limit (raised to its hard limit at start) or memory holds fewer.
+    #[arg(long, env = "REDBASE_MAX_REGIONS")]
+    max_regions: Option<usize>,
     /// A region over this many times --region-max-size holds its writers while it splits, so a
     /// load faster than splits cannot grow it further (0 = never hold).
     #[arg(long, env = "REDBASE_REGION_BLOCK_FACTOR", default_value_t = 4)]
@@ -264,7 +269,31 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
     let thrift1_addr = args.thrift1_addr.clone().unwrap_or_else(|| open(9090));
     let thrift2_addr = args.thrift2_addr.clone().unwrap_or_else(|| open(9091));
     let http_addr = args.http_addr.clone().unwrap_or_else(|| open(8080));
+    let files = redbase::open_files::raise();
+    let derived =
+        redbase::engine::region_bound::derive_for_this_process(files.now, args.max_connections);
+    let max_regions = match args.max_regions {
+        Some(n) => {
+            if n > derived.max_regions && derived.by == "open files" {
+                tracing::warn!(max_regions = n, open_files = files.now, fits = derived.max_regions, "--max-regions allows more regions than the open-file limit has room for: tables past that fail with 'Too many open files'");
+            }
+            n
+        }
+        None => derived.max_regions,
+    };
+    tracing::info!(
+        max_regions,
+        bound_by = if args.max_regions.is_some() {
+            "--max-regions"
+        } else {
+            derived.by
+        },
+        open_files = files.now,
+        open_files_before = files.before,
+        "region bound"
+    );
     let config = EngineConfig {
+        max_regions,
         region_max_size: args.region_max_size,
         region_block_factor: args.region_block_factor,
         region_split_limit: args.region_split_limit,

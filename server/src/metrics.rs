@@ -577,6 +577,30 @@ impl Collector for EngineCollector {
             )],
             G,
         )?;
+        family(
+            &mut encoder,
+            "redbase_max_regions",
+            "The most regions the server holds (--max-regions): tables and splits past it are refused",
+            None,
+            [(no_labels.clone(), ConstGauge::new(e.max_regions() as i64))],
+            G,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_regions_held",
+            "Regions the server holds, over all tables",
+            None,
+            [(no_labels.clone(), ConstGauge::new(e.region_count() as i64))],
+            G,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_regions_refused",
+            "Table creations, truncations and splits refused because they would pass --max-regions",
+            None,
+            [(no_labels.clone(), counter(e.regions_refused()))],
+            C,
+        )?;
         let pressure = e.record_pressure();
         family(
             &mut encoder,

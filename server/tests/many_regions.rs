@@ -130,3 +130,112 @@ fn an_engine_reopens_at_once_after_writes_on_the_shared_committers() {
     assert!(e.offline_tables().is_empty());
     assert_eq!(scan_rows(&e, "t", Scan::new()).len(), 60 * 32);
 }
+
+fn wide(e: &Engine, name: &str, regions: usize) -> Result<(), TableError> {
+    let splits: Vec<Vec<u8>> = (1..regions)
+        .map(|i| format!("{i:03}").into_bytes())
+        .collect();
+    let d = TableDescriptor::new(TableName::parse(name).unwrap())
+        .with_family(FamilyDescriptor::new(b"f"));
+    e.create_table(d, &splits)
+}
+
+/// Regions come from one bound (`max_regions`): a table that would pass it is refused before
+/// any file is made, splits by hand or by size stop there, dropping a table frees room, and
+/// regions already on disk open whatever the bound.
+#[test]
+fn the_region_bound_refuses_tables_and_splits_past_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = EngineConfig {
+        max_regions: 10,
+        region_split_limit: 0,
+        region_max_size: 16 * 1024,
+        ..Default::default()
+    };
+    let e = Engine::open(dir.path(), config.clone()).unwrap();
+    wide(&e, "a", 8).unwrap();
+    assert_eq!(e.region_count(), 8);
+
+    let err = wide(&e, "b", 3).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            TableError::TooManyRegions {
+                adding: 3,
+                held: 8,
+                limit: 10,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let msg = err.to_string();
+    assert!(
+        msg.contains("creating table b ") && msg.contains("--max-regions"),
+        "{msg}"
+    );
+    assert!(!err.kind().retryable(), "retrying cannot help: {msg}");
+    assert!(e.regions("b").is_err(), "nothing of the table was created");
+    assert!(
+        !dir.path().join("tables/default/b").exists(),
+        "no directory or file was made"
+    );
+    assert_eq!(e.regions_refused(), 1);
+
+    wide(&e, "b", 2).unwrap();
+    assert_eq!(e.region_count(), 10);
+    // A split asked for by hand would make an eleventh.
+    put(&e, "b", "500", "f:q", 1, "v");
+    put(&e, "b", "700", "f:q", 1, "v");
+    let err = e.split_region("b", b"500", Some(b"600")).unwrap_err();
+    assert!(matches!(err, TableError::TooManyRegions { .. }), "{err}");
+    // Truncating keeps the count: allowed.
+    e.disable_table("b").unwrap();
+    e.truncate_table("b", true).unwrap();
+    assert_eq!(e.region_count(), 10);
+    // Splits the regions' size asks for stop at the bound too: about 300 KB into 16 KiB regions.
+    for i in 0..600u32 {
+        let row = format!("{:03}-{i}", (i * 7919) % 600 / 100);
+        put(&e, "a", &row, "f:q", 1, &"v".repeat(500));
+    }
+    let refused = e.regions_refused();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while e.regions_refused() == refused && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        e.regions_refused() > refused,
+        "a size-triggered split was refused"
+    );
+    assert_eq!(e.region_count(), 10);
+    assert_eq!(scan_rows(&e, "a", Scan::new()).len(), 600);
+
+    // Dropping a table gives its regions back.
+    e.disable_table("b").unwrap();
+    e.delete_table("b").unwrap();
+    wide(&e, "c", 2).unwrap();
+    assert_eq!(e.region_count(), 10);
+
+    // A smaller bound after a restart: the regions on disk all open, and nothing more is made.
+    e.close();
+    drop(e);
+    let e = Engine::open(
+        dir.path(),
+        EngineConfig {
+            max_regions: 4,
+            ..config
+        },
+    )
+    .unwrap();
+    assert_eq!(e.region_count(), 10);
+    assert_eq!(scan_rows(&e, "a", Scan::new()).len(), 600);
+    assert!(matches!(
+        wide(&e, "d", 1),
+        Err(TableError::TooManyRegions {
+            adding: 1,
+            held: 10,
+            limit: 4,
+            ..
+        })
+    ));
+}

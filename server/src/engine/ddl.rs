@@ -135,6 +135,7 @@ impl Engine {
                 return Err(TableError::Exists(key));
             }
         }
+        self.room_for_regions(&format!("creating table {key}"), splits.len() + 1, 0)?;
         let regions = self.create_regions(&desc.name, &splits)?;
         let mut changes = vec![Change::PutTable(TableRecord {
             descriptor: desc.clone(),
@@ -320,6 +321,11 @@ impl Engine {
         } else {
             Vec::new()
         };
+        self.room_for_regions(
+            &format!("truncating table {key}"),
+            splits.len() + 1,
+            old.len(),
+        )?;
         let regions = self.create_regions(&desc.name, &splits)?;
         let mut changes: Vec<Change> = old
             .values()

@@ -140,6 +140,13 @@ pub enum TableError {
     RegionNotFound(String),
     #[error("region {region} cannot split: {reason}")]
     CannotSplit { region: String, reason: String },
+    #[error("{what} would add {adding} region(s) to the {held} this server holds, over its limit of {limit} (--max-regions)")]
+    TooManyRegions {
+        what: String,
+        adding: usize,
+        held: usize,
+        limit: usize,
+    },
     #[error(transparent)]
     Storage(#[from] StorageError),
 }
@@ -159,7 +166,8 @@ impl TableError {
             | TableError::FamilyExists { .. }
             | TableError::LastFamily(_)
             | TableError::Offline { .. }
-            | TableError::CannotSplit { .. } => FINAL,
+            | TableError::CannotSplit { .. }
+            | TableError::TooManyRegions { .. } => FINAL,
             TableError::Storage(_) => RETRY,
         }
     }

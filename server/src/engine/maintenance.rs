@@ -201,6 +201,7 @@ impl Engine {
     ) -> Result<Duration, TableError> {
         let _ddl = self.inner.ddl.lock().unwrap_or_else(|p| p.into_inner());
         let (name, parent) = self.find_region(table, id)?;
+        self.room_for_regions(&format!("splitting region {}", parent.meta.name()), 1, 0)?;
         let cannot = |reason: &str| TableError::CannotSplit {
             region: parent.meta.name(),
             reason: reason.to_string(),
@@ -262,6 +263,11 @@ impl Engine {
                 region: region.meta.name(),
                 reason: format!("the server holds its --region-split-limit of {limit} regions"),
             });
+        }
+        {
+            let _ddl = self.inner.ddl.lock().unwrap_or_else(|p| p.into_inner());
+            let (_, region) = self.find_region(table, id)?;
+            self.room_for_regions(&format!("splitting region {}", region.meta.name()), 1, 0)?;
         }
         if let Some(pause) = self.split_at_tail(table, id)? {
             return Ok(pause);

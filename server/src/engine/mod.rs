@@ -46,6 +46,7 @@ mod recovery;
 mod redo;
 mod redo_record;
 pub mod region;
+pub mod region_bound;
 pub mod region_info;
 mod rewrite;
 pub mod scan;
@@ -120,6 +121,9 @@ pub struct EngineConfig {
     /// an open file with a floor of cache ([`cache::MIN_SHARE`]), so the count needs a bound.
     /// Splits asked for by hand are not limited.
     pub region_split_limit: usize,
+    /// The most regions the engine holds ([`region_bound`]): a table that would take it past
+    /// this is refused, and no split makes more. Regions already on disk always open.
+    pub max_regions: usize,
     /// The largest value one cell may hold.
     pub max_value_size: usize,
     /// Threads that commit writes, shared by every region (a region holds none of its own).
@@ -173,6 +177,7 @@ impl Default for EngineConfig {
         EngineConfig {
             region_max_size: 256 * 1024 * 1024,
             region_split_limit: 1000,
+            max_regions: region_bound::DEFAULT_MAX_REGIONS,
             max_value_size: 10 * 1024 * 1024,
             commit_threads: 16,
             storage_faults: None,
@@ -227,6 +232,8 @@ pub(crate) struct Inner {
     pub tail_splits: AtomicU64,
     /// Size-triggered splits not made because the engine held `region_split_limit` regions.
     pub splits_at_limit: AtomicU64,
+    /// Requests refused at `max_regions`.
+    pub regions_refused: AtomicU64,
     pub compactions: AtomicU64,
     /// Successful region commits since the engine opened (each region's own count restarts
     /// when a split or major compaction replaces it; this one does not).
@@ -298,6 +305,7 @@ impl Engine {
             splits: AtomicU64::new(0),
             tail_splits: AtomicU64::new(0),
             splits_at_limit: AtomicU64::new(0),
+            regions_refused: AtomicU64::new(0),
             compactions: AtomicU64::new(0),
             record_stats: Arc::default(),
             commits: Arc::new(AtomicU64::new(0)),
