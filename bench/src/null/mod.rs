@@ -48,18 +48,20 @@ fn service(spec: &Spec, sync: Option<Arc<SyncLog>>) -> Arc<dyn Service> {
 pub fn start(spec: &Spec) -> Result<InProc, String> {
     let service = service(spec, None);
     InProc::start(NULL_THREAD, move |l, stop| async move {
-        rthrift::run(
-            l,
-            service,
-            "null",
-            Limits::default(),
-            Arc::new(()),
-            async move {
-                let _ = stop.await;
-            },
-        )
+        serve_until(l, service, async move {
+            let _ = stop.await;
+        })
         .await;
     })
+}
+
+/// Serves the null service on `l` until `stop` completes.
+async fn serve_until(
+    l: tokio::net::TcpListener,
+    service: Arc<dyn Service>,
+    stop: impl std::future::Future,
+) {
+    rthrift::run(l, service, "null", Limits::default(), Arc::new(()), stop).await;
 }
 
 /// `loadgen null-server`: a null server in a process of its own, on a loopback address, until
@@ -97,19 +99,12 @@ pub fn serve(a: NullArgs) -> Result<bool, String> {
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
             .map_err(|e| format!("SIGTERM handler: {e}"))?;
         eprintln!("loadgen: null {} server on {addr}", a.service.name());
-        rthrift::run(
-            l,
-            service,
-            "null",
-            Limits::default(),
-            Arc::new(()),
-            async move {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = tokio::signal::ctrl_c() => {}
-                }
-            },
-        )
+        serve_until(l, service, async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+        })
         .await;
         Ok(true)
     })
