@@ -298,6 +298,39 @@ fn copy_without_logs(from: &Path, to: &Path) {
     }
 }
 
+/// A table whose region files cannot be made on a full disk is not created, and leaves no
+/// directory or file behind; once there is room, the same table is made.
+#[test]
+fn a_table_that_cannot_be_made_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let faults = StorageFaults::new();
+    let config = EngineConfig {
+        storage_faults: Some(faults.clone()),
+        ..EngineConfig::default()
+    };
+    let engine = Engine::open(dir.path(), config).unwrap();
+    let table_dir = dir.path().join("tables/default").join(TABLE);
+    faults.set_disk_full(true);
+    let desc = TableDescriptor::new(TableName::parse(TABLE).unwrap())
+        .with_family(FamilyDescriptor::new(b"f"));
+    let err = engine
+        .create_table(desc.clone(), &[b"m".to_vec()])
+        .unwrap_err();
+    assert!(err.kind().retryable(), "a full disk may clear: {err}");
+    assert!(engine.regions(TABLE).is_err(), "no table: {err}");
+    assert!(
+        !table_dir.exists(),
+        "{} was left behind: {:?}",
+        table_dir.display(),
+        std::fs::read_dir(&table_dir)
+            .map(|d| d.map(|e| e.unwrap().file_name()).collect::<Vec<_>>())
+    );
+    faults.set_disk_full(false);
+    engine.create_table(desc, &[b"m".to_vec()]).unwrap();
+    assert_eq!(engine.regions(TABLE).unwrap().len(), 2);
+    engine.close();
+}
+
 /// When only the redo log cannot be written (its device is full), writes still succeed: each
 /// batch is committed durably to its region file instead, which also persists the async
 /// writes logged before. A copy of the data directory without any log opens with all of them.

@@ -144,6 +144,8 @@ impl Engine {
         changes.extend(regions.values().map(|r| Change::PutRegion(r.meta.clone())));
         if let Err(e) = self.inner.catalog.commit(&changes) {
             drop_regions(regions.into_values());
+            // Empty now, unless files the catalog never named lie there.
+            let _ = std::fs::remove_dir(self.table_dir(&desc.name));
             return Err(e.into());
         }
         let mut state = self.inner.state.write().unwrap_or_else(|p| p.into_inner());
@@ -165,7 +167,15 @@ impl Engine {
         splits: &[Vec<u8>],
     ) -> Result<BTreeMap<Vec<u8>, Arc<Region>>, TableError> {
         let dir = self.table_dir(name);
+        // A table made here takes its directory with it if it cannot be made.
+        let new_dir = !dir.exists();
         std::fs::create_dir_all(&dir).map_err(|e| super::StorageError::new(&dir, e))?;
+        let undo = |regions: BTreeMap<Vec<u8>, Arc<Region>>| {
+            drop_regions(regions.into_values());
+            if new_dir {
+                let _ = std::fs::remove_dir(&dir);
+            }
+        };
         let mut starts = vec![Vec::new()];
         starts.extend(splits.iter().cloned());
         let mut regions = BTreeMap::new();
@@ -183,7 +193,7 @@ impl Engine {
                     regions.insert(start.clone(), Arc::new(r));
                 }
                 Err(e) => {
-                    drop_regions(regions.into_values());
+                    undo(regions);
                     return Err(e.into());
                 }
             }

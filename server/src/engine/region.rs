@@ -128,20 +128,30 @@ impl Region {
         hooks: RegionHooks,
     ) -> Result<Region, StorageError> {
         let path = dir.join(&meta.file);
-        let file = hooks.open_db(&path, true)?;
-        let txn = file.db.begin_write().map_err(|e| storage(&path, e))?;
-        {
-            let mut t = txn
-                .open_table(REGION_TABLE)
-                .map_err(|e| storage(&path, e))?;
-            let info = serde_json::to_vec(&meta).map_err(|e| storage(&path, e))?;
-            t.insert(INFO_KEY, info.as_slice())
-                .map_err(|e| storage(&path, e))?;
-            t.insert(SIZE_KEY, 0u64.to_be_bytes().as_slice())
-                .map_err(|e| storage(&path, e))?;
+        let made = (|| {
+            let file = hooks.open_db(&path, true)?;
+            let txn = file.db.begin_write().map_err(|e| storage(&path, e))?;
+            {
+                let mut t = txn
+                    .open_table(REGION_TABLE)
+                    .map_err(|e| storage(&path, e))?;
+                let info = serde_json::to_vec(&meta).map_err(|e| storage(&path, e))?;
+                t.insert(INFO_KEY, info.as_slice())
+                    .map_err(|e| storage(&path, e))?;
+                t.insert(SIZE_KEY, 0u64.to_be_bytes().as_slice())
+                    .map_err(|e| storage(&path, e))?;
+            }
+            txn.commit().map_err(|e| storage(&path, e))?;
+            Ok(file)
+        })();
+        match made {
+            Ok(file) => Ok(Region::from_db(path, file, meta, 0, hooks)),
+            Err(e) => {
+                // A file no region came of (a full disk, no descriptors left) goes again.
+                let _ = std::fs::remove_file(&path);
+                Err(e)
+            }
         }
-        txn.commit().map_err(|e| storage(&path, e))?;
-        Ok(Region::from_db(path, file, meta, 0, hooks))
     }
 
     /// Opens an existing region file, checking that it is the region the catalog expects.
