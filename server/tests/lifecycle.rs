@@ -59,6 +59,50 @@ fn namespaces() {
     assert_eq!(names(&e), vec!["default", "hbase"]);
 }
 
+/// HBase's quota properties are checked when a namespace is created or modified: set and not
+/// empty, each must be a whole number above zero; an empty one counts as unset. As in HBase
+/// without `hbase.quota.enabled`, they are kept and not enforced.
+#[test]
+fn namespace_quota_properties_are_checked_as_hbase_checks_them() {
+    let (_dir, e) = engine();
+    let with = |k: &str, v: &str| {
+        let mut ns = NamespaceDescriptor::new("q");
+        ns.configuration.insert(k.into(), v.into());
+        ns
+    };
+    for (k, v, says) in [
+        (NS_MAX_REGIONS, "0", "must be above zero"),
+        (NS_MAX_REGIONS, "-5", "must be above zero"),
+        (NS_MAX_TABLES, "0", "must be above zero"),
+        (NS_MAX_REGIONS, "ten", "not a whole number"),
+        (NS_MAX_TABLES, " 3", "not a whole number"),
+        (NS_MAX_TABLES, "99999999999999999999", "not a whole number"),
+    ] {
+        let err = e.create_namespace(with(k, v)).unwrap_err();
+        assert!(
+            matches!(err, NamespaceError::InvalidQuota { .. }),
+            "{k}={v}: {err}"
+        );
+        assert!(
+            err.to_string().contains(k) && err.to_string().contains(says),
+            "{err}"
+        );
+        assert!(!err.kind().retryable(), "{err}");
+        assert!(e.get_namespace("q").is_err(), "{k}={v} made no namespace");
+    }
+    e.create_namespace(with(NS_MAX_REGIONS, "")).unwrap();
+    e.modify_namespace(with(NS_MAX_REGIONS, "+2")).unwrap();
+    let err = e.modify_namespace(with(NS_MAX_TABLES, "0")).unwrap_err();
+    assert!(matches!(err, NamespaceError::InvalidQuota { .. }), "{err}");
+    assert_eq!(e.get_namespace("q").unwrap(), with(NS_MAX_REGIONS, "+2"));
+    // Not enforced: three regions in a namespace whose quota says two.
+    let splits = [b"b".to_vec(), b"c".to_vec()];
+    let d = TableDescriptor::new(TableName::parse("q:t").unwrap())
+        .with_family(FamilyDescriptor::new(b"f"));
+    e.create_table(d, &splits).unwrap();
+    assert_eq!(e.regions("q:t").unwrap().len(), 3);
+}
+
 fn full_family() -> FamilyDescriptor {
     let mut f = FamilyDescriptor::new(b"fb")
         .max_versions(5)

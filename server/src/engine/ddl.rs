@@ -30,6 +30,7 @@ impl Engine {
         if state.namespaces.contains_key(&ns.name) {
             return Err(NamespaceError::Exists(ns.name));
         }
+        ns.validate_quotas()?;
         self.inner
             .catalog
             .commit(&[Change::PutNamespace(ns.clone())])?;
@@ -43,6 +44,7 @@ impl Engine {
         if !state.namespaces.contains_key(&ns.name) {
             return Err(NamespaceError::NotFound(ns.name));
         }
+        ns.validate_quotas()?;
         self.inner
             .catalog
             .commit(&[Change::PutNamespace(ns.clone())])?;

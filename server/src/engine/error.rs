@@ -92,6 +92,8 @@ pub enum NamespaceError {
     NotEmpty { name: String, tables: usize },
     #[error("namespace {0} is reserved and cannot be removed")]
     Reserved(String),
+    #[error("namespace {namespace}: {reason}")]
+    InvalidQuota { namespace: String, reason: String },
     #[error(transparent)]
     Storage(#[from] StorageError),
 }
@@ -102,7 +104,10 @@ impl NamespaceError {
             NamespaceError::Invalid(_) => ErrorKind::IllegalArgument,
             NamespaceError::Exists(_) => ErrorKind::AlreadyExists,
             NamespaceError::NotFound(_) => ErrorKind::NotFound,
-            NamespaceError::NotEmpty { .. } | NamespaceError::Reserved(_) => FINAL,
+            // HBase's ConstraintException / DoNotRetryIOException: an IOError, not retryable.
+            NamespaceError::NotEmpty { .. }
+            | NamespaceError::Reserved(_)
+            | NamespaceError::InvalidQuota { .. } => FINAL,
             NamespaceError::Storage(_) => RETRY,
         }
     }

@@ -83,7 +83,7 @@ pub use region_info::{RegionInfo, RegionMeta};
 pub use scan::Scanner;
 pub use schema::{
     FamilyDescriptor, KeepDeletedCells, NamespaceDescriptor, TableDescriptor, TableName,
-    TTL_FOREVER,
+    NS_MAX_REGIONS, NS_MAX_TABLES, TTL_FOREVER,
 };
 
 use catalog::{Catalog, TableRecord};

@@ -9,7 +9,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::error::SchemaError;
+use super::error::{NamespaceError, SchemaError};
 
 /// A table name, `namespace:qualifier`; the namespace `default` is implied when absent.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -340,12 +340,38 @@ pub struct NamespaceDescriptor {
     pub configuration: BTreeMap<String, String>,
 }
 
+/// The namespace properties of HBase's region and table quotas.
+pub const NS_MAX_REGIONS: &str = "hbase.namespace.quota.maxregions";
+pub const NS_MAX_TABLES: &str = "hbase.namespace.quota.maxtables";
+
 impl NamespaceDescriptor {
     pub fn new(name: &str) -> NamespaceDescriptor {
         NamespaceDescriptor {
             name: name.to_string(),
             configuration: BTreeMap::new(),
         }
+    }
+
+    /// Checks the quota properties as HBase's master does whenever a namespace is created or
+    /// modified: each, when set and not empty, must be a whole number above zero (regions are
+    /// checked first). HBase counts tables and regions against them only with
+    /// `hbase.quota.enabled`, off by default; redbase keeps them as properties.
+    pub fn validate_quotas(&self) -> Result<(), NamespaceError> {
+        for (key, what) in [(NS_MAX_REGIONS, "regions"), (NS_MAX_TABLES, "tables")] {
+            let Some(v) = self.configuration.get(key).filter(|v| !v.is_empty()) else {
+                continue;
+            };
+            let reason = match v.parse::<i64>() {
+                Err(_) => format!("{key} is {v:?}, not a whole number of {what}"),
+                Ok(n) if n <= 0 => format!("{key} is {n}: a quota of {what} must be above zero"),
+                Ok(_) => continue,
+            };
+            return Err(NamespaceError::InvalidQuota {
+                namespace: self.name.clone(),
+                reason,
+            });
+        }
+        Ok(())
     }
 }
 
