@@ -298,10 +298,8 @@ fn copy_without_logs(from: &Path, to: &Path) {
     }
 }
 
-/// A table whose region files cannot be made on a full disk is not created, and leaves no
-/// directory or file behind; once there is room, the same table is made.
-#[test]
-fn a_table_that_cannot_be_made_leaves_nothing_behind() {
+/// An engine in a fresh directory with the full-disk switch in front of its region files.
+fn engine_with_faults() -> (tempfile::TempDir, Engine, StorageFaults) {
     let dir = tempfile::tempdir().unwrap();
     let faults = StorageFaults::new();
     let config = EngineConfig {
@@ -309,6 +307,14 @@ fn a_table_that_cannot_be_made_leaves_nothing_behind() {
         ..EngineConfig::default()
     };
     let engine = Engine::open(dir.path(), config).unwrap();
+    (dir, engine, faults)
+}
+
+/// A table whose region files cannot be made on a full disk is not created, and leaves no
+/// directory or file behind; once there is room, the same table is made.
+#[test]
+fn a_table_that_cannot_be_made_leaves_nothing_behind() {
+    let (dir, engine, faults) = engine_with_faults();
     let table_dir = dir.path().join("tables/default").join(TABLE);
     faults.set_disk_full(true);
     let desc = TableDescriptor::new(TableName::parse(TABLE).unwrap())
@@ -523,13 +529,7 @@ fn a_full_disk_fails_writes_clearly_and_the_region_recovers_without_restart() {
 /// no read ever returns a wrong value.
 #[test]
 fn readers_and_writers_in_flight_survive_outages() {
-    let dir = tempfile::tempdir().unwrap();
-    let faults = StorageFaults::new();
-    let config = EngineConfig {
-        storage_faults: Some(faults.clone()),
-        ..EngineConfig::default()
-    };
-    let engine = Engine::open(dir.path(), config).unwrap();
+    let (_dir, engine, faults) = engine_with_faults();
     table(&engine, &[]);
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let acked = Arc::new(std::sync::Mutex::new(BTreeMap::<String, String>::new()));
