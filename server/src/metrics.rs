@@ -560,6 +560,14 @@ impl Collector for EngineCollector {
         )?;
         family(
             &mut encoder,
+            "redbase_splits_queued",
+            "Regions waiting for a size-triggered split or being split for size now",
+            None,
+            [(no_labels.clone(), ConstGauge::new(e.splits_queued() as i64))],
+            G,
+        )?;
+        family(
+            &mut encoder,
             "redbase_splits_skipped_at_limit",
             "Size-triggered splits not made because the server held --region-split-limit regions",
             None,

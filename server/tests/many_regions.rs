@@ -194,11 +194,12 @@ fn the_region_bound_refuses_tables_and_splits_past_it() {
     e.truncate_table("b", true).unwrap();
     assert_eq!(e.region_count(), 10);
     // Splits the regions' size asks for stop at the bound too: about 300 KB into 16 KiB regions.
+    // Counted from before the writes: the split thread may refuse the last one before they end.
+    let refused = e.regions_refused();
     for i in 0..600u32 {
         let row = format!("{:03}-{i}", (i * 7919) % 600 / 100);
         put(&e, "a", &row, "f:q", 1, &"v".repeat(500));
     }
-    let refused = e.regions_refused();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while e.regions_refused() == refused && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -209,6 +210,13 @@ fn the_region_bound_refuses_tables_and_splits_past_it() {
     );
     assert_eq!(e.region_count(), 10);
     assert_eq!(scan_rows(&e, "a", Scan::new()).len(), 600);
+
+    // Once the refused splits are done: they would take the room the drop frees, as they should.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while e.splits_queued() > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(e.splits_queued(), 0);
 
     // Dropping a table gives its regions back.
     e.disable_table("b").unwrap();

@@ -447,6 +447,16 @@ impl Engine {
         self.inner.splits_at_limit.load(Ordering::Relaxed)
     }
 
+    /// Regions waiting for a size-triggered split, or being split for size now (HBase's
+    /// `splitQueueLength`).
+    pub fn splits_queued(&self) -> usize {
+        self.inner
+            .split_pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .len()
+    }
+
     /// Splits made at a region's tail, copying nothing ([`SplitReport::at_tail`]).
     pub fn tail_split_count(&self) -> u64 {
         self.inner.tail_splits.load(Ordering::Relaxed)
