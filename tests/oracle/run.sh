@@ -4,8 +4,9 @@
 # by tests/oracle/diff.py; tests/oracle/rest_diff.py, the REST API against HBase's REST server
 # (tests/oracle/rest_scenarios.py); tests/oracle/shell.sh, `redbase shell` running tests/shell/commands.hb
 # against redbase and against HBase's Thrift2 gateway; and tests/oracle/copy.sh, `redbase copy` of
-# the seed tables into HBase and back, compared cell by cell; and the generated SDKs' end-to-end
-# suites (tests/sdk_<lang>/run.sh with REDBASE_SDK_TARGET at HBase's Thrift2 gateway). Exits non-zero on any difference not listed
+# the seed tables into HBase and back, compared cell by cell; the generated SDKs' end-to-end
+# suites (tests/sdk_<lang>/run.sh with REDBASE_SDK_TARGET at HBase's Thrift2 gateway); and the
+# node-thrift2-hbase suite (tests/thrift2/node) at the same gateway. Exits non-zero on any difference not listed
 # in tests/oracle/allow.json (diff.py) or tests/oracle/shell-allow.json (shell.sh).
 #
 # Installs what it needs on a fresh Debian machine: a JDK 17 and Maven through apt when missing
@@ -146,6 +147,16 @@ REDBASE_SDK_TARGET="$sdk_target" tests/sdk_java/run.sh || java_sdk_status=$?
 if [ "$java_sdk_status" -ne 0 ]; then
     echo "tests/oracle/run.sh: tests/sdk_java/run.sh against HBase exit $java_sdk_status"
     [ "$status" -ne 0 ] || status=$java_sdk_status
+fi
+# node-thrift2-hbase (npm, unmodified) against HBase: its suite asserts HBase's own behaviour
+# (a TColumn timestamp ignored in gets, DELETE_COLUMNS on a family-only column), so it must
+# pass on both servers. Tables carry the suite's pid as a prefix.
+echo "== tests/thrift2/node/run.sh against HBase (REDBASE_SDK_TARGET=$sdk_target)"
+node_status=0
+REDBASE_SDK_TARGET="$sdk_target" tests/thrift2/node/run.sh || node_status=$?
+if [ "$node_status" -ne 0 ]; then
+    echo "tests/oracle/run.sh: tests/thrift2/node/run.sh against HBase exit $node_status"
+    [ "$status" -ne 0 ] || status=$node_status
 fi
 echo "tests/oracle/run.sh: diff.py exit $status after $(($(date +%s) - t0))s (oracle start included)"
 exit "$status"

@@ -3,7 +3,8 @@
 #   1. pytest on tests/thrift2 (thriftpy2 clients generated from idl/hbase2.thrift and
 #      idl/hbase1.thrift), every THBaseService method and the cross-gateway checks;
 #   2. the Go client in tests/thrift2/go (code generated from idl/hbase2.thrift by the Thrift
-#      compiler 0.17, Apache Thrift Go library v0.17.0), run with `go test`.
+#      compiler 0.17, Apache Thrift Go library v0.17.0), run with `go test`;
+#   3. node-thrift2-hbase 0.6.2 from npm, unmodified (tests/thrift2/node), run with `node --test`.
 # Installs what it needs (pip requirements, Debian's thrift-compiler, Go modules), builds the
 # server, runs both, and exits non-zero if either fails. Extra arguments go to pytest.
 set -uo pipefail
@@ -45,6 +46,13 @@ if ! command -v go >/dev/null 2>&1; then
         exit 1
     }
 fi
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    echo "== installing nodejs, npm"
+    apt_install nodejs npm || {
+        echo "tests/thrift2/run.sh: cannot install Node.js" >&2
+        exit 1
+    }
+fi
 cargo build -p redbase || {
     echo "tests/thrift2/run.sh: cargo build failed" >&2
     exit 1
@@ -67,7 +75,11 @@ go_status=0
     exit "${PIPESTATUS[0]}"
 ) || go_status=$?
 
-if [ "$py_status" -ne 0 ] || [ "$go_status" -ne 0 ]; then
-    echo "tests/thrift2/run.sh: pytest exit $py_status, go test exit $go_status" >&2
+echo "== node --test tests/thrift2/node (node-thrift2-hbase from npm)"
+node_status=0
+tests/thrift2/node/run.sh || node_status=$?
+
+if [ "$py_status" -ne 0 ] || [ "$go_status" -ne 0 ] || [ "$node_status" -ne 0 ]; then
+    echo "tests/thrift2/run.sh: pytest exit $py_status, go test exit $go_status, node exit $node_status" >&2
     exit 1
 fi
