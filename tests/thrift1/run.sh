@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Thrift1 suite: happybase and a thriftpy2 client against the real redbase server.
+# The Thrift1 suite: happybase, aiohappybase and a thriftpy2 client against the real redbase server.
 # Installs the Python requirements, builds the server, runs pytest; exits with pytest's code.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
