@@ -142,6 +142,12 @@ struct ServeArgs {
     /// open-file limit (raised to its hard limit at start) or memory holds fewer.
     #[arg(long, env = "REDBASE_MAX_REGIONS")]
     max_regions: Option<usize>,
+    /// Enforce namespace quotas, as HBase does with hbase.quota.enabled: a namespace's
+    /// hbase.namespace.quota.maxtables and hbase.namespace.quota.maxregions refuse the tables
+    /// and splits that would pass them. Off by default, as in HBase (the values are then only
+    /// checked when a namespace is created or modified).
+    #[arg(long, env = "REDBASE_QUOTA_ENABLED")]
+    quota_enabled: bool,
     /// A region over this many times --region-max-size holds its writers while it splits, so a
     /// load faster than splits cannot grow it further (0 = never hold).
     #[arg(long, env = "REDBASE_REGION_BLOCK_FACTOR", default_value_t = 4)]
@@ -294,6 +300,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
     );
     let config = EngineConfig {
         max_regions,
+        quota_enabled: args.quota_enabled,
         region_max_size: args.region_max_size,
         region_block_factor: args.region_block_factor,
         region_split_limit: args.region_split_limit,

@@ -603,6 +603,14 @@ impl Collector for EngineCollector {
         )?;
         family(
             &mut encoder,
+            "redbase_namespace_quota_refused",
+            "Tables and splits refused by a namespace quota (hbase.namespace.quota.maxtables, maxregions) with --quota-enabled",
+            None,
+            [(no_labels.clone(), counter(e.quota_refused()))],
+            C,
+        )?;
+        family(
+            &mut encoder,
             "redbase_regions_refused",
             "Table creations, truncations and splits refused because they would pass --max-regions",
             None,

@@ -59,3 +59,52 @@ def test_the_open_file_limit_is_raised_and_bounds_the_default(redbase):
     with open(srv.log_path) as f:
         log = f.read()
     assert "region bound" in log and f"max_regions={int(bound)}" in log, log[-2000:]
+
+
+def test_namespace_quotas_with_quota_enabled(redbase, table_name):
+    """`--quota-enabled`, as HBase's hbase.quota.enabled: a namespace's table and region quotas
+    refuse tables with HBase 2.6.1's messages (the same text on both gateways; HBase's Thrift1
+    adds the exception class and a stack trace), not retryable, and the refusals are counted."""
+    srv = redbase(args=["--quota-enabled"])
+    c2 = srv.client2()
+    ns = table_name + "_ns"
+    c2.createNamespace(
+        hbase2.TNamespaceDescriptor(
+            name=ns,
+            configuration={
+                "hbase.namespace.quota.maxtables": "2",
+                "hbase.namespace.quota.maxregions": "3",
+            },
+        )
+    )
+
+    def create(name, splits=()):
+        c2.createTable(
+            hbase2.TTableDescriptor(
+                tableName=hbase2.TTableName(ns=ns.encode(), qualifier=name.encode()),
+                columns=[hbase2.TColumnFamilyDescriptor(name=b"f")],
+            ),
+            [s.encode() for s in splits] or None,
+        )
+
+    create("a", ["m"])
+    with pytest.raises(hbase2.TIOError) as err:
+        create("b", ["c", "m"])
+    assert err.value.message == (
+        f"The table {ns}:b is not allowed to have 3 regions. The total number of regions "
+        "permitted is only 3, while current region count is 2. This may be transient, please "
+        "retry later if there are any ongoing split operations in the namespace."
+    )
+    assert err.value.canRetry is False
+    create("b")
+    conn = srv.happybase()
+    try:
+        with pytest.raises(Exception) as err1:
+            conn.create_table(f"{ns}:c", {"f": {}})
+    finally:
+        conn.close()
+    assert err1.value.message == (
+        f"The table {ns}:c cannot be created as it would exceed maximum number of tables "
+        "allowed  in the namespace.  The total number of tables permitted is 2"
+    ).encode()
+    assert value(scrape(srv), "redbase_namespace_quota_refused_total") == 2

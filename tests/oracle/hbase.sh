@@ -20,6 +20,10 @@
 #                         hsync into fsync; the site sets hbase.wal.hsync=true and fs.file.impl to
 #                         that class (the default checksummed one drops hsync). The gateways keep
 #                         ORACLE_HBASE_VERSION; they reach the region server over HBase's RPC. [0]
+#   ORACLE_QUOTA          1: hbase.quota.enabled=true, so the master enforces namespace quotas
+#                         (hbase.namespace.quota.maxtables/maxregions) as `redbase serve
+#                         --quota-enabled` does; the differential tests run with it off, HBase's
+#                         default [0]
 #   ORACLE_CACHE_DIR      jar cache [~/.cache/redbase-oracle]; jars go to <cache>/<version>/lib
 #   ORACLE_RUN_DIR        config, data, logs and PIDs of the running oracle
 #                         [${TMPDIR:-/tmp}/redbase-oracle-<uid>]; stop deletes it and keeps a copy
@@ -166,8 +170,14 @@ write_site() {
   <property><name>hbase.regionserver.handler.count</name><value>10</value></property>
   <property><name>hbase.master.handler.count</name><value>10</value></property>
 $(wal_hsync_site)
+$(quota_site)
 </configuration>
 EOF
+}
+
+quota_site() { # the property of ORACLE_QUOTA=1, or nothing
+  [[ "${ORACLE_QUOTA:-0}" == 1 ]] || return 0
+  echo '  <property><name>hbase.quota.enabled</name><value>true</value></property>'
 }
 
 wal_hsync_site() { # the properties of ORACLE_WAL_HSYNC=1, or nothing

@@ -138,6 +138,7 @@ impl Engine {
             }
         }
         self.room_for_regions(&format!("creating table {key}"), splits.len() + 1, 0)?;
+        self.namespace_room_for_table(&desc.name, splits.len() + 1)?;
         let regions = self.create_regions(&desc.name, &splits)?;
         let mut changes = vec![Change::PutTable(TableRecord {
             descriptor: desc.clone(),

@@ -152,6 +152,10 @@ pub enum TableError {
         held: usize,
         limit: usize,
     },
+    /// A namespace quota (`hbase.namespace.quota.maxtables`/`maxregions`, with quotas enabled)
+    /// refused a table or a split; the message is HBase's where HBase has one.
+    #[error("{0}")]
+    QuotaExceeded(String),
     #[error(transparent)]
     Storage(#[from] StorageError),
 }
@@ -172,7 +176,8 @@ impl TableError {
             | TableError::LastFamily(_)
             | TableError::Offline { .. }
             | TableError::CannotSplit { .. }
-            | TableError::TooManyRegions { .. } => FINAL,
+            | TableError::TooManyRegions { .. }
+            | TableError::QuotaExceeded(_) => FINAL,
             TableError::Storage(_) => RETRY,
         }
     }

@@ -202,6 +202,7 @@ impl Engine {
         let _ddl = self.inner.ddl.lock().unwrap_or_else(|p| p.into_inner());
         let (name, parent) = self.find_region(table, id)?;
         self.room_for_regions(&format!("splitting region {}", parent.meta.name()), 1, 0)?;
+        self.namespace_room_for_split(&name, &parent.meta.name())?;
         let cannot = |reason: &str| TableError::CannotSplit {
             region: parent.meta.name(),
             reason: reason.to_string(),
@@ -266,8 +267,9 @@ impl Engine {
         }
         {
             let _ddl = self.inner.ddl.lock().unwrap_or_else(|p| p.into_inner());
-            let (_, region) = self.find_region(table, id)?;
+            let (name, region) = self.find_region(table, id)?;
             self.room_for_regions(&format!("splitting region {}", region.meta.name()), 1, 0)?;
+            self.namespace_room_for_split(&name, &region.meta.name())?;
         }
         if let Some(pause) = self.split_at_tail(table, id)? {
             return Ok(pause);

@@ -39,6 +39,7 @@ pub use maintenance::{MaintenanceTimes, SplitReport, RECENT_PAUSES};
 mod appends;
 mod catch_up;
 mod faults;
+pub mod namespace_quota;
 pub mod read;
 mod read_plan;
 mod recorder;
@@ -124,6 +125,9 @@ pub struct EngineConfig {
     /// The most regions the engine holds ([`region_bound`]): a table that would take it past
     /// this is refused, and no split makes more. Regions already on disk always open.
     pub max_regions: usize,
+    /// Enforce namespace quotas (HBase's `hbase.quota.enabled`, off by default there too):
+    /// see [`namespace_quota`].
+    pub quota_enabled: bool,
     /// The largest value one cell may hold.
     pub max_value_size: usize,
     /// Threads that commit writes, shared by every region (a region holds none of its own).
@@ -178,6 +182,7 @@ impl Default for EngineConfig {
             region_max_size: 256 * 1024 * 1024,
             region_split_limit: 1000,
             max_regions: region_bound::DEFAULT_MAX_REGIONS,
+            quota_enabled: false,
             max_value_size: 10 * 1024 * 1024,
             commit_threads: 16,
             storage_faults: None,
@@ -234,6 +239,8 @@ pub(crate) struct Inner {
     pub splits_at_limit: AtomicU64,
     /// Requests refused at `max_regions`.
     pub regions_refused: AtomicU64,
+    /// Tables and splits a namespace quota refused.
+    pub quota_refused: AtomicU64,
     pub compactions: AtomicU64,
     /// Successful region commits since the engine opened (each region's own count restarts
     /// when a split or major compaction replaces it; this one does not).
@@ -306,6 +313,7 @@ impl Engine {
             tail_splits: AtomicU64::new(0),
             splits_at_limit: AtomicU64::new(0),
             regions_refused: AtomicU64::new(0),
+            quota_refused: AtomicU64::new(0),
             compactions: AtomicU64::new(0),
             record_stats: Arc::default(),
             commits: Arc::new(AtomicU64::new(0)),
