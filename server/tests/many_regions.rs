@@ -131,15 +131,6 @@ fn an_engine_reopens_at_once_after_writes_on_the_shared_committers() {
     assert_eq!(scan_rows(&e, "t", Scan::new()).len(), 60 * 32);
 }
 
-fn wide(e: &Engine, name: &str, regions: usize) -> Result<(), TableError> {
-    let splits: Vec<Vec<u8>> = (1..regions)
-        .map(|i| format!("{i:03}").into_bytes())
-        .collect();
-    let d = TableDescriptor::new(TableName::parse(name).unwrap())
-        .with_family(FamilyDescriptor::new(b"f"));
-    e.create_table(d, &splits)
-}
-
 /// Regions come from one bound (`max_regions`): a table that would pass it is refused before
 /// any file is made, splits by hand or by size stop there, dropping a table frees room, and
 /// regions already on disk open whatever the bound.
@@ -153,10 +144,10 @@ fn the_region_bound_refuses_tables_and_splits_past_it() {
         ..Default::default()
     };
     let e = Engine::open(dir.path(), config.clone()).unwrap();
-    wide(&e, "a", 8).unwrap();
+    pre_split(&e, "a", 8).unwrap();
     assert_eq!(e.region_count(), 8);
 
-    let err = wide(&e, "b", 3).unwrap_err();
+    let err = pre_split(&e, "b", 3).unwrap_err();
     assert!(
         matches!(
             err,
@@ -182,7 +173,7 @@ fn the_region_bound_refuses_tables_and_splits_past_it() {
     );
     assert_eq!(e.regions_refused(), 1);
 
-    wide(&e, "b", 2).unwrap();
+    pre_split(&e, "b", 2).unwrap();
     assert_eq!(e.region_count(), 10);
     // A split asked for by hand would make an eleventh.
     put(&e, "b", "500", "f:q", 1, "v");
@@ -221,7 +212,7 @@ fn the_region_bound_refuses_tables_and_splits_past_it() {
     // Dropping a table gives its regions back.
     e.disable_table("b").unwrap();
     e.delete_table("b").unwrap();
-    wide(&e, "c", 2).unwrap();
+    pre_split(&e, "c", 2).unwrap();
     assert_eq!(e.region_count(), 10);
 
     // A smaller bound after a restart: the regions on disk all open, and nothing more is made.
@@ -238,7 +229,7 @@ fn the_region_bound_refuses_tables_and_splits_past_it() {
     assert_eq!(e.region_count(), 10);
     assert_eq!(scan_rows(&e, "a", Scan::new()).len(), 600);
     assert!(matches!(
-        wide(&e, "d", 1),
+        pre_split(&e, "d", 1),
         Err(TableError::TooManyRegions {
             adding: 1,
             held: 10,

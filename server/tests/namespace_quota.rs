@@ -31,15 +31,6 @@ fn namespace(e: &Engine, name: &str, quotas: &[(&str, &str)]) {
     }
 }
 
-fn create(e: &Engine, name: &str, regions: usize) -> Result<(), TableError> {
-    let splits: Vec<Vec<u8>> = (1..regions)
-        .map(|i| format!("{i:03}").into_bytes())
-        .collect();
-    let d = TableDescriptor::new(TableName::parse(name).unwrap())
-        .with_family(FamilyDescriptor::new(b"f"));
-    e.create_table(d, &splits)
-}
-
 fn drop_table(e: &Engine, name: &str) {
     e.disable_table(name).unwrap();
     e.delete_table(name).unwrap();
@@ -57,10 +48,10 @@ fn tables_past_a_namespace_quota_are_refused_in_hbase_words() {
     let dir = tempfile::tempdir().unwrap();
     let e = open(dir.path(), true);
     namespace(&e, "qa", &[(NS_MAX_TABLES, "2"), (NS_MAX_REGIONS, "5")]);
-    create(&e, "qa:a", 1).unwrap();
-    create(&e, "qa:b", 3).unwrap();
+    pre_split(&e, "qa:a", 1).unwrap();
+    pre_split(&e, "qa:b", 3).unwrap();
     // Tables are counted first, whatever the regions.
-    let msg = refusal(create(&e, "qa:c", 1));
+    let msg = refusal(pre_split(&e, "qa:c", 1));
     assert_eq!(
         msg,
         "The table qa:c cannot be created as it would exceed maximum number of tables allowed  \
@@ -70,12 +61,12 @@ fn tables_past_a_namespace_quota_are_refused_in_hbase_words() {
     // A dropped table frees its slot; now the regions: 3 held, 5 allowed.
     drop_table(&e, "qa:a");
     assert_eq!(
-        refusal(create(&e, "qa:c", 4)),
+        refusal(pre_split(&e, "qa:c", 4)),
         "The table qa:c is not allowed to have 4 regions. The total number of regions permitted \
          is only 5, while current region count is 3. This may be transient, please retry later \
          if there are any ongoing split operations in the namespace."
     );
-    create(&e, "qa:c", 2).unwrap();
+    pre_split(&e, "qa:c", 2).unwrap();
     assert_eq!(e.quota_refused(), 2);
 
     // Lowering a quota below what the namespace holds is allowed and takes nothing away;
@@ -84,19 +75,19 @@ fn tables_past_a_namespace_quota_are_refused_in_hbase_words() {
     e.disable_table("qa:b").unwrap();
     e.truncate_table("qa:b", true).unwrap();
     assert_eq!(e.regions("qa:b").unwrap().len(), 3);
-    assert!(refusal(create(&e, "qa:d", 1)).contains("tables permitted is 1"));
+    assert!(refusal(pre_split(&e, "qa:d", 1)).contains("tables permitted is 1"));
 
     // Other namespaces, the default one included, are not limited.
-    create(&e, "big", 6).unwrap();
+    pre_split(&e, "big", 6).unwrap();
     namespace(&e, "qb", &[(NS_MAX_REGIONS, "3")]);
-    assert!(refusal(create(&e, "qb:x", 4)).contains("while current region count is 0."));
-    create(&e, "qb:x", 3).unwrap();
-    assert!(refusal(create(&e, "qb:y", 1))
+    assert!(refusal(pre_split(&e, "qb:x", 4)).contains("while current region count is 0."));
+    pre_split(&e, "qb:x", 3).unwrap();
+    assert!(refusal(pre_split(&e, "qb:y", 1))
         .starts_with("The table qb:y is not allowed to have 1 regions."));
     assert_eq!(e.quota_refused(), 5);
     // An empty value counts as unset.
     namespace(&e, "qb", &[(NS_MAX_REGIONS, "")]);
-    create(&e, "qb:y", 1).unwrap();
+    pre_split(&e, "qb:y", 1).unwrap();
 }
 
 #[test]
@@ -104,8 +95,8 @@ fn without_the_switch_quotas_are_kept_but_not_enforced() {
     let dir = tempfile::tempdir().unwrap();
     let e = open(dir.path(), false);
     namespace(&e, "qa", &[(NS_MAX_TABLES, "1"), (NS_MAX_REGIONS, "1")]);
-    create(&e, "qa:a", 3).unwrap();
-    create(&e, "qa:b", 1).unwrap();
+    pre_split(&e, "qa:a", 3).unwrap();
+    pre_split(&e, "qa:b", 1).unwrap();
     put(&e, "qa:a", "001-x", "f:q", 1, "v");
     e.split_region("qa:a", b"001-x", Some(b"001-y")).unwrap();
     assert_eq!(e.quota_refused(), 0);
@@ -115,7 +106,7 @@ fn without_the_switch_quotas_are_kept_but_not_enforced() {
     drop(e);
     let e = open(dir.path(), true);
     assert_eq!(e.regions("qa:a").unwrap().len(), 4);
-    assert!(refusal(create(&e, "qa:c", 1)).contains("tables permitted is 1"));
+    assert!(refusal(pre_split(&e, "qa:c", 1)).contains("tables permitted is 1"));
 }
 
 #[test]
@@ -123,7 +114,7 @@ fn splits_stop_at_a_namespace_region_quota() {
     let dir = tempfile::tempdir().unwrap();
     let e = open(dir.path(), true);
     namespace(&e, "qs", &[(NS_MAX_REGIONS, "3")]);
-    create(&e, "qs:t", 2).unwrap();
+    pre_split(&e, "qs:t", 2).unwrap();
     put(&e, "qs:t", "001-a", "f:q", 1, "v");
     put(&e, "qs:t", "001-b", "f:q", 1, "v");
     // By hand: one split fits, the next does not.

@@ -28,6 +28,16 @@ pub fn table(e: &Engine, name: &str, families: Vec<FamilyDescriptor>) {
     e.create_table(d, &[]).unwrap();
 }
 
+/// Creates `name` with family `f` in `regions` regions, split at "001", "002", ...
+pub fn pre_split(e: &Engine, name: &str, regions: usize) -> Result<(), TableError> {
+    let splits: Vec<Vec<u8>> = (1..regions)
+        .map(|i| format!("{i:03}").into_bytes())
+        .collect();
+    let d = TableDescriptor::new(TableName::parse(name).unwrap())
+        .with_family(FamilyDescriptor::new(b"f"));
+    e.create_table(d, &splits)
+}
+
 /// The table's regions tile the key space: the first starts it, the last ends it, and each
 /// ends where the next starts.
 pub fn covers_key_space(e: &Engine, t: &str) {
