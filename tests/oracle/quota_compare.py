@@ -1,10 +1,12 @@
 """Namespace quotas with the quota switch on, redbase against HBase, call by call.
 
 The differential scenarios run HBase with `hbase.quota.enabled` off (its default), so this
-check is separate: start the oracle with ORACLE_QUOTA=1 (tests/oracle/hbase.sh) and redbase
-with `--quota-enabled`, then
+check is separate: start the oracle with ORACLE_QUOTA=1 (tests/oracle/hbase.sh), then
 
-    python3 tests/oracle/quota_compare.py --redbase 127.0.0.1:PORT --hbase 127.0.0.1:PORT
+    python3 tests/oracle/quota_compare.py --hbase 127.0.0.1:PORT [--redbase 127.0.0.1:PORT]
+
+Without --redbase it starts `redbase serve --quota-enabled` itself (REDBASE_BIN, or the debug
+build), as tests/oracle/run.sh does after restarting its oracle with the switch on.
 
 It runs the same Thrift2 calls on both (tables and regions past a namespace's quotas, a table
 dropped to make room, a quota lowered below usage, a truncate, another namespace, the default
@@ -14,6 +16,7 @@ Exits 1 on any difference.
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 
 import thriftpy2
@@ -22,6 +25,8 @@ from thriftpy2.rpc import make_client
 from thriftpy2.transport import TBufferedTransportFactory
 
 IDL = Path(__file__).resolve().parents[2] / "idl"
+sys.path.insert(0, str(IDL.parent / "tests"))
+from redbase_proc import RedbaseProcess  # noqa: E402
 h2 = thriftpy2.load(str(IDL / "hbase2.thrift"), module_name="quota_compare_hbase2_thrift")
 TABLES = "hbase.namespace.quota.maxtables"
 REGIONS = "hbase.namespace.quota.maxregions"
@@ -107,9 +112,16 @@ def clean(c):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--redbase", required=True, help="redbase's Thrift2 host:port")
+    p.add_argument("--redbase", help="redbase's Thrift2 host:port [a new --quota-enabled server]")
     p.add_argument("--hbase", required=True, help="HBase's Thrift2 host:port (quotas on)")
     a = p.parse_args()
+    server = None
+    tmp = tempfile.TemporaryDirectory(prefix="redbase-quota-")
+    if a.redbase is None:
+        server = RedbaseProcess(
+            Path(tmp.name) / "data", ["--quota-enabled"], gateways=("thrift2",)
+        ).start()
+        a.redbase = f"{server.host}:{server.ports['thrift2']}"
     ours, theirs = client(a.redbase), client(a.hbase)
     differences = 0
     try:
@@ -123,6 +135,14 @@ def main():
     finally:
         clean(ours)
         clean(theirs)
+        ours.close()
+        theirs.close()
+        if server is not None:
+            code = server.stop()
+            if code != 0:
+                print(f"quota_compare: redbase exited with {code}")
+                differences += 1
+        tmp.cleanup()
     print(f"quota_compare: {len(STEPS)} calls, {differences} differences")
     return 1 if differences else 0
 

@@ -7,7 +7,9 @@
 # the seed tables into HBase and back, compared cell by cell; the generated SDKs' end-to-end
 # suites (tests/sdk_<lang>/run.sh with REDBASE_SDK_TARGET at HBase's Thrift2 gateway); and the
 # node-thrift2-hbase suite (tests/thrift2/node) at the same gateway. Exits non-zero on any difference not listed
-# in tests/oracle/allow.json (diff.py) or tests/oracle/shell-allow.json (shell.sh).
+# in tests/oracle/allow.json (diff.py) or tests/oracle/shell-allow.json (shell.sh). Last,
+# namespace quotas with the quota switch on (tests/oracle/quota_compare.py), after restarting
+# the oracle this script started.
 #
 # Installs what it needs on a fresh Debian machine: a JDK 17 and Maven through apt when missing
 # (hbase.sh runs Maven once to fetch HBase's jars into ~/.cache/redbase-oracle), the pinned Python
@@ -157,6 +159,30 @@ REDBASE_SDK_TARGET="$sdk_target" tests/thrift2/node/run.sh || node_status=$?
 if [ "$node_status" -ne 0 ]; then
     echo "tests/oracle/run.sh: tests/thrift2/node/run.sh against HBase exit $node_status"
     [ "$status" -ne 0 ] || status=$node_status
+fi
+# Namespace quotas with the quota switch on, which the scenarios above leave off (HBase's
+# default): the oracle this script started is restarted with ORACLE_QUOTA=1, and
+# quota_compare.py runs the same calls against it and a `redbase serve --quota-enabled`. An
+# oracle someone else started is not restarted; the step then says so and fails.
+echo "== tests/oracle/quota_compare.py (HBase restarted with hbase.quota.enabled)"
+quota_status=0
+if [ "$started" -eq 1 ]; then
+    tests/oracle/hbase.sh stop >/dev/null || true
+    started=0
+    if ORACLE_QUOTA=1 tests/oracle/hbase.sh start >/dev/null; then
+        started=1
+        "$PYTHON" tests/oracle/quota_compare.py --hbase "127.0.0.1:${ORACLE_THRIFT2_PORT:-19091}" ||
+            quota_status=$?
+    else
+        quota_status=1
+    fi
+else
+    echo "tests/oracle/run.sh: the oracle was already running; stop it to run the quota comparison"
+    quota_status=1
+fi
+if [ "$quota_status" -ne 0 ]; then
+    echo "tests/oracle/run.sh: tests/oracle/quota_compare.py exit $quota_status"
+    [ "$status" -ne 0 ] || status=$quota_status
 fi
 echo "tests/oracle/run.sh: diff.py exit $status after $(($(date +%s) - t0))s (oracle start included)"
 exit "$status"
