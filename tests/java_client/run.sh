@@ -182,6 +182,7 @@ if [ "${1:-}" = "--oracle" ]; then
     "$ROOT/tests/oracle/hbase.sh" start
     STARTED_ORACLE=1
   fi
+  eval "$("$ROOT/tests/oracle/hbase.sh" ports)"
   FRAMED_PORT="${JC_FRAMED_PORT:-19095}"
   if ! port_busy "$FRAMED_PORT"; then
     "$SUITE/hbase-framed-gateway.sh" start

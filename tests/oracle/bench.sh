@@ -167,6 +167,7 @@ trap 'exit 130' INT TERM
 # ---------------------------------------------------------------------------------------------
 # HBase
 
+eval "$(tests/oracle/hbase.sh ports)"
 T1_HBASE="127.0.0.1:${ORACLE_THRIFT1_PORT:-19090}"
 T2_HBASE="127.0.0.1:${ORACLE_THRIFT2_PORT:-19091}"
 RUN_DIR="${ORACLE_RUN_DIR:-${TMPDIR:-/tmp}/redbase-oracle-$(id -u)}"
@@ -415,7 +416,7 @@ fsync_count() { # server pid service durability(or "") -> "about N puts, M calls
 flush_floor() {
   local on=()
   ((PIN)) && on=(taskset -c 0)
-  "${on[@]}" python3 - "$WORK" <<'PY'
+  "${on[@]}" "$PY" - "$WORK" <<'PY'
 import os, sys, time
 work = sys.argv[1]
 def per_op(path, write, sync, n=1000):

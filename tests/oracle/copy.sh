@@ -15,6 +15,9 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 
 BIN="${REDBASE_BIN:-$PWD/target/debug/redbase}"
+PYTHON="${PYTHON:-python3}"
+# the ports the running oracle chose (hbase.sh ports), unless ORACLE_*_PORT says otherwise
+eval "$(tests/oracle/hbase.sh ports)"
 HBASE_T2="127.0.0.1:${ORACLE_THRIFT2_PORT:-19091}"
 USERS="${COPY_ORACLE_USERS:-400}"
 TABLES=(access-logs social-usage counters books)
@@ -41,7 +44,7 @@ cleanup() {
 trap cleanup EXIT
 
 free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+    "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
 t0=$(date +%s%N)
@@ -71,7 +74,7 @@ fail() {
 }
 
 drop_on_hbase # leftovers of an interrupted earlier run
-python3 tests/oracle/copy_seed.py "$work" "$USERS" || fail "copy_seed.py failed"
+"$PYTHON" tests/oracle/copy_seed.py "$work" "$USERS" || fail "copy_seed.py failed"
 for v in 1 2; do
     "$BIN" import --thrift2 "$REDBASE" --csv "$work/access-v$v.csv" \
         --schema sdks/schemas/access_logs.toml --table access-logs ||
@@ -89,7 +92,7 @@ for t in "${TABLES[@]}"; do
         --verify --quiet || status=1
     "$BIN" copy --from "$HBASE_T2" --to "$REDBASE" --table "$PREFIX$t" --new-name "$t-back" \
         --verify --quiet || status=1
-    python3 tests/oracle/copy_compare.py "$REDBASE/$t" "$HBASE_T2/$PREFIX$t" \
+    "$PYTHON" tests/oracle/copy_compare.py "$REDBASE/$t" "$HBASE_T2/$PREFIX$t" \
         "$REDBASE/$t-back" || status=1
 done
 
@@ -103,12 +106,12 @@ out=$("$BIN" copy --from "$REDBASE" --to "$HBASE_T2" --table access-logs --new-n
     --start-time 1700000500000 --quiet 2>&1) || status=1
 echo "$out"
 # the second run copies the second versions only: half the cells
-want=$(python3 -c "print(sum(1 for _ in open('$work/access-v2.csv')) - 1)")
+want=$("$PYTHON" -c "print(sum(1 for _ in open('$work/access-v2.csv')) - 1)")
 [[ "$out" == *"copied $want rows, $((want * 2)) cells"* ]] || {
     echo "tests/oracle/copy.sh: the incremental copy did not copy $want rows, $((want * 2)) cells"
     status=1
 }
-python3 tests/oracle/copy_compare.py "$REDBASE/access-logs" "$HBASE_T2/$inc" || status=1
+"$PYTHON" tests/oracle/copy_compare.py "$REDBASE/access-logs" "$HBASE_T2/$inc" || status=1
 
 # Family renames and one version into HBase, checked by --verify on both sides (the source's
 # fb cells are hashed under the destination's name, facebook).

@@ -15,6 +15,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 
 BIN="${REDBASE_BIN:-$PWD/target/release/redbase}"
+PYTHON="${PYTHON:-python3}"
+eval "$(tests/oracle/hbase.sh ports)"
 HBASE_T2="127.0.0.1:${ORACLE_THRIFT2_PORT:-19091}"
 ROUNDS="${ROUNDS:-3}"
 PARALLEL="${PARALLEL:-4}"
@@ -43,7 +45,7 @@ cleanup() {
 trap cleanup EXIT
 
 free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+    "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 serve() { # NAME: starts a server on a data dir of that name, prints its Thrift2 address
     # (run in a command substitution, so its PID goes to a file for cleanup)
@@ -67,7 +69,7 @@ step() { # LABEL COMMAND...: runs it and prints the label with its summary line
 
 A=$(serve a)
 B=$(serve b)
-python3 server/benches/data_move_gen.py "$work/seed.jsonl"
+"$PYTHON" server/benches/data_move_gen.py "$work/seed.jsonl"
 "$BIN" import --thrift2 "$A" --in "$work/seed.jsonl" --table bench --quiet >/dev/null
 drop_on_hbase
 echo "load: $(uptime)"

@@ -7,6 +7,7 @@
 #   tests/oracle/hbase.sh start    start all three JVMs, return once both gateways answer a call
 #   tests/oracle/hbase.sh status   exit 0 if all three run and both gateways answer
 #   tests/oracle/hbase.sh stop     stop the JVMs (by recorded PID) and delete the run directory
+#   tests/oracle/hbase.sh ports    the ports in use, as shell exports: eval "$(tests/oracle/hbase.sh ports)"
 #   tests/oracle/hbase.sh rest-start   add HBase's REST server to a running oracle (start starts it
 #                                      too); rest-stop stops only that JVM; rest-status probes it
 #
@@ -52,6 +53,21 @@ if [[ "$WAL_HSYNC" == 1 ]]; then
 fi
 RUN_DIR="${ORACLE_RUN_DIR:-${TMPDIR:-/tmp}/redbase-oracle-$(id -u)}"
 HOST=127.0.0.1
+# Ports: ORACLE_*_PORT when set (then fixed: start fails if one is taken); else the ports the
+# running oracle chose (<run dir>/ports.env, written by start); else the defaults below, each
+# moved by start to a free port under 32768 when something else holds it. `hbase.sh ports`
+# prints them as shell exports for the scripts that talk to the oracle.
+PORT_VARS=(ORACLE_THRIFT1_PORT ORACLE_THRIFT2_PORT ORACLE_THRIFT2_RO_PORT ORACLE_ZK_PORT
+  ORACLE_MASTER_PORT ORACLE_RS_PORT ORACLE_REST_PORT)
+PINNED=" "
+for v in "${PORT_VARS[@]}"; do
+  [[ -n "${!v:-}" ]] && PINNED+="$v "
+done
+if [[ -f "$RUN_DIR/ports.env" ]]; then
+  while IFS='=' read -r k v; do
+    [[ " ${PORT_VARS[*]} " == *" $k "* && -z "${!k:-}" ]] && printf -v "$k" '%s' "$v"
+  done <"$RUN_DIR/ports.env"
+fi
 T1_PORT="${ORACLE_THRIFT1_PORT:-19090}"
 T2_PORT="${ORACLE_THRIFT2_PORT:-19091}"
 # A second Thrift2 server in HBase's read-only mode, for the read-only scenarios.
@@ -244,6 +260,56 @@ urllib.request.urlopen(f"http://{sys.argv[1]}/version/cluster", timeout=5).read(
     >/dev/null 2>&1
 }
 
+# The port variable of each shell variable, in PORT_VARS order.
+port_of_var() {
+  case "$1" in
+    ORACLE_THRIFT1_PORT) echo "$T1_PORT" ;;
+    ORACLE_THRIFT2_PORT) echo "$T2_PORT" ;;
+    ORACLE_THRIFT2_RO_PORT) echo "$T2RO_PORT" ;;
+    ORACLE_ZK_PORT) echo "$ZK_PORT" ;;
+    ORACLE_MASTER_PORT) echo "$MASTER_PORT" ;;
+    ORACLE_RS_PORT) echo "$RS_PORT" ;;
+    ORACLE_REST_PORT) echo "$REST_PORT" ;;
+  esac
+}
+
+set_port_of_var() {
+  case "$1" in
+    ORACLE_THRIFT1_PORT) T1_PORT=$2 ;;
+    ORACLE_THRIFT2_PORT) T2_PORT=$2 ;;
+    ORACLE_THRIFT2_RO_PORT) T2RO_PORT=$2 ;;
+    ORACLE_ZK_PORT) ZK_PORT=$2 ;;
+    ORACLE_MASTER_PORT) MASTER_PORT=$2 ;;
+    ORACLE_RS_PORT) RS_PORT=$2 ;;
+    ORACLE_REST_PORT) REST_PORT=$2 ;;
+  esac
+}
+
+# Every port free before start: a pinned one (ORACLE_*_PORT) that is taken stops the start, a
+# default one that is taken moves to a free port in 20000-31999 (below the kernel's ephemeral
+# range). The choice goes to <run dir>/ports.env for `status`, `stop` and `ports`.
+choose_ports() {
+  local v p taken=" " i
+  for v in "${PORT_VARS[@]}"; do
+    p="$(port_of_var "$v")"
+    if port_busy "$p" || [[ "$taken" == *" $p "* ]]; then
+      [[ "$PINNED" == *" $v "* ]] && die "port $HOST:$p ($v) is in use; pick another with $v"
+      for i in $(seq 1 400); do
+        p=$((20000 + RANDOM % 12000))
+        port_busy "$p" || [[ "$taken" == *" $p "* ]] || break
+      done
+      port_busy "$p" && die "no free port found for $v"
+      log "default port of $v is in use; using $p"
+      set_port_of_var "$v" "$p"
+    fi
+    taken+="$p "
+  done
+  mkdir -p "$RUN_DIR"
+  for v in "${PORT_VARS[@]}"; do
+    echo "$v=$(port_of_var "$v")"
+  done >"$RUN_DIR/ports.env"
+}
+
 print_endpoints() {
   echo "thrift1=$HOST:$T1_PORT thrift2=$HOST:$T2_PORT thrift2-read-only=$HOST:$T2RO_PORT rest=$HOST:$REST_PORT zookeeper=$HOST:$ZK_PORT run_dir=$RUN_DIR"
 }
@@ -256,10 +322,7 @@ cmd_start() {
     die "already running (run dir $RUN_DIR); stop it first"
   fi
   rm -rf "$RUN_DIR"
-  local p
-  for p in "$T1_PORT" "$T2_PORT" "$T2RO_PORT" "$REST_PORT" "$ZK_PORT" "$MASTER_PORT" "$RS_PORT"; do
-    port_busy "$p" && die "port $HOST:$p is in use; pick others with ORACLE_*_PORT"
-  done
+  choose_ports
   command -v java >/dev/null || die "java not found (JDK 17 expected)"
   "$PY" -c 'import thriftpy2' 2>/dev/null || die "$PY cannot import thriftpy2"
   fetch
@@ -428,8 +491,9 @@ case "${1:-}" in
   rest-start) mkdir -p "$CACHE_DIR" && cmd_rest_start ;;
   rest-stop) cmd_rest_stop ;;
   rest-status) rest_probe && echo "rest=$HOST:$REST_PORT" ;;
+  ports) for v in "${PORT_VARS[@]}"; do echo "export $v=$(port_of_var "$v")"; done ;;
   *)
-    echo "usage: $0 fetch|start|stop|status|rest-start|rest-stop|rest-status" >&2
+    echo "usage: $0 fetch|start|stop|status|ports|rest-start|rest-stop|rest-status" >&2
     exit 2
     ;;
 esac

@@ -78,6 +78,9 @@ else
     started=1
 fi
 
+# the ports the oracle chose (free ones, unless ORACLE_*_PORT pinned them)
+eval "$(tests/oracle/hbase.sh ports)"
+
 status=0
 # first, while the oracle holds no tables of the scenarios: `list` and `status` in
 # tests/shell/commands.hb see every table of the server
@@ -87,9 +90,9 @@ tests/oracle/shell.sh || shell_status=$?
 echo "== tests/oracle/copy.sh (redbase copy: the seed tables redbase -> HBase -> redbase, compared)"
 copy_status=0
 tests/oracle/copy.sh || copy_status=$?
-echo "== python3 tests/oracle/diff.py"
+echo "== $PYTHON tests/oracle/diff.py"
 "$PYTHON" tests/oracle/diff.py "$@" || status=$?
-echo "== python3 tests/oracle/rest_diff.py (the REST API against HBase's REST server)"
+echo "== $PYTHON tests/oracle/rest_diff.py (the REST API against HBase's REST server)"
 rest_status=0
 "$PYTHON" tests/oracle/rest_diff.py || rest_status=$?
 if [ "$rest_status" -ne 0 ]; then
@@ -171,6 +174,7 @@ if [ "$started" -eq 1 ]; then
     started=0
     if ORACLE_QUOTA=1 tests/oracle/hbase.sh start >/dev/null; then
         started=1
+        eval "$(tests/oracle/hbase.sh ports)"
         "$PYTHON" tests/oracle/quota_compare.py --hbase "127.0.0.1:${ORACLE_THRIFT2_PORT:-19091}" ||
             quota_status=$?
     else

@@ -14,6 +14,9 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 
 BIN="${REDBASE_BIN:-$PWD/target/debug/redbase}"
+PYTHON="${PYTHON:-python3}"
+# the ports the running oracle chose (hbase.sh ports), unless ORACLE_*_PORT says otherwise
+eval "$(tests/oracle/hbase.sh ports)"
 HBASE_T2="127.0.0.1:${ORACLE_THRIFT2_PORT:-19091}"
 SCRIPT=tests/shell/commands.hb
 work=$(mktemp -d)
@@ -29,7 +32,7 @@ cleanup() {
 trap cleanup EXIT
 
 free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+    "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
 t0=$(date +%s%N)
@@ -76,7 +79,7 @@ if [ -n "${SHELL_ORACLE_KEEP:-}" ]; then
     mkdir -p "$SHELL_ORACLE_KEEP"
     cp "$work"/redbase.out "$work"/hbase.out "$work"/*.masked "$SHELL_ORACLE_KEEP"/
 fi
-python3 tests/oracle/shell_diff.py "$work/redbase.masked" "$work/hbase.masked" \
+"$PYTHON" tests/oracle/shell_diff.py "$work/redbase.masked" "$work/hbase.masked" \
     tests/oracle/shell-allow.json || status=1
 ms=$((($(date +%s%N) - t0) / 1000000))
 echo "tests/oracle/shell.sh: $SCRIPT against redbase and HBase's Thrift2 gateway, exit $status after $((ms / 1000)).$(printf '%03d' $((ms % 1000)))s"

@@ -33,7 +33,7 @@ check_module() {
     printf '{"Version":"v%s","Time":"2026-01-01T00:00:00Z"}\n' "$version" >"$at/v$version.info"
     echo "v$version" >>"$at/list"
     # The module zip: every file of the module directory under <module>@v<version>/.
-    python3 - "$dir" "$module@v$version" "$at/v$version.zip" <<'EOF'
+    "${PYTHON:-python3}" - "$dir" "$module@v$version" "$at/v$version.zip" <<'EOF'
 import os, sys, zipfile
 src, prefix, out = sys.argv[1:]
 with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:

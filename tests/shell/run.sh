@@ -9,6 +9,7 @@
 #   4. a terminal session in tmux: tab completion, multi-line input, history, Ctrl-C stopping a
 #      long count (the scanner loop scan shares) while the shell goes on.
 set -uo pipefail
+PYTHON="${PYTHON:-python3}"
 cd "$(dirname "$0")/../.."
 
 if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
@@ -31,7 +32,7 @@ cleanup() {
 trap cleanup EXIT
 
 free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+    "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
 start_server() {
@@ -115,7 +116,7 @@ grep -q '^ c:q timestamp=.*, value=v\\x01$' "$work/multi.out" || fail "multi-lin
 
 "$BIN" shell --thrift2 "$ADDR" --format json -e "put 'counters', \"bin\\x00\", 'c:q', 'v'
 scan 'counters', {STARTROW => 'bin', STOPROW => 'bio'}" >"$work/json.out" 2>&1 || fail "json scan failed"
-python3 - "$work/json.out" <<'PY' || fail "JSON output: $(cat "$work/json.out")"
+"$PYTHON" - "$work/json.out" <<'PY' || fail "JSON output: $(cat "$work/json.out")"
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 assert rows == [{"row": {"encoding": "base64", "data": "YmluAA=="},
