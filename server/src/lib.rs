@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod backup;
+pub mod connect;
 pub mod data_move;
 pub mod engine;
 pub mod filter;

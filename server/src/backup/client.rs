@@ -10,10 +10,8 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use base64::Engine as _;
 use http_body_util::{BodyExt, Empty};
 use hyper::body::Bytes;
-use hyper_util::rt::TokioIo;
 use sha2::{Digest, Sha256};
 
 use super::manifest::{hex, safe_join, Manifest, MANIFEST};
@@ -130,22 +128,15 @@ async fn fetch(
         addr: addr.clone(),
         message: e.to_string(),
     };
-    let stream = tokio::net::TcpStream::connect(addr.as_str())
+    let security = args.auth.resolve(&addr).map_err(|e| connect(&e))?;
+    let (mut sender, driver) = crate::connect::http::connect(&addr, &security)
         .await
         .map_err(|e| connect(&e))?;
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(|e| connect(&e))?;
-    let driver = tokio::spawn(conn);
     let mut req = hyper::Request::post("/api/backup")
         .header(hyper::header::HOST, addr.as_str())
         .header(hyper::header::USER_AGENT, "redbase-backup");
-    if let Ok(token) = std::env::var("REDBASE_TOKEN") {
-        req = req.header(hyper::header::AUTHORIZATION, format!("Bearer {token}"));
-    } else if let Some(user) = &args.user {
-        let password = std::env::var("REDBASE_PASSWORD").unwrap_or_default();
-        let basic = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
-        req = req.header(hyper::header::AUTHORIZATION, format!("Basic {basic}"));
+    if let Some(value) = crate::connect::http::authorization(&security) {
+        req = req.header(hyper::header::AUTHORIZATION, value);
     }
     let req = req.body(Empty::<Bytes>::new()).map_err(|e| connect(&e))?;
     let resp = sender.send_request(req).await.map_err(|e| connect(&e))?;
@@ -164,7 +155,7 @@ async fn fetch(
         driver.abort();
         return Err(BackupError::Refused {
             status: status.as_u16(),
-            message: String::from_utf8_lossy(&text).trim().to_string(),
+            message: crate::connect::with_hint(String::from_utf8_lossy(&text).trim()),
         });
     }
     // DIR changes only once the server has begun the backup: a refusal leaves it as it was.

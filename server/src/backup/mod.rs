@@ -27,11 +27,10 @@ pub struct BackupArgs {
     /// The server's operations listener (its --http-addr), host:port.
     #[arg(long, env = "REDBASE_HTTP_ADDR", default_value = "127.0.0.1:8080")]
     pub http_addr: String,
-    /// With an auth file on the server: a superuser's name, whose password is read from
-    /// REDBASE_PASSWORD (HTTP Basic). REDBASE_TOKEN, when set instead, is sent as a Bearer
-    /// token.
-    #[arg(long, env = "REDBASE_USER")]
-    pub user: Option<String>,
+    /// TLS (https) and credentials: with an auth file only a superuser may take a backup. A
+    /// Bearer token in REDBASE_TOKEN is sent instead of --user's password when set.
+    #[command(flatten)]
+    pub auth: crate::connect::AuthArgs,
     /// No progress line (it is drawn only when standard output is a terminal anyway).
     #[arg(long)]
     pub quiet: bool,

@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::connect::{AuthArgs, ClientSecurity};
 use crate::shell::client::{connect, describe_error, Client};
 pub use crate::shell::client::{Protocol, Transport};
 
@@ -23,12 +24,16 @@ pub struct ConnectArgs {
     /// Thrift protocol the server expects (HBase's default is binary).
     #[arg(long, value_enum, default_value_t = Protocol::Binary)]
     pub protocol: Protocol,
+    /// TLS and credentials (with --user the transport is SASL's, framed).
+    #[command(flatten)]
+    pub auth: AuthArgs,
 }
 
 pub struct Connection {
     pub addr: String,
     transport: Transport,
     protocol: Protocol,
+    security: ClientSecurity,
     client: Client,
     last_call: Instant,
 }
@@ -39,12 +44,16 @@ pub struct Connection {
 const MAX_IDLE: Duration = Duration::from_secs(30);
 
 impl Connection {
+    /// Reads the credentials and certificates of `args` (asking for a password on a
+    /// terminal when it must), then connects.
     pub fn open(args: &ConnectArgs) -> Result<Connection, String> {
-        Connection::open_at(&args.thrift2, args.transport, args.protocol)
+        let security = args.auth.resolve(&args.thrift2)?;
+        Connection::open_at(&args.thrift2, &security, args.transport, args.protocol)
     }
 
     pub fn open_at(
         addr: &str,
+        security: &ClientSecurity,
         transport: Transport,
         protocol: Protocol,
     ) -> Result<Connection, String> {
@@ -52,7 +61,8 @@ impl Connection {
             addr: addr.to_string(),
             transport,
             protocol,
-            client: connect(addr, transport, protocol)?,
+            client: connect(addr, security, transport, protocol)?,
+            security: security.clone(),
             last_call: Instant::now(),
         })
     }
@@ -70,7 +80,7 @@ impl Connection {
     /// Only for calls that hold no server-side state (a scanner lives on its connection).
     pub fn refresh_if_idle(&mut self) -> Result<(), String> {
         if self.last_call.elapsed() >= MAX_IDLE {
-            self.client = connect(&self.addr, self.transport, self.protocol)?;
+            self.client = connect(&self.addr, &self.security, self.transport, self.protocol)?;
             self.last_call = Instant::now();
         }
         Ok(())

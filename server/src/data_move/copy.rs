@@ -12,7 +12,8 @@ use std::time::Instant;
 
 use super::checkpoint::{Checkpoint, Store};
 use super::client::{Connection, Protocol, Transport};
-use super::copy_region::{self, Plan};
+use super::copy_region::{self, Endpoint, Plan};
+use crate::connect::{AuthArgs, FromAuthArgs, ToAuthArgs};
 use super::descriptor::TableDesc;
 use super::format::b64;
 use super::import::WriteDurability;
@@ -42,6 +43,15 @@ pub struct CopyArgs {
     /// Thrift protocol of the destination.
     #[arg(long, value_enum, default_value_t = Protocol::Binary)]
     pub to_protocol: Protocol,
+    /// TLS and credentials for both servers (with a user the transport is SASL's, framed).
+    #[command(flatten)]
+    pub auth: AuthArgs,
+    /// The source's own TLS and credentials, where they differ (each replaces the plain flag).
+    #[command(flatten)]
+    pub from_auth: FromAuthArgs,
+    /// The destination's own TLS and credentials, where they differ.
+    #[command(flatten)]
+    pub to_auth: ToAuthArgs,
     /// The source table (`ns:name` or `name`).
     #[arg(long)]
     pub table: String,
@@ -125,9 +135,25 @@ pub fn run(args: &CopyArgs) -> Result<bool, String> {
         caching: args.caching,
         batch: args.batch,
     };
+    let (from_security, to_security) = crate::connect::resolve_pair(
+        &args.from_auth.over(&args.auth),
+        &args.from,
+        &args.to_auth.over(&args.auth),
+        &to,
+    )?;
     let plan = Plan {
-        from: (args.from.clone(), args.from_transport, args.from_protocol),
-        to: (to.clone(), args.to_transport, args.to_protocol),
+        from: Endpoint {
+            addr: args.from.clone(),
+            transport: args.from_transport,
+            protocol: args.from_protocol,
+            security: from_security,
+        },
+        to: Endpoint {
+            addr: to.clone(),
+            transport: args.to_transport,
+            protocol: args.to_protocol,
+            security: to_security,
+        },
         source_table: args.table.clone(),
         dest_table: dest_table.clone(),
         source: selection(families.iter().map(|(s, _)| s.clone()).collect()),

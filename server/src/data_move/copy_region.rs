@@ -13,16 +13,31 @@ use indicatif::ProgressBar;
 
 use super::checkpoint::{Region, Store};
 use super::client::{Connection, Protocol, Transport};
+use crate::connect::ClientSecurity;
 use super::progress;
 use super::scan::{self, Selection};
 use super::sink::{Mark, Sink, Writer};
 use super::workers::{self, Stop};
 use crate::generated::hbase2::{TDurability, TPut};
 
+/// One side of a copy: where its server is, how it speaks, and what its connections present.
+pub struct Endpoint {
+    pub addr: String,
+    pub transport: Transport,
+    pub protocol: Protocol,
+    pub security: ClientSecurity,
+}
+
+impl Endpoint {
+    fn connect(&self) -> Result<Connection, String> {
+        Connection::open_at(&self.addr, &self.security, self.transport, self.protocol)
+    }
+}
+
 /// Everything about a copy the workers share.
 pub struct Plan {
-    pub from: (String, Transport, Protocol),
-    pub to: (String, Transport, Protocol),
+    pub from: Endpoint,
+    pub to: Endpoint,
     pub source_table: String,
     pub dest_table: String,
     /// What is read from the source (source family names).
@@ -37,12 +52,14 @@ pub struct Plan {
 
 impl Plan {
     pub fn connect_source(&self) -> Result<Connection, String> {
-        Connection::open_at(&self.from.0, self.from.1, self.from.2)
+        self.from
+            .connect()
             .map_err(|e| format!("source: {e}"))
     }
 
     pub fn connect_dest(&self) -> Result<Connection, String> {
-        Connection::open_at(&self.to.0, self.to.1, self.to.2)
+        self.to
+            .connect()
             .map_err(|e| format!("destination: {e}"))
     }
 

@@ -61,7 +61,7 @@ pub fn run(
     let results = results?;
     println!(
         "verify {} ({}) against {} ({}):",
-        plan.source_table, plan.from.0, plan.dest_table, plan.to.0
+        plan.source_table, plan.from.addr, plan.dest_table, plan.to.addr
     );
     println!(
         "  {:<24} {:>10} {:>10} {:>12} {:>12}  result",

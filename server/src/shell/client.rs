@@ -1,73 +1,27 @@
 //! The Thrift2 connection: the generated `THBaseService` client over one TCP connection, in
 //! the transport and protocol the server expects. HBase's Thrift2 server defaults to buffered
 //! transport and the binary protocol (`hbase.regionserver.thrift.framed` and `.compact` are
-//! false unless set), which redbase also accepts, so those are the defaults here.
+//! false unless set), which redbase also accepts, so those are the defaults here. TLS and
+//! SASL PLAIN come from `crate::connect`, which every client tool shares.
 
-use thrift::protocol::{
-    TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
-    TInputProtocol, TOutputProtocol,
-};
-use thrift::transport::{
-    TBufferedReadTransport, TBufferedWriteTransport, TFramedReadTransport, TFramedWriteTransport,
-    TIoChannel, TTcpChannel,
-};
-
+use crate::connect::{self, ClientSecurity};
 use crate::generated::hbase2::{THBaseServiceSyncClient, TIOError, TIllegalArgument};
+use thrift::protocol::{TInputProtocol, TOutputProtocol};
+
+pub use crate::connect::thrift::{Protocol, Transport};
 
 pub type Client =
     THBaseServiceSyncClient<Box<dyn TInputProtocol + Send>, Box<dyn TOutputProtocol + Send>>;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Transport {
-    Buffered,
-    Framed,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Protocol {
-    Binary,
-    Compact,
-}
-
-/// Opens a connection to `addr` (`host:port`).
-pub fn connect(addr: &str, transport: Transport, protocol: Protocol) -> Result<Client, String> {
-    let stream = std::net::TcpStream::connect(addr)
-        .map_err(|e| format!("cannot connect to the Thrift2 server at {addr}: {e}"))?;
-    // Without it, the last piece of a request the buffered transport writes in several
-    // pieces waits for the server's delayed ACK (Nagle): about 40 ms per call, which made a
-    // bulk import over the buffered transport 20 times slower than over the framed one.
-    stream
-        .set_nodelay(true)
-        .map_err(|e| format!("cannot use the connection to {addr}: {e}"))?;
-    let channel = TTcpChannel::with_stream(stream);
-    let (r, w) = channel
-        .split()
-        .map_err(|e| format!("cannot use the connection to {addr}: {e}"))?;
-    type R = Box<dyn std::io::Read + Send>;
-    type W = Box<dyn std::io::Write + Send>;
-    let (r, w): (R, W) = match transport {
-        Transport::Buffered => (
-            Box::new(TBufferedReadTransport::new(r)),
-            Box::new(TBufferedWriteTransport::new(w)),
-        ),
-        Transport::Framed => (
-            Box::new(TFramedReadTransport::new(r)),
-            Box::new(TFramedWriteTransport::new(w)),
-        ),
-    };
-    let (i, o): (
-        Box<dyn TInputProtocol + Send>,
-        Box<dyn TOutputProtocol + Send>,
-    ) = match protocol {
-        Protocol::Binary => (
-            Box::new(TBinaryInputProtocol::new(r, true)),
-            Box::new(TBinaryOutputProtocol::new(w, true)),
-        ),
-        Protocol::Compact => (
-            Box::new(TCompactInputProtocol::new(r)),
-            Box::new(TCompactOutputProtocol::new(w)),
-        ),
-    };
+/// Opens a connection to `addr` (`host:port`), with TLS and SASL PLAIN as `security` says
+/// (crate::connect).
+pub fn connect(
+    addr: &str,
+    security: &ClientSecurity,
+    transport: Transport,
+    protocol: Protocol,
+) -> Result<Client, String> {
+    let (i, o) = connect::thrift::open(addr, security, transport, protocol)?;
     Ok(THBaseServiceSyncClient::new(i, o))
 }
 
@@ -84,8 +38,11 @@ pub fn describe_error(e: &thrift::Error) -> String {
                 u.to_string()
             }
         }
-        thrift::Error::Application(a) => a.message.clone(),
-        thrift::Error::Transport(t) => format!("connection to the server failed: {}", t.message),
+        // The server's refusals (no TLS, no or wrong credentials) come as application errors.
+        thrift::Error::Application(a) => connect::with_hint(&a.message),
+        thrift::Error::Transport(t) => {
+            connect::with_hint(&format!("connection to the server failed: {}", t.message))
+        }
         thrift::Error::Protocol(p) => format!("bad reply from the server: {}", p.message),
     }
 }

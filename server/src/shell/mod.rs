@@ -44,6 +44,9 @@ pub struct ShellArgs {
     /// Thrift protocol the server expects (HBase's default is binary).
     #[arg(long, value_enum, default_value_t = Protocol::Binary)]
     pub protocol: Protocol,
+    /// TLS and credentials (with --user the transport is SASL's, framed).
+    #[command(flatten)]
+    pub auth: crate::connect::AuthArgs,
     /// Run these commands and exit.
     #[arg(short = 'e', long = "execute")]
     pub execute: Option<String>,
@@ -72,6 +75,7 @@ pub struct Session {
     addr: String,
     transport: Transport,
     protocol: Protocol,
+    security: crate::connect::ClientSecurity,
     client: Option<Client>,
     pub out: Output,
     pub interrupted: Arc<AtomicBool>,
@@ -90,7 +94,7 @@ impl Session {
         f: impl FnOnce(&mut Client) -> thrift::Result<T>,
     ) -> Result<T, CmdError> {
         if self.client.is_none() {
-            let c = client::connect(&self.addr, self.transport, self.protocol)
+            let c = client::connect(&self.addr, &self.security, self.transport, self.protocol)
                 .map_err(CmdError::failed)?;
             self.client = Some(c);
         }
@@ -118,6 +122,13 @@ impl Session {
 /// script had errors, or the server could not be reached.
 pub fn run(args: ShellArgs) -> std::process::ExitCode {
     use std::io::IsTerminal;
+    let security = match args.auth.resolve(&args.thrift2) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("redbase shell: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
     let interrupted = Arc::new(AtomicBool::new(false));
     let stdout_tty = std::io::stdout().is_terminal();
     let width = if stdout_tty && args.format == OutputFormat::Text {
@@ -132,6 +143,7 @@ pub fn run(args: ShellArgs) -> std::process::ExitCode {
         addr: args.thrift2.clone(),
         transport: args.transport,
         protocol: args.protocol,
+        security,
         client: None,
         out: Output {
             out: Box::new(std::io::stdout()),
