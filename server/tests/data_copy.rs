@@ -384,7 +384,13 @@ fn an_import_killed_with_sigkill_completes_when_run_again() {
         "500",
     ];
     let child = spawn_slow(&import);
-    let mut client = connect(&server.addr, Transport::Buffered, Protocol::Binary).unwrap();
+    let mut client = connect(
+        &server.addr,
+        &redbase::connect::ClientSecurity::none(),
+        Transport::Buffered,
+        Protocol::Binary,
+    )
+    .unwrap();
     wait_for("rows in the imported table", || {
         client
             .get_scanner_results(b"imp".to_vec(), any_row(), 1)

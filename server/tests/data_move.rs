@@ -1,9 +1,12 @@
 //! `redbase export` / `redbase import` through the real binary against a real `redbase serve`
 //! on loopback ports: a round trip of 10^6 cells (several versions and families, binary keys
 //! and values, split points), damaged files refused with FILE:LINE, `--max-errors`, export
-//! options, and offline imports. CSV imports: data_move_csv.rs.
+//! options, a TLS client refused by a plaintext server, and offline imports. CSV imports:
+//! data_move_csv.rs. Against a server with TLS and an auth file: client_security.rs.
 
 mod move_support;
+#[path = "security/mod.rs"]
+mod tls_support;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -236,6 +239,24 @@ fn export_options_limit_versions_time_and_families() {
         p(&out_file),
     ]));
     assert!(err.contains("table nope"), "{err}");
+    // TLS to a server that serves plaintext only: it closes the connection at the ClientHello.
+    let ca = tls_support::Ca::new("a CA");
+    let ca = tls_support::write(dir.path(), "ca.pem", &ca.pem);
+    let err = fails(run(&[
+        "export",
+        "--thrift2",
+        &server.addr,
+        "--table",
+        "small",
+        "--out",
+        p(&out_file),
+        "--ca-file",
+        p(&ca),
+    ]));
+    assert!(
+        err.contains("did not complete a TLS handshake") && err.contains("leave out --tls"),
+        "{err}"
+    );
     server.stop();
 }
 

@@ -10,9 +10,10 @@ use super::{password, tls, ClientSecurity, Credentials};
 /// tools").
 #[derive(clap::Args, Debug, Clone, Default, PartialEq, Eq)]
 pub struct AuthArgs {
-    /// The user to authenticate as: SASL PLAIN on Thrift2, HTTP Basic on the operations
-    /// listener. Its password comes from --password-file, else REDBASE_PASSWORD, else a prompt
-    /// when standard input is a terminal.
+    /// The user to authenticate as: SASL PLAIN on Thrift2 (its connections are then framed,
+    /// whatever --transport says), HTTP Basic on the operations listener. Its password comes
+    /// from --password-file, else REDBASE_PASSWORD, else a prompt when standard input is a
+    /// terminal.
     #[arg(long, env = "REDBASE_USER", value_name = "NAME")]
     pub user: Option<String>,
     /// A file whose first line is the password of --user (keep it readable by you alone).
@@ -224,7 +225,9 @@ pub fn resolve_pair(
     to: &AuthArgs,
     to_addr: &str,
 ) -> Result<(ClientSecurity, ClientSecurity), String> {
-    let source = from.resolve(from_addr).map_err(|e| format!("source: {e}"))?;
+    let source = from
+        .resolve(from_addr)
+        .map_err(|e| format!("source: {e}"))?;
     let same_user = from.user == to.user && from.password_file == to.password_file;
     let dest = if same_user && to.password.is_none() {
         let mut without_user = to.clone();
@@ -235,7 +238,9 @@ pub fn resolve_pair(
             .map_err(|e| format!("destination: {e}"))?;
         d.credentials = source.credentials.clone();
         if let (None, Some(c)) = (&d.tls, &d.credentials) {
-            warn_plaintext(&c.user, to_addr);
+            if to_addr != from_addr || source.tls.is_some() {
+                warn_plaintext(&c.user, to_addr);
+            }
         }
         d
     } else {
@@ -275,6 +280,9 @@ mod tests {
             ..AuthArgs::default()
         };
         let e = a.resolve("h:1").unwrap_err();
-        assert!(e.contains("--password-file") && !e.contains("hunter2"), "{e}");
+        assert!(
+            e.contains("--password-file") && !e.contains("hunter2"),
+            "{e}"
+        );
     }
 }

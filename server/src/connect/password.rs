@@ -105,7 +105,8 @@ impl<'a> EchoOff<'a> {
 impl Drop for EchoOff<'_> {
     fn drop(&mut self) {
         if let Some(t) = &self.saved {
-            let _ = rustix::termios::tcsetattr(self.stdin, rustix::termios::OptionalActions::Now, t);
+            let _ =
+                rustix::termios::tcsetattr(self.stdin, rustix::termios::OptionalActions::Now, t);
         }
     }
 }

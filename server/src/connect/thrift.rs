@@ -157,12 +157,14 @@ fn sasl_plain(
     addr: &str,
     tls: Option<&super::tls::ClientTls>,
 ) -> Result<(), String> {
-    let io = |e: std::io::Error| match tls {
+    let io = |e: std::io::Error| {
+        match tls {
         Some(t) if e.get_ref().is_some_and(|i| i.is::<rustls::Error>()) => t.explain(&e, addr),
         _ if e.kind() == std::io::ErrorKind::UnexpectedEof => format!(
             "the server at {addr} closed the connection during SASL authentication: it may not take SASL PLAIN (an HBase gateway without SASL), or it refused the connection"
         ),
         _ => format!("SASL authentication with {addr} failed: {e}"),
+    }
     };
     let mut response = Vec::with_capacity(2 + c.user.len() + c.password().len());
     response.push(0);
@@ -187,7 +189,7 @@ fn sasl_plain(
     match head[0] {
         SASL_COMPLETE => Ok(()),
         SASL_BAD | SASL_ERROR => Err(super::with_hint(&format!(
-            "the server at {addr} refused user {}: {text}",
+            "{addr} refused the SASL login as {}: {text}",
             c.user
         ))),
         SASL_OK => Err(format!(

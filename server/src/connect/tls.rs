@@ -55,9 +55,8 @@ impl ClientTls {
         let config = match (&args.client_cert, &args.client_key) {
             (Some(cert), Some(key)) => {
                 let chain = certs(cert, "client certificate")?;
-                let key = PrivateKeyDer::from_pem_file(key).map_err(|e| {
-                    format!("cannot read the client key {}: {e}", key.display())
-                })?;
+                let key = PrivateKeyDer::from_pem_file(key)
+                    .map_err(|e| format!("cannot read the client key {}: {e}", key.display()))?;
                 builder.with_client_auth_cert(chain, key).map_err(|e| {
                     format!(
                         "the client certificate {} and key do not go together: {e}",
@@ -68,8 +67,9 @@ impl ClientTls {
             _ => builder.with_no_client_auth(),
         };
         if let Some(name) = &args.tls_server_name {
-            ServerName::try_from(name.clone())
-                .map_err(|_| format!("--tls-server-name {name:?} is not a DNS name or an IP address"))?;
+            ServerName::try_from(name.clone()).map_err(|_| {
+                format!("--tls-server-name {name:?} is not a DNS name or an IP address")
+            })?;
         }
         Ok(ClientTls {
             config: Arc::new(config),
@@ -172,7 +172,10 @@ fn roots(ca_file: Option<&Path>) -> Result<(RootCertStore, String), String> {
     if let Some(path) = ca_file {
         for c in certs(path, "CA certificate")? {
             roots.add(c).map_err(|e| {
-                format!("{} holds a CA certificate that cannot be used: {e}", path.display())
+                format!(
+                    "{} holds a CA certificate that cannot be used: {e}",
+                    path.display()
+                )
             })?;
         }
         return Ok((roots, format!("--ca-file {}", path.display())));
@@ -189,7 +192,12 @@ fn roots(ca_file: Option<&Path>) -> Result<(RootCertStore, String), String> {
         },
     };
     let found = CertificateDer::pem_file_iter(&path)
-        .map_err(|e| format!("cannot read {what} {}: {e}; give --ca-file FILE", path.display()))?
+        .map_err(|e| {
+            format!(
+                "cannot read {what} {}: {e}; give --ca-file FILE",
+                path.display()
+            )
+        })?
         .filter_map(Result::ok);
     let (added, _) = roots.add_parsable_certificates(found);
     if added == 0 {
@@ -202,13 +210,17 @@ fn roots(ca_file: Option<&Path>) -> Result<(RootCertStore, String), String> {
 }
 
 fn certs(path: &Path, what: &str) -> Result<Vec<CertificateDer<'static>>, String> {
-    let bad = |e: &dyn std::fmt::Display| format!("cannot read the {what} file {}: {e}", path.display());
+    let bad =
+        |e: &dyn std::fmt::Display| format!("cannot read the {what} file {}: {e}", path.display());
     let certs = CertificateDer::pem_file_iter(path)
         .map_err(|e| bad(&e))?
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| bad(&e))?;
     if certs.is_empty() {
-        return Err(format!("{} holds no PEM certificate ({what})", path.display()));
+        return Err(format!(
+            "{} holds no PEM certificate ({what})",
+            path.display()
+        ));
     }
     Ok(certs)
 }

@@ -13,13 +13,13 @@ use std::time::Instant;
 use super::checkpoint::{Checkpoint, Store};
 use super::client::{Connection, Protocol, Transport};
 use super::copy_region::{self, Endpoint, Plan};
-use crate::connect::{AuthArgs, FromAuthArgs, ToAuthArgs};
 use super::descriptor::TableDesc;
 use super::format::b64;
 use super::import::WriteDurability;
 use super::progress;
 use super::scan::{self, Selection};
 use super::verify;
+use crate::connect::{AuthArgs, FromAuthArgs, ToAuthArgs};
 use crate::generated::hbase2::TTHBaseServiceSyncClient;
 use crate::shell::format::to_string_binary;
 

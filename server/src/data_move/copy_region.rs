@@ -13,11 +13,11 @@ use indicatif::ProgressBar;
 
 use super::checkpoint::{Region, Store};
 use super::client::{Connection, Protocol, Transport};
-use crate::connect::ClientSecurity;
 use super::progress;
 use super::scan::{self, Selection};
 use super::sink::{Mark, Sink, Writer};
 use super::workers::{self, Stop};
+use crate::connect::ClientSecurity;
 use crate::generated::hbase2::{TDurability, TPut};
 
 /// One side of a copy: where its server is, how it speaks, and what its connections present.
@@ -52,15 +52,11 @@ pub struct Plan {
 
 impl Plan {
     pub fn connect_source(&self) -> Result<Connection, String> {
-        self.from
-            .connect()
-            .map_err(|e| format!("source: {e}"))
+        self.from.connect().map_err(|e| format!("source: {e}"))
     }
 
     pub fn connect_dest(&self) -> Result<Connection, String> {
-        self.to
-            .connect()
-            .map_err(|e| format!("destination: {e}"))
+        self.to.connect().map_err(|e| format!("destination: {e}"))
     }
 
     /// A source family's name in the destination.
