@@ -210,6 +210,59 @@ fn refusals(f: &Files, make: impl Fn(&[&str]) -> Command) {
     );
 }
 
+/// With neither a password file nor REDBASE_PASSWORD, the shell asks on its terminal (a pty
+/// from util-linux's `script`) with echo off: the password typed is not shown.
+fn prompt_on_a_terminal(srv: &Server, f: &Files) {
+    use std::io::{Read, Write};
+    use std::sync::{Arc, Mutex};
+    let line = format!(
+        "{} shell -n --thrift2 {} --ca-file {} --user admin -e list",
+        env!("CARGO_BIN_EXE_redbase"),
+        srv.thrift2,
+        s(&f.ca)
+    );
+    let mut c = Command::new("script");
+    c.args(["-q", "-e", "-c", &line, "/dev/null"])
+        .env_remove("REDBASE_PASSWORD")
+        .env_remove("REDBASE_USER")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = {
+        let seen = seen.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                seen.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !text(&seen.lock().unwrap()).contains("Password for admin at") {
+        assert!(
+            Instant::now() < deadline,
+            "no prompt: {}",
+            text(&seen.lock().unwrap())
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(format!("{PASSWORD}\n").as_bytes()).unwrap();
+    let status = child.wait().unwrap();
+    reader.join().unwrap();
+    drop(stdin);
+    let out = text(&seen.lock().unwrap());
+    assert!(status.success(), "{out}");
+    assert!(out.contains("t1"), "{out}");
+    assert!(!out.contains(PASSWORD), "the password was echoed: {out}");
+}
+
 #[test]
 fn every_client_tool_authenticates_over_tls_and_explains_refusals() {
     let tmp = tempfile::tempdir().unwrap();
@@ -258,6 +311,7 @@ fn every_client_tool_authenticates_over_tls_and_explains_refusals() {
     ];
     let out = ok(output(shell(&srv, "count 't1'", &cert)));
     assert!(out.contains("2 row(s)"), "{out}");
+    prompt_on_a_terminal(&srv, &f);
     refusals(&f, |flags| shell(&srv, "list", flags));
     // By IP address the name check fails (the certificate names localhost) until the name to
     // check is given.
@@ -309,12 +363,11 @@ fn every_client_tool_authenticates_over_tls_and_explains_refusals() {
     // copy: the plain flags for both sides, then each side's own (--from-*, --to-*).
     let copy = |new: &str, flags: &[&str]| {
         let mut c = tool(&["copy", "--from", &srv.thrift2, "--table", "t1"]);
-        c.args(["--new-name", new, "--verify", "--quiet"])
-            .args(flags);
+        c.args(["--new-name", new, "--quiet"]).args(flags);
         c
     };
     let out = ok(output(copy("t3", &creds)));
-    assert!(out.contains("equal on both sides"), "{out}");
+    assert!(out.contains("copied 2 rows"), "{out}");
     let sides = [
         "--from-ca-file",
         s(&f.ca),
@@ -329,7 +382,9 @@ fn every_client_tool_authenticates_over_tls_and_explains_refusals() {
         "--to-client-key",
         s(&f.client_key),
     ];
-    let out = ok(output(copy("t4", &sides)));
+    let mut c = copy("t4", &sides);
+    c.arg("--verify");
+    let out = ok(output(c));
     assert!(out.contains("equal on both sides"), "{out}");
     refusals(&f, |flags| copy("t5", flags));
     // Only the destination's password is wrong: the error says which side.
@@ -348,6 +403,9 @@ fn every_client_tool_authenticates_over_tls_and_explains_refusals() {
         c
     };
     let out = ok(output(backup("bk", &creds)));
+    assert!(out.contains("backup of 4 tables"), "{out}");
+    // A client certificate naming a superuser is enough on its own.
+    let out = ok(output(backup("bk-cert", &cert)));
     assert!(out.contains("backup of 4 tables"), "{out}");
     refusals(&f, |flags| backup("refused", flags));
     assert!(
