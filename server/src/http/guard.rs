@@ -156,7 +156,12 @@ pub async fn check(State(guard): State<Arc<Guard>>, mut req: Request, next: Next
             // Read before checking: a reload while the check runs makes the entry stale.
             let generation = auth.generation();
             let user = match guard.remembered(&key, generation) {
-                Some(u) => u,
+                Some(u) => {
+                    if let Err(e) = auth.http_locked(addr.ip(), &value, &u) {
+                        return auth_refusal(e);
+                    }
+                    u
+                }
                 None => {
                     let ip = addr.ip();
                     match tokio::task::spawn_blocking(move || auth.http(ip, &value)).await {

@@ -71,6 +71,15 @@ impl Security {
 /// The name failures with bearer tokens are counted under (a token names no user).
 const TOKEN_USER: &str = "(token)";
 
+/// How a lockout names what it refuses.
+fn who(user: &str) -> String {
+    if user == TOKEN_USER {
+        "bearer tokens".to_string()
+    } else {
+        format!("user {user:?}")
+    }
+}
+
 /// Why credentials were not accepted. The text is what the client is told: it never holds a
 /// secret, and does not say whether the user or the password was wrong.
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
@@ -223,7 +232,22 @@ impl Auth {
         }
     }
 
-    /// Refuses a blocked address before any work; counts and logs a failure (the user name
+    /// Refuses HTTP credentials a listener remembers as `user`'s while that user (or, for a
+    /// bearer token, token use) is locked out from `ip`: a lockout holds on every path.
+    pub fn http_locked(&self, ip: IpAddr, header: &[u8], user: &str) -> Result<(), AuthError> {
+        let text = header.trim_ascii_start();
+        let bearer = text.len() >= 6 && text[..6].eq_ignore_ascii_case(b"bearer");
+        let name = if bearer { TOKEN_USER } else { user };
+        self.limiter
+            .check(ip, name)
+            .map_err(|secs| AuthError::TooManyFailures {
+                who: who(name),
+                ip,
+                secs,
+            })
+    }
+
+    /// Refuses a locked-out user before any work; counts and logs a failure (the user name
     /// and address, never the secret).
     fn guarded(
         &self,
@@ -232,13 +256,12 @@ impl Auth {
         how: &str,
         verify: impl FnOnce() -> Option<String>,
     ) -> Result<String, AuthError> {
-        let who = if user == TOKEN_USER {
-            "bearer tokens".to_string()
-        } else {
-            format!("user {user:?}")
-        };
         if let Err(secs) = self.limiter.check(ip, user) {
-            return Err(AuthError::TooManyFailures { who, ip, secs });
+            return Err(AuthError::TooManyFailures {
+                who: who(user),
+                ip,
+                secs,
+            });
         }
         match verify() {
             Some(u) => Ok(u),

@@ -125,6 +125,8 @@ impl Connection {
         let generation = auth.generation();
         if let Some((known, user, checked_under)) = &self.http_identity {
             if *checked_under == generation && bool::from(known.as_slice().ct_eq(&value)) {
+                auth.http_locked(self.peer.ip(), &value, user)
+                    .map_err(Refusal::auth)?;
                 caller.user = Some(user.clone());
                 caller.proof = Proof::Http;
                 return Ok(caller);
