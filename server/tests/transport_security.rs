@@ -406,7 +406,6 @@ fn keep_alive_call(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> (u16, Vec<u8>) {
-    use std::io::Read;
     let mut req = format!(
         "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Length: {}\r\n",
         body.len()
