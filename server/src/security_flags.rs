@@ -34,7 +34,8 @@ pub struct SecurityArgs {
     #[arg(long, env = "REDBASE_REQUIRE_TLS", requires = "tls_cert")]
     require_tls: bool,
     /// Users and their password hashes, tokens and superuser flags (docs/security.md). With it,
-    /// every Thrift call and the status page need an authenticated identity.
+    /// every Thrift call, the REST API, the status page and /metrics need an authenticated
+    /// identity (the probes do not).
     #[arg(long, env = "REDBASE_AUTH_FILE")]
     auth_file: Option<PathBuf>,
     /// Accept SASL PLAIN and HTTP credentials over plaintext connections (they are refused
