@@ -3,6 +3,7 @@
 //! server's `/healthz` (the container's HEALTHCHECK).
 
 mod codegen_cmd;
+mod http_flags;
 mod security_flags;
 
 use std::path::PathBuf;
@@ -110,6 +111,8 @@ struct ServeArgs {
     http_addr: Option<String>,
     #[command(flatten)]
     security: security_flags::SecurityArgs,
+    #[command(flatten)]
+    http: http_flags::HttpArgs,
     /// Serve only the named gateways (comma-separated).
     #[arg(long, env = "REDBASE_GATEWAYS", value_enum, value_delimiter = ',', default_values_t = [Gateway::Thrift1, Gateway::Thrift2])]
     gateways: Vec<Gateway>,
@@ -399,6 +402,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
                 chunk: args.rest_chunk_size as usize,
                 time: Duration::from_secs(args.rest_stream_secs),
             },
+            http_limits: args.http.limits(),
         };
         server::run(
             engine.clone(),

@@ -94,6 +94,7 @@ pub struct Metrics {
     rest_latency: Family<RestMethodLabels, Histogram>,
     rest_streams: Gauge,
     rest_streams_cut: Counter,
+    http_listener: crate::http::limits::ListenerMetrics,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -242,6 +243,7 @@ impl Metrics {
             "Streamed REST answers cut before their end: past --rest-stream-secs, a read that failed midway, or the client gone",
             rest_streams_cut.clone(),
         );
+        let http_listener = crate::http::limits::ListenerMetrics::register(&mut registry);
         registry.register_collector(Box::new(EngineCollector {
             engine,
             scanners,
@@ -261,7 +263,13 @@ impl Metrics {
             rest_latency,
             rest_streams,
             rest_streams_cut,
+            http_listener,
         }
+    }
+
+    /// The HTTP listener's counters (connections, slow bodies, the lifetime cap).
+    pub fn http_listener(&self) -> &crate::http::limits::ListenerMetrics {
+        &self.http_listener
     }
 
     /// A streamed REST answer began; the guard counts it open until dropped, and as cut when

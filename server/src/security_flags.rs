@@ -29,12 +29,13 @@ pub struct SecurityArgs {
         requires = "tls_client_ca"
     )]
     tls_require_client_cert: bool,
-    /// Refuse plaintext connections (the operations listener still answers plaintext from
-    /// loopback, for `redbase healthcheck`).
+    /// Refuse plaintext on every listener, the REST API included (the HTTP listener still
+    /// answers /healthz and /readyz over plaintext from loopback, for `redbase healthcheck`).
     #[arg(long, env = "REDBASE_REQUIRE_TLS", requires = "tls_cert")]
     require_tls: bool,
     /// Users and their password hashes, tokens and superuser flags (docs/security.md). With it,
-    /// every Thrift call and the status page need an authenticated identity.
+    /// every Thrift call, the REST API, the status page and /metrics need an authenticated
+    /// identity (the probes do not).
     #[arg(long, env = "REDBASE_AUTH_FILE")]
     auth_file: Option<PathBuf>,
     /// Accept SASL PLAIN and HTTP credentials over plaintext connections (they are refused
@@ -45,14 +46,19 @@ pub struct SecurityArgs {
     /// comma-separated. None by default: a request with any other Origin gets 403.
     #[arg(long, env = "REDBASE_HTTP_ALLOWED_ORIGINS", value_delimiter = ',')]
     http_allowed_origins: Vec<String>,
-    /// /metrics, /healthz and /readyz need credentials too (with --auth-file).
+    /// With --auth-file, serve /metrics without credentials (it names every table and region,
+    /// so it needs them by default; Prometheus can send Basic or a bearer token).
+    #[arg(long, env = "REDBASE_METRICS_OPEN", conflicts_with = "metrics_auth")]
+    metrics_open: bool,
+    /// With --auth-file, /healthz and /readyz need credentials too (as /metrics does by
+    /// default). `redbase healthcheck` sends none: do not use it with this.
     #[arg(long, env = "REDBASE_METRICS_AUTH", requires = "auth_file")]
     metrics_auth: bool,
-    /// Failed authentications allowed per client address per minute; past it the address is
-    /// refused for --auth-block-secs.
-    #[arg(long, env = "REDBASE_AUTH_MAX_FAILURES", default_value_t = 10)]
+    /// Failed authentications allowed per user per client address per minute: the one that
+    /// reaches it refuses that user from that address for --auth-block-secs.
+    #[arg(long, env = "REDBASE_AUTH_MAX_FAILURES", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     auth_max_failures: u32,
-    /// How long an address over --auth-max-failures is refused.
+    /// How long a user is refused from an address that reached --auth-max-failures.
     #[arg(long, env = "REDBASE_AUTH_BLOCK_SECS", default_value_t = 300)]
     auth_block_secs: u64,
 }
@@ -99,7 +105,8 @@ impl SecurityArgs {
             auth,
             allow_plaintext_auth: self.allow_plaintext_auth,
             allowed_origins: self.http_allowed_origins.clone(),
-            metrics_auth: self.metrics_auth,
+            metrics_open: self.metrics_open,
+            probes_auth: self.metrics_auth,
         })
     }
 }

@@ -40,6 +40,8 @@ pub struct Config {
     pub exposure_warnings: Vec<String>,
     /// How the REST API streams answers of many rows.
     pub rest_stream: crate::rest::StreamLimits,
+    /// The HTTP listener's connection, deadline and lifetime bounds.
+    pub http_limits: http::limits::ListenerLimits,
 }
 
 /// Listeners to serve; each is optional so tests can run one gateway.
@@ -154,6 +156,7 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
                 access: access.clone(),
                 rest,
                 rest_slot,
+                limits: config.http_limits,
             },
             async move {
                 let _ = http_stop_rx.await;

@@ -316,7 +316,7 @@ fn cross_site_requests_are_refused() {
 }
 
 #[test]
-fn failed_attempts_are_limited_per_address_and_logs_hold_no_secret() {
+fn failed_attempts_are_limited_and_logs_hold_no_secret() {
     let log = capture_logs();
     let server = start(Security {
         auth: Some(users(3)),
@@ -324,7 +324,7 @@ fn failed_attempts_are_limited_per_address_and_logs_hold_no_secret() {
         ..Security::default()
     });
     let secret = "hunter2-do-not-log-me";
-    for _ in 0..4 {
+    for _ in 0..3 {
         let mut s = plain(server.thrift1);
         assert_eq!(sasl_plain(&mut *s, "alice", secret).0, 3);
     }
@@ -397,4 +397,297 @@ fn certificates_reload_on_change_and_open_connections_stay() {
     );
     let logged = text(&capture_logs().lock().unwrap());
     assert!(logged.contains("TLS reload failed"), "{logged}");
+}
+
+/// One request on a kept-alive connection: (status, body), read by `Content-Length`.
+fn keep_alive_call(
+    s: &mut dyn security::Stream,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> (u16, Vec<u8>) {
+    let mut req = format!(
+        "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    s.write_all(body).unwrap();
+    s.flush().unwrap();
+    let mut head = Vec::new();
+    let mut b = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        s.read_exact(&mut b).unwrap();
+        head.push(b[0]);
+    }
+    let head = text(&head);
+    let code = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let len: usize = head
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case("content-length")
+                .then(|| v.trim().parse().ok())?
+        })
+        .unwrap_or(0);
+    let mut body = vec![0u8; len];
+    s.read_exact(&mut body).unwrap();
+    (code, body)
+}
+
+fn get_status(addr: std::net::SocketAddr, path: &str, auth: Option<&str>) -> (u16, String) {
+    let h: Vec<(&str, &str)> = auth.map(|a| ("Authorization", a)).into_iter().collect();
+    http(&mut *plain(addr), "GET", path, &h, b"")
+}
+
+#[test]
+fn a_reloaded_auth_file_takes_effect_at_once_on_every_listener() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("users.toml");
+    let file = |alice: &str, bob: Option<&str>| {
+        let mut t = format!(
+            "[users.alice]\npassword = \"{}\"\nsuperuser = true\n",
+            hash_password(alice).unwrap()
+        );
+        if let Some(b) = bob {
+            t.push_str(&format!(
+                "[users.bob]\npassword = \"{}\"\n",
+                hash_password(b).unwrap()
+            ));
+        }
+        t
+    };
+    std::fs::write(&path, file("first pass", Some("bob pass"))).unwrap();
+    let auth = Arc::new(
+        Auth::load(
+            &path,
+            LimiterConfig {
+                max_failures: 100,
+                ..LimiterConfig::default()
+            },
+        )
+        .unwrap(),
+    );
+    let server = start(Security {
+        auth: Some(auth.clone()),
+        allow_plaintext_auth: true,
+        ..Security::default()
+    });
+    let ops = server.http.unwrap();
+    let alice_old = basic("alice", "first pass");
+    let alice_new = basic("alice", "second pass");
+    let bob = basic("bob", "bob pass");
+    // Accepted, and so remembered by the HTTP listener.
+    assert_eq!(get_status(ops, "/api/status", Some(&alice_old)).0, 200);
+    assert_eq!(get_status(ops, "/api/status", Some(&bob)).0, 200);
+    // A Thrift-over-HTTP connection kept alive remembers its credentials too.
+    let mut kept = plain(server.thrift1);
+    let thrift = |s: &mut dyn security::Stream, auth: &str| {
+        keep_alive_call(
+            s,
+            "/",
+            &[
+                ("Content-Type", "application/x-thrift"),
+                ("Authorization", auth),
+            ],
+            &message("getTableNames", &[]),
+        )
+    };
+    assert_eq!(thrift(&mut *kept, &alice_old).0, 200);
+
+    // bob removed, alice's password changed: the reload (what SIGHUP runs) applies at once.
+    std::fs::write(&path, file("second pass", None)).unwrap();
+    auth.reload().unwrap();
+    let (code, resp) = get_status(ops, "/api/status", Some(&alice_old));
+    assert_eq!(code, 401, "the old password still works on HTTP: {resp}");
+    assert_eq!(get_status(ops, "/api/status", Some(&bob)).0, 401);
+    assert_eq!(get_status(ops, "/api/status", Some(&alice_new)).0, 200);
+    let (code, body) = thrift(&mut *kept, &alice_old);
+    assert_eq!(code, 401, "{}", text(&body));
+    let mut s = plain(server.thrift1);
+    assert_eq!(thrift(&mut *s, &alice_new).0, 200);
+    let (status, why) = sasl_plain(&mut *plain(server.thrift1), "alice", "first pass");
+    assert_eq!(status, 3, "{why}");
+    let (status, why) = sasl_plain(&mut *plain(server.thrift1), "bob", "bob pass");
+    assert_eq!(status, 3, "{why}");
+    assert_eq!(
+        sasl_plain(&mut *plain(server.thrift1), "alice", "second pass"),
+        (5, String::new())
+    );
+}
+
+#[test]
+fn require_tls_covers_the_rest_api_and_leaves_loopback_the_health_probes() {
+    let c = certs(false);
+    let server = start(Security {
+        tls: Some(Tls::load(c.files.clone()).unwrap()),
+        require_tls: true,
+        ..Security::default()
+    });
+    let ops = server.http.unwrap();
+    // Plaintext from loopback: the health probes answer (the container's health check)...
+    assert_eq!(get_status(ops, "/healthz", None).0, 200);
+    assert_eq!(get_status(ops, "/readyz", None).0, 200);
+    let probe = redbase::healthcheck::check(ops, Duration::from_secs(5));
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    assert!(rt.block_on(probe).is_ok());
+    // ...and nothing else: not the REST API, the metrics or the status page.
+    let schema = br#"{"name":"t","ColumnSchema":[{"name":"cf"}]}"#;
+    let json = [("Content-Type", "application/json")];
+    let (code, resp) = http(&mut *plain(ops), "PUT", "/t/schema", &json, schema);
+    assert_eq!(code, 400, "{resp}");
+    assert!(
+        resp.contains("--require-tls") && resp.contains("use https"),
+        "{resp}"
+    );
+    for path in [
+        "/",
+        "/t/schema",
+        "/t/r",
+        "/metrics",
+        "/api/status",
+        "/status.js",
+    ] {
+        let (code, resp) = get_status(ops, path, None);
+        assert_eq!(code, 400, "{path}: {resp}");
+    }
+    // Over TLS everything is served; nothing was created over plaintext.
+    let tls = |method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]| {
+        http(
+            &mut *security::tls(ops, &c.ca.pem, None),
+            method,
+            path,
+            headers,
+            body,
+        )
+    };
+    let (code, resp) = tls("GET", "/", &[("Accept", "application/json")], b"");
+    assert_eq!(code, 200, "{resp}");
+    assert!(resp.contains("{\"table\":[]}"), "{resp}");
+    let (code, resp) = tls("PUT", "/t/schema", &json, schema);
+    assert!(code == 201 || code == 200, "{resp}");
+    assert_eq!(tls("GET", "/metrics", &[], b"").0, 200);
+    // The Thrift ports refuse plaintext from loopback too.
+    let (t, body) = get_table_names(&mut *plain(server.thrift2)).unwrap_or((0, Vec::new()));
+    assert_ne!(t, REPLY, "{}", text(&body));
+}
+
+#[test]
+fn metrics_need_credentials_with_an_auth_file_unless_opened() {
+    let secured = |metrics_open: bool, probes_auth: bool| {
+        start(Security {
+            auth: Some(users(100)),
+            allow_plaintext_auth: true,
+            metrics_open,
+            probes_auth,
+            ..Security::default()
+        })
+    };
+    let alice = basic("alice", PASSWORD);
+    let bearer = format!("Bearer {TOKEN}");
+
+    // The default: /metrics needs credentials (Basic, or a bearer token as Prometheus sends),
+    // the probes do not.
+    let s = secured(false, false);
+    let ops = s.http.unwrap();
+    let (code, resp) = get_status(ops, "/metrics", None);
+    assert_eq!(code, 401, "{resp}");
+    assert!(resp.contains("authentication required"), "{resp}");
+    assert!(!resp.contains("redbase_"), "{resp}");
+    let (code, resp) = get_status(ops, "/metrics", Some(&alice));
+    assert_eq!(code, 200, "{resp}");
+    assert!(resp.contains("redbase_open_connections"), "{resp}");
+    assert_eq!(get_status(ops, "/metrics", Some(&bearer)).0, 200);
+    assert_eq!(get_status(ops, "/metrics", Some("Bearer wrong")).0, 401);
+    assert_eq!(get_status(ops, "/healthz", None).0, 200);
+    assert_eq!(get_status(ops, "/readyz", None).0, 200);
+
+    // --metrics-open: anyone may scrape.
+    let s = secured(true, false);
+    let (code, resp) = get_status(s.http.unwrap(), "/metrics", None);
+    assert_eq!(code, 200, "{resp}");
+
+    // --metrics-auth: the probes need credentials as well.
+    let s = secured(false, true);
+    let ops = s.http.unwrap();
+    for path in ["/healthz", "/readyz", "/metrics"] {
+        assert_eq!(get_status(ops, path, None).0, 401, "{path}");
+        assert_eq!(get_status(ops, path, Some(&alice)).0, 200, "{path}");
+    }
+
+    // Without an auth file there is nothing to prove: /metrics is open.
+    let s = start(Security::default());
+    assert_eq!(get_status(s.http.unwrap(), "/metrics", None).0, 200);
+}
+
+#[test]
+fn the_lockout_counts_per_user_and_address_and_locks_at_the_limit() {
+    let text_file = format!(
+        "[users.alice]\npassword = \"{}\"\nsuperuser = true\n[users.carol]\npassword = \"{}\"\n[users.bob]\ntokens = [\"{}\"]\n",
+        hash_password(PASSWORD).unwrap(),
+        hash_password("carol pass").unwrap(),
+        hash_token(TOKEN)
+    );
+    let users = Users::parse(&text_file, Path::new("users.toml")).unwrap();
+    let auth = Arc::new(Auth::new(
+        users,
+        LimiterConfig {
+            max_failures: 3,
+            ..LimiterConfig::default()
+        },
+    ));
+    let server = start(Security {
+        auth: Some(auth),
+        allow_plaintext_auth: true,
+        ..Security::default()
+    });
+    let ops = server.http.unwrap();
+    // Three failures for alice from this address: the third reaches the limit of 3.
+    for _ in 0..3 {
+        let (code, resp) = get_status(ops, "/api/status", Some(&basic("alice", "guess")));
+        assert_eq!(code, 401, "{resp}");
+    }
+    // Now alice is refused from here even with her password, on HTTP and on SASL...
+    let (code, resp) = get_status(ops, "/api/status", Some(&basic("alice", PASSWORD)));
+    assert_eq!(code, 429, "{resp}");
+    assert!(resp.to_ascii_lowercase().contains("retry-after:"), "{resp}");
+    assert!(
+        resp.contains("too many failed authentication attempts for user \"alice\""),
+        "{resp}"
+    );
+    let (status, why) = sasl_plain(&mut *plain(server.thrift1), "alice", PASSWORD);
+    assert_eq!(status, 3);
+    assert!(why.contains("too many failed"), "{why}");
+    // ...while other users from the same address (say, behind the same NAT) go on.
+    assert_eq!(
+        get_status(ops, "/api/status", Some(&basic("carol", "carol pass"))).0,
+        200
+    );
+    assert_eq!(
+        sasl_plain(&mut *plain(server.thrift1), "carol", "carol pass"),
+        (5, String::new())
+    );
+    assert_eq!(
+        get_status(ops, "/api/status", Some(&format!("Bearer {TOKEN}"))).0,
+        200
+    );
+    // SASL failures count toward the same limit: two for carol, then one on HTTP blocks her;
+    // then even her password, which the listener had remembered, is refused.
+    for _ in 0..2 {
+        assert_eq!(
+            sasl_plain(&mut *plain(server.thrift1), "carol", "guess").0,
+            3
+        );
+    }
+    assert_eq!(
+        get_status(ops, "/api/status", Some(&basic("carol", "guess"))).0,
+        401
+    );
+    assert_eq!(
+        get_status(ops, "/api/status", Some(&basic("carol", "carol pass"))).0,
+        429
+    );
 }

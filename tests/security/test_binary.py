@@ -1,11 +1,13 @@
 """The binary's own behaviour: certificates and the auth file reloaded on SIGHUP (certificates
 with open connections kept), and the loud warning when it listens beyond loopback with no authentication."""
 
+import base64
 import json
 import signal
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -90,7 +92,19 @@ def test_sighup_reloads_the_auth_file_and_a_bad_one_keeps_the_old(tmp_path):
                 login(password)
             assert "authentication failed" in str(e.value)
 
+        def http_status(password):
+            """The HTTP listener's answer to alice's Basic credentials (it remembers accepted ones)."""
+            basic = base64.b64encode(f"alice:{password}".encode()).decode()
+            req = urllib.request.Request(f"http://127.0.0.1:{s.http}/api/status",
+                                         headers={"Authorization": f"Basic {basic}"})
+            try:
+                with urllib.request.urlopen(req, timeout=10) as r:
+                    return r.status
+            except urllib.error.HTTPError as e:
+                return e.code
+
         login(PASSWORD)
+        assert http_status(PASSWORD) == 200
         hashed = subprocess.run([s.bin, "hash-password"], input=b"second pass phrase", check=True,
                                 capture_output=True).stdout.decode().strip()
         (tmp_path / "users.toml").write_text(f'[users.alice]\npassword = "{hashed}"\n')
@@ -98,6 +112,9 @@ def test_sighup_reloads_the_auth_file_and_a_bad_one_keeps_the_old(tmp_path):
         wait_for(lambda: "auth file reloaded" in log(), "the auth file reload")
         login("second pass phrase")
         refused(PASSWORD)
+        # The HTTP listener forgets what it remembered at the same moment.
+        assert http_status(PASSWORD) == 401
+        assert http_status("second pass phrase") == 200
 
         # A file that does not load: the server says why and keeps the users it has.
         (tmp_path / "users.toml").write_text('[users.alice]\npassword = "not a hash"\n')

@@ -1,8 +1,9 @@
 //! The operations listener's security rules, as one middleware: a request that changes
 //! something (any method but GET and HEAD) from an origin not in `--http-allowed-origins` is
-//! refused, and with an auth file the status page and `/api/status` (and, with
-//! `--metrics-auth`, the probes and metrics) need credentials: a client certificate, HTTP
-//! Basic or a Bearer token. The proved caller is put in the request's extensions
+//! refused, and with an auth file everything but the probes and the page's assets needs
+//! credentials: a client certificate, HTTP Basic or a Bearer token. That includes `/metrics`
+//! (it names every table and region) unless `--metrics-open`; `--metrics-auth` closes the
+//! probes too. The proved caller is put in the request's extensions
 //! ([`crate::gateway::Caller`]) for the handlers.
 
 use std::collections::HashMap;
@@ -21,7 +22,8 @@ use crate::security::{AuthError, Security};
 use crate::thrift::handshake::Session;
 
 /// How long accepted credentials are remembered, so the status page's polling does not run
-/// argon2 every second.
+/// argon2 every second. A reload of the auth file forgets them all at once (each carries the
+/// [`crate::security::Auth::generation`] it was checked under).
 const REMEMBER: Duration = Duration::from_secs(60);
 const REMEMBERED_MAX: usize = 256;
 
@@ -32,10 +34,17 @@ pub struct Peer {
     pub session: Session,
 }
 
+struct Remembered {
+    user: String,
+    at: Instant,
+    generation: u64,
+}
+
 pub struct Guard {
     security: Arc<Security>,
-    /// SHA-256 of an accepted Authorization value → (user, when accepted).
-    remembered: Mutex<HashMap<[u8; 32], (String, Instant)>>,
+    /// SHA-256 of an accepted Authorization value → (user, when accepted, under which load of
+    /// the auth file).
+    remembered: Mutex<HashMap<[u8; 32], Remembered>>,
 }
 
 impl Guard {
@@ -49,29 +58,37 @@ impl Guard {
     fn protected(&self, path: &str) -> bool {
         match path {
             "/" | "/api/status" | "/api/backup" => true,
-            "/metrics" | "/healthz" | "/readyz" => self.security.metrics_auth,
+            "/metrics" => !self.security.metrics_open || self.security.probes_auth,
+            "/healthz" | "/readyz" => self.security.probes_auth,
             "/status.css" | "/status.js" => false,
             // The REST API: every table, row and scanner resource (the ACL checks need a user).
             _ => true,
         }
     }
 
-    fn remembered(&self, key: &[u8; 32]) -> Option<String> {
+    fn remembered(&self, key: &[u8; 32], generation: u64) -> Option<String> {
         let map = self.remembered.lock().unwrap_or_else(|p| p.into_inner());
         map.get(key)
-            .filter(|(_, at)| at.elapsed() < REMEMBER)
-            .map(|(u, _)| u.clone())
+            .filter(|r| r.generation == generation && r.at.elapsed() < REMEMBER)
+            .map(|r| r.user.clone())
     }
 
-    fn remember(&self, key: [u8; 32], user: &str) {
+    fn remember(&self, key: [u8; 32], user: &str, generation: u64) {
         let mut map = self.remembered.lock().unwrap_or_else(|p| p.into_inner());
         if map.len() >= REMEMBERED_MAX {
-            map.retain(|_, (_, at)| at.elapsed() < REMEMBER);
+            map.retain(|_, r| r.generation == generation && r.at.elapsed() < REMEMBER);
             if map.len() >= REMEMBERED_MAX {
                 map.clear();
             }
         }
-        map.insert(key, (user.to_string(), Instant::now()));
+        map.insert(
+            key,
+            Remembered {
+                user: user.to_string(),
+                at: Instant::now(),
+                generation,
+            },
+        );
     }
 }
 
@@ -136,13 +153,20 @@ pub async fn check(State(guard): State<Arc<Guard>>, mut req: Request, next: Next
                 return auth_refusal(AuthError::Plaintext);
             }
             let key: [u8; 32] = Sha256::digest(&value).into();
-            let user = match guard.remembered(&key) {
-                Some(u) => u,
+            // Read before checking: a reload while the check runs makes the entry stale.
+            let generation = auth.generation();
+            let user = match guard.remembered(&key, generation) {
+                Some(u) => {
+                    if let Err(e) = auth.http_locked(addr.ip(), &value, &u) {
+                        return auth_refusal(e);
+                    }
+                    u
+                }
                 None => {
                     let ip = addr.ip();
                     match tokio::task::spawn_blocking(move || auth.http(ip, &value)).await {
                         Ok(Ok(u)) => {
-                            guard.remember(key, &u);
+                            guard.remember(key, &u, generation);
                             u
                         }
                         Ok(Err(e)) => return auth_refusal(e),

@@ -13,9 +13,12 @@
 //! | anything else, and `/` for clients that do not prefer HTML | HBase's REST API ([`crate::rest`], docs/rest.md) |
 
 mod backup;
+pub mod deadlines;
 pub mod guard;
+pub mod limits;
 pub mod rates;
 pub mod serve;
+pub mod slots;
 pub mod status;
 
 use std::future::Future;
@@ -69,6 +72,8 @@ pub struct Options {
     pub rest: RestConfig,
     /// Filled with the REST API once it runs, so the metrics can count its open scanners.
     pub rest_slot: Arc<std::sync::OnceLock<Arc<Rest>>>,
+    /// The listener's connection, deadline and lifetime bounds.
+    pub limits: limits::ListenerLimits,
 }
 
 /// Serves the operations endpoints on `listener` until `shutdown` completes. `ready` says
@@ -101,6 +106,8 @@ pub async fn run_with(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
     let security = options.security.clone();
+    let limits = options.limits;
+    let listener_metrics = metrics.http_listener().clone();
     let rest = Rest::new(
         engine.clone(),
         options.access.clone(),
@@ -134,7 +141,7 @@ pub async fn run_with(
             guard::check,
         ));
     tracing::info!(addr = ?listener.local_addr().ok(), tls = security.tls.is_some(), "HTTP operations listener");
-    serve::serve_with(listener, app, security, shutdown).await;
+    serve::serve_with(listener, app, security, limits, listener_metrics, shutdown).await;
     sampler.abort();
 }
 

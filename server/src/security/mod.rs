@@ -11,6 +11,7 @@ pub mod users;
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use base64::Engine as _;
@@ -32,8 +33,12 @@ pub struct Security {
     pub allow_plaintext_auth: bool,
     /// Origins a cross-site request may come from (`--http-allowed-origins`); none by default.
     pub allowed_origins: Vec<String>,
-    /// `/metrics`, `/healthz` and `/readyz` need an identity too (`--metrics-auth`).
-    pub metrics_auth: bool,
+    /// With an auth file, `/metrics` answers without credentials (`--metrics-open`); it needs
+    /// them otherwise, since it names every table and region.
+    pub metrics_open: bool,
+    /// With an auth file, `/healthz` and `/readyz` need credentials too (`--metrics-auth`,
+    /// which also keeps `/metrics` closed).
+    pub probes_auth: bool,
 }
 
 impl std::fmt::Debug for Security {
@@ -44,7 +49,8 @@ impl std::fmt::Debug for Security {
             .field("auth", &self.auth.is_some())
             .field("allow_plaintext_auth", &self.allow_plaintext_auth)
             .field("allowed_origins", &self.allowed_origins)
-            .field("metrics_auth", &self.metrics_auth)
+            .field("metrics_open", &self.metrics_open)
+            .field("probes_auth", &self.probes_auth)
             .finish()
     }
 }
@@ -62,14 +68,28 @@ impl Security {
     }
 }
 
+/// The name failures with bearer tokens are counted under (a token names no user).
+const TOKEN_USER: &str = "(token)";
+
+/// How a lockout names what it refuses.
+fn who(user: &str) -> String {
+    if user == TOKEN_USER {
+        "bearer tokens".to_string()
+    } else {
+        format!("user {user:?}")
+    }
+}
+
 /// Why credentials were not accepted. The text is what the client is told: it never holds a
 /// secret, and does not say whether the user or the password was wrong.
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum AuthError {
     #[error("authentication failed: wrong user name, password or token")]
     BadCredentials,
-    #[error("too many failed authentication attempts from {ip}: refused for another {secs} s")]
-    TooManyFailures { ip: IpAddr, secs: u64 },
+    #[error(
+        "too many failed authentication attempts for {who} from {ip}: refused for another {secs} s"
+    )]
+    TooManyFailures { who: String, ip: IpAddr, secs: u64 },
     #[error("malformed credentials: {0}")]
     Malformed(String),
     #[error("credentials over plaintext are refused: connect with TLS, or start the server with --allow-plaintext-auth")]
@@ -79,10 +99,12 @@ pub enum AuthError {
 }
 
 /// The auth file with the limiter that guards it. The users reload from the file (SIGHUP in
-/// the binary); a file that does not load leaves the previous users in place.
+/// the binary); a file that does not load leaves the previous users in place. Each reload
+/// bumps [`Auth::generation`], so credentials remembered by a listener are checked again.
 #[derive(Debug)]
 pub struct Auth {
     users: RwLock<Arc<Users>>,
+    generation: AtomicU64,
     /// Where the users came from; `None` for users given directly (nothing to reload).
     file: Option<PathBuf>,
     limiter: Limiter,
@@ -92,6 +114,7 @@ impl Auth {
     pub fn new(users: Users, limits: LimiterConfig) -> Auth {
         Auth {
             users: RwLock::new(Arc::new(users)),
+            generation: AtomicU64::new(0),
             file: None,
             limiter: Limiter::new(limits),
         }
@@ -107,6 +130,12 @@ impl Auth {
     /// The users as now loaded.
     pub fn users(&self) -> Arc<Users> {
         self.users.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Which load of the users is in use: credentials a listener remembers are good only
+    /// while this has not changed since they were checked.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
     }
 
     /// The auth file this was loaded from, if any.
@@ -125,6 +154,7 @@ impl Auth {
             Ok(users) => {
                 tracing::info!(file = %path.display(), users = users.len(), superusers = users.superusers().len(), "auth file reloaded");
                 *self.users.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(users);
+                self.generation.fetch_add(1, Ordering::AcqRel);
                 Ok(())
             }
             Err(e) => {
@@ -151,7 +181,7 @@ impl Auth {
 
     /// Checks a bearer token from `ip`.
     pub fn token(&self, ip: IpAddr, token: &[u8], how: &str) -> Result<String, AuthError> {
-        self.guarded(ip, "(token)", how, || self.users().verify_token(token))
+        self.guarded(ip, TOKEN_USER, how, || self.users().verify_token(token))
     }
 
     /// A SASL PLAIN response (RFC 4616: authzid NUL authcid NUL password). An authzid other
@@ -202,7 +232,22 @@ impl Auth {
         }
     }
 
-    /// Refuses a blocked address before any work; counts and logs a failure (the user name
+    /// Refuses HTTP credentials a listener remembers as `user`'s while that user (or, for a
+    /// bearer token, token use) is locked out from `ip`: a lockout holds on every path.
+    pub fn http_locked(&self, ip: IpAddr, header: &[u8], user: &str) -> Result<(), AuthError> {
+        let text = header.trim_ascii_start();
+        let bearer = text.len() >= 6 && text[..6].eq_ignore_ascii_case(b"bearer");
+        let name = if bearer { TOKEN_USER } else { user };
+        self.limiter
+            .check(ip, name)
+            .map_err(|secs| AuthError::TooManyFailures {
+                who: who(name),
+                ip,
+                secs,
+            })
+    }
+
+    /// Refuses a locked-out user before any work; counts and logs a failure (the user name
     /// and address, never the secret).
     fn guarded(
         &self,
@@ -211,14 +256,18 @@ impl Auth {
         how: &str,
         verify: impl FnOnce() -> Option<String>,
     ) -> Result<String, AuthError> {
-        if let Err(secs) = self.limiter.check(ip) {
-            return Err(AuthError::TooManyFailures { ip, secs });
+        if let Err(secs) = self.limiter.check(ip, user) {
+            return Err(AuthError::TooManyFailures {
+                who: who(user),
+                ip,
+                secs,
+            });
         }
         match verify() {
             Some(u) => Ok(u),
             None => {
-                if self.limiter.failed(ip) {
-                    tracing::warn!(%ip, method = how, "too many failed authentication attempts: address refused for a while");
+                if self.limiter.failed(ip, user) {
+                    tracing::warn!(%ip, user = %user.escape_debug(), method = how, "too many failed authentication attempts: this user is refused from this address for a while");
                 } else {
                     tracing::warn!(%ip, user = %user.escape_debug(), method = how, "authentication failed");
                 }

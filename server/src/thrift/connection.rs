@@ -69,8 +69,9 @@ pub struct Connection {
     pub(super) session: Session,
     pub(super) security: Arc<Security>,
     /// The last HTTP credentials accepted on this connection and their user, so a keep-alive
-    /// client is not put through argon2 on every call.
-    pub(super) http_identity: Option<(Vec<u8>, String)>,
+    /// client is not put through argon2 on every call, with the auth file's generation they
+    /// were checked under.
+    pub(super) http_identity: Option<(Vec<u8>, String, u64)>,
     /// SASL: the mechanism was accepted, the response is expected next.
     pub(super) sasl_started: bool,
     max_message: usize,

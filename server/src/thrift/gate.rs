@@ -120,8 +120,13 @@ impl Connection {
         if !self.session.tls && !sec.allow_plaintext_auth {
             return Err(Refusal::auth(AuthError::Plaintext));
         }
-        if let Some((known, user)) = &self.http_identity {
-            if bool::from(known.as_slice().ct_eq(&value)) {
+        // Remembered only under the auth file's load it was checked with (a reload may have
+        // removed the user or changed the password).
+        let generation = auth.generation();
+        if let Some((known, user, checked_under)) = &self.http_identity {
+            if *checked_under == generation && bool::from(known.as_slice().ct_eq(&value)) {
+                auth.http_locked(self.peer.ip(), &value, user)
+                    .map_err(Refusal::auth)?;
                 caller.user = Some(user.clone());
                 caller.proof = Proof::Http;
                 return Ok(caller);
@@ -131,7 +136,7 @@ impl Connection {
         let checked = value.clone();
         match tokio::task::spawn_blocking(move || auth.http(ip, &checked)).await {
             Ok(Ok(user)) => {
-                self.http_identity = Some((value, user.clone()));
+                self.http_identity = Some((value, user.clone(), generation));
                 caller.user = Some(user);
                 caller.proof = Proof::Http;
                 Ok(caller)
