@@ -12,6 +12,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::engine::Engine;
+use crate::gateway::wrong_port::{Idl, Ports, WrongPort};
 use crate::gateway::{advertised, Access, Advertised};
 use crate::http;
 use crate::metrics::{Metrics, ScannerCount};
@@ -81,6 +82,17 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
     // as the gateways are made.
     let mut scanner_counts: Vec<(&'static str, ScannerCount)> = Vec::new();
     let mut gateways = Vec::new();
+    // What each Thrift port tells a client that meant the other one, or a browser.
+    let reachable = |l: &Option<TcpListener>| {
+        l.as_ref()
+            .and_then(|l| l.local_addr().ok())
+            .map(|a| Ports::reachable(a, &host))
+    };
+    let ports = Ports {
+        thrift1: reachable(&listeners.thrift1),
+        thrift2: reachable(&listeners.thrift2),
+        http: reachable(&listeners.http),
+    };
     if let Some(l) = listeners.thrift1 {
         let handler = thrift1::Handler::new(
             engine.clone(),
@@ -88,7 +100,10 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
             Advertised::of(host.clone(), &l),
             access.clone(),
         );
-        let service = Arc::new(thrift1::Thrift1::new(handler));
+        let service = Arc::new(
+            thrift1::Thrift1::new(handler)
+                .with_wrong_port(WrongPort::new(Idl::Thrift1, ports.clone())),
+        );
         let h = service.handler.clone();
         scanner_counts.push(("thrift1", Arc::new(move || h.scanners.len())));
         gateways.push((l, service as Arc<dyn thrift::Service>, "thrift1"));
@@ -101,7 +116,10 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
             access.clone(),
             config.slow_log.clone(),
         );
-        let service = Arc::new(thrift2::Thrift2::new(handler));
+        let service = Arc::new(
+            thrift2::Thrift2::new(handler)
+                .with_wrong_port(WrongPort::new(Idl::Thrift2, ports.clone())),
+        );
         let h = service.handler.clone();
         scanner_counts.push(("thrift2", Arc::new(move || h.scanners.len())));
         gateways.push((l, service as Arc<dyn thrift::Service>, "thrift2"));

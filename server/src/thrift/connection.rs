@@ -50,6 +50,9 @@ pub enum End {
     Evicted,
     /// The peer sent something that is not a valid message; the connection is dropped.
     Malformed(String),
+    /// An HTTP request other than a POST (a browser): answered with the service's hint, or
+    /// with this text, then dropped.
+    NotPost(String),
     /// The server's in-flight byte budget could not hold this connection's message.
     Budget(String),
     /// A security rule refused the connection; the client was told why.
@@ -355,7 +358,7 @@ impl Connection {
             Err(e) => return Err(End::Malformed(format!("a malformed HTTP request: {e}"))),
         };
         if head.method != Some("POST") {
-            return Err(End::Malformed(format!(
+            return Err(End::NotPost(format!(
                 "only POST carries Thrift over HTTP, got {} {}",
                 head.method.unwrap_or_default(),
                 head.path.unwrap_or_default()

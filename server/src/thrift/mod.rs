@@ -21,6 +21,7 @@ use thrift::protocol::{
 use thrift::server::TProcessor;
 
 pub use crate::gateway::awaited::PendingReply;
+use crate::gateway::wrong_port::{declared_error_reply, WrongPort};
 use crate::gateway::Caller;
 use crate::security::Security;
 use thrift::{ApplicationError, ApplicationErrorKind};
@@ -42,6 +43,11 @@ pub trait Service: Send + Sync + 'static {
     /// has made `caller` the thread's current caller ([`crate::gateway::caller::scope`]).
     fn process_from(&self, message: &[u8], protocol: Protocol, _caller: &Caller) -> Vec<u8> {
         self.process(message, protocol)
+    }
+
+    /// One line for a browser that sent an HTTP GET to this port (None: the generic refusal).
+    fn browser_hint(&self) -> Option<String> {
+        None
     }
 
     /// Whether `method` is a short read (bounded work, never a sync) that may run on the
@@ -123,6 +129,17 @@ impl Default for Limits {
 /// with a `TApplicationException` too, so the client never waits for a reply that will not come
 /// and the connection stays usable.
 pub fn process_message(processor: &dyn TProcessor, message: &[u8], protocol: Protocol) -> Vec<u8> {
+    process_message_hinted(processor, message, protocol, None)
+}
+
+/// As [`process_message`]; a call of a method this service lacks but the other Thrift service
+/// has is answered with `wrong_port`'s hint as that method's declared I/O error.
+pub fn process_message_hinted(
+    processor: &dyn TProcessor,
+    message: &[u8],
+    protocol: Protocol,
+    wrong_port: Option<&WrongPort>,
+) -> Vec<u8> {
     if let Err(why) = check_message(message, protocol) {
         tracing::warn!(reason = %why, "malformed request answered with a protocol error");
         return error_reply(message, protocol, ApplicationErrorKind::ProtocolError, why);
@@ -141,6 +158,17 @@ pub fn process_message(processor: &dyn TProcessor, message: &[u8], protocol: Pro
         }
     });
     match std::panic::catch_unwind(run) {
+        // The processor answers an unknown method with an exception reply of its own.
+        Ok(Ok(())) if wrong_port.is_some() && is_exception_reply(&out, protocol) => {
+            let (name, seq) = frame::message_header(message, protocol).unwrap_or_default();
+            match wrong_port.and_then(|w| w.method_hint(&name)) {
+                Some(hint) => {
+                    tracing::info!(method = %name, "a call meant for the other Thrift port");
+                    declared_error_reply(&name, seq, protocol, &hint)
+                }
+                None => out,
+            }
+        }
         Ok(Ok(())) => out,
         Ok(Err(e)) => {
             tracing::warn!(error = %e, "request failed");
@@ -173,6 +201,15 @@ pub fn process_message(processor: &dyn TProcessor, message: &[u8], protocol: Pro
                 format!("internal error processing the call: {what}"),
             )
         }
+    }
+}
+
+/// Whether `reply` (written strict in binary) is an exception message.
+fn is_exception_reply(reply: &[u8], protocol: Protocol) -> bool {
+    const EXCEPTION: u8 = 3;
+    match protocol {
+        Protocol::Binary { .. } => reply.len() >= 4 && reply[3] == EXCEPTION,
+        Protocol::Compact => reply.len() >= 2 && reply[1] >> 5 == EXCEPTION,
     }
 }
 
@@ -352,6 +389,7 @@ pub async fn run_secured(
                     slot.clone(),
                 )
                 .with_inline(limits.inline.clone());
+                let browser_hint = service.browser_hint();
                 let end = conn
                     .serve(service, &*observer, limits.idle_timeout, &mut shutdown_rx)
                     .await;
@@ -361,6 +399,11 @@ pub async fn run_secured(
                     End::Malformed(why) | End::Budget(why) => {
                         tracing::warn!(service = name, %peer, reason = %why, "connection dropped");
                         conn.reject(why).await;
+                    }
+                    End::NotPost(why) => {
+                        tracing::debug!(service = name, %peer, reason = %why, "not a Thrift call");
+                        let hint = browser_hint.unwrap_or_else(|| why.clone());
+                        conn.reject(&format!("{hint}\n")).await;
                     }
                     End::Io(e) => {
                         tracing::debug!(service = name, %peer, error = %e, "connection error")

@@ -17,12 +17,13 @@ use crate::engine::{Engine, TableDescriptor, TableName};
 use crate::gateway::awaited;
 use crate::gateway::grants::{self, AclRequest};
 use crate::gateway::requests::table_regions;
+use crate::gateway::wrong_port::WrongPort;
 use crate::gateway::{Access, Advertised, Caller, Need};
 use crate::generated::hbase1::*;
 use crate::scanners::{ScannerLimits, Scanners};
 use crate::thrift::frame::Protocol;
 use crate::thrift::inline::{i32_arg, SHORT_BATCH};
-use crate::thrift::{process_message, PendingReply, Service};
+use crate::thrift::{process_message_hinted, PendingReply, Service};
 use convert::*;
 pub use methods::METHODS;
 
@@ -82,6 +83,8 @@ impl Handler {
 pub struct Thrift1 {
     processor: HbaseSyncProcessor<Arc<Handler>>,
     pub handler: Arc<Handler>,
+    /// What a client of the other Thrift service is told (None: the processor's own answer).
+    wrong_port: Option<WrongPort>,
 }
 
 impl Thrift1 {
@@ -90,13 +93,29 @@ impl Thrift1 {
         Thrift1 {
             processor: HbaseSyncProcessor::new(handler.clone()),
             handler,
+            wrong_port: None,
         }
+    }
+
+    /// Answers calls of the other Thrift service's methods with a hint naming its port.
+    pub fn with_wrong_port(mut self, wrong_port: WrongPort) -> Self {
+        self.wrong_port = Some(wrong_port);
+        self
     }
 }
 
 impl Service for Thrift1 {
+    fn browser_hint(&self) -> Option<String> {
+        self.wrong_port.as_ref().map(WrongPort::browser_hint)
+    }
+
     fn process(&self, message: &[u8], protocol: Protocol) -> Vec<u8> {
-        process_message(&self.processor as &dyn TProcessor, message, protocol)
+        process_message_hinted(
+            &self.processor as &dyn TProcessor,
+            message,
+            protocol,
+            self.wrong_port.as_ref(),
+        )
     }
 
     /// Point reads of one row, a scanner's next rows (up to [`SHORT_BATCH`]), and opening

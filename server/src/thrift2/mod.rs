@@ -18,13 +18,14 @@ use thrift::server::TProcessor;
 use crate::engine::Engine;
 use crate::gateway::awaited;
 use crate::gateway::grants::{self, AclRequest};
+use crate::gateway::wrong_port::WrongPort;
 use crate::gateway::{Access, Advertised, Caller, Need};
 use crate::generated::hbase2::*;
 use crate::scanners::{ScannerLimits, Scanners};
 use crate::slowlog::{Record, SlowLog, SlowLogConfig};
 use crate::thrift::frame::Protocol;
 use crate::thrift::inline::{i32_arg, SHORT_BATCH};
-use crate::thrift::{process_message, PendingReply, Service};
+use crate::thrift::{process_message_hinted, PendingReply, Service};
 use convert::*;
 pub use methods::METHODS;
 
@@ -96,6 +97,8 @@ impl Handler {
 pub struct Thrift2 {
     processor: THBaseServiceSyncProcessor<Arc<Handler>>,
     pub handler: Arc<Handler>,
+    /// What a client of the other Thrift service is told (None: the processor's own answer).
+    wrong_port: Option<WrongPort>,
 }
 
 impl Thrift2 {
@@ -104,7 +107,14 @@ impl Thrift2 {
         Thrift2 {
             processor: THBaseServiceSyncProcessor::new(handler.clone()),
             handler,
+            wrong_port: None,
         }
+    }
+
+    /// Answers calls of the other Thrift service's methods with a hint naming its port.
+    pub fn with_wrong_port(mut self, wrong_port: WrongPort) -> Self {
+        self.wrong_port = Some(wrong_port);
+        self
     }
 }
 
@@ -130,8 +140,17 @@ fn describe(message: &[u8], protocol: Protocol) -> (String, String) {
 }
 
 impl Service for Thrift2 {
+    fn browser_hint(&self) -> Option<String> {
+        self.wrong_port.as_ref().map(WrongPort::browser_hint)
+    }
+
     fn process(&self, message: &[u8], protocol: Protocol) -> Vec<u8> {
-        process_message(&self.processor as &dyn TProcessor, message, protocol)
+        process_message_hinted(
+            &self.processor as &dyn TProcessor,
+            message,
+            protocol,
+            self.wrong_port.as_ref(),
+        )
     }
 
     /// Point reads of one row, opening a scanner (nothing is read until its first batch), a
