@@ -117,7 +117,10 @@ pub async fn serve_with(
                         svc.call(req)
                     },
                 );
+                // Header names written as HBase's Jetty writes them (`X-Timestamp`, not
+                // `x-timestamp`), for clients that compare them case-sensitively.
                 let conn = http1::Builder::new()
+                    .title_case_headers(true)
                     .timer(TokioTimer::new())
                     .header_read_timeout(HEADER_TIMEOUT)
                     .max_buf_size(MAX_HEADER)

@@ -13,6 +13,7 @@
 //! ([`protobuf`]), plain text where HBase has one, and raw bytes for one cell.
 
 pub mod check;
+pub mod encoding;
 pub mod filter;
 pub mod media;
 pub mod meta;
@@ -360,8 +361,11 @@ pub async fn serve(rest: Arc<Rest>, req: Request) -> Response {
                 };
                 let rest2 = rest.clone();
                 let ran = tokio::task::spawn_blocking(move || {
-                    caller::scope(caller, || route(&rest2, &r))
-                        .unwrap_or_else(|e| e.into_response())
+                    caller::scope(caller, || {
+                        encoding::coded(r, MAX_BODY, |r| {
+                            route(&rest2, r).unwrap_or_else(|e| e.into_response())
+                        })
+                    })
                 })
                 .await;
                 ran.unwrap_or_else(|e| {
