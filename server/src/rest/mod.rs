@@ -413,8 +413,9 @@ fn route(rest: &Rest, r: &Req) -> RestResult {
         [table, "scanner", id] => scanner::instance(rest, r, &table_name(table)?, id),
         [table, spec @ ..] if !spec.is_empty() => {
             let table = table_name(table)?;
-            if spec[0].starts_with("multiget") && spec.len() == 1 {
-                return row::multiget(rest, r, &table);
+            // HBase's `{multiget: multiget.*}`: the rest of the path may name columns.
+            if spec[0].starts_with("multiget") {
+                return row::multiget(rest, r, &table, spec);
             }
             if spec.last().is_some_and(|s| s.ends_with('*')) && spec.len() == 1 {
                 return scanner::stateless(rest, r, &table, spec[0]);
