@@ -132,7 +132,8 @@ impl Acked {
             )
         } else {
             format!(
-                "{} {rows_word}, {} cells acknowledged as written into {rest}; {} {rows_word},                  {} cells read (a chunk that failed may be partly written)",
+                "{} {rows_word}, {} cells into {rest}, as the destination acknowledged them, \
+                 of {} {rows_word}, {} cells read (a chunk that failed may be partly written)",
                 self.rows(),
                 self.cells(),
                 read.0,

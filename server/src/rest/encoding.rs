@@ -74,7 +74,9 @@ fn gunzip(compressed: &[u8], limit: usize) -> Result<Bytes, RestError> {
     if out.len() > limit {
         return Err(RestError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
-            format!("Payload too large\r\nthe request body exceeds {limit} bytes once decompressed\r\n"),
+            format!(
+                "Payload too large\r\nthe request body exceeds {limit} bytes once decompressed\r\n"
+            ),
         ));
     }
     Ok(Bytes::from(out))
@@ -243,7 +245,10 @@ mod tests {
         assert_eq!(&got[..], b"hello");
         // Two members read as one body, as Java reads them.
         let two = [gz(b"ab"), gz(b"cd")].concat();
-        assert_eq!(&decode_body(&h, Bytes::from(two), 100).unwrap()[..], b"abcd");
+        assert_eq!(
+            &decode_body(&h, Bytes::from(two), 100).unwrap()[..],
+            b"abcd"
+        );
         // A bomb: 1 MiB of zeros compresses to about 1 KiB; a 64 KiB limit stops it.
         let bomb = gz(&vec![0u8; 1 << 20]);
         assert!(bomb.len() < 4096);
@@ -274,7 +279,10 @@ mod tests {
     #[test]
     fn accept_encoding_is_read_with_quality() {
         assert!(accepts_gzip(&with(header::ACCEPT_ENCODING, "gzip")));
-        assert!(accepts_gzip(&with(header::ACCEPT_ENCODING, "br, GZIP;q=0.5")));
+        assert!(accepts_gzip(&with(
+            header::ACCEPT_ENCODING,
+            "br, GZIP;q=0.5"
+        )));
         assert!(!accepts_gzip(&with(header::ACCEPT_ENCODING, "gzip;q=0")));
         assert!(!accepts_gzip(&with(header::ACCEPT_ENCODING, "deflate")));
         assert!(!accepts_gzip(&HeaderMap::new()));

@@ -333,7 +333,9 @@ fn namespace(rest: &Rest, r: &Req, ns: &str) -> RestResult {
             if r.method == Method::PUT && !exists {
                 return Err(RestError::new(
                     StatusCode::FORBIDDEN,
-                    format!("Namespace '{ns}' does not exist. Use REST POST to create the namespace."),
+                    format!(
+                        "Namespace '{ns}' does not exist. Use REST POST to create the namespace."
+                    ),
                 ));
             }
             let done = if exists {
