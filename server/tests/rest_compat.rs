@@ -21,6 +21,7 @@ use rest_support::*;
 use serde_json::json;
 
 const J: &str = "application/json";
+const CONSTRAINT: &str = "org.apache.hadoop.hbase.constraint.ConstraintException";
 
 fn schema(name: &str) -> Vec<u8> {
     json!({"name": name, "ColumnSchema": [{"name": "cf"}]})
@@ -93,9 +94,7 @@ fn system_and_overlong_table_names_fail_alike_on_every_gateway() {
         assert_eq!(r.status, 503, "{}", r.text());
         assert_eq!(
             r.text(),
-            format!(
-                "Unavailable\r\norg.apache.hadoop.hbase.constraint.ConstraintException: Cannot disable {name}\r\n"
-            )
+            format!("Unavailable\r\n{CONSTRAINT}: {CONSTRAINT}: Cannot disable {name}\r\n")
         );
         let e = t1
             .create_table(name.as_bytes().to_vec(), vec![family1("cf")])
@@ -496,7 +495,7 @@ fn header_names_are_written_as_hbase_writes_them() {
 #[test]
 fn refusals_have_hbase_statuses_and_exceptions() {
     let s = Server::start(Config::default());
-    let constraint = "Unavailable\r\norg.apache.hadoop.hbase.constraint.ConstraintException: ";
+    let constraint = format!("Unavailable\r\n{CONSTRAINT}: {CONSTRAINT}: ");
     for ns in ["default", "hbase"] {
         let r = s.call("DELETE", &format!("/namespaces/{ns}"), &[], Vec::new());
         assert_eq!(
@@ -531,6 +530,12 @@ fn refusals_have_hbase_statuses_and_exceptions() {
     assert_eq!(r.status, 403, "{}", r.text());
     let r = s.call("POST", "/namespaces/full", &[], Vec::new());
     assert_eq!(r.status, 403, "{}", r.text());
+    // An alteration answers with its URL as text, as HBase does.
+    let r = s.call("PUT", "/namespaces/full", &[], Vec::new());
+    assert_eq!(
+        (r.status, r.text()),
+        (200, format!("http://{}/namespaces/full", s.addr))
+    );
     // The tables sub-path acts on the namespace for every method but GET, as in HBase.
     assert_eq!(
         s.call("DELETE", "/full:t/schema", &[], Vec::new()).status,

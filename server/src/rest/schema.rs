@@ -264,11 +264,12 @@ const IO: &str = "java.io.IOException";
 const CONSTRAINT: &str = "org.apache.hadoop.hbase.constraint.ConstraintException";
 
 /// HBase's 503 for what its master refuses with a ConstraintException (an IOException, so
-/// HBase's REST server answers "Unavailable" with it), in HBase's words.
+/// HBase's REST server answers "Unavailable" with it), in HBase's words: the class is named
+/// twice, as the client's copy of the master's exception prints it.
 fn constraint(message: &str) -> RestError {
     RestError::new(
         StatusCode::SERVICE_UNAVAILABLE,
-        format!("Unavailable\r\n{CONSTRAINT}: {message}\r\n"),
+        format!("Unavailable\r\n{CONSTRAINT}: {CONSTRAINT}: {message}\r\n"),
     )
 }
 
@@ -344,11 +345,22 @@ fn namespace(rest: &Rest, r: &Req, ns: &str) -> RestResult {
                 rest.engine.create_namespace(d)
             };
             done.map_err(|e| RestError::from_engine(&e, IO))?;
-            Ok(if exists {
-                empty(StatusCode::OK)
-            } else {
-                empty(StatusCode::CREATED)
-            })
+            // HBase answers an alteration with the request's URL as text, a creation with it
+            // as the Location.
+            let host = r
+                .headers
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok())
+                .unwrap_or("localhost");
+            let url = format!("http://{host}/{}", r.segments.join("/"));
+            if exists {
+                return Ok(body(StatusCode::OK, Media::Text, url.into_bytes()));
+            }
+            let mut resp = empty(StatusCode::CREATED);
+            if let Ok(v) = HeaderValue::from_str(&url) {
+                resp.headers_mut().insert(header::LOCATION, v);
+            }
+            Ok(resp)
         }
         Method::DELETE => {
             rest.may(Need::AlterNamespace(ns))?;
