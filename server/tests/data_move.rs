@@ -297,3 +297,49 @@ fn offline_import_into_a_data_dir_and_refusal_while_a_server_holds_it() {
     assert_eq!(compare_tables(&e, "small", "offline"), 3000);
     assert_eq!(region_starts(&e, "small"), region_starts(&e, "offline"));
 }
+
+/// When the server refuses a chunk midway, the message counts what the server acknowledged
+/// (and what was read), so the user can tell what landed: here the first 30 rows of 300.
+#[test]
+fn a_stopped_import_reports_the_rows_the_server_acknowledged() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, data, file) = small_export(dir.path(), 300);
+    let mut lines = decompress(&file);
+    assert_eq!(lines.len(), 302, "header, 300 rows, trailer");
+    // From the 31st row on, every cell names a family the table does not have.
+    for l in &mut lines[31..301] {
+        let changed = l
+            .replace("\"f\":\"YQ==\"", "\"f\":\"eno=\"")
+            .replace("\"f\":\"Yg==\"", "\"f\":\"eno=\"");
+        assert_ne!(&changed, l, "{l}");
+        *l = changed;
+    }
+    let bad = dir.path().join("bad_family.jsonl");
+    write_lines(&bad, &lines);
+    let err = fails(run(&[
+        "import",
+        "--thrift2",
+        &server.addr,
+        "--in",
+        p(&bad),
+        "--table",
+        "t_ack",
+        "--chunk",
+        "100",
+    ]));
+    assert!(err.contains("cannot write"), "{err}");
+    // What was read runs ahead of what was written (chunks wait in the writer's queue).
+    let acked = "imported 30 row lines, 300 cells into t_ack, as the destination acknowledged \
+                 them, of ";
+    let read: u64 = err
+        .split_once(acked)
+        .and_then(|(_, rest)| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!((40..=300).contains(&read), "{err}");
+    server.stop();
+    let e = Engine::open(&data, EngineConfig::default()).unwrap();
+    let mut scanner = e.scan("t_ack", redbase::engine::Scan::new()).unwrap();
+    let rows = scanner.next_batch(1000).unwrap();
+    assert_eq!(rows.len(), 30);
+}

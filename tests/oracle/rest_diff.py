@@ -1,27 +1,34 @@
 """REST differential runner: every step of tests/oracle/rest_scenarios.py sent to redbase's REST
 API and to HBase 2.6.1's REST server (tests/oracle/hbase.sh), answers compared.
 
-Usage: python3 tests/oracle/rest_diff.py [--verbose]
+Usage: python3 tests/oracle/rest_diff.py [--verbose]   (--verbose: every step, with its answer)
 
 - redbase: REDBASE_BIN (default target/debug/redbase) on free loopback ports, stopped at the end.
 - HBase: the REST server on ORACLE_REST_PORT (19080) of a running oracle; when it does not
   answer, `hbase.sh rest-start` adds it to a running oracle (or `hbase.sh start` starts one), and
   what this script started it stops again.
 
-Normalisation: a status of 300 or more compares the status and the body's first line (HBase
-adds a Java stack trace after it); JSON and XML bodies compare as trees, with wall-clock
+Normalisation: a gzip-compressed answer (Content-Encoding: gzip) is decompressed first and
+compares as "encoding": "gzip" plus its content; a status of 300 or more compares the status
+and the body's first line (HBase adds a Java stack trace after it), and with `line2` the
+second line too (the exception and its message); JSON and XML bodies compare as trees, with wall-clock
 timestamps as "<ts>", region ids, names and locations as placeholders, and lists of tables and
 namespaces cut to this run's; protobuf bodies of a step naming its message (`pb`) are decoded
 field by field (tests/oracle/rest_pb.py) and compare as the JSON trees do; text compares as is.
 A step with `norm`: "version" compares /version with the JVM, web server and revision as
 "<runtime>"; "status" compares /status/cluster by its fields, this run's regions and heap
-sizes above 0, not its figures (HBase's cluster is shared with other tables). Differences listed in
+sizes above 0, not its figures (HBase's cluster is shared with other tables). A step with
+`header_names` compares which of those header names the answer has, spelled exactly as sent. A
+step with `thrift2` ([method, table]) calls that admin method (disableTable, enableTable) on
+each side's Thrift2 gateway (redbase's own, the oracle's on ORACLE_THRIFT2_PORT) instead of an
+HTTP request, and compares the outcomes. Differences listed in
 tests/oracle/rest-allow.json ([{"step", "reason"}]) are reported but do not fail the run.
 Exit status 0 when every difference is allowed.
 """
 
 import argparse
 import base64
+import gzip
 import json
 import os
 import re
@@ -43,6 +50,23 @@ from rest_scenarios import STEPS  # noqa: E402
 import rest_pb  # noqa: E402
 
 REST_PORT = int(os.environ.get("ORACLE_REST_PORT", "19080"))
+THRIFT2_PORT = int(os.environ.get("ORACLE_THRIFT2_PORT", "19091"))
+
+
+def thrift2_admin(port, method, table):
+    """One Thrift2 admin call on a table (`ns:name` or `name`): "ok" or the error's class."""
+    import thriftpy2
+    from thriftpy2.rpc import make_client
+    t = thriftpy2.load(str(ROOT / "idl" / "hbase2.thrift"), module_name="rest_diff_hbase2_thrift")
+    ns, _, q = table.rpartition(":")
+    c = make_client(t.THBaseService, "127.0.0.1", port, timeout=60_000)
+    try:
+        getattr(c, method)(t.TTableName(ns=(ns or "default").encode(), qualifier=q.encode()))
+        return {"thrift2": "ok"}
+    except Exception as e:  # noqa: BLE001 - the outcome is what is compared
+        return {"thrift2": type(e).__name__}
+    finally:
+        c.close()
 PREFIX = f"rd{os.getpid()}_"
 
 
@@ -217,14 +241,34 @@ def version_shape(v):
     return re.sub(r"\[(JVM|Server|Revision): [^]]*\]", r"[\1: <runtime>]", v)
 
 
+def header(headers, name):
+    return next((v for k, v in headers.items() if k.lower() == name.lower()), None)
+
+
 def normalise(status, headers, body, step=None):
     step = step or {}
-    ctype = (headers.get("Content-Type") or headers.get("content-type") or "").split(";")[0].strip()
+    ctype = (header(headers, "Content-Type") or "").split(";")[0].strip()
     shape = step.get("norm")
+    gzipped = (header(headers, "Content-Encoding") or "").lower() == "gzip"
+    if gzipped:
+        try:
+            body = gzip.decompress(body)
+        except (OSError, EOFError) as e:
+            body = f"undecodable gzip ({e})".encode()
     if status >= 300:
-        first = body.decode("utf-8", "replace").split("\r\n")[0].split("\n")[0]
-        return {"status": status, "first line": first.replace(PREFIX, "{P}")}
+        lines = body.decode("utf-8", "replace").replace("\r\n", "\n").split("\n")
+        out = {"status": status, "first line": lines[0].replace(PREFIX, "{P}")}
+        if step.get("line2"):
+            out["second line"] = (lines[1] if len(lines) > 1 else "").replace(PREFIX, "{P}")
+        if gzipped and body:
+            out["encoding"] = "gzip"
+        return out
     out = {"status": status}
+    if step.get("header_names"):
+        wanted = {n.lower() for n in step["header_names"]}
+        out["header names"] = sorted(k for k in headers if k.lower() in wanted)
+    if gzipped and body:
+        out["encoding"] = "gzip"
     if not body:
         return out
     out["type"] = ctype
@@ -255,6 +299,8 @@ def normalise(status, headers, body, step=None):
         out["body"] = body.hex()
     else:
         text = body.decode("utf-8", "replace")
+        # A URL in a text answer (HBase's namespace alteration) names each side's own address.
+        text = re.sub(r"http://127\.0\.0\.1:[0-9]+/", "http://<host>/", text)
         out["body"] = status_text_shape(text) if shape == "status" else text.replace(PREFIX, "{P}")
     if shape == "version" and "body" in out:
         out["body"] = version_shape(out["body"])
@@ -272,6 +318,8 @@ def step_name(s):
     """A step's name in reports and in rest-allow.json: its `name`, else method, path, Accept."""
     if s.get("name"):
         return s["name"]
+    if s.get("thrift2"):
+        return "thrift2 " + " ".join(s["thrift2"])
     return f"{s['method']} {s['path']}" + (f" [{s['accept']}]" if s.get("accept") else "") + (
         f" ({s['comment']})" if s.get("comment") else "")
 
@@ -300,10 +348,12 @@ def main():
             print(r.stdout + r.stderr)
             return 1
     hbase = f"http://127.0.0.1:{REST_PORT}"
+    thrift2 = {"hbase": THRIFT2_PORT}
     work = Path(tempfile.mkdtemp(prefix="rest-diff-"))
     proc = RedbaseProcess(work / "data", gateways=("thrift2",))
     proc.start()
     redbase = proc.http_url("").rstrip("/")
+    thrift2["redbase"] = proc.ports["thrift2"]
     saved = {"redbase": {}, "hbase": {}}
     failures, allowed, same = [], [], 0
     t0 = time.monotonic()
@@ -312,6 +362,10 @@ def main():
             name = step_name(s)
             answers = {}
             for side, base in (("redbase", redbase), ("hbase", hbase)):
+                if s.get("thrift2"):
+                    method, table = s["thrift2"]
+                    answers[side] = thrift2_admin(thrift2[side], method, table.replace("{P}", PREFIX))
+                    continue
                 path = s["path"]
                 if path.startswith("$"):
                     path = saved[side].get(path[1:], "/missing-scanner")
@@ -327,7 +381,7 @@ def main():
             if answers["redbase"] == answers["hbase"]:
                 same += 1
                 if args.verbose:
-                    print(f"same     {i:03d} {name}")
+                    print(f"same     {i:03d} {name}: {json.dumps(answers['hbase'], sort_keys=True)[:300]}")
                 continue
             entry = (name, answers)
             if name in allow:
@@ -341,7 +395,9 @@ def main():
     finally:
         for base in (redbase, hbase):
             for path in (f"/{PREFIX}t/schema", f"/{PREFIX}p/schema", f"/{PREFIX}ns:t2/schema",
-                         f"/namespaces/{PREFIX}ns", f"/namespaces/{PREFIX}pbns"):
+                         f"/{PREFIX}k/schema", f"/{PREFIX}d/schema", f"/{PREFIX}ns2:t/schema",
+                         f"/namespaces/{PREFIX}ns", f"/namespaces/{PREFIX}pbns",
+                         f"/namespaces/{PREFIX}ns2"):
                 request(base, "DELETE", path)
         proc.stop()
         if started == "rest":

@@ -12,7 +12,9 @@ scan's chunks), norm ("version" or "status", see rest_diff.py), comment.
 """
 
 import base64
+import gzip
 import json as _json
+import zlib
 
 
 def b(s):
@@ -363,4 +365,91 @@ STEPS += [
     dict(method="DELETE", path="/{P}t/schema", compare="status"),
     dict(method="GET", path="/{P}t/schema", accept=J),
     dict(method="DELETE", path="/{P}t/schema", compare="status"),
+]
+
+# HBase 2.6's behaviours of issue #38 (items 12-19; docs/rest.md), on tables of their own.
+KS = {"name": "{P}k", "ColumnSchema": [{"name": "a"}, {"name": "b"}]}
+GZ = gzip.compress(_json.dumps(rows(("gz", [cell("a:gz", "gzipped", 100)]))).encode())
+STEPS += [
+    dict(method="PUT", path="/{P}k/schema", ctype=J, body=KS, compare="status"),
+    dict(method="PUT", path="/{P}k/fakerow", ctype=J, body=rows(
+        ("row1", [cell("a:q1", "v1", 100), cell("b:x", "bx", 100)]),
+        ("row2", [cell("a:q1", "v2", 100), cell("b:", "empty", 100), cell("b:q2", "bq2", 100)]),
+        ("k/\xff", [cell("a:q1", "odd", 100)]))),
+    # 12: row keys and columns in base64, by query parameter or header, on every row path
+    dict(method="GET", path="/{P}k/cm93MQ/YTpxMQ?e=b64", accept=J),
+    dict(method="GET", path="/{P}k/cm93MQ", accept=X, extra={"Encoding": "b64"}),
+    dict(method="GET", path="/{P}k/" + base64.urlsafe_b64encode("k/\xff".encode()).decode() + "?e=base64url",
+         accept=J),
+    dict(method="GET", path="/{P}k/cm93Mg==/Yjo=?e=b64basic", accept=J),
+    dict(method="GET", path="/{P}k/cm93MQ,cm93Mw?e=b64", accept=J, comment="a range"),
+    dict(method="GET", path="/{P}k/cm93Mg/YjpxMg?e=b64", accept=O),
+    dict(method="GET", path="/{P}k/multiget/?row=cm93MQ&row=cm93Mg&e=b64", accept=J),
+    dict(method="GET", path="/{P}k/multiget?row=cm93MQ&row=cm93Mg", accept=PB, pb="CellSet",
+         extra={"Encoding": "b64"}),
+    dict(name="unknown key encoding", method="GET", path="/{P}k/cm93MQ?e=rot13", accept=J, compare="status"),
+    # 13: a multi-get's columns in its path (never base64)
+    dict(method="GET", path="/{P}k/multiget/a:q1,b?row=row1&row=row2", accept=J),
+    dict(method="GET", path="/{P}k/multiget/b:?row=row1&row=row2", accept=X),
+    dict(method="GET", path="/{P}k/multiget/b:?row=cm93MQ&row=cm93Mg&e=b64", accept=J),
+    # 14: gzip request bodies decoded, answers compressed for a client that asks
+    dict(method="PUT", path="/{P}k/gz", ctype=J, body=GZ, extra={"Content-Encoding": "gzip"}),
+    dict(method="GET", path="/{P}k/gz/a:gz", accept=O),
+    dict(method="GET", path="/{P}k/gz", accept=J, extra={"Accept-Encoding": "gzip"}),
+    dict(method="GET", path="/{P}k/*", accept=X, extra={"Accept-Encoding": "gzip"}),
+    dict(method="GET", path="/{P}k/gz/a:gz", accept=O, extra={"Accept-Encoding": "gzip"}, comment="raw, gzip"),
+    dict(method="GET", path="/{P}k/nope", accept=J, extra={"Accept-Encoding": "gzip"}),
+    dict(name="deflate body", method="PUT", path="/{P}k/df/a:x", ctype=O, body=zlib.compress(b"raw"),
+         extra={"Content-Encoding": "deflate"}, compare="status"),
+    # 15: `family:` is the empty qualifier alone, in scans as in gets
+    dict(method="GET", path="/{P}k/*?column=b:", accept=J),
+    dict(method="GET", path="/{P}k/*?column=b", accept=J),
+    dict(method="GET", path="/{P}k/row2/b:", accept=J),
+    dict(method="PUT", path="/{P}k/scanner", ctype=J, body=scanner(column=[b("b:")]), save="e1", compare="status"),
+    dict(method="GET", path="$e1", accept=J),
+    dict(method="DELETE", path="$e1", compare="status"),
+    # 16: a scanner whose table was disabled after it opened (caching 1: HBase's client reads
+    # each row from the server, so the disabled table is seen at the next read)
+    dict(method="PUT", path="/{P}d/schema", ctype=J, body={"name": "{P}d", "ColumnSchema": [{"name": "cf"}]},
+         compare="status"),
+    dict(method="PUT", path="/{P}d/fakerow", ctype=J, body=rows(
+        *[(f"r{i}", [cell("cf:a", f"v{i}", 100)]) for i in range(3)])),
+    dict(method="PUT", path="/{P}d/scanner", ctype=J, body=scanner(batch=1, caching=1), save="d1",
+         compare="status"),
+    dict(method="GET", path="$d1", accept=J),
+    dict(thrift2=["disableTable", "{P}d"]),
+    dict(method="GET", path="$d1", accept=J, line2=True, comment="disabled"),
+    dict(method="GET", path="$d1", accept=J, comment="after 410"),
+    dict(method="DELETE", path="/{P}d/schema", compare="status"),
+    # 17: header names as HBase's Jetty writes them
+    dict(method="GET", path="/{P}k/gz/a:gz", accept=O, header_names=["X-Timestamp", "Content-Type"],
+         comment="header names"),
+    # 18: DELETE on a namespace's tables acts on the namespace; an illegal table in a scanner
+    dict(method="POST", path="/namespaces/{P}ns2", compare="status"),
+    dict(method="PUT", path="/{P}ns2:t/schema", ctype=J, body={"name": "{P}ns2:t", "ColumnSchema": [{"name": "cf"}]},
+         compare="status"),
+    dict(method="DELETE", path="/namespaces/{P}ns2/tables", line2=True),
+    dict(method="DELETE", path="/namespaces/{P}ns2", line2=True),
+    dict(method="PUT", path="/*/scanner", ctype=J, body={}),
+    dict(method="PUT", path="/namespaces/{P}ns2/tables", ctype=J, body={"properties": {"k": "v"}}),
+    dict(method="GET", path="/namespaces/{P}ns2", accept=J, comment="altered through /tables"),
+    dict(method="DELETE", path="/{P}ns2:t/schema", compare="status"),
+    dict(method="DELETE", path="/namespaces/{P}ns2/tables", comment="empty now"),
+    # 19: HBase's statuses and exceptions for refusals
+    dict(method="DELETE", path="/namespaces/default", line2=True),
+    dict(method="DELETE", path="/namespaces/hbase", line2=True),
+    dict(method="DELETE", path="/namespaces/{P}none"),
+    dict(method="PUT", path="/namespaces/{P}none", ctype=J, body={"properties": {}}),
+    dict(method="POST", path="/namespaces/default", ctype=J, body={"properties": {}}),
+    dict(method="POST", path="/{P}k/n?check=increment", ctype=J,
+         body=rows(("n", [cell("a:n", str(2**63 - 2))]))),
+    dict(method="POST", path="/{P}k/n?check=increment", ctype=J, body=rows(("n", [cell("a:n", "5")]))),
+    dict(method="GET", path="/{P}k/n/a:n", accept=O, comment="wrapped past i64::MAX"),
+    dict(name="NUL in XML", method="PUT", path="/{P}k/x", ctype=X, compare="status",
+         body='<CellSet><Row key="' + b("x") + '"><Cell column="' + b("a:x") + '">' + b("v") + "\0</Cell></Row></CellSet>"),
+    dict(method="GET", path="/{P}k/x", accept=J, comment="nothing stored"),
+    # 7: HBase's own catalog table is there: replacing its schema is refused
+    dict(method="PUT", path="/hbase:meta/schema", ctype=J, line2=True,
+         body={"name": "hbase:meta", "ColumnSchema": [{"name": "cf"}]}),
+    dict(method="DELETE", path="/{P}k/schema", compare="status"),
 ]

@@ -13,9 +13,8 @@ use redbase_codegen::model::{FamilySettings, Qualifier, ScalarType, Table};
 use redbase_codegen::Value;
 
 use super::descriptor::{full_name, table_name};
-use super::import::{open_sink, ImportArgs, Pending};
+use super::import::{open_sink, Acked, ImportArgs, Pending};
 use super::progress;
-use super::sink::Writer;
 use crate::generated::hbase2::{
     TBloomFilterType, TColumnFamilyDescriptor, TColumnValue, TCompressionAlgorithm,
     TDataBlockEncoding, TDurability, TKeepDeletedCells, TPut, TTableDescriptor,
@@ -111,7 +110,8 @@ pub fn run(args: &ImportArgs, path: &Path) -> Result<(), String> {
         sink.create_table(descriptor(table, &target), table.splits.clone())
             .map_err(|e| format!("cannot create table {target}: {e}"))?;
     }
-    let mut sink = Writer::start(sink);
+    let acked = Acked::default();
+    let mut sink = acked.writer(sink);
     let bar = progress::bar(args.quiet);
     bar.set_message(target.clone());
     let mut pending = Pending::new(target.clone(), args.chunk);
@@ -154,14 +154,15 @@ pub fn run(args: &ImportArgs, path: &Path) -> Result<(), String> {
     }
     bar.finish_and_clear();
     let flushed = pending.flush(&mut sink).and(sink.finish());
+    let outcome = outcome.and(flushed);
     let elapsed = started.elapsed();
     let summary = format!(
-        "{rows} rows, {cells} cells into {target} in {:.1} s ({} cells/s); {errors} bad line(s) \
-         skipped",
+        "{} in {:.1} s ({} cells/s); {errors} bad line(s) skipped",
+        acked.summary(outcome.is_ok(), (rows, cells), "rows", &target),
         elapsed.as_secs_f64(),
-        progress::rate(cells, elapsed)
+        progress::rate(acked.cells(), elapsed)
     );
-    match outcome.and(flushed) {
+    match outcome {
         Ok(()) => {
             println!("imported {summary}");
             Ok(())

@@ -5,12 +5,14 @@
 //! skipped; a file without its trailer is refused at the line where it ends.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::client::{ConnectArgs, Connection};
 use super::format::{unb64, FileReader, Line, RowRecord};
 use super::progress;
-use super::sink::{Sink, Writer};
+use super::sink::{Mark, Sink, Writer};
 use crate::generated::hbase2::{TColumnValue, TDurability, TPut};
 
 #[derive(clap::Args, Debug)]
@@ -92,6 +94,55 @@ pub fn open_sink(args: &ImportArgs) -> Result<Sink, String> {
     }
 }
 
+/// Rows and cells the destination acknowledged: chunks it wrote, counted on the writer thread
+/// as each is acknowledged, so a run that stops says what landed, not what was read.
+#[derive(Clone, Default)]
+pub struct Acked(Arc<(AtomicU64, AtomicU64)>);
+
+impl Acked {
+    /// The writer for `sink`, counting here every chunk it writes.
+    pub fn writer(&self, sink: Sink) -> Writer {
+        let counts = self.clone();
+        Writer::start_acked(
+            sink,
+            Box::new(move |m: Mark| {
+                counts.0 .0.fetch_add(m.rows, Ordering::Relaxed);
+                counts.0 .1.fetch_add(m.cells, Ordering::Relaxed);
+                Ok(())
+            }),
+        )
+    }
+
+    pub fn rows(&self) -> u64 {
+        self.0 .0.load(Ordering::Relaxed)
+    }
+
+    pub fn cells(&self) -> u64 {
+        self.0 .1.load(Ordering::Relaxed)
+    }
+
+    /// The end of a run's message: on success what was written; after a failure what the
+    /// destination acknowledged against what was read.
+    pub fn summary(&self, ok: bool, read: (u64, u64), rows_word: &str, rest: &str) -> String {
+        if ok {
+            format!(
+                "{} {rows_word}, {} cells into {rest}",
+                self.rows(),
+                self.cells()
+            )
+        } else {
+            format!(
+                "{} {rows_word}, {} cells into {rest}, as the destination acknowledged them, \
+                 of {} {rows_word}, {} cells read (a chunk that failed may be partly written)",
+                self.rows(),
+                self.cells(),
+                read.0,
+                read.1
+            )
+        }
+    }
+}
+
 /// Puts gathered for one table until a chunk is full.
 pub struct Pending {
     pub table: String,
@@ -119,9 +170,22 @@ impl Pending {
         Ok(())
     }
 
+    /// Queues the gathered puts as one chunk, marked with its rows and cells so that [`Acked`]
+    /// counts them once written.
     pub fn flush(&mut self, sink: &mut Writer) -> Result<(), String> {
         self.cells = 0;
-        sink.put(&self.table, std::mem::take(&mut self.puts))
+        if self.puts.is_empty() {
+            return Ok(());
+        }
+        let puts = std::mem::take(&mut self.puts);
+        let mark = Mark {
+            unit: 0,
+            row: Vec::new(),
+            rows: puts.len() as u64,
+            cells: puts.iter().map(|p| p.column_values.len() as u64).sum(),
+            done: false,
+        };
+        sink.put_marked(&self.table, puts, Some(mark))
     }
 }
 
@@ -166,7 +230,8 @@ pub fn run(args: &ImportArgs, path: &std::path::Path) -> Result<(), String> {
         sink.create_table(d, splits)
             .map_err(|e| format!("cannot create table {target}: {e}"))?;
     }
-    let mut sink = Writer::start(sink);
+    let acked = Acked::default();
+    let mut sink = acked.writer(sink);
     let bar = progress::bar(args.quiet);
     let mut pending: Option<(usize, Pending)> = None;
     let (mut lines, mut cells, mut errors) = (0u64, 0u64, 0u64);
@@ -228,11 +293,15 @@ pub fn run(args: &ImportArgs, path: &std::path::Path) -> Result<(), String> {
     let outcome = outcome.and(flushed).and(sink.finish());
     let elapsed = started.elapsed();
     let summary = format!(
-        "{lines} row lines, {cells} cells into {} in {:.1} s ({} cells/s); {errors} bad line(s) \
-         skipped",
-        targets.join(", "),
+        "{} in {:.1} s ({} cells/s); {errors} bad line(s) skipped",
+        acked.summary(
+            outcome.is_ok(),
+            (lines, cells),
+            "row lines",
+            &targets.join(", ")
+        ),
         elapsed.as_secs_f64(),
-        progress::rate(cells, elapsed)
+        progress::rate(acked.cells(), elapsed)
     );
     match outcome {
         Ok(()) => {

@@ -138,10 +138,6 @@ pub type Ack = Box<dyn FnMut(Mark) -> Result<(), String> + Send>;
 const DELAY_ENV: &str = "REDBASE_TEST_WRITE_DELAY_MS";
 
 impl Writer {
-    pub fn start(sink: Sink) -> Writer {
-        Writer::start_acked(sink, Box::new(|_| Ok(())))
-    }
-
     pub fn start_acked(sink: Sink, mut ack: Ack) -> Writer {
         let delay = std::env::var(DELAY_ENV)
             .ok()
@@ -172,12 +168,8 @@ impl Writer {
         }
     }
 
-    /// Queues a chunk; if the writer stopped on an error, that error.
-    pub fn put(&mut self, table: &str, puts: Vec<TPut>) -> Result<(), String> {
-        self.put_marked(table, puts, None)
-    }
-
-    /// Queues a chunk whose mark goes to the acknowledgement callback once it is written.
+    /// Queues a chunk whose mark goes to the acknowledgement callback once it is written; if
+    /// the writer stopped on an error, that error.
     pub fn put_marked(
         &mut self,
         table: &str,

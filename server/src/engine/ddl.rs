@@ -11,6 +11,7 @@ use super::region::Region;
 use super::region_info::RegionMeta;
 use super::schema::{
     validate_namespace_name, FamilyDescriptor, NamespaceDescriptor, TableDescriptor, TableName,
+    SYSTEM_TABLES,
 };
 use super::{Engine, TableState};
 
@@ -133,7 +134,7 @@ impl Engine {
             if !state.namespaces.contains_key(&desc.name.namespace) {
                 return Err(TableError::NamespaceNotFound(desc.name.namespace.clone()));
             }
-            if state.tables.contains_key(&key) {
+            if state.tables.contains_key(&key) || SYSTEM_TABLES.contains(&key.as_str()) {
                 return Err(TableError::Exists(key));
             }
         }

@@ -213,8 +213,6 @@ pub enum MutateError {
         qualifier: String,
         width: usize,
     },
-    #[error("counter {family}:{qualifier} overflows i64")]
-    CounterOverflow { family: String, qualifier: String },
     #[error("the check-and-mutate condition names a different family/column than allowed: {0}")]
     InvalidCondition(String),
     #[error("the engine is shutting down")]
@@ -264,7 +262,6 @@ impl MutateError {
             MutateError::TableDisabled(_)
             | MutateError::TableOffline { .. }
             | MutateError::NotCounter { .. }
-            | MutateError::CounterOverflow { .. }
             | MutateError::InvalidCondition(_) => FINAL,
             MutateError::Storage(_)
             | MutateError::ShuttingDown

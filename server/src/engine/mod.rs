@@ -84,7 +84,7 @@ pub use region_info::{RegionInfo, RegionMeta};
 pub use scan::Scanner;
 pub use schema::{
     FamilyDescriptor, KeepDeletedCells, NamespaceDescriptor, TableDescriptor, TableName,
-    NS_MAX_REGIONS, NS_MAX_TABLES, TTL_FOREVER,
+    MAX_NAME_COMPONENT, NS_MAX_REGIONS, NS_MAX_TABLES, SYSTEM_TABLES, TTL_FOREVER,
 };
 
 use catalog::{Catalog, TableRecord};

@@ -32,6 +32,15 @@ impl TableName {
                 reason: "the table qualifier is empty".into(),
             });
         }
+        if q.len() > MAX_NAME_COMPONENT {
+            return Err(SchemaError::InvalidTableName {
+                name: s.to_string(),
+                reason: format!(
+                    "the table qualifier is {} bytes; at most {MAX_NAME_COMPONENT} are allowed",
+                    q.len()
+                ),
+            });
+        }
         if q.starts_with('.') || q.starts_with('-') {
             return Err(SchemaError::InvalidTableName {
                 name: s.to_string(),
@@ -69,7 +78,27 @@ impl fmt::Display for TableName {
     }
 }
 
+/// The longest namespace or table qualifier, in bytes. Each is one directory name under the
+/// data directory, as in HBase's root directory on HDFS, whose default path component limit
+/// (`dfs.namenode.fs-limits.max-component-length`) is 255 bytes; local file systems have the
+/// same limit. A longer name is refused up front as an illegal name, on every gateway, rather
+/// than failing in the file system with the server's path in the error.
+pub const MAX_NAME_COMPONENT: usize = 255;
+
+/// The system tables HBase 2.6 always has. redbase keeps their contents in its catalog, but
+/// their names stay taken: creating one fails as HBase fails it, with TableExistsException.
+pub const SYSTEM_TABLES: [&str; 2] = ["hbase:meta", "hbase:namespace"];
+
 pub fn validate_namespace_name(ns: &str) -> Result<(), SchemaError> {
+    if ns.len() > MAX_NAME_COMPONENT {
+        return Err(SchemaError::InvalidNamespaceName {
+            name: ns.to_string(),
+            reason: format!(
+                "the namespace name is {} bytes; at most {MAX_NAME_COMPONENT} are allowed",
+                ns.len()
+            ),
+        });
+    }
     if ns.is_empty() || !ns.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return Err(SchemaError::InvalidNamespaceName {
             name: ns.to_string(),

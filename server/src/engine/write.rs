@@ -172,12 +172,9 @@ impl<'t> Apply<'t> {
                             (i64::from_be_bytes(arr), Some(ts))
                         }
                     };
-                    let new =
-                        old.checked_add(*delta)
-                            .ok_or_else(|| MutateError::CounterOverflow {
-                                family: String::from_utf8_lossy(fam).into_owned(),
-                                qualifier: String::from_utf8_lossy(qual).into_owned(),
-                            })?;
+                    // HBase adds Java longs: past i64::MAX a counter wraps around (observed
+                    // on HBase 2.6.1: MAX - 1 + 5 reads back as MIN + 3), it is not refused.
+                    let new = old.wrapping_add(*delta);
                     let ts = old_ts.map_or(now, |t| now.max(t.saturating_add(1)));
                     updates.push((fam, qual, ts, new.to_be_bytes().to_vec()));
                 }

@@ -270,7 +270,10 @@ async fn connection(
     });
     let moved = Arc::new(AtomicU64::new(0));
     let mut builder = http1::Builder::new();
+    // Header names written as HBase's Jetty writes them (`X-Timestamp`, not `x-timestamp`),
+    // for clients that compare them case-sensitively.
     builder
+        .title_case_headers(true)
         .timer(TokioTimer::new())
         .header_read_timeout(if probe_only {
             limits.probe_header_timeout

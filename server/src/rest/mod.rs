@@ -13,6 +13,7 @@
 //! ([`protobuf`]), plain text where HBase has one, and raw bytes for one cell.
 
 pub mod check;
+pub mod encoding;
 pub mod filter;
 pub mod media;
 pub mod meta;
@@ -360,8 +361,11 @@ pub async fn serve(rest: Arc<Rest>, req: Request) -> Response {
                 };
                 let rest2 = rest.clone();
                 let ran = tokio::task::spawn_blocking(move || {
-                    caller::scope(caller, || route(&rest2, &r))
-                        .unwrap_or_else(|e| e.into_response())
+                    caller::scope(caller, || {
+                        encoding::coded(r, MAX_BODY, |r| {
+                            route(&rest2, r).unwrap_or_else(|e| e.into_response())
+                        })
+                    })
                 })
                 .await;
                 ran.unwrap_or_else(|e| {
@@ -409,8 +413,9 @@ fn route(rest: &Rest, r: &Req) -> RestResult {
         [table, "scanner", id] => scanner::instance(rest, r, &table_name(table)?, id),
         [table, spec @ ..] if !spec.is_empty() => {
             let table = table_name(table)?;
-            if spec[0].starts_with("multiget") && spec.len() == 1 {
-                return row::multiget(rest, r, &table);
+            // HBase's `{multiget: multiget.*}`: the rest of the path may name columns.
+            if spec[0].starts_with("multiget") {
+                return row::multiget(rest, r, &table, spec);
             }
             if spec.last().is_some_and(|s| s.ends_with('*')) && spec.len() == 1 {
                 return scanner::stateless(rest, r, &table, spec[0]);

@@ -29,9 +29,63 @@ pub struct RowSpec {
     pub filter: Option<Vec<u8>>,
 }
 
+/// How row keys and columns in a path are written: HBase 2.6's `Encoding` header, else its
+/// `e` query parameter (`b64`: URL-safe base64, so any bytes fit in a path).
+pub fn key_encoding(r: &Req) -> Option<String> {
+    r.headers
+        .get("Encoding")
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        .or_else(|| r.param("e").map(str::to_string))
+}
+
+/// Decodes one base64 key or column of a path in `encoding` (HBase's `RowSpec` names: `b64`,
+/// `base64`, `b64url`, `base64url` for the URL-safe alphabet, `b64basic`, `base64basic` for
+/// the standard one; padding optional either way, as Java's decoders read it).
+fn decode_key(encoding: &str, text: &[u8]) -> Result<Vec<u8>, RestError> {
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    use base64::Engine as _;
+    let alphabet = match encoding {
+        "b64" | "base64" | "b64url" | "base64url" => &base64::alphabet::URL_SAFE,
+        "b64basic" | "base64basic" => &base64::alphabet::STANDARD,
+        other => {
+            return Err(RestError::bad(format!(
+                "java.lang.IllegalArgumentException: unknown key encoding '{other}'"
+            )))
+        }
+    };
+    let config = GeneralPurposeConfig::new()
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+        .with_decode_allow_trailing_bits(true);
+    GeneralPurpose::new(alphabet, config)
+        .decode(text)
+        .map_err(|e| {
+            RestError::bad(format!(
+                "java.lang.IllegalArgumentException: {:?} is not {encoding} ({e})",
+                String::from_utf8_lossy(text)
+            ))
+        })
+}
+
 impl RowSpec {
-    /// Parses the path segments after the table (still percent-encoded).
-    pub fn parse(segs: &[String]) -> Result<RowSpec, RestError> {
+    /// Parses the path segments after the table (still percent-encoded); with a key
+    /// `encoding`, the row keys and columns are then decoded from it (the timestamps are not).
+    pub fn parse(segs: &[String], encoding: Option<&str>) -> Result<RowSpec, RestError> {
+        let mut spec = RowSpec::parse_plain(segs)?;
+        if let Some(enc) = encoding {
+            spec.row = decode_key(enc, &spec.row)?;
+            if let Some(end) = &spec.end_row {
+                spec.end_row = Some(decode_key(enc, end)?);
+            }
+            spec.columns = spec
+                .columns
+                .iter()
+                .map(|c| decode_key(enc, c))
+                .collect::<Result<_, _>>()?;
+        }
+        Ok(spec)
+    }
+
+    fn parse_plain(segs: &[String]) -> Result<RowSpec, RestError> {
         let bad = |m: &str| RestError::bad(format!("java.lang.IllegalArgumentException: {m}"));
         let mut spec = RowSpec {
             end_time: i64::MAX,
@@ -155,7 +209,7 @@ pub(super) fn write_err(e: crate::engine::MutateError) -> RestError {
 
 /// The row resource, by method.
 pub fn resource(rest: &Rest, r: &Req, table: &str, segs: &[String]) -> RestResult {
-    let mut spec = RowSpec::parse(segs)?;
+    let mut spec = RowSpec::parse(segs, key_encoding(r).as_deref())?;
     if let Some(v) = r.param("v") {
         spec.max_versions = v.parse::<u32>().map_err(|_| {
             RestError::bad(format!(
@@ -394,8 +448,31 @@ pub fn query_filter(r: &Req) -> Result<Option<Vec<u8>>, RestError> {
     Ok(Some(text))
 }
 
-/// `/{table}/multiget?row=...&row=...[&v=N][&filter=...]`: each `row` is a row spec of its own.
-pub fn multiget(rest: &Rest, r: &Req, table: &str) -> RestResult {
+/// The columns a multi-get's path names after `multiget` (`/{table}/multiget/a:q1,b`), read as
+/// HBase's `TableResource` reads them: the rest of the path, percent-decoded, with every
+/// `multiget` and `/` taken out, split at commas. They apply to every row and are never
+/// base64, whatever the key encoding.
+fn multiget_columns(path: &[&str]) -> Result<Vec<Vec<u8>>, RestError> {
+    let mut text = Vec::new();
+    for (i, seg) in path.iter().enumerate() {
+        if i > 0 {
+            text.push(b'/');
+        }
+        text.extend(decode(seg)?);
+    }
+    let text = String::from_utf8_lossy(&text)
+        .replace("multiget", "")
+        .replace('/', "");
+    Ok(text
+        .split(',')
+        .filter(|c| !c.is_empty())
+        .map(|c| c.as_bytes().to_vec())
+        .collect())
+}
+
+/// `/{table}/multiget[/{columns}]?row=...&row=...[&v=N][&filter=...][&e=b64]`: each `row` is a
+/// row spec of its own (its keys and columns in the key encoding, when one is given).
+pub fn multiget(rest: &Rest, r: &Req, table: &str, path: &[&str]) -> RestResult {
     if r.method != Method::GET && r.method != Method::HEAD {
         return Err(not_allowed());
     }
@@ -410,6 +487,8 @@ pub fn multiget(rest: &Rest, r: &Req, table: &str) -> RestResult {
         None => None,
     };
     let filter = query_filter(r)?;
+    let path_columns = multiget_columns(path)?;
+    let encoding = key_encoding(r);
     let mut specs = Vec::new();
     for spec_text in r.params("row") {
         // The value was decoded once with the query; encode `/` splits again by segment.
@@ -417,10 +496,11 @@ pub fn multiget(rest: &Rest, r: &Req, table: &str) -> RestResult {
             .split('/')
             .map(|s| s.replace('%', "%25"))
             .collect();
-        let mut spec = RowSpec::parse(&segs)?;
+        let mut spec = RowSpec::parse(&segs, encoding.as_deref())?;
         if let Some(v) = versions {
             spec.max_versions = v;
         }
+        spec.columns.extend(path_columns.iter().cloned());
         spec.filter = filter.clone();
         specs.push(spec);
     }

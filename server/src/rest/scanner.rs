@@ -12,7 +12,7 @@ use super::row::{row_model, split_column};
 use super::schema::{cell_set, read_body};
 use super::stream::{self, Form, ENGINE_BATCH};
 use super::{body, decode, empty, not_allowed, Req, Rest, RestError, RestResult};
-use crate::engine::{ReadOptions, Scan, TimeRange};
+use crate::engine::{ReadError, ReadOptions, Scan, TimeRange};
 use crate::gateway::Need;
 
 /// Rows per chunk of a stateless scan's protobuf answer (HBase's `hbase.rest.scan.fetchsize`).
@@ -29,6 +29,8 @@ pub struct ScanState {
     /// Cells per GET (HBase's `batch`; unlimited when unset).
     batch: usize,
     owner: Option<String>,
+    /// The table it reads (a GET once the table is disabled answers 410, as HBase does).
+    table: String,
 }
 
 fn scan_err(e: crate::engine::ReadError) -> RestError {
@@ -40,7 +42,7 @@ fn options(columns: &[Vec<u8>], start: i64, end: i64, versions: u32) -> ReadOpti
     for c in columns {
         o = match split_column(c) {
             (f, None) => o.family(f),
-            (f, Some(b"")) => o.family(f),
+            // `family:` is the empty qualifier alone, as HBase's `CellUtil.parseColumn` reads it.
             (f, Some(q)) => o.column(f, q),
         };
     }
@@ -56,6 +58,10 @@ fn positive(v: Option<i64>) -> Option<u64> {
 pub fn create(rest: &Rest, r: &Req, table: &str) -> RestResult {
     if r.method != Method::PUT && r.method != Method::POST {
         return Err(not_allowed());
+    }
+    // HBase builds the table's name first: an illegal one is its plain 400.
+    if crate::engine::TableName::parse(table).is_err() {
+        return Err(RestError::new(StatusCode::BAD_REQUEST, "Bad request\r\n"));
     }
     rest.may(Need::Read(table))?;
     // An empty body is the default scanner (the whole table), as clients such as starbase send.
@@ -83,6 +89,7 @@ pub fn create(rest: &Rest, r: &Req, table: &str) -> RestResult {
         stop: m.end_row.clone(),
         reversed: m.reversed,
         limit: positive(m.limit).unwrap_or(0) as usize,
+        caching: positive(m.caching).unwrap_or(0) as usize,
         options: opts,
         ..Default::default()
     };
@@ -92,6 +99,7 @@ pub fn create(rest: &Rest, r: &Req, table: &str) -> RestResult {
         pending: None,
         batch: positive(m.batch).map_or(usize::MAX, |b| b as usize),
         owner: rest.access.owner(),
+        table: table.to_string(),
     };
     let id = rest.scanners.open(scanner, state).map_err(|e| {
         RestError::new(
@@ -161,8 +169,22 @@ pub fn instance(rest: &Rest, r: &Req, _table: &str, id: &str) -> RestResult {
             } else {
                 max_values.unwrap_or(g.extra.batch)
             };
-            let set = next_cells(&mut g, limit, max_rows)?;
+            // A table disabled since the scanner opened ends it: 410, and the scanner is gone
+            // (HBase's answer when its next read meets TableNotEnabledException).
+            let disabled = rest.engine.is_table_enabled(&g.extra.table) == Ok(false);
+            let set = if disabled {
+                Err(ReadError::TableDisabled(g.extra.table.clone()))
+            } else {
+                next_cells(&mut g, limit, max_rows)
+            };
             drop(g);
+            let set = match set {
+                Err(ReadError::TableDisabled(_)) => {
+                    rest.scanners.close(id);
+                    return Err(RestError::new(StatusCode::GONE, "Gone\r\n"));
+                }
+                other => other.map_err(scan_err)?,
+            };
             if set.rows.is_empty() {
                 return Ok(empty(StatusCode::NO_CONTENT));
             }
@@ -194,14 +216,14 @@ fn next_cells(
     open: &mut crate::scanners::Open<ScanState>,
     limit: usize,
     max_rows: Option<usize>,
-) -> Result<CellSet, RestError> {
+) -> Result<CellSet, ReadError> {
     let mut set = CellSet::default();
     let mut cells = 0usize;
     let mut bytes = 0usize;
     while cells < limit && bytes < MAX_ANSWER && max_rows.is_none_or(|n| set.rows.len() < n) {
         let mut row = match open.extra.pending.take() {
             Some(r) => r,
-            None => match open.scanner.next_batch(1).map_err(scan_err)?.pop() {
+            None => match open.scanner.next_batch(1)?.pop() {
                 Some(r) => row_model(&r),
                 None => break,
             },

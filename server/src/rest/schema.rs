@@ -11,7 +11,10 @@ use super::meta::*;
 use super::model::CellSet;
 use super::xml::{self, Element};
 use super::{body, empty, not_allowed, Req, Rest, RestError, RestResult};
-use crate::engine::{FamilyDescriptor, NamespaceDescriptor, TableDescriptor, TableName};
+use crate::engine::error::NamespaceError;
+use crate::engine::{
+    FamilyDescriptor, NamespaceDescriptor, TableDescriptor, TableName, SYSTEM_TABLES,
+};
 use crate::gateway::Need;
 
 /// The answer in `media` from whichever form the model has for it.
@@ -66,7 +69,21 @@ pub fn read_body<T>(
                 .map_err(|e| RestError::bad(format!("malformed JSON: {e}")))?;
             json(&v).map_err(RestError::bad)
         }
-        Media::Xml => xml_doc(&xml::parse(&r.body).map_err(RestError::bad)?).map_err(RestError::bad),
+        Media::Xml => {
+            // XML 1.0 has no NUL or other C0 control characters (but tab, CR, LF): HBase's
+            // parser refuses a document holding one with 400.
+            if let Some(at) = r
+                .body
+                .iter()
+                .position(|b| *b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
+            {
+                return Err(RestError::bad(format!(
+                    "the XML body holds the character 0x{:02x} at byte {at}, which XML does not allow",
+                    r.body[at]
+                )));
+            }
+            xml_doc(&xml::parse(&r.body).map_err(RestError::bad)?).map_err(RestError::bad)
+        }
         Media::Protobuf | Media::ProtobufIetf => pb(&r.body).map_err(RestError::bad),
         Media::Text | Media::Binary => Err(RestError::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -209,18 +226,23 @@ pub fn namespaces(rest: &Rest, r: &Req, path: &[&str]) -> RestResult {
             ))
         }
         [ns] => namespace(rest, r, &super::table_name(ns)?),
+        // HBase serves `/namespaces/{ns}/tables` with the namespace's own resource: only GET
+        // lists tables; PUT, POST and DELETE act on the namespace itself.
+        [ns, "tables"] if r.method != Method::GET && r.method != Method::HEAD => {
+            namespace(rest, r, &super::table_name(ns)?)
+        }
         [ns, "tables"] => {
-            get_only(r)?;
             let ns = super::table_name(ns)?;
             let media = r.accept(&MODELS_TEXT)?;
             rest.engine
                 .get_namespace(&ns)
                 .map_err(|e| RestError::from_engine(&e, NS_NOT_FOUND))?;
+            // Only the tables the caller may see, as the Thrift gateways' listings filter them.
             let m = TableListM(
                 rest.engine
                     .list_tables()
                     .into_iter()
-                    .filter(|t| t.namespace == ns)
+                    .filter(|t| t.namespace == ns && rest.access.shows_table(&t.to_string()))
                     .map(|t| t.qualifier)
                     .collect(),
             );
@@ -239,6 +261,35 @@ pub fn namespaces(rest: &Rest, r: &Req, path: &[&str]) -> RestResult {
 const NS_NOT_FOUND: &str = "org.apache.hadoop.hbase.NamespaceNotFoundException";
 const TABLE_NOT_FOUND: &str = "org.apache.hadoop.hbase.TableNotFoundException";
 const IO: &str = "java.io.IOException";
+const CONSTRAINT: &str = "org.apache.hadoop.hbase.constraint.ConstraintException";
+
+/// HBase's 503 for what its master refuses with a ConstraintException (an IOException, so
+/// HBase's REST server answers "Unavailable" with it), in HBase's words: the class is named
+/// twice, as the client's copy of the master's exception prints it.
+fn constraint(message: &str) -> RestError {
+    RestError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!("Unavailable\r\n{CONSTRAINT}: {CONSTRAINT}: {message}\r\n"),
+    )
+}
+
+/// Deleting a namespace, answered as HBase 2.6.1 answers each refusal.
+fn delete_namespace(rest: &Rest, ns: &str) -> RestResult {
+    match rest.engine.delete_namespace(ns) {
+        Ok(()) => Ok(empty(StatusCode::OK)),
+        Err(NamespaceError::NotFound(_)) => Err(RestError::new(
+            StatusCode::NOT_FOUND,
+            format!("Namespace '{ns}' does not exists.  Cannot drop namespace."),
+        )),
+        Err(NamespaceError::Reserved(_)) => Err(constraint(&format!(
+            "Reserved namespace {ns} cannot be removed."
+        ))),
+        Err(NamespaceError::NotEmpty { tables, .. }) => Err(constraint(&format!(
+            "Only empty namespaces can be removed. Namespace {ns} has {tables} tables"
+        ))),
+        Err(e) => Err(RestError::from_engine(&e, IO)),
+    }
+}
 
 fn namespace(rest: &Rest, r: &Req, ns: &str) -> RestResult {
     match r.method {
@@ -273,11 +324,19 @@ fn namespace(rest: &Rest, r: &Req, ns: &str) -> RestResult {
             let mut d = NamespaceDescriptor::new(ns);
             d.configuration = props.0;
             let exists = rest.engine.get_namespace(ns).is_ok();
+            // HBase: POST creates only, PUT alters only; each refuses the other's case.
             if r.method == Method::POST && exists {
-                // HBase: POST creates only; an existing namespace is refused.
                 return Err(RestError::new(
                     StatusCode::FORBIDDEN,
-                    format!("Namespace {ns} already exists\r\n"),
+                    format!("Namespace '{ns}' already exists.  Use REST PUT to alter the existing namespace."),
+                ));
+            }
+            if r.method == Method::PUT && !exists {
+                return Err(RestError::new(
+                    StatusCode::FORBIDDEN,
+                    format!(
+                        "Namespace '{ns}' does not exist. Use REST POST to create the namespace."
+                    ),
                 ));
             }
             let done = if exists {
@@ -286,18 +345,26 @@ fn namespace(rest: &Rest, r: &Req, ns: &str) -> RestResult {
                 rest.engine.create_namespace(d)
             };
             done.map_err(|e| RestError::from_engine(&e, IO))?;
-            Ok(if exists {
-                empty(StatusCode::OK)
-            } else {
-                empty(StatusCode::CREATED)
-            })
+            // HBase answers an alteration with the request's URL as text, a creation with it
+            // as the Location.
+            let host = r
+                .headers
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok())
+                .unwrap_or("localhost");
+            let url = format!("http://{host}/{}", r.segments.join("/"));
+            if exists {
+                return Ok(body(StatusCode::OK, Media::Text, url.into_bytes()));
+            }
+            let mut resp = empty(StatusCode::CREATED);
+            if let Ok(v) = HeaderValue::from_str(&url) {
+                resp.headers_mut().insert(header::LOCATION, v);
+            }
+            Ok(resp)
         }
         Method::DELETE => {
             rest.may(Need::AlterNamespace(ns))?;
-            rest.engine
-                .delete_namespace(ns)
-                .map_err(|e| RestError::from_engine(&e, NS_NOT_FOUND))?;
-            Ok(empty(StatusCode::OK))
+            delete_namespace(rest, ns)
         }
         _ => Err(not_allowed()),
     }
@@ -375,6 +442,12 @@ pub fn table_schema(rest: &Rest, r: &Req, table: &str) -> RestResult {
             )?;
             let name = TableName::parse(table)
                 .map_err(|e| RestError::bad(format!("java.lang.IllegalArgumentException: {e}")))?;
+            if SYSTEM_TABLES.contains(&table) {
+                // HBase finds its system table there and alters it: disabling it first is
+                // refused for hbase:meta. redbase's catalog is no table: both are refused so.
+                rest.may(Need::AlterTable(table))?;
+                return Err(constraint(&format!("Cannot disable {table}")));
+            }
             let exists = rest.engine.table_exists(table);
             if !exists {
                 rest.may(Need::CreateTable(table))?;

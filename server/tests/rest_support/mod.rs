@@ -45,6 +45,47 @@ impl Reply {
     }
 }
 
+/// An agent as the tests use it: HTTP error statuses are answers, not errors.
+pub fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .into()
+}
+
+/// One HTTP exchange with the listener at `addr`.
+pub fn call_at(
+    agent: &ureq::Agent,
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Vec<u8>,
+) -> Reply {
+    let mut b = ureq::http::Request::builder()
+        .method(method)
+        .uri(format!("http://{addr}{path}"));
+    for (k, v) in headers {
+        b = b.header(*k, *v);
+    }
+    let req = b.body(body).expect("request");
+    let mut resp = agent.run(req).expect("HTTP exchange");
+    let status = resp.status().as_u16();
+    let headers = resp.headers().clone();
+    let body = resp
+        .body_mut()
+        .with_config()
+        .limit(128 * 1024 * 1024)
+        .read_to_vec()
+        .unwrap_or_default();
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
 pub fn b64(s: &[u8]) -> String {
     STANDARD.encode(s)
 }
@@ -76,11 +117,7 @@ impl Server {
                 let _ = stop_rx.await;
             },
         ));
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(60)))
-            .build()
-            .into();
+        let agent = agent();
         Server {
             addr,
             agent,
@@ -93,27 +130,7 @@ impl Server {
     }
 
     pub fn call(&self, method: &str, path: &str, headers: &[(&str, &str)], body: Vec<u8>) -> Reply {
-        let mut b = ureq::http::Request::builder()
-            .method(method)
-            .uri(format!("http://{}{path}", self.addr));
-        for (k, v) in headers {
-            b = b.header(*k, *v);
-        }
-        let req = b.body(body).expect("request");
-        let mut resp = self.agent.run(req).expect("HTTP exchange");
-        let status = resp.status().as_u16();
-        let headers = resp.headers().clone();
-        let body = resp
-            .body_mut()
-            .with_config()
-            .limit(128 * 1024 * 1024)
-            .read_to_vec()
-            .unwrap_or_default();
-        Reply {
-            status,
-            headers,
-            body,
-        }
+        call_at(&self.agent, self.addr, method, path, headers, body)
     }
 
     pub fn get(&self, path: &str, accept: &str) -> Reply {
