@@ -109,12 +109,17 @@ pub fn exposure_warnings(listeners: &Listeners, security: &Security) -> Vec<Stri
     if security.auth.is_some() {
         return Vec::new();
     }
-    let addrs: Vec<SocketAddr> = [&listeners.thrift1, &listeners.thrift2, &listeners.http]
-        .into_iter()
-        .flatten()
-        .filter_map(|l| l.local_addr().ok())
-        .filter(|a| !a.ip().is_loopback())
-        .collect();
+    let addrs: Vec<SocketAddr> = [
+        &listeners.thrift1,
+        &listeners.thrift2,
+        &listeners.http,
+        &listeners.native,
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(|l| l.local_addr().ok())
+    .filter(|a| !a.ip().is_loopback())
+    .collect();
     if addrs.is_empty() {
         return Vec::new();
     }
