@@ -285,10 +285,9 @@ fn region_actions(
         if let Some(w) = whole {
             apply(ctx, region, Mutation::Row(w), out)?;
         }
-        return Ok(ra
-            .action
-            .iter()
-            .map(|a| answer(a.index, Ok(None)))
+        // HBase numbers an atomic action's answers by position, not by the actions' indexes.
+        return Ok((0..ra.action.len() as u32)
+            .map(|i| answer(Some(i), Ok(None)))
             .collect());
     }
     let mut results = Vec::with_capacity(ra.action.len());
@@ -338,12 +337,20 @@ pub fn multi(
                     .map(|m| convert::mutation(m, &mut block))
             })
             .collect();
+        let atomic = ra.atomic == Some(true);
         let result = match region_actions(ctx, ra, mutations, out) {
-            Ok(r) => pb::RegionActionResult {
-                result_or_exception: r,
-                exception: None,
-                processed: None,
-            },
+            Ok(r) => {
+                if atomic {
+                    // HBase's older clients read the whole response's flag.
+                    resp.processed = Some(true);
+                }
+                pb::RegionActionResult {
+                    result_or_exception: r,
+                    exception: None,
+                    // An atomic action says it ran; the client reads nothing else of it.
+                    processed: atomic.then_some(true),
+                }
+            }
             Err(e) => pb::RegionActionResult {
                 result_or_exception: Vec::new(),
                 exception: Some(exception(&e)),
