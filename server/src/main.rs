@@ -353,6 +353,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
             })
         };
         let mut listeners = Listeners::default();
+        let mut native = None;
         for (name, addr, slot) in [
             ("thrift1", &thrift1_addr, &mut listeners.thrift1),
             ("thrift2", &thrift2_addr, &mut listeners.thrift2),
@@ -374,7 +375,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
                 .clone()
                 .unwrap_or_else(|| "127.0.0.1:16020".to_string());
             match tokio::net::TcpListener::bind(&addr).await {
-                Ok(l) => listeners.native = Some(l),
+                Ok(l) => native = Some(l),
                 // The default port may belong to an HBase on this machine: serve without it.
                 Err(e) if args.hbase_rpc_addr.is_none() => {
                     tracing::warn!(gateway = "native", %addr, error = %e, "cannot bind HBase's native RPC on its default address: serving without it (give --hbase-rpc-addr, or leave native out of --gateways)")
@@ -393,7 +394,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
             }
         }
         tracing::info!(data_dir = %args.data_dir.display(), tables = engine.list_tables().len(), "engine open");
-        let exposure_warnings = security_flags::exposure_warnings(&listeners, &security);
+        let exposure_warnings = security_flags::exposure_warnings(&listeners, native.as_ref(), &security);
         for w in &exposure_warnings {
             tracing::warn!("SECURITY WARNING: {w}");
         }
@@ -427,9 +428,10 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
                 time: Duration::from_secs(args.rest_stream_secs),
             },
         };
-        server::run(
+        server::run_with_native(
             engine.clone(),
             listeners,
+            native,
             cfg,
             shutdown,
         )

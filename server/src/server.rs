@@ -49,12 +49,21 @@ pub struct Listeners {
     pub thrift2: Option<TcpListener>,
     /// The operations endpoints (`/healthz`, `/readyz`, `/metrics`, the status page).
     pub http: Option<TcpListener>,
-    /// HBase's native RPC (the Java client's protocol, [`crate::native`]).
-    pub native: Option<TcpListener>,
 }
 
 /// Serves every listener until `shutdown` completes.
 pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown: impl Future) {
+    run_with_native(engine, listeners, None, config, shutdown).await
+}
+
+/// As [`run`], with HBase's native RPC ([`crate::native`]) on `native` too.
+pub async fn run_with_native(
+    engine: Engine,
+    listeners: Listeners,
+    native: Option<TcpListener>,
+    config: Config,
+    shutdown: impl Future,
+) {
     let (stop_tx, stop_rx) = watch::channel(false);
     let host = config
         .advertised_host
@@ -117,7 +126,7 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
     }
     // The native listener's scanners, counted once it is made.
     let native_slot: Arc<std::sync::OnceLock<Arc<crate::native::Native>>> = Arc::default();
-    if listeners.native.is_some() {
+    if native.is_some() {
         let slot = native_slot.clone();
         scanner_counts.push((
             "native",
@@ -125,7 +134,7 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
         ));
     }
     let metrics = Arc::new(Metrics::new(engine.clone(), scanner_counts, &config.limits));
-    if let Some(l) = listeners.native {
+    if let Some(l) = native {
         let native = Arc::new(native_service(
             &engine, &l, &host, &config, &access, &metrics,
         ));

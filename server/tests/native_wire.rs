@@ -1,0 +1,735 @@
+//! HBase's native RPC spoken byte by byte on a loopback port: the registry preamble, the
+//! connection header, ClientMetaService, MasterService DDL, a put and a get through
+//! ClientService (protobuf cells and KeyValueCodec cell blocks), hbase:meta as the client
+//! reads it; and hostile input (another version or auth byte, garbage, lying lengths, a frame
+//! over the bound, an unknown service or method, cell blocks that claim more than they hold),
+//! each answered with HBase's exception or the connection closed, the server serving after.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+use bytes::Bytes;
+use prost::Message;
+use redbase::engine::{Engine, EngineConfig};
+use redbase::native::pb;
+use redbase::server::{self, Config, Listeners};
+
+const CODEC: &str = "org.apache.hadoop.hbase.codec.KeyValueCodec";
+
+struct Server {
+    addr: SocketAddr,
+    engine: Engine,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    /// A server with only the native listener, frames bounded to `max_frame` bytes.
+    fn start(max_frame: usize) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::open(dir.path(), EngineConfig::default()).unwrap();
+        let mut config = Config {
+            advertised_host: Some("127.0.0.1".into()),
+            ..Config::default()
+        };
+        config.limits.max_message = max_frame;
+        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+        let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let e = engine.clone();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Runtime::new().unwrap();
+            rt.block_on(async move {
+                let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+                addr_tx.send(l.local_addr().unwrap()).unwrap();
+                server::run_with_native(e, Listeners::default(), Some(l), config, async move {
+                    let _ = stop_rx.await;
+                })
+                .await;
+            });
+        });
+        let addr = addr_rx.recv().unwrap();
+        Server {
+            addr,
+            engine,
+            stop: Some(stop),
+            thread: Some(thread),
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            t.join().unwrap();
+        }
+        self.engine.close();
+    }
+}
+
+fn stream(addr: SocketAddr) -> TcpStream {
+    let s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.set_nodelay(true).unwrap();
+    s
+}
+
+fn delimited(buf: &mut &[u8]) -> Bytes {
+    let len = prost::encoding::decode_varint(buf).unwrap() as usize;
+    let (m, rest) = buf.split_at(len);
+    *buf = rest;
+    Bytes::copy_from_slice(m)
+}
+
+/// One response: its header, message and cell block.
+struct Response {
+    header: pb::ResponseHeader,
+    message: Bytes,
+    cells: Bytes,
+}
+
+impl Response {
+    fn exception_class(&self) -> Option<String> {
+        self.header
+            .exception
+            .as_ref()
+            .and_then(|e| e.exception_class_name.clone())
+    }
+}
+
+fn read_response(s: &mut TcpStream) -> Response {
+    let mut len = [0u8; 4];
+    s.read_exact(&mut len).unwrap();
+    let mut body = vec![0u8; u32::from_be_bytes(len) as usize];
+    s.read_exact(&mut body).unwrap();
+    let mut b = &body[..];
+    let header = pb::ResponseHeader::decode(delimited(&mut b)).unwrap();
+    let cells_len = header
+        .cell_block_meta
+        .as_ref()
+        .and_then(|m| m.length)
+        .unwrap_or(0) as usize;
+    let message = if b.len() > cells_len {
+        delimited(&mut b)
+    } else {
+        Bytes::new()
+    };
+    Response {
+        header,
+        message,
+        cells: Bytes::copy_from_slice(b),
+    }
+}
+
+/// True when the server closed the connection (within the read timeout).
+fn closed(s: &mut TcpStream) -> bool {
+    let mut b = [0u8; 1];
+    matches!(s.read(&mut b), Ok(0) | Err(_))
+}
+
+fn connection_header(service: &str, codec: bool) -> Vec<u8> {
+    let h = pb::ConnectionHeader {
+        user_info: Some(pb::UserInformation {
+            effective_user: "tester".into(),
+            real_user: None,
+        }),
+        service_name: Some(service.into()),
+        cell_block_codec_class: codec.then(|| CODEC.to_string()),
+        ..Default::default()
+    };
+    let mut out = b"HBas\x00\x50".to_vec();
+    out.extend_from_slice(&(h.encoded_len() as u32).to_be_bytes());
+    h.encode(&mut out).unwrap();
+    out
+}
+
+fn call_frame(id: u32, method: &str, param: &[u8], cells: &[u8]) -> Vec<u8> {
+    let header = pb::RequestHeader {
+        call_id: Some(id),
+        method_name: Some(method.into()),
+        request_param: Some(true),
+        cell_block_meta: (!cells.is_empty()).then_some(pb::CellBlockMeta {
+            length: Some(cells.len() as u32),
+        }),
+        ..Default::default()
+    };
+    let mut body = Vec::new();
+    header.encode_length_delimited(&mut body).unwrap();
+    prost::encoding::encode_varint(param.len() as u64, &mut body);
+    body.extend_from_slice(param);
+    body.extend_from_slice(cells);
+    let mut out = (body.len() as u32).to_be_bytes().to_vec();
+    out.extend_from_slice(&body);
+    out
+}
+
+/// A connection to one service, past its header.
+struct Conn {
+    s: TcpStream,
+    next: u32,
+}
+
+impl Conn {
+    fn open(addr: SocketAddr, service: &str, codec: bool) -> Conn {
+        let mut s = stream(addr);
+        s.write_all(&connection_header(service, codec)).unwrap();
+        Conn { s, next: 1 }
+    }
+
+    fn call_raw(&mut self, method: &str, param: &[u8], cells: &[u8]) -> Response {
+        self.next += 1;
+        let id = self.next;
+        self.s
+            .write_all(&call_frame(id, method, param, cells))
+            .unwrap();
+        let r = read_response(&mut self.s);
+        assert_eq!(r.header.call_id, Some(id));
+        r
+    }
+
+    fn call<M: Message + Default>(&mut self, method: &str, param: &impl Message) -> M {
+        let r = self.call_raw(method, &param.encode_to_vec(), &[]);
+        assert!(
+            r.header.exception.is_none(),
+            "{method}: {:?}",
+            r.header.exception
+        );
+        M::decode(r.message).unwrap()
+    }
+}
+
+fn table_name(q: &str) -> pb::TableName {
+    pb::TableName {
+        namespace: Bytes::from_static(b"default"),
+        qualifier: Bytes::copy_from_slice(q.as_bytes()),
+    }
+}
+
+fn create_table(addr: SocketAddr, name: &str) {
+    let mut master = Conn::open(addr, "MasterService", false);
+    let running: pb::IsMasterRunningResponse =
+        master.call("IsMasterRunning", &pb::IsMasterRunningRequest {});
+    assert!(running.is_master_running);
+    let req = pb::CreateTableRequest {
+        table_schema: pb::TableSchema {
+            table_name: Some(table_name(name)),
+            column_families: vec![pb::ColumnFamilySchema {
+                name: Bytes::from_static(b"f"),
+                ..Default::default()
+            }],
+            ..Default::default()
+        },
+        split_keys: vec![Bytes::from_static(b"m")],
+        ..Default::default()
+    };
+    let done: pb::ProcedureResponse = master.call("CreateTable", &req);
+    let proc_id = done.proc_id.expect("a procedure id");
+    let result: pb::GetProcedureResultResponse = master.call(
+        "getProcedureResult",
+        &pb::GetProcedureResultRequest { proc_id },
+    );
+    assert_eq!(
+        result.state,
+        pb::get_procedure_result_response::State::Finished as i32
+    );
+}
+
+/// The region of `row`, found as HBase's client finds it: a reversed scan of hbase:meta from
+/// `table,row,99999999999999`, reading info:regioninfo.
+fn locate(client: &mut Conn, table: &str, row: &str) -> Bytes {
+    let scan = pb::ScanRequest {
+        region: Some(pb::RegionSpecifier {
+            r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
+            value: Bytes::from_static(b"hbase:meta,,1"),
+        }),
+        scan: Some(pb::Scan {
+            start_row: Some(format!("{table},{row},99999999999999").into_bytes().into()),
+            stop_row: Some(format!("{table},,").into_bytes().into()),
+            include_stop_row: Some(true),
+            reversed: Some(true),
+            column: vec![pb::Column {
+                family: Bytes::from_static(b"info"),
+                qualifier: vec![],
+            }],
+            ..Default::default()
+        }),
+        number_of_rows: Some(1),
+        ..Default::default()
+    };
+    let resp: pb::ScanResponse = client.call("Scan", &scan);
+    let result = &resp.results[0];
+    let info = result
+        .cell
+        .iter()
+        .find(|c| c.qualifier.as_deref() == Some(&b"regioninfo"[..]))
+        .expect("info:regioninfo");
+    let value = info.value.clone().unwrap();
+    assert_eq!(&value[..4], b"PBUF");
+    let ri = pb::RegionInfo::decode(&value[4..]).unwrap();
+    assert!(ri.start_key.as_deref().unwrap_or_default() <= row.as_bytes());
+    let server = result
+        .cell
+        .iter()
+        .find(|c| c.qualifier.as_deref() == Some(&b"server"[..]))
+        .unwrap();
+    assert!(server.value.as_deref().unwrap().starts_with(b"127.0.0.1:"));
+    result.cell[0].row.clone().unwrap()
+}
+
+fn region(name: Bytes) -> pb::RegionSpecifier {
+    pb::RegionSpecifier {
+        r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
+        value: name,
+    }
+}
+
+fn put(row: &str, value: &str) -> pb::MutationProto {
+    pb::MutationProto {
+        row: Some(row.as_bytes().to_vec().into()),
+        mutate_type: Some(pb::mutation_proto::MutationType::Put as i32),
+        column_value: vec![pb::mutation_proto::ColumnValue {
+            family: Bytes::from_static(b"f"),
+            qualifier_value: vec![pb::mutation_proto::column_value::QualifierValue {
+                qualifier: Some(Bytes::from_static(b"q")),
+                value: Some(value.as_bytes().to_vec().into()),
+                ..Default::default()
+            }],
+        }],
+        ..Default::default()
+    }
+}
+
+/// One KeyValue in a cell block (KeyValueCodec).
+fn key_value(row: &[u8], family: &[u8], qualifier: &[u8], value: &[u8]) -> Vec<u8> {
+    let klen = 2 + row.len() + 1 + family.len() + qualifier.len() + 8 + 1;
+    let mut out = Vec::new();
+    out.extend_from_slice(&((8 + klen + value.len()) as u32).to_be_bytes());
+    out.extend_from_slice(&(klen as u32).to_be_bytes());
+    out.extend_from_slice(&(value.len() as u32).to_be_bytes());
+    out.extend_from_slice(&(row.len() as u16).to_be_bytes());
+    out.extend_from_slice(row);
+    out.push(family.len() as u8);
+    out.extend_from_slice(family);
+    out.extend_from_slice(qualifier);
+    out.extend_from_slice(&i64::MAX.to_be_bytes());
+    out.push(4);
+    out.extend_from_slice(value);
+    out
+}
+
+#[test]
+fn registry_bootstrap_and_cluster_id() {
+    let server = Server::start(1 << 20);
+    let cluster_id = server.engine.cluster_id().to_string();
+    // The "Regist" preamble: the cluster id as the answer to no call, then the server closes.
+    let mut s = stream(server.addr);
+    s.write_all(b"Regist").unwrap();
+    let r = read_response(&mut s);
+    assert_eq!(r.header.call_id, Some(u32::MAX));
+    let reg = pb::GetConnectionRegistryResponse::decode(r.message).unwrap();
+    assert_eq!(reg.cluster_id, cluster_id);
+    assert!(closed(&mut s));
+
+    let mut meta = Conn::open(server.addr, "ClientMetaService", false);
+    let id: pb::GetClusterIdResponse = meta.call("GetClusterId", &pb::GetClusterIdRequest {});
+    assert_eq!(id.cluster_id.as_deref(), Some(cluster_id.as_str()));
+    let master: pb::GetActiveMasterResponse =
+        meta.call("GetActiveMaster", &pb::GetActiveMasterRequest {});
+    let sn = master.server_name.unwrap();
+    assert_eq!(sn.host_name, "127.0.0.1");
+    assert_eq!(sn.port, Some(u32::from(server.addr.port())));
+    let locs: pb::GetMetaRegionLocationsResponse = meta.call(
+        "GetMetaRegionLocations",
+        &pb::GetMetaRegionLocationsRequest {},
+    );
+    assert_eq!(locs.meta_locations.len(), 1);
+    assert_eq!(locs.meta_locations[0].region_info.region_id, 1);
+    assert_eq!(locs.meta_locations[0].server_name.as_ref(), Some(&sn));
+    let nodes: pb::GetBootstrapNodesResponse =
+        meta.call("GetBootstrapNodes", &pb::GetBootstrapNodesRequest {});
+    assert_eq!(nodes.server_name, vec![sn]);
+}
+
+#[test]
+fn put_and_get_through_client_service() {
+    let server = Server::start(1 << 20);
+    create_table(server.addr, "t");
+    // Protobuf cells (no codec).
+    let mut client = Conn::open(server.addr, "ClientService", false);
+    let low = locate(&mut client, "t", "apple");
+    let high = locate(&mut client, "t", "zebra");
+    assert_ne!(low, high, "split at m: two regions");
+    let req = pb::MutateRequest {
+        region: region(low.clone()),
+        mutation: put("apple", "red"),
+        ..Default::default()
+    };
+    let resp: pb::MutateResponse = client.call("Mutate", &req);
+    assert_eq!(resp.processed, Some(true));
+    let get = pb::GetRequest {
+        region: region(low.clone()),
+        get: pb::Get {
+            row: Bytes::from_static(b"apple"),
+            ..Default::default()
+        },
+    };
+    let got: pb::GetResponse = client.call("Get", &get);
+    let cells = got.result.unwrap().cell;
+    assert_eq!(cells.len(), 1);
+    assert_eq!(cells[0].value.as_deref(), Some(&b"red"[..]));
+    // A row outside the region named: the client must look the region up again.
+    let wrong = pb::MutateRequest {
+        region: region(low.clone()),
+        mutation: put("zebra", "striped"),
+        ..Default::default()
+    };
+    let r = client.call_raw("Mutate", &wrong.encode_to_vec(), &[]);
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.NotServingRegionException")
+    );
+
+    // Cell blocks (KeyValueCodec): a batched put's cells in the request, a get's in the answer.
+    let mut coded = Conn::open(server.addr, "ClientService", true);
+    let multi = pb::MultiRequest {
+        region_action: vec![pb::RegionAction {
+            region: region(high.clone()),
+            action: vec![pb::Action {
+                index: Some(0),
+                mutation: Some(pb::MutationProto {
+                    mutate_type: Some(pb::mutation_proto::MutationType::Put as i32),
+                    associated_cell_count: Some(1),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let cells = key_value(b"zebra", b"f", b"q", b"striped");
+    let r = coded.call_raw("Multi", &multi.encode_to_vec(), &cells);
+    assert!(r.header.exception.is_none(), "{:?}", r.header.exception);
+    let m = pb::MultiResponse::decode(r.message).unwrap();
+    assert!(m.region_action_result[0].result_or_exception[0]
+        .exception
+        .is_none());
+    let get = pb::GetRequest {
+        region: region(high),
+        get: pb::Get {
+            row: Bytes::from_static(b"zebra"),
+            ..Default::default()
+        },
+    };
+    let r = coded.call_raw("Get", &get.encode_to_vec(), &[]);
+    let result = pb::GetResponse::decode(r.message).unwrap().result.unwrap();
+    assert_eq!(result.associated_cell_count, Some(1));
+    assert!(result.cell.is_empty());
+    let kv = &r.cells[4..];
+    assert!(kv.ends_with(b"striped"));
+    assert_eq!(
+        u32::from_be_bytes(r.cells[..4].try_into().unwrap()) as usize,
+        kv.len()
+    );
+}
+
+/// Sends `bytes` on a fresh connection and returns the exception class of the first answer
+/// (None: the server closed without one), checking the connection is closed after it.
+fn refused(addr: SocketAddr, bytes: &[u8]) -> Option<String> {
+    let mut s = stream(addr);
+    s.write_all(bytes).unwrap();
+    let mut len = [0u8; 4];
+    if s.read_exact(&mut len).is_err() {
+        return None;
+    }
+    let mut body = vec![0u8; u32::from_be_bytes(len) as usize];
+    s.read_exact(&mut body).unwrap();
+    let mut b = &body[..];
+    let h = pb::ResponseHeader::decode(delimited(&mut b)).unwrap();
+    let e = h.exception.unwrap();
+    assert!(closed(&mut s), "the connection stays open after {e:?}");
+    e.exception_class_name
+}
+
+#[test]
+fn hostile_preambles_and_headers_are_refused() {
+    let server = Server::start(64 * 1024);
+    let addr = server.addr;
+    assert_eq!(
+        refused(addr, b"HBas\x01\x50").as_deref(),
+        Some("org.apache.hadoop.hbase.ipc.WrongVersionException")
+    );
+    assert_eq!(
+        refused(addr, b"HBas\x00\x51").as_deref(),
+        Some("org.apache.hadoop.hbase.ipc.BadAuthException")
+    );
+    assert_eq!(
+        refused(addr, b"GET / HTTP/1.1\r\n\r\n").as_deref(),
+        Some("org.apache.hadoop.hbase.ipc.FatalConnectionException")
+    );
+    // A connection header that is not a protobuf, one over its bound, an unknown service, a
+    // codec the server does not have.
+    let mut garbage = b"HBas\x00\x50".to_vec();
+    garbage.extend_from_slice(&6u32.to_be_bytes());
+    garbage.extend_from_slice(&[0xff; 6]);
+    assert_eq!(
+        refused(addr, &garbage).as_deref(),
+        Some("org.apache.hadoop.hbase.ipc.FatalConnectionException")
+    );
+    let mut huge = b"HBas\x00\x50".to_vec();
+    huge.extend_from_slice(&u32::MAX.to_be_bytes());
+    assert!(refused(addr, &huge).is_some());
+    assert_eq!(
+        refused(addr, &connection_header("NoSuchService", false)).as_deref(),
+        Some("org.apache.hadoop.hbase.ipc.UnknownServiceException")
+    );
+    let h = pb::ConnectionHeader {
+        service_name: Some("ClientService".into()),
+        cell_block_codec_class: Some("com.example.Codec".into()),
+        ..Default::default()
+    };
+    let mut bad_codec = b"HBas\x00\x50".to_vec();
+    bad_codec.extend_from_slice(&(h.encoded_len() as u32).to_be_bytes());
+    h.encode(&mut bad_codec).unwrap();
+    assert_eq!(
+        refused(addr, &bad_codec).as_deref(),
+        Some("org.apache.hadoop.hbase.ipc.UnsupportedCellCodecException")
+    );
+    // A client that leaves mid-preamble or mid-header.
+    let mut s = stream(addr);
+    s.write_all(b"HBa").unwrap();
+    drop(s);
+    let mut s = stream(addr);
+    s.write_all(b"HBas\x00\x50\x00\x00\x01\x00partial").unwrap();
+    drop(s);
+
+    // Still serving.
+    let mut meta = Conn::open(addr, "ClientMetaService", false);
+    let id: pb::GetClusterIdResponse = meta.call("GetClusterId", &pb::GetClusterIdRequest {});
+    assert!(id.cluster_id.is_some());
+}
+
+#[test]
+fn hostile_calls_are_answered_or_closed() {
+    let server = Server::start(64 * 1024);
+    let addr = server.addr;
+    create_table(addr, "t");
+    let mut c = Conn::open(addr, "ClientService", true);
+    // An unknown method: a DoNotRetryIOException naming it; the connection goes on.
+    let r = c.call_raw("NoSuchMethod", &[], &[]);
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.DoNotRetryIOException")
+    );
+    assert!(r.header.exception.as_ref().unwrap().do_not_retry == Some(true));
+    assert!(r
+        .header
+        .exception
+        .unwrap()
+        .stack_trace
+        .unwrap()
+        .contains("NoSuchMethod"));
+    // A parameter that is not the method's message.
+    let r = c.call_raw("Get", &[0xff, 0xff, 0xff], &[]);
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.DoNotRetryIOException")
+    );
+    // A cell block that claims more than the frame holds: the header says 1 MB.
+    let header = pb::RequestHeader {
+        call_id: Some(77),
+        method_name: Some("Multi".into()),
+        request_param: Some(true),
+        cell_block_meta: Some(pb::CellBlockMeta {
+            length: Some(1 << 20),
+        }),
+        ..Default::default()
+    };
+    let mut body = Vec::new();
+    header.encode_length_delimited(&mut body).unwrap();
+    body.push(0);
+    body.extend_from_slice(b"tiny");
+    let mut frame = (body.len() as u32).to_be_bytes().to_vec();
+    frame.extend_from_slice(&body);
+    c.s.write_all(&frame).unwrap();
+    let r = read_response(&mut c.s);
+    assert_eq!(r.header.call_id, Some(77));
+    assert!(r.header.exception.is_some());
+    // A cell inside the block that claims more than the block holds, and one whose row
+    // length runs past its key.
+    let multi = pb::MultiRequest::default().encode_to_vec();
+    let mut lying = key_value(b"r", b"f", b"q", b"v");
+    lying[0..4].copy_from_slice(&u32::MAX.to_be_bytes());
+    let r = c.call_raw("Multi", &multi, &lying);
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.DoNotRetryIOException")
+    );
+    let mut bad_row = key_value(b"r", b"f", b"q", b"v");
+    bad_row[12] = 0xff;
+    assert!(c
+        .call_raw("Multi", &multi, &bad_row)
+        .header
+        .exception
+        .is_some());
+    // A scanner id nobody opened.
+    let next = pb::ScanRequest {
+        scanner_id: Some(12345),
+        number_of_rows: Some(10),
+        ..Default::default()
+    };
+    let r = c.call_raw("Scan", &next.encode_to_vec(), &[]);
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.UnknownScannerException")
+    );
+    // A region nobody serves.
+    let get = pb::GetRequest {
+        region: region(Bytes::from_static(
+            b"t,,1.0123456789abcdef0123456789abcdef.",
+        )),
+        get: pb::Get {
+            row: Bytes::from_static(b"r"),
+            ..Default::default()
+        },
+    };
+    let r = c.call_raw("Get", &get.encode_to_vec(), &[]);
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.NotServingRegionException")
+    );
+    assert_eq!(r.header.exception.unwrap().do_not_retry, Some(false));
+
+    // A header whose length lies: nothing to answer, the connection closes.
+    let mut s = Conn::open(addr, "ClientService", false);
+    s.s.write_all(&[0, 0, 0, 2, 0x7f, 0x01]).unwrap();
+    assert!(closed(&mut s.s));
+    // A frame over the bound: RequestTooBigException for its call, then closed.
+    let mut s = Conn::open(addr, "ClientService", false);
+    let big = call_frame(9, "Get", &vec![0u8; 100 * 1024], &[]);
+    s.s.write_all(&big[..8 * 1024]).unwrap();
+    let r = read_response(&mut s.s);
+    assert_eq!(r.header.call_id, Some(9));
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.exceptions.RequestTooBigException")
+    );
+    assert!(closed(&mut s.s));
+    // A 4 GB frame length with nothing after it.
+    let mut s = Conn::open(addr, "ClientService", false);
+    s.s.write_all(&u32::MAX.to_be_bytes()).unwrap();
+    drop(s);
+    // A client gone in the middle of a frame.
+    let mut s = Conn::open(addr, "ClientService", false);
+    s.s.write_all(&call_frame(3, "Get", &[1, 2, 3], &[])[..6])
+        .unwrap();
+    drop(s);
+
+    // Still serving, on a new connection and on the old one.
+    let mut meta = Conn::open(addr, "ClientMetaService", false);
+    let id: pb::GetClusterIdResponse = meta.call("GetClusterId", &pb::GetClusterIdRequest {});
+    assert!(id.cluster_id.is_some());
+    let mut plain = Conn::open(addr, "ClientService", false);
+    assert!(!locate(&mut plain, "t", "a").is_empty());
+    let r = c.call_raw("Scan", &next.encode_to_vec(), &[]);
+    assert!(r.header.exception.is_some());
+}
+
+#[test]
+fn a_split_region_answers_not_serving_and_scanners_span_the_split() {
+    let server = Server::start(1 << 20);
+    create_table(server.addr, "t");
+    let mut c = Conn::open(server.addr, "ClientService", false);
+    let low = locate(&mut c, "t", "a");
+    for row in ["a", "b", "c", "d", "e", "g", "h", "i"] {
+        let req = pb::MutateRequest {
+            region: region(low.clone()),
+            mutation: put(row, row),
+            ..Default::default()
+        };
+        let _: pb::MutateResponse = c.call("Mutate", &req);
+    }
+    // A scanner opened before the split reads its region's old range to the end.
+    let open = pb::ScanRequest {
+        region: Some(region(low.clone())),
+        scan: Some(pb::Scan::default()),
+        number_of_rows: Some(2),
+        ..Default::default()
+    };
+    let first: pb::ScanResponse = c.call("Scan", &open);
+    assert_eq!(first.results.len(), 2);
+    assert_eq!(first.more_results_in_region, Some(true));
+    let id = first.scanner_id.unwrap();
+
+    server.engine.split_region("t", b"a", Some(b"f")).unwrap();
+
+    let next = pb::ScanRequest {
+        scanner_id: Some(id),
+        number_of_rows: Some(100),
+        next_call_seq: Some(0),
+        ..Default::default()
+    };
+    let rest: pb::ScanResponse = c.call("Scan", &next);
+    let rows: Vec<_> = rest
+        .results
+        .iter()
+        .map(|r| r.cell[0].row.clone().unwrap())
+        .collect();
+    assert_eq!(
+        rows,
+        ["c", "d", "e", "g", "h", "i"].map(|r| Bytes::from(r.as_bytes()))
+    );
+    assert_eq!(rest.more_results_in_region, Some(false));
+    // The same next again: the scanner closed at its region's end.
+    let r = c.call_raw("Scan", &next.encode_to_vec(), &[]);
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.UnknownScannerException")
+    );
+
+    // The old name is gone: NotServingRegionException, then the client finds the new region.
+    let get = |name: Bytes, row: &'static [u8]| pb::GetRequest {
+        region: region(name),
+        get: pb::Get {
+            row: Bytes::from_static(row),
+            ..Default::default()
+        },
+    };
+    let r = c.call_raw("Get", &get(low.clone(), b"b").encode_to_vec(), &[]);
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.NotServingRegionException")
+    );
+    let lower = locate(&mut c, "t", "b");
+    let upper = locate(&mut c, "t", "g");
+    assert!(lower != low && upper != low && lower != upper);
+    let got: pb::GetResponse = c.call("Get", &get(upper.clone(), b"g"));
+    assert_eq!(
+        got.result.unwrap().cell[0].value.as_deref(),
+        Some(&b"g"[..])
+    );
+    // A next_call_seq out of order closes the scanner.
+    let open = pb::ScanRequest {
+        region: Some(region(upper)),
+        scan: Some(pb::Scan::default()),
+        number_of_rows: Some(1),
+        ..Default::default()
+    };
+    let s: pb::ScanResponse = c.call("Scan", &open);
+    let skipped = pb::ScanRequest {
+        scanner_id: s.scanner_id,
+        number_of_rows: Some(1),
+        next_call_seq: Some(5),
+        ..Default::default()
+    };
+    let r = c.call_raw("Scan", &skipped.encode_to_vec(), &[]);
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException")
+    );
+}
