@@ -290,9 +290,13 @@ fn region_actions(
             .map(|i| answer(Some(i), Ok(None)))
             .collect());
     }
-    let mut results = Vec::with_capacity(ra.action.len());
-    for (a, m) in ra.action.iter().zip(mutations) {
+    // Puts and deletes in a row go to the engine as one batch (each region commits its rows
+    // once), the rest one by one, answers in the actions' order.
+    let mut results: Vec<Option<pb::ResultOrException>> = vec![None; ra.action.len()];
+    let mut batch: Vec<(usize, RowMutation)> = Vec::new();
+    for (i, (a, m)) in ra.action.iter().zip(mutations).enumerate() {
         let r = if let Some(g) = &a.get {
+            flush(ctx, region, &mut batch, ra, &mut results);
             if out.bytes() > ctx.limits.max_response {
                 Err(NativeError::retry(
                     class::MULTI_ACTION_RESULT_TOO_LARGE,
@@ -303,7 +307,21 @@ fn region_actions(
             }
         } else if let Some(m) = m {
             match (m, region) {
-                (Ok(m), Some(region)) => apply(ctx, region, m, out),
+                (Ok(Mutation::Row(rm)), Some(region)) => {
+                    match check_row(region, &rm.row)
+                        .and_then(|()| Ok(ctx.access.check(Need::Write(&region.table))?))
+                    {
+                        Ok(()) => {
+                            batch.push((i, rm));
+                            continue;
+                        }
+                        Err(e) => Err(e),
+                    }
+                }
+                (Ok(m), Some(region)) => {
+                    flush(ctx, Some(region), &mut batch, ra, &mut results);
+                    apply(ctx, region, m, out)
+                }
                 (Ok(_), None) => Err(meta_is_read_only()),
                 (Err(e), _) => Err(e),
             }
@@ -312,9 +330,29 @@ fn region_actions(
                 "coprocessor calls are not supported by redbase",
             ))
         };
-        results.push(answer(a.index, r));
+        results[i] = Some(answer(a.index, r));
     }
-    Ok(results)
+    flush(ctx, region, &mut batch, ra, &mut results);
+    Ok(results.into_iter().flatten().collect())
+}
+
+/// Applies the puts and deletes gathered so far as one engine batch.
+fn flush(
+    ctx: &Native,
+    region: Option<&RegionMeta>,
+    batch: &mut Vec<(usize, RowMutation)>,
+    ra: &pb::RegionAction,
+    results: &mut [Option<pb::ResultOrException>],
+) {
+    let (Some(region), false) = (region, batch.is_empty()) else {
+        return;
+    };
+    let (places, rows): (Vec<usize>, Vec<RowMutation>) = batch.drain(..).unzip();
+    let outcomes = ctx.engine.mutate_rows(&region.table, rows);
+    for (i, outcome) in places.into_iter().zip(outcomes) {
+        let r = outcome.map(|()| None).map_err(NativeError::from);
+        results[i] = Some(answer(ra.action[i].index, r));
+    }
 }
 
 pub fn multi(
