@@ -14,6 +14,7 @@ use prost::Message;
 use redbase::engine::{Engine, EngineConfig};
 use redbase::native::pb;
 use redbase::server::{self, Config, Listeners};
+use redbase::thrift::Budget;
 
 const CODEC: &str = "org.apache.hadoop.hbase.codec.KeyValueCodec";
 
@@ -28,13 +29,17 @@ struct Server {
 impl Server {
     /// A server with only the native listener, frames bounded to `max_frame` bytes.
     fn start(max_frame: usize) -> Server {
+        let mut config = Config::default();
+        config.limits.max_message = max_frame;
+        Server::start_with(config, false).0
+    }
+
+    /// A server with `config` (advertising 127.0.0.1), and the operations listener too when
+    /// `http` (its address returned).
+    fn start_with(mut config: Config, http: bool) -> (Server, Option<SocketAddr>) {
         let dir = tempfile::tempdir().unwrap();
         let engine = Engine::open(dir.path(), EngineConfig::default()).unwrap();
-        let mut config = Config {
-            advertised_host: Some("127.0.0.1".into()),
-            ..Config::default()
-        };
-        config.limits.max_message = max_frame;
+        config.advertised_host = Some("127.0.0.1".into());
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
         let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let e = engine.clone();
@@ -42,21 +47,34 @@ impl Server {
             let rt = tokio::runtime::Runtime::new().unwrap();
             rt.block_on(async move {
                 let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-                addr_tx.send(l.local_addr().unwrap()).unwrap();
-                server::run_with_native(e, Listeners::default(), Some(l), config, async move {
+                let h = match http {
+                    true => Some(tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap()),
+                    false => None,
+                };
+                let addrs = (
+                    l.local_addr().unwrap(),
+                    h.as_ref().map(|h| h.local_addr().unwrap()),
+                );
+                addr_tx.send(addrs).unwrap();
+                let listeners = Listeners {
+                    http: h,
+                    ..Listeners::default()
+                };
+                server::run_with_native(e, listeners, Some(l), config, async move {
                     let _ = stop_rx.await;
                 })
                 .await;
             });
         });
-        let addr = addr_rx.recv().unwrap();
-        Server {
+        let (addr, http) = addr_rx.recv().unwrap();
+        let server = Server {
             addr,
             engine,
             stop: Some(stop),
             thread: Some(thread),
             _dir: dir,
-        }
+        };
+        (server, http)
     }
 }
 
@@ -732,4 +750,61 @@ fn a_split_region_answers_not_serving_and_scanners_span_the_split() {
         r.exception_class().as_deref(),
         Some("org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException")
     );
+}
+
+/// The server's /metrics text, over a plain HTTP/1.1 request.
+fn metrics(http: SocketAddr) -> String {
+    let mut s = stream(http);
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}
+
+#[test]
+fn connection_cap_budget_and_metrics() {
+    let mut config = Config::default();
+    config.limits.max_connections = 2;
+    config.limits.max_message = 64 * 1024;
+    config.limits.budget = Budget::new(4096);
+    let (server, http) = Server::start_with(config, true);
+    let addr = server.addr;
+    let ask = |c: &mut Conn| {
+        let id: pb::GetClusterIdResponse = c.call("GetClusterId", &pb::GetClusterIdRequest {});
+        assert!(id.cluster_id.is_some());
+    };
+    // At the cap, a newcomer takes the slot of the connection idle longest.
+    let mut a = Conn::open(addr, "ClientMetaService", false);
+    ask(&mut a);
+    std::thread::sleep(Duration::from_millis(20));
+    let mut b = Conn::open(addr, "ClientMetaService", false);
+    ask(&mut b);
+    let mut c = Conn::open(addr, "ClientMetaService", false);
+    ask(&mut c);
+    assert!(closed(&mut a.s), "the idlest connection was closed");
+    ask(&mut b);
+    // A call the in-flight budget cannot hold: CallQueueTooBigException (the client retries
+    // it later); the connection goes on.
+    let r = c.call_raw("GetClusterId", &vec![0u8; 8 * 1024], &[]);
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.CallQueueTooBigException")
+    );
+    assert_eq!(r.header.exception.unwrap().do_not_retry, Some(false));
+    ask(&mut c);
+    let r = c.call_raw("NoSuchMethod", &[], &[]);
+    assert!(r.header.exception.is_some());
+
+    let text = metrics(http.unwrap());
+    for want in [
+        "redbase_native_refused_total{reason=\"budget\"} 1",
+        "redbase_connections_evicted_total{gateway=\"native\"} 1",
+        "redbase_open_connections{gateway=\"native\"} 2",
+        "gateway=\"native\",method=\"ClientMetaService.GetClusterId\",outcome=\"ok\"",
+        "gateway=\"native\",method=\"ClientMetaService.other\",outcome=\"error\"",
+        "redbase_open_scanners{gateway=\"native\"} 0",
+    ] {
+        assert!(text.contains(want), "/metrics lacks {want}:\n{text}");
+    }
 }
