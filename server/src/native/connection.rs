@@ -259,6 +259,10 @@ pub async fn serve(
     });
     let caller = Caller::anonymous(peer);
     let end = loop {
+        if tx.is_closed() {
+            // The writer gave up: the client stopped taking its answers.
+            break End::Idle;
+        }
         let permit = tokio::select! {
             p = calls.clone().acquire_owned() => match p {
                 Ok(p) => p,
