@@ -46,7 +46,7 @@ impl Service {
             "GetMetaRegionLocations",
             "GetBootstrapNodes",
         ];
-        const MASTER: [&str; 25] = [
+        const MASTER: [&str; 26] = [
             "IsMasterRunning",
             "CreateTable",
             "DeleteTable",
@@ -60,6 +60,7 @@ impl Service {
             "GetTableDescriptors",
             "GetTableNames",
             "GetTableState",
+            "GetSchemaAlterStatus",
             "CreateNamespace",
             "ModifyNamespace",
             "DeleteNamespace",

@@ -15,7 +15,10 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -65,6 +68,32 @@ class AdminTest {
       admin.disableTable(name);
       admin.deleteTable(name);
       assertFalse(admin.tableExists(name));
+    }
+  }
+
+  @Test
+  void familiesChangeAndTruncateKeepsSplits() throws Exception {
+    TableName name = Cluster.createTable("alter", SPLITS, "f");
+    try (Admin admin = Cluster.connection().getAdmin();
+        Table t = Cluster.connection().getTable(name)) {
+      admin.addColumnFamily(name, ColumnFamilyDescriptorBuilder.of("extra"));
+      assertTrue(admin.getDescriptor(name).hasColumnFamily(Bytes.toBytes("extra")));
+      admin.modifyColumnFamily(name, ColumnFamilyDescriptorBuilder
+          .newBuilder(Bytes.toBytes("extra")).setMaxVersions(7).build());
+      assertEquals(7, admin.getDescriptor(name).getColumnFamily(Bytes.toBytes("extra"))
+          .getMaxVersions());
+      t.put(new Put(Bytes.toBytes("k")).addColumn(Bytes.toBytes("extra"), Bytes.toBytes("q"),
+          Bytes.toBytes("v")));
+      admin.deleteColumnFamily(name, Bytes.toBytes("extra"));
+      assertFalse(admin.getDescriptor(name).hasColumnFamily(Bytes.toBytes("extra")));
+
+      t.put(new Put(Bytes.toBytes("k")).addColumn(Bytes.toBytes("f"), Bytes.toBytes("q"),
+          Bytes.toBytes("v")));
+      admin.disableTable(name);
+      admin.truncateTable(name, true);
+      assertTrue(admin.isTableEnabled(name));
+      assertEquals(5, admin.getRegions(name).size());
+      assertTrue(t.get(new Get(Bytes.toBytes("k"))).isEmpty());
     }
   }
 
