@@ -457,3 +457,77 @@ fn connection_cap_budget_and_metrics() {
         assert!(text.contains(want), "/metrics lacks {want}:\n{text}");
     }
 }
+
+#[test]
+fn read_only_mode_refuses_changes() {
+    let config = Config {
+        read_only: true,
+        ..Config::default()
+    };
+    let (server, _) = Server::start_with(config, false);
+    // The table exists before the server went read-only.
+    let d = redbase::engine::TableDescriptor::new(redbase::engine::TableName::parse("t").unwrap())
+        .with_family(redbase::engine::FamilyDescriptor::new(b"f"));
+    server.engine.create_table(d, &[]).unwrap();
+    let mut master = Conn::open(server.addr, "MasterService", false);
+    let req = pb::TableNameRequest {
+        table_name: table_name("t"),
+        ..Default::default()
+    };
+    let r = master.call_raw("DisableTable", &req.encode_to_vec(), &[]);
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.security.AccessDeniedException")
+    );
+    let mut c = Conn::open(server.addr, "ClientService", false);
+    let name = locate(&mut c, "t", "r");
+    let req = pb::MutateRequest {
+        region: region(name.clone()),
+        mutation: put("r", "v"),
+        ..Default::default()
+    };
+    let r = c.call_raw("Mutate", &req.encode_to_vec(), &[]);
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.security.AccessDeniedException")
+    );
+    let get = pb::GetRequest {
+        region: region(name),
+        get: pb::Get {
+            row: Bytes::from_static(b"r"),
+            ..Default::default()
+        },
+    };
+    let got: pb::GetResponse = c.call("Get", &get);
+    assert!(got.result.unwrap().cell.is_empty());
+}
+
+#[test]
+fn with_an_auth_file_every_connection_is_refused() {
+    use redbase::security::{hash_token, Auth, LimiterConfig, Security, Users};
+    let text = format!(
+        "[users.bob]\ntokens = [\"{}\"]\nsuperuser = true\n",
+        hash_token("bob-token-0123456789")
+    );
+    let users = Users::parse(&text, std::path::Path::new("users.toml")).unwrap();
+    let config = Config {
+        security: Security {
+            auth: Some(std::sync::Arc::new(Auth::new(
+                users,
+                LimiterConfig::default(),
+            ))),
+            allow_plaintext_auth: true,
+            ..Security::default()
+        },
+        ..Config::default()
+    };
+    let (server, _) = Server::start_with(config, false);
+    // The native RPC has no authentication yet: it must not be a way around the auth file.
+    for service in ["ClientService", "MasterService", "ClientMetaService"] {
+        assert_eq!(
+            refused(server.addr, &connection_header(service, true)).as_deref(),
+            Some("org.apache.hadoop.hbase.security.AccessDeniedException"),
+            "{service}"
+        );
+    }
+}

@@ -154,6 +154,8 @@ fn open(
             )?))
         }
         Target::Region(region) => {
+            ctx.access
+                .check(crate::gateway::Need::Read(&region.table))?;
             let options = convert::read_options(ReadParts {
                 columns: &s.column,
                 time_range: s.time_range.as_ref(),
