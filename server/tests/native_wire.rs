@@ -531,3 +531,101 @@ fn with_an_auth_file_every_connection_is_refused() {
         );
     }
 }
+
+/// Mutated frames of real calls (bytes flipped, inserted, cut; lengths changed), each on its own
+/// connection whose client then stops sending: the server answers or closes every one within
+/// seconds, never hangs or dies, and serves a good call after all of them.
+#[test]
+fn mutated_frames_are_answered_or_closed() {
+    use rand::{Rng, SeedableRng};
+    let server = Server::start(256 * 1024);
+    let addr = server.addr;
+    create_table(addr, "t");
+    let mut c = Conn::open(addr, "ClientService", false);
+    let low = locate(&mut c, "t", "a");
+    let get = pb::GetRequest {
+        region: region(low.clone()),
+        get: pb::Get {
+            row: Bytes::from_static(b"a"),
+            ..Default::default()
+        },
+    };
+    let multi = pb::MultiRequest {
+        region_action: vec![pb::RegionAction {
+            region: region(low.clone()),
+            action: vec![pb::Action {
+                index: Some(0),
+                mutation: Some(pb::MutationProto {
+                    mutate_type: Some(pb::mutation_proto::MutationType::Put as i32),
+                    associated_cell_count: Some(1),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let scan = pb::ScanRequest {
+        region: Some(region(low)),
+        scan: Some(pb::Scan::default()),
+        number_of_rows: Some(10),
+        ..Default::default()
+    };
+    let seeds: Vec<Vec<u8>> = vec![
+        call_frame(5, "Get", &get.encode_to_vec(), &[]),
+        call_frame(
+            6,
+            "Multi",
+            &multi.encode_to_vec(),
+            &key_value(b"a", b"f", b"q", b"v"),
+        ),
+        call_frame(7, "Scan", &scan.encode_to_vec(), &[]),
+    ];
+    let mut rng = rand::rngs::StdRng::seed_from_u64(39);
+    let started = std::time::Instant::now();
+    for case in 0..300 {
+        let mut frame = seeds[case % seeds.len()].clone();
+        match rng.random_range(0..5) {
+            0 => {
+                for _ in 0..rng.random_range(1..8) {
+                    let i = rng.random_range(0..frame.len());
+                    frame[i] = rng.random();
+                }
+            }
+            1 => frame.truncate(rng.random_range(0..frame.len())),
+            2 => {
+                let at = rng.random_range(4..frame.len());
+                let junk: Vec<u8> = (0..rng.random_range(1..64)).map(|_| rng.random()).collect();
+                frame.splice(at..at, junk);
+            }
+            3 => {
+                let len: u32 = rng.random_range(0..1 << 20);
+                frame[..4].copy_from_slice(&len.to_be_bytes());
+            }
+            _ => {
+                // A good frame followed by random bytes.
+                frame.extend((0..rng.random_range(1..32)).map(|_| rng.random::<u8>()));
+            }
+        }
+        let mut s = stream(addr);
+        let mut bytes = connection_header("ClientService", case % 2 == 0);
+        bytes.extend_from_slice(&frame);
+        let _ = s.write_all(&bytes);
+        let _ = s.shutdown(std::net::Shutdown::Write);
+        // Whatever comes back, the server must end the connection.
+        let mut sink = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            match std::io::Read::read(&mut s, &mut buf) {
+                Ok(0) => break,
+                Ok(n) => sink.extend_from_slice(&buf[..n]),
+                Err(e) => panic!("case {case}: the server neither answered nor closed: {e}"),
+            }
+        }
+    }
+    assert!(started.elapsed() < Duration::from_secs(120));
+    let id: pb::GetClusterIdResponse = Conn::open(addr, "ClientMetaService", false)
+        .call("GetClusterId", &pb::GetClusterIdRequest {});
+    assert!(id.cluster_id.is_some());
+}
