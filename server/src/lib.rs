@@ -16,6 +16,7 @@ pub mod generated;
 pub mod healthcheck;
 pub mod http;
 pub mod metrics;
+pub mod native;
 pub mod open_files;
 pub mod rest;
 pub mod scanners;

@@ -30,6 +30,8 @@ enum Gateway {
     Thrift1,
     /// HBase's Thrift2 `THBaseService`.
     Thrift2,
+    /// HBase's native RPC: the protocol of the Java client (`hbase-client`).
+    Native,
 }
 
 #[derive(Parser, Debug)]
@@ -109,12 +111,19 @@ struct ServeArgs {
     /// page [default: 127.0.0.1:8080 without --auth-file, 0.0.0.0:8080 with it].
     #[arg(long, env = "REDBASE_HTTP_ADDR")]
     http_addr: Option<String>,
+    /// Address of HBase's native RPC (the Java client's protocol; HBase's region server port)
+    /// [default: 127.0.0.1:16020; when that port is taken and this flag is not given, the
+    /// server starts without it and says so]. Clients bootstrap with
+    /// hbase.client.registry.impl=org.apache.hadoop.hbase.client.RpcConnectionRegistry and
+    /// hbase.client.bootstrap.servers=HOST:PORT; HOST is --advertised-host.
+    #[arg(long, env = "REDBASE_HBASE_RPC_ADDR")]
+    hbase_rpc_addr: Option<String>,
     #[command(flatten)]
     security: security_flags::SecurityArgs,
     #[command(flatten)]
     http: http_flags::HttpArgs,
     /// Serve only the named gateways (comma-separated).
-    #[arg(long, env = "REDBASE_GATEWAYS", value_enum, value_delimiter = ',', default_values_t = [Gateway::Thrift1, Gateway::Thrift2])]
+    #[arg(long, env = "REDBASE_GATEWAYS", value_enum, value_delimiter = ',', default_values_t = [Gateway::Thrift1, Gateway::Thrift2, Gateway::Native])]
     gateways: Vec<Gateway>,
     /// Refuse every data mutation, as HBase's read-only Thrift mode.
     #[arg(long, env = "REDBASE_READ_ONLY")]
@@ -343,9 +352,11 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
             args.gateways.iter().any(|x| match x {
                 Gateway::Thrift1 => g == "thrift1",
                 Gateway::Thrift2 => g == "thrift2",
+                Gateway::Native => g == "native",
             })
         };
         let mut listeners = Listeners::default();
+        let mut native = None;
         for (name, addr, slot) in [
             ("thrift1", &thrift1_addr, &mut listeners.thrift1),
             ("thrift2", &thrift2_addr, &mut listeners.thrift2),
@@ -361,6 +372,23 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
                 }
             }
         }
+        if want("native") {
+            let addr = args
+                .hbase_rpc_addr
+                .clone()
+                .unwrap_or_else(|| "127.0.0.1:16020".to_string());
+            match tokio::net::TcpListener::bind(&addr).await {
+                Ok(l) => native = Some(l),
+                // The default port may belong to an HBase on this machine: serve without it.
+                Err(e) if args.hbase_rpc_addr.is_none() => {
+                    tracing::warn!(gateway = "native", %addr, error = %e, "cannot bind HBase's native RPC on its default address: serving without it (give --hbase-rpc-addr, or leave native out of --gateways)")
+                }
+                Err(e) => {
+                    tracing::error!(gateway = "native", %addr, error = %e, "cannot bind");
+                    return std::process::ExitCode::FAILURE;
+                }
+            }
+        }
         match tokio::net::TcpListener::bind(&http_addr).await {
             Ok(l) => listeners.http = Some(l),
             Err(e) => {
@@ -369,7 +397,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
             }
         }
         tracing::info!(data_dir = %args.data_dir.display(), tables = engine.list_tables().len(), "engine open");
-        let exposure_warnings = security_flags::exposure_warnings(&listeners, &security);
+        let exposure_warnings = security_flags::exposure_warnings(&listeners, native.as_ref(), &security);
         for w in &exposure_warnings {
             tracing::warn!("SECURITY WARNING: {w}");
         }
@@ -404,9 +432,10 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
             },
             http_limits: args.http.limits(),
         };
-        server::run(
+        server::run_with_native(
             engine.clone(),
             listeners,
+            native,
             cfg,
             shutdown,
         )

@@ -50,6 +50,11 @@ struct GatewayLabels {
     gateway: &'static str,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ReasonLabels {
+    reason: &'static str,
+}
+
 /// Latency buckets from 100 µs (a cached get) to 10 s (a big scan batch or a split pause).
 const LATENCY_BUCKETS: [f64; 16] = [
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
@@ -95,6 +100,7 @@ pub struct Metrics {
     rest_streams: Gauge,
     rest_streams_cut: Counter,
     http_listener: crate::http::limits::ListenerMetrics,
+    native_refused: Family<ReasonLabels, Counter>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -244,6 +250,12 @@ impl Metrics {
             rest_streams_cut.clone(),
         );
         let http_listener = crate::http::limits::ListenerMetrics::register(&mut registry);
+        let native_refused = Family::<ReasonLabels, Counter>::default();
+        registry.register(
+            "redbase_native_refused",
+            "Native RPC calls refused before they ran, by reason (request_too_big: over --max-message-size; budget: the in-flight budget was spent)",
+            native_refused.clone(),
+        );
         registry.register_collector(Box::new(EngineCollector {
             engine,
             scanners,
@@ -264,12 +276,38 @@ impl Metrics {
             rest_streams,
             rest_streams_cut,
             http_listener,
+            native_refused,
         }
     }
 
     /// The HTTP listener's counters (connections, slow bodies, the lifetime cap).
     pub fn http_listener(&self) -> &crate::http::limits::ListenerMetrics {
         &self.http_listener
+    }
+
+    /// Counts one native RPC call (gateway "native", method "Service.Method").
+    pub fn native_call(&self, service: &str, method: &str, outcome: &'static str, took: Duration) {
+        let method = format!("{service}.{method}");
+        self.latency
+            .get_or_create(&MethodLabels {
+                gateway: "native",
+                method: method.clone(),
+            })
+            .observe(took.as_secs_f64());
+        self.requests
+            .get_or_create(&CallLabels {
+                gateway: "native",
+                method,
+                outcome,
+            })
+            .inc();
+    }
+
+    /// Counts one native RPC call refused before it ran.
+    pub fn native_refused(&self, reason: &'static str) {
+        self.native_refused
+            .get_or_create(&ReasonLabels { reason })
+            .inc();
     }
 
     /// A streamed REST answer began; the guard counts it open until dropped, and as cut when

@@ -112,13 +112,18 @@ impl SecurityArgs {
 }
 
 /// What is exposed without authentication: every listener on a non-loopback address.
-pub fn exposure_warnings(listeners: &Listeners, security: &Security) -> Vec<String> {
+pub fn exposure_warnings(
+    listeners: &Listeners,
+    native: Option<&tokio::net::TcpListener>,
+    security: &Security,
+) -> Vec<String> {
     if security.auth.is_some() {
         return Vec::new();
     }
     let addrs: Vec<SocketAddr> = [&listeners.thrift1, &listeners.thrift2, &listeners.http]
         .into_iter()
         .flatten()
+        .chain(native)
         .filter_map(|l| l.local_addr().ok())
         .filter(|a| !a.ip().is_loopback())
         .collect();

@@ -56,6 +56,17 @@ pub struct Listeners {
 
 /// Serves every listener until `shutdown` completes.
 pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown: impl Future) {
+    run_with_native(engine, listeners, None, config, shutdown).await
+}
+
+/// As [`run`], with HBase's native RPC ([`crate::native`]) on `native` too.
+pub async fn run_with_native(
+    engine: Engine,
+    listeners: Listeners,
+    native: Option<TcpListener>,
+    config: Config,
+    shutdown: impl Future,
+) {
     let (stop_tx, stop_rx) = watch::channel(false);
     let host = config
         .advertised_host
@@ -133,7 +144,30 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
             Arc::new(move || slot.get().map_or(0, |r| r.scanners.len())),
         ));
     }
+    // The native listener's scanners, counted once it is made.
+    let native_slot: Arc<std::sync::OnceLock<Arc<crate::native::Native>>> = Arc::default();
+    if native.is_some() {
+        let slot = native_slot.clone();
+        scanner_counts.push((
+            "native",
+            Arc::new(move || slot.get().map_or(0, |n| n.scanners.len())),
+        ));
+    }
     let metrics = Arc::new(Metrics::new(engine.clone(), scanner_counts, &config.limits));
+    if let Some(l) = native {
+        let native = Arc::new(native_service(
+            &engine, &l, &host, &config, &access, &metrics,
+        ));
+        let _ = native_slot.set(native.clone());
+        match l.local_addr() {
+            Ok(addr) => tracing::info!(gateway = "native", %addr, "gateway listening"),
+            Err(e) => tracing::info!(gateway = "native", error = %e, "gateway listening"),
+        }
+        let mut rx = stop_rx.clone();
+        tasks.push(tokio::spawn(crate::native::run(l, native, async move {
+            let _ = rx.changed().await;
+        })));
+    }
     for (l, service, name) in gateways {
         let mut rx = stop_rx.clone();
         match l.local_addr() {
@@ -193,5 +227,47 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
     }
     if let Some(w) = watcher {
         w.abort();
+    }
+}
+
+/// The native RPC's shared state: this server's name as clients see it, and its limits (those
+/// of the Thrift gateways: message size, connections, idle timeout, the in-flight budget).
+fn native_service(
+    engine: &Engine,
+    listener: &TcpListener,
+    host: &str,
+    config: &Config,
+    access: &Access,
+    metrics: &Arc<Metrics>,
+) -> crate::native::Native {
+    let server = crate::native::ServerAddress {
+        host: host.to_string(),
+        port: listener.local_addr().map(|a| a.port()).unwrap_or(0),
+        start_code: crate::engine::cell::now_ms().unsigned_abs(),
+    };
+    let limits = crate::native::NativeLimits {
+        max_frame: config.limits.max_message,
+        max_response: config.limits.max_message,
+        max_connections: config.limits.max_connections,
+        idle_timeout: config.limits.idle_timeout,
+        budget: config.limits.budget.clone(),
+        ..Default::default()
+    };
+    let native = crate::native::Native::new(
+        engine.clone(),
+        server,
+        config.scanners.clone(),
+        access.clone(),
+        limits,
+        crate::native::NativeMetrics::new(metrics.clone()),
+    );
+    if config.security.auth.is_some() {
+        // No authentication on this protocol yet: never let it bypass the auth file.
+        native.refusing(
+            "redbase's native RPC does not authenticate callers yet, and this server requires \
+             authentication (--auth-file): use the Thrift or REST gateways",
+        )
+    } else {
+        native
     }
 }

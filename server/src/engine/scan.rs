@@ -50,6 +50,8 @@ pub struct Scanner {
     round_trip_rows: usize,
     /// An error the first read reports (a scanner opened lazily on a table that is not there).
     failed: Option<ReadError>,
+    /// A reversed scan reads its stop row too ([`Scanner::include_stop`]).
+    include_stop: bool,
 }
 
 impl std::fmt::Debug for Scanner {
@@ -93,7 +95,36 @@ impl Scanner {
             filter_region: None,
             round_trip_rows: 0,
             failed: None,
+            include_stop: false,
         }
+    }
+
+    /// Starts just past the start row instead of at it (HBase's `includeStartRow = false`),
+    /// in either direction. Call before the first read.
+    pub(crate) fn exclude_start(mut self) -> Scanner {
+        if !self.scan.start.is_empty() && self.rows_returned == 0 {
+            self.pos = if self.scan.reversed {
+                Position::Before(Some(self.scan.start.clone()))
+            } else {
+                let mut s = self.scan.start.clone();
+                s.push(0);
+                Position::From(s)
+            };
+        }
+        self
+    }
+
+    /// Reads the stop row too (HBase's `includeStopRow = true`), in either direction. Call
+    /// before the first read.
+    pub(crate) fn include_stop(mut self) -> Scanner {
+        if !self.scan.stop.is_empty() {
+            if self.scan.reversed {
+                self.include_stop = true;
+            } else {
+                self.scan.stop.push(0);
+            }
+        }
+        self
     }
 
     /// A scanner whose first read fails with `error`, and that is done after it.
@@ -166,7 +197,9 @@ impl Scanner {
             let mut lo = meta.start.clone();
             if !self.scan.stop.is_empty() {
                 let mut s = self.scan.stop.clone();
-                s.push(0);
+                if !self.include_stop {
+                    s.push(0);
+                }
                 lo = lo.max(s);
             }
             let hi = match (upper, meta.end.is_empty()) {

@@ -1,0 +1,418 @@
+//! One native connection: the preamble, the connection header, then calls. Calls run
+//! concurrently (a client multiplexes its threads over one connection, matching answers by
+//! call id), at most `calls_per_connection` at once; the reader stops reading while that many
+//! are in flight. Each call holds its frame's bytes, then its response's, from the server's
+//! in-flight budget; a frame over the size bound is answered RequestTooBigException and the
+//! connection closes, as HBase does; a frame the budget cannot hold now is read past and
+//! answered CallQueueTooBigException, which the client retries after a pause.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use prost::Message;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::OwnedReadHalf;
+use tokio::net::TcpStream;
+use tokio::sync::{broadcast, mpsc, Semaphore};
+
+use crate::gateway::caller::{self, Caller};
+use crate::thrift::budget::Share;
+use crate::thrift::slots::Slot;
+
+use super::cellblock;
+use super::dispatch::{self, Service};
+use super::errors::{class, NativeError};
+use super::frame::{self, Preamble, NO_CALL};
+use super::{pb, registry, Native};
+
+/// How long a call waits for room in the in-flight budget before it is refused.
+const BUDGET_WAIT: Duration = Duration::from_secs(2);
+/// Security preambles answered on one connection before it is closed.
+const MAX_SECURITY_PREAMBLES: usize = 4;
+/// Bytes read of an oversized or refused frame to find its call id.
+const HEADER_PEEK: usize = 4096;
+
+/// How a connection ended.
+#[derive(Debug)]
+pub enum End {
+    /// The client closed it, or asked only for the registry.
+    Closed,
+    Idle,
+    Shutdown,
+    Evicted,
+    /// Refused with an error sent first (a bad preamble or header, a frame over the bound).
+    Refused(String),
+    /// Bytes that are not HBase's RPC; closed without an answer.
+    Malformed(String),
+    Io(std::io::Error),
+}
+
+struct Reader<'a> {
+    rd: OwnedReadHalf,
+    idle: Duration,
+    inflight: &'a AtomicUsize,
+    shutdown: &'a mut broadcast::Receiver<()>,
+    slot: &'a Slot,
+}
+
+impl Reader<'_> {
+    /// Fills `buf`. At a frame's start (`boundary`) a connection with calls in flight may stay
+    /// quiet for as long as they take; otherwise silence for the idle timeout closes it.
+    async fn fill(&mut self, buf: &mut [u8], boundary: bool) -> Result<(), End> {
+        let mut filled = 0;
+        while filled < buf.len() {
+            tokio::select! {
+                r = tokio::time::timeout(self.idle, self.rd.read(&mut buf[filled..])) => match r {
+                    Ok(Ok(0)) if filled == 0 && boundary => return Err(End::Closed),
+                    Ok(Ok(0)) => {
+                        return Err(End::Malformed("the connection closed inside a frame".into()))
+                    }
+                    Ok(Ok(n)) => filled += n,
+                    Ok(Err(e)) => return Err(End::Io(e)),
+                    Err(_) => {
+                        if !(boundary && filled == 0 && self.inflight.load(Ordering::Acquire) > 0) {
+                            return Err(End::Idle);
+                        }
+                    }
+                },
+                _ = self.shutdown.recv(), if boundary && filled == 0 => return Err(End::Shutdown),
+                _ = self.slot.evict.notified(), if boundary && filled == 0 => return Err(End::Evicted),
+            }
+        }
+        Ok(())
+    }
+
+    async fn u32(&mut self, boundary: bool) -> Result<usize, End> {
+        let mut b = [0u8; 4];
+        self.fill(&mut b, boundary).await?;
+        Ok(u32::from_be_bytes(b) as usize)
+    }
+
+    /// Reads and drops `len` bytes, keeping the first few to find the call's header.
+    async fn skip(&mut self, len: usize) -> Result<Option<pb::RequestHeader>, End> {
+        let mut head = vec![0u8; len.min(HEADER_PEEK)];
+        self.fill(&mut head, false).await?;
+        let mut left = len - head.len();
+        let mut scratch = [0u8; 8192];
+        while left > 0 {
+            let n = left.min(scratch.len());
+            self.fill(&mut scratch[..n], false).await?;
+            left -= n;
+        }
+        Ok(frame::peek_header(&head))
+    }
+}
+
+/// What the connection header settled.
+struct Session {
+    service: Service,
+    codec: bool,
+}
+
+fn fatal(class: &'static str, message: String) -> NativeError {
+    NativeError::final_(class, message)
+}
+
+fn session(ctx: &Native, header: &pb::ConnectionHeader) -> Result<Session, NativeError> {
+    if let Some(why) = &ctx.refuse_connections {
+        return Err(NativeError::final_(class::ACCESS_DENIED, why.clone()));
+    }
+    let name = header.service_name.as_deref().unwrap_or("");
+    let service = Service::by_name(name).ok_or_else(|| {
+        fatal(
+            class::UNKNOWN_SERVICE,
+            format!(
+                "unknown service {name:?}: redbase serves ClientService, MasterService and \
+                 ClientMetaService"
+            ),
+        )
+    })?;
+    let codec = match header.cell_block_codec_class.as_deref() {
+        None | Some("") => false,
+        Some(c) if cellblock::CODECS.contains(&c) => true,
+        Some(c) => {
+            return Err(fatal(
+                class::UNSUPPORTED_CELL_CODEC,
+                format!(
+                    "cell block codec {c} is not supported: use {} (HBase's default)",
+                    cellblock::CODECS[0]
+                ),
+            ))
+        }
+    };
+    if let Some(c) = header
+        .cell_block_compressor_class
+        .as_deref()
+        .filter(|c| !c.is_empty())
+    {
+        return Err(fatal(
+            class::UNSUPPORTED_COMPRESSION,
+            format!("cell block compression {c} is not supported: leave it unset"),
+        ));
+    }
+    Ok(Session { service, codec })
+}
+
+/// Serves one connection until it ends.
+pub async fn serve(
+    stream: TcpStream,
+    peer: SocketAddr,
+    ctx: Arc<Native>,
+    slot: Arc<Slot>,
+    mut shutdown: broadcast::Receiver<()>,
+) -> End {
+    let _ = stream.set_nodelay(true);
+    let (rd, mut wr) = stream.into_split();
+    let inflight = Arc::new(AtomicUsize::new(0));
+    let mut reader = Reader {
+        rd,
+        idle: ctx.limits.idle_timeout,
+        inflight: &inflight,
+        shutdown: &mut shutdown,
+        slot: &slot,
+    };
+    // The preamble (a registry or security preamble may come first).
+    let mut securities = 0;
+    loop {
+        let mut pre = [0u8; 6];
+        if let Err(end) = reader.fill(&mut pre, true).await {
+            return end;
+        }
+        let answer = match frame::preamble(&pre) {
+            Preamble::Rpc => break,
+            Preamble::Registry => {
+                let msg = registry::connection_registry(&ctx);
+                let _ = wr
+                    .write_all(&frame::response(NO_CALL, Some(&msg), &[]))
+                    .await;
+                let _ = wr.shutdown().await;
+                return End::Closed;
+            }
+            Preamble::Security if securities < MAX_SECURITY_PREAMBLES => {
+                securities += 1;
+                let e = NativeError::retry(class::SECURITY_NOT_ENABLED, "security is not enabled");
+                if wr
+                    .write_all(&frame::error_response(NO_CALL, &e))
+                    .await
+                    .is_err()
+                {
+                    return End::Closed;
+                }
+                continue;
+            }
+            Preamble::Security => NativeError::final_(
+                class::FATAL_CONNECTION,
+                "too many security preambles".to_string(),
+            ),
+            Preamble::Refused(e) => e,
+        };
+        return refuse(&mut wr, answer).await;
+    }
+    // The connection header.
+    let len = match reader.u32(false).await {
+        Ok(l) => l,
+        Err(end) => return end,
+    };
+    if len > frame::MAX_CONNECTION_HEADER {
+        let e = fatal(
+            class::FATAL_CONNECTION,
+            format!(
+                "connection header of {len} bytes is over the bound of {}",
+                frame::MAX_CONNECTION_HEADER
+            ),
+        );
+        return refuse(&mut wr, e).await;
+    }
+    let mut buf = vec![0u8; len];
+    if let Err(end) = reader.fill(&mut buf, false).await {
+        return end;
+    }
+    let session = match pb::ConnectionHeader::decode(&buf[..]) {
+        Ok(h) => session(&ctx, &h),
+        Err(e) => Err(fatal(
+            class::FATAL_CONNECTION,
+            format!("cannot decode the connection header: {e}"),
+        )),
+    };
+    let session = match session {
+        Ok(s) => s,
+        Err(e) => return refuse(&mut wr, e).await,
+    };
+    drop(buf);
+    // Calls.
+    let calls = Arc::new(Semaphore::new(ctx.limits.calls_per_connection.max(1)));
+    let (tx, mut rx) = mpsc::channel::<(Vec<u8>, Share)>(ctx.limits.calls_per_connection.max(1));
+    let idle = ctx.limits.idle_timeout;
+    let writer = tokio::spawn(async move {
+        while let Some((bytes, share)) = rx.recv().await {
+            match tokio::time::timeout(idle, wr.write_all(&bytes)).await {
+                Ok(Ok(())) => drop(share),
+                Ok(Err(e)) => return Some(End::Io(e)),
+                Err(_) => return Some(End::Idle),
+            }
+        }
+        let _ = wr.shutdown().await;
+        None
+    });
+    let caller = Caller::anonymous(peer);
+    let end = loop {
+        if tx.is_closed() {
+            // The writer gave up: the client stopped taking its answers.
+            break End::Idle;
+        }
+        let permit = tokio::select! {
+            p = calls.clone().acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => break End::Closed,
+            },
+            _ = reader.shutdown.recv() => break End::Shutdown,
+            _ = slot.evict.notified() => break End::Evicted,
+        };
+        let len = match reader.u32(true).await {
+            Ok(l) => l,
+            Err(end) => break end,
+        };
+        if len > ctx.limits.max_frame {
+            let header = match reader.skip(len.min(HEADER_PEEK)).await {
+                Ok(h) => h,
+                Err(end) => break end,
+            };
+            let e = NativeError::final_(
+                class::REQUEST_TOO_BIG,
+                format!(
+                    "RPC data length of {len} received from {peer} is greater than max allowed \
+                     {} (--max-message-size)",
+                    ctx.limits.max_frame
+                ),
+            );
+            ctx.metrics.refused("request_too_big");
+            if let Some(h) = header {
+                let bytes = frame::error_response(h.call_id.unwrap_or(0), &e);
+                let _ = tx.send((bytes, ctx.limits.budget.share())).await;
+            }
+            break End::Refused(e.message);
+        }
+        let mut share = ctx.limits.budget.share();
+        if share.grow_to(4 + len, BUDGET_WAIT).await.is_err() {
+            let header = match reader.skip(len).await {
+                Ok(h) => h,
+                Err(end) => break end,
+            };
+            ctx.metrics.refused("budget");
+            let Some(h) = header else {
+                break End::Malformed("a call whose header cannot be read".into());
+            };
+            let e = NativeError::retry(
+                class::CALL_QUEUE_TOO_BIG,
+                format!(
+                    "the server's budget for requests in flight ({} bytes, \
+                     --max-inflight-bytes) cannot hold this call now; retry later",
+                    ctx.limits.budget.total()
+                ),
+            );
+            let _ = tx
+                .send((frame::error_response(h.call_id.unwrap_or(0), &e), share))
+                .await;
+            continue;
+        }
+        let mut body = vec![0u8; len];
+        if let Err(end) = reader.fill(&mut body, false).await {
+            break end;
+        }
+        let call = match frame::parse_call(Bytes::from(body)) {
+            Ok(c) => c,
+            Err(bad) => {
+                ctx.metrics
+                    .call(session.service, "", "error", Duration::ZERO);
+                match bad.call_id {
+                    Some(id) => {
+                        let _ = tx
+                            .send((frame::error_response(id, &bad.error), share))
+                            .await;
+                        continue;
+                    }
+                    None => break End::Malformed(bad.error.message),
+                }
+            }
+        };
+        if inflight.fetch_add(1, Ordering::AcqRel) == 0 {
+            slot.call_started();
+        }
+        let (ctx, tx, inflight, slot, caller) = (
+            ctx.clone(),
+            tx.clone(),
+            inflight.clone(),
+            slot.clone(),
+            caller.clone(),
+        );
+        let service = session.service;
+        let codec = session.codec;
+        tokio::spawn(async move {
+            let began = Instant::now();
+            let id = call.id();
+            let method = call.method().to_string();
+            let task_ctx = ctx.clone();
+            let run = tokio::task::spawn_blocking(move || {
+                caller::scope(caller, || {
+                    dispatch::call(
+                        &task_ctx,
+                        service,
+                        codec,
+                        call.method(),
+                        &call.param,
+                        &call.cells,
+                    )
+                })
+            })
+            .await;
+            let (bytes, outcome) = match run {
+                Ok(Ok(reply)) => (
+                    frame::response(id, Some(&reply.message), &reply.cells),
+                    "ok",
+                ),
+                Ok(Err(e)) => (frame::error_response(id, &e), "error"),
+                Err(e) => {
+                    tracing::error!(service = service.name(), %method, error = %e, "native call failed");
+                    let e = NativeError::retry(
+                        class::IO,
+                        format!("the call failed on the server: {e}"),
+                    );
+                    (frame::error_response(id, &e), "exception")
+                }
+            };
+            ctx.metrics.call(service, &method, outcome, began.elapsed());
+            let mut share = share;
+            let bytes = if share.grow_to(bytes.len(), BUDGET_WAIT).await.is_err() {
+                ctx.metrics.refused("budget");
+                let e = NativeError::retry(
+                    class::CALL_QUEUE_TOO_BIG,
+                    "the answer does not fit the server's in-flight budget now; retry later",
+                );
+                frame::error_response(id, &e)
+            } else {
+                bytes
+            };
+            let _ = tx.send((bytes, share)).await;
+            drop(permit);
+            if inflight.fetch_sub(1, Ordering::AcqRel) == 1 {
+                slot.call_finished();
+            }
+        });
+    };
+    // No new calls; the answers of those in flight are still written.
+    drop(tx);
+    match writer.await {
+        Ok(Some(e)) => e,
+        _ => end,
+    }
+}
+
+/// Sends a fatal error (as the answer to no call) and closes.
+async fn refuse(wr: &mut tokio::net::tcp::OwnedWriteHalf, e: NativeError) -> End {
+    let _ = wr.write_all(&frame::error_response(NO_CALL, &e)).await;
+    let _ = wr.shutdown().await;
+    End::Refused(e.to_string())
+}

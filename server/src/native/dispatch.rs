@@ -1,0 +1,129 @@
+//! One call to its handler, by the connection's service and the call's method name. A method
+//! a known service does not offer answers a DoNotRetryIOException naming it, as HBase answers
+//! a method it does not know; an unknown service is refused at the connection header.
+
+use bytes::Bytes;
+use prost::Message;
+
+use super::convert::CellOut;
+use super::errors::NativeError;
+use super::{client, master, registry, scan, Native};
+
+/// The services a connection can name in its header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Service {
+    Client,
+    Master,
+    ClientMeta,
+}
+
+impl Service {
+    pub fn by_name(name: &str) -> Option<Service> {
+        Some(match name {
+            "ClientService" => Service::Client,
+            "MasterService" => Service::Master,
+            "ClientMetaService" => Service::ClientMeta,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Service::Client => "ClientService",
+            Service::Master => "MasterService",
+            Service::ClientMeta => "ClientMetaService",
+        }
+    }
+
+    /// The method names the metrics label calls with: the known ones as they are, any
+    /// other as "other" (a client must not be able to grow the label set).
+    pub fn metric_method(self, method: &str) -> &'static str {
+        const CLIENT: [&str; 4] = ["Get", "Mutate", "Scan", "Multi"];
+        const META: [&str; 5] = [
+            "GetClusterId",
+            "GetActiveMaster",
+            "GetMasters",
+            "GetMetaRegionLocations",
+            "GetBootstrapNodes",
+        ];
+        const MASTER: [&str; 26] = [
+            "IsMasterRunning",
+            "CreateTable",
+            "DeleteTable",
+            "EnableTable",
+            "DisableTable",
+            "truncateTable",
+            "ModifyTable",
+            "AddColumn",
+            "ModifyColumn",
+            "DeleteColumn",
+            "GetTableDescriptors",
+            "GetTableNames",
+            "GetTableState",
+            "GetSchemaAlterStatus",
+            "CreateNamespace",
+            "ModifyNamespace",
+            "DeleteNamespace",
+            "GetNamespaceDescriptor",
+            "ListNamespaceDescriptors",
+            "ListNamespaces",
+            "ListTableDescriptorsByNamespace",
+            "ListTableNamesByNamespace",
+            "getProcedureResult",
+            "IsProcedureDone",
+            "GetClusterStatus",
+            "Balance",
+        ];
+        let known: &[&'static str] = match self {
+            Service::Client => &CLIENT,
+            Service::Master => &MASTER,
+            Service::ClientMeta => &META,
+        };
+        known
+            .iter()
+            .find(|m| **m == method)
+            .copied()
+            .unwrap_or("other")
+    }
+}
+
+/// A handled call: its response message and cell block.
+pub struct Reply {
+    pub message: Vec<u8>,
+    pub cells: Vec<u8>,
+}
+
+fn decode<M: Message + Default>(param: &Bytes, what: &str) -> Result<M, NativeError> {
+    M::decode(param.clone())
+        .map_err(|e| NativeError::bad_request(format!("cannot decode {what}: {e}")))
+}
+
+/// Runs one call. `codec` says whether the connection named a cell block codec.
+pub fn call(
+    ctx: &Native,
+    service: Service,
+    codec: bool,
+    method: &str,
+    param: &Bytes,
+    cells: &Bytes,
+) -> Result<Reply, NativeError> {
+    let mut out = CellOut::new(codec);
+    let message = match service {
+        Service::ClientMeta => registry::call(ctx, method)?,
+        Service::Master => master::call(ctx, method, param)?,
+        Service::Client => match method {
+            "Get" => client::get(ctx, decode(param, "GetRequest")?, &mut out)?.encode_to_vec(),
+            "Mutate" => client::mutate(ctx, decode(param, "MutateRequest")?, cells, &mut out)?
+                .encode_to_vec(),
+            "Multi" => {
+                client::multi(ctx, decode(param, "MultiRequest")?, cells, &mut out)?.encode_to_vec()
+            }
+            "Scan" => scan::scan(ctx, decode(param, "ScanRequest")?, &mut out)?.encode_to_vec(),
+            other => return Err(NativeError::unsupported("ClientService", other)),
+        },
+    };
+    Ok(Reply {
+        message,
+        cells: out.into_block(),
+    })
+}

@@ -1,0 +1,315 @@
+//! ClientService.Scan: a scanner reads one region (HBase's client walks the regions itself,
+//! opening a scanner in each), so the engine's scan is cut to the region's bounds; the response
+//! says `more_results_in_region = false` when the region has no more rows, and the scanner
+//! closes then, as HBase's does. `next_call_seq` must count up from 0 call by call: a client
+//! that lost a response and sends the same call again hears OutOfOrderScannerNextException
+//! and reopens its scanner where its last good row was.
+
+use std::collections::VecDeque;
+
+use crate::engine::{Engine, RegionMeta, Scan};
+
+use super::convert::{self, CellOut, ReadParts};
+use super::errors::{class, NativeError};
+use super::meta::{self, MetaRange};
+use super::pb;
+use super::regions::{self, Target};
+use super::scanners::{OpenScan, Source};
+use super::Native;
+
+/// Bytes of cells per response when the client sets no bound (HBase's default).
+const DEFAULT_MAX_RESULT_SIZE: usize = 2 * 1024 * 1024;
+
+pub fn scan(
+    ctx: &Native,
+    req: pb::ScanRequest,
+    out: &mut CellOut,
+) -> Result<pb::ScanResponse, NativeError> {
+    let (id, opened) = match (req.scanner_id, req.scan.as_ref()) {
+        (Some(id), _) => (id, false),
+        (None, Some(scan)) => (open(ctx, req.region.as_ref(), scan, &req)?, true),
+        (None, None) => {
+            return Err(NativeError::bad_request(
+                "a scan request needs a scanner id or a region and a scan",
+            ))
+        }
+    };
+    let ttl = Some(ctx.scanners.lease().as_millis() as u32);
+    if req.close_scanner == Some(true) && !opened {
+        ctx.scanners.remove(id);
+        return Ok(pb::ScanResponse {
+            scanner_id: Some(id),
+            more_results: Some(false),
+            ..Default::default()
+        });
+    }
+    let handle = ctx.scanners.get(id)?;
+    let mut open = handle.lock().unwrap_or_else(|p| p.into_inner());
+    if !opened {
+        if let Some(seq) = req.next_call_seq {
+            let expected = open.next_call_seq;
+            if seq != expected {
+                drop(open);
+                ctx.scanners.remove(id);
+                return Err(NativeError::final_(
+                    class::OUT_OF_ORDER_SCANNER_NEXT,
+                    format!(
+                        "Expected nextCallSeq: {expected} But the nextCallSeq got from client: \
+                         {seq}; the scanner is closed: reopen it"
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some(limit) = req.limit_of_rows.filter(|&l| l > 0) {
+        open.remaining = Some(open.remaining.map_or(limit as u64, |r| r.min(limit as u64)));
+    }
+    let wanted = match req.number_of_rows {
+        Some(0) if opened => 0,
+        Some(n) => n as usize,
+        None => usize::MAX,
+    };
+    let mut resp = pb::ScanResponse {
+        scanner_id: Some(id),
+        ttl,
+        ..Default::default()
+    };
+    let budget = open.max_result_size;
+    let mut rows = 0usize;
+    let mut limit_hit = false;
+    while rows < wanted {
+        if open.remaining == Some(0) {
+            limit_hit = true;
+            break;
+        }
+        if out.bytes() >= budget {
+            break;
+        }
+        let Some(row) = open.next_row()? else {
+            break;
+        };
+        let r = out.row(&row);
+        if out.uses_block() {
+            resp.cells_per_result
+                .push(r.associated_cell_count.unwrap_or(0) as u32);
+            resp.partial_flag_per_result.push(row.partial);
+        } else {
+            resp.results.push(r);
+        }
+        rows += 1;
+        if !row.partial {
+            if let Some(r) = open.remaining.as_mut() {
+                *r = r.saturating_sub(1);
+            }
+        }
+    }
+    if open.remaining == Some(0) {
+        limit_hit = true;
+    }
+    let more_in_region = !limit_hit && open.has_more()?;
+    open.next_call_seq += if opened { 0 } else { 1 };
+    drop(open);
+    resp.more_results_in_region = Some(more_in_region);
+    resp.more_results = Some(!limit_hit);
+    if !more_in_region || req.close_scanner == Some(true) {
+        ctx.scanners.remove(id);
+    }
+    Ok(resp)
+}
+
+/// Opens a scanner on the region `spec` names; the first rows come in the same call.
+fn open(
+    ctx: &Native,
+    spec: Option<&pb::RegionSpecifier>,
+    s: &pb::Scan,
+    req: &pb::ScanRequest,
+) -> Result<u64, NativeError> {
+    let include_start = s.include_start_row.unwrap_or(true);
+    let include_stop = s.include_stop_row.unwrap_or(false);
+    let reversed = s.reversed.unwrap_or(false);
+    let start = s.start_row.as_deref().unwrap_or_default();
+    let stop = s.stop_row.as_deref().unwrap_or_default();
+    let max_size = s
+        .max_result_size
+        .filter(|&m| m > 0)
+        .map_or(DEFAULT_MAX_RESULT_SIZE, |m| {
+            m.min(usize::MAX as u64) as usize
+        })
+        .min(ctx.limits.max_response);
+    let remaining = req.limit_of_rows.filter(|&l| l > 0).map(u64::from);
+    let source = match regions::resolve(&ctx.engine, spec)? {
+        Target::Meta => {
+            let range = MetaRange {
+                start: start.to_vec(),
+                stop: stop.to_vec(),
+                include_start,
+                include_stop,
+                reversed,
+                families: s.column.iter().map(|c| c.family.to_vec()).collect(),
+            };
+            Source::Rows(VecDeque::from(meta::rows(
+                &ctx.engine,
+                &ctx.server,
+                &range,
+            )?))
+        }
+        Target::Region(region) => {
+            ctx.access
+                .check(crate::gateway::Need::Read(&region.table))?;
+            let options = convert::read_options(ReadParts {
+                columns: &s.column,
+                time_range: s.time_range.as_ref(),
+                cf_time_ranges: &s.cf_time_range,
+                max_versions: s.max_versions,
+                store_limit: s.store_limit,
+                store_offset: s.store_offset,
+                filter: s.filter.as_ref(),
+            })?;
+            let bounds = Bounds::within(
+                &region,
+                reversed,
+                (start, include_start),
+                (stop, include_stop),
+            );
+            table_source(&ctx.engine, &region, bounds, s, options)?
+        }
+    };
+    ctx.scanners.add(OpenScan::new(source, remaining, max_size))
+}
+
+/// A scan's bounds cut to one region: `start` is where it begins (the high end when reversed).
+#[derive(Debug, PartialEq, Eq)]
+struct Bounds {
+    reversed: bool,
+    start: Vec<u8>,
+    include_start: bool,
+    stop: Vec<u8>,
+    include_stop: bool,
+    /// The bounds leave no row (a start after the stop, or one row excluded).
+    empty: bool,
+}
+
+impl Bounds {
+    fn within(
+        region: &RegionMeta,
+        reversed: bool,
+        (start, inc_start): (&[u8], bool),
+        (stop, inc_stop): (&[u8], bool),
+    ) -> Bounds {
+        let (rs, re) = (region.start.as_slice(), region.end.as_slice());
+        // The low bound, inclusive or not: the scan's, unless the region starts later.
+        let low = |b: &[u8], inc: bool| -> (Vec<u8>, bool) {
+            if b.is_empty() || b < rs {
+                (rs.to_vec(), true)
+            } else {
+                (b.to_vec(), inc)
+            }
+        };
+        // The high bound: the scan's, unless the region ends first (its end is exclusive).
+        let high = |b: &[u8], inc: bool| -> (Vec<u8>, bool) {
+            if re.is_empty() || (!b.is_empty() && b < re) {
+                (b.to_vec(), inc)
+            } else {
+                (re.to_vec(), false)
+            }
+        };
+        let ((s, si), (t, ti)) = if reversed {
+            (high(start, inc_start), low(stop, inc_stop))
+        } else {
+            (low(start, inc_start), high(stop, inc_stop))
+        };
+        let (lo, lo_inc, hi, hi_inc) = if reversed {
+            (&t, ti, &s, si)
+        } else {
+            (&s, si, &t, ti)
+        };
+        let empty =
+            !lo.is_empty() && !hi.is_empty() && (lo > hi || (lo == hi && !(lo_inc && hi_inc)));
+        Bounds {
+            reversed,
+            start: s,
+            include_start: si,
+            stop: t,
+            include_stop: ti,
+            empty,
+        }
+    }
+}
+
+fn table_source(
+    engine: &Engine,
+    region: &RegionMeta,
+    b: Bounds,
+    s: &pb::Scan,
+    options: crate::engine::ReadOptions,
+) -> Result<Source, NativeError> {
+    let scan = Scan {
+        start: b.start.clone(),
+        stop: b.stop.clone(),
+        reversed: b.reversed,
+        batch: s.batch_size.unwrap_or(0) as usize,
+        caching: s.caching.unwrap_or(0) as usize,
+        options,
+        ..Scan::default()
+    };
+    // Opened even when the bounds leave no row: a missing table or family is still an error.
+    let mut scanner = engine.scan(&region.table, scan)?;
+    if b.empty {
+        return Ok(Source::Rows(VecDeque::new()));
+    }
+    if !b.include_start {
+        scanner = scanner.exclude_start();
+    }
+    if b.include_stop {
+        scanner = scanner.include_stop();
+    }
+    Ok(Source::Table(Box::new(scanner)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn region(start: &[u8], end: &[u8]) -> RegionMeta {
+        RegionMeta {
+            table: "t".into(),
+            id: 1,
+            start: start.to_vec(),
+            end: end.to_vec(),
+            file: String::new(),
+        }
+    }
+
+    #[test]
+    fn bounds_are_cut_to_the_region() {
+        let r = region(b"b", b"d");
+        // Forward over the whole table: the region's own range.
+        let b = Bounds::within(&r, false, (b"", true), (b"", false));
+        assert_eq!((b.start.as_slice(), b.include_start), (&b"b"[..], true));
+        assert_eq!((b.stop.as_slice(), b.include_stop), (&b"d"[..], false));
+        // A stop row inside the region, included.
+        let b = Bounds::within(&r, false, (b"a", true), (b"c", true));
+        assert_eq!((b.stop.as_slice(), b.include_stop), (&b"c"[..], true));
+        // Reversed, moving on from the next region: its start key, excluded.
+        let b = Bounds::within(&r, true, (b"d", false), (b"", false));
+        assert_eq!((b.start.as_slice(), b.include_start), (&b"d"[..], false));
+        assert_eq!((b.stop.as_slice(), b.include_stop), (&b"b"[..], true));
+        assert!(!b.empty);
+        // Reversed with a stop row inside the region.
+        let b = Bounds::within(&r, true, (b"cc", true), (b"c", true));
+        assert_eq!(
+            (b.start.as_slice(), b.stop.as_slice()),
+            (&b"cc"[..], &b"c"[..])
+        );
+        // One row, excluded at one end.
+        assert!(Bounds::within(&r, false, (b"c", true), (b"c", false)).empty);
+        assert!(!Bounds::within(&r, false, (b"c", true), (b"c", true)).empty);
+        // The last region, reversed from the table's end.
+        let last = region(b"x", b"");
+        let b = Bounds::within(&last, true, (b"", true), (b"", false));
+        assert_eq!(
+            (b.start.as_slice(), b.stop.as_slice()),
+            (&b""[..], &b"x"[..])
+        );
+    }
+}

@@ -1,0 +1,170 @@
+//! Open native scanners, by HBase's 64-bit scanner id, with HBase's lease: a scanner the
+//! client has not used for the lease period is closed, and its id then answers
+//! UnknownScannerException. Their number is bounded (`--max-scanners`).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::engine::{RowResult, Scanner};
+use crate::scanners::ScannerLimits;
+
+use super::errors::{class, NativeError};
+
+/// Where an open scanner's rows come from.
+pub enum Source {
+    /// A user region's rows, read by the engine within the region's bounds.
+    Table(Box<Scanner>),
+    /// Rows made when the scanner opened (hbase:meta's, or none for an empty range).
+    Rows(VecDeque<RowResult>),
+}
+
+impl Source {
+    fn next_row(&mut self) -> Result<Option<RowResult>, NativeError> {
+        match self {
+            Source::Table(s) => match s.next_batch(1) {
+                Ok(mut rows) => Ok(rows.pop()),
+                Err(e) => Err(e.into()),
+            },
+            Source::Rows(rows) => Ok(rows.pop_front()),
+        }
+    }
+}
+
+/// One open scanner.
+pub struct OpenScan {
+    source: Source,
+    /// The row read ahead to learn whether the region has more.
+    ahead: Option<RowResult>,
+    /// The next `next_call_seq` the client must send.
+    pub next_call_seq: u64,
+    /// Rows the scan may still return (None: no limit).
+    pub remaining: Option<u64>,
+    /// Bytes of cells per response the client asked for at most.
+    pub max_result_size: usize,
+    last_used: Instant,
+}
+
+impl OpenScan {
+    pub fn new(source: Source, remaining: Option<u64>, max_result_size: usize) -> OpenScan {
+        OpenScan {
+            source,
+            ahead: None,
+            next_call_seq: 0,
+            remaining,
+            max_result_size,
+            last_used: Instant::now(),
+        }
+    }
+
+    /// The next row, if the region has one.
+    pub fn next_row(&mut self) -> Result<Option<RowResult>, NativeError> {
+        match self.ahead.take() {
+            Some(r) => Ok(Some(r)),
+            None => self.source.next_row(),
+        }
+    }
+
+    /// Whether another row follows (reads it ahead).
+    pub fn has_more(&mut self) -> Result<bool, NativeError> {
+        if self.ahead.is_none() {
+            self.ahead = self.source.next_row()?;
+        }
+        Ok(self.ahead.is_some())
+    }
+}
+
+/// Every open scanner of the native listener.
+pub struct ScannerTable {
+    limits: ScannerLimits,
+    next_id: AtomicU64,
+    open: Mutex<HashMap<u64, Arc<Mutex<OpenScan>>>>,
+}
+
+impl ScannerTable {
+    pub fn new(limits: ScannerLimits) -> ScannerTable {
+        // Ids start at a value of their own per process, as HBase's do, so a client that
+        // kept an id across a restart hears UnknownScannerException, not another scan's rows.
+        let seed = crate::engine::cell::now_ms().unsigned_abs() << 16;
+        ScannerTable {
+            limits,
+            next_id: AtomicU64::new(seed.max(1)),
+            open: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn lease(&self) -> Duration {
+        self.limits.lease
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Mutex<OpenScan>>>> {
+        self.open.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn expire(&self, open: &mut HashMap<u64, Arc<Mutex<OpenScan>>>) {
+        let lease = self.limits.lease;
+        open.retain(|_, s| {
+            s.try_lock()
+                .map(|s| s.last_used.elapsed() < lease)
+                .unwrap_or(true)
+        });
+    }
+
+    pub fn add(&self, scan: OpenScan) -> Result<u64, NativeError> {
+        let mut open = self.lock();
+        if open.len() >= self.limits.max_open {
+            self.expire(&mut open);
+        }
+        if open.len() >= self.limits.max_open {
+            return Err(NativeError::retry(
+                class::REGION_TOO_BUSY,
+                format!(
+                    "too many open scanners ({}, --max-scanners): close scanners or retry later",
+                    self.limits.max_open
+                ),
+            ));
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        open.insert(id, Arc::new(Mutex::new(scan)));
+        Ok(id)
+    }
+
+    /// The scanner with this id, within its lease (renewed by this use).
+    pub fn get(&self, id: u64) -> Result<Arc<Mutex<OpenScan>>, NativeError> {
+        let mut open = self.lock();
+        let found = open.get(&id).cloned();
+        if let Some(s) = found {
+            let mut g = s.lock().unwrap_or_else(|p| p.into_inner());
+            if g.last_used.elapsed() < self.limits.lease {
+                g.last_used = Instant::now();
+                drop(g);
+                return Ok(s);
+            }
+            drop(g);
+            open.remove(&id);
+        }
+        Err(NativeError::final_(
+            class::UNKNOWN_SCANNER,
+            format!(
+                "Unknown scanner '{id}': its lease of {} s expired, it was closed, or the id is \
+                 wrong",
+                self.limits.lease.as_secs()
+            ),
+        ))
+    }
+
+    pub fn remove(&self, id: u64) -> bool {
+        self.lock().remove(&id).is_some()
+    }
+
+    pub fn len(&self) -> usize {
+        let mut open = self.lock();
+        self.expire(&mut open);
+        open.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}

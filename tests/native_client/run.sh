@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# HBase's standard Java client (org.apache.hbase:hbase-client 2.6.1: ConnectionFactory,
+# Admin, Table) against redbase's native RPC listener, bootstrapped through
+# RpcConnectionRegistry (no ZooKeeper). Maven + JUnit 5 (tests/native_client/pom.xml).
+#
+#   tests/native_client/run.sh      builds redbase, starts `redbase serve` with only the native
+#                                   listener on a free loopback port below 32768 and a
+#                                   temporary data dir, runs the suite, stops the server
+#
+# Environment:
+#   NATIVE_CLIENT_BOOTSTRAP  HOST:PORT of a running server to test instead of starting redbase
+#   NATIVE_CLIENT_LOG        the client's log level (WARN; DEBUG shows every RPC it makes)
+#   REDBASE_BIN              server binary [target/debug/redbase, built by `cargo build`]
+# A JDK 17 and Maven come from apt when missing; Maven fetches hbase-client and JUnit from
+# Maven Central into ~/.m2.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT="$PWD"
+SUITE="$ROOT/tests/native_client"
+
+if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+  export PATH="$HOME/.cargo/bin:$PATH"
+fi
+if ! command -v mvn >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
+  echo "== native_client: installing openjdk-17-jdk-headless and maven"
+  as_root=""
+  [ "$(id -u)" -ne 0 ] && as_root="sudo"
+  if ! { $as_root apt-get update -qq &&
+    $as_root apt-get install -y -qq openjdk-17-jdk-headless maven >/dev/null; }; then
+    echo "tests/native_client/run.sh: no JDK and Maven, and apt could not install them" >&2
+    exit 1
+  fi
+fi
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/redbase-native-client.XXXXXX")"
+PID=""
+finish() {
+  local rc=$?
+  if [ "$rc" -ne 0 ] && [ -s "$WORK/server.log" ]; then
+    echo "== native_client: the server's last log lines" >&2
+    tail -n 30 "$WORK/server.log" >&2 || true
+  fi
+  if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
+    kill -TERM "$PID" 2>/dev/null || true
+    wait "$PID" 2>/dev/null || true
+  fi
+  rm -rf "$WORK"
+  exit "$rc"
+}
+trap finish EXIT
+
+in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# A loopback port below 32768 (the kernel hands out ephemeral ports above it) nobody serves.
+free_port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 12768))
+    in_use "$p" || { echo "$p"; return; }
+  done
+}
+
+start_server() {
+  local bin="${REDBASE_BIN:-$ROOT/target/debug/redbase}"
+  if [ -z "${REDBASE_BIN:-}" ]; then
+    cargo build -q -p redbase --bin redbase
+  fi
+  local try i port http
+  for try in 1 2 3 4 5; do
+    port="$(free_port)"
+    http="$(free_port)"
+    [ "$port" = "$http" ] && continue
+    "$bin" serve --data-dir "$WORK/data" --gateways native \
+      --hbase-rpc-addr "127.0.0.1:$port" --http-addr "127.0.0.1:$http" \
+      --advertised-host 127.0.0.1 >>"$WORK/server.log" 2>&1 &
+    PID=$!
+    for i in $(seq 1 300); do
+      kill -0 "$PID" 2>/dev/null || break # exited: a port was taken meanwhile; try others
+      if in_use "$port"; then
+        BOOTSTRAP="127.0.0.1:$port"
+        echo "== native_client: redbase (pid $PID) native RPC on $BOOTSTRAP, data in $WORK/data"
+        return 0
+      fi
+      sleep 0.1
+    done
+    kill -TERM "$PID" 2>/dev/null || true
+    wait "$PID" 2>/dev/null || true
+    PID=""
+  done
+  echo "tests/native_client/run.sh: redbase did not start" >&2
+  exit 1
+}
+
+if [ -n "${NATIVE_CLIENT_BOOTSTRAP:-}" ]; then
+  BOOTSTRAP="$NATIVE_CLIENT_BOOTSTRAP"
+else
+  start_server
+fi
+
+reports="$SUITE/target/surefire-reports"
+rm -rf "$reports"
+rc=0
+# (Debian's Maven 3.8 prints colour resets even in batch mode: sed drops them)
+mvn -B -q -Dstyle.color=never -f "$SUITE/pom.xml" test \
+  -Dnc.bootstrap="$BOOTSTRAP" -Dnc.log="${NATIVE_CLIENT_LOG:-WARN}" 2>&1 |
+  sed -u $'s/\x1b\\[[0-9;]*m//g' || rc=$?
+
+tests=0
+bad=0
+skipped=0
+if compgen -G "$reports/TEST-*.xml" >/dev/null; then
+  for f in "$reports"/TEST-*.xml; do
+    read -r t e s fl < <(sed -n 's/.*<testsuite [^>]*tests="\([0-9]*\)"[^>]*errors="\([0-9]*\)"[^>]*skipped="\([0-9]*\)"[^>]*failures="\([0-9]*\)".*/\1 \2 \3 \4/p' "$f" | head -n 1)
+    tests=$((tests + ${t:-0}))
+    bad=$((bad + ${e:-0} + ${fl:-0}))
+    skipped=$((skipped + ${s:-0}))
+  done
+fi
+echo "native_client: $((tests - bad - skipped)) passed, $bad failed, $skipped skipped"
+if [ "$tests" -eq 0 ] || [ "$bad" -ne 0 ] || [ "$skipped" -ne 0 ] || [ "$rc" -ne 0 ]; then
+  exit 1
+fi
