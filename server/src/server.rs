@@ -104,6 +104,7 @@ pub async fn run_with_native(
         thrift2: reachable(&listeners.thrift2),
         http: reachable(&listeners.http),
     };
+    let native_addr = reachable(&native);
     if let Some(l) = listeners.thrift1 {
         let handler = thrift1::Handler::new(
             engine.clone(),
@@ -187,6 +188,7 @@ pub async fn run_with_native(
         )));
     }
     let ready = Arc::new(AtomicBool::new(true));
+    tracing::info!("{}", ready_line(&ports, native_addr.as_deref()));
     let (http_stop, http_stop_rx) = tokio::sync::oneshot::channel::<()>();
     let ops = listeners.http.map(|l| {
         let port = l.local_addr().map(|a| a.port()).unwrap_or(8080);
@@ -270,4 +272,22 @@ fn native_service(
     } else {
         native
     }
+}
+
+/// The line that says the server is up and where each client goes.
+fn ready_line(ports: &Ports, native: Option<&str>) -> String {
+    let mut serving = Vec::new();
+    if let Some(a) = &ports.thrift1 {
+        serving.push(format!("Thrift1 (happybase) on {a}"));
+    }
+    if let Some(a) = &ports.thrift2 {
+        serving.push(format!("Thrift2 (shell, SDKs) on {a}"));
+    }
+    if let Some(a) = native {
+        serving.push(format!("HBase native RPC (hbase-client) on {a}"));
+    }
+    if let Some(a) = &ports.http {
+        serving.push(format!("REST API and status page on http://{a}/"));
+    }
+    format!("ready: {}", serving.join(", "))
 }

@@ -140,7 +140,14 @@ pub async fn run_with(
             guard::Guard::new(security.clone()),
             guard::check,
         ));
-    tracing::info!(addr = ?listener.local_addr().ok(), tls = security.tls.is_some(), "HTTP operations listener");
+    match listener.local_addr() {
+        Ok(addr) => {
+            tracing::info!(%addr, tls = security.tls.is_some(), "HTTP listener (REST API, status page, probes, metrics)")
+        }
+        Err(e) => {
+            tracing::info!(error = %e, tls = security.tls.is_some(), "HTTP listener (REST API, status page, probes, metrics)")
+        }
+    }
     serve::serve_with(listener, app, security, limits, listener_metrics, shutdown).await;
     sampler.abort();
 }
