@@ -113,7 +113,12 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
             Arc::new(move || slot.get().map_or(0, |r| r.scanners.len())),
         ));
     }
-    let metrics = Arc::new(Metrics::new(engine.clone(), scanner_counts, &config.limits));
+    let metrics = Arc::new(Metrics::with_scanner_bytes(
+        engine.clone(),
+        scanner_counts,
+        &config.limits,
+        &config.scanners.bytes,
+    ));
     for (l, service, name) in gateways {
         let mut rx = stop_rx.clone();
         match l.local_addr() {
@@ -142,6 +147,9 @@ pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown:
             location: format!("{host}:{port}"),
             stream_chunk: config.rest_stream.chunk,
             stream_time: config.rest_stream.time,
+            // One in-flight budget for the Thrift gateways and REST bodies.
+            budget: config.limits.budget.clone(),
+            body_idle: config.limits.idle_timeout,
         };
         tokio::spawn(http::run_with(
             l,

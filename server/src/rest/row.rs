@@ -6,8 +6,7 @@
 use axum::http::{HeaderValue, Method, StatusCode};
 
 use super::media::{Media, MODELS};
-use super::model::{CellM, CellSet, RowM, LATEST};
-use super::schema::read_body;
+use super::model::{CellM, RowM, LATEST};
 use super::stream::{self, Form, RowSource, ENGINE_BATCH};
 use super::{body, decode, empty, not_allowed, Req, Rest, RestError, RestResult};
 use crate::engine::{Get, Op, ReadOptions, RowMutation, RowResult, Scan, TimeRange};
@@ -271,6 +270,31 @@ pub(super) fn put_ops(spec: &RowSpec, row: &RowM) -> Result<Vec<Op>, RestError> 
     Ok(ops)
 }
 
+/// As [`put_ops`], moving the row's values into the puts.
+fn into_put_ops(spec: &RowSpec, row: RowM) -> Result<Vec<Op>, RestError> {
+    let mut ops = Vec::with_capacity(row.cells.len());
+    let mut from_path = spec.columns.iter();
+    for c in row.cells {
+        let col = match &c.column {
+            Some(col) => col,
+            None => from_path
+                .next()
+                .ok_or_else(|| RestError::bad_exact("Bad request: Column found to be null."))?,
+        };
+        let (f, q) = split_column(col);
+        let Some(q) = q else {
+            return Err(RestError::bad_exact("Bad request"));
+        };
+        ops.push(Op::Put {
+            family: f.to_vec(),
+            qualifier: q.to_vec(),
+            timestamp: (c.timestamp != LATEST).then_some(c.timestamp),
+            value: c.value,
+        });
+    }
+    Ok(ops)
+}
+
 fn update(rest: &Rest, r: &Req, table: &str, spec: &RowSpec) -> RestResult {
     if rest.access.read_only() {
         return Err(RestError::forbidden_read_only());
@@ -278,7 +302,7 @@ fn update(rest: &Rest, r: &Req, table: &str, spec: &RowSpec) -> RestResult {
     if r.content()? == Media::Binary {
         return update_binary(rest, r, table, spec);
     }
-    let set = read_body(r, CellSet::from_json, CellSet::from_xml, CellSet::from_pb)?;
+    let set = super::cell_body::cell_set(r)?;
     let check = r.param("check").unwrap_or("");
     match check.to_ascii_lowercase().as_str() {
         "" => {}
@@ -293,11 +317,11 @@ fn update(rest: &Rest, r: &Req, table: &str, spec: &RowSpec) -> RestResult {
         }
     }
     rest.may(Need::Write(table))?;
-    let mut muts = Vec::new();
-    for row in &set.rows {
-        let key = row.key.clone().unwrap_or_else(|| spec.row.clone());
-        let mut m = RowMutation::new(&key);
-        m.ops = put_ops(spec, row)?;
+    // The decoded cells move into the mutations: a large cell set is not copied again.
+    let mut muts = Vec::with_capacity(set.rows.len());
+    for row in set.rows {
+        let mut m = RowMutation::new(row.key.as_deref().unwrap_or(&spec.row));
+        m.ops = into_put_ops(spec, row)?;
         muts.push(m);
     }
     apply(&rest.engine, table, muts).map_err(write_err)?;
