@@ -530,7 +530,7 @@ fn scanners(a: &MemoryArgs, bin: &Path, gateway: &str) -> Result<String, String>
     } else {
         "-".into()
     };
-    let first_error: String = first_error.chars().take(90).collect();
+    let first_error: String = first_error.replace("\r\n", " ").chars().take(90).collect();
     Ok(format!(
         "| {gateway} | {} | {opened} | {refused} | {:.0} | {per} | {:.0} | {:.1} | {first_error} |",
         a.scanners,

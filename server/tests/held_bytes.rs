@@ -426,7 +426,10 @@ fn open_scanners_share_one_byte_budget_on_every_gateway() {
     let held = metric(http, "redbase_scanner_bytes{} ");
     assert!(held > 800_000.0 && held <= (1 << 20) as f64, "{held}");
     assert_eq!(held as usize, bytes.held());
-    assert_eq!(metric(http, "redbase_scanner_bytes_max{} "), (1 << 20) as f64);
+    assert_eq!(
+        metric(http, "redbase_scanner_bytes_max{} "),
+        (1 << 20) as f64
+    );
     // The budget is spent: Thrift1, Thrift2 and REST each refuse the next, saying why.
     let (msg, retry) = io_error(
         t1.scanner_open_with_scan(b"t".to_vec(), scan1(), BTreeMap::new())
@@ -492,4 +495,68 @@ fn open_scanners_share_one_byte_budget_on_every_gateway() {
         bytes.held()
     );
     assert!(bytes.held() < 500_000, "{}", bytes.held());
+}
+
+#[test]
+fn a_large_cell_set_is_written_in_batches_and_only_when_all_of_it_is_good() {
+    let server = TestServer::start_with_http(Config::default());
+    let http = server.http.unwrap();
+    create_table(http, None, "t");
+    // Rows of 3 MiB values: more than one write batch. The last row names no qualifier, so
+    // nothing of the set is stored.
+    let value = b64(&vec![b'v'; 3 << 20]);
+    let rows = |last_column: &[u8]| {
+        let mut rows: Vec<String> = (0..3)
+            .map(|i| {
+                format!(
+                    "{{\"key\":\"{}\",\"Cell\":[{{\"column\":\"{}\",\"$\":\"{value}\"}}]}}",
+                    b64(format!("row{i}").as_bytes()),
+                    b64(b"cf:a")
+                )
+            })
+            .collect();
+        rows.push(format!(
+            "{{\"key\":\"{}\",\"Cell\":[{{\"column\":\"{}\",\"$\":\"{}\"}}]}}",
+            b64(b"row3"),
+            b64(last_column),
+            b64(b"small")
+        ));
+        format!("{{\"Row\":[{}]}}", rows.join(",")).into_bytes()
+    };
+    let a = call(
+        http,
+        "PUT",
+        "/t/row0",
+        None,
+        "application/json",
+        &rows(b"cf"),
+    );
+    assert_eq!((a.status(), a.body.as_str()), (400, "Bad request\r\n"));
+    let get = |row: &str| {
+        let mut s = connect(http);
+        s.write_all(
+            format!(
+                "GET /t/{row}/cf:a HTTP/1.1\r\nHost: t\r\nAccept: application/octet-stream\r\n\r\n"
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        read_answer(&mut s).unwrap()
+    };
+    assert_eq!(get("row0").status(), 404);
+    // The same set with a good last row: every row is stored.
+    let a = call(
+        http,
+        "PUT",
+        "/t/row0",
+        None,
+        "application/json",
+        &rows(b"cf:a"),
+    );
+    assert_eq!(a.status(), 200, "{}", a.body);
+    for row in ["row0", "row1", "row2"] {
+        let a = get(row);
+        assert_eq!((a.status(), a.body.len()), (200, 3 << 20), "{row}");
+    }
+    assert_eq!(get("row3").body, "small");
 }
