@@ -316,7 +316,7 @@ mod tests {
     #[test]
     fn reservations_share_one_byte_budget_and_come_back() {
         let limits = ScannerLimits {
-            bytes: ScannerBytes::new(10_000),
+            bytes: ScannerBytes::new(15_000),
             ..ScannerLimits::default()
         };
         // Two gateways' registries, one budget.
@@ -329,7 +329,7 @@ mod tests {
         assert_eq!(limits.bytes.held(), 2 * one);
         let e = a.reserve(one).err().expect("over the budget");
         assert!(
-            matches!(e, TooMany::Bytes { wanted, held, total: 10_000 } if wanted == one && held == 2 * one)
+            matches!(e, TooMany::Bytes { wanted, held, total: 15_000 } if wanted == one && held == 2 * one)
         );
         assert!(e.to_string().contains("--max-scanner-bytes"), "{e}");
         assert_eq!(limits.bytes.refused_for_bytes(), 1);
