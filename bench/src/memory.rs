@@ -395,33 +395,33 @@ fn stalled(a: &MemoryArgs, bin: &Path) -> Result<String, String> {
     }
     // Each sender in a thread of its own: a server that does not read blocks its writes.
     let doc = std::sync::Arc::new(doc);
-    let writers: Vec<_> = conns
-        .iter()
-        .map(|c| {
-            let mut c = c.try_clone().expect("clone");
-            let doc = doc.clone();
-            thread::spawn(move || c.write_all(&doc[..doc.len() - 1]).is_ok())
-        })
-        .collect();
+    for c in &conns {
+        let mut c = c.try_clone().map_err(|e| e.to_string())?;
+        let doc = doc.clone();
+        // Ends when the server answers and closes, or at the write timeout.
+        thread::spawn(move || c.write_all(&doc[..doc.len() - 1]).is_ok());
+    }
     thread::sleep(Duration::from_secs(8));
     let now = s.now()?;
     let peak = s.peak()?;
-    let mut answered = 0;
+    let mut answered = Vec::new();
     for c in &conns {
         c.set_nonblocking(true).map_err(|e| e.to_string())?;
         let mut buf = [0u8; 64];
-        if (&*c).read(&mut buf).is_ok_and(|n| n > 0) {
-            answered += 1;
+        if let Ok(n) = (&*c).read(&mut buf) {
+            let head = String::from_utf8_lossy(&buf[..n]).into_owned();
+            answered.push(head.split_whitespace().nth(1).unwrap_or("?").to_string());
         }
     }
     let held = s.metric("redbase_inflight_bytes").unwrap_or(f64::NAN);
     drop(conns);
-    let sent = writers
-        .into_iter()
-        .filter(|w| matches!(w.is_finished(), true))
-        .count();
+    let answered = if answered.is_empty() {
+        "none".to_string()
+    } else {
+        format!("{} ({})", answered.len(), answered.join(", "))
+    };
     Ok(format!(
-        "| {} x {} MiB | {:.0} | {:.0} | {:.0} | {answered} | {sent} | {:.0} |",
+        "| {} x {} MiB | {:.0} | {:.0} | {:.0} | {answered} | {:.0} |",
         a.stalled,
         a.stalled_size,
         mib(base),
@@ -572,8 +572,8 @@ pub fn memory(a: MemoryArgs) -> Result<bool, String> {
     }
     if a.parts.contains(&Part::Stalled) {
         println!("\nUploads stalled one byte short of their end, 8 s after they began");
-        println!("| uploads | idle RSS MiB | RSS growth MiB | peak growth MiB | answered early | fully sent | in-flight budget held MiB |");
-        println!("| --- | --- | --- | --- | --- | --- | --- |");
+        println!("| uploads | idle RSS MiB | RSS growth MiB | peak growth MiB | answered early (status) | in-flight budget held MiB |");
+        println!("| --- | --- | --- | --- | --- | --- |");
         println!("{}", stalled(&a, &bin)?);
     }
     if a.parts.contains(&Part::Scanners) {
