@@ -366,16 +366,27 @@ async fn admit_and_route(
     if declared.is_some_and(|n| n > MAX_BODY as u64) {
         return admit::too_large();
     }
+    // A refusal before the body is read closes the connection when a body is on its way.
+    let pending = declared.map_or(parts.headers.contains_key(header::TRANSFER_ENCODING), |n| {
+        n > 0
+    });
+    let early = |e: RestError| {
+        if pending {
+            admit::refuse(e)
+        } else {
+            e.into_response()
+        }
+    };
     let query = match query_pairs(parts.uri.query()) {
         Ok(q) => q,
-        Err(e) => return admit::refuse(e),
+        Err(e) => return early(e),
     };
     let segments = segments(path);
     let seg: Vec<&str> = segments.iter().map(String::as_str).collect();
     let uses = admit::body_use(&parts.method, &seg, &query, &parts.headers);
     // The caller's access first: a refused body is never read.
     if let Err(e) = caller::scope(caller.clone(), || uses.check(rest)) {
-        return admit::refuse(e);
+        return early(e);
     }
     let received = if uses == admit::BodyUse::Ignored {
         None
