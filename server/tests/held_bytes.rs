@@ -219,17 +219,21 @@ fn bodies_are_held_within_the_in_flight_budget() {
     });
     let http = server.http.unwrap();
     create_table(http, None, "t");
-    // A body larger than the whole budget: 503 at once, with Retry-After and the reason.
+    // A body larger than the whole budget: 413 at once, saying why.
     let mut s = connect(http);
     s.write_all(head("PUT", "/t/r", None, "application/json", 2 << 20).as_bytes())
         .unwrap();
     let a = read_answer(&mut s).unwrap();
-    assert_eq!(a.status(), 503, "{}", a.head);
-    assert_eq!(a.header("retry-after").as_deref(), Some("5"), "{}", a.head);
+    assert_eq!(a.status(), 413, "{}", a.head);
+    assert!(
+        a.body.contains("more than the server's whole budget"),
+        "{}",
+        a.body
+    );
     assert!(a.body.contains("--max-inflight-bytes"), "{}", a.body);
     assert_eq!(metric(http, "redbase_inflight_refusals_total{} "), 1.0);
 
-    // Back-pressure: while one upload holds most of the budget, another waits for it.
+    // One upload holds most of the budget while its body arrives.
     let body = cell_set(500 * 1024);
     let mut first = connect(http);
     first
@@ -238,6 +242,22 @@ fn bodies_are_held_within_the_in_flight_budget() {
     first.write_all(&body[..1000]).unwrap();
     std::thread::sleep(Duration::from_millis(200));
     assert!(metric(http, "redbase_inflight_bytes{} ") >= body.len() as f64);
+    // Another waits for room (5 s), then is answered 503 with Retry-After.
+    let mut refused = connect(http);
+    refused
+        .write_all(head("PUT", "/t/r3", None, "application/json", body.len()).as_bytes())
+        .unwrap();
+    let a = read_answer(&mut refused).unwrap();
+    assert_eq!(a.status(), 503, "{}", a.head);
+    assert_eq!(a.header("retry-after").as_deref(), Some("5"), "{}", a.head);
+    assert!(
+        a.body.contains("cannot hold this connection's"),
+        "{}",
+        a.body
+    );
+    assert!(a.body.contains("try again later"), "{}", a.body);
+    assert_eq!(metric(http, "redbase_inflight_refusals_total{} "), 2.0);
+    // Back-pressure: one more waits while the first holds the budget...
     let mut second = connect(http);
     second
         .write_all(head("PUT", "/t/r2", None, "application/json", body.len()).as_bytes())
@@ -252,7 +272,7 @@ fn bodies_are_held_within_the_in_flight_budget() {
         matches!(&early, Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut)),
         "the second upload was answered while the first held the budget: {early:?}"
     );
-    // The first finishes; then the second gets its bytes and is stored too.
+    // ...and when the first finishes, the second gets its bytes and is stored too.
     first.write_all(&body[1000..]).unwrap();
     assert_eq!(read_answer(&mut first).unwrap().status(), 200);
     second

@@ -8,7 +8,7 @@
 //! 2. The body's bytes come from the server-wide in-flight budget the Thrift gateways use
 //!    (`--max-inflight-bytes`): its declared length up front, or chunk by chunk when it has
 //!    none. When the budget is spent the request waits [`BODY_WAIT`] for others to finish,
-//!    then is answered 503 with `Retry-After`.
+//!    then is answered 503 with `Retry-After` (413 for a body larger than the whole budget).
 //! 3. Each part of the body must arrive within the idle timeout (`--idle-timeout-secs`), so an
 //!    upload that stalls gives its bytes back; it is answered 408.
 
@@ -23,7 +23,7 @@ use http_body_util::BodyExt;
 use super::media::{self, Media};
 use super::{decode, Rest, RestError, MAX_BODY};
 use crate::gateway::Need;
-use crate::thrift::budget::{Budget, Share};
+use crate::thrift::budget::{Budget, Exhausted, Share};
 
 /// How long a body waits for room in the in-flight budget before it is refused.
 pub const BODY_WAIT: Duration = Duration::from_secs(5);
@@ -131,8 +131,15 @@ pub fn refuse(e: RestError) -> Response {
     r
 }
 
-/// 503 with `Retry-After`: the in-flight budget could not hold the body.
-fn busy(why: impl std::fmt::Display) -> Response {
+/// The in-flight budget could not hold the body: 503 with `Retry-After` when it may later,
+/// 413 when the body is larger than the whole budget.
+fn busy(why: Exhausted) -> Response {
+    if why.wanted > why.total {
+        return refuse(RestError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("Payload too large\r\n{why}\r\n"),
+        ));
+    }
     let mut r = refuse(RestError::new(
         StatusCode::SERVICE_UNAVAILABLE,
         format!("Unavailable\r\n{why}\r\n"),
