@@ -54,7 +54,13 @@ struct BytesInner {
     held: AtomicUsize,
     refused_bytes: AtomicU64,
     refused_count: AtomicU64,
+    /// Each registry's expiry, so that an open on one gateway can first reclaim the bytes of
+    /// scanners whose lease ran out on another (they are otherwise dropped only when their own
+    /// gateway next opens a scanner or is scraped). False once the registry is gone.
+    reapers: Mutex<Vec<Reaper>>,
 }
+
+type Reaper = Box<dyn Fn() -> bool + Send + Sync>;
 
 impl std::fmt::Debug for ScannerBytes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -79,6 +85,7 @@ impl ScannerBytes {
                 held: AtomicUsize::new(0),
                 refused_bytes: AtomicU64::new(0),
                 refused_count: AtomicU64::new(0),
+                reapers: Mutex::new(Vec::new()),
             }),
         }
     }
@@ -102,11 +109,29 @@ impl ScannerBytes {
         self.inner.refused_count.load(Ordering::Relaxed)
     }
 
-    /// Takes `n` bytes for one scanner, or says why not.
+    fn add_reaper(&self, r: Reaper) {
+        let mut v = self.inner.reapers.lock().unwrap_or_else(|p| p.into_inner());
+        v.push(r);
+    }
+
+    /// Drops the scanners of every registry whose lease ran out.
+    fn reap(&self) {
+        let mut v = self.inner.reapers.lock().unwrap_or_else(|p| p.into_inner());
+        v.retain(|r| r());
+    }
+
+    /// Takes `n` bytes for one scanner, or says why not (after reclaiming expired scanners).
     fn take(&self, n: usize) -> Result<Held, TooMany> {
         let i = &self.inner;
         let mut held = i.held.load(Ordering::Relaxed);
+        let mut reaped = false;
         loop {
+            if held.saturating_add(n) > i.total && !reaped && n <= i.total {
+                self.reap();
+                reaped = true;
+                held = i.held.load(Ordering::Relaxed);
+                continue;
+            }
             if held.saturating_add(n) > i.total {
                 i.refused_bytes.fetch_add(1, Ordering::Relaxed);
                 return Err(TooMany::Bytes {
@@ -188,7 +213,7 @@ pub enum TooMany {
 
 pub struct Scanners<T> {
     limits: ScannerLimits,
-    inner: Mutex<State<T>>,
+    inner: Arc<Mutex<State<T>>>,
 }
 
 struct State<T> {
@@ -196,29 +221,43 @@ struct State<T> {
     open: HashMap<i32, Arc<Mutex<Open<T>>>>,
 }
 
-impl<T> Scanners<T> {
-    pub fn new(limits: ScannerLimits) -> Scanners<T> {
-        Scanners {
-            limits,
-            inner: Mutex::new(State {
-                next_id: 1,
-                open: HashMap::new(),
-            }),
-        }
-    }
+/// Drops the scanners of `state` whose lease ran out.
+fn expire<T>(state: &mut State<T>, lease: Duration) {
+    state.open.retain(|_, s| {
+        s.try_lock()
+            .map(|s| s.last_used.elapsed() < lease)
+            .unwrap_or(true)
+    });
+}
 
+impl<T: Send + 'static> Scanners<T> {
+    pub fn new(limits: ScannerLimits) -> Scanners<T> {
+        let inner = Arc::new(Mutex::new(State {
+            next_id: 1,
+            open: HashMap::new(),
+        }));
+        let registry = Arc::downgrade(&inner);
+        let lease = limits.lease;
+        limits
+            .bytes
+            .add_reaper(Box::new(move || match registry.upgrade() {
+                Some(st) => {
+                    expire(&mut st.lock().unwrap_or_else(|p| p.into_inner()), lease);
+                    true
+                }
+                None => false,
+            }));
+        Scanners { limits, inner }
+    }
+}
+
+impl<T> Scanners<T> {
     fn state(&self) -> std::sync::MutexGuard<'_, State<T>> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Drops scanners whose lease ran out.
     fn expire(&self, state: &mut State<T>) {
-        let lease = self.limits.lease;
-        state.open.retain(|_, s| {
-            s.try_lock()
-                .map(|s| s.last_used.elapsed() < lease)
-                .unwrap_or(true)
-        });
+        expire(state, self.limits.lease);
     }
 
     /// Takes `bytes` of the server's scanner budget (see [`scan_bytes`]) for a scanner about
@@ -341,5 +380,39 @@ mod tests {
         // More than the whole budget is refused whatever is held.
         assert!(b.reserve(20_000).is_err());
         assert_eq!(limits.bytes.refused_for_bytes(), 2);
+    }
+
+    #[test]
+    fn an_open_reclaims_the_bytes_of_scanners_expired_on_another_gateway() {
+        let limits = ScannerLimits {
+            lease: Duration::from_secs(1),
+            bytes: ScannerBytes::new(15_000),
+            ..ScannerLimits::default()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let engine =
+            crate::engine::Engine::open(dir.path(), crate::engine::EngineConfig::default())
+                .unwrap();
+        let a: Scanners<()> = Scanners::new(limits.clone());
+        let b: Scanners<()> = Scanners::new(limits.clone());
+        let one = scan_bytes(1000, []);
+        for _ in 0..2 {
+            let held = a.reserve(one).unwrap();
+            a.open(engine.scan_lazily("t", Default::default()), (), held)
+                .unwrap();
+        }
+        assert!(b.reserve(one).is_err(), "both of a's scanners are live");
+        std::thread::sleep(Duration::from_millis(1200));
+        // a's scanners expired; b's open drops them and takes their bytes.
+        let _held = b.reserve(one).unwrap();
+        assert_eq!(limits.bytes.held(), one);
+        assert_eq!(a.len(), 0);
+        drop(b);
+        // A registry that is gone is no longer asked.
+        assert_eq!(limits.bytes.inner.reapers.lock().unwrap().len(), 2);
+        limits.bytes.reap();
+        assert_eq!(limits.bytes.inner.reapers.lock().unwrap().len(), 1);
+        drop(a);
+        engine.close();
     }
 }
