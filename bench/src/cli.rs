@@ -27,6 +27,9 @@ pub enum Cmd {
     /// Serve the null server of one gateway in this process until SIGTERM, so that a benchmark
     /// can pin it where it pins the servers it measures.
     NullServer(NullArgs),
+    /// Peak RSS of the `redbase serve` binary per REST body size, for stalled uploads, and per
+    /// open scanner with a large filter.
+    Memory(crate::memory::MemoryArgs),
 }
 
 #[derive(Args, Debug, Clone)]

@@ -21,6 +21,9 @@
 //! server in a process of its own (for `tests/oracle/bench.sh`, which pins it beside the servers
 //! it measures); with `--sync-file`, each durable put writes and syncs one record in F.
 //!
+//! `loadgen memory --bin target/release/redbase` measures the binary's peak RSS per REST body
+//! size and format, with stalled uploads, and per open scanner with a large filter.
+//!
 //! The modules, in the order a run meets them:
 //!
 //! | module | what |
@@ -35,10 +38,12 @@
 //! | `cpu` | CPU time per thread group, load average, clock tick |
 //! | `bench` | the `bench` subcommand: rounds, sides, the report table |
 //! | `startup` | the `startup` subcommand: the real binary's start-up, RSS and exit |
+//! | `memory` | the `memory` subcommand: peak RSS per REST body and per open scanner |
 
 mod bench;
 mod cli;
 mod cpu;
+mod memory;
 mod null;
 mod phase;
 mod servers;
@@ -60,6 +65,7 @@ fn main() -> ExitCode {
         Some(Cmd::Startup(a)) => startup::startup(a),
         Some(Cmd::Bench(a)) => bench::bench(a),
         Some(Cmd::NullServer(a)) => null::serve(a),
+        Some(Cmd::Memory(a)) => memory::memory(a),
         None => bench::bench(cli.bench),
     };
     match r {

@@ -212,6 +212,10 @@ struct ServeArgs {
     /// Open scanners allowed per gateway.
     #[arg(long, env = "REDBASE_MAX_SCANNERS", default_value_t = 10_000)]
     max_scanners: usize,
+    /// Bytes all open scanners of the server may hold (their filters, keys and columns), over
+    /// every gateway; an open past it is refused with a retryable error.
+    #[arg(long, env = "REDBASE_MAX_SCANNER_BYTES", default_value_t = redbase::scanners::DEFAULT_SCANNER_BYTES)]
+    max_scanner_bytes: usize,
     /// Host name reported as the region server in region info (default: this host's name).
     #[arg(long, env = "REDBASE_ADVERTISED_HOST")]
     advertised_host: Option<String>,
@@ -416,6 +420,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
             scanners: ScannerLimits {
                 lease: Duration::from_secs(args.scanner_lease_secs),
                 max_open: args.max_scanners,
+                bytes: redbase::scanners::ScannerBytes::new(args.max_scanner_bytes),
             },
             advertised_host: args.advertised_host.clone(),
             read_only: args.read_only,

@@ -17,6 +17,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
 
 use crate::engine::Engine;
+use crate::scanners::ScannerBytes;
 use crate::thrift::frame::Protocol;
 use crate::thrift::outcome;
 use crate::thrift::Observer;
@@ -115,6 +116,16 @@ impl Metrics {
         engine: Engine,
         scanners: Vec<(&'static str, ScannerCount)>,
         limits: &crate::thrift::Limits,
+    ) -> Metrics {
+        Metrics::with_scanner_bytes(engine, scanners, limits, &ScannerBytes::default())
+    }
+
+    /// As [`Metrics::new`], reporting the server's scanner byte budget `scanner_bytes`.
+    pub fn with_scanner_bytes(
+        engine: Engine,
+        scanners: Vec<(&'static str, ScannerCount)>,
+        limits: &crate::thrift::Limits,
+        scanner_bytes: &ScannerBytes,
     ) -> Metrics {
         let mut registry = Registry::default();
         let requests = Family::<CallLabels, Counter>::default();
@@ -259,6 +270,7 @@ impl Metrics {
         registry.register_collector(Box::new(EngineCollector {
             engine,
             scanners,
+            scanner_bytes: scanner_bytes.clone(),
             budget: limits.budget.clone(),
             inline: limits.inline.clone(),
         }));
@@ -420,6 +432,7 @@ impl Observer for GatewayObserver {
 struct EngineCollector {
     engine: Engine,
     scanners: Vec<(&'static str, ScannerCount)>,
+    scanner_bytes: ScannerBytes,
     budget: crate::thrift::Budget,
     inline: crate::thrift::InlineCalls,
 }
@@ -839,6 +852,40 @@ impl Collector for EngineCollector {
                 )
             }),
             G,
+        )?;
+        let sb = &self.scanner_bytes;
+        family(
+            &mut encoder,
+            "redbase_scanner_bytes",
+            "Bytes open scanners of every gateway hold: filters, keys and columns (budget: redbase_scanner_bytes_max)",
+            None,
+            [(no_labels.clone(), ConstGauge::new(sb.held() as i64))],
+            G,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_scanner_bytes_max",
+            "The byte budget of open scanners (--max-scanner-bytes)",
+            None,
+            [(no_labels.clone(), ConstGauge::new(sb.total() as i64))],
+            G,
+        )?;
+        family(
+            &mut encoder,
+            "redbase_scanner_refusals",
+            "Scanner opens refused, by the bound reached: bytes (--max-scanner-bytes) or count (--max-scanners)",
+            None,
+            [
+                (
+                    vec![("bound", "bytes".to_string())],
+                    counter(sb.refused_for_bytes()),
+                ),
+                (
+                    vec![("bound", "count".to_string())],
+                    counter(sb.refused_for_count()),
+                ),
+            ],
+            C,
         )?;
 
         let mut tables = Vec::new();

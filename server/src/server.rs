@@ -154,7 +154,12 @@ pub async fn run_with_native(
             Arc::new(move || slot.get().map_or(0, |n| n.scanners.len())),
         ));
     }
-    let metrics = Arc::new(Metrics::new(engine.clone(), scanner_counts, &config.limits));
+    let metrics = Arc::new(Metrics::with_scanner_bytes(
+        engine.clone(),
+        scanner_counts,
+        &config.limits,
+        &config.scanners.bytes,
+    ));
     if let Some(l) = native {
         let native = Arc::new(native_service(
             &engine, &l, &host, &config, &access, &metrics,
@@ -198,6 +203,9 @@ pub async fn run_with_native(
             location: format!("{host}:{port}"),
             stream_chunk: config.rest_stream.chunk,
             stream_time: config.rest_stream.time,
+            // One in-flight budget for the Thrift gateways and REST bodies.
+            budget: config.limits.budget.clone(),
+            body_idle: config.limits.idle_timeout,
         };
         tokio::spawn(http::run_with(
             l,

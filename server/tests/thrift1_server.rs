@@ -251,6 +251,7 @@ fn scanner_leases_expire() {
         scanners: ScannerLimits {
             lease: Duration::from_millis(200),
             max_open: 2,
+            ..ScannerLimits::default()
         },
         ..Config::default()
     });

@@ -12,6 +12,8 @@
 //! Representations ([`media`]): JSON and XML ([`model`], [`meta`], [`xml`]), protobuf
 //! ([`protobuf`]), plain text where HBase has one, and raw bytes for one cell.
 
+pub mod admit;
+pub mod cell_body;
 pub mod check;
 pub mod encoding;
 pub mod filter;
@@ -39,10 +41,12 @@ use crate::gateway::errors::Classified;
 use crate::gateway::{Access, Need};
 use crate::metrics::Metrics;
 use crate::scanners::{ScannerLimits, Scanners};
+use crate::thrift::Budget;
 use media::Media;
 
 /// Largest request body read (a cell set of many rows, a schema): bigger ones are answered
-/// 413 before anything is parsed.
+/// 413 before anything is parsed. Bodies are also held within the server's in-flight budget
+/// ([`admit`]).
 pub const MAX_BODY: usize = 64 * 1024 * 1024;
 
 /// How answers of many rows are streamed (`--rest-chunk-size`, `--rest-stream-secs`).
@@ -75,6 +79,11 @@ pub struct RestConfig {
     pub stream_chunk: usize,
     /// Longest a streamed answer may take.
     pub stream_time: Duration,
+    /// The server-wide in-flight byte budget (`--max-inflight-bytes`, the Thrift gateways'
+    /// own): request bodies are read within it.
+    pub budget: Budget,
+    /// Longest a request body may pause between parts (`--idle-timeout-secs`).
+    pub body_idle: Duration,
 }
 
 impl Default for RestConfig {
@@ -86,6 +95,8 @@ impl Default for RestConfig {
             location: "localhost:8080".into(),
             stream_chunk: s.chunk,
             stream_time: s.time,
+            budget: Budget::default(),
+            body_idle: Duration::from_secs(60),
         }
     }
 }
@@ -316,8 +327,9 @@ fn query_pairs(q: Option<&str>) -> Result<Vec<(String, String)>, RestError> {
     Ok(v)
 }
 
-/// Serves one REST request: reads its body (bounded), then routes it on a blocking task as
-/// its caller. Counted in `redbase_rest_requests` and logged when slow.
+/// Serves one REST request: checks the caller's access to what the body is for, reads the
+/// body within the in-flight budget ([`admit`]), then routes it on a blocking task as its
+/// caller. Counted in `redbase_rest_requests` and logged when slow.
 pub async fn serve(rest: Arc<Rest>, req: Request) -> Response {
     let started = Instant::now();
     let (parts, body) = req.into_parts();
@@ -328,57 +340,7 @@ pub async fn serve(rest: Arc<Rest>, req: Request) -> Response {
         .get::<Caller>()
         .cloned()
         .unwrap_or_else(|| Caller::anonymous(([0, 0, 0, 0], 0).into()));
-    let declared = parts
-        .headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    let read = if declared.is_some_and(|n| n > MAX_BODY as u64) {
-        Err(None)
-    } else {
-        axum::body::to_bytes(body, MAX_BODY).await.map_err(Some)
-    };
-    let response = match read {
-        Err(None) => too_large(),
-        Err(Some(e)) => {
-            let too_big = std::error::Error::source(&e)
-                .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
-            if too_big {
-                too_large()
-            } else {
-                RestError::bad(format!("cannot read the request body: {e}")).into_response()
-            }
-        }
-        Ok(bytes) => match query_pairs(parts.uri.query()) {
-            Err(e) => e.into_response(),
-            Ok(query) => {
-                let r = Req {
-                    method: parts.method,
-                    segments: segments(&path),
-                    query,
-                    headers: parts.headers,
-                    body: bytes,
-                };
-                let rest2 = rest.clone();
-                let ran = tokio::task::spawn_blocking(move || {
-                    caller::scope(caller, || {
-                        encoding::coded(r, MAX_BODY, |r| {
-                            route(&rest2, r).unwrap_or_else(|e| e.into_response())
-                        })
-                    })
-                })
-                .await;
-                ran.unwrap_or_else(|e| {
-                    tracing::warn!(error = %e, "REST request task failed");
-                    RestError::new(
-                        StatusCode::INTERNAL_SERVER_ERROR,
-                        "Internal error\r\nthe request's task failed\r\n",
-                    )
-                    .into_response()
-                })
-            }
-        },
-    };
+    let response = admit_and_route(&rest, parts, body, &path, caller).await;
     let took = started.elapsed();
     if let Some(m) = &rest.metrics {
         m.rest_request(method.as_str(), response.status().as_u16(), took);
@@ -390,12 +352,92 @@ pub async fn serve(rest: Arc<Rest>, req: Request) -> Response {
     response
 }
 
-fn too_large() -> Response {
-    RestError::new(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        format!("Payload too large\r\nthe request body exceeds {MAX_BODY} bytes\r\n"),
-    )
-    .into_response()
+async fn admit_and_route(
+    rest: &Arc<Rest>,
+    parts: axum::http::request::Parts,
+    body: axum::body::Body,
+    path: &str,
+    caller: Caller,
+) -> Response {
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY as u64) {
+        return admit::too_large();
+    }
+    // A refusal before the body is read closes the connection when a body is on its way.
+    let pending = declared.map_or(parts.headers.contains_key(header::TRANSFER_ENCODING), |n| {
+        n > 0
+    });
+    let early = |e: RestError| {
+        if pending {
+            admit::refuse(e)
+        } else {
+            e.into_response()
+        }
+    };
+    let query = match query_pairs(parts.uri.query()) {
+        Ok(q) => q,
+        Err(e) => return early(e),
+    };
+    let segments = segments(path);
+    let seg: Vec<&str> = segments.iter().map(String::as_str).collect();
+    let uses = admit::body_use(&parts.method, &seg, &query, &parts.headers);
+    // The caller's access first: a refused body is never read.
+    if let Err(e) = caller::scope(caller.clone(), || uses.check(rest)) {
+        return early(e);
+    }
+    let received = if uses == admit::BodyUse::Ignored {
+        None
+    } else {
+        match admit::read(
+            body,
+            declared,
+            &rest.config.budget,
+            rest.config.body_idle,
+            admit::BODY_WAIT,
+        )
+        .await
+        {
+            Ok(r) => Some(r),
+            Err(refused) => return refused,
+        }
+    };
+    let (bytes, share) = match received {
+        Some(r) => (r.bytes, Some(r.share)),
+        None => (Bytes::new(), None),
+    };
+    let r = Req {
+        method: parts.method,
+        segments,
+        query,
+        headers: parts.headers,
+        body: bytes,
+    };
+    let rest2 = rest.clone();
+    let ran = tokio::task::spawn_blocking(move || {
+        // (`coded` decodes a compressed body first, within the body limit, and compresses the
+        // answer for a client that accepts gzip.)
+        let answer = caller::scope(caller, || {
+            encoding::coded(r, MAX_BODY, |r| {
+                route(&rest2, r).unwrap_or_else(|e| e.into_response())
+            })
+        });
+        // The body and its part of the budget go together, once the request is done with it.
+        drop(share);
+        answer
+    })
+    .await;
+    ran.unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "REST request task failed");
+        RestError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Internal error\r\nthe request's task failed\r\n",
+        )
+        .into_response()
+    })
 }
 
 fn route(rest: &Rest, r: &Req) -> RestResult {

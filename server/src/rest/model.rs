@@ -17,11 +17,19 @@ pub fn b64(b: &[u8]) -> String {
 }
 
 pub fn unb64(field: &str, s: &str) -> Result<Vec<u8>, String> {
-    // Java's MIME decoder (what JAXB uses) skips line breaks; clients wrap long values.
-    let clean: String = s.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-    STANDARD
-        .decode(clean.as_bytes())
-        .map_err(|e| format!("{field} is not valid base64 ({e}): {s:?}"))
+    let bad = |e: base64::DecodeError| {
+        // The value itself only in part: it may be megabytes.
+        let shown: String = s.chars().take(64).collect();
+        let more = if shown.len() < s.len() { "..." } else { "" };
+        format!("{field} is not valid base64 ({e}): {shown:?}{more}")
+    };
+    // Java's MIME decoder (what JAXB uses) skips line breaks; clients wrap long values. Only
+    // then is a clean copy made.
+    if s.bytes().any(|b| b.is_ascii_whitespace()) {
+        let clean: String = s.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+        return STANDARD.decode(clean.as_bytes()).map_err(bad);
+    }
+    STANDARD.decode(s.as_bytes()).map_err(bad)
 }
 
 /// One cell: its column (`family:qualifier`, None when the path names it), timestamp and value.

@@ -6,8 +6,7 @@
 use axum::http::{HeaderValue, Method, StatusCode};
 
 use super::media::{Media, MODELS};
-use super::model::{CellM, CellSet, RowM, LATEST};
-use super::schema::read_body;
+use super::model::{CellM, RowM, LATEST};
 use super::stream::{self, Form, RowSource, ENGINE_BATCH};
 use super::{body, decode, empty, not_allowed, Req, Rest, RestError, RestResult};
 use crate::engine::{Get, Op, ReadOptions, RowMutation, RowResult, Scan, TimeRange};
@@ -325,6 +324,51 @@ pub(super) fn put_ops(spec: &RowSpec, row: &RowM) -> Result<Vec<Op>, RestError> 
     Ok(ops)
 }
 
+/// Cell bytes of a large cell set written at a time.
+const WRITE_BATCH: usize = 4 * 1024 * 1024;
+
+/// What [`into_put_ops`] refuses, checked without building anything.
+fn check_columns(spec: &RowSpec, row: &RowM) -> Result<(), RestError> {
+    let mut from_path = spec.columns.iter();
+    for c in &row.cells {
+        let col = match &c.column {
+            Some(col) => col,
+            None => from_path
+                .next()
+                .ok_or_else(|| RestError::bad_exact("Bad request: Column found to be null."))?,
+        };
+        if split_column(col).1.is_none() {
+            return Err(RestError::bad_exact("Bad request"));
+        }
+    }
+    Ok(())
+}
+
+/// As [`put_ops`], moving the row's values into the puts.
+fn into_put_ops(spec: &RowSpec, row: RowM) -> Result<Vec<Op>, RestError> {
+    let mut ops = Vec::with_capacity(row.cells.len());
+    let mut from_path = spec.columns.iter();
+    for c in row.cells {
+        let col = match &c.column {
+            Some(col) => col,
+            None => from_path
+                .next()
+                .ok_or_else(|| RestError::bad_exact("Bad request: Column found to be null."))?,
+        };
+        let (f, q) = split_column(col);
+        let Some(q) = q else {
+            return Err(RestError::bad_exact("Bad request"));
+        };
+        ops.push(Op::Put {
+            family: f.to_vec(),
+            qualifier: q.to_vec(),
+            timestamp: (c.timestamp != LATEST).then_some(c.timestamp),
+            value: c.value,
+        });
+    }
+    Ok(ops)
+}
+
 fn update(rest: &Rest, r: &Req, table: &str, spec: &RowSpec) -> RestResult {
     if rest.access.read_only() {
         return Err(RestError::forbidden_read_only());
@@ -332,7 +376,7 @@ fn update(rest: &Rest, r: &Req, table: &str, spec: &RowSpec) -> RestResult {
     if r.content()? == Media::Binary {
         return update_binary(rest, r, table, spec);
     }
-    let set = read_body(r, CellSet::from_json, CellSet::from_xml, CellSet::from_pb)?;
+    let set = super::cell_body::cell_set(r)?;
     let check = r.param("check").unwrap_or("");
     match check.to_ascii_lowercase().as_str() {
         "" => {}
@@ -347,14 +391,31 @@ fn update(rest: &Rest, r: &Req, table: &str, spec: &RowSpec) -> RestResult {
         }
     }
     rest.may(Need::Write(table))?;
-    let mut muts = Vec::new();
+    // Every row is checked before any is written: a set refused halfway is never stored.
     for row in &set.rows {
-        let key = row.key.clone().unwrap_or_else(|| spec.row.clone());
-        let mut m = RowMutation::new(&key);
-        m.ops = put_ops(spec, row)?;
-        muts.push(m);
+        check_columns(spec, row)?;
     }
-    apply(&rest.engine, table, muts).map_err(write_err)?;
+    // Then written a few MiB at a time, in order, each row whole (HBase's REST server puts a
+    // cell set as a batch of puts, not atomically either): the decoded cells move into the
+    // mutations, and the engine holds one batch at a time rather than the whole set.
+    let mut first_error = None;
+    let mut rows = set.rows.into_iter().peekable();
+    while rows.peek().is_some() {
+        let mut bytes = 0;
+        let mut muts = Vec::new();
+        while let Some(row) = rows.next_if(|_| bytes < WRITE_BATCH) {
+            bytes += row.size();
+            let mut m = RowMutation::new(row.key.as_deref().unwrap_or(&spec.row));
+            m.ops = into_put_ops(spec, row)?;
+            muts.push(m);
+        }
+        if let Err(e) = apply(&rest.engine, table, muts) {
+            first_error.get_or_insert(e);
+        }
+    }
+    if let Some(e) = first_error {
+        return Err(write_err(e));
+    }
     Ok(empty(StatusCode::OK))
 }
 

@@ -75,6 +75,13 @@ pub fn create(rest: &Rest, r: &Req, table: &str) -> RestResult {
             ScannerM::from_pb,
         )?
     };
+    // The scanner budget first: the filter is built only once it has room.
+    let keys = [m.start_row.len(), m.end_row.len()];
+    let bytes = crate::scanners::scan_bytes(
+        m.filter.as_ref().map_or(0, String::len),
+        keys.into_iter().chain(m.columns.iter().map(Vec::len)),
+    );
+    let held = rest.scanners.reserve(bytes).map_err(scanners_full)?;
     let mut opts = options(
         &m.columns,
         m.start_time.unwrap_or(0),
@@ -101,12 +108,10 @@ pub fn create(rest: &Rest, r: &Req, table: &str) -> RestResult {
         owner: rest.access.owner(),
         table: table.to_string(),
     };
-    let id = rest.scanners.open(scanner, state).map_err(|e| {
-        RestError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!("Unavailable\r\n{e}\r\n"),
-        )
-    })?;
+    let id = rest
+        .scanners
+        .open(scanner, state, held)
+        .map_err(scanners_full)?;
     let host = r
         .headers
         .get(header::HOST)
@@ -118,6 +123,15 @@ pub fn create(rest: &Rest, r: &Req, table: &str) -> RestResult {
         resp.headers_mut().insert(header::LOCATION, v);
     }
     Ok(resp)
+}
+
+/// 503 when the scanner bounds are reached (HBase answers a failed open 503 too); the text
+/// says which bound and what to do.
+fn scanners_full(e: crate::scanners::TooMany) -> RestError {
+    RestError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!("Unavailable\r\n{e}\r\n"),
+    )
 }
 
 /// `GET`/`DELETE /{table}/scanner/{id}`.

@@ -93,6 +93,16 @@ pub struct Exhausted {
 
 impl std::fmt::Display for Exhausted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.wanted > self.total {
+            // Waiting would not help: say so rather than "try again".
+            return write!(
+                f,
+                "this request's {} bytes are more than the server's whole budget for bytes \
+                 held by requests in flight ({} bytes, --max-inflight-bytes): send less at a \
+                 time, or raise the budget",
+                self.wanted, self.total
+            );
+        }
         write!(
             f,
             "the server's budget for bytes held by requests in flight ({} bytes, \

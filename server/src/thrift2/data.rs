@@ -242,10 +242,25 @@ impl Handler {
 
     pub(super) fn open_scanner(&self, t: &[u8], s: TScan) -> thrift::Result<i32> {
         self.may(Need::Read(&table(t)))?;
+        // The scanner budget first: the filter is parsed only once it has room.
+        let text = |b: &Option<Vec<u8>>| b.as_ref().map_or(0, Vec::len);
+        let keys = [&s.start_row, &s.stop_row].map(text);
+        let columns = s
+            .columns
+            .iter()
+            .flatten()
+            .map(|c| c.family.len() + c.qualifier.as_ref().map_or(0, Vec::len));
+        let held = self
+            .scanners
+            .reserve(crate::scanners::scan_bytes(
+                text(&s.filter_string) + text(&s.filter_bytes),
+                keys.into_iter().chain(columns),
+            ))
+            .map_err(from_data)?;
         let scan = Self::scan_of(&s)?;
         let scanner = self.engine.scan(&table(t), scan).map_err(from_data)?;
         self.scanners
-            .open(scanner, self.access.owner())
+            .open(scanner, self.access.owner(), held)
             .map_err(from_data)
     }
 
