@@ -107,8 +107,8 @@ struct ServeArgs {
     /// does, give it port 9090 and move Thrift1 elsewhere (or turn it off).
     #[arg(long, env = "REDBASE_THRIFT2_ADDR")]
     thrift2_addr: Option<String>,
-    /// Address of the HTTP operations listener: /healthz, /readyz, /metrics and the status
-    /// page [default: 127.0.0.1:8080 without --auth-file, 0.0.0.0:8080 with it].
+    /// Address of the HTTP listener: HBase's REST API, the status page, /healthz, /readyz and
+    /// /metrics [default: 127.0.0.1:8080 without --auth-file, 0.0.0.0:8080 with it].
     #[arg(long, env = "REDBASE_HTTP_ADDR")]
     http_addr: Option<String>,
     /// Address of HBase's native RPC (the Java client's protocol; HBase's region server port)
