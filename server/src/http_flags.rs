@@ -19,7 +19,7 @@ pub struct HttpArgs {
     /// Bytes per second an HTTP request body must average once it has been arriving for
     /// --http-body-timeout-secs (0 = no minimum); slower ones are answered 408. Past
     /// --http-max-lifetime-secs, a request must move as much to keep its connection.
-    #[arg(long, env = "REDBASE_HTTP_BODY_MIN_RATE", default_value_t = limits::BODY_MIN_RATE)]
+    #[arg(long, env = "REDBASE_HTTP_BODY_MIN_RATE", default_value_t = limits::BODY_MIN_RATE, value_name = "SIZE", value_parser = redbase::flag_values::size)]
     http_body_min_rate: u64,
     /// Seconds an HTTP connection takes new requests; then the request in flight may finish
     /// while it makes progress, and is cut after 10 s without.

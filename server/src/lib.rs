@@ -11,6 +11,7 @@ pub mod connect;
 pub mod data_move;
 pub mod engine;
 pub mod filter;
+pub mod flag_values;
 pub mod gateway;
 pub mod generated;
 pub mod healthcheck;

@@ -4,6 +4,7 @@
 
 mod codegen_cmd;
 mod http_flags;
+mod listen;
 mod security_flags;
 
 use std::path::PathBuf;
@@ -57,6 +58,7 @@ enum LogFormat {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Serve HBase's Thrift interfaces from a data directory until SIGINT or SIGTERM.
+    #[command(after_help = redbase::flag_values::SIZE_HELP)]
     Serve(Box<ServeArgs>),
     /// Generate typed client SDKs with row-key helpers from table schema files.
     Codegen(codegen_cmd::CodegenArgs),
@@ -86,7 +88,7 @@ enum Command {
 #[derive(clap::Args, Debug)]
 struct HealthcheckArgs {
     /// The server's `--http-addr`; a wildcard address (0.0.0.0) is probed on loopback.
-    #[arg(long, env = "REDBASE_HTTP_ADDR", default_value = "127.0.0.1:8080")]
+    #[arg(long, env = "REDBASE_HTTP_ADDR", default_value = "127.0.0.1:8080", value_name = "HOST:PORT", value_parser = redbase::flag_values::address)]
     http_addr: String,
     /// Give up after this many seconds.
     #[arg(long, default_value_t = 3)]
@@ -100,23 +102,23 @@ struct ServeArgs {
     data_dir: PathBuf,
     /// Address of the Thrift1 (`Hbase`) gateway [default: 127.0.0.1:9090 without
     /// --auth-file, 0.0.0.0:9090 with it].
-    #[arg(long, env = "REDBASE_THRIFT1_ADDR")]
+    #[arg(long, env = "REDBASE_THRIFT1_ADDR", value_name = "HOST:PORT", value_parser = redbase::flag_values::address)]
     thrift1_addr: Option<String>,
     /// Address of the Thrift2 (`THBaseService`) gateway [default: 127.0.0.1:9091 without
     /// --auth-file, 0.0.0.0:9091 with it]. To serve Thrift2 on 9090 as HBase's `hbase thrift2`
     /// does, give it port 9090 and move Thrift1 elsewhere (or turn it off).
-    #[arg(long, env = "REDBASE_THRIFT2_ADDR")]
+    #[arg(long, env = "REDBASE_THRIFT2_ADDR", value_name = "HOST:PORT", value_parser = redbase::flag_values::address)]
     thrift2_addr: Option<String>,
     /// Address of the HTTP listener: HBase's REST API, the status page, /healthz, /readyz and
     /// /metrics [default: 127.0.0.1:8080 without --auth-file, 0.0.0.0:8080 with it].
-    #[arg(long, env = "REDBASE_HTTP_ADDR")]
+    #[arg(long, env = "REDBASE_HTTP_ADDR", value_name = "HOST:PORT", value_parser = redbase::flag_values::address)]
     http_addr: Option<String>,
     /// Address of HBase's native RPC (the Java client's protocol; HBase's region server port)
     /// [default: 127.0.0.1:16020; when that port is taken and this flag is not given, the
     /// server starts without it and says so]. Clients bootstrap with
     /// hbase.client.registry.impl=org.apache.hadoop.hbase.client.RpcConnectionRegistry and
     /// hbase.client.bootstrap.servers=HOST:PORT; HOST is --advertised-host.
-    #[arg(long, env = "REDBASE_HBASE_RPC_ADDR")]
+    #[arg(long, env = "REDBASE_HBASE_RPC_ADDR", value_name = "HOST:PORT", value_parser = redbase::flag_values::address)]
     hbase_rpc_addr: Option<String>,
     #[command(flatten)]
     security: security_flags::SecurityArgs,
@@ -133,7 +135,7 @@ struct ServeArgs {
     slow_log_threshold_ms: u64,
     /// REST answers of many rows (row ranges, globbed rows, multi-gets, stateless scans) are
     /// streamed in chunks of about this many bytes; an answer that fits in one is sent whole.
-    #[arg(long, env = "REDBASE_REST_CHUNK_SIZE", default_value_t = 1024 * 1024, value_parser = clap::value_parser!(u64).range(1..=(1 << 30)))]
+    #[arg(long, env = "REDBASE_REST_CHUNK_SIZE", default_value = "1MiB", value_name = "SIZE", value_parser = redbase::flag_values::size_within(1, 1 << 30))]
     rest_chunk_size: u64,
     /// Seconds a streamed REST answer may take; past it the connection is cut (the client
     /// sees an incomplete answer).
@@ -143,7 +145,7 @@ struct ServeArgs {
     #[arg(long, env = "REDBASE_SLOW_LOG_CAPACITY", default_value_t = 256)]
     slow_log_capacity: usize,
     /// A region whose stored bytes pass this splits in two (0 = never).
-    #[arg(long, env = "REDBASE_REGION_MAX_SIZE", default_value_t = 256 * 1024 * 1024)]
+    #[arg(long, env = "REDBASE_REGION_MAX_SIZE", default_value = "256MiB", value_name = "SIZE", value_parser = redbase::flag_values::size)]
     region_max_size: u64,
     /// Regions stop splitting by size while the server holds this many (0 = no limit), as
     /// HBase's hbase.regionserver.regionSplitLimit; splits asked for by hand still run.
@@ -167,23 +169,23 @@ struct ServeArgs {
     /// Seconds a write waits for a split at that size before it is refused (retryable).
     #[arg(long, env = "REDBASE_REGION_BLOCK_WAIT_SECS", default_value_t = 60)]
     region_block_wait_secs: u64,
-    /// The largest value one cell may hold, in bytes.
-    #[arg(long, env = "REDBASE_MAX_VALUE_SIZE", default_value_t = 10 * 1024 * 1024)]
+    /// The largest value one cell may hold.
+    #[arg(long, env = "REDBASE_MAX_VALUE_SIZE", default_value = "10MiB", value_name = "SIZE", value_parser = redbase::flag_values::size_usize)]
     max_value_size: usize,
     /// Bytes of page cache all region files share, divided among them as they open (default:
     /// an eighth of the container's memory limit or the machine's memory, 64 MiB to 1 GiB).
-    #[arg(long, env = "REDBASE_CACHE_SIZE")]
+    #[arg(long, env = "REDBASE_CACHE_SIZE", value_name = "SIZE", value_parser = redbase::flag_values::size_usize)]
     cache_size: Option<usize>,
     /// Bytes of acknowledged writes all regions may buffer in memory before their files take
     /// them (default: a quarter of the cache size, 4 MiB to 128 MiB).
-    #[arg(long, env = "REDBASE_WRITE_BUFFER_SIZE")]
+    #[arg(long, env = "REDBASE_WRITE_BUFFER_SIZE", value_name = "SIZE", value_parser = redbase::flag_values::size_usize)]
     write_buffer_size: Option<usize>,
     /// Writes acknowledged without a sync (ASYNC_WAL, SKIP_WAL, or a table's DURABILITY) are
     /// made durable at most this many milliseconds later: what a power loss can take.
     #[arg(long, env = "REDBASE_ASYNC_FLUSH_MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=60_000))]
     async_flush_ms: u64,
-    /// The largest Thrift message (frame, buffered message or HTTP body), in bytes.
-    #[arg(long, env = "REDBASE_MAX_MESSAGE_SIZE", default_value_t = 16 * 1024 * 1024)]
+    /// The largest Thrift message (frame, buffered message or HTTP body).
+    #[arg(long, env = "REDBASE_MAX_MESSAGE_SIZE", default_value = "16MiB", value_name = "SIZE", value_parser = redbase::flag_values::size_usize)]
     max_message_size: usize,
     /// Connections served at once per gateway. At the cap a new connection takes the slot of
     /// the one idle longest; when every connection is in a call, the newcomer is refused.
@@ -191,7 +193,7 @@ struct ServeArgs {
     max_connections: usize,
     /// Bytes the server holds for requests being received, processed and answered, over all
     /// connections of both gateways; past it, connections wait briefly, then are refused.
-    #[arg(long, env = "REDBASE_MAX_INFLIGHT_BYTES", default_value_t = redbase::thrift::budget::DEFAULT_INFLIGHT_BYTES)]
+    #[arg(long, env = "REDBASE_MAX_INFLIGHT_BYTES", default_value_t = redbase::thrift::budget::DEFAULT_INFLIGHT_BYTES, value_name = "SIZE", value_parser = redbase::flag_values::size_usize)]
     max_inflight_bytes: usize,
     /// Threads that run calls (each call runs on one; more calls wait for a free one). Idle
     /// threads exit after 10 s.
@@ -214,7 +216,7 @@ struct ServeArgs {
     max_scanners: usize,
     /// Bytes all open scanners of the server may hold (their filters, keys and columns), over
     /// every gateway; an open past it is refused with a retryable error.
-    #[arg(long, env = "REDBASE_MAX_SCANNER_BYTES", default_value_t = redbase::scanners::DEFAULT_SCANNER_BYTES)]
+    #[arg(long, env = "REDBASE_MAX_SCANNER_BYTES", default_value_t = redbase::scanners::DEFAULT_SCANNER_BYTES, value_name = "SIZE", value_parser = redbase::flag_values::size_usize)]
     max_scanner_bytes: usize,
     /// Host name reported as the region server in region info (default: this host's name).
     #[arg(long, env = "REDBASE_ADVERTISED_HOST")]
@@ -291,6 +293,58 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
     let thrift1_addr = args.thrift1_addr.clone().unwrap_or_else(|| open(9090));
     let thrift2_addr = args.thrift2_addr.clone().unwrap_or_else(|| open(9091));
     let http_addr = args.http_addr.clone().unwrap_or_else(|| open(8080));
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(args.max_call_threads as usize)
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot start the runtime");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    // The signal handlers first, so a signal during start-up stops the server cleanly.
+    let shutdown = {
+        let _runtime = rt.enter();
+        shutdown_signal()
+    };
+    // Every port is bound before the data directory is created or opened: a start that
+    // cannot listen leaves nothing behind.
+    let want = |g: Gateway| args.gateways.contains(&g);
+    let bound = rt.block_on(async {
+        let mut listeners = Listeners::default();
+        if want(Gateway::Thrift1) {
+            listeners.thrift1 = Some(listen::bind(&listen::THRIFT1, &thrift1_addr).await?);
+        }
+        if want(Gateway::Thrift2) {
+            listeners.thrift2 = Some(listen::bind(&listen::THRIFT2, &thrift2_addr).await?);
+        }
+        let mut native = None;
+        if want(Gateway::Native) {
+            let addr = args
+                .hbase_rpc_addr
+                .clone()
+                .unwrap_or_else(|| "127.0.0.1:16020".to_string());
+            match listen::bind(&listen::NATIVE, &addr).await {
+                Ok(l) => native = Some(l),
+                // The default port may belong to an HBase on this machine: serve without it.
+                Err(e) if args.hbase_rpc_addr.is_none() => {
+                    tracing::warn!("{e}; serving without it")
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        listeners.http = Some(listen::bind(&listen::HTTP, &http_addr).await?);
+        Ok::<_, String>((listeners, native))
+    });
+    let (listeners, native) = match bound {
+        Ok(l) => l,
+        Err(e) => {
+            tracing::error!("{e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
     let files = redbase::open_files::raise();
     let derived =
         redbase::engine::region_bound::derive_for_this_process(files.now, args.max_connections);
@@ -332,74 +386,14 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
     let engine = match Engine::open(&args.data_dir, config) {
         Ok(e) => e,
         Err(e) => {
-            tracing::error!(error = %e, "cannot open the data directory");
+            tracing::error!("cannot open the data directory: {e}");
             return std::process::ExitCode::FAILURE;
         }
     };
     for (table, reason) in engine.offline_tables() {
         tracing::error!(%table, %reason, "table offline");
     }
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .max_blocking_threads(args.max_call_threads as usize)
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            tracing::error!(error = %e, "cannot start the runtime");
-            return std::process::ExitCode::FAILURE;
-        }
-    };
-    let code = rt.block_on(async {
-        let shutdown = shutdown_signal();
-        let want = |g: &str| {
-            args.gateways.iter().any(|x| match x {
-                Gateway::Thrift1 => g == "thrift1",
-                Gateway::Thrift2 => g == "thrift2",
-                Gateway::Native => g == "native",
-            })
-        };
-        let mut listeners = Listeners::default();
-        let mut native = None;
-        for (name, addr, slot) in [
-            ("thrift1", &thrift1_addr, &mut listeners.thrift1),
-            ("thrift2", &thrift2_addr, &mut listeners.thrift2),
-        ] {
-            if !want(name) {
-                continue;
-            }
-            match tokio::net::TcpListener::bind(addr).await {
-                Ok(l) => *slot = Some(l),
-                Err(e) => {
-                    tracing::error!(gateway = name, %addr, error = %e, "cannot bind");
-                    return std::process::ExitCode::FAILURE;
-                }
-            }
-        }
-        if want("native") {
-            let addr = args
-                .hbase_rpc_addr
-                .clone()
-                .unwrap_or_else(|| "127.0.0.1:16020".to_string());
-            match tokio::net::TcpListener::bind(&addr).await {
-                Ok(l) => native = Some(l),
-                // The default port may belong to an HBase on this machine: serve without it.
-                Err(e) if args.hbase_rpc_addr.is_none() => {
-                    tracing::warn!(gateway = "native", %addr, error = %e, "cannot bind HBase's native RPC on its default address: serving without it (give --hbase-rpc-addr, or leave native out of --gateways)")
-                }
-                Err(e) => {
-                    tracing::error!(gateway = "native", %addr, error = %e, "cannot bind");
-                    return std::process::ExitCode::FAILURE;
-                }
-            }
-        }
-        match tokio::net::TcpListener::bind(&http_addr).await {
-            Ok(l) => listeners.http = Some(l),
-            Err(e) => {
-                tracing::error!(listener = "http", addr = %http_addr, error = %e, "cannot bind");
-                return std::process::ExitCode::FAILURE;
-            }
-        }
+    rt.block_on(async {
         tracing::info!(data_dir = %args.data_dir.display(), tables = engine.list_tables().len(), "engine open");
         let exposure_warnings = security_flags::exposure_warnings(&listeners, native.as_ref(), &security);
         for w in &exposure_warnings {
@@ -448,11 +442,10 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
         if let Some(r) = reloads {
             r.abort();
         }
-        std::process::ExitCode::SUCCESS
     });
     tracing::info!("shutting down: committing and closing regions");
     engine.close();
-    code
+    std::process::ExitCode::SUCCESS
 }
 
 /// Installs the SIGINT and SIGTERM handlers at once, before any listener is bound, so a signal

@@ -639,7 +639,15 @@ fn bad_input_gets_clear_errors() {
     assert_eq!(r.status, 404, "{}", r.text());
     let r = s.send_json("PUT", "/b/r", &json!({"Row": [{"key": b64(b"r"), "Cell": [{"column": b64(b"noqualifier"), "$": b64(b"v")}]}]}));
     assert_eq!((r.status, r.text().as_str()), (400, "Bad request\r\n"));
-    assert_eq!(s.get("/b/r", "image/png").status, 406);
+    // A 406 names what the resource would have answered with.
+    let r = s.get("/b/r", "image/png");
+    assert_eq!(r.status, 406);
+    assert_eq!(
+        r.text(),
+        "Not Acceptable\r\nAccept \"image/png\" matches none of the types this resource \
+         answers with: text/xml, application/json, application/x-protobuf, \
+         application/protobuf, application/octet-stream\r\n"
+    );
     assert_eq!(
         s.get("/b/r/cf:a/notanumber", "application/json").status,
         400

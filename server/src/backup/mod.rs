@@ -25,7 +25,7 @@ pub struct BackupArgs {
     #[arg(long, value_name = "DIR")]
     pub to: PathBuf,
     /// The server's operations listener (its --http-addr), host:port.
-    #[arg(long, env = "REDBASE_HTTP_ADDR", default_value = "127.0.0.1:8080")]
+    #[arg(long, env = "REDBASE_HTTP_ADDR", default_value = "127.0.0.1:8080", value_name = "HOST:PORT", value_parser = crate::flag_values::address)]
     pub http_addr: String,
     /// TLS (https) and credentials: with an auth file only a superuser may take a backup. A
     /// Bearer token in REDBASE_TOKEN is sent instead of --user's password when set.

@@ -65,7 +65,7 @@ struct Cli {
     #[arg(long, default_value_t = 30)]
     reply_timeout_secs: u64,
     /// The server's --max-message-size (what it must refuse instead of waiting for).
-    #[arg(long, default_value_t = 16 * 1024 * 1024)]
+    #[arg(long, default_value = "16MiB", value_parser = redbase::flag_values::size_usize)]
     max_message_size: usize,
     /// The seed corpus: `<service>-<transport>-<protocol>-<what>.hex` files.
     #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fuzz_corpus"))]

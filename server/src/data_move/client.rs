@@ -15,7 +15,9 @@ pub struct ConnectArgs {
     #[arg(
         long = "thrift2",
         env = "REDBASE_THRIFT2",
-        default_value = "127.0.0.1:9091"
+        default_value = "127.0.0.1:9091",
+        value_name = "HOST:PORT",
+        value_parser = crate::flag_values::address
     )]
     pub thrift2: String,
     /// Thrift transport the server expects (HBase's default is buffered).

@@ -26,10 +26,10 @@ use crate::shell::format::to_string_binary;
 #[derive(clap::Args, Debug)]
 pub struct CopyArgs {
     /// The source's Thrift2 server (`host:port`): redbase or HBase's `hbase thrift2` gateway.
-    #[arg(long, value_name = "HOST:PORT")]
+    #[arg(long, value_name = "HOST:PORT", value_parser = crate::flag_values::address)]
     pub from: String,
     /// The destination's Thrift2 server [default: the source's, then --new-name is needed].
-    #[arg(long, value_name = "HOST:PORT")]
+    #[arg(long, value_name = "HOST:PORT", value_parser = crate::flag_values::address)]
     pub to: Option<String>,
     /// Thrift transport of the source (HBase's default is buffered).
     #[arg(long, value_enum, default_value_t = Transport::Buffered)]

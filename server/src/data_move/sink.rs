@@ -31,19 +31,12 @@ impl Sink {
         }
         match Engine::open(dir, EngineConfig::default()) {
             Ok(e) => Ok(Sink::Engine(e)),
-            Err(e) => {
-                let text = e.to_string();
-                if text.to_ascii_lowercase().contains("already open") {
-                    Err(format!(
-                        "the data directory {} is in use by another process (a running \
-                         `redbase serve`?): stop it first, or import through the server with \
-                         --thrift2 ({text})",
-                        dir.display()
-                    ))
-                } else {
-                    Err(format!("cannot open {}: {text}", dir.display()))
-                }
-            }
+            Err(crate::engine::OpenError::InUse { .. }) => Err(format!(
+                "the data directory {} is in use by another process (a running `redbase \
+                 serve`?): stop it first, or import through the server with --thrift2",
+                dir.display()
+            )),
+            Err(e) => Err(format!("cannot open {}: {e}", dir.display())),
         }
     }
 

@@ -71,7 +71,16 @@ impl Catalog {
         let db = redb::Builder::new()
             .set_cache_size(super::cache::CATALOG_CACHE)
             .create(&path)
-            .map_err(|e| bad(&e))?;
+            .map_err(|e| match e {
+                // Not damage: another process has the catalog open.
+                redb::DatabaseError::DatabaseAlreadyOpen => OpenError::InUse {
+                    dir: dir.to_path_buf(),
+                },
+                redb::DatabaseError::Storage(redb::StorageError::Io(io)) => {
+                    OpenError::not_writable_from(&path, &io).unwrap_or_else(|| bad(&io))
+                }
+                e => bad(&e),
+            })?;
         // Make sure every table exists and the cluster has an id.
         let txn = db.begin_write().map_err(|e| bad(&e))?;
         {

@@ -73,10 +73,75 @@ pub enum SchemaError {
 pub enum OpenError {
     #[error("cannot use data directory {dir}: {message}")]
     DataDir { dir: PathBuf, message: String },
+    /// Another process holds the catalog's lock: the directory is served or being written.
+    #[error(
+        "the data directory {} is in use by another process (a running `redbase serve`, \
+         `import` or `restore`?): stop it first, or give this one another --data-dir",
+        dir.display()
+    )]
+    InUse { dir: PathBuf },
+    /// The process may not write a file or directory it must (its permissions, or a
+    /// read-only mount).
+    #[error("{}", not_writable(path, user, *read_only_fs))]
+    NotWritable {
+        path: PathBuf,
+        /// The process's user as `name (uid N)`.
+        user: String,
+        read_only_fs: bool,
+    },
     #[error("catalog {file} is unreadable: {message}")]
     Catalog { file: PathBuf, message: String },
     #[error(transparent)]
     Storage(#[from] StorageError),
+}
+
+impl OpenError {
+    /// `e` from creating or opening `path`, as [`OpenError::NotWritable`] when it is a
+    /// permission or read-only-mount failure; `None` for any other error.
+    pub fn not_writable_from(path: &std::path::Path, e: &std::io::Error) -> Option<OpenError> {
+        let read_only_fs = match e.kind() {
+            std::io::ErrorKind::PermissionDenied => false,
+            std::io::ErrorKind::ReadOnlyFilesystem => true,
+            _ => return None,
+        };
+        Some(OpenError::NotWritable {
+            path: path.to_path_buf(),
+            user: process_user(),
+            read_only_fs,
+        })
+    }
+}
+
+/// The message of [`OpenError::NotWritable`]: what may not be written, by whom, what to do.
+pub fn not_writable(path: &std::path::Path, user: &str, read_only_fs: bool) -> String {
+    if read_only_fs {
+        format!(
+            "{} is on a read-only file system: give --data-dir a directory on a writable one",
+            path.display()
+        )
+    } else {
+        format!(
+            "{} is not writable by user {user}: give that user write access to the data \
+             directory and its files (chown or chmod), or run redbase as their owner",
+            path.display()
+        )
+    }
+}
+
+/// This process's user, `name (uid N)`, the name from /etc/passwd when it has one.
+pub fn process_user() -> String {
+    let uid = rustix::process::getuid().as_raw();
+    let name = std::fs::read_to_string("/etc/passwd").ok().and_then(|p| {
+        p.lines().find_map(|l| {
+            let mut f = l.split(':');
+            let name = f.next()?;
+            (f.nth(1)?.parse::<u32>().ok()? == uid).then(|| name.to_string())
+        })
+    });
+    match name {
+        Some(n) => format!("{n} (uid {uid})"),
+        None => format!("uid {uid}"),
+    }
 }
 
 #[derive(Debug, Clone, Error, PartialEq, Eq)]

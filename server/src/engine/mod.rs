@@ -283,9 +283,12 @@ impl Engine {
     /// unreadable is kept offline, named in [`Engine::offline_tables`], never dropped.
     pub fn open(dir: impl AsRef<Path>, config: EngineConfig) -> Result<Engine, OpenError> {
         let dir = dir.as_ref().to_path_buf();
-        std::fs::create_dir_all(dir.join("tables")).map_err(|e| OpenError::DataDir {
-            dir: dir.clone(),
-            message: e.to_string(),
+        let tables = dir.join("tables");
+        std::fs::create_dir_all(&tables).map_err(|e| {
+            OpenError::not_writable_from(&tables, &e).unwrap_or_else(|| OpenError::DataDir {
+                dir: dir.clone(),
+                message: e.to_string(),
+            })
         })?;
         let (catalog, mut loaded) = Catalog::open(&dir)?;
         let (split_tx, split_rx) = std::sync::mpsc::channel();

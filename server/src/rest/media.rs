@@ -97,7 +97,7 @@ pub fn negotiate(accept: Option<&HeaderValue>, offers: &[Media]) -> Result<Media
         return offers
             .first()
             .copied()
-            .ok_or_else(|| RestError::new(StatusCode::NOT_ACCEPTABLE, ""));
+            .ok_or_else(|| not_acceptable(&text, offers));
     }
     // Highest quality first, then the more specific range, then the client's order.
     ranges.sort_by(|a, b| {
@@ -111,8 +111,21 @@ pub fn negotiate(accept: Option<&HeaderValue>, offers: &[Media]) -> Result<Media
             return Ok(*m);
         }
     }
-    // Jersey answers 406 with no body.
-    Err(RestError::new(StatusCode::NOT_ACCEPTABLE, ""))
+    // Jersey answers 406 with no body; this one says what would have been accepted.
+    Err(not_acceptable(&text, offers))
+}
+
+/// The 406 answer: the `Accept` asked for, and the types the resource offers.
+fn not_acceptable(accept: &str, offers: &[Media]) -> RestError {
+    let offered: Vec<&str> = offers.iter().map(|m| m.mime()).collect();
+    RestError::new(
+        StatusCode::NOT_ACCEPTABLE,
+        format!(
+            "Not Acceptable\r\nAccept {accept:?} matches none of the types this resource \
+             answers with: {}\r\n",
+            offered.join(", ")
+        ),
+    )
 }
 
 /// The media type of a request body; 415 for one HBase does not read.
