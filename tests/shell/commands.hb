@@ -99,6 +99,13 @@ create 'bad'
 create 'bad', 'f', {NUMREGIONS => 1, SPLITALGO => 'HexStringSplit'}
 drop 'users'
 frobnicate 'users'
+scna 'users'
+craete 'users', 'f'
+create 'access-logs', 't'
+# lines pasted from an HBase shell session keep their prompt: it is left out (said once)
+hbase(main):006:0> incr 'counters', 'rk1', 'c:1'
+hbase> get_counter 'counters', 'rk1', 'c:1'
+hbase:007:0> exists 'counters'
 put 'users', row, 'info:name', 'v'
 get 'nosuchtable', 'r'
 # clean up

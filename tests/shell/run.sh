@@ -6,8 +6,9 @@
 #   2. seed.hb as `redbase shell < seed.hb` and as a script file argument, exit status 0;
 #   3. -n stops at the first error with exit status 1; -e runs one command; multi-line input;
 #      --format json prints one object per row;
-#   4. a terminal session in tmux: tab completion, multi-line input, history, Ctrl-C stopping a
-#      long count (the scanner loop scan shares) while the shell goes on.
+#   4. a terminal session in tmux: tab completion (Tab Tab lists several matches), multi-line
+#      input, history, a pasted HBase prompt, Ctrl-C stopping a long count (the scanner loop
+#      scan shares) while the shell goes on.
 set -uo pipefail
 PYTHON="${PYTHON:-python3}"
 cd "$(dirname "$0")/../.."
@@ -166,6 +167,19 @@ if command -v tmux >/dev/null 2>&1; then
     tmux send-keys -t "$session" Up Enter
     wait_for "redbase:004:0>" 10
     [ "$(pane | grep -c 'COUNTER VALUE = 100')" -eq 2 ] || fail "interactive: history did not repeat the command"
+    # Tab with several matches: the first beeps, the second lists them (as irb and bash do);
+    # typing on narrows it to one, which Tab completes.
+    tmux send-keys -t "$session" "get" Tab Tab
+    wait_for "get_splits" 5
+    pane | grep -qE "^get +get_counter +get_splits *$" || fail "interactive: Tab Tab did not list get, get_counter, get_splits"
+    tmux send-keys -t "$session" "_c" Tab
+    tmux send-keys -t "$session" " 'counters', 'rk1', 'c:2'" Enter
+    wait_for "redbase:005:0>" 10
+    [ "$(pane | grep -c 'COUNTER VALUE = 100')" -eq 3 ] || fail "interactive: get_c<Tab> did not complete to get_counter"
+    # A line pasted from an HBase shell session, prompt and all.
+    tmux send-keys -t "$session" "hbase(main):006:0> exists 'counters'" Enter
+    wait_for "left out the shell prompt" 10
+    wait_for "redbase:006:0>" 10
     # Ctrl-C a moment after a count starts (about a second, one row per call; `count` reads
     # through the same scanner loop as `scan` but prints little, so tmux passes the key at once).
     tmux send-keys -t "$session" "count 'big', {CACHE => 1, INTERVAL => 100000}" Enter

@@ -102,8 +102,13 @@ pub fn find(name: &str) -> Option<&'static Spec> {
 /// HBase's shell prints them, `ERROR: ...`, with a pointer to the command's help.
 pub fn execute(session: &mut Session, cmd: &Command) -> CmdResult {
     let Some(spec) = find(&cmd.name) else {
+        let hint = match nearest(&cmd.name).as_slice() {
+            [] => String::new(),
+            [one] => format!(": did you mean '{one}'?"),
+            many => format!(": did you mean one of '{}'?", many.join("', '")),
+        };
         let err = CmdError::failed(format!(
-            "unknown command '{}' at {} (try 'help')",
+            "unknown command '{}' at {}{hint} (try 'help')",
             cmd.name, cmd.pos
         ));
         print_error(session, &err, None);
@@ -114,7 +119,10 @@ pub fn execute(session: &mut Session, cmd: &Command) -> CmdResult {
         .interrupted
         .store(false, std::sync::atomic::Ordering::SeqCst);
     session.ret = None;
-    let result = (spec.run)(session, cmd).map_err(|e| unknown_table(session, cmd, e));
+    let result = (spec.run)(session, cmd).map_err(|e| match spec.name {
+        "create" => table_exists(session, cmd, e),
+        _ => unknown_table(session, cmd, e),
+    });
     match &result {
         Ok(()) => {}
         Err(e) => print_error(session, e, Some(spec.name)),
@@ -176,6 +184,80 @@ fn unknown_table(session: &mut Session, cmd: &Command, e: CmdError) -> CmdError 
     }
 }
 
+/// A `create` refused because the table is there reads as HBase's shell says it, `Table
+/// already exists: t!`, whatever text the server gave: the shell asks, as HBase's translates a
+/// TableExistsException.
+fn table_exists(session: &mut Session, cmd: &Command, e: CmdError) -> CmdError {
+    if e.usage {
+        return e;
+    }
+    let Some((first, name)) = cmd
+        .args
+        .first()
+        .and_then(|v| Some((v, super::args::table_name(v).ok()?)))
+    else {
+        return e;
+    };
+    match session.call(|c| c.table_exists(name.clone())) {
+        Ok(true) => CmdError::failed(format!(
+            "Table already exists: {}!",
+            super::args::text(first, "a table name")
+                .unwrap_or_else(|_| super::args::show_table(&name))
+        )),
+        _ => e,
+    }
+}
+
+/// The commands a mistyped name most likely meant: those one edit away (two for longer
+/// names; a swap of neighbours is one edit), or else those it begins, at most three.
+pub fn nearest(word: &str) -> Vec<&'static str> {
+    let most = if word.chars().count() >= 6 { 2 } else { 1 };
+    let names = COMMANDS.iter().map(|c| c.name).chain(["exit", "quit"]);
+    let mut close: Vec<(usize, &'static str)> = names
+        .clone()
+        .map(|n| (edit_distance(word, n), n))
+        .filter(|(d, _)| *d <= most)
+        .collect();
+    close.sort();
+    let best = close.first().map(|(d, _)| *d);
+    let mut out: Vec<&'static str> = close
+        .into_iter()
+        .filter(|(d, _)| Some(*d) == best)
+        .map(|(_, n)| n)
+        .collect();
+    if out.is_empty() && word.len() >= 3 {
+        out = names.filter(|n| n.starts_with(word)).collect();
+    }
+    out.truncate(3);
+    out
+}
+
+/// Edits (insert, delete, replace, swap of two neighbours) from `a` to `b`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
 fn print_error(session: &mut Session, e: &CmdError, cmd: Option<&str>) {
     if session.out.json {
         session
@@ -189,4 +271,22 @@ fn print_error(session: &mut Session, e: &CmdError, cmd: Option<&str>) {
         session.out.line(&format!("For usage try 'help \"{c}\"'"));
     }
     session.out.line("");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nearest;
+
+    #[test]
+    fn a_mistyped_command_finds_the_one_meant() {
+        assert_eq!(nearest("scna"), ["scan"]);
+        assert_eq!(nearest("lsit"), ["list"]);
+        assert_eq!(nearest("craete"), ["create"]);
+        assert_eq!(nearest("describe_namspace"), ["describe_namespace"]);
+        assert_eq!(nearest("gett"), ["get"]);
+        assert_eq!(nearest("quti"), ["quit"]);
+        assert_eq!(nearest("list_name"), ["list_namespace", "list_namespace_tables"]);
+        assert!(nearest("frobnicate").is_empty());
+        assert!(nearest("x").is_empty());
+    }
 }

@@ -37,12 +37,44 @@ struct Runner<'a> {
     session: &'a mut Session,
     stop_on_error: bool,
     failed: bool,
+    /// Whether the user was told that a pasted prompt is left out (once per run).
+    prompt_noted: bool,
 }
 
-impl Runner<'_> {
+impl<'a> Runner<'a> {
+    fn new(session: &'a mut Session, stop_on_error: bool) -> Runner<'a> {
+        Runner {
+            session,
+            stop_on_error,
+            failed: false,
+            prompt_noted: false,
+        }
+    }
+
     /// Adds one line; runs the commands once the gathered text parses. Returns whether more
     /// lines are needed to finish the pending input.
     fn feed(&mut self, pending: &mut Pending, line: &str, line_no: usize) -> (Flow, bool) {
+        let line = match strip_prompt(line) {
+            Some((prompt, rest)) => {
+                if !self.prompt_noted {
+                    self.prompt_noted = true;
+                    let note = format!(
+                        "(left out the shell prompt `{}` the line was pasted with; the same \
+                         from now on without saying so)",
+                        prompt.trim()
+                    );
+                    // JSON output stays one object per line: the note goes to standard error.
+                    if self.session.out.json {
+                        eprintln!("{note}");
+                    } else {
+                        self.session.out.line(&note);
+                        self.session.out.flush();
+                    }
+                }
+                rest
+            }
+            None => line,
+        };
         if pending.text.is_empty() {
             pending.first_line = line_no;
         }
@@ -106,6 +138,18 @@ impl Runner<'_> {
     }
 }
 
+/// HBase's shell prompts (`hbase(main):006:0> `, `hbase:001:0> `, `hbase> `, the continuation
+/// `hbase(main):006:1* `) and this shell's own (`redbase:001:0> `) at the start of a line, as
+/// a line copied from a terminal session carries them: `(prompt, the rest)`.
+pub fn strip_prompt(line: &str) -> Option<(&str, &str)> {
+    static PROMPT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^\s*(?:hbase|redbase)(?:\([^)\s]*\))?(?::\d+)*\s*[>*] ?")
+            .expect("the prompt pattern")
+    });
+    let m = PROMPT.find(line)?;
+    Some(line.split_at(m.end()))
+}
+
 fn exit_code(failed: bool) -> std::process::ExitCode {
     if failed {
         std::process::ExitCode::FAILURE
@@ -131,11 +175,7 @@ fn run_text(runner: &mut Runner<'_>, text: &str) {
 pub fn run(session: &mut Session, args: &ShellArgs) -> std::process::ExitCode {
     let stop_on_error = args.non_interactive;
     if let Some(e) = &args.execute {
-        let mut runner = Runner {
-            session,
-            stop_on_error,
-            failed: false,
-        };
+        let mut runner = Runner::new(session, stop_on_error);
         run_text(&mut runner, e);
         return exit_code(runner.failed);
     }
@@ -147,20 +187,12 @@ pub fn run(session: &mut Session, args: &ShellArgs) -> std::process::ExitCode {
                 return std::process::ExitCode::FAILURE;
             }
         };
-        let mut runner = Runner {
-            session,
-            stop_on_error,
-            failed: false,
-        };
+        let mut runner = Runner::new(session, stop_on_error);
         run_text(&mut runner, &text);
         return exit_code(runner.failed);
     }
     if !std::io::stdin().is_terminal() {
-        let mut runner = Runner {
-            session,
-            stop_on_error,
-            failed: false,
-        };
+        let mut runner = Runner::new(session, stop_on_error);
         let stdin = std::io::stdin();
         let mut pending = Pending {
             text: String::new(),
@@ -262,7 +294,11 @@ fn refresh_tables(session: &mut Session, tables: &Arc<Mutex<Vec<String>>>) {
 }
 
 fn interactive(session: &mut Session, stop_on_error: bool) -> std::process::ExitCode {
-    let mut editor: Editor<ShellHelper, rustyline::history::DefaultHistory> = match Editor::new() {
+    // Tab with several matches lists them under the line, as irb and bash do.
+    let config = rustyline::Config::builder()
+        .completion_type(rustyline::CompletionType::List)
+        .build();
+    let mut editor: Editor<ShellHelper, rustyline::history::DefaultHistory> = match Editor::with_config(config) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("redbase shell: cannot start the line editor: {e}");
@@ -293,11 +329,7 @@ fn interactive(session: &mut Session, stop_on_error: bool) -> std::process::Exit
     );
     println!("Type 'help' for the commands, 'exit' to leave.");
     refresh_tables(session, &tables);
-    let mut runner = Runner {
-        session,
-        stop_on_error,
-        failed: false,
-    };
+    let mut runner = Runner::new(session, stop_on_error);
     let mut pending = Pending {
         text: String::new(),
         first_line: 1,
@@ -349,4 +381,26 @@ fn interactive(session: &mut Session, stop_on_error: bool) -> std::process::Exit
         let _ = editor.save_history(h);
     }
     exit_code(runner.failed && stop_on_error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_prompt;
+
+    #[test]
+    fn pasted_prompts_are_recognised() {
+        for (line, prompt, rest) in [
+            ("hbase(main):006:0> incr 't', 'r', 'c:q'", "hbase(main):006:0> ", "incr 't', 'r', 'c:q'"),
+            ("hbase> list", "hbase> ", "list"),
+            ("hbase:001:0> scan 't'", "hbase:001:0> ", "scan 't'"),
+            ("hbase(main):002:1* 'f'", "hbase(main):002:1* ", "'f'"),
+            ("  redbase:012:0> exists 't'", "  redbase:012:0> ", "exists 't'"),
+            ("hbase>", "hbase>", ""),
+        ] {
+            assert_eq!(strip_prompt(line), Some((prompt, rest)), "{line}");
+        }
+        for line in ["list", "scan 'hbase>'", "hbaseline", "put 't', 'hbase> ', 'f:q', 'v'"] {
+            assert_eq!(strip_prompt(line), None, "{line}");
+        }
+    }
 }
