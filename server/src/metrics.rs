@@ -899,8 +899,18 @@ impl Collector for EngineCollector {
                 ConstGauge::new(rs.len() as i64),
             ));
             for r in rs {
+                // The start key says which part of the table the region holds, as a bounded
+                // label (a region's key may be kilobytes long).
+                let start_key = crate::http::status::printable_bounded(
+                    &r.meta.start,
+                    crate::http::status::KEY_LABEL_CHARS,
+                );
                 regions.push((
-                    vec![("table", table.clone()), ("region", r.meta.encoded_name())],
+                    vec![
+                        ("table", table.clone()),
+                        ("region", r.meta.encoded_name()),
+                        ("start_key", start_key),
+                    ],
                     r,
                 ));
             }

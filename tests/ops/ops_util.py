@@ -32,7 +32,7 @@ class Server(RedbaseProcess):
     def happybase(self):
         return happybase.Connection(self.host, self.ports["thrift1"], timeout=CLIENT_TIMEOUT_MS)
 
-    def client2(self):
+    def client2(self, timeout_ms=CLIENT_TIMEOUT_MS):
         """A Thrift2 client generated from idl/hbase2.thrift (buffered, binary)."""
         return make_client(
             hbase2.THBaseService,
@@ -40,7 +40,7 @@ class Server(RedbaseProcess):
             self.ports["thrift2"],
             proto_factory=TBinaryProtocolFactory(),
             trans_factory=TBufferedTransportFactory(),
-            timeout=CLIENT_TIMEOUT_MS,
+            timeout=timeout_ms,
         )
 
     def get(self, path):

@@ -145,6 +145,11 @@ def test_regions_sizes_reads_writes_commits_and_compactions(redbase, table_name)
     assert value(m, "redbase_region_read_bytes_total", table=table_name, region=hot) > 0
     # Sequential calls commit one by one.
     assert value(m, "redbase_commits_total") - value(before, "redbase_commits_total") == 7
+    # Each region also carries its start key (HBase's toStringBinary), so a query can name
+    # the part of the table it holds without the status page's mapping.
+    assert value(m, "redbase_region_writes_total", table=table_name, start_key="b") == 5
+    assert value(m, "redbase_region_writes_total", table=table_name, start_key="") == 0
+    assert value(m, "redbase_region_size_bytes", table=table_name, region=hot, start_key="b") > 0
 
     conn = srv.happybase()
     conn.compact_table(table_name, major=True)
@@ -232,3 +237,23 @@ def test_write_buffer_drains_and_their_threads_are_reported(redbase, table_name)
     assert 0 <= value(m, "redbase_write_buffer_drain_threads") <= 2
     assert 0 <= value(m, "redbase_write_buffer_drains_queued") <= 1, "one region: one queued drain"
     assert value(m, "redbase_write_buffer_bytes") <= 1_000_000 + 100 * 600
+
+
+def test_region_start_key_labels_are_bounded(redbase, table_name):
+    """A start key of any length and bytes becomes a label of at most 48 characters in
+    toStringBinary form, cut before an escape rather than through it."""
+    srv = redbase()
+    c2 = srv.client2()
+    long_key = b"\x00\xff" + b"k" * 300
+    desc = hbase2.TTableDescriptor(
+        tableName=hbase2.TTableName(qualifier=table_name.encode()),
+        columns=[hbase2.TColumnFamilyDescriptor(name=b"f")],
+    )
+    c2.createTable(desc, [long_key])
+    c2.close()
+    m = scrape(srv)
+    starts = sorted(l["start_key"] for l, _ in m["redbase_region_size_bytes"]
+                    if l.get("table") == table_name)
+    label = "\\x00\\xFF" + "k" * (48 - 3 - 8) + "..."
+    assert starts == ["", label], starts
+    assert len(label) == 48

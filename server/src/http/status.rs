@@ -76,13 +76,42 @@ pub struct RegionStatus {
 pub fn printable(key: &[u8]) -> String {
     let mut s = String::with_capacity(key.len());
     for &b in key {
-        if (b' '..=b'~').contains(&b) && b != b'\\' {
-            s.push(b as char);
-        } else {
-            s.push_str(&format!("\\x{b:02X}"));
-        }
+        push_printable(&mut s, b);
     }
     s
+}
+
+fn push_printable(s: &mut String, b: u8) {
+    if (b' '..=b'~').contains(&b) && b != b'\\' {
+        s.push(b as char);
+    } else {
+        s.push_str(&format!("\\x{b:02X}"));
+    }
+}
+
+/// The longest key label [`printable_bounded`] makes, in characters (with its `...`).
+pub const KEY_LABEL_CHARS: usize = 48;
+
+/// [`printable`] cut to at most `max` characters (never inside a `\xNN` escape), ending in
+/// `...` when cut: a bounded label for a key of any length (a metric's `start_key`).
+pub fn printable_bounded(key: &[u8], max: usize) -> String {
+    let full = printable(key);
+    if full.len() <= max {
+        return full;
+    }
+    let room = max.saturating_sub(3);
+    let mut out = String::with_capacity(max);
+    let mut piece = String::new();
+    for &b in key {
+        piece.clear();
+        push_printable(&mut piece, b);
+        if out.len() + piece.len() > room {
+            break;
+        }
+        out.push_str(&piece);
+    }
+    out.push_str("...");
+    out
 }
 
 fn family(f: &FamilyDescriptor) -> FamilyStatus {
@@ -157,11 +186,24 @@ pub fn region_counters(engine: &Engine) -> Vec<(u64, u64, u64)> {
 
 #[cfg(test)]
 mod tests {
-    use super::printable;
+    use super::{printable, printable_bounded};
 
     #[test]
     fn keys_print_as_hbase_does() {
         assert_eq!(printable(b"row-01"), "row-01");
         assert_eq!(printable(b"\x00a\xff\\"), "\\x00a\\xFF\\x5C");
+    }
+
+    #[test]
+    fn key_labels_are_bounded_and_never_cut_an_escape() {
+        assert_eq!(printable_bounded(b"16108|jericho", 48), "16108|jericho");
+        assert_eq!(printable_bounded(b"", 48), "");
+        let long = vec![b'k'; 10_000];
+        let label = printable_bounded(&long, 48);
+        assert_eq!(label.len(), 48);
+        assert!(label.ends_with("kkk..."));
+        // 0xFF prints as four characters: the label stops before one that would not fit.
+        let label = printable_bounded(&[b'a', 0xff, 0xff, 0xff], 10);
+        assert_eq!(label, "a\\xFF...");
     }
 }
