@@ -15,7 +15,9 @@ pub fn address(s: &str) -> Result<String, String> {
     let t = s.trim();
     let expected = |why: &str| {
         let hint = if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
-            format!(" (a port alone: did you mean 127.0.0.1:{t}, or 0.0.0.0:{t} for every interface?)")
+            format!(
+                " (a port alone: did you mean 127.0.0.1:{t}, or 0.0.0.0:{t} for every interface?)"
+            )
         } else {
             String::new()
         };
@@ -147,12 +149,26 @@ mod tests {
 
     #[test]
     fn bad_sizes_say_what_is_expected() {
-        for bad in ["", "GB", "1XB", "1.2.3MB", "-1", "1.", "99999999999999999999TB", "1e9"] {
+        for bad in [
+            "",
+            "GB",
+            "1XB",
+            "1.2.3MB",
+            "-1",
+            "1.",
+            "99999999999999999999TB",
+            "1e9",
+        ] {
             let e = size(bad).unwrap_err();
-            assert!(e.contains("KiB") && e.contains("invalid size"), "{bad}: {e}");
+            assert!(
+                e.contains("KiB") && e.contains("invalid size"),
+                "{bad}: {e}"
+            );
         }
         assert!(size("20000000TiB").unwrap_err().contains("too large"));
-        assert!(size_within(1, 1 << 30)("2GiB").unwrap_err().contains("from 1 to"));
+        assert!(size_within(1, 1 << 30)("2GiB")
+            .unwrap_err()
+            .contains("from 1 to"));
         assert_eq!(size_within(1, 1 << 30)("1MiB"), Ok(1 << 20));
     }
 

@@ -86,17 +86,33 @@ mod tests {
     fn a_taken_port_names_the_flag_and_variable() {
         let e = io::Error::from(io::ErrorKind::AddrInUse);
         let m = bind_error(&THRIFT2, "127.0.0.1:9091", &e);
-        assert!(m.starts_with("cannot bind the Thrift2 gateway on 127.0.0.1:9091"), "{m}");
-        assert!(m.contains("--thrift2-addr (or REDBASE_THRIFT2_ADDR)"), "{m}");
+        assert!(
+            m.starts_with("cannot bind the Thrift2 gateway on 127.0.0.1:9091"),
+            "{m}"
+        );
+        assert!(
+            m.contains("--thrift2-addr (or REDBASE_THRIFT2_ADDR)"),
+            "{m}"
+        );
         assert!(m.contains("leave thrift2 out of --gateways"), "{m}");
-        let m = bind_error(&HTTP, "0.0.0.0:80", &io::Error::from(io::ErrorKind::PermissionDenied));
-        assert!(m.contains("--http-addr (or REDBASE_HTTP_ADDR)") && m.contains("1024"), "{m}");
+        let m = bind_error(
+            &HTTP,
+            "0.0.0.0:80",
+            &io::Error::from(io::ErrorKind::PermissionDenied),
+        );
+        assert!(
+            m.contains("--http-addr (or REDBASE_HTTP_ADDR)") && m.contains("1024"),
+            "{m}"
+        );
         assert!(!m.contains("--gateways"), "{m}");
         let m = bind_error(
             &NATIVE,
             "10.9.9.9:16020",
             &io::Error::from(io::ErrorKind::AddrNotAvailable),
         );
-        assert!(m.contains("--hbase-rpc-addr (or REDBASE_HBASE_RPC_ADDR)"), "{m}");
+        assert!(
+            m.contains("--hbase-rpc-addr (or REDBASE_HBASE_RPC_ADDR)"),
+            "{m}"
+        );
     }
 }

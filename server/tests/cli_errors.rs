@@ -58,7 +58,9 @@ fn serve(data: &Path, gateways: &str) -> Command {
     ] {
         c.env_remove(v);
     }
-    c.args(["serve", "--gateways", gateways]).arg("--data-dir").arg(data);
+    c.args(["serve", "--gateways", gateways])
+        .arg("--data-dir")
+        .arg(data);
     c
 }
 
@@ -167,7 +169,11 @@ fn a_taken_port_names_the_listener_flag_and_variable_and_creates_nothing() {
     let listeners = [
         ("--thrift1-addr", "REDBASE_THRIFT1_ADDR", "Thrift1 gateway"),
         ("--thrift2-addr", "REDBASE_THRIFT2_ADDR", "Thrift2 gateway"),
-        ("--hbase-rpc-addr", "REDBASE_HBASE_RPC_ADDR", "native RPC listener"),
+        (
+            "--hbase-rpc-addr",
+            "REDBASE_HBASE_RPC_ADDR",
+            "native RPC listener",
+        ),
         ("--http-addr", "REDBASE_HTTP_ADDR", "HTTP listener"),
     ];
     for (flag, env, what) in listeners {
@@ -213,7 +219,15 @@ fn an_address_without_a_host_is_refused_when_parsed_by_every_subcommand() {
         vec!["export", "--thrift2", "38390", "--all", "--to", d],
         vec!["import", "--thrift2", "38390", "--in", d],
         vec!["copy", "--from", "38390", "--table", "t"],
-        vec!["copy", "--from", "127.0.0.1:1", "--to", "38390", "--table", "t"],
+        vec![
+            "copy",
+            "--from",
+            "127.0.0.1:1",
+            "--to",
+            "38390",
+            "--table",
+            "t",
+        ],
     ];
     for args in runs {
         let mut c = redbase();
@@ -253,11 +267,17 @@ fn every_size_flag_takes_units() {
         assert!(all.contains("invalid size \"1XB\""), "{flag}: {all}");
         assert!(all.contains("KiB") && all.contains("GB"), "{flag}: {all}");
     }
-    let help = text(&run_bounded({
-        let mut c = redbase();
-        c.args(["serve", "--help"]);
-        c
-    }, 30).stdout);
+    let help = text(
+        &run_bounded(
+            {
+                let mut c = redbase();
+                c.args(["serve", "--help"]);
+                c
+            },
+            30,
+        )
+        .stdout,
+    );
     assert!(help.contains("--cache-size <SIZE>"), "{help}");
     assert!(help.contains("KiB, MiB, GiB"), "{help}");
 
@@ -269,8 +289,18 @@ fn every_size_flag_takes_units() {
     c.args(["--cache-size", "1GB", "--region-max-size", "10g"]);
     c.args(["--region-block-factor", "2"]);
     c.args(["--max-value-size", "2MiB", "--write-buffer-size", "8mb"]);
-    c.args(["--max-message-size", "32M", "--max-inflight-bytes", "1.5GiB"]);
-    c.args(["--max-scanner-bytes", "64 MiB", "--rest-chunk-size", "256KiB"]);
+    c.args([
+        "--max-message-size",
+        "32M",
+        "--max-inflight-bytes",
+        "1.5GiB",
+    ]);
+    c.args([
+        "--max-scanner-bytes",
+        "64 MiB",
+        "--rest-chunk-size",
+        "256KiB",
+    ]);
     c.args(["--http-body-min-rate", "1k"]);
     let _server = start(c, http, &dir.path().join("server.log"));
     let metrics = get(http, "/metrics");

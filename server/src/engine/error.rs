@@ -394,9 +394,17 @@ mod tests {
     fn a_file_that_cannot_be_written_says_by_whom_or_why() {
         let p = std::path::Path::new("/data/meta.redb");
         let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
-        let e = OpenError::not_writable_from(p, &denied).unwrap().to_string();
-        assert!(e.starts_with("/data/meta.redb is not writable by user "), "{e}");
-        assert!(e.contains(&format!("(uid {})", rustix::process::getuid().as_raw())), "{e}");
+        let e = OpenError::not_writable_from(p, &denied)
+            .unwrap()
+            .to_string();
+        assert!(
+            e.starts_with("/data/meta.redb is not writable by user "),
+            "{e}"
+        );
+        assert!(
+            e.contains(&format!("(uid {})", rustix::process::getuid().as_raw())),
+            "{e}"
+        );
         let ro = std::io::Error::from(std::io::ErrorKind::ReadOnlyFilesystem);
         let e = OpenError::not_writable_from(p, &ro).unwrap().to_string();
         assert!(e.contains("is on a read-only file system"), "{e}");

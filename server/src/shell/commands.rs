@@ -285,7 +285,10 @@ mod tests {
         assert_eq!(nearest("describe_namspace"), ["describe_namespace"]);
         assert_eq!(nearest("gett"), ["get"]);
         assert_eq!(nearest("quti"), ["quit"]);
-        assert_eq!(nearest("list_name"), ["list_namespace", "list_namespace_tables"]);
+        assert_eq!(
+            nearest("list_name"),
+            ["list_namespace", "list_namespace_tables"]
+        );
         assert!(nearest("frobnicate").is_empty());
         assert!(nearest("x").is_empty());
     }

@@ -298,13 +298,14 @@ fn interactive(session: &mut Session, stop_on_error: bool) -> std::process::Exit
     let config = rustyline::Config::builder()
         .completion_type(rustyline::CompletionType::List)
         .build();
-    let mut editor: Editor<ShellHelper, rustyline::history::DefaultHistory> = match Editor::with_config(config) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("redbase shell: cannot start the line editor: {e}");
-            return std::process::ExitCode::FAILURE;
-        }
-    };
+    let mut editor: Editor<ShellHelper, rustyline::history::DefaultHistory> =
+        match Editor::with_config(config) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("redbase shell: cannot start the line editor: {e}");
+                return std::process::ExitCode::FAILURE;
+            }
+        };
     // Ctrl-C while a command runs sets this flag (scans and counts stop at their next batch)
     // instead of ending the shell; at the prompt the line editor reads Ctrl-C as a key. It is
     // registered after the editor exists: the editor installs its own SIGINT action when it
@@ -390,16 +391,29 @@ mod tests {
     #[test]
     fn pasted_prompts_are_recognised() {
         for (line, prompt, rest) in [
-            ("hbase(main):006:0> incr 't', 'r', 'c:q'", "hbase(main):006:0> ", "incr 't', 'r', 'c:q'"),
+            (
+                "hbase(main):006:0> incr 't', 'r', 'c:q'",
+                "hbase(main):006:0> ",
+                "incr 't', 'r', 'c:q'",
+            ),
             ("hbase> list", "hbase> ", "list"),
             ("hbase:001:0> scan 't'", "hbase:001:0> ", "scan 't'"),
             ("hbase(main):002:1* 'f'", "hbase(main):002:1* ", "'f'"),
-            ("  redbase:012:0> exists 't'", "  redbase:012:0> ", "exists 't'"),
+            (
+                "  redbase:012:0> exists 't'",
+                "  redbase:012:0> ",
+                "exists 't'",
+            ),
             ("hbase>", "hbase>", ""),
         ] {
             assert_eq!(strip_prompt(line), Some((prompt, rest)), "{line}");
         }
-        for line in ["list", "scan 'hbase>'", "hbaseline", "put 't', 'hbase> ', 'f:q', 'v'"] {
+        for line in [
+            "list",
+            "scan 'hbase>'",
+            "hbaseline",
+            "put 't', 'hbase> ', 'f:q', 'v'",
+        ] {
             assert_eq!(strip_prompt(line), None, "{line}");
         }
     }
