@@ -118,6 +118,12 @@ struct ServeArgs {
     /// hbase.client.bootstrap.servers=HOST:PORT; HOST is --advertised-host.
     #[arg(long, env = "REDBASE_HBASE_RPC_ADDR")]
     hbase_rpc_addr: Option<String>,
+    /// Address of the read-only ZooKeeper responder that points a default-configured HBase
+    /// client (hbase.zookeeper.quorum, hbase.zookeeper.property.clientPort) at the native RPC
+    /// [default: 127.0.0.1:2181; when that port is taken and this flag is not given, the
+    /// server starts without it and says so]. Served with the native gateway only.
+    #[arg(long, env = "REDBASE_ZOOKEEPER_ADDR")]
+    zookeeper_addr: Option<String>,
     #[command(flatten)]
     security: security_flags::SecurityArgs,
     #[command(flatten)]
@@ -357,6 +363,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
         };
         let mut listeners = Listeners::default();
         let mut native = None;
+        let mut zookeeper = None;
         for (name, addr, slot) in [
             ("thrift1", &thrift1_addr, &mut listeners.thrift1),
             ("thrift2", &thrift2_addr, &mut listeners.thrift2),
@@ -385,6 +392,21 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
                 }
                 Err(e) => {
                     tracing::error!(gateway = "native", %addr, error = %e, "cannot bind");
+                    return std::process::ExitCode::FAILURE;
+                }
+            }
+            let addr = args
+                .zookeeper_addr
+                .clone()
+                .unwrap_or_else(|| "127.0.0.1:2181".to_string());
+            match tokio::net::TcpListener::bind(&addr).await {
+                Ok(l) => zookeeper = Some(l),
+                // The default port may belong to a real ZooKeeper on this machine.
+                Err(e) if args.zookeeper_addr.is_none() => {
+                    tracing::warn!(gateway = "zookeeper", %addr, error = %e, "cannot bind the ZooKeeper responder on its default address: serving without it (give --zookeeper-addr; clients can bootstrap through RpcConnectionRegistry instead)")
+                }
+                Err(e) => {
+                    tracing::error!(gateway = "zookeeper", %addr, error = %e, "cannot bind");
                     return std::process::ExitCode::FAILURE;
                 }
             }
@@ -432,10 +454,13 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
             },
             http_limits: args.http.limits(),
         };
-        server::run_with_native(
+        server::run_native(
             engine.clone(),
             listeners,
-            native,
+            server::NativeListeners {
+                rpc: native,
+                zookeeper,
+            },
             cfg,
             shutdown,
         )

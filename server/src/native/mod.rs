@@ -10,7 +10,8 @@
 //! catalog), [`regions`] (region names and ids), [`client`] and [`scan`] (ClientService),
 //! [`scanners`] (open scanners and leases), [`master`] (MasterService), [`schema`]
 //! (descriptors), [`convert`] (results, reads, mutations), [`cellblock`] (KeyValueCodec),
-//! [`errors`] (HBase's exception classes), [`pb`] (the generated protobufs).
+//! [`errors`] (HBase's exception classes), [`pb`] (the generated protobufs), [`zookeeper`] (the
+//! read-only ZooKeeper a default-configured client bootstraps through).
 
 pub mod cellblock;
 pub mod client;
@@ -27,6 +28,7 @@ pub mod registry;
 pub mod scan;
 pub mod scanners;
 pub mod schema;
+pub mod zookeeper;
 
 use std::future::Future;
 use std::sync::atomic::AtomicU64;
