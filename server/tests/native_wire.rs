@@ -362,8 +362,17 @@ fn a_split_region_answers_not_serving_and_scanners_span_the_split() {
         ["c", "d", "e", "g", "h", "i"].map(|r| Bytes::from(r.as_bytes()))
     );
     assert_eq!(rest.more_results_in_region, Some(false));
-    // The same next again: the scanner closed at its region's end.
-    let r = c.call_raw("Scan", &next.encode_to_vec(), &[]);
+    // The same next again: the scanner closed at its region's end, and a call on a scanner the
+    // server closed is answered with nothing (HBase's closedScanners), not an error.
+    let again: pb::ScanResponse = c.call("Scan", &next);
+    assert!(again.results.is_empty());
+    assert_eq!(again.more_results_in_region, None);
+    // An id no scanner ever had: UnknownScannerException.
+    let unknown = pb::ScanRequest {
+        scanner_id: Some(7),
+        ..next.clone()
+    };
+    let r = c.call_raw("Scan", &unknown.encode_to_vec(), &[]);
     assert_eq!(
         r.exception_class().as_deref(),
         Some("org.apache.hadoop.hbase.UnknownScannerException")
