@@ -182,9 +182,15 @@ pub async fn run_native(
     }
     let metrics = Arc::new(Metrics::new(engine.clone(), scanner_counts, &config.limits));
     if let Some(l) = native {
-        let native = Arc::new(native_service(
-            &engine, &l, &host, &config, &access, &metrics,
-        ));
+        let info_port = listeners
+            .http
+            .as_ref()
+            .and_then(|h| h.local_addr().ok())
+            .map_or(0, |a| a.port());
+        let native = Arc::new(
+            native_service(&engine, &l, &host, &config, &access, &metrics)
+                .with_info_port(info_port),
+        );
         let _ = native_slot.set(native.clone());
         match l.local_addr() {
             Ok(addr) => tracing::info!(gateway = "native", %addr, "gateway listening"),
@@ -192,11 +198,6 @@ pub async fn run_native(
         }
         let mut rx = stop_rx.clone();
         if let Some(z) = zookeeper {
-            let info_port = listeners
-                .http
-                .as_ref()
-                .and_then(|h| h.local_addr().ok())
-                .map_or(0, |a| a.port());
             let zk = Arc::new(zookeeper_service(
                 &engine, &native, info_port, &config, &metrics,
             ));

@@ -125,8 +125,8 @@ fn session(ctx: &Native, header: &pb::ConnectionHeader) -> Result<Session, Nativ
         fatal(
             class::UNKNOWN_SERVICE,
             format!(
-                "unknown service {name:?}: redbase serves ClientService, MasterService and \
-                 ClientMetaService"
+                "unknown service {name:?}: redbase serves ClientService, MasterService, \
+                 AdminService and ClientMetaService"
             ),
         )
     })?;

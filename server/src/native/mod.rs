@@ -8,13 +8,15 @@
 //! (one connection: concurrent calls, limits, budget), [`dispatch`] (service and method to a
 //! handler), [`registry`] (bootstrap without ZooKeeper), [`meta`] (hbase:meta made from the
 //! catalog), [`regions`] (region names and ids), [`client`] and [`scan`] (ClientService),
-//! [`scanners`] (open scanners and leases), [`master`] (MasterService), [`schema`]
+//! [`scanners`] (open scanners and leases), [`master`] and [`cluster`] (MasterService),
+//! [`region_admin`] (AdminService), [`schema`]
 //! (descriptors), [`convert`] (results, reads, mutations), [`cellblock`] (KeyValueCodec),
 //! [`errors`] (HBase's exception classes), [`pb`] (the generated protobufs), [`zookeeper`] (the
 //! read-only ZooKeeper a default-configured client bootstraps through).
 
 pub mod cellblock;
 pub mod client;
+pub mod cluster;
 pub mod connection;
 pub mod convert;
 pub mod dispatch;
@@ -23,6 +25,7 @@ pub mod frame;
 pub mod master;
 pub mod meta;
 pub mod pb;
+pub mod region_admin;
 pub mod regions;
 pub mod registry;
 pub mod scan;
@@ -130,6 +133,10 @@ pub struct Native {
     pub refuse_connections: Option<String>,
     /// The last procedure id handed out.
     procedures: AtomicU64,
+    /// The balancer, normalizer, catalog janitor, split, merge and compaction switches.
+    pub switches: cluster::Switches,
+    /// HBase's info (web UI) port in cluster status: the HTTP listener's, 0 when none.
+    pub info_port: u16,
 }
 
 impl Native {
@@ -150,7 +157,15 @@ impl Native {
             metrics,
             refuse_connections: None,
             procedures: AtomicU64::new(0),
+            switches: cluster::Switches::default(),
+            info_port: 0,
         }
+    }
+
+    /// Reports `port` as the server's info port (the HTTP listener).
+    pub fn with_info_port(mut self, port: u16) -> Native {
+        self.info_port = port;
+        self
     }
 
     /// Refuses every connection with AccessDeniedException saying `why`.
