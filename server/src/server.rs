@@ -317,15 +317,7 @@ fn native_service(
         limits,
         crate::native::NativeMetrics::new(metrics.clone()),
     );
-    if config.security.auth.is_some() {
-        // No authentication on this protocol yet: never let it bypass the auth file.
-        native.refusing(
-            "redbase's native RPC does not authenticate callers yet, and this server requires \
-             authentication (--auth-file): use the Thrift or REST gateways",
-        )
-    } else {
-        native
-    }
+    native.with_security(config.security.clone())
 }
 
 /// The ZooKeeper responder: the znodes point at the native listener's address; its limits are

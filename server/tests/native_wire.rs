@@ -6,6 +6,7 @@
 //! each answered with HBase's exception or the connection closed, the server serving after.
 
 mod native_support;
+mod security;
 
 use std::io::Write;
 use std::time::Duration;
@@ -511,34 +512,227 @@ fn read_only_mode_refuses_changes() {
     assert!(got.result.unwrap().cell.is_empty());
 }
 
+/// A native connection over TLS presenting `client`'s certificate (none: no client auth).
+fn tls_conn(
+    addr: std::net::SocketAddr,
+    ca: &str,
+    client: Option<&security::Leaf>,
+    service: &str,
+) -> Box<dyn security::Stream> {
+    let mut s = security::tls(addr, ca, client);
+    s.write_all(&connection_header(service, false)).unwrap();
+    s
+}
+
+fn tls_call(s: &mut dyn security::Stream, id: u32, method: &str, param: &[u8]) -> Response {
+    s.write_all(&call_frame(id, method, param, &[])).unwrap();
+    let r = read_response(s);
+    assert_eq!(r.header.call_id, Some(id));
+    r
+}
+
+/// The exception class of a connection's first answer.
+fn first_exception(s: &mut dyn security::Stream) -> Option<String> {
+    read_response(s).exception_class()
+}
+
 #[test]
-fn with_an_auth_file_every_connection_is_refused() {
-    use redbase::security::{hash_token, Auth, LimiterConfig, Security, Users};
+fn with_an_auth_file_callers_come_from_client_certificates() {
+    use redbase::engine::{AclScope, Actions, TableName};
+    use redbase::security::{hash_token, Auth, LimiterConfig, Security, Tls, TlsFiles, Users};
+    let dir = tempfile::tempdir().unwrap();
+    let ca = security::Ca::new("native test CA");
+    let server_leaf = ca.leaf("localhost");
+    let (alice, carol) = (ca.leaf("alice"), ca.leaf("carol"));
+    let tls = Tls::load(TlsFiles {
+        cert: security::write(dir.path(), "server.crt", &server_leaf.cert),
+        key: security::write(dir.path(), "server.key", &server_leaf.key),
+        client_ca: Some(security::write(dir.path(), "ca.crt", &ca.pem)),
+        require_client_cert: false,
+    })
+    .unwrap();
     let text = format!(
-        "[users.bob]\ntokens = [\"{}\"]\nsuperuser = true\n",
-        hash_token("bob-token-0123456789")
+        "[users.alice]\ntokens = [\"{}\"]\nsuperuser = true\n[users.carol]\ntokens = [\"{}\"]\n",
+        hash_token("alice-token-0123456789"),
+        hash_token("carol-token-0123456789")
     );
     let users = Users::parse(&text, std::path::Path::new("users.toml")).unwrap();
     let config = Config {
         security: Security {
+            tls: Some(tls.clone()),
             auth: Some(std::sync::Arc::new(Auth::new(
                 users,
                 LimiterConfig::default(),
             ))),
-            allow_plaintext_auth: true,
             ..Security::default()
         },
         ..Config::default()
     };
     let (server, _) = Server::start_with(config, false);
-    // The native RPC has no authentication yet: it must not be a way around the auth file.
-    for service in ["ClientService", "MasterService", "ClientMetaService"] {
+    let addr = server.addr;
+    // SIMPLE (plaintext, or TLS without a certificate) is refused on every service.
+    for service in [
+        "ClientService",
+        "MasterService",
+        "ClientMetaService",
+        "AdminService",
+    ] {
         assert_eq!(
-            refused(server.addr, &connection_header(service, true)).as_deref(),
+            refused(addr, &connection_header(service, true)).as_deref(),
             Some("org.apache.hadoop.hbase.security.AccessDeniedException"),
             "{service}"
         );
+        let mut anon = tls_conn(addr, &ca.pem, None, service);
+        assert_eq!(
+            first_exception(&mut *anon).as_deref(),
+            Some("org.apache.hadoop.hbase.security.AccessDeniedException")
+        );
     }
+    // The registry preamble tells only the cluster id, to anyone (as HBase's does).
+    let mut s = stream(addr);
+    s.write_all(b"Regist").unwrap();
+    assert_eq!(read_response(&mut s).header.call_id, Some(u32::MAX));
+
+    // alice (a superuser by her certificate's name) creates a table and writes to it.
+    let mut master = tls_conn(addr, &ca.pem, Some(&alice), "MasterService");
+    let create = pb::CreateTableRequest {
+        table_schema: pb::TableSchema {
+            table_name: Some(table_name("secret")),
+            column_families: vec![pb::ColumnFamilySchema {
+                name: Bytes::from_static(b"f"),
+                ..Default::default()
+            }],
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let r = tls_call(&mut *master, 1, "CreateTable", &create.encode_to_vec());
+    assert!(r.header.exception.is_none(), "{:?}", r.header.exception);
+    let name = server.engine.regions("secret").unwrap()[0].meta.clone();
+    let region_name = Bytes::from(redbase::native::regions::name_of(&name));
+    let mut client = tls_conn(addr, &ca.pem, Some(&alice), "ClientService");
+    let put = pb::MutateRequest {
+        region: region(region_name.clone()),
+        mutation: put("r", "v"),
+        ..Default::default()
+    };
+    let r = tls_call(&mut *client, 1, "Mutate", &put.encode_to_vec());
+    assert!(r.header.exception.is_none(), "{:?}", r.header.exception);
+    let scan = pb::ScanRequest {
+        region: Some(region(region_name.clone())),
+        scan: Some(pb::Scan::default()),
+        number_of_rows: Some(0),
+        ..Default::default()
+    };
+    let r = tls_call(&mut *client, 2, "Scan", &scan.encode_to_vec());
+    let alices_scanner = pb::ScanResponse::decode(r.message).unwrap().scanner_id;
+
+    // carol has no grant: her certificate gets her in, the ACL keeps her out.
+    let mut carols = tls_conn(addr, &ca.pem, Some(&carol), "ClientService");
+    let get = pb::GetRequest {
+        region: region(region_name.clone()),
+        get: pb::Get {
+            row: Bytes::from_static(b"r"),
+            ..Default::default()
+        },
+    };
+    let r = tls_call(&mut *carols, 1, "Get", &get.encode_to_vec());
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.security.AccessDeniedException")
+    );
+    assert!(format!("{:?}", r.header.exception).contains("carol"));
+    let mut carols_master = tls_conn(addr, &ca.pem, Some(&carol), "MasterService");
+    let r = tls_call(
+        &mut *carols_master,
+        1,
+        "SetBalancerRunning",
+        &pb::SwitchRequest {
+            on: false,
+            synchronous: None,
+        }
+        .encode_to_vec(),
+    );
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.security.AccessDeniedException")
+    );
+    // With a read grant she reads, but she cannot go on with alice's scanner.
+    server
+        .engine
+        .grant(
+            "carol",
+            AclScope::Table(TableName::parse("secret").unwrap()),
+            Actions::parse("R").unwrap(),
+        )
+        .unwrap();
+    let r = tls_call(&mut *carols, 2, "Get", &get.encode_to_vec());
+    let got = pb::GetResponse::decode(r.message).unwrap();
+    assert_eq!(got.result.unwrap().cell.len(), 1);
+    let next = pb::ScanRequest {
+        scanner_id: alices_scanner,
+        number_of_rows: Some(10),
+        next_call_seq: Some(0),
+        ..Default::default()
+    };
+    let r = tls_call(&mut *carols, 3, "Scan", &next.encode_to_vec());
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.UnknownScannerException")
+    );
+    let r = tls_call(&mut *client, 3, "Scan", &next.encode_to_vec());
+    assert_eq!(
+        pb::ScanResponse::decode(r.message).unwrap().results.len(),
+        1
+    );
+    // A write needs W.
+    let r = tls_call(&mut *carols, 4, "Mutate", &put.encode_to_vec());
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.security.AccessDeniedException")
+    );
+}
+
+#[test]
+fn require_tls_refuses_plaintext_native_connections() {
+    use redbase::security::{Security, Tls, TlsFiles};
+    let dir = tempfile::tempdir().unwrap();
+    let ca = security::Ca::new("native test CA");
+    let leaf = ca.leaf("localhost");
+    let tls = Tls::load(TlsFiles {
+        cert: security::write(dir.path(), "server.crt", &leaf.cert),
+        key: security::write(dir.path(), "server.key", &leaf.key),
+        client_ca: None,
+        require_client_cert: false,
+    })
+    .unwrap();
+    let config = Config {
+        security: Security {
+            tls: Some(tls),
+            require_tls: true,
+            ..Security::default()
+        },
+        ..Config::default()
+    };
+    let (server, _) = Server::start_with(config, false);
+    assert_eq!(
+        refused(server.addr, &connection_header("ClientMetaService", false)).as_deref(),
+        Some("org.apache.hadoop.hbase.ipc.FatalConnectionException")
+    );
+    assert_eq!(
+        refused(server.addr, b"Regist").as_deref(),
+        Some("org.apache.hadoop.hbase.ipc.FatalConnectionException")
+    );
+    // Without an auth file a TLS connection runs anonymously, as plaintext would.
+    let mut meta = tls_conn(server.addr, &ca.pem, None, "ClientMetaService");
+    let r = tls_call(
+        &mut *meta,
+        1,
+        "GetClusterId",
+        &pb::GetClusterIdRequest {}.encode_to_vec(),
+    );
+    let id = pb::GetClusterIdResponse::decode(r.message).unwrap();
+    assert_eq!(id.cluster_id.as_deref(), Some(server.engine.cluster_id()));
 }
 
 /// Mutated frames of real calls (bytes flipped, inserted, cut; lengths changed), each on its own

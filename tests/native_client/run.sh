@@ -12,7 +12,8 @@
 #   NATIVE_CLIENT_BOOTSTRAP  HOST:PORT of a running server to test instead of starting redbase
 #   NATIVE_CLIENT_ZOOKEEPER  HOST:PORT of that server's ZooKeeper [127.0.0.1:2181]
 #   NATIVE_CLIENT_LOG        the client's log level (WARN; DEBUG shows every RPC it makes)
-#   REDBASE_BIN              server binary [target/debug/redbase, built by `cargo build`]
+#   REDBASE_BIN              server binary [target/debug/redbase, built by `cargo build`];
+#                            NativeTlsTest starts one of its own with TLS and an auth file
 # A JDK 17 and Maven come from apt when missing; Maven fetches hbase-client and JUnit from
 # Maven Central into ~/.m2.
 set -euo pipefail
@@ -106,7 +107,8 @@ rm -rf "$reports"
 rc=0
 # (Debian's Maven 3.8 prints colour resets even in batch mode: sed drops them)
 mvn -B -q -Dstyle.color=never -f "$SUITE/pom.xml" test \
-  -Dnc.bootstrap="$BOOTSTRAP" -Dnc.zookeeper="$ZOOKEEPER" -Dnc.log="${NATIVE_CLIENT_LOG:-WARN}" 2>&1 |
+  -Dnc.bootstrap="$BOOTSTRAP" -Dnc.zookeeper="$ZOOKEEPER" \
+  -Dnc.redbase="${REDBASE_BIN:-$ROOT/target/debug/redbase}" -Dnc.log="${NATIVE_CLIENT_LOG:-WARN}" 2>&1 |
   sed -u $'s/\x1b\\[[0-9;]*m//g' || rc=$?
 
 tests=0

@@ -88,7 +88,10 @@ pub fn call(ctx: &Native, method: &str, param: &[u8]) -> Reply {
             ctx.access
                 .check(Need::CreateTable(&desc.name.to_string()))?;
             let keys: Vec<Vec<u8>> = req.split_keys.iter().map(|k| k.to_vec()).collect();
+            let created = desc.name.to_string();
             ctx.engine.create_table(desc, &keys)?;
+            // With authentication on, the creator holds every permission on it (its owner).
+            crate::gateway::grants::grant_owner(&ctx.engine, &ctx.access, &created);
             Ok(ctx.procedure())
         }
         "DeleteTable" | "EnableTable" | "DisableTable" => {

@@ -45,6 +45,7 @@ use crate::engine::Engine;
 use crate::gateway::Access;
 use crate::metrics::Metrics;
 use crate::scanners::ScannerLimits;
+use crate::security::Security;
 use crate::thrift::slots::Slots;
 use crate::thrift::{Budget, Observer};
 
@@ -128,9 +129,10 @@ pub struct Native {
     pub access: Access,
     pub limits: NativeLimits,
     pub metrics: NativeMetrics,
-    /// Set when every connection is refused (with the reason): authentication is on, and the
-    /// native RPC has none yet.
-    pub refuse_connections: Option<String>,
+    /// TLS (the native TLS of HBase 2.6's client) and the auth file: with an auth file, the
+    /// caller is the user a verified client certificate names, and other connections are
+    /// refused.
+    pub security: Security,
     /// The last procedure id handed out.
     procedures: AtomicU64,
     /// The balancer, normalizer, catalog janitor, split, merge and compaction switches.
@@ -155,7 +157,7 @@ impl Native {
             access,
             limits,
             metrics,
-            refuse_connections: None,
+            security: Security::default(),
             procedures: AtomicU64::new(0),
             switches: cluster::Switches::default(),
             info_port: 0,
@@ -168,9 +170,9 @@ impl Native {
         self
     }
 
-    /// Refuses every connection with AccessDeniedException saying `why`.
-    pub fn refusing(mut self, why: impl Into<String>) -> Native {
-        self.refuse_connections = Some(why.into());
+    /// Serves TLS and takes callers from client certificates as `security` says.
+    pub fn with_security(mut self, security: Security) -> Native {
+        self.security = security;
         self
     }
 }

@@ -110,7 +110,10 @@ pub fn call(ctx: &Native, method: &str, param: &[u8]) -> Result<Vec<u8>, NativeE
             .encode_to_vec()
         }
         // Nothing to reload: redbase's settings are its flags.
-        "UpdateConfiguration" => pb::Empty {}.encode_to_vec(),
+        "UpdateConfiguration" => {
+            ctx.access.check(Need::Cluster)?;
+            pb::Empty {}.encode_to_vec()
+        }
         other => return Err(NativeError::unsupported("AdminService", other)),
     })
 }

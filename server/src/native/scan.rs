@@ -36,7 +36,14 @@ pub fn scan(
     };
     let ttl = Some(ctx.scanners.lease().as_millis() as u32);
     if req.close_scanner == Some(true) && !opened {
-        ctx.scanners.close(id);
+        let mine = ctx.scanners.get(id).is_ok_and(|h| {
+            h.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .owned_by_caller()
+        });
+        if mine {
+            ctx.scanners.close(id);
+        }
         return Ok(pb::ScanResponse {
             scanner_id: Some(id),
             more_results: Some(false),
@@ -56,6 +63,9 @@ pub fn scan(
         Err(e) => return Err(e),
     };
     let mut open = handle.lock().unwrap_or_else(|p| p.into_inner());
+    if !open.owned_by_caller() {
+        return Err(ctx.scanners.unknown(id));
+    }
     if !opened {
         if let Some(seq) = req.next_call_seq {
             let expected = open.next_call_seq;

@@ -52,6 +52,8 @@ pub struct OpenScan {
     /// Bytes of cells per response the client asked for at most.
     pub max_result_size: usize,
     last_used: Instant,
+    /// Who opened it: only they may go on with it (as HBase checks a scanner's owner).
+    owner: Option<String>,
 }
 
 impl OpenScan {
@@ -63,7 +65,13 @@ impl OpenScan {
             remaining,
             max_result_size,
             last_used: Instant::now(),
+            owner: crate::gateway::caller::current().and_then(|c| c.user),
         }
+    }
+
+    /// Whether the current caller is the one who opened this scanner.
+    pub fn owned_by_caller(&self) -> bool {
+        self.owner == crate::gateway::caller::current().and_then(|c| c.user)
     }
 
     /// The next row, if the region has one.
@@ -155,14 +163,19 @@ impl ScannerTable {
             drop(g);
             open.remove(&id);
         }
-        Err(NativeError::final_(
+        Err(self.unknown(id))
+    }
+
+    /// The error for an id that names no scanner of the caller's.
+    pub fn unknown(&self, id: u64) -> NativeError {
+        NativeError::final_(
             class::UNKNOWN_SCANNER,
             format!(
                 "Unknown scanner '{id}': its lease of {} s expired, it was closed, or the id is \
                  wrong",
                 self.limits.lease.as_secs()
             ),
-        ))
+        )
     }
 
     /// Drops a scanner without remembering it (its id then answers UnknownScannerException).
