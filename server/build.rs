@@ -14,6 +14,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "proto/native/client.proto",
         "proto/native/master.proto",
         "proto/native/registry.proto",
+        "proto/native/zookeeper.proto",
+        "proto/native/cluster.proto",
     ];
     let descriptors = protox::compile(files, ["proto"])?;
     // `bytes` fields as `bytes::Bytes`: a nested filter is then a slice of its parent's buffer,

@@ -35,6 +35,12 @@ pub const NATIVE: Spec = Spec {
     env: "REDBASE_HBASE_RPC_ADDR",
     gateway: Some("native"),
 };
+pub const ZOOKEEPER: Spec = Spec {
+    what: "ZooKeeper responder (hbase.zookeeper.quorum clients)",
+    flag: "--zookeeper-addr",
+    env: "REDBASE_ZOOKEEPER_ADDR",
+    gateway: Some("native"),
+};
 pub const HTTP: Spec = Spec {
     what: "HTTP listener (REST API, status page, probes)",
     flag: "--http-addr",

@@ -120,6 +120,12 @@ struct ServeArgs {
     /// hbase.client.bootstrap.servers=HOST:PORT; HOST is --advertised-host.
     #[arg(long, env = "REDBASE_HBASE_RPC_ADDR", value_name = "HOST:PORT", value_parser = redbase::flag_values::address)]
     hbase_rpc_addr: Option<String>,
+    /// Address of the read-only ZooKeeper responder that points a default-configured HBase
+    /// client (hbase.zookeeper.quorum, hbase.zookeeper.property.clientPort) at the native RPC
+    /// [default: 127.0.0.1:2181; when that port is taken and this flag is not given, the
+    /// server starts without it and says so]. Served with the native gateway only.
+    #[arg(long, env = "REDBASE_ZOOKEEPER_ADDR", value_name = "HOST:PORT", value_parser = redbase::flag_values::address)]
+    zookeeper_addr: Option<String>,
     #[command(flatten)]
     security: security_flags::SecurityArgs,
     #[command(flatten)]
@@ -321,6 +327,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
             listeners.thrift2 = Some(listen::bind(&listen::THRIFT2, &thrift2_addr).await?);
         }
         let mut native = None;
+        let mut zookeeper = None;
         if want(Gateway::Native) {
             let addr = args
                 .hbase_rpc_addr
@@ -334,11 +341,23 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
                 }
                 Err(e) => return Err(e),
             }
+            let addr = args
+                .zookeeper_addr
+                .clone()
+                .unwrap_or_else(|| "127.0.0.1:2181".to_string());
+            match listen::bind(&listen::ZOOKEEPER, &addr).await {
+                Ok(l) => zookeeper = Some(l),
+                // The default port may belong to a real ZooKeeper on this machine.
+                Err(e) if args.zookeeper_addr.is_none() => tracing::warn!(
+                    "{e}; serving without it (clients can bootstrap through RpcConnectionRegistry instead)"
+                ),
+                Err(e) => return Err(e),
+            }
         }
         listeners.http = Some(listen::bind(&listen::HTTP, &http_addr).await?);
-        Ok::<_, String>((listeners, native))
+        Ok::<_, String>((listeners, native, zookeeper))
     });
-    let (listeners, native) = match bound {
+    let (listeners, native, zookeeper) = match bound {
         Ok(l) => l,
         Err(e) => {
             tracing::error!("{e}");
@@ -431,10 +450,13 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
             },
             http_limits: args.http.limits(),
         };
-        server::run_with_native(
+        server::run_native(
             engine.clone(),
             listeners,
-            native,
+            server::NativeListeners {
+                rpc: native,
+                zookeeper,
+            },
             cfg,
             shutdown,
         )

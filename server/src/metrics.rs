@@ -102,6 +102,7 @@ pub struct Metrics {
     rest_streams_cut: Counter,
     http_listener: crate::http::limits::ListenerMetrics,
     native_refused: Family<ReasonLabels, Counter>,
+    zookeeper_refused: Family<ReasonLabels, Counter>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -267,6 +268,12 @@ impl Metrics {
             "Native RPC calls refused before they ran, by reason (request_too_big: over --max-message-size; budget: the in-flight budget was spent)",
             native_refused.clone(),
         );
+        let zookeeper_refused = Family::<ReasonLabels, Counter>::default();
+        registry.register(
+            "redbase_zookeeper_refused",
+            "ZooKeeper responder connections closed for breaking a bound, by reason (malformed: not ZooKeeper's protocol; request_too_big: a packet over the bound; budget: the in-flight budget was spent)",
+            zookeeper_refused.clone(),
+        );
         registry.register_collector(Box::new(EngineCollector {
             engine,
             scanners,
@@ -289,6 +296,7 @@ impl Metrics {
             rest_streams_cut,
             http_listener,
             native_refused,
+            zookeeper_refused,
         }
     }
 
@@ -318,6 +326,30 @@ impl Metrics {
     /// Counts one native RPC call refused before it ran.
     pub fn native_refused(&self, reason: &'static str) {
         self.native_refused
+            .get_or_create(&ReasonLabels { reason })
+            .inc();
+    }
+
+    /// Counts one ZooKeeper request (gateway "zookeeper", method = the operation's name).
+    pub fn zookeeper_call(&self, op: &'static str, outcome: &'static str, took: Duration) {
+        self.latency
+            .get_or_create(&MethodLabels {
+                gateway: "zookeeper",
+                method: op.to_string(),
+            })
+            .observe(took.as_secs_f64());
+        self.requests
+            .get_or_create(&CallLabels {
+                gateway: "zookeeper",
+                method: op.to_string(),
+                outcome,
+            })
+            .inc();
+    }
+
+    /// Counts one ZooKeeper connection closed for breaking a bound.
+    pub fn zookeeper_refused(&self, reason: &'static str) {
+        self.zookeeper_refused
             .get_or_create(&ReasonLabels { reason })
             .inc();
     }

@@ -54,6 +54,14 @@ pub struct Listeners {
     pub http: Option<TcpListener>,
 }
 
+/// HBase's native listeners: the RPC ([`crate::native`]) and the ZooKeeper responder that
+/// points default-configured clients at it (served only with the RPC listener).
+#[derive(Default)]
+pub struct NativeListeners {
+    pub rpc: Option<TcpListener>,
+    pub zookeeper: Option<TcpListener>,
+}
+
 /// Serves every listener until `shutdown` completes.
 pub async fn run(engine: Engine, listeners: Listeners, config: Config, shutdown: impl Future) {
     run_with_native(engine, listeners, None, config, shutdown).await
@@ -67,6 +75,25 @@ pub async fn run_with_native(
     config: Config,
     shutdown: impl Future,
 ) {
+    let native = NativeListeners {
+        rpc: native,
+        zookeeper: None,
+    };
+    run_native(engine, listeners, native, config, shutdown).await
+}
+
+/// As [`run`], with HBase's native listeners too.
+pub async fn run_native(
+    engine: Engine,
+    listeners: Listeners,
+    native_listeners: NativeListeners,
+    config: Config,
+    shutdown: impl Future,
+) {
+    let NativeListeners {
+        rpc: native,
+        zookeeper,
+    } = native_listeners;
     let (stop_tx, stop_rx) = watch::channel(false);
     let host = config
         .advertised_host
@@ -161,18 +188,47 @@ pub async fn run_with_native(
         &config.scanners.bytes,
     ));
     if let Some(l) = native {
-        let native = Arc::new(native_service(
-            &engine, &l, &host, &config, &access, &metrics,
-        ));
+        let info_port = listeners
+            .http
+            .as_ref()
+            .and_then(|h| h.local_addr().ok())
+            .map_or(0, |a| a.port());
+        let native = Arc::new(
+            native_service(&engine, &l, &host, &config, &access, &metrics)
+                .with_info_port(info_port),
+        );
         let _ = native_slot.set(native.clone());
         match l.local_addr() {
             Ok(addr) => tracing::info!(gateway = "native", %addr, "gateway listening"),
             Err(e) => tracing::info!(gateway = "native", error = %e, "gateway listening"),
         }
         let mut rx = stop_rx.clone();
+        if let Some(z) = zookeeper {
+            let zk = Arc::new(zookeeper_service(
+                &engine, &native, info_port, &config, &metrics,
+            ));
+            match z.local_addr() {
+                Ok(addr) => tracing::info!(gateway = "zookeeper", %addr, "gateway listening"),
+                Err(e) => tracing::info!(gateway = "zookeeper", error = %e, "gateway listening"),
+            }
+            let mut rx = stop_rx.clone();
+            tasks.push(tokio::spawn(crate::native::zookeeper::run(
+                z,
+                zk,
+                async move {
+                    let _ = rx.changed().await;
+                },
+            )));
+        }
         tasks.push(tokio::spawn(crate::native::run(l, native, async move {
             let _ = rx.changed().await;
         })));
+    } else if zookeeper.is_some() {
+        tracing::warn!(
+            gateway = "zookeeper",
+            "the ZooKeeper responder points clients at the native RPC listener, which is not \
+             serving: serving without it"
+        );
     }
     for (l, service, name) in gateways {
         let mut rx = stop_rx.clone();
@@ -271,15 +327,31 @@ fn native_service(
         limits,
         crate::native::NativeMetrics::new(metrics.clone()),
     );
-    if config.security.auth.is_some() {
-        // No authentication on this protocol yet: never let it bypass the auth file.
-        native.refusing(
-            "redbase's native RPC does not authenticate callers yet, and this server requires \
-             authentication (--auth-file): use the Thrift or REST gateways",
-        )
-    } else {
-        native
-    }
+    native.with_security(config.security.clone())
+}
+
+/// The ZooKeeper responder: the znodes point at the native listener's address; its limits are
+/// the connection cap, the handshake timeout (`--idle-timeout-secs`) and the in-flight budget.
+fn zookeeper_service(
+    engine: &Engine,
+    native: &crate::native::Native,
+    info_port: u16,
+    config: &Config,
+    metrics: &Arc<Metrics>,
+) -> crate::native::zookeeper::ZooKeeper {
+    let limits = crate::native::zookeeper::ZooKeeperLimits {
+        max_connections: config.limits.max_connections,
+        handshake_timeout: config.limits.idle_timeout,
+        budget: config.limits.budget.clone(),
+        ..Default::default()
+    };
+    crate::native::zookeeper::ZooKeeper::new(
+        engine.cluster_id(),
+        &native.server,
+        info_port,
+        limits,
+        crate::native::zookeeper::ZooKeeperMetrics::new(metrics.clone()),
+    )
 }
 
 /// The line that says the server is up and where each client goes.

@@ -6,6 +6,7 @@
 //! each answered with HBase's exception or the connection closed, the server serving after.
 
 mod native_support;
+mod security;
 
 use std::io::Write;
 use std::time::Duration;
@@ -362,8 +363,17 @@ fn a_split_region_answers_not_serving_and_scanners_span_the_split() {
         ["c", "d", "e", "g", "h", "i"].map(|r| Bytes::from(r.as_bytes()))
     );
     assert_eq!(rest.more_results_in_region, Some(false));
-    // The same next again: the scanner closed at its region's end.
-    let r = c.call_raw("Scan", &next.encode_to_vec(), &[]);
+    // The same next again: the scanner closed at its region's end, and a call on a scanner the
+    // server closed is answered with nothing (HBase's closedScanners), not an error.
+    let again: pb::ScanResponse = c.call("Scan", &next);
+    assert!(again.results.is_empty());
+    assert_eq!(again.more_results_in_region, None);
+    // An id no scanner ever had: UnknownScannerException.
+    let unknown = pb::ScanRequest {
+        scanner_id: Some(7),
+        ..next.clone()
+    };
+    let r = c.call_raw("Scan", &unknown.encode_to_vec(), &[]);
     assert_eq!(
         r.exception_class().as_deref(),
         Some("org.apache.hadoop.hbase.UnknownScannerException")
@@ -502,34 +512,227 @@ fn read_only_mode_refuses_changes() {
     assert!(got.result.unwrap().cell.is_empty());
 }
 
+/// A native connection over TLS presenting `client`'s certificate (none: no client auth).
+fn tls_conn(
+    addr: std::net::SocketAddr,
+    ca: &str,
+    client: Option<&security::Leaf>,
+    service: &str,
+) -> Box<dyn security::Stream> {
+    let mut s = security::tls(addr, ca, client);
+    s.write_all(&connection_header(service, false)).unwrap();
+    s
+}
+
+fn tls_call(s: &mut dyn security::Stream, id: u32, method: &str, param: &[u8]) -> Response {
+    s.write_all(&call_frame(id, method, param, &[])).unwrap();
+    let r = read_response(s);
+    assert_eq!(r.header.call_id, Some(id));
+    r
+}
+
+/// The exception class of a connection's first answer.
+fn first_exception(s: &mut dyn security::Stream) -> Option<String> {
+    read_response(s).exception_class()
+}
+
 #[test]
-fn with_an_auth_file_every_connection_is_refused() {
-    use redbase::security::{hash_token, Auth, LimiterConfig, Security, Users};
+fn with_an_auth_file_callers_come_from_client_certificates() {
+    use redbase::engine::{AclScope, Actions, TableName};
+    use redbase::security::{hash_token, Auth, LimiterConfig, Security, Tls, TlsFiles, Users};
+    let dir = tempfile::tempdir().unwrap();
+    let ca = security::Ca::new("native test CA");
+    let server_leaf = ca.leaf("localhost");
+    let (alice, carol) = (ca.leaf("alice"), ca.leaf("carol"));
+    let tls = Tls::load(TlsFiles {
+        cert: security::write(dir.path(), "server.crt", &server_leaf.cert),
+        key: security::write(dir.path(), "server.key", &server_leaf.key),
+        client_ca: Some(security::write(dir.path(), "ca.crt", &ca.pem)),
+        require_client_cert: false,
+    })
+    .unwrap();
     let text = format!(
-        "[users.bob]\ntokens = [\"{}\"]\nsuperuser = true\n",
-        hash_token("bob-token-0123456789")
+        "[users.alice]\ntokens = [\"{}\"]\nsuperuser = true\n[users.carol]\ntokens = [\"{}\"]\n",
+        hash_token("alice-token-0123456789"),
+        hash_token("carol-token-0123456789")
     );
     let users = Users::parse(&text, std::path::Path::new("users.toml")).unwrap();
     let config = Config {
         security: Security {
+            tls: Some(tls.clone()),
             auth: Some(std::sync::Arc::new(Auth::new(
                 users,
                 LimiterConfig::default(),
             ))),
-            allow_plaintext_auth: true,
             ..Security::default()
         },
         ..Config::default()
     };
     let (server, _) = Server::start_with(config, false);
-    // The native RPC has no authentication yet: it must not be a way around the auth file.
-    for service in ["ClientService", "MasterService", "ClientMetaService"] {
+    let addr = server.addr;
+    // SIMPLE (plaintext, or TLS without a certificate) is refused on every service.
+    for service in [
+        "ClientService",
+        "MasterService",
+        "ClientMetaService",
+        "AdminService",
+    ] {
         assert_eq!(
-            refused(server.addr, &connection_header(service, true)).as_deref(),
+            refused(addr, &connection_header(service, true)).as_deref(),
             Some("org.apache.hadoop.hbase.security.AccessDeniedException"),
             "{service}"
         );
+        let mut anon = tls_conn(addr, &ca.pem, None, service);
+        assert_eq!(
+            first_exception(&mut *anon).as_deref(),
+            Some("org.apache.hadoop.hbase.security.AccessDeniedException")
+        );
     }
+    // The registry preamble tells only the cluster id, to anyone (as HBase's does).
+    let mut s = stream(addr);
+    s.write_all(b"Regist").unwrap();
+    assert_eq!(read_response(&mut s).header.call_id, Some(u32::MAX));
+
+    // alice (a superuser by her certificate's name) creates a table and writes to it.
+    let mut master = tls_conn(addr, &ca.pem, Some(&alice), "MasterService");
+    let create = pb::CreateTableRequest {
+        table_schema: pb::TableSchema {
+            table_name: Some(table_name("secret")),
+            column_families: vec![pb::ColumnFamilySchema {
+                name: Bytes::from_static(b"f"),
+                ..Default::default()
+            }],
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let r = tls_call(&mut *master, 1, "CreateTable", &create.encode_to_vec());
+    assert!(r.header.exception.is_none(), "{:?}", r.header.exception);
+    let name = server.engine.regions("secret").unwrap()[0].meta.clone();
+    let region_name = Bytes::from(redbase::native::regions::name_of(&name));
+    let mut client = tls_conn(addr, &ca.pem, Some(&alice), "ClientService");
+    let put = pb::MutateRequest {
+        region: region(region_name.clone()),
+        mutation: put("r", "v"),
+        ..Default::default()
+    };
+    let r = tls_call(&mut *client, 1, "Mutate", &put.encode_to_vec());
+    assert!(r.header.exception.is_none(), "{:?}", r.header.exception);
+    let scan = pb::ScanRequest {
+        region: Some(region(region_name.clone())),
+        scan: Some(pb::Scan::default()),
+        number_of_rows: Some(0),
+        ..Default::default()
+    };
+    let r = tls_call(&mut *client, 2, "Scan", &scan.encode_to_vec());
+    let alices_scanner = pb::ScanResponse::decode(r.message).unwrap().scanner_id;
+
+    // carol has no grant: her certificate gets her in, the ACL keeps her out.
+    let mut carols = tls_conn(addr, &ca.pem, Some(&carol), "ClientService");
+    let get = pb::GetRequest {
+        region: region(region_name.clone()),
+        get: pb::Get {
+            row: Bytes::from_static(b"r"),
+            ..Default::default()
+        },
+    };
+    let r = tls_call(&mut *carols, 1, "Get", &get.encode_to_vec());
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.security.AccessDeniedException")
+    );
+    assert!(format!("{:?}", r.header.exception).contains("carol"));
+    let mut carols_master = tls_conn(addr, &ca.pem, Some(&carol), "MasterService");
+    let r = tls_call(
+        &mut *carols_master,
+        1,
+        "SetBalancerRunning",
+        &pb::SwitchRequest {
+            on: false,
+            synchronous: None,
+        }
+        .encode_to_vec(),
+    );
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.security.AccessDeniedException")
+    );
+    // With a read grant she reads, but she cannot go on with alice's scanner.
+    server
+        .engine
+        .grant(
+            "carol",
+            AclScope::Table(TableName::parse("secret").unwrap()),
+            Actions::parse("R").unwrap(),
+        )
+        .unwrap();
+    let r = tls_call(&mut *carols, 2, "Get", &get.encode_to_vec());
+    let got = pb::GetResponse::decode(r.message).unwrap();
+    assert_eq!(got.result.unwrap().cell.len(), 1);
+    let next = pb::ScanRequest {
+        scanner_id: alices_scanner,
+        number_of_rows: Some(10),
+        next_call_seq: Some(0),
+        ..Default::default()
+    };
+    let r = tls_call(&mut *carols, 3, "Scan", &next.encode_to_vec());
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.UnknownScannerException")
+    );
+    let r = tls_call(&mut *client, 3, "Scan", &next.encode_to_vec());
+    assert_eq!(
+        pb::ScanResponse::decode(r.message).unwrap().results.len(),
+        1
+    );
+    // A write needs W.
+    let r = tls_call(&mut *carols, 4, "Mutate", &put.encode_to_vec());
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.security.AccessDeniedException")
+    );
+}
+
+#[test]
+fn require_tls_refuses_plaintext_native_connections() {
+    use redbase::security::{Security, Tls, TlsFiles};
+    let dir = tempfile::tempdir().unwrap();
+    let ca = security::Ca::new("native test CA");
+    let leaf = ca.leaf("localhost");
+    let tls = Tls::load(TlsFiles {
+        cert: security::write(dir.path(), "server.crt", &leaf.cert),
+        key: security::write(dir.path(), "server.key", &leaf.key),
+        client_ca: None,
+        require_client_cert: false,
+    })
+    .unwrap();
+    let config = Config {
+        security: Security {
+            tls: Some(tls),
+            require_tls: true,
+            ..Security::default()
+        },
+        ..Config::default()
+    };
+    let (server, _) = Server::start_with(config, false);
+    assert_eq!(
+        refused(server.addr, &connection_header("ClientMetaService", false)).as_deref(),
+        Some("org.apache.hadoop.hbase.ipc.FatalConnectionException")
+    );
+    assert_eq!(
+        refused(server.addr, b"Regist").as_deref(),
+        Some("org.apache.hadoop.hbase.ipc.FatalConnectionException")
+    );
+    // Without an auth file a TLS connection runs anonymously, as plaintext would.
+    let mut meta = tls_conn(server.addr, &ca.pem, None, "ClientMetaService");
+    let r = tls_call(
+        &mut *meta,
+        1,
+        "GetClusterId",
+        &pb::GetClusterIdRequest {}.encode_to_vec(),
+    );
+    let id = pb::GetClusterIdResponse::decode(r.message).unwrap();
+    assert_eq!(id.cluster_id.as_deref(), Some(server.engine.cluster_id()));
 }
 
 /// Mutated frames of real calls (bytes flipped, inserted, cut; lengths changed), each on its own
@@ -628,4 +831,164 @@ fn mutated_frames_are_answered_or_closed() {
     let id: pb::GetClusterIdResponse = Conn::open(addr, "ClientMetaService", false)
         .call("GetClusterId", &pb::GetClusterIdRequest {});
     assert!(id.cluster_id.is_some());
+}
+
+#[test]
+fn cluster_status_splits_flushes_and_switches_through_master_and_admin_service() {
+    let (server, _) = Server::start_with(Config::default(), true);
+    let addr = server.addr;
+    create_table(addr, "c");
+    let mut master = Conn::open(addr, "MasterService", false);
+    let mut admin = Conn::open(addr, "AdminService", false);
+    let mut client = Conn::open(addr, "ClientService", false);
+    // Cluster status: this server live with hbase:meta's region and the table's two.
+    let status: pb::GetClusterStatusResponse =
+        master.call("GetClusterStatus", &pb::GetClusterStatusRequest::default());
+    let s = status.cluster_status;
+    assert_eq!(
+        s.cluster_id.unwrap().cluster_id,
+        server.engine.cluster_id().to_string()
+    );
+    assert_eq!(s.hbase_version.unwrap().version, "2.6.1");
+    assert_eq!(s.live_servers.len(), 1);
+    let live = &s.live_servers[0];
+    assert_eq!(Some(&live.server), s.master.as_ref());
+    assert_eq!(live.server.port, Some(u32::from(addr.port())));
+    let names: Vec<_> = live
+        .server_load
+        .region_loads
+        .iter()
+        .map(|l| l.region_specifier.value.clone())
+        .collect();
+    assert_eq!(names[0], Bytes::from_static(b"hbase:meta,,1"));
+    assert_eq!(names.iter().filter(|n| n.starts_with(b"c,")).count(), 2);
+    // Only what the options ask for (1 = CLUSTER_ID).
+    let only: pb::GetClusterStatusResponse = master.call(
+        "GetClusterStatus",
+        &pb::GetClusterStatusRequest { options: vec![1] },
+    );
+    assert!(only.cluster_status.cluster_id.is_some());
+    assert!(only.cluster_status.live_servers.is_empty());
+
+    // Split the lower region at "f" through MasterService, as Admin.split does.
+    let low = locate(&mut client, "c", "apple");
+    let info: pb::GetRegionInfoResponse = admin.call(
+        "GetRegionInfo",
+        &pb::GetRegionInfoRequest {
+            region: region(low.clone()),
+            compaction_state: Some(true),
+            best_split_row: None,
+        },
+    );
+    assert_eq!(info.compaction_state, Some(0), "NONE");
+    let split = pb::SplitTableRegionRequest {
+        region_info: info.region_info.clone(),
+        split_row: Some(Bytes::from_static(b"f")),
+        ..Default::default()
+    };
+    let done: pb::ProcedureResponse = master.call("SplitRegion", &split);
+    assert!(done.proc_id.is_some());
+    assert_ne!(locate(&mut client, "c", "apple"), low);
+    assert_eq!(server.engine.regions("c").unwrap().len(), 3);
+    // The old region is gone: its name is not served, and splitting it again is refused.
+    let r = admin.call_raw(
+        "GetRegionInfo",
+        &pb::GetRegionInfoRequest {
+            region: region(low),
+            ..Default::default()
+        }
+        .encode_to_vec(),
+        &[],
+    );
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.NotServingRegionException")
+    );
+    let r = master.call_raw("SplitRegion", &split.encode_to_vec(), &[]);
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.UnknownRegionException")
+    );
+    let online: pb::GetOnlineRegionResponse = admin.call("GetOnlineRegion", &pb::Empty {});
+    assert_eq!(online.region_info.len(), 4);
+
+    // Flushes and compactions.
+    let flushed: pb::ProcedureResponse = master.call(
+        "FlushTable",
+        &pb::FlushTableRequest {
+            table_name: table_name("c"),
+            ..Default::default()
+        },
+    );
+    assert!(flushed.proc_id.is_some());
+    let exec = |signature: &str, instance: &str| pb::ExecProcedureRequest {
+        procedure: pb::ProcedureDescription {
+            signature: signature.into(),
+            instance: Some(instance.into()),
+            ..Default::default()
+        },
+    };
+    let _: pb::ExecProcedureResponse = master.call("ExecProcedure", &exec("flush-table-proc", "c"));
+    let r = master.call_raw(
+        "ExecProcedure",
+        &exec("online-snapshot", "c").encode_to_vec(),
+        &[],
+    );
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.DoNotRetryIOException")
+    );
+    let r = master.call_raw(
+        "ExecProcedure",
+        &exec("flush-table-proc", "missing").encode_to_vec(),
+        &[],
+    );
+    assert_eq!(
+        r.exception_class().as_deref(),
+        Some("org.apache.hadoop.hbase.TableNotFoundException")
+    );
+    let high = locate(&mut client, "c", "zebra");
+    let _: pb::FlushRegionResponse = admin.call(
+        "FlushRegion",
+        &pb::FlushRegionRequest {
+            region: region(high.clone()),
+            ..Default::default()
+        },
+    );
+    let before = server.engine.compaction_count();
+    let _: pb::Empty = admin.call(
+        "CompactRegion",
+        &pb::CompactRegionRequest {
+            region: region(high),
+            major: Some(true),
+            family: None,
+        },
+    );
+    assert_eq!(server.engine.compaction_count(), before + 1);
+
+    // Switches: kept, reported, and a switched-off balancer does not run.
+    let prev: pb::SwitchResponse = master.call(
+        "SetBalancerRunning",
+        &pb::SwitchRequest {
+            on: false,
+            synchronous: Some(true),
+        },
+    );
+    assert_eq!(prev.prev_value, Some(true));
+    let on: pb::FlagResponse = master.call("IsBalancerEnabled", &pb::Empty {});
+    assert!(!on.value);
+    let ran: pb::BalanceResponse = master.call("Balance", &pb::Empty {});
+    assert!(!ran.balancer_ran);
+    let split_on: pb::FlagResponse = master.call(
+        "IsSplitOrMergeEnabled",
+        &pb::IsSplitOrMergeEnabledRequest { switch_type: 0 },
+    );
+    assert!(split_on.value);
+    // An AdminService method redbase does not offer: DoNotRetryIOException naming it.
+    let r = admin.call_raw("StopServer", &[], &[]);
+    let e = r.header.exception.unwrap();
+    assert!(e
+        .stack_trace
+        .unwrap_or_default()
+        .contains("AdminService.StopServer"));
 }

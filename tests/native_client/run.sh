@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # HBase's standard Java client (org.apache.hbase:hbase-client 2.6.1: ConnectionFactory,
 # Admin, Table) against redbase's native RPC listener, bootstrapped through
-# RpcConnectionRegistry (no ZooKeeper). Maven + JUnit 5 (tests/native_client/pom.xml).
+# RpcConnectionRegistry, and (ZooKeeperBootstrapTest) through its ZooKeeper responder.
+# Maven + JUnit 5 (tests/native_client/pom.xml).
 #
 #   tests/native_client/run.sh      builds redbase, starts `redbase serve` with only the native
 #                                   listener on a free loopback port below 32768 and a
@@ -9,8 +10,10 @@
 #
 # Environment:
 #   NATIVE_CLIENT_BOOTSTRAP  HOST:PORT of a running server to test instead of starting redbase
+#   NATIVE_CLIENT_ZOOKEEPER  HOST:PORT of that server's ZooKeeper [127.0.0.1:2181]
 #   NATIVE_CLIENT_LOG        the client's log level (WARN; DEBUG shows every RPC it makes)
-#   REDBASE_BIN              server binary [target/debug/redbase, built by `cargo build`]
+#   REDBASE_BIN              server binary [target/debug/redbase, built by `cargo build`];
+#                            NativeTlsTest starts one of its own with TLS and an auth file
 # A JDK 17 and Maven come from apt when missing; Maven fetches hbase-client and JUnit from
 # Maven Central into ~/.m2.
 set -euo pipefail
@@ -64,12 +67,14 @@ start_server() {
   if [ -z "${REDBASE_BIN:-}" ]; then
     cargo build -q -p redbase --bin redbase
   fi
-  local try i port http
+  local try i port http zk
   for try in 1 2 3 4 5; do
     port="$(free_port)"
     http="$(free_port)"
-    [ "$port" = "$http" ] && continue
-    "$bin" serve --data-dir "$WORK/data" --gateways native \
+    zk="$(free_port)"
+    [ "$port" = "$http" ] || [ "$zk" = "$port" ] || [ "$zk" = "$http" ] && continue
+    ZOOKEEPER="127.0.0.1:$zk"
+    "$bin" serve --data-dir "$WORK/data" --gateways native --zookeeper-addr "$ZOOKEEPER" \
       --hbase-rpc-addr "127.0.0.1:$port" --http-addr "127.0.0.1:$http" \
       --advertised-host 127.0.0.1 >>"$WORK/server.log" 2>&1 &
     PID=$!
@@ -92,6 +97,7 @@ start_server() {
 
 if [ -n "${NATIVE_CLIENT_BOOTSTRAP:-}" ]; then
   BOOTSTRAP="$NATIVE_CLIENT_BOOTSTRAP"
+  ZOOKEEPER="${NATIVE_CLIENT_ZOOKEEPER:-127.0.0.1:2181}"
 else
   start_server
 fi
@@ -101,7 +107,8 @@ rm -rf "$reports"
 rc=0
 # (Debian's Maven 3.8 prints colour resets even in batch mode: sed drops them)
 mvn -B -q -Dstyle.color=never -f "$SUITE/pom.xml" test \
-  -Dnc.bootstrap="$BOOTSTRAP" -Dnc.log="${NATIVE_CLIENT_LOG:-WARN}" 2>&1 |
+  -Dnc.bootstrap="$BOOTSTRAP" -Dnc.zookeeper="$ZOOKEEPER" \
+  -Dnc.redbase="${REDBASE_BIN:-$ROOT/target/debug/redbase}" -Dnc.log="${NATIVE_CLIENT_LOG:-WARN}" 2>&1 |
   sed -u $'s/\x1b\\[[0-9;]*m//g' || rc=$?
 
 tests=0

@@ -378,6 +378,26 @@ impl Engine {
     /// Compacts every region of the table. Minor compaction purges in place; major compaction
     /// also drops delete markers and rewrites each region file to return space.
     pub fn compact(&self, table: &str, major: bool) -> Result<CompactStats, CompactError> {
+        self.compact_some(table, major, None)
+    }
+
+    /// Compacts one region of the table (by engine id), as HBase's per-region compaction
+    /// request; a region that is gone (split meanwhile) compacts nothing.
+    pub fn compact_region(
+        &self,
+        table: &str,
+        id: u64,
+        major: bool,
+    ) -> Result<CompactStats, CompactError> {
+        self.compact_some(table, major, Some(id))
+    }
+
+    fn compact_some(
+        &self,
+        table: &str,
+        major: bool,
+        only: Option<u64>,
+    ) -> Result<CompactStats, CompactError> {
         let _ddl = self.inner.ddl.lock().unwrap_or_else(|p| p.into_inner());
         let key = TableName::parse(table)
             .map_err(|_| CompactError::TableNotFound(table.to_string()))?
@@ -397,7 +417,11 @@ impl Engine {
             (
                 t.desc.name.clone(),
                 t.desc.clone(),
-                t.regions.values().cloned().collect::<Vec<_>>(),
+                t.regions
+                    .values()
+                    .filter(|r| only.is_none_or(|id| r.meta.id == id))
+                    .cloned()
+                    .collect::<Vec<_>>(),
             )
         };
         let mut total = CompactStats::default();

@@ -46,6 +46,8 @@ pub enum Need<'a> {
     ReadSlowLog,
     /// A globally: clearing the slow log.
     ClearSlowLog,
+    /// A globally: the cluster's switches (balancer, normalizer, catalog janitor) and runs.
+    Cluster,
 }
 
 /// The kind of a [`Need`], without its target: what each method's entry in a gateway's
@@ -64,6 +66,7 @@ pub enum Rule {
     Grant,
     ReadSlowLog,
     ClearSlowLog,
+    Cluster,
     /// Scanner calls after the open: only the caller who opened the scanner.
     ScannerOwner,
     /// Listings: the answer leaves out what the caller may not see.
@@ -85,6 +88,7 @@ impl Need<'_> {
             Need::Grant(_) => Rule::Grant,
             Need::ReadSlowLog => Rule::ReadSlowLog,
             Need::ClearSlowLog => Rule::ClearSlowLog,
+            Need::Cluster => Rule::Cluster,
         }
     }
 }
@@ -101,6 +105,7 @@ impl Rule {
                 | Rule::AlterNamespace
                 | Rule::Grant
                 | Rule::ClearSlowLog
+                | Rule::Cluster
         )
     }
 }
@@ -377,7 +382,9 @@ impl Secured {
                 None if user.is_some() => Ok(()),
                 None => global(Create),
             },
-            Need::AlterNamespace(_) | Need::ReadSlowLog | Need::ClearSlowLog => global(Admin),
+            Need::AlterNamespace(_) | Need::ReadSlowLog | Need::ClearSlowLog | Need::Cluster => {
+                global(Admin)
+            }
             Need::DescribeNamespace(ns) => on_namespace(ns, None, &[Admin]),
             Need::Grant(scope) => match scope {
                 AclScope::Global => global(Admin),

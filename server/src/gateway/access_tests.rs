@@ -55,6 +55,7 @@ fn read_only_refuses_every_change_with_hbases_message() {
         Need::AlterNamespace("ns"),
         Need::Grant(&AclScope::Global),
         Need::ClearSlowLog,
+        Need::Cluster,
     ] {
         let d = ro.check(need).unwrap_err();
         assert_eq!(d.to_string(), READ_ONLY, "{need:?}");
@@ -202,6 +203,7 @@ fn superusers_may_do_everything() {
         Need::AlterNamespace("ns"),
         Need::Grant(&AclScope::Global),
         Need::ClearSlowLog,
+        Need::Cluster,
     ] {
         assert!(allowed(&a, Some("root"), need), "{need:?}");
         assert!(!allowed(&a, Some("bob"), need), "{need:?}");

@@ -94,7 +94,7 @@ fn condition(c: &pb::Condition) -> Result<Condition, NativeError> {
     let unsupported = |what: &str| {
         NativeError::bad_request(format!(
             "check-and-mutate with {what} is not supported yet: compare one column with a \
-             BinaryComparator"
+             BinaryComparator or NullComparator"
         ))
     };
     if c.filter.is_some() {
@@ -118,6 +118,16 @@ fn condition(c: &pb::Condition) -> Result<Condition, NativeError> {
         .comparator
         .as_ref()
         .ok_or_else(|| unsupported("no comparator"))?;
+    // A NullComparator has no value: HBase's check then means "the column is absent or empty",
+    // as with an empty BinaryComparator (PyPI's hbase-driver sends it for a check on absence).
+    if cmp.name.as_deref() == Some("org.apache.hadoop.hbase.filter.NullComparator") {
+        return Ok(Condition {
+            family: c.family.as_deref().unwrap_or_default().to_vec(),
+            qualifier: c.qualifier.as_deref().unwrap_or_default().to_vec(),
+            op,
+            value: None,
+        });
+    }
     if cmp.name.as_deref() != Some("org.apache.hadoop.hbase.filter.BinaryComparator") {
         return Err(unsupported(&format!(
             "the comparator {}",

@@ -5,6 +5,12 @@
 //! in-flight budget; a frame over the size bound is answered RequestTooBigException and the
 //! connection closes, as HBase does; a frame the budget cannot hold now is read past and
 //! answered CallQueueTooBigException, which the client retries after a pause.
+//!
+//! A connection may open with a TLS handshake (HBase 2.6's `hbase.client.netty.tls.enabled`;
+//! the first byte decides, as on the Thrift ports). With an auth file, the caller is the user
+//! its verified client certificate names, and a connection without one (SIMPLE
+//! authentication) is refused with AccessDeniedException; every call then runs as that caller
+//! through the same access checks as the other gateways.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,13 +19,13 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use prost::Message;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::tcp::OwnedReadHalf;
+use tokio::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadHalf};
 use tokio::net::TcpStream;
 use tokio::sync::{broadcast, mpsc, Semaphore};
 
 use crate::gateway::caller::{self, Caller};
 use crate::thrift::budget::Share;
+use crate::thrift::handshake::{self, HandshakeError, Io};
 use crate::thrift::slots::Slot;
 
 use super::cellblock;
@@ -51,7 +57,7 @@ pub enum End {
 }
 
 struct Reader<'a> {
-    rd: OwnedReadHalf,
+    rd: ReadHalf<Box<dyn Io>>,
     idle: Duration,
     inflight: &'a AtomicUsize,
     shutdown: &'a mut broadcast::Receiver<()>,
@@ -116,17 +122,29 @@ fn fatal(class: &'static str, message: String) -> NativeError {
     NativeError::final_(class, message)
 }
 
-fn session(ctx: &Native, header: &pb::ConnectionHeader) -> Result<Session, NativeError> {
-    if let Some(why) = &ctx.refuse_connections {
-        return Err(NativeError::final_(class::ACCESS_DENIED, why.clone()));
+/// Why a connection without a certificate identity is refused when the auth file is set.
+const AUTH_REQUIRED: &str = "authentication required: this server has an --auth-file, and its \
+     native RPC takes the caller from a TLS client certificate: connect with \
+     hbase.client.netty.tls.enabled=true and a certificate signed by the server's \
+     --tls-client-ca (SIMPLE authentication is refused)";
+const REQUIRE_TLS: &str = "this server requires TLS (--require-tls): plaintext connections are \
+     refused; connect with hbase.client.netty.tls.enabled=true";
+
+fn session(
+    ctx: &Native,
+    header: &pb::ConnectionHeader,
+    caller: &Caller,
+) -> Result<Session, NativeError> {
+    if ctx.security.auth.is_some() && caller.user.is_none() {
+        return Err(NativeError::final_(class::ACCESS_DENIED, AUTH_REQUIRED));
     }
     let name = header.service_name.as_deref().unwrap_or("");
     let service = Service::by_name(name).ok_or_else(|| {
         fatal(
             class::UNKNOWN_SERVICE,
             format!(
-                "unknown service {name:?}: redbase serves ClientService, MasterService and \
-                 ClientMetaService"
+                "unknown service {name:?}: redbase serves ClientService, MasterService, \
+                 AdminService and ClientMetaService"
             ),
         )
     })?;
@@ -165,7 +183,24 @@ pub async fn serve(
     mut shutdown: broadcast::Receiver<()>,
 ) -> End {
     let _ = stream.set_nodelay(true);
-    let (rd, mut wr) = stream.into_split();
+    // TLS or plaintext, by the first byte; a TLS handshake that cannot be completed cannot be
+    // answered in HBase's framing either, so the connection just closes.
+    let opened = tokio::select! {
+        r = tokio::time::timeout(
+            ctx.limits.idle_timeout,
+            handshake::open(stream, &ctx.security),
+        ) => r,
+        _ = shutdown.recv() => return End::Shutdown,
+        _ = slot.evict.notified() => return End::Evicted,
+    };
+    let (io, tls) = match opened {
+        Err(_) => return End::Idle,
+        Ok(Err(HandshakeError::Closed)) => return End::Closed,
+        Ok(Err(e)) => return End::Refused(e.to_string()),
+        Ok(Ok(opened)) => opened,
+    };
+    let caller = tls.caller(peer);
+    let (rd, mut wr) = tokio::io::split(io);
     let inflight = Arc::new(AtomicUsize::new(0));
     let mut reader = Reader {
         rd,
@@ -180,6 +215,13 @@ pub async fn serve(
         let mut pre = [0u8; 6];
         if let Err(end) = reader.fill(&mut pre, true).await {
             return end;
+        }
+        if ctx.security.require_tls && !caller.tls {
+            return refuse(
+                &mut wr,
+                NativeError::final_(class::FATAL_CONNECTION, REQUIRE_TLS),
+            )
+            .await;
         }
         let answer = match frame::preamble(&pre) {
             Preamble::Rpc => break,
@@ -231,7 +273,7 @@ pub async fn serve(
         return end;
     }
     let session = match pb::ConnectionHeader::decode(&buf[..]) {
-        Ok(h) => session(&ctx, &h),
+        Ok(h) => session(&ctx, &h, &caller),
         Err(e) => Err(fatal(
             class::FATAL_CONNECTION,
             format!("cannot decode the connection header: {e}"),
@@ -257,7 +299,6 @@ pub async fn serve(
         let _ = wr.shutdown().await;
         None
     });
-    let caller = Caller::anonymous(peer);
     let end = loop {
         if tx.is_closed() {
             // The writer gave up: the client stopped taking its answers.
@@ -411,7 +452,7 @@ pub async fn serve(
 }
 
 /// Sends a fatal error (as the answer to no call) and closes.
-async fn refuse(wr: &mut tokio::net::tcp::OwnedWriteHalf, e: NativeError) -> End {
+async fn refuse(wr: &mut (impl AsyncWrite + Unpin), e: NativeError) -> End {
     let _ = wr.write_all(&frame::error_response(NO_CALL, &e)).await;
     let _ = wr.shutdown().await;
     End::Refused(e.to_string())

@@ -7,7 +7,7 @@ use prost::Message;
 
 use super::convert::CellOut;
 use super::errors::NativeError;
-use super::{client, master, registry, scan, Native};
+use super::{client, master, region_admin, registry, scan, Native};
 
 /// The services a connection can name in its header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,6 +15,7 @@ pub enum Service {
     Client,
     Master,
     ClientMeta,
+    Admin,
 }
 
 impl Service {
@@ -23,6 +24,7 @@ impl Service {
             "ClientService" => Service::Client,
             "MasterService" => Service::Master,
             "ClientMetaService" => Service::ClientMeta,
+            "AdminService" => Service::Admin,
             _ => return None,
         })
     }
@@ -32,6 +34,7 @@ impl Service {
             Service::Client => "ClientService",
             Service::Master => "MasterService",
             Service::ClientMeta => "ClientMetaService",
+            Service::Admin => "AdminService",
         }
     }
 
@@ -46,7 +49,17 @@ impl Service {
             "GetMetaRegionLocations",
             "GetBootstrapNodes",
         ];
-        const MASTER: [&str; 26] = [
+        const ADMIN: [&str; 8] = [
+            "GetRegionInfo",
+            "GetOnlineRegion",
+            "FlushRegion",
+            "CompactRegion",
+            "CompactionSwitch",
+            "GetServerInfo",
+            "GetRegionLoad",
+            "UpdateConfiguration",
+        ];
+        const MASTER: [&str; 43] = [
             "IsMasterRunning",
             "CreateTable",
             "DeleteTable",
@@ -73,11 +86,29 @@ impl Service {
             "IsProcedureDone",
             "GetClusterStatus",
             "Balance",
+            "SplitRegion",
+            "FlushTable",
+            "ExecProcedure",
+            "IsBalancerEnabled",
+            "SetBalancerRunning",
+            "IsNormalizerEnabled",
+            "SetNormalizerRunning",
+            "Normalize",
+            "IsCatalogJanitorEnabled",
+            "EnableCatalogJanitor",
+            "RunCatalogScan",
+            "IsCleanerChoreEnabled",
+            "SetCleanerChoreRunning",
+            "RunCleanerChore",
+            "IsInMaintenanceMode",
+            "IsSplitOrMergeEnabled",
+            "SetSplitOrMergeEnabled",
         ];
         let known: &[&'static str] = match self {
             Service::Client => &CLIENT,
             Service::Master => &MASTER,
             Service::ClientMeta => &META,
+            Service::Admin => &ADMIN,
         };
         known
             .iter()
@@ -111,6 +142,7 @@ pub fn call(
     let message = match service {
         Service::ClientMeta => registry::call(ctx, method)?,
         Service::Master => master::call(ctx, method, param)?,
+        Service::Admin => region_admin::call(ctx, method, param)?,
         Service::Client => match method {
             "Get" => client::get(ctx, decode(param, "GetRequest")?, &mut out)?.encode_to_vec(),
             "Mutate" => client::mutate(ctx, decode(param, "MutateRequest")?, cells, &mut out)?

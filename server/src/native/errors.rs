@@ -6,7 +6,7 @@
 //! So every engine error maps to the class HBase 2.6 throws for the same condition, with
 //! `do_not_retry` set exactly when that class extends `DoNotRetryIOException`.
 
-use crate::engine::{MutateError, NamespaceError, ReadError, TableError};
+use crate::engine::{CompactError, MutateError, NamespaceError, ReadError, TableError};
 use crate::gateway::Denied;
 
 /// HBase's exception classes we send, by their Java names.
@@ -193,6 +193,18 @@ impl From<NamespaceError> for NativeError {
             NamespaceError::NotFound(_) => class::NAMESPACE_NOT_FOUND,
             NamespaceError::NotEmpty { .. } | NamespaceError::Reserved(_) => class::CONSTRAINT,
             NamespaceError::Storage(_) => class::IO,
+            _ => class::DO_NOT_RETRY,
+        };
+        by_class(class, message)
+    }
+}
+
+impl From<CompactError> for NativeError {
+    fn from(e: CompactError) -> NativeError {
+        let message = e.to_string();
+        let class = match &e {
+            CompactError::TableNotFound(_) => class::TABLE_NOT_FOUND,
+            CompactError::Storage(_) => class::IO,
             _ => class::DO_NOT_RETRY,
         };
         by_class(class, message)

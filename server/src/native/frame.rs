@@ -114,6 +114,12 @@ fn delimited(buf: &mut Bytes, what: &str) -> Result<Bytes, NativeError> {
     Ok(buf.split_to(len as usize))
 }
 
+/// Whether `buf` starts with a complete varint claiming more bytes than follow it.
+fn varint_past_end(buf: &[u8]) -> bool {
+    let mut cursor = buf;
+    matches!(prost::encoding::decode_varint(&mut cursor), Ok(len) if len > cursor.len() as u64)
+}
+
 /// The request header at the front of a call frame, if it can be read (for answering a call
 /// whose body is not kept).
 pub fn peek_header(frame: &[u8]) -> Option<pb::RequestHeader> {
@@ -139,8 +145,22 @@ pub fn parse_call(mut frame: Bytes) -> Result<Call, BadCall> {
             NativeError::bad_request("invalid request header: it should say a parameter follows"),
         ));
     }
-    let param = delimited(&mut frame, "the request parameter").map_err(|e| bad(id, e))?;
-    let cells = match header.cell_block_meta.as_ref().and_then(|m| m.length) {
+    let block = header.cell_block_meta.as_ref().and_then(|m| m.length);
+    let param = match delimited(&mut frame, "the request parameter") {
+        Ok(p) => p,
+        // HBase's server bounds the parameter's parse by its declared length and by the call's
+        // end, whichever comes first, so a call with no cell block whose parameter length
+        // claims too much is read to its end. PyPI's hbase-driver depends on it: it writes a
+        // length of 128 bytes or more UTF-8-encoded, which decodes as a larger number.
+        Err(_) if block.is_none() && varint_past_end(&frame) => {
+            let mut cursor: &[u8] = &frame;
+            let _ = prost::encoding::decode_varint(&mut cursor);
+            let used = frame.len() - cursor.len();
+            frame.split_off(used)
+        }
+        Err(e) => return Err(bad(id, e)),
+    };
+    let cells = match block {
         Some(len) if len as usize > frame.len() => {
             return Err(bad(
                 id,
@@ -262,6 +282,19 @@ mod tests {
         header.encode_length_delimited(&mut b).unwrap();
         b.push(100);
         assert_eq!(parse_call(Bytes::from(b)).unwrap_err().call_id, Some(7));
+        // With no cell block, a parameter length past the end is read to the call's end (as
+        // HBase's server reads it): hbase-driver's UTF-8-encoded varint for 171 is C2 AB 01.
+        let plain = pb::RequestHeader {
+            cell_block_meta: None,
+            ..header.clone()
+        };
+        let mut b = Vec::new();
+        plain.encode_length_delimited(&mut b).unwrap();
+        b.extend_from_slice(&[0xc2, 0xab, 0x01]);
+        b.extend_from_slice(&[7u8; 171]);
+        let call = parse_call(Bytes::from(b)).unwrap();
+        assert_eq!(call.param.len(), 171);
+        assert!(call.cells.is_empty());
         // A header length past the end.
         assert_eq!(
             parse_call(Bytes::from_static(&[0x7f, 1]))

@@ -1,8 +1,9 @@
 //! MasterService, enough of it for HBase's Admin: tables (create with split keys, delete,
 //! enable, disable, truncate, modify, families), descriptors and names, table state and
-//! namespaces, and the schema alter status Admin polls after a change. DDL runs to its end before the call answers, so the procedure id each answer
-//! carries is already finished: `getProcedureResult` reports FINISHED for every id handed out.
-//! Any other method answers a DoNotRetryIOException naming it.
+//! namespaces, and the schema alter status Admin polls after a change. DDL runs to its end
+//! before the call answers, so the procedure id each answer carries is already finished:
+//! `getProcedureResult` reports FINISHED for every id handed out. The cluster-level methods
+//! are in [`super::cluster`]; any other method answers a DoNotRetryIOException naming it.
 
 use std::sync::atomic::Ordering;
 
@@ -26,7 +27,7 @@ fn decode<M: Message + Default>(param: &[u8], what: &str) -> Result<M, NativeErr
 
 impl Native {
     /// A new procedure id, for DDL that has already run.
-    fn procedure(&self) -> Vec<u8> {
+    pub(super) fn procedure(&self) -> Vec<u8> {
         let id = self.procedures.fetch_add(1, Ordering::Relaxed) + 1;
         pb::ProcedureResponse { proc_id: Some(id) }.encode_to_vec()
     }
@@ -87,7 +88,10 @@ pub fn call(ctx: &Native, method: &str, param: &[u8]) -> Reply {
             ctx.access
                 .check(Need::CreateTable(&desc.name.to_string()))?;
             let keys: Vec<Vec<u8>> = req.split_keys.iter().map(|k| k.to_vec()).collect();
+            let created = desc.name.to_string();
             ctx.engine.create_table(desc, &keys)?;
+            // With authentication on, the creator holds every permission on it (its owner).
+            crate::gateway::grants::grant_owner(&ctx.engine, &ctx.access, &created);
             Ok(ctx.procedure())
         }
         "DeleteTable" | "EnableTable" | "DisableTable" => {
@@ -281,6 +285,7 @@ pub fn call(ctx: &Native, method: &str, param: &[u8]) -> Reply {
             snapshot: None,
         }
         .encode_to_vec()),
-        other => Err(NativeError::unsupported("MasterService", other)),
+        other => super::cluster::call(ctx, other, param)
+            .unwrap_or_else(|| Err(NativeError::unsupported("MasterService", other))),
     }
 }

@@ -8,12 +8,15 @@
 //! (one connection: concurrent calls, limits, budget), [`dispatch`] (service and method to a
 //! handler), [`registry`] (bootstrap without ZooKeeper), [`meta`] (hbase:meta made from the
 //! catalog), [`regions`] (region names and ids), [`client`] and [`scan`] (ClientService),
-//! [`scanners`] (open scanners and leases), [`master`] (MasterService), [`schema`]
+//! [`scanners`] (open scanners and leases), [`master`] and [`cluster`] (MasterService),
+//! [`region_admin`] (AdminService), [`schema`]
 //! (descriptors), [`convert`] (results, reads, mutations), [`cellblock`] (KeyValueCodec),
-//! [`errors`] (HBase's exception classes), [`pb`] (the generated protobufs).
+//! [`errors`] (HBase's exception classes), [`pb`] (the generated protobufs), [`zookeeper`] (the
+//! read-only ZooKeeper a default-configured client bootstraps through).
 
 pub mod cellblock;
 pub mod client;
+pub mod cluster;
 pub mod connection;
 pub mod convert;
 pub mod dispatch;
@@ -22,11 +25,13 @@ pub mod frame;
 pub mod master;
 pub mod meta;
 pub mod pb;
+pub mod region_admin;
 pub mod regions;
 pub mod registry;
 pub mod scan;
 pub mod scanners;
 pub mod schema;
+pub mod zookeeper;
 
 use std::future::Future;
 use std::sync::atomic::AtomicU64;
@@ -40,6 +45,7 @@ use crate::engine::Engine;
 use crate::gateway::Access;
 use crate::metrics::Metrics;
 use crate::scanners::ScannerLimits;
+use crate::security::Security;
 use crate::thrift::slots::Slots;
 use crate::thrift::{Budget, Observer};
 
@@ -123,11 +129,16 @@ pub struct Native {
     pub access: Access,
     pub limits: NativeLimits,
     pub metrics: NativeMetrics,
-    /// Set when every connection is refused (with the reason): authentication is on, and the
-    /// native RPC has none yet.
-    pub refuse_connections: Option<String>,
+    /// TLS (the native TLS of HBase 2.6's client) and the auth file: with an auth file, the
+    /// caller is the user a verified client certificate names, and other connections are
+    /// refused.
+    pub security: Security,
     /// The last procedure id handed out.
     procedures: AtomicU64,
+    /// The balancer, normalizer, catalog janitor, split, merge and compaction switches.
+    pub switches: cluster::Switches,
+    /// HBase's info (web UI) port in cluster status: the HTTP listener's, 0 when none.
+    pub info_port: u16,
 }
 
 impl Native {
@@ -146,14 +157,22 @@ impl Native {
             access,
             limits,
             metrics,
-            refuse_connections: None,
+            security: Security::default(),
             procedures: AtomicU64::new(0),
+            switches: cluster::Switches::default(),
+            info_port: 0,
         }
     }
 
-    /// Refuses every connection with AccessDeniedException saying `why`.
-    pub fn refusing(mut self, why: impl Into<String>) -> Native {
-        self.refuse_connections = Some(why.into());
+    /// Reports `port` as the server's info port (the HTTP listener).
+    pub fn with_info_port(mut self, port: u16) -> Native {
+        self.info_port = port;
+        self
+    }
+
+    /// Serves TLS and takes callers from client certificates as `security` says.
+    pub fn with_security(mut self, security: Security) -> Native {
+        self.security = security;
         self
     }
 }

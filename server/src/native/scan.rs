@@ -36,15 +36,36 @@ pub fn scan(
     };
     let ttl = Some(ctx.scanners.lease().as_millis() as u32);
     if req.close_scanner == Some(true) && !opened {
-        ctx.scanners.remove(id);
+        let mine = ctx.scanners.get(id).is_ok_and(|h| {
+            h.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .owned_by_caller()
+        });
+        if mine {
+            ctx.scanners.close(id);
+        }
         return Ok(pb::ScanResponse {
             scanner_id: Some(id),
             more_results: Some(false),
             ..Default::default()
         });
     }
-    let handle = ctx.scanners.get(id)?;
+    let handle = match ctx.scanners.get(id) {
+        Ok(h) => h,
+        // As HBase answers a call on a scanner it closed itself (its region ran out) or the
+        // client closed: nothing, and no error.
+        Err(_) if ctx.scanners.was_closed(id) => {
+            return Ok(pb::ScanResponse {
+                scanner_id: Some(id),
+                ..Default::default()
+            })
+        }
+        Err(e) => return Err(e),
+    };
     let mut open = handle.lock().unwrap_or_else(|p| p.into_inner());
+    if !open.owned_by_caller() {
+        return Err(ctx.scanners.unknown(id));
+    }
     if !opened {
         if let Some(seq) = req.next_call_seq {
             let expected = open.next_call_seq;
@@ -112,7 +133,7 @@ pub fn scan(
     resp.more_results_in_region = Some(more_in_region);
     resp.more_results = Some(!limit_hit);
     if !more_in_region || req.close_scanner == Some(true) {
-        ctx.scanners.remove(id);
+        ctx.scanners.close(id);
     }
     Ok(resp)
 }

@@ -1,6 +1,11 @@
 //! Open native scanners, by HBase's 64-bit scanner id, with HBase's lease: a scanner the
 //! client has not used for the lease period is closed, and its id then answers
 //! UnknownScannerException. Their number is bounded (`--max-scanners`).
+//!
+//! A scanner that was closed (by the client, or by the server when its region ran out) is
+//! remembered for a lease period, as HBase's `closedScanners`: a call naming it then gets an
+//! empty answer instead of an error, because clients (HBase's older ones, PyPI's
+//! hbase-driver) may call once more on a scanner the server already closed.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,6 +16,9 @@ use crate::engine::{RowResult, Scanner};
 use crate::scanners::ScannerLimits;
 
 use super::errors::{class, NativeError};
+
+/// Closed scanner ids remembered at most (the oldest are forgotten first).
+const CLOSED_REMEMBERED: usize = 4096;
 
 /// Where an open scanner's rows come from.
 pub enum Source {
@@ -44,6 +52,8 @@ pub struct OpenScan {
     /// Bytes of cells per response the client asked for at most.
     pub max_result_size: usize,
     last_used: Instant,
+    /// Who opened it: only they may go on with it (as HBase checks a scanner's owner).
+    owner: Option<String>,
 }
 
 impl OpenScan {
@@ -55,7 +65,13 @@ impl OpenScan {
             remaining,
             max_result_size,
             last_used: Instant::now(),
+            owner: crate::gateway::caller::current().and_then(|c| c.user),
         }
+    }
+
+    /// Whether the current caller is the one who opened this scanner.
+    pub fn owned_by_caller(&self) -> bool {
+        self.owner == crate::gateway::caller::current().and_then(|c| c.user)
     }
 
     /// The next row, if the region has one.
@@ -80,6 +96,8 @@ pub struct ScannerTable {
     limits: ScannerLimits,
     next_id: AtomicU64,
     open: Mutex<HashMap<u64, Arc<Mutex<OpenScan>>>>,
+    /// Recently closed ids, oldest first, with when they closed.
+    closed: Mutex<VecDeque<(u64, Instant)>>,
 }
 
 impl ScannerTable {
@@ -91,6 +109,7 @@ impl ScannerTable {
             limits,
             next_id: AtomicU64::new(seed.max(1)),
             open: Mutex::new(HashMap::new()),
+            closed: Mutex::new(VecDeque::new()),
         }
     }
 
@@ -144,18 +163,49 @@ impl ScannerTable {
             drop(g);
             open.remove(&id);
         }
-        Err(NativeError::final_(
+        Err(self.unknown(id))
+    }
+
+    /// The error for an id that names no scanner of the caller's.
+    pub fn unknown(&self, id: u64) -> NativeError {
+        NativeError::final_(
             class::UNKNOWN_SCANNER,
             format!(
                 "Unknown scanner '{id}': its lease of {} s expired, it was closed, or the id is \
                  wrong",
                 self.limits.lease.as_secs()
             ),
-        ))
+        )
     }
 
+    /// Drops a scanner without remembering it (its id then answers UnknownScannerException).
     pub fn remove(&self, id: u64) -> bool {
         self.lock().remove(&id).is_some()
+    }
+
+    /// Closes a scanner, remembering its id for a lease period ([`ScannerTable::was_closed`]).
+    pub fn close(&self, id: u64) {
+        if !self.remove(id) {
+            return;
+        }
+        let mut closed = self.closed.lock().unwrap_or_else(|p| p.into_inner());
+        let lease = self.limits.lease;
+        while closed
+            .front()
+            .is_some_and(|(_, at)| at.elapsed() >= lease || closed.len() >= CLOSED_REMEMBERED)
+        {
+            closed.pop_front();
+        }
+        closed.push_back((id, Instant::now()));
+    }
+
+    /// Whether this id named a scanner closed within the last lease period.
+    pub fn was_closed(&self, id: u64) -> bool {
+        let closed = self.closed.lock().unwrap_or_else(|p| p.into_inner());
+        let lease = self.limits.lease;
+        closed
+            .iter()
+            .any(|(c, at)| *c == id && at.elapsed() < lease)
     }
 
     pub fn len(&self) -> usize {

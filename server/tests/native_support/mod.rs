@@ -117,7 +117,7 @@ impl Response {
     }
 }
 
-pub fn read_response(s: &mut TcpStream) -> Response {
+pub fn read_response<S: Read + ?Sized>(s: &mut S) -> Response {
     let mut len = [0u8; 4];
     s.read_exact(&mut len).unwrap();
     let mut body = vec![0u8; u32::from_be_bytes(len) as usize];
