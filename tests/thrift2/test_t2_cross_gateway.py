@@ -7,7 +7,6 @@ purpose (Thrift1 framed + compact, Thrift2 buffered + binary).
 
 import pytest
 from thriftpy2.rpc import make_client
-from thriftpy2.thrift import TApplicationException
 
 from t2_util import (
     T,
@@ -190,18 +189,21 @@ def test_same_cluster_different_server_types(c1, c2):
 
 def test_each_port_serves_only_its_own_interface(server):
     # A Thrift1 client on the Thrift2 port: getThriftServerType exists in both services (TWO
-    # there), a Thrift1-only method is unknown.
+    # there), a Thrift1-only method is answered as its declared IOError naming the right port
+    # (test_t2_wrong_port.py has the rest).
     on2 = make_client(H1.Hbase, server.host, server.port2, timeout=10_000)
     try:
         assert on2.getThriftServerType() == 2
-        with pytest.raises(TApplicationException):
+        with pytest.raises(H1.IOError) as err:
             on2.getTableNames()
+        assert f"Thrift1 is on 127.0.0.1:{server.port1}" in err.value.message
     finally:
         on2.close()
     on1 = make_client(T.THBaseService, server.host, server.port1, timeout=10_000)
     try:
         assert on1.getThriftServerType() == 1
-        with pytest.raises(TApplicationException):
+        with pytest.raises(T.TIOError) as err:
             on1.listNamespaces()
+        assert f"Thrift2 is on 127.0.0.1:{server.port2}" in err.value.message
     finally:
         on1.close()
