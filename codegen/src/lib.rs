@@ -15,6 +15,7 @@ pub mod filters;
 pub mod hex;
 pub mod keys;
 mod load;
+pub mod merge;
 pub mod model;
 pub mod schema;
 pub mod splits;

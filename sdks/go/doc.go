@@ -23,6 +23,7 @@
 //   - MetricsTable: default:metrics
 //   - SensorReadingsTable: default:sensor-readings
 //   - SocialUsageTable: default:social-usage
+//   - TsdbTable: default:tsdb
 //   - WebPagesTable: crawl:web-pages
 package redbaseexamples
 

@@ -19,6 +19,7 @@ VALUES = json.loads((VECTORS / "values.json").read_text())
 FILTERS = json.loads((VECTORS / "filters.json").read_text())
 # Missing until the Rust reference writes it; test_bounds_vectors_cover_the_rules then fails.
 BOUNDS = json.loads((VECTORS / "bounds.json").read_text()) if (VECTORS / "bounds.json").exists() else {}
+MERGE = json.loads((VECTORS / "merge.json").read_text())
 
 
 def module(table):
@@ -258,3 +259,23 @@ def test_bounds_vector(v):
         return
     got = [[start.hex(), None if stop is None else stop.hex()] for start, stop in bounds(**args).ranges]
     assert got == v["ranges"]
+
+
+def test_merge_vectors_cover_the_orders():
+    cases = MERGE["cases"]
+    assert MERGE["format"] == 1 and MERGE["package"] == "redbase_examples"
+    assert {(c["reversed"], c["bucket_order"]) for c in cases} == {(False, False), (True, False), (False, True), (True, True)}
+    assert {"tsdb", "events", "device_events"} <= {c["table"] for c in cases}
+
+
+@pytest.mark.parametrize("v", MERGE["cases"], ids=lambda v: f"{v['table']}: {v['name']}")
+def test_merge_vector(v):
+    """The scan's own merge (`merge_rows`, what `Table.scan` runs over its bucket scanners) over
+    each bucket's rows as its scanner returns them."""
+    from redbase_examples._runtime.client import merge_rows
+
+    spec = module(v["table"]).KEY
+    assert spec.salt_width() == v["salt_width"]
+    streams = [iter([(bytes.fromhex(h), i) for h in rows]) for i, rows in enumerate(v["buckets"])]
+    got = merge_rows(streams, spec.salt_width(), reversed=v["reversed"], bucket_order=v["bucket_order"], limit=v["limit"])
+    assert [row.hex() for row, _ in got] == v["rows"]

@@ -261,6 +261,20 @@ function boundsVector(v: Obj): void {
   check(JSON.stringify(got) === JSON.stringify(v["ranges"]), `ranges ${JSON.stringify(got)}, want ${JSON.stringify(v["ranges"])}`);
 }
 
+/**
+ * A merge.json case through `mergeRows`, the order every scan picks its buckets' rows in: each
+ * bucket's rows as its scanner returns them, merged with the table's salt width.
+ */
+function mergeVector(v: Obj): void {
+  const table = v["table"] as string;
+  const saltWidth = spec(table).saltWidth();
+  check(saltWidth === v["salt_width"], `salt width ${saltWidth}, want ${String(v["salt_width"])}`);
+  const buckets = (v["buckets"] as string[][]).map((rows) => rows.map((h) => Buffer.from(h, "hex")));
+  const limit = v["limit"] === null ? undefined : (v["limit"] as number);
+  const got = sdk.mergeRows(buckets, { saltWidth, reversed: v["reversed"] === true, bucketOrder: v["bucket_order"] === true, limit }).map(hex);
+  check(JSON.stringify(got) === JSON.stringify(v["rows"]), `rows ${JSON.stringify(got)}, want ${JSON.stringify(v["rows"])}`);
+}
+
 /** Runs every vector of one file; returns whether all passed. */
 function runFile(file: string, groups: [string, ((v: Obj) => void)][]): boolean {
   const data = JSON.parse(readFileSync(join(VECTORS, file), "utf8")) as Obj;
@@ -292,4 +306,5 @@ const valuesOk = runFile("values.json", [
 ]);
 const filtersOk = runFile("filters.json", [["cases", filterVector]]);
 const boundsOk = runFile("bounds.json", [["cases", boundsVector]]);
-process.exitCode = keysOk && valuesOk && filtersOk && boundsOk ? 0 : 1;
+const mergeOk = runFile("merge.json", [["cases", mergeVector]]);
+process.exitCode = keysOk && valuesOk && filtersOk && boundsOk && mergeOk ? 0 : 1;

@@ -45,6 +45,7 @@ const RUNTIME: &[(&str, &str)] = runtime!(
     "KeySpec",
     "PatternColumn",
     "ReadSelection",
+    "RowOrder",
     "RowScanner",
     "ScanOptions",
     "TableAdmin",

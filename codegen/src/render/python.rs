@@ -138,6 +138,7 @@ const SCAN_OPTIONS: &[&str] = &[
     "batch_size",
     "versions",
     "time_range",
+    "bucket_order",
     "given",
     "decode",
     "rows",

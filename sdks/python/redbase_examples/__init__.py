@@ -152,6 +152,15 @@ from .social_usage import (
     SocialUsageValues,
     SocialUsageVersions,
 )
+from .tsdb import (
+    TsdbColumns,
+    TsdbKey,
+    TsdbKeyParts,
+    TsdbRow,
+    TsdbTable,
+    TsdbValues,
+    TsdbVersions,
+)
 from .web_pages import (
     WebPagesColumns,
     WebPagesKey,
@@ -292,6 +301,13 @@ __all__ = [
     "SocialUsageTable",
     "SocialUsageValues",
     "SocialUsageVersions",
+    "TsdbColumns",
+    "TsdbKey",
+    "TsdbKeyParts",
+    "TsdbRow",
+    "TsdbTable",
+    "TsdbValues",
+    "TsdbVersions",
     "WebPagesColumns",
     "WebPagesKey",
     "WebPagesKeyParts",

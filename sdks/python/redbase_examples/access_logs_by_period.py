@@ -394,6 +394,7 @@ class AccessLogsByPeriodTable:
         batch_size: Optional[int] = None,
         versions: Optional[int] = None,
         time_range: Optional[TimeRange] = None,
+        bucket_order: bool = False,
     ) -> Iterator[AccessLogsByPeriodRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
@@ -418,5 +419,6 @@ class AccessLogsByPeriodTable:
             time_range=time_range,
             caching=caching,
             batch_size=batch_size,
+            bucket_order=bucket_order,
         )
         return (AccessLogsByPeriodRow.from_cells(row, cells, decode) for row, cells in rows)

@@ -391,6 +391,7 @@ class AccessLogsBySystemTable:
         batch_size: Optional[int] = None,
         versions: Optional[int] = None,
         time_range: Optional[TimeRange] = None,
+        bucket_order: bool = False,
     ) -> Iterator[AccessLogsBySystemRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
@@ -415,5 +416,6 @@ class AccessLogsBySystemTable:
             time_range=time_range,
             caching=caching,
             batch_size=batch_size,
+            bucket_order=bucket_order,
         )
         return (AccessLogsBySystemRow.from_cells(row, cells, decode) for row, cells in rows)

@@ -374,6 +374,7 @@ class DeviceEventsTable:
         batch_size: Optional[int] = None,
         versions: Optional[int] = None,
         time_range: Optional[TimeRange] = None,
+        bucket_order: bool = False,
     ) -> Iterator[DeviceEventsRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
@@ -381,7 +382,9 @@ class DeviceEventsTable:
         `columns`: typed columns or families to read; `filter`: a Filter, run by the server;
         `caching`: rows per round trip; `batch_size`: cells per partial result (rows come back
         whole); `versions`/`time_range` as for get.
-        The table is salted: one scan per bucket, merged in key order.
+        The table is salted: one scanner per bucket (16), merged by the key
+        without its salt, so `limit` and ranges mean what they mean unsalted;
+        `bucket_order=True` reads one bucket after the other instead.
         """
         given = (device, seq,)
         if any(v is not None for v in given):
@@ -399,5 +402,6 @@ class DeviceEventsTable:
             time_range=time_range,
             caching=caching,
             batch_size=batch_size,
+            bucket_order=bucket_order,
         )
         return (DeviceEventsRow.from_cells(row, cells, decode) for row, cells in rows)

@@ -367,6 +367,7 @@ class DriveDirectoriesTable:
         batch_size: Optional[int] = None,
         versions: Optional[int] = None,
         time_range: Optional[TimeRange] = None,
+        bucket_order: bool = False,
     ) -> Iterator[DriveDirectoriesRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
@@ -391,5 +392,6 @@ class DriveDirectoriesTable:
             time_range=time_range,
             caching=caching,
             batch_size=batch_size,
+            bucket_order=bucket_order,
         )
         return (DriveDirectoriesRow.from_cells(row, cells, decode) for row, cells in rows)

@@ -351,6 +351,7 @@ class EventsTable:
         batch_size: Optional[int] = None,
         versions: Optional[int] = None,
         time_range: Optional[TimeRange] = None,
+        bucket_order: bool = False,
     ) -> Iterator[EventsRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
@@ -358,7 +359,9 @@ class EventsTable:
         `columns`: typed columns or families to read; `filter`: a Filter, run by the server;
         `caching`: rows per round trip; `batch_size`: cells per partial result (rows come back
         whole); `versions`/`time_range` as for get.
-        The table is salted: one scan per bucket, merged in key order.
+        The table is salted: one scanner per bucket (4), merged by the key
+        without its salt, so `limit` and ranges mean what they mean unsalted;
+        `bucket_order=True` reads one bucket after the other instead.
         """
         given = (event,)
         if any(v is not None for v in given):
@@ -376,5 +379,6 @@ class EventsTable:
             time_range=time_range,
             caching=caching,
             batch_size=batch_size,
+            bucket_order=bucket_order,
         )
         return (EventsRow.from_cells(row, cells, decode) for row, cells in rows)

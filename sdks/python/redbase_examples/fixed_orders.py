@@ -379,6 +379,7 @@ class FixedOrdersTable:
         batch_size: Optional[int] = None,
         versions: Optional[int] = None,
         time_range: Optional[TimeRange] = None,
+        bucket_order: bool = False,
     ) -> Iterator[FixedOrdersRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
@@ -403,5 +404,6 @@ class FixedOrdersTable:
             time_range=time_range,
             caching=caching,
             batch_size=batch_size,
+            bucket_order=bucket_order,
         )
         return (FixedOrdersRow.from_cells(row, cells, decode) for row, cells in rows)

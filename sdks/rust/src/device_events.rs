@@ -598,7 +598,9 @@ impl<'c> DeviceEventsTable<'c> {
 
     /// Rows in `keys` in key order (descending with `options.reversed`), at most
     /// `options.limit`, read lazily in batches.
-    /// The table is salted: one scanner per bucket, merged in key order.
+    /// The table is salted: one scanner per bucket (16), merged by the key
+    /// without its salt, so the limit and ranges mean what they mean unsalted
+    /// (`ScanOptions::bucket_order()`: one bucket after the other instead).
     pub fn scan(
         &mut self,
         keys: &KeyRange,

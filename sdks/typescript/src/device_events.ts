@@ -305,6 +305,11 @@ export interface DeviceEventsScanOptions extends DeviceEventsGetOptions {
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -486,7 +491,9 @@ export class DeviceEventsTable {
   /**
    * Rows in `keys` (a KeyRange, or bounds such as `{ device: ... }`; default: all) in key
    * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
-   * The table is salted: one scan per bucket, merged in key order.
+   * The table is salted: one scanner per bucket (16), merged by the key
+   * without its salt, so `limit` and ranges mean what they mean unsalted; `bucketOrder: true`
+   * reads one bucket after the other instead.
    */
   async *scan(keys?: KeyRange | DeviceEventsBounds, options: DeviceEventsScanOptions = {}): AsyncGenerator<DeviceEventsRow, void, undefined> {
     const range = keys instanceof KeyRange ? keys : DeviceEventsKey.bounds(keys ?? {});

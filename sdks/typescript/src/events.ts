@@ -267,6 +267,11 @@ export interface EventsScanOptions extends EventsGetOptions {
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -415,7 +420,9 @@ export class EventsTable {
   /**
    * Rows in `keys` (a KeyRange, or bounds such as `{ event: ... }`; default: all) in key
    * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
-   * The table is salted: one scan per bucket, merged in key order.
+   * The table is salted: one scanner per bucket (4), merged by the key
+   * without its salt, so `limit` and ranges mean what they mean unsalted; `bucketOrder: true`
+   * reads one bucket after the other instead.
    */
   async *scan(keys?: KeyRange | EventsBounds, options: EventsScanOptions = {}): AsyncGenerator<EventsRow, void, undefined> {
     const range = keys instanceof KeyRange ? keys : EventsKey.bounds(keys ?? {});

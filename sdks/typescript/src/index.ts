@@ -10,6 +10,7 @@ export type { Cell, ColumnRef, ConnectOptions, FamilyDef, RawRow, RawScanOptions
 export { BatchError, IncrementBatchError } from "./runtime/batch";
 export type { ChunkOptions, RowFailure } from "./runtime/batch";
 export { Filter, FilterError } from "./runtime/filters";
+export { mergeRows } from "./runtime/scan";
 export type { CompareOp } from "./runtime/filters";
 export { BufferedWriter } from "./runtime/writer";
 export type { WriterOptions } from "./runtime/writer";
@@ -36,4 +37,5 @@ export * from "./leaderboard";
 export * from "./metrics";
 export * from "./sensor_readings";
 export * from "./social_usage";
+export * from "./tsdb";
 export * from "./web_pages";

@@ -9,7 +9,7 @@ use redbase_examples::runtime::keys::region_index;
 use redbase_examples::runtime::values::{PatternColumn, QualifierPart};
 use redbase_examples::{
     Bound, CompareOp, CountersColumns, DriveDirectoriesColumns, Error, Filter, KeyParts, RowKey,
-    RowValues, SocialUsageColumns, TypedTable,
+    RowOrder, RowValues, SocialUsageColumns, TypedTable,
 };
 use sdk_rust_tests::with_table;
 use sdk_rust_tests::{
@@ -277,6 +277,40 @@ fn check_filter<'c, T: TypedTable<'c>>(v: &Json) -> Result<(), String> {
 
 /// Runs `check` over the named lists of a vector file; prints failures and the summary line.
 /// One vector check: `Err` says what differs.
+/// A merge vector (merge.json) through `RowOrder::merge`, the order every scan picks its
+/// buckets' rows in, with the table's salt width.
+fn check_merge<'c, T: TypedTable<'c>>(v: &Json) -> Result<(), String> {
+    let width = Key::<T>::SPEC.salt_width();
+    if json!(width) != v["salt_width"] {
+        return Err(format!("salt width {width} want {}", v["salt_width"]));
+    }
+    let buckets = v["buckets"]
+        .as_array()
+        .ok_or("no buckets")?
+        .iter()
+        .map(|b| {
+            b.as_array()
+                .ok_or("a bucket is not a list")?
+                .iter()
+                .map(|h| unhex(h.as_str().unwrap_or_default()))
+                .collect::<Result<Vec<_>, String>>()
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let limit = v["limit"].as_u64().map(|l| l as usize);
+    let rows = RowOrder::merge(
+        &buckets,
+        width,
+        v["reversed"] == true,
+        v["bucket_order"] == true,
+        limit,
+    );
+    let got: Vec<String> = rows.iter().map(|r| hex(r)).collect();
+    if json!(got) != v["rows"] {
+        return Err(format!("rows {got:?} want {}", v["rows"]));
+    }
+    Ok(())
+}
+
 type Check<'a> = &'a dyn Fn(&Json) -> Result<(), String>;
 
 fn run(file: &str, doc: &Json, lists: &[(&str, Check)]) -> bool {
@@ -324,6 +358,9 @@ fn main() -> ExitCode {
     let bounds = load("bounds.json");
     let bound = |v: &Json| with_table!(v["table"].as_str().unwrap_or_default(), check_bounds(v));
     ok &= run("bounds.json", &bounds, &[("cases", &bound)]);
+    let merge = load("merge.json");
+    let merged = |v: &Json| with_table!(v["table"].as_str().unwrap_or_default(), check_merge(v));
+    ok &= run("merge.json", &merge, &[("cases", &merged)]);
     ok &= run(
         "values.json",
         &values,

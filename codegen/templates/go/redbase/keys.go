@@ -376,6 +376,12 @@ func (s *KeySpec) SaltField(bucket int) []byte {
 	return append([]byte{head}, s.Separator...)
 }
 
+// SaltWidth is how many bytes the salt takes at the start of every key (0 unsalted): a
+// salted scan merges its buckets by the key after them.
+func (s *KeySpec) SaltWidth() int {
+	return len(s.SaltField(0))
+}
+
 // SaltBucket is the first four bytes of MD5(body) as a big-endian uint32, modulo buckets.
 func SaltBucket(body []byte, buckets int) int {
 	d := md5.Sum(body)

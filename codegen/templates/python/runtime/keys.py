@@ -320,6 +320,11 @@ class KeySpec:
         head = bytes([bucket]) if s.form == "byte" else s.alphabet[bucket].encode()
         return head + self.separator.encode()
 
+    def salt_width(self) -> int:
+        """How many bytes the salt takes at the start of every key (0 unsalted): a salted scan
+        merges its buckets by the key after them."""
+        return len(self.salt_field(0)) if self.salt is not None else 0
+
     def encode(self, values: Sequence[KeyValue]) -> bytes:
         """The row key for one value per component, in declaration order."""
         if len(values) != len(self.components):

@@ -202,6 +202,12 @@ impl KeySpec {
         Ok(out)
     }
 
+    /// How many bytes the salt takes at the start of every key (0 unsalted): a salted scan
+    /// merges its buckets by the key after them.
+    pub fn salt_width(&self) -> usize {
+        self.salt_field(0).len()
+    }
+
     /// The salt as it starts a key: its byte or character, then the separator if any.
     pub fn salt_field(&self, bucket: u32) -> Vec<u8> {
         let mut out = match &self.salt {

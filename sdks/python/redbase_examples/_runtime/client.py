@@ -2,8 +2,9 @@
 """The Thrift2 plumbing under every generated table client: a connection to redbase or HBase's
 Thrift2 gateway (Apache `thrift` runtime, binary protocol, buffered or framed transport), table
 creation from the schema, and row-level calls in bytes: reads with versions and time ranges,
-writes with timestamps, batches (batch.py), scans with columns and filters. Salted scans fan out
-one scanner per bucket and merge them in key order."""
+writes with timestamps, batches (batch.py), scans with columns and filters. Salted scans open
+one scanner per bucket and merge them by the key without its salt (`merge_rows`), so a salted
+table reads in the order of its unsalted design."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import heapq
 import itertools
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from thrift.protocol import TBinaryProtocol
 from thrift.Thrift import TApplicationException
@@ -439,8 +440,10 @@ class TableClient:
         time_range: Optional[TimeRange] = None,
         caching: Optional[int] = None,
         batch_size: Optional[int] = None,
+        bucket_order: bool = False,
     ) -> Iterator[Tuple[bytes, List[VersionedCell]]]:
-        """Rows in `keys`, in key order (descending if reversed): one scanner per range, merged."""
+        """Rows in `keys`, one scanner per range (per salt bucket), merged by the key without its
+        salt (descending if reversed); `bucket_order`: one bucket after the other instead."""
         for name, n in (("limit", limit), ("caching", caching), ("batch_size", batch_size)):
             if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
                 raise ValueError(f"{name} must be an integer >= 0, not {n!r}")
@@ -457,10 +460,41 @@ class TableClient:
             limit=limit,
         )
         scans = [_Scan(self.conn, self._name, start, stop, reversed, opts).rows() for start, stop in keys.ranges]
-        merged: Iterator[Tuple[bytes, List[VersionedCell]]] = (
-            scans[0] if len(scans) == 1 else heapq.merge(*scans, key=lambda r: r[0], reverse=reversed)
+        return merge_rows(
+            scans, self.table.key.salt_width(), reversed=reversed, bucket_order=bucket_order, limit=limit
         )
-        return itertools.islice(merged, limit) if limit is not None else merged
+
+
+_R = TypeVar("_R", bound=Tuple[bytes, Any])
+
+
+def merge_rows(
+    streams: Sequence[Iterable[_R]],
+    salt_width: int,
+    *,
+    reversed: bool = False,
+    bucket_order: bool = False,
+    limit: Optional[int] = None,
+) -> Iterator[_R]:
+    """The rows of one scanner per salt bucket (each in key order, descending if `reversed`)
+    as a scan yields them, at most `limit` (docs/schema.md, "Salted scans"): merged by the key
+    after its first `salt_width` bytes, ties in bucket order (reversed: exactly the reverse), so
+    `limit` and ranges mean what they mean on the unsalted design. `bucket_order`: bucket 0's
+    rows, then bucket 1's, ... (reversed: the last bucket first), each scanner opened only when
+    the one before it is done."""
+    merged: Iterator[_R]
+    if bucket_order:
+        merged = itertools.chain.from_iterable(streams[::-1] if reversed else streams)
+    elif len(streams) == 1:
+        merged = iter(streams[0])
+    else:
+        tagged = [_tagged(i, s, salt_width) for i, s in enumerate(streams)]
+        merged = (r for _, _, r in heapq.merge(*tagged, key=lambda t: (t[0], t[1]), reverse=reversed))
+    return itertools.islice(merged, limit) if limit is not None else merged
+
+
+def _tagged(bucket: int, rows: Iterable[_R], salt_width: int) -> Iterator[Tuple[bytes, int, _R]]:
+    return ((r[0][salt_width:], bucket, r) for r in rows)
 
 
 def make_put(row: bytes, cells: Sequence[Cell], timestamp: Optional[int] = None) -> Any:

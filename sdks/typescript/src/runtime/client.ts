@@ -150,6 +150,12 @@ export interface RawScanOptions extends ReadOptions {
   readonly caching?: number;
   /** Cells per result (TScan.batchSize); partial results are joined back into rows. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: read one bucket after the other (the last first when reversed), each in key
+   * order, instead of merging the buckets by the key without its salt. One scanner is open at
+   * a time; rows are not in the unsalted design's order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 function positiveInt(n: number | undefined, what: string): number | undefined {
@@ -354,7 +360,10 @@ export class TableClient {
     return new BufferedWriter(this.conn, this.name, options, chunk);
   }
 
-  /** Rows in `keys`, in key order (descending if reversed). */
+  /**
+   * Rows in `keys`: one scanner per range (per salt bucket), merged by the key without its salt
+   * (descending if reversed), or one bucket after the other with `bucketOrder`.
+   */
   scan(keys: KeyRange, options: RawScanOptions = {}): AsyncGenerator<RawRow, void, undefined> {
     const { cells, ...parts } = readParts(options);
     const limit = options.limit;
@@ -366,6 +375,8 @@ export class TableClient {
       ranges: keys.ranges,
       reversed: options.reversed ?? false,
       limit,
+      saltWidth: this.table.key.saltWidth(),
+      bucketOrder: options.bucketOrder ?? false,
       caching: positiveInt(options.caching, "caching") ?? 256,
       batchSize: positiveInt(options.batchSize, "batchSize"),
       filter: options.filter?.bytes,

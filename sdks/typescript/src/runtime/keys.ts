@@ -380,6 +380,14 @@ export class KeySpec {
     return out;
   }
 
+  /**
+   * Bytes the salt takes at the start of every key (0 unsalted): a salted scan merges its
+   * buckets by the key after them.
+   */
+  saltWidth(): number {
+    return this.salt === null ? 0 : this.saltField(0).length;
+  }
+
   /** The salt as it starts a key: its byte or character, then the separator if any. */
   saltField(bucket: number): Buffer {
     if (this.salt === null) return Buffer.alloc(0);

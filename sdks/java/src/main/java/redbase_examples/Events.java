@@ -509,7 +509,7 @@ public final class Events {
             return t.checkAndPut(key.encode(), column.family(), column.qualifier(), raw, values.cells());
         }
 
-        /** Every row in key order (salted: one scan per bucket, merged). */
+        /** Every row in key order (salted: one scanner per bucket, merged by the key without its salt). */
         public RowScanner<Row> scan() {
             return scan(Key.prefix(), ScanOptions.DEFAULT);
         }
@@ -532,7 +532,9 @@ public final class Events {
         }
 
         /** Rows in {@code keys} in key order, descending if reversed, at most the limit;
-         *  the table is salted: one scan per bucket, merged in key order. */
+         *  the table is salted: one scanner per bucket (4), merged by the key without its
+         *  salt, so the limit and ranges mean what they mean unsalted ({@code bucketOrder(true)}:
+         *  one bucket after the other instead). */
         public RowScanner<Row> scan(KeyRange keys, ScanOptions options) {
             boolean stripped = options.filter() != null && options.filter().stripsValues();
             return RowScanner.of(t.scan(keys, options), r -> Row.of(r.row(), r.cells(), stripped));

@@ -149,6 +149,14 @@ public final class KeySpec {
         return out;
     }
 
+    /**
+     * How many bytes the salt takes at the start of every key (0 unsalted): a salted scan
+     * merges its buckets by the key after them.
+     */
+    public int saltWidth() {
+        return salt == null ? 0 : saltField(0).length;
+    }
+
     /** The salt as it starts a key: its byte or character, then the separator if any. */
     public byte[] saltField(int bucket) {
         if (salt == null) {
