@@ -71,8 +71,8 @@ func (k AllTypesKey) Encode() ([]byte, error) {
 }
 
 // AllTypesKeyBounds selects rows of "all-types" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type AllTypesKeyBounds struct{ b redbase.Bounds }
 
@@ -90,6 +90,12 @@ func (k AllTypesKeyBounds) S(v string) AllTypesKeyBounds {
 // included; no component may be bound after it.
 func (k AllTypesKeyBounds) SBetween(lo, hi string) AllTypesKeyBounds {
 	return AllTypesKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// SStartsWith binds key component s to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k AllTypesKeyBounds) SStartsWith(prefix string) AllTypesKeyBounds {
+	return AllTypesKeyBounds{k.b.StartsWith(0, prefix)}
 }
 
 // B binds key component b to v.

@@ -59,8 +59,8 @@ func (k BooksKey) Encode() ([]byte, error) {
 }
 
 // BooksKeyBounds selects rows of "books" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type BooksKeyBounds struct{ b redbase.Bounds }
 
@@ -78,6 +78,12 @@ func (k BooksKeyBounds) Isbn(v string) BooksKeyBounds {
 // included; no component may be bound after it.
 func (k BooksKeyBounds) IsbnBetween(lo, hi string) BooksKeyBounds {
 	return BooksKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// IsbnStartsWith binds key component isbn to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k BooksKeyBounds) IsbnStartsWith(prefix string) BooksKeyBounds {
+	return BooksKeyBounds{k.b.StartsWith(0, prefix)}
 }
 
 // Range is the rows the bounds select; a *KeyError names a component that must be given

@@ -56,8 +56,8 @@ func (k DeviceEventsKey) Encode() ([]byte, error) {
 }
 
 // DeviceEventsKeyBounds selects rows of "device-events" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type DeviceEventsKeyBounds struct{ b redbase.Bounds }
 
@@ -75,6 +75,12 @@ func (k DeviceEventsKeyBounds) Device(v string) DeviceEventsKeyBounds {
 // included; no component may be bound after it.
 func (k DeviceEventsKeyBounds) DeviceBetween(lo, hi string) DeviceEventsKeyBounds {
 	return DeviceEventsKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// DeviceStartsWith binds key component device to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k DeviceEventsKeyBounds) DeviceStartsWith(prefix string) DeviceEventsKeyBounds {
+	return DeviceEventsKeyBounds{k.b.StartsWith(0, prefix)}
 }
 
 // Seq binds key component seq to v.

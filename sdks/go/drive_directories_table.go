@@ -56,8 +56,8 @@ func (k DriveDirectoriesKey) Encode() ([]byte, error) {
 }
 
 // DriveDirectoriesKeyBounds selects rows of "drive-directory" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type DriveDirectoriesKeyBounds struct{ b redbase.Bounds }
 
@@ -75,6 +75,12 @@ func (k DriveDirectoriesKeyBounds) Path(v string) DriveDirectoriesKeyBounds {
 // included; no component may be bound after it.
 func (k DriveDirectoriesKeyBounds) PathBetween(lo, hi string) DriveDirectoriesKeyBounds {
 	return DriveDirectoriesKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// PathStartsWith binds key component path to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k DriveDirectoriesKeyBounds) PathStartsWith(prefix string) DriveDirectoriesKeyBounds {
+	return DriveDirectoriesKeyBounds{k.b.StartsWith(0, prefix)}
 }
 
 // Range is the rows the bounds select; a *KeyError names a component that must be given

@@ -56,8 +56,8 @@ func (k DriveFilesKey) Encode() ([]byte, error) {
 }
 
 // DriveFilesKeyBounds selects rows of "drive-file" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type DriveFilesKeyBounds struct{ b redbase.Bounds }
 

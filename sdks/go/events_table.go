@@ -53,8 +53,8 @@ func (k EventsKey) Encode() ([]byte, error) {
 }
 
 // EventsKeyBounds selects rows of "events" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type EventsKeyBounds struct{ b redbase.Bounds }
 
@@ -72,6 +72,12 @@ func (k EventsKeyBounds) Event(v string) EventsKeyBounds {
 // included; no component may be bound after it.
 func (k EventsKeyBounds) EventBetween(lo, hi string) EventsKeyBounds {
 	return EventsKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// EventStartsWith binds key component event to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k EventsKeyBounds) EventStartsWith(prefix string) EventsKeyBounds {
+	return EventsKeyBounds{k.b.StartsWith(0, prefix)}
 }
 
 // Range is the rows the bounds select; a *KeyError names a component that must be given

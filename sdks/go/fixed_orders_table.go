@@ -59,8 +59,8 @@ func (k FixedOrdersKey) Encode() ([]byte, error) {
 }
 
 // FixedOrdersKeyBounds selects rows of "fixed-orders" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type FixedOrdersKeyBounds struct{ b redbase.Bounds }
 
@@ -78,6 +78,12 @@ func (k FixedOrdersKeyBounds) Region(v string) FixedOrdersKeyBounds {
 // included; no component may be bound after it.
 func (k FixedOrdersKeyBounds) RegionBetween(lo, hi string) FixedOrdersKeyBounds {
 	return FixedOrdersKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// RegionStartsWith binds key component region to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k FixedOrdersKeyBounds) RegionStartsWith(prefix string) FixedOrdersKeyBounds {
+	return FixedOrdersKeyBounds{k.b.StartsWith(0, prefix)}
 }
 
 // OrderNo binds key component order_no to v.

@@ -64,8 +64,8 @@ func (k SensorReadingsKey) Encode() ([]byte, error) {
 }
 
 // SensorReadingsKeyBounds selects rows of "sensor-readings" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type SensorReadingsKeyBounds struct{ b redbase.Bounds }
 

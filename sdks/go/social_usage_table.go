@@ -60,8 +60,8 @@ func (k SocialUsageKey) Encode() ([]byte, error) {
 }
 
 // SocialUsageKeyBounds selects rows of "social-usage" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type SocialUsageKeyBounds struct{ b redbase.Bounds }
 
@@ -79,6 +79,12 @@ func (k SocialUsageKeyBounds) UserID(v string) SocialUsageKeyBounds {
 // included; no component may be bound after it.
 func (k SocialUsageKeyBounds) UserIDBetween(lo, hi string) SocialUsageKeyBounds {
 	return SocialUsageKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// UserIDStartsWith binds key component user_id to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k SocialUsageKeyBounds) UserIDStartsWith(prefix string) SocialUsageKeyBounds {
+	return SocialUsageKeyBounds{k.b.StartsWith(0, prefix)}
 }
 
 // Range is the rows the bounds select; a *KeyError names a component that must be given

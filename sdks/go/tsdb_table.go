@@ -61,8 +61,8 @@ func (k TsdbKey) Encode() ([]byte, error) {
 }
 
 // TsdbKeyBounds selects rows of "tsdb" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type TsdbKeyBounds struct{ b redbase.Bounds }
 
@@ -80,6 +80,12 @@ func (k TsdbKeyBounds) Metric(v string) TsdbKeyBounds {
 // included; no component may be bound after it.
 func (k TsdbKeyBounds) MetricBetween(lo, hi string) TsdbKeyBounds {
 	return TsdbKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// MetricStartsWith binds key component metric to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k TsdbKeyBounds) MetricStartsWith(prefix string) TsdbKeyBounds {
+	return TsdbKeyBounds{k.b.StartsWith(0, prefix)}
 }
 
 // Ts binds key component ts to v.
@@ -102,6 +108,12 @@ func (k TsdbKeyBounds) Host(v string) TsdbKeyBounds {
 // included; no component may be bound after it.
 func (k TsdbKeyBounds) HostBetween(lo, hi string) TsdbKeyBounds {
 	return TsdbKeyBounds{k.b.Between(2, lo, hi)}
+}
+
+// HostStartsWith binds key component host to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k TsdbKeyBounds) HostStartsWith(prefix string) TsdbKeyBounds {
+	return TsdbKeyBounds{k.b.StartsWith(2, prefix)}
 }
 
 // Range is the rows the bounds select; a *KeyError names a component that must be given

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from redbase_examples import Filter, FilterError, KeyEncodingError, ValueEncodingError
+from redbase_examples import Filter, FilterError, KeyEncodingError, StartsWith, ValueEncodingError
 from redbase_examples._runtime import keys as rk
 from redbase_examples._runtime import values as rv
 
@@ -181,6 +181,10 @@ def build_filter(table, f):
             return getattr(col, arg["op"])(value)  # BooksColumns.pages.ge(100)
         return Filter.value(col, arg["op"], value)  # pattern columns have no comparison methods
     if kind == "prefix":
+        if any(isinstance(j, dict) for j in arg.values()):  # a starts-with: through Key.bounds
+            order = [c.name for c in module(table).KEY.components]
+            given = sorted(arg.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else -1)
+            return Filter.prefix(key_class(table).bounds(**bound_args(table, given)))
         return Filter.prefix(key_class(table).prefix(**components(table, arg)))
     if kind == "page":
         return Filter.page(arg)
@@ -236,6 +240,8 @@ def bound_args(table, given):
         ty = types.get(name, "string")
         if isinstance(j, dict) and set(j) == {"low", "high"}:
             out[name] = (operand(ty, j["low"]), operand(ty, j["high"]))
+        elif isinstance(j, dict) and set(j) == {"starts_with"}:
+            out[name] = StartsWith(j["starts_with"])
         else:
             out[name] = operand(ty, j)
     return out
@@ -245,7 +251,8 @@ def test_bounds_vectors_cover_the_rules():
     assert BOUNDS.get("format") == 1 and BOUNDS.get("package") == "redbase_examples", "sdks/vectors/bounds.json"
     cases = BOUNDS["cases"]
     assert any("error" in c for c in cases) and any("ranges" in c for c in cases)
-    assert any(isinstance(j, dict) for c in cases for _, j in c["given"]), "some case gives a range"
+    assert any(isinstance(j, dict) and "low" in j for c in cases for _, j in c["given"]), "some case gives a range"
+    assert any(isinstance(j, dict) and "starts_with" in j for c in cases for _, j in c["given"]), "a starts-with"
 
 
 @pytest.mark.parametrize("v", BOUNDS.get("cases", []), ids=lambda v: f"{v['table']}: {v['name']}")

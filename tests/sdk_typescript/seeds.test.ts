@@ -1,12 +1,23 @@
 /**
  * The seeds' key designs end to end against a real Thrift2 gateway: seed 003's OpenTSDB-style
  * `[salt][metric][Long.MAX_VALUE - ts][host]` (sdks/schemas/opentsdb.toml), read newest first
- * across its 8 salt buckets.
+ * across its 8 salt buckets; seed 004's cloud-drive directory table keyed by the full (escaped)
+ * path (sdks/schemas/cloud_drive.toml), read a subtree at a time.
  */
 
 import assert = require("node:assert/strict");
 import { after, before, test } from "node:test";
-import { Connection, TableDef, TableOptions, TsdbKey, TsdbTable, TsdbValues } from "redbase_examples";
+import {
+  Connection,
+  DriveDirectoriesKey,
+  DriveDirectoriesTable,
+  DriveDirectoriesValues,
+  TableDef,
+  TableOptions,
+  TsdbKey,
+  TsdbTable,
+  TsdbValues,
+} from "redbase_examples";
 import { Target } from "./server";
 
 let target: Target;
@@ -90,4 +101,43 @@ test("bucket order is an explicit option", async () => {
   }
   const one = await collect(tsdb.scan({ metric: "cpu.load" }, { bucketOrder: true, limit: 1 }));
   assert.deepEqual(one.map((r) => r.key.salt), [rows[0]?.key.salt]);
+});
+
+test("a metric prefix across every bucket", async () => {
+  const tsdb = await fresh(TsdbTable);
+  const newest = await points(tsdb);
+  const cpu = await collect(tsdb.scan({ metric: { startsWith: "cpu." } }));
+  assert.deepEqual(
+    cpu.map((r) => `${r.key.metric}@${r.key.ts}`),
+    [...newest.map((t) => `cpu.load@${t}`), `cpu.loadx@${NOW}`],
+  );
+  const filtered = await collect(tsdb.scan(undefined, { filter: TsdbKey.prefixFilter({ metric: { startsWith: "cpu." } }) }));
+  assert.deepEqual(filtered.map((r) => r.rowKey), cpu.map((r) => r.rowKey), "the same rows as a PrefixFilter");
+});
+
+/**
+ * Seed 004's directories; `|` is the key's separator and a backslash its escape, so both are
+ * escaped in the keys, and `/dir10` shares the text `/dir1` without being under it.
+ */
+const PATHS = ["/", "/dir1", "/dir1/dir2", "/dir1/dir2/dir4", "/dir1/dir3", "/dir1/a|b", "/dir10", "/dir1|odd", "/dir1\\x", "/dir2"];
+
+/** The paths starting with `prefix`, in key order (escaped bytes). */
+const under = (prefix: string): string[] =>
+  PATHS.filter((p) => p.startsWith(prefix)).sort((a, b) => Buffer.compare(new DriveDirectoriesKey({ path: a }).encode(), new DriveDirectoriesKey({ path: b }).encode()));
+
+test("a subtree of escaped paths", async () => {
+  const dirs = await fresh(DriveDirectoriesTable);
+  await dirs.putMany(PATHS.map((path, i) => [new DriveDirectoriesKey({ path }), { creator: "tom", children: new Map([[`d_${i}`, "1"]]) } as DriveDirectoriesValues] as const));
+  const paths = async (...args: Parameters<typeof dirs.scan>): Promise<string[]> => (await collect(dirs.scan(...args))).map((r) => r.key.path);
+  const sub = await paths({ path: { startsWith: "/dir1/" } });
+  assert.deepEqual(sub, ["/dir1/a|b", "/dir1/dir2", "/dir1/dir2/dir4", "/dir1/dir3"]);
+  assert.deepEqual(under("/dir1/"), sub);
+  for (const prefix of ["/dir1", "/dir1|", "/dir1\\", "/dir1/dir2", "/", "", "/nothing"]) {
+    assert.deepEqual(await paths({ path: { startsWith: prefix } }), under(prefix), prefix);
+  }
+  assert.deepEqual(await paths({ path: { startsWith: "/dir1/" } }, { reversed: true, limit: 2 }), ["/dir1/dir3", "/dir1/dir2/dir4"]);
+  const filter = DriveDirectoriesKey.prefixFilter({ path: { startsWith: "/dir1/" } });
+  assert.deepEqual(await paths(undefined, { filter }), sub, "the same subtree as a server-side PrefixFilter");
+  const odd = await collect(dirs.scan({ path: { startsWith: "/dir1|" } }));
+  assert.deepEqual(odd.map((r) => [r.key.path, r.values.creator]), [["/dir1|odd", "tom"]]);
 });

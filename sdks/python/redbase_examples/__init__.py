@@ -6,7 +6,7 @@ table clients over the Thrift2 gateway (docs/sdks.md)."""
 from ._runtime.batch import BatchError, BufferedWriter, RowFailure
 from ._runtime.client import Connection, KeyRange, TableClient, TableDef, ThriftError, VersionedCell
 from ._runtime.filters import Filter, FilterError
-from ._runtime.keys import KeyEncodingError
+from ._runtime.keys import KeyEncodingError, StartsWith
 from ._runtime.values import Json, ValueEncodingError
 from .access_logs import (
     AccessLogsColumns,
@@ -183,6 +183,7 @@ __all__ = [
     "KeyEncodingError",
     "KeyRange",
     "RowFailure",
+    "StartsWith",
     "TableClient",
     "TableDef",
     "ThriftError",

@@ -25,6 +25,7 @@ from ._runtime.client import (
     newest,
 )
 from ._runtime.filters import Filter
+from ._runtime.keys import StartsWith
 from ._runtime.values import Json
 
 _T = TypeVar("_T")
@@ -116,12 +117,12 @@ class AccessLogsBySystemKey:
 
     @staticmethod
     def bounds(
-        system_id: Union[str, Tuple[str, str], None] = None,
-        user_id: Union[str, Tuple[str, str], None] = None,
+        system_id: Union[str, Tuple[str, str], StartsWith, None] = None,
+        user_id: Union[str, Tuple[str, str], StartsWith, None] = None,
         period: Union[int, Tuple[int, int], None] = None,
     ) -> KeyRange:
         """Leading components by value, then optionally one as a (low, high) pair, inclusive at
-        both ends: `bounds(system_id=..., period=(low, high))`."""
+        both ends, or (a string) as `StartsWith(prefix)`: `bounds(system_id=..., period=(low, high))`."""
         return KeyRange.bounds(KEY, (system_id, user_id, period,))
 
     @staticmethod
@@ -380,8 +381,8 @@ class AccessLogsBySystemTable:
         self,
         keys: Optional[KeyRange] = None,
         *,
-        system_id: Union[str, Tuple[str, str], None] = None,
-        user_id: Union[str, Tuple[str, str], None] = None,
+        system_id: Union[str, Tuple[str, str], StartsWith, None] = None,
+        user_id: Union[str, Tuple[str, str], StartsWith, None] = None,
         period: Union[int, Tuple[int, int], None] = None,
         columns: Optional[Sequence[ColumnSelection]] = None,
         filter: Optional[Filter] = None,
@@ -395,7 +396,8 @@ class AccessLogsBySystemTable:
     ) -> Iterator[AccessLogsBySystemRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
-        ones by value, then optionally one as an inclusive (low, high) pair), or all rows.
+        ones by value, then optionally one as an inclusive (low, high) pair or a string as
+        `StartsWith(prefix)`), or all rows.
         `columns`: typed columns or families to read; `filter`: a Filter, run by the server;
         `caching`: rows per round trip; `batch_size`: cells per partial result (rows come back
         whole); `versions`/`time_range` as for get.

@@ -25,6 +25,7 @@ from ._runtime.client import (
     newest,
 )
 from ._runtime.filters import Filter
+from ._runtime.keys import StartsWith
 from ._runtime.values import Json
 
 _T = TypeVar("_T")
@@ -92,10 +93,10 @@ class DriveDirectoriesKey:
 
     @staticmethod
     def bounds(
-        path: Union[str, Tuple[str, str], None] = None,
+        path: Union[str, Tuple[str, str], StartsWith, None] = None,
     ) -> KeyRange:
         """Leading components by value, then optionally one as a (low, high) pair, inclusive at
-        both ends: `bounds(path=...)`."""
+        both ends, or (a string) as `StartsWith(prefix)`: `bounds(path=...)`."""
         return KeyRange.bounds(KEY, (path,))
 
     @staticmethod
@@ -358,7 +359,7 @@ class DriveDirectoriesTable:
         self,
         keys: Optional[KeyRange] = None,
         *,
-        path: Union[str, Tuple[str, str], None] = None,
+        path: Union[str, Tuple[str, str], StartsWith, None] = None,
         columns: Optional[Sequence[ColumnSelection]] = None,
         filter: Optional[Filter] = None,
         limit: Optional[int] = None,
@@ -371,7 +372,8 @@ class DriveDirectoriesTable:
     ) -> Iterator[DriveDirectoriesRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
-        ones by value, then optionally one as an inclusive (low, high) pair), or all rows.
+        ones by value, then optionally one as an inclusive (low, high) pair or a string as
+        `StartsWith(prefix)`), or all rows.
         `columns`: typed columns or families to read; `filter`: a Filter, run by the server;
         `caching`: rows per round trip; `batch_size`: cells per partial result (rows come back
         whole); `versions`/`time_range` as for get.

@@ -25,6 +25,7 @@ from ._runtime.client import (
     newest,
 )
 from ._runtime.filters import Filter
+from ._runtime.keys import StartsWith
 from ._runtime.values import Json
 
 _T = TypeVar("_T")
@@ -116,12 +117,12 @@ class LeaderboardKey:
 
     @staticmethod
     def bounds(
-        game: Union[str, Tuple[str, str], None] = None,
+        game: Union[str, Tuple[str, str], StartsWith, None] = None,
         score: Union[int, Tuple[int, int], None] = None,
-        name: Union[str, Tuple[str, str], None] = None,
+        name: Union[str, Tuple[str, str], StartsWith, None] = None,
     ) -> KeyRange:
         """Leading components by value, then optionally one as a (low, high) pair, inclusive at
-        both ends: `bounds(game=..., name=(low, high))`."""
+        both ends, or (a string) as `StartsWith(prefix)`: `bounds(game=..., name=(low, high))`."""
         return KeyRange.bounds(KEY, (game, score, name,))
 
     @staticmethod
@@ -362,9 +363,9 @@ class LeaderboardTable:
         self,
         keys: Optional[KeyRange] = None,
         *,
-        game: Union[str, Tuple[str, str], None] = None,
+        game: Union[str, Tuple[str, str], StartsWith, None] = None,
         score: Union[int, Tuple[int, int], None] = None,
-        name: Union[str, Tuple[str, str], None] = None,
+        name: Union[str, Tuple[str, str], StartsWith, None] = None,
         columns: Optional[Sequence[ColumnSelection]] = None,
         filter: Optional[Filter] = None,
         limit: Optional[int] = None,
@@ -377,7 +378,8 @@ class LeaderboardTable:
     ) -> Iterator[LeaderboardRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
-        ones by value, then optionally one as an inclusive (low, high) pair), or all rows.
+        ones by value, then optionally one as an inclusive (low, high) pair or a string as
+        `StartsWith(prefix)`), or all rows.
         `columns`: typed columns or families to read; `filter`: a Filter, run by the server;
         `caching`: rows per round trip; `batch_size`: cells per partial result (rows come back
         whole); `versions`/`time_range` as for get.

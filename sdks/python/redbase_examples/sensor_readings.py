@@ -25,6 +25,7 @@ from ._runtime.client import (
     newest,
 )
 from ._runtime.filters import Filter
+from ._runtime.keys import StartsWith
 from ._runtime.values import Json
 
 _T = TypeVar("_T")
@@ -110,7 +111,7 @@ class SensorReadingsKey:
         ts: Union[int, Tuple[int, int], None] = None,
     ) -> KeyRange:
         """Leading components by value, then optionally one as a (low, high) pair, inclusive at
-        both ends: `bounds(sensor=..., ts=(low, high))`."""
+        both ends, or (a string) as `StartsWith(prefix)`: `bounds(sensor=..., ts=(low, high))`."""
         return KeyRange.bounds(KEY, (sensor, ts,))
 
     @staticmethod
@@ -376,7 +377,8 @@ class SensorReadingsTable:
     ) -> Iterator[SensorReadingsRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
-        ones by value, then optionally one as an inclusive (low, high) pair), or all rows.
+        ones by value, then optionally one as an inclusive (low, high) pair or a string as
+        `StartsWith(prefix)`), or all rows.
         `columns`: typed columns or families to read; `filter`: a Filter, run by the server;
         `caching`: rows per round trip; `batch_size`: cells per partial result (rows come back
         whole); `versions`/`time_range` as for get.

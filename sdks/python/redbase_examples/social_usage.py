@@ -25,6 +25,7 @@ from ._runtime.client import (
     newest,
 )
 from ._runtime.filters import Filter
+from ._runtime.keys import StartsWith
 from ._runtime.values import Json
 
 _T = TypeVar("_T")
@@ -93,10 +94,10 @@ class SocialUsageKey:
 
     @staticmethod
     def bounds(
-        user_id: Union[str, Tuple[str, str], None] = None,
+        user_id: Union[str, Tuple[str, str], StartsWith, None] = None,
     ) -> KeyRange:
         """Leading components by value, then optionally one as a (low, high) pair, inclusive at
-        both ends: `bounds(user_id=...)`."""
+        both ends, or (a string) as `StartsWith(prefix)`: `bounds(user_id=...)`."""
         return KeyRange.bounds(KEY, (user_id,))
 
     @staticmethod
@@ -448,7 +449,7 @@ class SocialUsageTable:
         self,
         keys: Optional[KeyRange] = None,
         *,
-        user_id: Union[str, Tuple[str, str], None] = None,
+        user_id: Union[str, Tuple[str, str], StartsWith, None] = None,
         columns: Optional[Sequence[ColumnSelection]] = None,
         filter: Optional[Filter] = None,
         limit: Optional[int] = None,
@@ -461,7 +462,8 @@ class SocialUsageTable:
     ) -> Iterator[SocialUsageRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
-        ones by value, then optionally one as an inclusive (low, high) pair), or all rows.
+        ones by value, then optionally one as an inclusive (low, high) pair or a string as
+        `StartsWith(prefix)`), or all rows.
         `columns`: typed columns or families to read; `filter`: a Filter, run by the server;
         `caching`: rows per round trip; `batch_size`: cells per partial result (rows come back
         whole); `versions`/`time_range` as for get.

@@ -25,6 +25,7 @@ from ._runtime.client import (
     newest,
 )
 from ._runtime.filters import Filter
+from ._runtime.keys import StartsWith
 from ._runtime.values import Json
 
 _T = TypeVar("_T")
@@ -118,12 +119,12 @@ class TsdbKey:
 
     @staticmethod
     def bounds(
-        metric: Union[str, Tuple[str, str], None] = None,
+        metric: Union[str, Tuple[str, str], StartsWith, None] = None,
         ts: Union[int, Tuple[int, int], None] = None,
-        host: Union[str, Tuple[str, str], None] = None,
+        host: Union[str, Tuple[str, str], StartsWith, None] = None,
     ) -> KeyRange:
         """Leading components by value, then optionally one as a (low, high) pair, inclusive at
-        both ends: `bounds(metric=..., host=(low, high))`."""
+        both ends, or (a string) as `StartsWith(prefix)`: `bounds(metric=..., host=(low, high))`."""
         return KeyRange.bounds(KEY, (metric, ts, host,))
 
     @staticmethod
@@ -364,9 +365,9 @@ class TsdbTable:
         self,
         keys: Optional[KeyRange] = None,
         *,
-        metric: Union[str, Tuple[str, str], None] = None,
+        metric: Union[str, Tuple[str, str], StartsWith, None] = None,
         ts: Union[int, Tuple[int, int], None] = None,
-        host: Union[str, Tuple[str, str], None] = None,
+        host: Union[str, Tuple[str, str], StartsWith, None] = None,
         columns: Optional[Sequence[ColumnSelection]] = None,
         filter: Optional[Filter] = None,
         limit: Optional[int] = None,
@@ -379,7 +380,8 @@ class TsdbTable:
     ) -> Iterator[TsdbRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
-        ones by value, then optionally one as an inclusive (low, high) pair), or all rows.
+        ones by value, then optionally one as an inclusive (low, high) pair or a string as
+        `StartsWith(prefix)`), or all rows.
         `columns`: typed columns or families to read; `filter`: a Filter, run by the server;
         `caching`: rows per round trip; `batch_size`: cells per partial result (rows come back
         whole); `versions`/`time_range` as for get.

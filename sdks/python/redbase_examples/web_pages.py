@@ -25,6 +25,7 @@ from ._runtime.client import (
     newest,
 )
 from ._runtime.filters import Filter
+from ._runtime.keys import StartsWith
 from ._runtime.values import Json
 
 _T = TypeVar("_T")
@@ -103,11 +104,11 @@ class WebPagesKey:
 
     @staticmethod
     def bounds(
-        domain: Union[str, Tuple[str, str], None] = None,
-        path: Union[str, Tuple[str, str], None] = None,
+        domain: Union[str, Tuple[str, str], StartsWith, None] = None,
+        path: Union[str, Tuple[str, str], StartsWith, None] = None,
     ) -> KeyRange:
         """Leading components by value, then optionally one as a (low, high) pair, inclusive at
-        both ends: `bounds(domain=..., path=(low, high))`."""
+        both ends, or (a string) as `StartsWith(prefix)`: `bounds(domain=..., path=(low, high))`."""
         return KeyRange.bounds(KEY, (domain, path,))
 
     @staticmethod
@@ -359,8 +360,8 @@ class WebPagesTable:
         self,
         keys: Optional[KeyRange] = None,
         *,
-        domain: Union[str, Tuple[str, str], None] = None,
-        path: Union[str, Tuple[str, str], None] = None,
+        domain: Union[str, Tuple[str, str], StartsWith, None] = None,
+        path: Union[str, Tuple[str, str], StartsWith, None] = None,
         columns: Optional[Sequence[ColumnSelection]] = None,
         filter: Optional[Filter] = None,
         limit: Optional[int] = None,
@@ -373,7 +374,8 @@ class WebPagesTable:
     ) -> Iterator[WebPagesRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
-        ones by value, then optionally one as an inclusive (low, high) pair), or all rows.
+        ones by value, then optionally one as an inclusive (low, high) pair or a string as
+        `StartsWith(prefix)`), or all rows.
         `columns`: typed columns or families to read; `filter`: a Filter, run by the server;
         `caching`: rows per round trip; `batch_size`: cells per partial result (rows come back
         whole); `versions`/`time_range` as for get.

@@ -152,8 +152,11 @@ impl RowKey for SensorReadingsKey {
                     range = Some((i, low.clone(), high.clone()));
                     values.push(None);
                 }
-                // A second range: refused there, naming the later component.
-                Some(Bound::Between(..)) => return KeyRange::bounds(&KEY, given.clone()),
+                // A second range, or a starts-with (the typed builder's `<component>_starts_with`
+                // checks the same rules): through the runtime, which names the component.
+                Some(Bound::Between(..) | Bound::StartsWith(_)) => {
+                    return KeyRange::bounds(&KEY, given.clone())
+                }
                 Some(Bound::Eq(v)) => values.push(Some(v.clone())),
                 None => values.push(None),
             }

@@ -174,8 +174,11 @@ impl RowKey for TsdbKey {
                     range = Some((i, low.clone(), high.clone()));
                     values.push(None);
                 }
-                // A second range: refused there, naming the later component.
-                Some(Bound::Between(..)) => return KeyRange::bounds(&KEY, given.clone()),
+                // A second range, or a starts-with (the typed builder's `<component>_starts_with`
+                // checks the same rules): through the runtime, which names the component.
+                Some(Bound::Between(..) | Bound::StartsWith(_)) => {
+                    return KeyRange::bounds(&KEY, given.clone())
+                }
                 Some(Bound::Eq(v)) => values.push(Some(v.clone())),
                 None => values.push(None),
             }
@@ -257,6 +260,21 @@ impl TsdbPrefix {
         )
     }
 
+    /// The rows with the components set so far and `metric` starting with `prefix`, whatever
+    /// the key's escaping (a component after it must not be set).
+    pub fn metric_starts_with(&self, prefix: impl Into<String>) -> Result<KeyRange> {
+        KeyRange::starts_with_values(&KEY, self.values(), 0, prefix.into())
+    }
+
+    /// `metric_starts_with` as a scan filter (`PrefixFilter`, one per salt bucket);
+    /// a refused bound is reported when the scan runs.
+    pub fn metric_starts_with_filter(&self, prefix: impl Into<String>) -> Filter {
+        match self.metric_starts_with(prefix) {
+            Ok(r) => Filter::Prefix(r.ranges.into_iter().map(|(start, _)| start).collect()),
+            Err(e) => Filter::Invalid(e.to_string()),
+        }
+    }
+
     /// The rows with the components set so far and `ts` from `low` to `high`, both
     /// inclusive (a component after it must not be set).
     pub fn ts_between(&self, low: impl Into<i64>, high: impl Into<i64>) -> Result<KeyRange> {
@@ -285,6 +303,21 @@ impl TsdbPrefix {
             KeyValue::from(&low),
             KeyValue::from(&high),
         )
+    }
+
+    /// The rows with the components set so far and `host` starting with `prefix`, whatever
+    /// the key's escaping (a component after it must not be set).
+    pub fn host_starts_with(&self, prefix: impl Into<String>) -> Result<KeyRange> {
+        KeyRange::starts_with_values(&KEY, self.values(), 2, prefix.into())
+    }
+
+    /// `host_starts_with` as a scan filter (`PrefixFilter`, one per salt bucket);
+    /// a refused bound is reported when the scan runs.
+    pub fn host_starts_with_filter(&self, prefix: impl Into<String>) -> Filter {
+        match self.host_starts_with(prefix) {
+            Ok(r) => Filter::Prefix(r.ranges.into_iter().map(|(start, _)| start).collect()),
+            Err(e) => Filter::Invalid(e.to_string()),
+        }
     }
 
     /// The key range (one per salt bucket); fails if a component is skipped or the hash

@@ -121,17 +121,23 @@ export class AccessLogsByPeriodKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { period?: number; systemId?: string; userId?: string } = {}): Filter {
-    return Filter.any(...AccessLogsByPeriodKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { period?: number; systemId?: string | _k.StartsWith; userId?: string | _k.StartsWith } = {}): Filter {
+    return Filter.any(...AccessLogsByPeriodKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface AccessLogsByPeriodBounds {
   period?: number | readonly [low: number, high: number];
-  systemId?: string | readonly [low: string, high: string];
-  userId?: string | readonly [low: string, high: string];
+  systemId?: string | readonly [low: string, high: string] | _k.StartsWith;
+  userId?: string | readonly [low: string, high: string] | _k.StartsWith;
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the

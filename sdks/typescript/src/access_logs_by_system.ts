@@ -119,16 +119,22 @@ export class AccessLogsBySystemKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { systemId?: string; userId?: string; period?: number } = {}): Filter {
-    return Filter.any(...AccessLogsBySystemKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { systemId?: string | _k.StartsWith; userId?: string | _k.StartsWith; period?: number } = {}): Filter {
+    return Filter.any(...AccessLogsBySystemKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface AccessLogsBySystemBounds {
-  systemId?: string | readonly [low: string, high: string];
-  userId?: string | readonly [low: string, high: string];
+  systemId?: string | readonly [low: string, high: string] | _k.StartsWith;
+  userId?: string | readonly [low: string, high: string] | _k.StartsWith;
   period?: number | readonly [low: number, high: number];
 }
 

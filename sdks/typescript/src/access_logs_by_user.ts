@@ -119,16 +119,22 @@ export class AccessLogsByUserKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { userId?: string; systemId?: string; period?: number } = {}): Filter {
-    return Filter.any(...AccessLogsByUserKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { userId?: string | _k.StartsWith; systemId?: string | _k.StartsWith; period?: number } = {}): Filter {
+    return Filter.any(...AccessLogsByUserKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface AccessLogsByUserBounds {
-  userId?: string | readonly [low: string, high: string];
-  systemId?: string | readonly [low: string, high: string];
+  userId?: string | readonly [low: string, high: string] | _k.StartsWith;
+  systemId?: string | readonly [low: string, high: string] | _k.StartsWith;
   period?: number | readonly [low: number, high: number];
 }
 

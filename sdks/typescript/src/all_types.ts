@@ -170,15 +170,21 @@ export class AllTypesKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { s?: string; b?: Uint8Array; i?: number; l?: bigint; f?: number; d?: number; t?: bigint } = {}): Filter {
-    return Filter.any(...AllTypesKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { s?: string | _k.StartsWith; b?: Uint8Array; i?: number; l?: bigint; f?: number; d?: number; t?: bigint } = {}): Filter {
+    return Filter.any(...AllTypesKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface AllTypesBounds {
-  s?: string | readonly [low: string, high: string];
+  s?: string | readonly [low: string, high: string] | _k.StartsWith;
   b?: Uint8Array | readonly [low: Uint8Array, high: Uint8Array];
   i?: number | readonly [low: number, high: number];
   l?: bigint | readonly [low: bigint, high: bigint];

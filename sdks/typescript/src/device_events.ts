@@ -105,15 +105,21 @@ export class DeviceEventsKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter, one per salt bucket). */
-  static prefixFilter(leading: { device?: string; seq?: bigint } = {}): Filter {
-    return Filter.any(...DeviceEventsKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter, one per salt bucket); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { device?: string | _k.StartsWith; seq?: bigint } = {}): Filter {
+    return Filter.any(...DeviceEventsKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface DeviceEventsBounds {
-  device?: string | readonly [low: string, high: string];
+  device?: string | readonly [low: string, high: string] | _k.StartsWith;
   seq?: bigint | readonly [low: bigint, high: bigint];
 }
 

@@ -96,13 +96,19 @@ export class DriveFilesKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
   static prefixFilter(leading: { fileId?: Uint8Array } = {}): Filter {
-    return Filter.any(...DriveFilesKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+    return Filter.any(...DriveFilesKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface DriveFilesBounds {
   fileId?: Uint8Array | readonly [low: Uint8Array, high: Uint8Array];
 }

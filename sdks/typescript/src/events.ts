@@ -92,15 +92,21 @@ export class EventsKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter, one per salt bucket). */
-  static prefixFilter(leading: { event?: string } = {}): Filter {
-    return Filter.any(...EventsKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter, one per salt bucket); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { event?: string | _k.StartsWith } = {}): Filter {
+    return Filter.any(...EventsKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface EventsBounds {
-  event?: string | readonly [low: string, high: string];
+  event?: string | readonly [low: string, high: string] | _k.StartsWith;
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the

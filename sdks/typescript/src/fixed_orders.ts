@@ -127,15 +127,21 @@ export class FixedOrdersKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { region?: string; orderNo?: bigint; account?: number } = {}): Filter {
-    return Filter.any(...FixedOrdersKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { region?: string | _k.StartsWith; orderNo?: bigint; account?: number } = {}): Filter {
+    return Filter.any(...FixedOrdersKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface FixedOrdersBounds {
-  region?: string | readonly [low: string, high: string];
+  region?: string | readonly [low: string, high: string] | _k.StartsWith;
   orderNo?: bigint | readonly [low: bigint, high: bigint];
   account?: number | readonly [low: number, high: number];
 }

@@ -15,7 +15,7 @@ export type { CompareOp } from "./runtime/filters";
 export { BufferedWriter } from "./runtime/writer";
 export type { WriterOptions } from "./runtime/writer";
 export { KeyEncodingError, KeySpec, regionIndex } from "./runtime/keys";
-export type { KeyValue } from "./runtime/keys";
+export type { KeyValue, StartsWith } from "./runtime/keys";
 export { Column, PatternColumn, ValueEncodingError } from "./runtime/values";
 export type { Codec, Json, PartCodec, Version } from "./runtime/values";
 /** The encoding primitives, for tools that work below the typed tables. */

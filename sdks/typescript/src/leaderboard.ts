@@ -118,17 +118,23 @@ export class LeaderboardKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { game?: string; score?: bigint; name?: string } = {}): Filter {
-    return Filter.any(...LeaderboardKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { game?: string | _k.StartsWith; score?: bigint; name?: string | _k.StartsWith } = {}): Filter {
+    return Filter.any(...LeaderboardKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface LeaderboardBounds {
-  game?: string | readonly [low: string, high: string];
+  game?: string | readonly [low: string, high: string] | _k.StartsWith;
   score?: bigint | readonly [low: bigint, high: bigint];
-  name?: string | readonly [low: string, high: string];
+  name?: string | readonly [low: string, high: string] | _k.StartsWith;
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the

@@ -121,16 +121,22 @@ export class MetricsKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { metric?: string; host?: string; ts?: bigint } = {}): Filter {
-    return Filter.any(...MetricsKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { metric?: string | _k.StartsWith; host?: string | _k.StartsWith; ts?: bigint } = {}): Filter {
+    return Filter.any(...MetricsKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface MetricsBounds {
-  metric?: string | readonly [low: string, high: string];
-  host?: string | readonly [low: string, high: string];
+  metric?: string | readonly [low: string, high: string] | _k.StartsWith;
+  host?: string | readonly [low: string, high: string] | _k.StartsWith;
   ts?: bigint | readonly [low: bigint, high: bigint];
 }
 

@@ -109,13 +109,19 @@ export class SensorReadingsKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
   static prefixFilter(leading: { sensor?: bigint; ts?: bigint } = {}): Filter {
-    return Filter.any(...SensorReadingsKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+    return Filter.any(...SensorReadingsKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface SensorReadingsBounds {
   sensor?: bigint | readonly [low: bigint, high: bigint];
   ts?: bigint | readonly [low: bigint, high: bigint];

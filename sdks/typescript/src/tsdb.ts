@@ -119,17 +119,23 @@ export class TsdbKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter, one per salt bucket). */
-  static prefixFilter(leading: { metric?: string; ts?: bigint; host?: string } = {}): Filter {
-    return Filter.any(...TsdbKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter, one per salt bucket); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { metric?: string | _k.StartsWith; ts?: bigint; host?: string | _k.StartsWith } = {}): Filter {
+    return Filter.any(...TsdbKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface TsdbBounds {
-  metric?: string | readonly [low: string, high: string];
+  metric?: string | readonly [low: string, high: string] | _k.StartsWith;
   ts?: bigint | readonly [low: bigint, high: bigint];
-  host?: string | readonly [low: string, high: string];
+  host?: string | readonly [low: string, high: string] | _k.StartsWith;
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the

@@ -107,16 +107,22 @@ export class WebPagesKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { domain?: string; path?: string } = {}): Filter {
-    return Filter.any(...WebPagesKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { domain?: string | _k.StartsWith; path?: string | _k.StartsWith } = {}): Filter {
+    return Filter.any(...WebPagesKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface WebPagesBounds {
-  domain?: string | readonly [low: string, high: string];
-  path?: string | readonly [low: string, high: string];
+  domain?: string | readonly [low: string, high: string] | _k.StartsWith;
+  path?: string | readonly [low: string, high: string] | _k.StartsWith;
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the

@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 
 	sdk "redbase.example/sdks/go"
@@ -11,7 +13,8 @@ import (
 
 // The seeds' key designs end to end: seed 003's OpenTSDB-style
 // [salt][metric][Long.MAX_VALUE - ts][host] (sdks/schemas/opentsdb.toml), read newest first
-// across its 8 salt buckets.
+// across its 8 salt buckets; seed 004's cloud-drive directory table keyed by the full (escaped)
+// path (sdks/schemas/cloud_drive.toml), read a subtree at a time.
 
 const tsdbNow = int64(1_700_000_000_000)
 
@@ -107,5 +110,88 @@ func TestBucketOrderIsAnExplicitOption(t *testing.T) {
 	one := ok(tsdb.Scan(ctx, cpu, sdk.ScanOptions{BucketOrder: true, Limit: 1}).All())
 	if len(one) != 1 || one[0].Key.Salt != rows[0].Key.Salt {
 		t.Errorf("bucket order, limit 1: %+v", one)
+	}
+}
+
+func TestAMetricPrefixAcrossEveryBucket(t *testing.T) {
+	defer catch(t)
+	ctx, c := connect(t)
+	tsdb := fresh(t, ctx, sdk.NewTsdbTable(c))
+	newest := tsdbPoints(t, tsdb)
+	cpu := sdk.TsdbKeys().MetricStartsWith("cpu.")
+	var got []string
+	for _, r := range ok(tsdb.Scan(ctx, cpu, sdk.ScanOptions{}).All()) {
+		got = append(got, fmt.Sprintf("%s@%d", r.Key.Metric, r.Key.Ts))
+	}
+	var want []string
+	for _, ts := range newest {
+		want = append(want, fmt.Sprintf("cpu.load@%d", ts))
+	}
+	want = append(want, fmt.Sprintf("cpu.loadx@%d", tsdbNow))
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("metrics starting with cpu.: %v, want %v", got, want)
+	}
+	filtered := ok(tsdb.Scan(ctx, sdk.KeyRange{}, sdk.ScanOptions{Filter: cpu.PrefixFilter()}).All())
+	if len(filtered) != len(want) {
+		t.Errorf("the same rows as a PrefixFilter: %d rows, want %d", len(filtered), len(want))
+	}
+}
+
+// drivePaths are seed 004's directories; `|` is the key's separator and `\` its escape, so
+// both are escaped in the keys, and /dir10 shares the text /dir1 without being under it.
+var drivePaths = []string{"/", "/dir1", "/dir1/dir2", "/dir1/dir2/dir4", "/dir1/dir3", "/dir1/a|b", "/dir10", "/dir1|odd", `/dir1\x`, "/dir2"}
+
+// under is the paths starting with prefix, in key order (escaped bytes).
+func under(t *testing.T, prefix string) []string {
+	var out []string
+	for _, p := range drivePaths {
+		if strings.HasPrefix(p, prefix) {
+			out = append(out, p)
+		}
+	}
+	key := func(p string) []byte { return ok(sdk.DriveDirectoriesKey{Path: p}.Encode()) }
+	sort.Slice(out, func(i, j int) bool { return bytes.Compare(key(out[i]), key(out[j])) < 0 })
+	return out
+}
+
+func TestASubtreeOfEscapedPaths(t *testing.T) {
+	defer catch(t)
+	ctx, c := connect(t)
+	dirs := fresh(t, ctx, sdk.NewDriveDirectoriesTable(c))
+	var puts []sdk.DriveDirectoriesPut
+	for i, p := range drivePaths {
+		puts = append(puts, sdk.DriveDirectoriesPut{
+			Key:    sdk.DriveDirectoriesKey{Path: p},
+			Values: sdk.DriveDirectoriesValues{Creator: sdk.Ptr("tom"), Children: map[string]string{fmt.Sprintf("d_%d", i): "1"}},
+		})
+	}
+	must(t, dirs.PutMany(ctx, puts))
+	paths := func(keys sdk.Keys, opts sdk.ScanOptions) []string {
+		var out []string
+		for _, r := range ok(dirs.Scan(ctx, keys, opts).All()) {
+			out = append(out, r.Key.Path)
+		}
+		return out
+	}
+	sub := paths(sdk.DriveDirectoriesKeys().PathStartsWith("/dir1/"), sdk.ScanOptions{})
+	if want := []string{"/dir1/a|b", "/dir1/dir2", "/dir1/dir2/dir4", "/dir1/dir3"}; !reflect.DeepEqual(sub, want) || !reflect.DeepEqual(under(t, "/dir1/"), want) {
+		t.Errorf("subtree /dir1/: %q, want %q", sub, want)
+	}
+	for _, prefix := range []string{"/dir1", "/dir1|", `/dir1\`, "/dir1/dir2", "/", "", "/nothing"} {
+		if got, want := paths(sdk.DriveDirectoriesKeys().PathStartsWith(prefix), sdk.ScanOptions{}), under(t, prefix); !reflect.DeepEqual(got, want) {
+			t.Errorf("starts with %q: %q, want %q", prefix, got, want)
+		}
+	}
+	last := paths(sdk.DriveDirectoriesKeys().PathStartsWith("/dir1/"), sdk.ScanOptions{Reversed: true, Limit: 2})
+	if want := []string{"/dir1/dir3", "/dir1/dir2/dir4"}; !reflect.DeepEqual(last, want) {
+		t.Errorf("reversed, limit 2: %q, want %q", last, want)
+	}
+	filter := sdk.DriveDirectoriesKeys().PathStartsWith("/dir1/").PrefixFilter()
+	if got := paths(sdk.KeyRange{}, sdk.ScanOptions{Filter: filter}); !reflect.DeepEqual(got, sub) {
+		t.Errorf("the subtree as a PrefixFilter: %q, want %q", got, sub)
+	}
+	odd := ok(dirs.Scan(ctx, sdk.DriveDirectoriesKeys().PathStartsWith("/dir1|"), sdk.ScanOptions{}).All())
+	if len(odd) != 1 || odd[0].Key.Path != "/dir1|odd" || *odd[0].Values.Creator != "tom" {
+		t.Errorf("starts with /dir1|: %+v", odd)
 	}
 }

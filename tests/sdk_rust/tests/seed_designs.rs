@@ -1,6 +1,7 @@
 //! The seeds' key designs end to end against a real Thrift2 gateway (REDBASE_SDK_TARGET): seed
 //! 003's OpenTSDB-style `[salt][metric][Long.MAX_VALUE - ts][host]` (sdks/schemas/opentsdb.toml),
-//! read newest first across its 8 salt buckets.
+//! read newest first across its 8 salt buckets; seed 004's cloud-drive directory table keyed by
+//! the full (escaped) path (sdks/schemas/cloud_drive.toml), read a subtree at a time.
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -114,4 +115,121 @@ fn bucket_order_is_an_explicit_option() {
         one.iter().map(|r| r.key.salt).collect::<Vec<_>>(),
         [salts[0]]
     );
+}
+
+#[test]
+fn a_metric_prefix_across_every_bucket() {
+    let _g = serial();
+    let mut conn = sdk_rust_tests::connect();
+    let mut tsdb: TsdbTable = fresh(&mut conn);
+    let newest = points(&mut tsdb);
+    let cpu = TsdbKey::prefix().metric_starts_with("cpu.").unwrap();
+    let got: Vec<String> = all(tsdb.scan(&cpu, ScanOptions::new()))
+        .iter()
+        .map(|r| format!("{}@{}", r.key.metric, r.key.ts))
+        .collect();
+    let mut want: Vec<String> = newest.iter().map(|t| format!("cpu.load@{t}")).collect();
+    want.push(format!("cpu.loadx@{NOW}"));
+    assert_eq!(got, want);
+    let filter = TsdbKey::prefix().metric_starts_with_filter("cpu.");
+    let filtered = all(tsdb.scan(&TsdbKey::all(), ScanOptions::new().filter(filter)));
+    assert_eq!(
+        filtered.len(),
+        want.len(),
+        "the same rows as a PrefixFilter"
+    );
+}
+
+/// Seed 004's directories; `|` is the key's separator and `\` its escape, so both are escaped
+/// in the keys, and `/dir10` shares the text `/dir1` without being under it.
+const PATHS: [&str; 10] = [
+    "/",
+    "/dir1",
+    "/dir1/dir2",
+    "/dir1/dir2/dir4",
+    "/dir1/dir3",
+    "/dir1/a|b",
+    "/dir10",
+    "/dir1|odd",
+    "/dir1\\x",
+    "/dir2",
+];
+
+/// The paths starting with `prefix`, in key order (escaped bytes).
+fn under(prefix: &str) -> Vec<String> {
+    let mut out: Vec<String> = PATHS
+        .iter()
+        .filter(|p| p.starts_with(prefix))
+        .map(|p| p.to_string())
+        .collect();
+    out.sort_by_key(|p| DriveDirectoriesKey::new(p.as_str()).encode().unwrap());
+    out
+}
+
+#[test]
+fn a_subtree_of_escaped_paths() {
+    let _g = serial();
+    let mut conn = sdk_rust_tests::connect();
+    let mut dirs: DriveDirectoriesTable = fresh(&mut conn);
+    let rows: Vec<(DriveDirectoriesKey, DriveDirectoriesValues)> = PATHS
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let values = DriveDirectoriesValues {
+                creator: Some("tom".into()),
+                children: [(format!("d_{i}"), "1".to_string())].into(),
+            };
+            (DriveDirectoriesKey::new(*p), values)
+        })
+        .collect();
+    dirs.put_many(rows.iter().map(|(k, v)| (k, v))).unwrap();
+    let mut paths = |range: &KeyRange, options: ScanOptions| -> Vec<String> {
+        all(dirs.scan(range, options))
+            .into_iter()
+            .map(|r| r.key.path)
+            .collect()
+    };
+    let subtree = DriveDirectoriesKey::prefix()
+        .path_starts_with("/dir1/")
+        .unwrap();
+    let sub = paths(&subtree, ScanOptions::new());
+    assert_eq!(
+        sub,
+        ["/dir1/a|b", "/dir1/dir2", "/dir1/dir2/dir4", "/dir1/dir3"]
+    );
+    assert_eq!(under("/dir1/"), sub);
+    for prefix in [
+        "/dir1",
+        "/dir1|",
+        "/dir1\\",
+        "/dir1/dir2",
+        "/",
+        "",
+        "/nothing",
+    ] {
+        let range = DriveDirectoriesKey::prefix()
+            .path_starts_with(prefix)
+            .unwrap();
+        assert_eq!(paths(&range, ScanOptions::new()), under(prefix), "{prefix}");
+    }
+    let last = paths(&subtree, ScanOptions::new().reversed().limit(2));
+    assert_eq!(last, ["/dir1/dir3", "/dir1/dir2/dir4"]);
+    let filter = DriveDirectoriesKey::prefix().path_starts_with_filter("/dir1/");
+    let filtered = paths(
+        &DriveDirectoriesKey::all(),
+        ScanOptions::new().filter(filter),
+    );
+    assert_eq!(
+        filtered, sub,
+        "the same subtree as a server-side PrefixFilter"
+    );
+    let odd = DriveDirectoriesKey::prefix()
+        .path_starts_with("/dir1|")
+        .unwrap();
+    let rows = all(dirs.scan(&odd, ScanOptions::new()));
+    let got: Vec<(&str, Option<&str>)> = rows
+        .iter()
+        .map(|r| (r.key.path.as_str(), r.values.creator.as_deref()))
+        .collect();
+    assert_eq!(got, [("/dir1|odd", Some("tom"))]);
 }

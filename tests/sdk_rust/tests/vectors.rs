@@ -105,6 +105,12 @@ fn check_bounds<'c, T: TypedTable<'c>>(v: &Json) -> Result<(), String> {
             .ok_or_else(|| format!("no component {name}"))?;
         let ty = spec.components[i].ty;
         given[i] = Some(match &g[1] {
+            Json::Object(r) if r.contains_key("starts_with") => Bound::StartsWith(
+                r["starts_with"]
+                    .as_str()
+                    .ok_or("starts_with is a string")?
+                    .to_string(),
+            ),
             Json::Object(r) => Bound::Between(
                 key_value(ty, r.get("low").ok_or("no low")?)?,
                 key_value(ty, r.get("high").ok_or("no high")?)?,
@@ -242,6 +248,30 @@ fn build_filter<'c, T: TypedTable<'c>>(f: &Json) -> Result<Filter, String> {
                 other => return Err(format!("no op {other}")),
             };
             Filter::compare_json(column, op, &body["operand"])
+        }
+        "prefix"
+            if body
+                .as_object()
+                .is_some_and(|m| m.values().any(Json::is_object)) =>
+        {
+            // The last component a starts-with: through the bounds, as
+            // `prefix().<leading>(..).<component>_starts_with_filter(..)` builds it.
+            let spec = Key::<T>::SPEC;
+            let given = spec
+                .components
+                .iter()
+                .map(|c| match body.get(c.name) {
+                    None => Ok(None),
+                    Some(Json::Object(m)) => Ok(Some(Bound::StartsWith(
+                        m.get("starts_with")
+                            .and_then(Json::as_str)
+                            .ok_or("starts_with is a string")?
+                            .to_string(),
+                    ))),
+                    Some(j) => key_value(c.ty, j).map(|v| Some(Bound::Eq(v))),
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            Key::<T>::bounds_filter(given)
         }
         "prefix" => Key::<T>::prefix_filter(components::<Key<T>>(body)?),
         "page" => Filter::page(body.as_i64().ok_or("page")?),

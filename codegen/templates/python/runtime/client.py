@@ -19,7 +19,7 @@ from thrift.transport import TSocket, TTransport
 
 from .._thrift.hbase2 import THBaseService
 from .._thrift.hbase2 import ttypes as tt
-from .keys import KeySpec, KeyValue
+from .keys import KeySpec, KeyValue, StartsWith
 
 Cell = Tuple[bytes, bytes, bytes]
 Cells = Dict[Tuple[bytes, bytes], bytes]
@@ -164,8 +164,11 @@ class KeyRange:
         return KeyRange(tuple(spec.prefix_ranges(leading)))
 
     @staticmethod
-    def bounds(spec: KeySpec, values: Sequence[Union[KeyValue, Tuple[KeyValue, KeyValue], None]]) -> "KeyRange":
-        """Leading components by value, then optionally one as an inclusive (low, high) pair."""
+    def bounds(
+        spec: KeySpec, values: Sequence[Union[KeyValue, Tuple[KeyValue, KeyValue], StartsWith, None]]
+    ) -> "KeyRange":
+        """Leading components by value, then optionally one as an inclusive (low, high) pair or
+        (strings) a `StartsWith`."""
         return KeyRange(tuple(spec.bounds(values)))
 
     @staticmethod
@@ -253,6 +256,11 @@ class _Scan:
 
     def _results(self) -> Iterator[Tuple[bytes, List[VersionedCell]]]:
         o = self.opts
+        limit = o.limit
+        if limit is not None and self.reversed and self.stop is not None:
+            # A reversed scanner starts at `stop` itself, which is out of range and trimmed
+            # below: the server's row limit must leave room for it.
+            limit += 1
         common: Dict[str, Any] = dict(
             columns=o.columns,
             caching=o.caching,
@@ -260,7 +268,7 @@ class _Scan:
             timeRange=o.time_range,
             filterString=o.filter,
             batchSize=o.batch_size,
-            limit=o.limit,
+            limit=limit,
         )
         if self.reversed:
             # Reversed: the scanner's start row is the upper bound (inclusive) and its stop

@@ -11,7 +11,7 @@ import { ChunkOptions, DeleteRow, IncrementRow, PutRow, deleteMany, deleteOf, in
 import { Cell, Connection, RawRow, StoredCell, ThriftError, Timestamp, bigintOf, int64, timestampOf } from "./connection";
 import { Filter } from "./filters";
 import { bounds as keyBounds, prefixRanges } from "./bounds";
-import { KeySpec, KeyValue } from "./keys";
+import { KeySpec, KeyValue, StartsWith } from "./keys";
 import { scanRows } from "./scan";
 import { BufferedWriter, WriterOptions } from "./writer";
 
@@ -114,7 +114,7 @@ export class KeyRange {
    * is above high (runtime/bounds.ts). `values` holds one entry per component in key order
    * (undefined: not given).
    */
-  static bounds(spec: KeySpec, values: readonly (KeyValue | readonly [KeyValue, KeyValue] | undefined)[]): KeyRange {
+  static bounds(spec: KeySpec, values: readonly (KeyValue | readonly [KeyValue, KeyValue] | StartsWith | undefined)[]): KeyRange {
     return new KeyRange(keyBounds(spec, values));
   }
 }

@@ -252,7 +252,14 @@ public final class Vectors {
                 Object where = Forms.nested(table, "Key").getMethod("where").invoke(null);
                 KeySpec spec = Forms.keySpec(table);
                 for (KeySpec.Component c : spec.components()) {
-                    if (arg.has(c.name())) {
+                    if (arg.has(c.name()) && arg.get(c.name()).has("starts_with")) {
+                        String field = Forms.lowerCamel(c.name()) + "StartsWith";
+                        Method m = Arrays.stream(where.getClass().getMethods())
+                                .filter(x -> x.getName().equals(field) && x.getParameterCount() == 1)
+                                .findFirst().orElseThrow(() -> new KeyEncodingException("component " + c.name()
+                                        + ": the generated Where has no " + field));
+                        m.invoke(where, arg.get(c.name()).get("starts_with").textValue());
+                    } else if (arg.has(c.name())) {
                         Object v = Forms.fromJson(c.type(), arg.get(c.name()));
                         Method m = Arrays.stream(where.getClass().getMethods())
                                 .filter(x -> x.getName().equals(Forms.lowerCamel(c.name())) && x.getParameterCount() == 1)
