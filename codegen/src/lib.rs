@@ -18,6 +18,7 @@ mod load;
 pub mod merge;
 pub mod model;
 pub mod schema;
+mod shape;
 pub mod splits;
 pub mod typed_value;
 pub mod vectors;

@@ -207,6 +207,26 @@ test("period counters of the social-usage table", async () => {
   assert.deepEqual(v.twUsage, new Map([[201510, 9n]]));
 });
 
+test("pattern columns take a Map or a plain object, and anything else is refused naming the column", async () => {
+  const social = await fresh(SocialUsageTable);
+  const key = new SocialUsageKey({ userId: "plain_object" });
+  await social.put(key, { fbUsage: { 201510: 3n, "201511": 5n }, twUsage: new Map([[201512, 1n]]) });
+  await social.increment(key, { fbUsage: { 201510: 2n } });
+  await social.putMany([[new SocialUsageKey({ userId: "many" }), { twUsage: { 201501: 7n } }]]);
+  const v = (await social.get(key))?.values;
+  assert.deepEqual(v?.fbUsage, new Map([[201510, 5n], [201511, 5n]]));
+  assert.deepEqual(v?.twUsage, new Map([[201512, 1n]]));
+  assert.deepEqual((await social.get(new SocialUsageKey({ userId: "many" })))?.values.twUsage, new Map([[201501, 7n]]));
+  const refused = (why: RegExp) => (e: unknown) => e instanceof TypeError && why.test(e.message);
+  // What plain JavaScript (or a cast) can pass: refused before anything is sent, naming the column.
+  const loose = social as unknown as { put(k: SocialUsageKey, v: unknown): Promise<void>; increment(k: SocialUsageKey, v: unknown): Promise<void> };
+  await assert.rejects(loose.put(key, { fbUsage: [[201510, 1n]] }), refused(/fb_usage: a pattern column takes a Map or a plain object from i32 part to value, not a Array/));
+  await assert.rejects(loose.put(key, { fbUsage: "201510" }), refused(/fb_usage: .* not a string/));
+  await assert.rejects(loose.put(key, { fbUsage: { oct: 1n } }), refused(/fb_usage: the part "oct" is not an i32/));
+  await assert.rejects(loose.increment(key, { fbUsage: new Set([1]) }), refused(/fb_usage: .* not a Set/));
+  assert.deepEqual((await social.get(key))?.values.fbUsage, new Map([[201510, 5n], [201511, 5n]]), "nothing refused was written");
+});
+
 test("prefix scans return rows in key order", async () => {
   const logs = await fresh(AccessLogsByUserTable);
   const rows: [string, string, number][] = [];

@@ -190,10 +190,19 @@ export interface AccessLogsByUserValues {
   lastSeen?: bigint;
 }
 
+/**
+ * Values as writes take them: the fields of `AccessLogsByUserValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type AccessLogsByUserValuesInput = {
+  hits?: bigint;
+  lastSeen?: bigint;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const AccessLogsByUserValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: AccessLogsByUserValues): Cell[] {
+  cells(values: AccessLogsByUserValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = AccessLogsByUserColumns;
     if (values.hits !== undefined) {
@@ -263,9 +272,14 @@ export interface AccessLogsByUserIncrements {
   hits?: bigint;
 }
 
+/** Increments as writes take them: a pattern counter as a Map or a plain object from part to amount. */
+export type AccessLogsByUserIncrementsInput = {
+  hits?: bigint;
+};
+
 export const AccessLogsByUserIncrements = {
   /** (family, qualifier, amount) of each counter given. */
-  counters(inc: AccessLogsByUserIncrements): [Buffer, Buffer, bigint][] {
+  counters(inc: AccessLogsByUserIncrementsInput): [Buffer, Buffer, bigint][] {
     const out: [Buffer, Buffer, bigint][] = [];
     const c = AccessLogsByUserColumns;
     if (inc.hits !== undefined) out.push([c.hits.family, c.hits.qualifier, _v.amount(inc.hits)]);
@@ -350,7 +364,7 @@ export class AccessLogsByUserWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: AccessLogsByUserKey, values: AccessLogsByUserValues, options: AccessLogsByUserWriteOptions = {}): Promise<void> {
+  put(key: AccessLogsByUserKey, values: AccessLogsByUserValuesInput, options: AccessLogsByUserWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: AccessLogsByUserValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -362,7 +376,7 @@ export class AccessLogsByUserWriter {
   }
 
   /** Buffers increments; amounts to one counter buffered together are summed. */
-  increment(key: AccessLogsByUserKey, increments: AccessLogsByUserIncrements): Promise<void> {
+  increment(key: AccessLogsByUserKey, increments: AccessLogsByUserIncrementsInput): Promise<void> {
     return this.w.increment({ row: key.encode(), counters: AccessLogsByUserIncrements.counters(increments) });
   }
 
@@ -421,7 +435,7 @@ export class AccessLogsByUserTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: AccessLogsByUserKey, values: AccessLogsByUserValues, options: AccessLogsByUserWriteOptions = {}): Promise<void> {
+  async put(key: AccessLogsByUserKey, values: AccessLogsByUserValuesInput, options: AccessLogsByUserWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), AccessLogsByUserValues.cells(values), options.timestamp);
   }
 
@@ -433,7 +447,7 @@ export class AccessLogsByUserTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: AccessLogsByUserKey, mutation: { put?: AccessLogsByUserValues; delete?: readonly AccessLogsByUserSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: AccessLogsByUserKey, mutation: { put?: AccessLogsByUserValuesInput; delete?: readonly AccessLogsByUserSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = accessLogsByUserRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : AccessLogsByUserValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -444,7 +458,7 @@ export class AccessLogsByUserTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [AccessLogsByUserKey, AccessLogsByUserValues]>, options: AccessLogsByUserWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [AccessLogsByUserKey, AccessLogsByUserValuesInput]>, options: AccessLogsByUserWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: AccessLogsByUserValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -477,13 +491,13 @@ export class AccessLogsByUserTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: AccessLogsByUserKey, column: _v.Column<T>, expected: T | null, values: AccessLogsByUserValues): Promise<boolean> {
+  async checkAndPut<T>(key: AccessLogsByUserKey, column: _v.Column<T>, expected: T | null, values: AccessLogsByUserValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, AccessLogsByUserValues.cells(values));
   }
 
   /** Atomically adds to several counters of one row; returns their new values. */
-  async increment(key: AccessLogsByUserKey, increments: AccessLogsByUserIncrements): Promise<AccessLogsByUserIncrements> {
+  async increment(key: AccessLogsByUserKey, increments: AccessLogsByUserIncrementsInput): Promise<AccessLogsByUserIncrements> {
     return AccessLogsByUserIncrements.fromCells(await this.t.incrementRow(key.encode(), AccessLogsByUserIncrements.counters(increments)));
   }
 
@@ -492,7 +506,7 @@ export class AccessLogsByUserTable {
    * at once; returns each row's new counter values in input order. An `IncrementBatchError`
    * lists the rows that failed and carries the results of the others.
    */
-  async incrementMany(rows: Iterable<readonly [AccessLogsByUserKey, AccessLogsByUserIncrements]>, options: ChunkOptions = {}): Promise<AccessLogsByUserIncrements[]> {
+  async incrementMany(rows: Iterable<readonly [AccessLogsByUserKey, AccessLogsByUserIncrementsInput]>, options: ChunkOptions = {}): Promise<AccessLogsByUserIncrements[]> {
     const encoded = Array.from(rows, ([key, inc]) => ({ row: key.encode(), counters: AccessLogsByUserIncrements.counters(inc) }));
     try {
       return (await this.t.incrementMany(encoded, options)).map((cells) => AccessLogsByUserIncrements.fromCells(cells));

@@ -163,16 +163,25 @@ export interface DriveDirectoriesValues {
   children?: Map<string, string>;
 }
 
+/**
+ * Values as writes take them: the fields of `DriveDirectoriesValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type DriveDirectoriesValuesInput = {
+  creator?: string;
+  children?: _v.PatternInput<string, string>;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const DriveDirectoriesValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: DriveDirectoriesValues): Cell[] {
+  cells(values: DriveDirectoriesValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = DriveDirectoriesColumns;
     if (values.creator !== undefined) {
       out.push([c.creator.family, c.creator.qualifier, c.creator.codec.encode(values.creator)]);
     }
-    for (const [part, value] of _v.sortedEntries(values.children)) {
+    for (const [part, value] of _v.sortedEntries(values.children, c.children)) {
       out.push([c.children.family, c.children.qualifier(part), c.children.codec.encode(value)]);
     }
     return out;
@@ -308,7 +317,7 @@ export class DriveDirectoriesWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: DriveDirectoriesKey, values: DriveDirectoriesValues, options: DriveDirectoriesWriteOptions = {}): Promise<void> {
+  put(key: DriveDirectoriesKey, values: DriveDirectoriesValuesInput, options: DriveDirectoriesWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: DriveDirectoriesValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -374,7 +383,7 @@ export class DriveDirectoriesTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: DriveDirectoriesKey, values: DriveDirectoriesValues, options: DriveDirectoriesWriteOptions = {}): Promise<void> {
+  async put(key: DriveDirectoriesKey, values: DriveDirectoriesValuesInput, options: DriveDirectoriesWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), DriveDirectoriesValues.cells(values), options.timestamp);
   }
 
@@ -386,7 +395,7 @@ export class DriveDirectoriesTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: DriveDirectoriesKey, mutation: { put?: DriveDirectoriesValues; delete?: readonly DriveDirectoriesSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: DriveDirectoriesKey, mutation: { put?: DriveDirectoriesValuesInput; delete?: readonly DriveDirectoriesSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = driveDirectoriesRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : DriveDirectoriesValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -397,7 +406,7 @@ export class DriveDirectoriesTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [DriveDirectoriesKey, DriveDirectoriesValues]>, options: DriveDirectoriesWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [DriveDirectoriesKey, DriveDirectoriesValuesInput]>, options: DriveDirectoriesWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: DriveDirectoriesValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -430,7 +439,7 @@ export class DriveDirectoriesTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: DriveDirectoriesKey, column: _v.Column<T>, expected: T | null, values: DriveDirectoriesValues): Promise<boolean> {
+  async checkAndPut<T>(key: DriveDirectoriesKey, column: _v.Column<T>, expected: T | null, values: DriveDirectoriesValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, DriveDirectoriesValues.cells(values));
   }

@@ -167,10 +167,21 @@ export interface DriveFilesValues {
   size?: bigint;
 }
 
+/**
+ * Values as writes take them: the fields of `DriveFilesValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type DriveFilesValuesInput = {
+  content?: Uint8Array;
+  creator?: string;
+  fileType?: string;
+  size?: bigint;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const DriveFilesValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: DriveFilesValues): Cell[] {
+  cells(values: DriveFilesValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = DriveFilesColumns;
     if (values.content !== undefined) {
@@ -326,7 +337,7 @@ export class DriveFilesWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: DriveFilesKey, values: DriveFilesValues, options: DriveFilesWriteOptions = {}): Promise<void> {
+  put(key: DriveFilesKey, values: DriveFilesValuesInput, options: DriveFilesWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: DriveFilesValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -392,7 +403,7 @@ export class DriveFilesTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: DriveFilesKey, values: DriveFilesValues, options: DriveFilesWriteOptions = {}): Promise<void> {
+  async put(key: DriveFilesKey, values: DriveFilesValuesInput, options: DriveFilesWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), DriveFilesValues.cells(values), options.timestamp);
   }
 
@@ -404,7 +415,7 @@ export class DriveFilesTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: DriveFilesKey, mutation: { put?: DriveFilesValues; delete?: readonly DriveFilesSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: DriveFilesKey, mutation: { put?: DriveFilesValuesInput; delete?: readonly DriveFilesSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = driveFilesRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : DriveFilesValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -415,7 +426,7 @@ export class DriveFilesTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [DriveFilesKey, DriveFilesValues]>, options: DriveFilesWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [DriveFilesKey, DriveFilesValuesInput]>, options: DriveFilesWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: DriveFilesValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -448,7 +459,7 @@ export class DriveFilesTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: DriveFilesKey, column: _v.Column<T>, expected: T | null, values: DriveFilesValues): Promise<boolean> {
+  async checkAndPut<T>(key: DriveFilesKey, column: _v.Column<T>, expected: T | null, values: DriveFilesValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, DriveFilesValues.cells(values));
   }

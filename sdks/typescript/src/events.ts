@@ -159,10 +159,19 @@ export interface EventsValues {
   payload?: _v.Json;
 }
 
+/**
+ * Values as writes take them: the fields of `EventsValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type EventsValuesInput = {
+  at?: bigint;
+  payload?: _v.Json;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const EventsValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: EventsValues): Cell[] {
+  cells(values: EventsValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = EventsColumns;
     if (values.at !== undefined) {
@@ -296,7 +305,7 @@ export class EventsWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: EventsKey, values: EventsValues, options: EventsWriteOptions = {}): Promise<void> {
+  put(key: EventsKey, values: EventsValuesInput, options: EventsWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: EventsValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -362,7 +371,7 @@ export class EventsTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: EventsKey, values: EventsValues, options: EventsWriteOptions = {}): Promise<void> {
+  async put(key: EventsKey, values: EventsValuesInput, options: EventsWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), EventsValues.cells(values), options.timestamp);
   }
 
@@ -374,7 +383,7 @@ export class EventsTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: EventsKey, mutation: { put?: EventsValues; delete?: readonly EventsSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: EventsKey, mutation: { put?: EventsValuesInput; delete?: readonly EventsSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = eventsRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : EventsValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -385,7 +394,7 @@ export class EventsTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [EventsKey, EventsValues]>, options: EventsWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [EventsKey, EventsValuesInput]>, options: EventsWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: EventsValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -418,7 +427,7 @@ export class EventsTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: EventsKey, column: _v.Column<T>, expected: T | null, values: EventsValues): Promise<boolean> {
+  async checkAndPut<T>(key: EventsKey, column: _v.Column<T>, expected: T | null, values: EventsValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, EventsValues.cells(values));
   }

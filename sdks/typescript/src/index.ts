@@ -17,7 +17,7 @@ export type { WriterOptions } from "./runtime/writer";
 export { KeyEncodingError, KeySpec, regionIndex } from "./runtime/keys";
 export type { KeyValue, StartsWith } from "./runtime/keys";
 export { Column, PatternColumn, ValueEncodingError } from "./runtime/values";
-export type { Codec, Json, PartCodec, Version } from "./runtime/values";
+export type { Codec, Json, PartCodec, PatternInput, Version } from "./runtime/values";
 /** The encoding primitives, for tools that work below the typed tables. */
 export * as keys from "./runtime/keys";
 export * as values from "./runtime/values";

@@ -187,10 +187,18 @@ export interface LeaderboardValues {
   player?: _v.Json;
 }
 
+/**
+ * Values as writes take them: the fields of `LeaderboardValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type LeaderboardValuesInput = {
+  player?: _v.Json;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const LeaderboardValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: LeaderboardValues): Cell[] {
+  cells(values: LeaderboardValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = LeaderboardColumns;
     if (values.player !== undefined) {
@@ -313,7 +321,7 @@ export class LeaderboardWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: LeaderboardKey, values: LeaderboardValues, options: LeaderboardWriteOptions = {}): Promise<void> {
+  put(key: LeaderboardKey, values: LeaderboardValuesInput, options: LeaderboardWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: LeaderboardValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -379,7 +387,7 @@ export class LeaderboardTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: LeaderboardKey, values: LeaderboardValues, options: LeaderboardWriteOptions = {}): Promise<void> {
+  async put(key: LeaderboardKey, values: LeaderboardValuesInput, options: LeaderboardWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), LeaderboardValues.cells(values), options.timestamp);
   }
 
@@ -391,7 +399,7 @@ export class LeaderboardTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: LeaderboardKey, mutation: { put?: LeaderboardValues; delete?: readonly LeaderboardSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: LeaderboardKey, mutation: { put?: LeaderboardValuesInput; delete?: readonly LeaderboardSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = leaderboardRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : LeaderboardValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -402,7 +410,7 @@ export class LeaderboardTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [LeaderboardKey, LeaderboardValues]>, options: LeaderboardWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [LeaderboardKey, LeaderboardValuesInput]>, options: LeaderboardWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: LeaderboardValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -435,7 +443,7 @@ export class LeaderboardTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: LeaderboardKey, column: _v.Column<T>, expected: T | null, values: LeaderboardValues): Promise<boolean> {
+  async checkAndPut<T>(key: LeaderboardKey, column: _v.Column<T>, expected: T | null, values: LeaderboardValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, LeaderboardValues.cells(values));
   }

@@ -192,10 +192,19 @@ export interface MetricsValues {
   value?: number;
 }
 
+/**
+ * Values as writes take them: the fields of `MetricsValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type MetricsValuesInput = {
+  unit?: string;
+  value?: number;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const MetricsValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: MetricsValues): Cell[] {
+  cells(values: MetricsValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = MetricsColumns;
     if (values.unit !== undefined) {
@@ -329,7 +338,7 @@ export class MetricsWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: MetricsKey, values: MetricsValues, options: MetricsWriteOptions = {}): Promise<void> {
+  put(key: MetricsKey, values: MetricsValuesInput, options: MetricsWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: MetricsValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -395,7 +404,7 @@ export class MetricsTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: MetricsKey, values: MetricsValues, options: MetricsWriteOptions = {}): Promise<void> {
+  async put(key: MetricsKey, values: MetricsValuesInput, options: MetricsWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), MetricsValues.cells(values), options.timestamp);
   }
 
@@ -407,7 +416,7 @@ export class MetricsTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: MetricsKey, mutation: { put?: MetricsValues; delete?: readonly MetricsSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: MetricsKey, mutation: { put?: MetricsValuesInput; delete?: readonly MetricsSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = metricsRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : MetricsValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -418,7 +427,7 @@ export class MetricsTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [MetricsKey, MetricsValues]>, options: MetricsWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [MetricsKey, MetricsValuesInput]>, options: MetricsWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: MetricsValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -451,7 +460,7 @@ export class MetricsTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: MetricsKey, column: _v.Column<T>, expected: T | null, values: MetricsValues): Promise<boolean> {
+  async checkAndPut<T>(key: MetricsKey, column: _v.Column<T>, expected: T | null, values: MetricsValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, MetricsValues.cells(values));
   }

@@ -188,10 +188,18 @@ export interface TsdbValues {
   value?: number;
 }
 
+/**
+ * Values as writes take them: the fields of `TsdbValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type TsdbValuesInput = {
+  value?: number;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const TsdbValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: TsdbValues): Cell[] {
+  cells(values: TsdbValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = TsdbColumns;
     if (values.value !== undefined) {
@@ -314,7 +322,7 @@ export class TsdbWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: TsdbKey, values: TsdbValues, options: TsdbWriteOptions = {}): Promise<void> {
+  put(key: TsdbKey, values: TsdbValuesInput, options: TsdbWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: TsdbValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -380,7 +388,7 @@ export class TsdbTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: TsdbKey, values: TsdbValues, options: TsdbWriteOptions = {}): Promise<void> {
+  async put(key: TsdbKey, values: TsdbValuesInput, options: TsdbWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), TsdbValues.cells(values), options.timestamp);
   }
 
@@ -392,7 +400,7 @@ export class TsdbTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: TsdbKey, mutation: { put?: TsdbValues; delete?: readonly TsdbSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: TsdbKey, mutation: { put?: TsdbValuesInput; delete?: readonly TsdbSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = tsdbRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : TsdbValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -403,7 +411,7 @@ export class TsdbTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [TsdbKey, TsdbValues]>, options: TsdbWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [TsdbKey, TsdbValuesInput]>, options: TsdbWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: TsdbValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -436,7 +444,7 @@ export class TsdbTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: TsdbKey, column: _v.Column<T>, expected: T | null, values: TsdbValues): Promise<boolean> {
+  async checkAndPut<T>(key: TsdbKey, column: _v.Column<T>, expected: T | null, values: TsdbValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, TsdbValues.cells(values));
   }

@@ -176,10 +176,19 @@ export interface WebPagesValues {
   html?: Uint8Array;
 }
 
+/**
+ * Values as writes take them: the fields of `WebPagesValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type WebPagesValuesInput = {
+  fetched?: bigint;
+  html?: Uint8Array;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const WebPagesValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: WebPagesValues): Cell[] {
+  cells(values: WebPagesValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = WebPagesColumns;
     if (values.fetched !== undefined) {
@@ -313,7 +322,7 @@ export class WebPagesWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: WebPagesKey, values: WebPagesValues, options: WebPagesWriteOptions = {}): Promise<void> {
+  put(key: WebPagesKey, values: WebPagesValuesInput, options: WebPagesWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: WebPagesValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -379,7 +388,7 @@ export class WebPagesTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: WebPagesKey, values: WebPagesValues, options: WebPagesWriteOptions = {}): Promise<void> {
+  async put(key: WebPagesKey, values: WebPagesValuesInput, options: WebPagesWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), WebPagesValues.cells(values), options.timestamp);
   }
 
@@ -391,7 +400,7 @@ export class WebPagesTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: WebPagesKey, mutation: { put?: WebPagesValues; delete?: readonly WebPagesSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: WebPagesKey, mutation: { put?: WebPagesValuesInput; delete?: readonly WebPagesSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = webPagesRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : WebPagesValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -402,7 +411,7 @@ export class WebPagesTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [WebPagesKey, WebPagesValues]>, options: WebPagesWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [WebPagesKey, WebPagesValuesInput]>, options: WebPagesWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: WebPagesValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -435,7 +444,7 @@ export class WebPagesTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: WebPagesKey, column: _v.Column<T>, expected: T | null, values: WebPagesValues): Promise<boolean> {
+  async checkAndPut<T>(key: WebPagesKey, column: _v.Column<T>, expected: T | null, values: WebPagesValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, WebPagesValues.cells(values));
   }
