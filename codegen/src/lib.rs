@@ -10,6 +10,7 @@
 
 pub mod bounds;
 pub mod cells;
+pub mod drift;
 pub mod error;
 pub mod filters;
 pub mod hex;
