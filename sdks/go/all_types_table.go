@@ -327,6 +327,14 @@ func (t *AllTypesTable) Create(ctx context.Context) error { return t.t.Create(ct
 // Exists reports whether the table exists.
 func (t *AllTypesTable) Exists(ctx context.Context) (bool, error) { return t.t.Exists(ctx) }
 
+// Ensure makes the live table match the schema at start-up: it creates the table if missing,
+// adds missing families and sets differing family settings (the rules of `redbase schema
+// diff`), and returns what it changed. A live family the schema lacks, or other split points,
+// is a *redbase.SchemaDriftError (errors.Is ErrSchemaDrift); it never deletes data or re-splits.
+func (t *AllTypesTable) Ensure(ctx context.Context) ([]string, error) {
+	return t.t.Ensure(ctx)
+}
+
 // Drop disables and deletes the table.
 func (t *AllTypesTable) Drop(ctx context.Context) error { return t.t.Drop(ctx) }
 

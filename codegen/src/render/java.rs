@@ -48,6 +48,8 @@ const RUNTIME: &[(&str, &str)] = runtime!(
     "RowOrder",
     "RowScanner",
     "ScanOptions",
+    "SchemaDrift",
+    "SchemaDriftException",
     "TableAdmin",
     "TableClient",
     "TableDef",

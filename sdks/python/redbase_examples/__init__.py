@@ -5,6 +5,7 @@ table clients over the Thrift2 gateway (docs/sdks.md)."""
 
 from ._runtime.batch import BatchError, BufferedWriter, RowFailure
 from ._runtime.client import Connection, KeyRange, TableClient, TableDef, ThriftError, VersionedCell
+from ._runtime.drift import SchemaDriftError
 from ._runtime.filters import Filter, FilterError
 from ._runtime.keys import KeyEncodingError, StartsWith
 from ._runtime.values import Json, ValueEncodingError
@@ -183,6 +184,7 @@ __all__ = [
     "KeyEncodingError",
     "KeyRange",
     "RowFailure",
+    "SchemaDriftError",
     "StartsWith",
     "TableClient",
     "TableDef",

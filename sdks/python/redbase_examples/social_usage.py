@@ -315,6 +315,13 @@ class SocialUsageTable:
         """Creates the table with its families and split keys."""
         self._t.create()
 
+    def ensure(self) -> List[str]:
+        """At start-up: creates the table if missing, adds missing families and sets differing
+        family settings as the schema says (the rules of `redbase schema diff`); returns what it
+        changed. A live family the schema lacks, or other split points, raise SchemaDriftError
+        (it never deletes data or re-splits)."""
+        return self._t.ensure()
+
     def exists(self) -> bool:
         return self._t.exists()
 

@@ -651,6 +651,14 @@ impl<'c> BooksTable<'c> {
         self.raw.exists()
     }
 
+    /// At start-up: creates the table if missing, adds missing families and sets differing
+    /// family settings as the schema says (the rules of `redbase schema diff`); returns what it
+    /// changed. A live family the schema lacks, or other split points, are
+    /// `Error::SchemaDrift` (it never deletes data or re-splits).
+    pub fn ensure(&mut self) -> Result<Vec<String>> {
+        self.raw.ensure()
+    }
+
     /// Disables and deletes the table.
     pub fn drop_table(&mut self) -> Result<()> {
         self.raw.drop_table()
@@ -818,6 +826,10 @@ impl<'c> TypedTable<'c> for BooksTable<'c> {
 
     fn exists(&mut self) -> Result<bool> {
         self.raw.exists()
+    }
+
+    fn ensure(&mut self) -> Result<Vec<String>> {
+        self.raw.ensure()
     }
 
     fn drop_table(&mut self) -> Result<()> {

@@ -482,6 +482,16 @@ export class BooksTable {
     return this.t.create();
   }
 
+  /**
+   * At start-up: creates the table if missing, adds missing families and sets differing family
+   * settings as the schema says (the rules of `redbase schema diff`); resolves to what it
+   * changed. A live family the schema lacks, or other split points, reject with a
+   * SchemaDriftError (it never deletes data or re-splits).
+   */
+  async ensure(): Promise<string[]> {
+    return this.t.ensure();
+  }
+
   async exists(): Promise<boolean> {
     return this.t.exists();
   }

@@ -11,6 +11,7 @@ export { BatchError, IncrementBatchError } from "./runtime/batch";
 export type { ChunkOptions, RowFailure } from "./runtime/batch";
 export { Filter, FilterError } from "./runtime/filters";
 export { mergeRows } from "./runtime/scan";
+export { SchemaDriftError } from "./runtime/drift";
 export type { CompareOp } from "./runtime/filters";
 export { BufferedWriter } from "./runtime/writer";
 export type { WriterOptions } from "./runtime/writer";

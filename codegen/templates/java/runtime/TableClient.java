@@ -149,6 +149,66 @@ public final class TableClient {
         return call("tableExists", c -> c.tableExists(tableName()));
     }
 
+    /**
+     * Makes the live table match the schema ({@link SchemaDrift}): creates it if missing, adds
+     * missing families and sets differing family settings; returns what it changed. A family
+     * the schema lacks, or other split points, throw one {@link SchemaDriftException}.
+     */
+    public List<String> ensure() {
+        String shown = table.namespace() + ":" + table.name();
+        if (!exists()) {
+            create();
+            return List.of(shown + ": created the table with its families and split keys");
+        }
+        TTableDescriptor desc = call("getTableDescriptor", c -> c.getTableDescriptor(tableName()));
+        java.util.Map<String, org.redbase.thrift2.TColumnFamilyDescriptor> live = new java.util.TreeMap<>();
+        for (org.redbase.thrift2.TColumnFamilyDescriptor c : desc.getColumns() == null ? List.<org.redbase.thrift2.TColumnFamilyDescriptor>of() : desc.getColumns()) {
+            live.put(new String(c.getName(), StandardCharsets.UTF_8), c);
+        }
+        List<String> changed = new ArrayList<>();
+        for (FamilyDef f : table.families()) {
+            org.redbase.thrift2.TColumnFamilyDescriptor have = live.get(f.name());
+            if (have == null) {
+                call("addColumnFamily", c -> {
+                    c.addColumnFamily(tableName(), f.descriptor());
+                    return null;
+                });
+                changed.add(shown + ": added family " + f.name());
+                continue;
+            }
+            List<SchemaDrift.Setting> diffs = SchemaDrift.familyDrift(f, have);
+            if (diffs.isEmpty()) {
+                continue;
+            }
+            call("modifyColumnFamily", c -> {
+                c.modifyColumnFamily(tableName(), SchemaDrift.overlaid(f, have));
+                return null;
+            });
+            for (SchemaDrift.Setting d : diffs) {
+                changed.add(shown + ": family " + f.name() + ": " + d.name() + " was " + d.live() + ", set to " + d.schema());
+            }
+        }
+        List<String> refused = new ArrayList<>();
+        for (String n : live.keySet()) {
+            if (table.families().stream().noneMatch(f -> f.name().equals(n))) {
+                refused.add("extra family " + n + " (not in the schema)");
+            }
+        }
+        List<byte[]> splits = new ArrayList<>(regionStarts().stream().filter(s -> s.length > 0).toList());
+        boolean same = splits.size() == table.splits().size();
+        for (int i = 0; same && i < splits.size(); i++) {
+            same = Arrays.equals(splits.get(i), table.splits().get(i));
+        }
+        if (!same) {
+            refused.add("split points are " + SchemaDrift.splitsShown(splits) + ", the schema says "
+                    + SchemaDrift.splitsShown(table.splits()));
+        }
+        if (!refused.isEmpty()) {
+            throw new SchemaDriftException(shown, refused);
+        }
+        return changed;
+    }
+
     /** Disables (if enabled) and deletes the table. */
     public void drop() {
         call("deleteTable", c -> {

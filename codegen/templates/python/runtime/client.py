@@ -348,6 +348,44 @@ class TableClient:
         )
         self._call("createTable", desc, list(t.splits) or None)
 
+    def ensure(self) -> List[str]:
+        """Makes the live table match the schema (runtime/drift.py): creates it if missing,
+        adds missing families, modifies differing settings; returns what it changed. A family
+        the schema lacks, or other split points, raise one SchemaDriftError listing them."""
+        from . import drift
+
+        t = self.table
+        shown = f"{t.namespace}:{t.name}"
+        if not self.exists():
+            self.create()
+            return [f"{shown}: created the table with its families and split keys"]
+        name = tt.TTableName(ns=t.namespace.encode(), qualifier=t.name.encode())
+        live = {bytes(c.name): c for c in self._call("getTableDescriptor", name).columns or []}
+        changed: List[str] = []
+        refused: List[str] = []
+        for f in t.families:
+            family = f.name.decode()
+            have = live.get(f.name)
+            if have is None:
+                self._call("addColumnFamily", name, f.descriptor())
+                changed.append(f"{shown}: added family {family}")
+                continue
+            diffs = drift.family_drift(f, have)
+            if diffs:
+                self._call("modifyColumnFamily", name, drift.overlaid(f, have))
+                for setting, want, was in diffs:
+                    changed.append(f"{shown}: family {family}: {setting} was {was}, set to {want}")
+        for extra in sorted(set(live) - {f.name for f in t.families}):
+            refused.append(f"extra family {extra.decode()} (not in the schema)")
+        splits = [s for s in self.region_starts() if s]
+        if splits != list(t.splits):
+            refused.append(
+                f"split points are {drift.splits_shown(splits)}, the schema says {drift.splits_shown(list(t.splits))}"
+            )
+        if refused:
+            raise drift.SchemaDriftError(shown, refused)
+        return changed
+
     def exists(self) -> bool:
         t = self.table
         name = tt.TTableName(ns=t.namespace.encode(), qualifier=t.name.encode())

@@ -4,6 +4,7 @@
 pub mod batch;
 pub mod bounds;
 pub mod client;
+pub mod drift;
 pub mod error;
 pub mod filter;
 mod key_fields;

@@ -12,6 +12,7 @@ import { Cell, Connection, RawRow, StoredCell, ThriftError, Timestamp, bigintOf,
 import { Filter } from "./filters";
 import { bounds as keyBounds, prefixRanges } from "./bounds";
 import { KeySpec, KeyValue, StartsWith } from "./keys";
+import { SchemaDriftError, familyDrift, overlaid, splitsShown } from "./drift";
 import { scanRows } from "./scan";
 import { BufferedWriter, WriterOptions } from "./writer";
 
@@ -36,7 +37,8 @@ export interface FamilyDef {
   readonly configuration?: readonly (readonly [string, string])[];
 }
 
-function descriptor(f: FamilyDef): tt.TColumnFamilyDescriptor {
+/** The descriptor a family is created with. */
+export function descriptor(f: FamilyDef): tt.TColumnFamilyDescriptor {
   return new tt.TColumnFamilyDescriptor({
     name: f.name,
     configuration: f.configuration?.length ? Object.fromEntries(f.configuration) : undefined,
@@ -273,6 +275,48 @@ export class TableClient {
 
   exists(): Promise<boolean> {
     return this.conn.call<boolean>((cb) => this.c.tableExists(this.tableName, cb));
+  }
+
+  /**
+   * Makes the live table match the schema (runtime/drift.ts): creates it if missing, adds
+   * missing families and sets differing family settings; resolves to what it changed. A family
+   * the schema lacks, or other split points, reject with one SchemaDriftError listing them.
+   */
+  async ensure(): Promise<string[]> {
+    const t = this.table;
+    const shown = `${t.namespace}:${t.name}`;
+    if (!(await this.exists())) {
+      await this.create();
+      return [`${shown}: created the table with its families and split keys`];
+    }
+    const desc = await this.conn.call<tt.TTableDescriptor>((cb) => this.c.getTableDescriptor(this.tableName, cb));
+    const live = new Map((desc.columns ?? []).map((c) => [Buffer.from(c.name).toString("utf8"), c] as const));
+    const changed: string[] = [];
+    for (const f of t.families) {
+      const family = f.name.toString("utf8");
+      const have = live.get(family);
+      if (have === undefined) {
+        const d = descriptor(f);
+        await this.conn.call<void>((cb) => this.c.addColumnFamily(this.tableName, d, cb));
+        changed.push(`${shown}: added family ${family}`);
+        continue;
+      }
+      const diffs = familyDrift(f, have);
+      if (diffs.length === 0) continue;
+      const d = overlaid(f, have);
+      await this.conn.call<void>((cb) => this.c.modifyColumnFamily(this.tableName, d, cb));
+      for (const [setting, want, was] of diffs) changed.push(`${shown}: family ${family}: ${setting} was ${was}, set to ${want}`);
+    }
+    const refused = [...live.keys()]
+      .filter((n) => !t.families.some((f) => f.name.toString("utf8") === n))
+      .sort()
+      .map((n) => `extra family ${n} (not in the schema)`);
+    const splits = (await this.regionStarts()).filter((s) => s.length > 0);
+    if (splits.length !== t.splits.length || splits.some((s, i) => !s.equals(t.splits[i] as Buffer))) {
+      refused.push(`split points are ${splitsShown(splits)}, the schema says ${splitsShown(t.splits)}`);
+    }
+    if (refused.length > 0) throw new SchemaDriftError(shown, refused);
+    return changed;
   }
 
   /** Disables and deletes the table. */

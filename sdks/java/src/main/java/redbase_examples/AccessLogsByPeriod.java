@@ -546,6 +546,11 @@ public final class AccessLogsByPeriod {
         }
 
         @Override
+        public List<String> ensure() {
+            return t.ensure();
+        }
+
+        @Override
         public boolean exists() {
             return t.exists();
         }

@@ -543,6 +543,11 @@ public final class AccessLogsBySystem {
         }
 
         @Override
+        public List<String> ensure() {
+            return t.ensure();
+        }
+
+        @Override
         public boolean exists() {
             return t.exists();
         }

@@ -684,6 +684,11 @@ public final class Books {
         }
 
         @Override
+        public List<String> ensure() {
+            return t.ensure();
+        }
+
+        @Override
         public boolean exists() {
             return t.exists();
         }

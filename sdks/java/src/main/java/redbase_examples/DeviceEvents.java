@@ -508,6 +508,11 @@ public final class DeviceEvents {
         }
 
         @Override
+        public List<String> ensure() {
+            return t.ensure();
+        }
+
+        @Override
         public boolean exists() {
             return t.exists();
         }

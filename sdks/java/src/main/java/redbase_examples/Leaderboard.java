@@ -496,6 +496,11 @@ public final class Leaderboard {
         }
 
         @Override
+        public List<String> ensure() {
+            return t.ensure();
+        }
+
+        @Override
         public boolean exists() {
             return t.exists();
         }

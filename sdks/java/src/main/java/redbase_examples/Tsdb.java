@@ -503,6 +503,11 @@ public final class Tsdb {
         }
 
         @Override
+        public List<String> ensure() {
+            return t.ensure();
+        }
+
+        @Override
         public boolean exists() {
             return t.exists();
         }
