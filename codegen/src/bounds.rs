@@ -1,5 +1,6 @@
 //! The reference for key bounds: the start/stop rows a scan reads for key components given by
-//! value, optionally followed by one component given as an inclusive (low, high) range. Every
+//! value, optionally followed by one component given as an inclusive (low, high) range or, for
+//! a string component, as a starts-with (every value beginning with a prefix). Every
 //! SDK must produce these rows (sdks/vectors/bounds.json); the rules are in docs/schema.md
 //! ("Prefixes and ranges").
 
@@ -8,11 +9,13 @@ use crate::keys;
 use crate::model::{Component, KeyDesign, Layout, ScalarType};
 use crate::typed_value::Value;
 
-/// One component as given to `bounds`: a value, or the values from `low` to `high` inclusive.
+/// One component as given to `bounds`: a value, the values from `low` to `high` inclusive, or
+/// (strings) every value starting with a prefix.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Given {
     Value(Value),
     Range { low: Value, high: Value },
+    StartsWith(Value),
 }
 
 /// A start row (inclusive) and a stop row (exclusive; `None`: to the end of the table).
@@ -26,6 +29,7 @@ pub fn bounds(key: &KeyDesign, given: &[Option<Given>]) -> Result<Vec<RowRange>,
     }
     let mut fixed: Vec<Value> = Vec::new();
     let mut range: Option<(usize, &Value, &Value)> = None;
+    let mut starts: Option<(usize, &Value)> = None;
     for (i, g) in given.iter().enumerate() {
         let later = given[i + 1..]
             .iter()
@@ -50,8 +54,25 @@ pub fn bounds(key: &KeyDesign, given: &[Option<Given>]) -> Result<Vec<RowRange>,
                 range = Some((i, low, high));
                 break;
             }
+            Some(Given::StartsWith(p)) => {
+                let name = &key.components[i].name;
+                if let Some(later) = later {
+                    return Err(EncodeError::invalid(
+                        later,
+                        format!(
+                            "only the last component given may be a starts-with ({name} is one)"
+                        ),
+                    ));
+                }
+                check_starts_with(key, i)?;
+                starts = Some((i, p));
+                break;
+            }
             Some(Given::Value(v)) => fixed.push(v.clone()),
         }
+    }
+    if let Some((at, p)) = starts {
+        return starts_with_ranges(key, &fixed, at, p);
     }
     let Some((at, low, high)) = range else {
         return prefix_ranges(key, &fixed);
@@ -107,6 +128,73 @@ pub fn prefix_ranges(key: &KeyDesign, leading: &[Value]) -> Result<Vec<RowRange>
             (p, stop)
         })
         .collect())
+}
+
+/// The rows whose leading components equal `leading` and whose component `at` (a string)
+/// starts with `p`: the prefix of the leading components, then the bytes every field of such a
+/// string starts with (`keys::string_prefix`), up to their next prefix. One range per salt
+/// bucket.
+fn starts_with_ranges(
+    key: &KeyDesign,
+    leading: &[Value],
+    at: usize,
+    p: &Value,
+) -> Result<Vec<RowRange>, EncodeError> {
+    let c = &key.components[at];
+    let Value::Str(p) = p else {
+        return Err(EncodeError::invalid(
+            &c.name,
+            format!("a starts-with takes a string, not {}", shown(p)),
+        ));
+    };
+    // The hash prefix comes first in the key: every hashed component must be given by value.
+    if let Some(h) = &key.hash {
+        if let Some(&j) = h.components.iter().find(|&&j| j >= leading.len()) {
+            let table = &key.table;
+            return Err(EncodeError::invalid(
+                &key.components[j].name,
+                format!("must be given: the {table} key's hash prefix is computed from it"),
+            ));
+        }
+    }
+    let tail = keys::string_prefix(key, c, p)?;
+    Ok(keys::prefixes(key, leading)?
+        .into_iter()
+        .map(|mut start| {
+            start.extend_from_slice(&tail);
+            let stop = after(&start);
+            (start, stop)
+        })
+        .collect())
+}
+
+/// Refuses a starts-with on component `i` unless its stored bytes start with the bytes of
+/// every prefix of its value: a string, neither hashed nor reversed.
+pub fn check_starts_with(key: &KeyDesign, i: usize) -> Result<(), EncodeError> {
+    let c: &Component = &key.components[i];
+    let k = format!("the {} key", key.table);
+    let refuse = |why: String| Err(EncodeError::invalid(&c.name, why));
+    if c.ty != ScalarType::String {
+        return refuse(format!(
+            "a starts-with applies to string components, and {k} has it as {}",
+            c.ty.name()
+        ));
+    }
+    if hashed(key, i) {
+        return refuse(format!(
+            "is hashed in {k}: its hash is computed from the whole value, so it takes one value, not a starts-with"
+        ));
+    }
+    if let Some(r) = c.reverse {
+        let how = match r {
+            crate::model::Reverse::Chars => "chars",
+            crate::model::Reverse::Segments => "segments",
+        };
+        return refuse(format!(
+            "{k} stores it reversed ({how}), so values starting alike do not share a key prefix: give it one value, not a starts-with"
+        ));
+    }
+    Ok(())
 }
 
 /// Whether a key holding the first `n` components ends there (no kept component follows).
@@ -212,7 +300,58 @@ fn shown(v: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::after;
+    use super::*;
+    use crate::model::{Charset, Component};
+
+    fn component(name: &str, width: Option<u32>, desc: bool) -> Component {
+        Component {
+            name: name.into(),
+            doc: String::new(),
+            ty: ScalarType::String,
+            width,
+            charset: Charset::Any,
+            escape: false,
+            desc,
+            reverse: None,
+            reverse_timestamp: false,
+            allow_empty: false,
+            kept: true,
+        }
+    }
+
+    fn key(layout: Layout, c: Component) -> KeyDesign {
+        KeyDesign {
+            table: "t".into(),
+            layout,
+            components: vec![c],
+            hash: None,
+            salt: None,
+        }
+    }
+
+    fn starts(k: &KeyDesign, p: &str) -> Vec<RowRange> {
+        bounds(k, &[Some(Given::StartsWith(Value::Str(p.into())))]).unwrap()
+    }
+
+    #[test]
+    fn starts_with_in_the_fixed_layout_is_the_unpadded_utf8() {
+        let k = key(Layout::Fixed, component("region", Some(4), false));
+        assert_eq!(starts(&k, "eu"), [(b"eu".to_vec(), Some(b"ev".to_vec()))]);
+        assert!(bounds(&k, &[Some(Given::StartsWith(Value::Str("eu-west".into())))]).is_err());
+    }
+
+    #[test]
+    fn starts_with_on_a_desc_binary_string_is_the_inverted_prefix() {
+        let k = key(Layout::Binary, component("name", None, true));
+        let got = starts(&k, "a\0");
+        assert_eq!(
+            got,
+            [(vec![!b'a', 0xFF, 0x00], Some(vec![!b'a', 0xFF, 0x01]))]
+        );
+        // Every key of a value starting with the prefix starts with its bytes.
+        let full = crate::keys::encode_key(&k, &[Value::Str("a\0b".into())]).unwrap();
+        assert!(full.starts_with(&got[0].0));
+    }
 
     #[test]
     fn after_strips_ff_and_increments() {

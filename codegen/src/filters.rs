@@ -71,6 +71,13 @@ pub enum Filter {
     },
     /// Rows whose key starts with the typed prefix of these leading components (by name).
     Prefix(Vec<(String, Value)>),
+    /// Rows whose leading components equal `given` (by name) and whose string component
+    /// `component`, the next one, starts with `prefix` (a key bound's starts-with as a filter).
+    StartsWith {
+        given: Vec<(String, Value)>,
+        component: String,
+        prefix: String,
+    },
     /// At most this many rows per region server (HBase's PageFilter).
     Page(i64),
     /// Cells without their values.
@@ -116,6 +123,18 @@ pub fn render(t: &Table, f: &Filter) -> Result<Vec<u8>, FilterError> {
         } => value_filter(t, column, *op, operand),
         Filter::Prefix(given) => {
             let ps = prefix_bytes(t, given)?;
+            let parts: Vec<Vec<u8>> = ps
+                .iter()
+                .map(|p| call("PrefixFilter", &[literal(p)]))
+                .collect();
+            Ok(join(parts, b" OR "))
+        }
+        Filter::StartsWith {
+            given,
+            component,
+            prefix,
+        } => {
+            let ps = starts_with_bytes(t, given, component, prefix)?;
             let parts: Vec<Vec<u8>> = ps
                 .iter()
                 .map(|p| call("PrefixFilter", &[literal(p)]))
@@ -282,6 +301,37 @@ pub fn prefix_bytes(t: &Table, given: &[(String, Value)]) -> Result<Vec<Vec<u8>>
     keys::prefixes(&t.key, &lead).map_err(|e| FilterError(format!("prefix: {e}")))
 }
 
+/// The key prefixes (one per salt bucket) of the rows whose leading components equal `given`
+/// and whose component `component` starts with `prefix`: the starts of `bounds::bounds` for
+/// them, refused as bounds refuse them (the error names the component).
+pub fn starts_with_bytes(
+    t: &Table,
+    given: &[(String, Value)],
+    component: &str,
+    prefix: &str,
+) -> Result<Vec<Vec<u8>>, FilterError> {
+    let comps = &t.key.components;
+    let index = |name: &str| {
+        comps
+            .iter()
+            .position(|c| c.name == name)
+            .ok_or_else(|| FilterError(format!("the {} key has no component named {name}", t.id)))
+    };
+    let mut slots: Vec<Option<crate::bounds::Given>> = vec![None; comps.len()];
+    for (name, v) in given {
+        slots[index(name)?] = Some(crate::bounds::Given::Value(v.clone()));
+    }
+    slots[index(component)?] = Some(crate::bounds::Given::StartsWith(Value::Str(
+        prefix.to_string(),
+    )));
+    while slots.last().is_some_and(Option::is_none) {
+        slots.pop();
+    }
+    crate::bounds::bounds(&t.key, &slots)
+        .map(|rs| rs.into_iter().map(|(start, _)| start).collect())
+        .map_err(|e| FilterError(format!("prefix: {e}")))
+}
+
 /// The vector form of a filter (see docs/schema.md, "Scan filters").
 pub fn to_json(t: &Table, f: &Filter) -> Json {
     match f {
@@ -304,6 +354,24 @@ pub fn to_json(t: &Table, f: &Filter) -> Json {
                     .map_or(ScalarType::Bytes, |c| c.ty);
                 m.insert(name.clone(), v.to_json(ty));
             }
+            json!({ "prefix": m })
+        }
+        Filter::StartsWith {
+            given,
+            component,
+            prefix,
+        } => {
+            let mut m = Map::new();
+            for (name, v) in given {
+                let ty = t
+                    .key
+                    .components
+                    .iter()
+                    .find(|c| &c.name == name)
+                    .map_or(ScalarType::Bytes, |c| c.ty);
+                m.insert(name.clone(), v.to_json(ty));
+            }
+            m.insert(component.clone(), json!({ "starts_with": prefix }));
             json!({ "prefix": m })
         }
         Filter::Page(n) => json!({ "page": n }),
@@ -388,7 +456,12 @@ pub fn from_json(t: &Table, j: &Json) -> Result<Filter, FilterError> {
         }
         "prefix" => {
             let mut given = Vec::new();
+            let mut starts = None;
             for (name, v) in body.as_object().ok_or_else(bad)? {
+                if let Some(p) = v.get("starts_with") {
+                    starts = Some((name.clone(), p.as_str().ok_or_else(bad)?.to_string()));
+                    continue;
+                }
                 let ty = t
                     .key
                     .components
@@ -397,7 +470,14 @@ pub fn from_json(t: &Table, j: &Json) -> Result<Filter, FilterError> {
                     .map_or(ScalarType::Bytes, |c| c.ty);
                 given.push((name.clone(), value_from_json(ty, v).ok_or_else(bad)?));
             }
-            Filter::Prefix(given)
+            match starts {
+                Some((component, prefix)) => Filter::StartsWith {
+                    given,
+                    component,
+                    prefix,
+                },
+                None => Filter::Prefix(given),
+            }
         }
         "page" => Filter::Page(body.as_i64().ok_or_else(bad)?),
         "key_only" => Filter::KeyOnly,

@@ -10,13 +10,16 @@
 
 pub mod bounds;
 pub mod cells;
+pub mod drift;
 pub mod error;
 pub mod filters;
 pub mod hex;
 pub mod keys;
 mod load;
+pub mod merge;
 pub mod model;
 pub mod schema;
+mod shape;
 pub mod splits;
 pub mod typed_value;
 pub mod vectors;

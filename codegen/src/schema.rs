@@ -108,8 +108,9 @@ pub struct RawHash {
     pub components: Spanned<Vec<Spanned<String>>>,
     pub hex_chars: Option<Spanned<i64>>,
     pub bytes: Option<Spanned<i64>>,
-    /// Whether the hashed components stay in the key after the prefix.
-    pub keep: Spanned<bool>,
+    /// Whether the hashed components stay in the key after the prefix (default true: the
+    /// prefix is added, nothing dropped).
+    pub keep: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Deserialize)]

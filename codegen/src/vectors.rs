@@ -14,11 +14,13 @@ use crate::typed_value::Value;
 
 mod bounds;
 mod filters;
+mod merge;
 pub use bounds::{bounds_cases, BoundsCase};
 pub use filters::filter_cases;
 use filters::filter_vectors;
 
-/// `keys.json`, `values.json`, `filters.json` and `bounds.json`, as pretty JSON with a trailing newline.
+/// `keys.json`, `values.json`, `filters.json`, `bounds.json` and `merge.json`, as pretty JSON
+/// with a trailing newline.
 pub fn build(model: &Model) -> BTreeMap<PathBuf, String> {
     let mut key_vectors = Vec::new();
     let mut prefix_vectors = Vec::new();
@@ -77,11 +79,18 @@ pub fn build(model: &Model) -> BTreeMap<PathBuf, String> {
         "package": model.package,
         "cases": bounds::bounds_vectors(model),
     });
+    let merge = json!({
+        "format": 1,
+        "about": "The order a scan yields its per-bucket scanners' rows: merged by the key without the salt (or in bucket order when asked); see docs/schema.md, Salted scans.",
+        "package": model.package,
+        "cases": merge::merge_vectors(model),
+    });
     let pretty = |j: &Json| serde_json::to_string_pretty(j).unwrap_or_default() + "\n";
     BTreeMap::from([
         (PathBuf::from("bounds.json"), pretty(&bounds)),
         (PathBuf::from("filters.json"), pretty(&filters)),
         (PathBuf::from("keys.json"), pretty(&keys)),
+        (PathBuf::from("merge.json"), pretty(&merge)),
         (PathBuf::from("values.json"), pretty(&values)),
     ])
 }

@@ -74,3 +74,33 @@ fn refuses_bad_paths_major_suffixes_and_disagreement() {
     ]);
     assert!(e.contains("b.toml") && e.contains("differs"), "{e}");
 }
+
+/// The generated Go README tells how to get the module: `go get` for a path with a dot in its
+/// first element, a replace directive for one without (which `go get` cannot fetch), and its
+/// quick start dials redbase's Thrift2 port (9091), not Thrift1's 9090.
+#[test]
+fn the_go_readme_says_how_to_get_the_module_and_dials_thrift2() {
+    let readme = |head: &str| {
+        let m = load(&[("a.toml", head)]).unwrap();
+        let files =
+            redbase_codegen::generate(&m, redbase_codegen::language("go").unwrap()).unwrap();
+        files[&PathBuf::from("README.md")].clone()
+    };
+    let local = readme("package = \"clouddrive\"");
+    assert!(!local.contains("go get clouddrive"), "{local}");
+    assert!(
+        local.contains("-replace=clouddrive=") && local.contains("no dot"),
+        "{local}"
+    );
+    assert!(
+        local.contains("sdk.Dial(ctx, \"127.0.0.1:9091\", nil)"),
+        "{local}"
+    );
+    assert!(!local.contains("127.0.0.1:9090"), "{local}");
+    let hosted = readme("package = \"shop\"\ngo_module = \"github.com/acme/shop-sdk\"");
+    assert!(
+        hosted.contains("go get github.com/acme/shop-sdk@v0.1.0"),
+        "{hosted}"
+    );
+    assert!(!hosted.contains("-replace="), "{hosted}");
+}

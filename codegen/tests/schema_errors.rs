@@ -444,3 +444,66 @@ fn versions_of_one_sdk_must_agree() {
         errs[0]
     );
 }
+
+/// Every shape error (unknown, missing and mistyped fields) of every file comes at once, each
+/// with its line and full path, as the docs promise; serde alone stopped at the first.
+#[test]
+fn every_shape_error_of_every_file_at_once() {
+    let one = with(
+        r#"{ name = "day", type = "i32", width = 8 }"#,
+        r#"{ type = "i32", width = "8", colour = "red" }"#,
+    )
+    .replace(
+        "layout = \"separated\"\n",
+        "layout = \"separated\"\nshape = 1\n",
+    );
+    let two = with(
+        "columns.total = { qualifier = \"t\", type = \"f64\" }",
+        "columns.total = { qualifier = 7 }",
+    );
+    let sources = [
+        (PathBuf::from("one.toml"), one),
+        (PathBuf::from("two.toml"), two),
+    ];
+    let errs = match load_sources(&sources, None) {
+        Err(CodegenError::Schema(e)) => e,
+        other => panic!("expected schema errors, got {other:?}"),
+    };
+    let shown: Vec<String> = errs.iter().map(ToString::to_string).collect();
+    for want in [
+        "one.toml:9:1: tables.orders.key.shape: unknown field `shape`",
+        "one.toml:13:5: tables.orders.key.components[1].name: missing field `name`",
+        "one.toml:13:29: tables.orders.key.components[1].width: invalid type: string \"8\", expected i64",
+        "one.toml:13:34: tables.orders.key.components[1].colour: unknown field `colour`",
+        "two.toml:5:17: tables.orders.families.o.columns.total.type: missing field `type`",
+        "two.toml:5:31: tables.orders.families.o.columns.total.qualifier: invalid type: integer `7`, expected a string",
+    ] {
+        assert!(
+            shown.iter().any(|s| s.starts_with(want)),
+            "no error {want:?} in {shown:#?}"
+        );
+    }
+    assert_eq!(shown.len(), 6, "{shown:#?}");
+    let mut sorted = shown.clone();
+    sorted.sort_by_key(|s| {
+        let mut parts = s.split(':');
+        let file = parts.next().unwrap_or_default().to_string();
+        let n = |p: Option<&str>| p.and_then(|x| x.parse::<usize>().ok()).unwrap_or(0);
+        (file, n(parts.next()), n(parts.next()))
+    });
+    assert_eq!(shown, sorted, "each file's errors in line order");
+}
+
+/// `keep` is optional and defaults to true: the hashed components stay in the key after the
+/// prefix (seed 003's hashing); `keep = false` (seed 000's Table 4) drops them.
+#[test]
+fn hash_keep_defaults_to_true() {
+    let text = with(
+        "separator = \"|\"\n",
+        "separator = \"|\"\nhash = { components = [\"customer\"], hex_chars = 4 }\n",
+    );
+    let m = load_sources(&[(PathBuf::from("shop.toml"), text)], None).unwrap();
+    let key = &m.tables[0].key;
+    assert!(key.hash.as_ref().unwrap().keep);
+    assert!(key.components.iter().all(|c| c.kept), "nothing dropped");
+}

@@ -61,8 +61,8 @@ func (k AccessLogsByPeriodKey) Encode() ([]byte, error) {
 }
 
 // AccessLogsByPeriodKeyBounds selects rows of "access-logs-by-period" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type AccessLogsByPeriodKeyBounds struct{ b redbase.Bounds }
 
@@ -93,6 +93,12 @@ func (k AccessLogsByPeriodKeyBounds) SystemIDBetween(lo, hi string) AccessLogsBy
 	return AccessLogsByPeriodKeyBounds{k.b.Between(1, lo, hi)}
 }
 
+// SystemIDStartsWith binds key component system_id to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k AccessLogsByPeriodKeyBounds) SystemIDStartsWith(prefix string) AccessLogsByPeriodKeyBounds {
+	return AccessLogsByPeriodKeyBounds{k.b.StartsWith(1, prefix)}
+}
+
 // UserID binds key component user_id to v.
 func (k AccessLogsByPeriodKeyBounds) UserID(v string) AccessLogsByPeriodKeyBounds {
 	return AccessLogsByPeriodKeyBounds{k.b.Eq(2, v)}
@@ -102,6 +108,12 @@ func (k AccessLogsByPeriodKeyBounds) UserID(v string) AccessLogsByPeriodKeyBound
 // included; no component may be bound after it.
 func (k AccessLogsByPeriodKeyBounds) UserIDBetween(lo, hi string) AccessLogsByPeriodKeyBounds {
 	return AccessLogsByPeriodKeyBounds{k.b.Between(2, lo, hi)}
+}
+
+// UserIDStartsWith binds key component user_id to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k AccessLogsByPeriodKeyBounds) UserIDStartsWith(prefix string) AccessLogsByPeriodKeyBounds {
+	return AccessLogsByPeriodKeyBounds{k.b.StartsWith(2, prefix)}
 }
 
 // Range is the rows the bounds select; a *KeyError names a component that must be given
@@ -270,6 +282,14 @@ func (t *AccessLogsByPeriodTable) Create(ctx context.Context) error { return t.t
 
 // Exists reports whether the table exists.
 func (t *AccessLogsByPeriodTable) Exists(ctx context.Context) (bool, error) { return t.t.Exists(ctx) }
+
+// Ensure makes the live table match the schema at start-up: it creates the table if missing,
+// adds missing families and sets differing family settings (the rules of `redbase schema
+// diff`), and returns what it changed. A live family the schema lacks, or other split points,
+// is a *redbase.SchemaDriftError (errors.Is ErrSchemaDrift); it never deletes data or re-splits.
+func (t *AccessLogsByPeriodTable) Ensure(ctx context.Context) ([]string, error) {
+	return t.t.Ensure(ctx)
+}
 
 // Drop disables and deletes the table.
 func (t *AccessLogsByPeriodTable) Drop(ctx context.Context) error { return t.t.Drop(ctx) }

@@ -59,8 +59,8 @@ func (k AccessLogsBySystemKey) Encode() ([]byte, error) {
 }
 
 // AccessLogsBySystemKeyBounds selects rows of "access-logs-by-system" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type AccessLogsBySystemKeyBounds struct{ b redbase.Bounds }
 
@@ -80,6 +80,12 @@ func (k AccessLogsBySystemKeyBounds) SystemIDBetween(lo, hi string) AccessLogsBy
 	return AccessLogsBySystemKeyBounds{k.b.Between(0, lo, hi)}
 }
 
+// SystemIDStartsWith binds key component system_id to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k AccessLogsBySystemKeyBounds) SystemIDStartsWith(prefix string) AccessLogsBySystemKeyBounds {
+	return AccessLogsBySystemKeyBounds{k.b.StartsWith(0, prefix)}
+}
+
 // UserID binds key component user_id to v.
 func (k AccessLogsBySystemKeyBounds) UserID(v string) AccessLogsBySystemKeyBounds {
 	return AccessLogsBySystemKeyBounds{k.b.Eq(1, v)}
@@ -89,6 +95,12 @@ func (k AccessLogsBySystemKeyBounds) UserID(v string) AccessLogsBySystemKeyBound
 // included; no component may be bound after it.
 func (k AccessLogsBySystemKeyBounds) UserIDBetween(lo, hi string) AccessLogsBySystemKeyBounds {
 	return AccessLogsBySystemKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// UserIDStartsWith binds key component user_id to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k AccessLogsBySystemKeyBounds) UserIDStartsWith(prefix string) AccessLogsBySystemKeyBounds {
+	return AccessLogsBySystemKeyBounds{k.b.StartsWith(1, prefix)}
 }
 
 // Period binds key component period to v.
@@ -268,6 +280,14 @@ func (t *AccessLogsBySystemTable) Create(ctx context.Context) error { return t.t
 
 // Exists reports whether the table exists.
 func (t *AccessLogsBySystemTable) Exists(ctx context.Context) (bool, error) { return t.t.Exists(ctx) }
+
+// Ensure makes the live table match the schema at start-up: it creates the table if missing,
+// adds missing families and sets differing family settings (the rules of `redbase schema
+// diff`), and returns what it changed. A live family the schema lacks, or other split points,
+// is a *redbase.SchemaDriftError (errors.Is ErrSchemaDrift); it never deletes data or re-splits.
+func (t *AccessLogsBySystemTable) Ensure(ctx context.Context) ([]string, error) {
+	return t.t.Ensure(ctx)
+}
 
 // Drop disables and deletes the table.
 func (t *AccessLogsBySystemTable) Drop(ctx context.Context) error { return t.t.Drop(ctx) }

@@ -59,8 +59,8 @@ func (k AccessLogsByUserKey) Encode() ([]byte, error) {
 }
 
 // AccessLogsByUserKeyBounds selects rows of "access-logs-by-user" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type AccessLogsByUserKeyBounds struct{ b redbase.Bounds }
 
@@ -80,6 +80,12 @@ func (k AccessLogsByUserKeyBounds) UserIDBetween(lo, hi string) AccessLogsByUser
 	return AccessLogsByUserKeyBounds{k.b.Between(0, lo, hi)}
 }
 
+// UserIDStartsWith binds key component user_id to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k AccessLogsByUserKeyBounds) UserIDStartsWith(prefix string) AccessLogsByUserKeyBounds {
+	return AccessLogsByUserKeyBounds{k.b.StartsWith(0, prefix)}
+}
+
 // SystemID binds key component system_id to v.
 func (k AccessLogsByUserKeyBounds) SystemID(v string) AccessLogsByUserKeyBounds {
 	return AccessLogsByUserKeyBounds{k.b.Eq(1, v)}
@@ -89,6 +95,12 @@ func (k AccessLogsByUserKeyBounds) SystemID(v string) AccessLogsByUserKeyBounds 
 // included; no component may be bound after it.
 func (k AccessLogsByUserKeyBounds) SystemIDBetween(lo, hi string) AccessLogsByUserKeyBounds {
 	return AccessLogsByUserKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// SystemIDStartsWith binds key component system_id to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k AccessLogsByUserKeyBounds) SystemIDStartsWith(prefix string) AccessLogsByUserKeyBounds {
+	return AccessLogsByUserKeyBounds{k.b.StartsWith(1, prefix)}
 }
 
 // Period binds key component period to v.
@@ -268,6 +280,14 @@ func (t *AccessLogsByUserTable) Create(ctx context.Context) error { return t.t.C
 
 // Exists reports whether the table exists.
 func (t *AccessLogsByUserTable) Exists(ctx context.Context) (bool, error) { return t.t.Exists(ctx) }
+
+// Ensure makes the live table match the schema at start-up: it creates the table if missing,
+// adds missing families and sets differing family settings (the rules of `redbase schema
+// diff`), and returns what it changed. A live family the schema lacks, or other split points,
+// is a *redbase.SchemaDriftError (errors.Is ErrSchemaDrift); it never deletes data or re-splits.
+func (t *AccessLogsByUserTable) Ensure(ctx context.Context) ([]string, error) {
+	return t.t.Ensure(ctx)
+}
 
 // Drop disables and deletes the table.
 func (t *AccessLogsByUserTable) Drop(ctx context.Context) error { return t.t.Drop(ctx) }

@@ -62,8 +62,8 @@ func (k AccessLogsKey) Encode() ([]byte, error) {
 }
 
 // AccessLogsKeyBounds selects rows of "access-logs" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type AccessLogsKeyBounds struct{ b redbase.Bounds }
 
@@ -83,6 +83,12 @@ func (k AccessLogsKeyBounds) UserIDBetween(lo, hi string) AccessLogsKeyBounds {
 	return AccessLogsKeyBounds{k.b.Between(0, lo, hi)}
 }
 
+// UserIDStartsWith binds key component user_id to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k AccessLogsKeyBounds) UserIDStartsWith(prefix string) AccessLogsKeyBounds {
+	return AccessLogsKeyBounds{k.b.StartsWith(0, prefix)}
+}
+
 // SystemID binds key component system_id to v.
 func (k AccessLogsKeyBounds) SystemID(v string) AccessLogsKeyBounds {
 	return AccessLogsKeyBounds{k.b.Eq(1, v)}
@@ -92,6 +98,12 @@ func (k AccessLogsKeyBounds) SystemID(v string) AccessLogsKeyBounds {
 // included; no component may be bound after it.
 func (k AccessLogsKeyBounds) SystemIDBetween(lo, hi string) AccessLogsKeyBounds {
 	return AccessLogsKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// SystemIDStartsWith binds key component system_id to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k AccessLogsKeyBounds) SystemIDStartsWith(prefix string) AccessLogsKeyBounds {
+	return AccessLogsKeyBounds{k.b.StartsWith(1, prefix)}
 }
 
 // Period binds key component period to v.
@@ -271,6 +283,14 @@ func (t *AccessLogsTable) Create(ctx context.Context) error { return t.t.Create(
 
 // Exists reports whether the table exists.
 func (t *AccessLogsTable) Exists(ctx context.Context) (bool, error) { return t.t.Exists(ctx) }
+
+// Ensure makes the live table match the schema at start-up: it creates the table if missing,
+// adds missing families and sets differing family settings (the rules of `redbase schema
+// diff`), and returns what it changed. A live family the schema lacks, or other split points,
+// is a *redbase.SchemaDriftError (errors.Is ErrSchemaDrift); it never deletes data or re-splits.
+func (t *AccessLogsTable) Ensure(ctx context.Context) ([]string, error) {
+	return t.t.Ensure(ctx)
+}
 
 // Drop disables and deletes the table.
 func (t *AccessLogsTable) Drop(ctx context.Context) error { return t.t.Drop(ctx) }

@@ -71,8 +71,8 @@ func (k AllTypesKey) Encode() ([]byte, error) {
 }
 
 // AllTypesKeyBounds selects rows of "all-types" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type AllTypesKeyBounds struct{ b redbase.Bounds }
 
@@ -90,6 +90,12 @@ func (k AllTypesKeyBounds) S(v string) AllTypesKeyBounds {
 // included; no component may be bound after it.
 func (k AllTypesKeyBounds) SBetween(lo, hi string) AllTypesKeyBounds {
 	return AllTypesKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// SStartsWith binds key component s to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k AllTypesKeyBounds) SStartsWith(prefix string) AllTypesKeyBounds {
+	return AllTypesKeyBounds{k.b.StartsWith(0, prefix)}
 }
 
 // B binds key component b to v.
@@ -320,6 +326,14 @@ func (t *AllTypesTable) Create(ctx context.Context) error { return t.t.Create(ct
 
 // Exists reports whether the table exists.
 func (t *AllTypesTable) Exists(ctx context.Context) (bool, error) { return t.t.Exists(ctx) }
+
+// Ensure makes the live table match the schema at start-up: it creates the table if missing,
+// adds missing families and sets differing family settings (the rules of `redbase schema
+// diff`), and returns what it changed. A live family the schema lacks, or other split points,
+// is a *redbase.SchemaDriftError (errors.Is ErrSchemaDrift); it never deletes data or re-splits.
+func (t *AllTypesTable) Ensure(ctx context.Context) ([]string, error) {
+	return t.t.Ensure(ctx)
+}
 
 // Drop disables and deletes the table.
 func (t *AllTypesTable) Drop(ctx context.Context) error { return t.t.Drop(ctx) }

@@ -59,8 +59,8 @@ func (k BooksKey) Encode() ([]byte, error) {
 }
 
 // BooksKeyBounds selects rows of "books" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type BooksKeyBounds struct{ b redbase.Bounds }
 
@@ -78,6 +78,12 @@ func (k BooksKeyBounds) Isbn(v string) BooksKeyBounds {
 // included; no component may be bound after it.
 func (k BooksKeyBounds) IsbnBetween(lo, hi string) BooksKeyBounds {
 	return BooksKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// IsbnStartsWith binds key component isbn to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k BooksKeyBounds) IsbnStartsWith(prefix string) BooksKeyBounds {
+	return BooksKeyBounds{k.b.StartsWith(0, prefix)}
 }
 
 // Range is the rows the bounds select; a *KeyError names a component that must be given
@@ -384,6 +390,14 @@ func (t *BooksTable) Create(ctx context.Context) error { return t.t.Create(ctx) 
 
 // Exists reports whether the table exists.
 func (t *BooksTable) Exists(ctx context.Context) (bool, error) { return t.t.Exists(ctx) }
+
+// Ensure makes the live table match the schema at start-up: it creates the table if missing,
+// adds missing families and sets differing family settings (the rules of `redbase schema
+// diff`), and returns what it changed. A live family the schema lacks, or other split points,
+// is a *redbase.SchemaDriftError (errors.Is ErrSchemaDrift); it never deletes data or re-splits.
+func (t *BooksTable) Ensure(ctx context.Context) ([]string, error) {
+	return t.t.Ensure(ctx)
+}
 
 // Drop disables and deletes the table.
 func (t *BooksTable) Drop(ctx context.Context) error { return t.t.Drop(ctx) }

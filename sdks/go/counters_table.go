@@ -53,8 +53,8 @@ func (k CountersKey) Encode() ([]byte, error) {
 }
 
 // CountersKeyBounds selects rows of "counters" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type CountersKeyBounds struct{ b redbase.Bounds }
 
@@ -72,6 +72,12 @@ func (k CountersKeyBounds) Name(v string) CountersKeyBounds {
 // included; no component may be bound after it.
 func (k CountersKeyBounds) NameBetween(lo, hi string) CountersKeyBounds {
 	return CountersKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// NameStartsWith binds key component name to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k CountersKeyBounds) NameStartsWith(prefix string) CountersKeyBounds {
+	return CountersKeyBounds{k.b.StartsWith(0, prefix)}
 }
 
 // Range is the rows the bounds select; a *KeyError names a component that must be given
@@ -220,6 +226,14 @@ func (t *CountersTable) Create(ctx context.Context) error { return t.t.Create(ct
 
 // Exists reports whether the table exists.
 func (t *CountersTable) Exists(ctx context.Context) (bool, error) { return t.t.Exists(ctx) }
+
+// Ensure makes the live table match the schema at start-up: it creates the table if missing,
+// adds missing families and sets differing family settings (the rules of `redbase schema
+// diff`), and returns what it changed. A live family the schema lacks, or other split points,
+// is a *redbase.SchemaDriftError (errors.Is ErrSchemaDrift); it never deletes data or re-splits.
+func (t *CountersTable) Ensure(ctx context.Context) ([]string, error) {
+	return t.t.Ensure(ctx)
+}
 
 // Drop disables and deletes the table.
 func (t *CountersTable) Drop(ctx context.Context) error { return t.t.Drop(ctx) }

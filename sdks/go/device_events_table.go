@@ -56,8 +56,8 @@ func (k DeviceEventsKey) Encode() ([]byte, error) {
 }
 
 // DeviceEventsKeyBounds selects rows of "device-events" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type DeviceEventsKeyBounds struct{ b redbase.Bounds }
 
@@ -75,6 +75,12 @@ func (k DeviceEventsKeyBounds) Device(v string) DeviceEventsKeyBounds {
 // included; no component may be bound after it.
 func (k DeviceEventsKeyBounds) DeviceBetween(lo, hi string) DeviceEventsKeyBounds {
 	return DeviceEventsKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// DeviceStartsWith binds key component device to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k DeviceEventsKeyBounds) DeviceStartsWith(prefix string) DeviceEventsKeyBounds {
+	return DeviceEventsKeyBounds{k.b.StartsWith(0, prefix)}
 }
 
 // Seq binds key component seq to v.
@@ -254,6 +260,14 @@ func (t *DeviceEventsTable) Create(ctx context.Context) error { return t.t.Creat
 
 // Exists reports whether the table exists.
 func (t *DeviceEventsTable) Exists(ctx context.Context) (bool, error) { return t.t.Exists(ctx) }
+
+// Ensure makes the live table match the schema at start-up: it creates the table if missing,
+// adds missing families and sets differing family settings (the rules of `redbase schema
+// diff`), and returns what it changed. A live family the schema lacks, or other split points,
+// is a *redbase.SchemaDriftError (errors.Is ErrSchemaDrift); it never deletes data or re-splits.
+func (t *DeviceEventsTable) Ensure(ctx context.Context) ([]string, error) {
+	return t.t.Ensure(ctx)
+}
 
 // Drop disables and deletes the table.
 func (t *DeviceEventsTable) Drop(ctx context.Context) error { return t.t.Drop(ctx) }

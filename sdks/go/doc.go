@@ -23,6 +23,7 @@
 //   - MetricsTable: default:metrics
 //   - SensorReadingsTable: default:sensor-readings
 //   - SocialUsageTable: default:social-usage
+//   - TsdbTable: default:tsdb
 //   - WebPagesTable: crawl:web-pages
 package redbaseexamples
 
@@ -71,6 +72,8 @@ type (
 	// BatchError lists the rows of a batch write that failed; RowFailure is one of them.
 	BatchError = redbase.BatchError
 	RowFailure = redbase.RowFailure
+	// SchemaDriftError lists what Ensure will not fix (an extra family, other split points).
+	SchemaDriftError = redbase.SchemaDriftError
 	// Cell is one cell read back, with its timestamp.
 	Cell = redbase.Cell
 )
@@ -90,6 +93,7 @@ var (
 	ErrClosed        = redbase.ErrClosed
 	ErrFilter        = redbase.ErrFilter
 	ErrBatch         = redbase.ErrBatch
+	ErrSchemaDrift   = redbase.ErrSchemaDrift
 )
 
 // Read and write options.

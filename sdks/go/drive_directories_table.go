@@ -56,8 +56,8 @@ func (k DriveDirectoriesKey) Encode() ([]byte, error) {
 }
 
 // DriveDirectoriesKeyBounds selects rows of "drive-directory" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type DriveDirectoriesKeyBounds struct{ b redbase.Bounds }
 
@@ -75,6 +75,12 @@ func (k DriveDirectoriesKeyBounds) Path(v string) DriveDirectoriesKeyBounds {
 // included; no component may be bound after it.
 func (k DriveDirectoriesKeyBounds) PathBetween(lo, hi string) DriveDirectoriesKeyBounds {
 	return DriveDirectoriesKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// PathStartsWith binds key component path to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k DriveDirectoriesKeyBounds) PathStartsWith(prefix string) DriveDirectoriesKeyBounds {
+	return DriveDirectoriesKeyBounds{k.b.StartsWith(0, prefix)}
 }
 
 // Range is the rows the bounds select; a *KeyError names a component that must be given
@@ -239,6 +245,14 @@ func (t *DriveDirectoriesTable) Create(ctx context.Context) error { return t.t.C
 
 // Exists reports whether the table exists.
 func (t *DriveDirectoriesTable) Exists(ctx context.Context) (bool, error) { return t.t.Exists(ctx) }
+
+// Ensure makes the live table match the schema at start-up: it creates the table if missing,
+// adds missing families and sets differing family settings (the rules of `redbase schema
+// diff`), and returns what it changed. A live family the schema lacks, or other split points,
+// is a *redbase.SchemaDriftError (errors.Is ErrSchemaDrift); it never deletes data or re-splits.
+func (t *DriveDirectoriesTable) Ensure(ctx context.Context) ([]string, error) {
+	return t.t.Ensure(ctx)
+}
 
 // Drop disables and deletes the table.
 func (t *DriveDirectoriesTable) Drop(ctx context.Context) error { return t.t.Drop(ctx) }

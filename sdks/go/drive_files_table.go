@@ -56,8 +56,8 @@ func (k DriveFilesKey) Encode() ([]byte, error) {
 }
 
 // DriveFilesKeyBounds selects rows of "drive-file" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type DriveFilesKeyBounds struct{ b redbase.Bounds }
 
@@ -269,6 +269,14 @@ func (t *DriveFilesTable) Create(ctx context.Context) error { return t.t.Create(
 
 // Exists reports whether the table exists.
 func (t *DriveFilesTable) Exists(ctx context.Context) (bool, error) { return t.t.Exists(ctx) }
+
+// Ensure makes the live table match the schema at start-up: it creates the table if missing,
+// adds missing families and sets differing family settings (the rules of `redbase schema
+// diff`), and returns what it changed. A live family the schema lacks, or other split points,
+// is a *redbase.SchemaDriftError (errors.Is ErrSchemaDrift); it never deletes data or re-splits.
+func (t *DriveFilesTable) Ensure(ctx context.Context) ([]string, error) {
+	return t.t.Ensure(ctx)
+}
 
 // Drop disables and deletes the table.
 func (t *DriveFilesTable) Drop(ctx context.Context) error { return t.t.Drop(ctx) }

@@ -53,8 +53,8 @@ func (k EventsKey) Encode() ([]byte, error) {
 }
 
 // EventsKeyBounds selects rows of "events" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type EventsKeyBounds struct{ b redbase.Bounds }
 
@@ -72,6 +72,12 @@ func (k EventsKeyBounds) Event(v string) EventsKeyBounds {
 // included; no component may be bound after it.
 func (k EventsKeyBounds) EventBetween(lo, hi string) EventsKeyBounds {
 	return EventsKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// EventStartsWith binds key component event to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k EventsKeyBounds) EventStartsWith(prefix string) EventsKeyBounds {
+	return EventsKeyBounds{k.b.StartsWith(0, prefix)}
 }
 
 // Range is the rows the bounds select; a *KeyError names a component that must be given
@@ -237,6 +243,14 @@ func (t *EventsTable) Create(ctx context.Context) error { return t.t.Create(ctx)
 
 // Exists reports whether the table exists.
 func (t *EventsTable) Exists(ctx context.Context) (bool, error) { return t.t.Exists(ctx) }
+
+// Ensure makes the live table match the schema at start-up: it creates the table if missing,
+// adds missing families and sets differing family settings (the rules of `redbase schema
+// diff`), and returns what it changed. A live family the schema lacks, or other split points,
+// is a *redbase.SchemaDriftError (errors.Is ErrSchemaDrift); it never deletes data or re-splits.
+func (t *EventsTable) Ensure(ctx context.Context) ([]string, error) {
+	return t.t.Ensure(ctx)
+}
 
 // Drop disables and deletes the table.
 func (t *EventsTable) Drop(ctx context.Context) error { return t.t.Drop(ctx) }

@@ -59,8 +59,8 @@ func (k FixedOrdersKey) Encode() ([]byte, error) {
 }
 
 // FixedOrdersKeyBounds selects rows of "fixed-orders" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type FixedOrdersKeyBounds struct{ b redbase.Bounds }
 
@@ -78,6 +78,12 @@ func (k FixedOrdersKeyBounds) Region(v string) FixedOrdersKeyBounds {
 // included; no component may be bound after it.
 func (k FixedOrdersKeyBounds) RegionBetween(lo, hi string) FixedOrdersKeyBounds {
 	return FixedOrdersKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// RegionStartsWith binds key component region to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k FixedOrdersKeyBounds) RegionStartsWith(prefix string) FixedOrdersKeyBounds {
+	return FixedOrdersKeyBounds{k.b.StartsWith(0, prefix)}
 }
 
 // OrderNo binds key component order_no to v.
@@ -255,6 +261,14 @@ func (t *FixedOrdersTable) Create(ctx context.Context) error { return t.t.Create
 
 // Exists reports whether the table exists.
 func (t *FixedOrdersTable) Exists(ctx context.Context) (bool, error) { return t.t.Exists(ctx) }
+
+// Ensure makes the live table match the schema at start-up: it creates the table if missing,
+// adds missing families and sets differing family settings (the rules of `redbase schema
+// diff`), and returns what it changed. A live family the schema lacks, or other split points,
+// is a *redbase.SchemaDriftError (errors.Is ErrSchemaDrift); it never deletes data or re-splits.
+func (t *FixedOrdersTable) Ensure(ctx context.Context) ([]string, error) {
+	return t.t.Ensure(ctx)
+}
 
 // Drop disables and deletes the table.
 func (t *FixedOrdersTable) Drop(ctx context.Context) error { return t.t.Drop(ctx) }

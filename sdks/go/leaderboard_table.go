@@ -59,8 +59,8 @@ func (k LeaderboardKey) Encode() ([]byte, error) {
 }
 
 // LeaderboardKeyBounds selects rows of "leaderboard" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type LeaderboardKeyBounds struct{ b redbase.Bounds }
 
@@ -78,6 +78,12 @@ func (k LeaderboardKeyBounds) Game(v string) LeaderboardKeyBounds {
 // included; no component may be bound after it.
 func (k LeaderboardKeyBounds) GameBetween(lo, hi string) LeaderboardKeyBounds {
 	return LeaderboardKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// GameStartsWith binds key component game to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k LeaderboardKeyBounds) GameStartsWith(prefix string) LeaderboardKeyBounds {
+	return LeaderboardKeyBounds{k.b.StartsWith(0, prefix)}
 }
 
 // Score binds key component score to v.
@@ -100,6 +106,12 @@ func (k LeaderboardKeyBounds) Name(v string) LeaderboardKeyBounds {
 // included; no component may be bound after it.
 func (k LeaderboardKeyBounds) NameBetween(lo, hi string) LeaderboardKeyBounds {
 	return LeaderboardKeyBounds{k.b.Between(2, lo, hi)}
+}
+
+// NameStartsWith binds key component name to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k LeaderboardKeyBounds) NameStartsWith(prefix string) LeaderboardKeyBounds {
+	return LeaderboardKeyBounds{k.b.StartsWith(2, prefix)}
 }
 
 // Range is the rows the bounds select; a *KeyError names a component that must be given
@@ -252,6 +264,14 @@ func (t *LeaderboardTable) Create(ctx context.Context) error { return t.t.Create
 
 // Exists reports whether the table exists.
 func (t *LeaderboardTable) Exists(ctx context.Context) (bool, error) { return t.t.Exists(ctx) }
+
+// Ensure makes the live table match the schema at start-up: it creates the table if missing,
+// adds missing families and sets differing family settings (the rules of `redbase schema
+// diff`), and returns what it changed. A live family the schema lacks, or other split points,
+// is a *redbase.SchemaDriftError (errors.Is ErrSchemaDrift); it never deletes data or re-splits.
+func (t *LeaderboardTable) Ensure(ctx context.Context) ([]string, error) {
+	return t.t.Ensure(ctx)
+}
 
 // Drop disables and deletes the table.
 func (t *LeaderboardTable) Drop(ctx context.Context) error { return t.t.Drop(ctx) }

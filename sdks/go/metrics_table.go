@@ -63,8 +63,8 @@ func (k MetricsKey) Encode() ([]byte, error) {
 }
 
 // MetricsKeyBounds selects rows of "metrics" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type MetricsKeyBounds struct{ b redbase.Bounds }
 
@@ -84,6 +84,12 @@ func (k MetricsKeyBounds) MetricBetween(lo, hi string) MetricsKeyBounds {
 	return MetricsKeyBounds{k.b.Between(0, lo, hi)}
 }
 
+// MetricStartsWith binds key component metric to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k MetricsKeyBounds) MetricStartsWith(prefix string) MetricsKeyBounds {
+	return MetricsKeyBounds{k.b.StartsWith(0, prefix)}
+}
+
 // Host binds key component host to v.
 func (k MetricsKeyBounds) Host(v string) MetricsKeyBounds {
 	return MetricsKeyBounds{k.b.Eq(1, v)}
@@ -93,6 +99,12 @@ func (k MetricsKeyBounds) Host(v string) MetricsKeyBounds {
 // included; no component may be bound after it.
 func (k MetricsKeyBounds) HostBetween(lo, hi string) MetricsKeyBounds {
 	return MetricsKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// HostStartsWith binds key component host to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k MetricsKeyBounds) HostStartsWith(prefix string) MetricsKeyBounds {
+	return MetricsKeyBounds{k.b.StartsWith(1, prefix)}
 }
 
 // Ts binds key component ts to v.
@@ -272,6 +284,14 @@ func (t *MetricsTable) Create(ctx context.Context) error { return t.t.Create(ctx
 
 // Exists reports whether the table exists.
 func (t *MetricsTable) Exists(ctx context.Context) (bool, error) { return t.t.Exists(ctx) }
+
+// Ensure makes the live table match the schema at start-up: it creates the table if missing,
+// adds missing families and sets differing family settings (the rules of `redbase schema
+// diff`), and returns what it changed. A live family the schema lacks, or other split points,
+// is a *redbase.SchemaDriftError (errors.Is ErrSchemaDrift); it never deletes data or re-splits.
+func (t *MetricsTable) Ensure(ctx context.Context) ([]string, error) {
+	return t.t.Ensure(ctx)
+}
 
 // Drop disables and deletes the table.
 func (t *MetricsTable) Drop(ctx context.Context) error { return t.t.Drop(ctx) }

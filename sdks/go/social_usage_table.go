@@ -60,8 +60,8 @@ func (k SocialUsageKey) Encode() ([]byte, error) {
 }
 
 // SocialUsageKeyBounds selects rows of "social-usage" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type SocialUsageKeyBounds struct{ b redbase.Bounds }
 
@@ -79,6 +79,12 @@ func (k SocialUsageKeyBounds) UserID(v string) SocialUsageKeyBounds {
 // included; no component may be bound after it.
 func (k SocialUsageKeyBounds) UserIDBetween(lo, hi string) SocialUsageKeyBounds {
 	return SocialUsageKeyBounds{k.b.Between(0, lo, hi)}
+}
+
+// UserIDStartsWith binds key component user_id to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k SocialUsageKeyBounds) UserIDStartsWith(prefix string) SocialUsageKeyBounds {
+	return SocialUsageKeyBounds{k.b.StartsWith(0, prefix)}
 }
 
 // Range is the rows the bounds select; a *KeyError names a component that must be given
@@ -309,6 +315,14 @@ func (t *SocialUsageTable) Create(ctx context.Context) error { return t.t.Create
 
 // Exists reports whether the table exists.
 func (t *SocialUsageTable) Exists(ctx context.Context) (bool, error) { return t.t.Exists(ctx) }
+
+// Ensure makes the live table match the schema at start-up: it creates the table if missing,
+// adds missing families and sets differing family settings (the rules of `redbase schema
+// diff`), and returns what it changed. A live family the schema lacks, or other split points,
+// is a *redbase.SchemaDriftError (errors.Is ErrSchemaDrift); it never deletes data or re-splits.
+func (t *SocialUsageTable) Ensure(ctx context.Context) ([]string, error) {
+	return t.t.Ensure(ctx)
+}
 
 // Drop disables and deletes the table.
 func (t *SocialUsageTable) Drop(ctx context.Context) error { return t.t.Drop(ctx) }

@@ -187,6 +187,16 @@ var Tables = map[string]TableInfo{
 		Open:      func(c *Client) any { return NewSocialUsageTable(c) },
 		Keys:      func() any { return SocialUsageKeys() },
 	},
+	"tsdb": {
+		Def:       TsdbDef,
+		Key:       reflect.TypeOf(TsdbKey{}),
+		Values:    reflect.TypeOf(TsdbValues{}),
+		Row:       reflect.TypeOf(TsdbRow{}),
+		Columns:   TsdbColumns,
+		DecodeKey: func(row []byte) (any, error) { return DecodeTsdbKey(row) },
+		Open:      func(c *Client) any { return NewTsdbTable(c) },
+		Keys:      func() any { return TsdbKeys() },
+	},
 	"web_pages": {
 		Def:       WebPagesDef,
 		Key:       reflect.TypeOf(WebPagesKey{}),

@@ -56,8 +56,8 @@ func (k WebPagesKey) Encode() ([]byte, error) {
 }
 
 // WebPagesKeyBounds selects rows of "web-pages" by named key components: leading
-// components by value, then optionally one by an inclusive range (the XBetween methods).
-// Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
+// components by value, then optionally one by an inclusive range (the XBetween methods) or, a
+// string, by a prefix (XStartsWith). Give it to Scan, or take its Range or PrefixFilter. Immutable: each method returns a new
 // value.
 type WebPagesKeyBounds struct{ b redbase.Bounds }
 
@@ -77,6 +77,12 @@ func (k WebPagesKeyBounds) DomainBetween(lo, hi string) WebPagesKeyBounds {
 	return WebPagesKeyBounds{k.b.Between(0, lo, hi)}
 }
 
+// DomainStartsWith binds key component domain to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k WebPagesKeyBounds) DomainStartsWith(prefix string) WebPagesKeyBounds {
+	return WebPagesKeyBounds{k.b.StartsWith(0, prefix)}
+}
+
 // Path binds key component path to v.
 func (k WebPagesKeyBounds) Path(v string) WebPagesKeyBounds {
 	return WebPagesKeyBounds{k.b.Eq(1, v)}
@@ -86,6 +92,12 @@ func (k WebPagesKeyBounds) Path(v string) WebPagesKeyBounds {
 // included; no component may be bound after it.
 func (k WebPagesKeyBounds) PathBetween(lo, hi string) WebPagesKeyBounds {
 	return WebPagesKeyBounds{k.b.Between(1, lo, hi)}
+}
+
+// PathStartsWith binds key component path to every value starting with prefix
+// (whatever the key's escaping); no component may be bound after it.
+func (k WebPagesKeyBounds) PathStartsWith(prefix string) WebPagesKeyBounds {
+	return WebPagesKeyBounds{k.b.StartsWith(1, prefix)}
 }
 
 // Range is the rows the bounds select; a *KeyError names a component that must be given
@@ -251,6 +263,14 @@ func (t *WebPagesTable) Create(ctx context.Context) error { return t.t.Create(ct
 
 // Exists reports whether the table exists.
 func (t *WebPagesTable) Exists(ctx context.Context) (bool, error) { return t.t.Exists(ctx) }
+
+// Ensure makes the live table match the schema at start-up: it creates the table if missing,
+// adds missing families and sets differing family settings (the rules of `redbase schema
+// diff`), and returns what it changed. A live family the schema lacks, or other split points,
+// is a *redbase.SchemaDriftError (errors.Is ErrSchemaDrift); it never deletes data or re-splits.
+func (t *WebPagesTable) Ensure(ctx context.Context) ([]string, error) {
+	return t.t.Ensure(ctx)
+}
 
 // Drop disables and deletes the table.
 func (t *WebPagesTable) Drop(ctx context.Context) error { return t.t.Drop(ctx) }

@@ -5,6 +5,7 @@
 mod codegen_cmd;
 mod http_flags;
 mod listen;
+mod schema_cmd;
 mod security_flags;
 
 use std::path::PathBuf;
@@ -62,6 +63,8 @@ enum Command {
     Serve(Box<ServeArgs>),
     /// Generate typed client SDKs with row-key helpers from table schema files.
     Codegen(codegen_cmd::CodegenArgs),
+    /// Compare (diff) or reconcile (apply) live tables with their schema files over Thrift2.
+    Schema(schema_cmd::SchemaArgs),
     /// Exit 0 if the server's HTTP listener answers /healthz with 200, 1 otherwise.
     Healthcheck(HealthcheckArgs),
     /// Read a password (or, with --token, a bearer token) from stdin and print the hash the
@@ -235,6 +238,7 @@ fn main() -> std::process::ExitCode {
     match cli.command {
         Command::Serve(args) => serve(*args),
         Command::Codegen(args) => codegen_cmd::run(args),
+        Command::Schema(args) => schema_cmd::run(args),
         Command::Healthcheck(args) => healthcheck(args),
         Command::HashPassword(args) => security_flags::hash_password(args),
         Command::Backup(args) => redbase::backup::backup(args),

@@ -143,3 +143,203 @@ fn a_build_without_the_codegen_feature_says_so() {
     );
     assert!(!dir.path().join("sdk").exists());
 }
+
+mod common;
+
+/// `redbase schema diff|apply` as users run it: the real binary against a real server.
+#[cfg(feature = "codegen")]
+mod schema_drift {
+    use super::{common::server::TestServer, redbase};
+    use std::path::Path;
+    use std::process::Output;
+
+    const DRIFT_SCHEMA: &str = r#"package = "shop"
+
+[tables.orders]
+namespace = "shop"
+[tables.orders.families.o]
+max_versions = 3
+ttl_seconds = 600
+compression = "gz"
+configuration = { "hbase.hstore.blockingStoreFiles" = "20" }
+columns.total = { qualifier = "t", type = "f64" }
+[tables.orders.families.m]
+columns.note = { qualifier = "n", type = "string" }
+
+[tables.orders.key]
+layout = "separated"
+separator = "|"
+components = [{ name = "customer", type = "string", charset = "alnum" }]
+hash = { components = ["customer"], hex_chars = 1 }
+"#;
+
+    struct Run {
+        code: Option<i32>,
+        stdout: String,
+        stderr: String,
+    }
+
+    fn run(out: Output) -> Run {
+        Run {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    fn schema(dir: &Path, server: &TestServer, args: &[&str]) -> Run {
+        let file = dir.join("shop.toml");
+        std::fs::write(&file, DRIFT_SCHEMA).unwrap();
+        run(redbase()
+            .arg("schema")
+            .args(args)
+            .arg("--schema")
+            .arg(&file)
+            .args(["--thrift2", &server.thrift2.to_string()])
+            .output()
+            .unwrap())
+    }
+
+    fn shell(server: &TestServer, command: &str) {
+        let out = run(redbase()
+            .args([
+                "shell",
+                "-n",
+                "--thrift2",
+                &server.thrift2.to_string(),
+                "-e",
+                command,
+            ])
+            .output()
+            .unwrap());
+        assert_eq!(out.code, Some(0), "{command}: {}{}", out.stdout, out.stderr);
+    }
+
+    #[test]
+    fn diff_lists_the_drift_and_apply_fixes_what_it_may() {
+        let server = TestServer::start(redbase::server::Config::default());
+        let dir = tempfile::tempdir().unwrap();
+        let d = schema(dir.path(), &server, &["diff"]);
+        assert_eq!(d.code, Some(1), "{}{}", d.stdout, d.stderr);
+        assert!(
+            d.stdout.contains("shop:orders: missing table"),
+            "{}",
+            d.stdout
+        );
+
+        let a = schema(dir.path(), &server, &["apply"]);
+        assert_eq!(a.code, Some(0), "{}{}", a.stdout, a.stderr);
+        assert!(
+            a.stdout
+                .contains("created the table with its families and split keys"),
+            "{}",
+            a.stdout
+        );
+        let d = schema(dir.path(), &server, &["diff"]);
+        assert_eq!(
+            (d.code, d.stdout.trim()),
+            (Some(0), "shop:orders: matches the schema"),
+            "{}",
+            d.stderr
+        );
+
+        // Someone alters the live table: fewer versions, no TTL, another family.
+        shell(
+            &server,
+            "alter 'shop:orders', {NAME => 'o', VERSIONS => 1, TTL => 'FOREVER'}, {NAME => 'x'}",
+        );
+        let d = schema(dir.path(), &server, &["diff"]);
+        assert_eq!(d.code, Some(1));
+        for want in [
+            "shop:orders: family o: VERSIONS is 1, the schema says 3",
+            "shop:orders: family o: TTL is FOREVER, the schema says 600",
+            "shop:orders: extra family x (not in the schema)",
+        ] {
+            assert!(d.stdout.contains(want), "no {want:?} in\n{}", d.stdout);
+        }
+        let a = schema(dir.path(), &server, &["apply"]);
+        assert_eq!(
+            a.code,
+            Some(1),
+            "the extra family stays without --allow-drop: {}",
+            a.stdout
+        );
+        assert!(
+            a.stdout.contains("modified family o's settings"),
+            "{}",
+            a.stdout
+        );
+        assert!(
+            a.stdout.contains("not deleted (pass --allow-drop"),
+            "{}",
+            a.stdout
+        );
+        let d = schema(dir.path(), &server, &["diff"]);
+        assert_eq!(
+            d.stdout.trim(),
+            "shop:orders: extra family x (not in the schema)",
+            "the settings match now"
+        );
+        let a = schema(dir.path(), &server, &["apply", "--allow-drop"]);
+        assert_eq!(a.code, Some(0), "{}{}", a.stdout, a.stderr);
+        assert!(
+            a.stdout
+                .contains("deleted family x and its data (--allow-drop)"),
+            "{}",
+            a.stdout
+        );
+        assert_eq!(schema(dir.path(), &server, &["diff"]).code, Some(0));
+    }
+
+    #[test]
+    fn split_points_are_reported_never_changed() {
+        let server = TestServer::start(redbase::server::Config::default());
+        shell(&server, "create_namespace 'shop'");
+        shell(&server, "create 'shop:orders', {NAME => 'o', VERSIONS => 3, TTL => 600, COMPRESSION => 'GZ', CONFIGURATION => {'hbase.hstore.blockingStoreFiles' => '20'}}, 'm', SPLITS => ['8']");
+        let dir = tempfile::tempdir().unwrap();
+        let d = schema(dir.path(), &server, &["diff"]);
+        assert_eq!(d.code, Some(1));
+        assert!(
+            d.stdout
+                .contains("split points are ['8'], the schema says ['1', '2', '3'"),
+            "{}",
+            d.stdout
+        );
+        let a = schema(dir.path(), &server, &["apply", "--allow-drop"]);
+        assert_eq!(a.code, Some(1), "{}", a.stdout);
+        assert!(
+            a.stdout.contains("a gateway cannot re-split a table"),
+            "{}",
+            a.stdout
+        );
+    }
+
+    #[test]
+    fn an_unknown_table_or_an_unreachable_gateway_is_an_error() {
+        let server = TestServer::start(redbase::server::Config::default());
+        let dir = tempfile::tempdir().unwrap();
+        let e = schema(dir.path(), &server, &["diff", "--table", "nobody"]);
+        assert_eq!(e.code, Some(2));
+        assert!(
+            e.stderr
+                .contains("--table nobody: no such table in the schema (it has orders)"),
+            "{}",
+            e.stderr
+        );
+        let file = dir.path().join("shop.toml");
+        // A port nobody listens on: bound, then released.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let e = run(redbase()
+            .args(["schema", "diff", "--schema"])
+            .arg(&file)
+            .args(["--thrift2", &format!("127.0.0.1:{port}")])
+            .output()
+            .unwrap());
+        assert_eq!(e.code, Some(2), "{}", e.stdout);
+        assert!(e.stderr.starts_with("redbase schema: "), "{}", e.stderr);
+    }
+}

@@ -1,6 +1,6 @@
 """The generated SDK end to end against a real Thrift2 gateway: tables created from the schema
-with their split keys, typed rows written and read back, prefix, range and salted scans in key
-order, exact counters under threads, check-and-put, deletes."""
+with their split keys, typed rows written and read back, prefix and range scans in key order,
+salted scans merged by the key without the salt, exact counters under threads, check-and-put, deletes."""
 
 import threading
 
@@ -205,20 +205,22 @@ def test_range_scans_reversed_with_limit(fresh):
     assert list(logs.scan(AccessLogsByUserKey.prefix("zz"))) == []
 
 
-def test_salted_scans_fan_out_and_merge_in_key_order(fresh):
+def test_salted_scans_merge_buckets_by_the_key_without_the_salt(fresh):
     events = fresh(EventsTable)
     names = [f"foo{n:04d}" for n in range(1, 41)]
     for i, n in enumerate(names):
         events.put(EventsKey(n), EventsValues(payload={"n": i}, at=i))
     rows = list(events.scan())
-    keys = [r.row_key for r in rows]
-    assert keys == sorted(keys)
-    assert sorted(r.key.event for r in rows) == names
+    assert [r.key.event for r in rows] == names, "the unsalted design's order, across every bucket"
     assert {r.key.salt for r in rows} == {0, 1, 2, 3}
     assert all(r.row_key[:1] == b"abcd"[r.key.salt : r.key.salt + 1] for r in rows)
-    back = [r.row_key for r in events.scan(reversed=True)]
-    assert back == sorted(keys, reverse=True)
-    assert [r.row_key for r in events.scan(limit=5)] == keys[:5]
+    assert [r.key.event for r in events.scan(reversed=True)] == names[::-1]
+    assert [r.key.event for r in events.scan(limit=5)] == names[:5]
+    assert [r.key.event for r in events.scan(reversed=True, limit=3)] == names[:-4:-1]
+    assert [r.key.event for r in events.scan(event=("foo0007", "foo0012"))] == names[6:12]
+    by_bucket = [r.row_key for r in events.scan(bucket_order=True)]
+    assert by_bucket == sorted(r.row_key for r in rows), "bucket order: bucket a's rows, then b's, ..."
+    assert [r.row_key for r in events.scan(bucket_order=True, reversed=True)] == by_bucket[::-1]
     one = list(events.scan(EventsKey.prefix("foo0003")))
     assert [r.key.event for r in one] == ["foo0003"] and one[0].values.payload == {"n": 2}
     starts = events.region_starts()
@@ -233,10 +235,10 @@ def test_binary_salted_keys_scan_by_device(fresh):
             t.put(DeviceEventsKey(dev, seq), DeviceEventsValues(kind=f"{dev}:{seq}"))
             t.increment_count(DeviceEventsKey(dev, seq), seq % 7)
     got = list(t.scan(DeviceEventsKey.prefix("d1")))
-    assert sorted(r.key.seq for r in got) == [-1, 0, 3, 2**40]
+    assert [r.key.seq for r in got] == [-1, 0, 3, 2**40], "in seq order across the 16 buckets"
     assert all(r.key.device == "d1" for r in got)
-    assert [r.row_key for r in got] == sorted(r.row_key for r in got)
     assert all(r.values.count == r.key.seq % 7 for r in got)
+    assert [(r.key.device, r.key.seq) for r in t.scan(limit=2)] == [("d1", -1), ("d1", 0)]
 
 
 def test_reverse_timestamps_read_newest_first(fresh):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from redbase_examples import Filter, FilterError, KeyEncodingError, ValueEncodingError
+from redbase_examples import Filter, FilterError, KeyEncodingError, StartsWith, ValueEncodingError
 from redbase_examples._runtime import keys as rk
 from redbase_examples._runtime import values as rv
 
@@ -19,6 +19,7 @@ VALUES = json.loads((VECTORS / "values.json").read_text())
 FILTERS = json.loads((VECTORS / "filters.json").read_text())
 # Missing until the Rust reference writes it; test_bounds_vectors_cover_the_rules then fails.
 BOUNDS = json.loads((VECTORS / "bounds.json").read_text()) if (VECTORS / "bounds.json").exists() else {}
+MERGE = json.loads((VECTORS / "merge.json").read_text())
 
 
 def module(table):
@@ -180,6 +181,10 @@ def build_filter(table, f):
             return getattr(col, arg["op"])(value)  # BooksColumns.pages.ge(100)
         return Filter.value(col, arg["op"], value)  # pattern columns have no comparison methods
     if kind == "prefix":
+        if any(isinstance(j, dict) for j in arg.values()):  # a starts-with: through Key.bounds
+            order = [c.name for c in module(table).KEY.components]
+            given = sorted(arg.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else -1)
+            return Filter.prefix(key_class(table).bounds(**bound_args(table, given)))
         return Filter.prefix(key_class(table).prefix(**components(table, arg)))
     if kind == "page":
         return Filter.page(arg)
@@ -235,6 +240,8 @@ def bound_args(table, given):
         ty = types.get(name, "string")
         if isinstance(j, dict) and set(j) == {"low", "high"}:
             out[name] = (operand(ty, j["low"]), operand(ty, j["high"]))
+        elif isinstance(j, dict) and set(j) == {"starts_with"}:
+            out[name] = StartsWith(j["starts_with"])
         else:
             out[name] = operand(ty, j)
     return out
@@ -244,7 +251,8 @@ def test_bounds_vectors_cover_the_rules():
     assert BOUNDS.get("format") == 1 and BOUNDS.get("package") == "redbase_examples", "sdks/vectors/bounds.json"
     cases = BOUNDS["cases"]
     assert any("error" in c for c in cases) and any("ranges" in c for c in cases)
-    assert any(isinstance(j, dict) for c in cases for _, j in c["given"]), "some case gives a range"
+    assert any(isinstance(j, dict) and "low" in j for c in cases for _, j in c["given"]), "some case gives a range"
+    assert any(isinstance(j, dict) and "starts_with" in j for c in cases for _, j in c["given"]), "a starts-with"
 
 
 @pytest.mark.parametrize("v", BOUNDS.get("cases", []), ids=lambda v: f"{v['table']}: {v['name']}")
@@ -258,3 +266,23 @@ def test_bounds_vector(v):
         return
     got = [[start.hex(), None if stop is None else stop.hex()] for start, stop in bounds(**args).ranges]
     assert got == v["ranges"]
+
+
+def test_merge_vectors_cover_the_orders():
+    cases = MERGE["cases"]
+    assert MERGE["format"] == 1 and MERGE["package"] == "redbase_examples"
+    assert {(c["reversed"], c["bucket_order"]) for c in cases} == {(False, False), (True, False), (False, True), (True, True)}
+    assert {"tsdb", "events", "device_events"} <= {c["table"] for c in cases}
+
+
+@pytest.mark.parametrize("v", MERGE["cases"], ids=lambda v: f"{v['table']}: {v['name']}")
+def test_merge_vector(v):
+    """The scan's own merge (`merge_rows`, what `Table.scan` runs over its bucket scanners) over
+    each bucket's rows as its scanner returns them."""
+    from redbase_examples._runtime.client import merge_rows
+
+    spec = module(v["table"]).KEY
+    assert spec.salt_width() == v["salt_width"]
+    streams = [iter([(bytes.fromhex(h), i) for h in rows]) for i, rows in enumerate(v["buckets"])]
+    got = merge_rows(streams, spec.salt_width(), reversed=v["reversed"], bucket_order=v["bucket_order"], limit=v["limit"])
+    assert [row.hex() for row, _ in got] == v["rows"]

@@ -21,6 +21,7 @@ CHECKS = {
     ],
     "filters.json": [(tv.test_filter_vector, tv.FILTERS["cases"])],
     "bounds.json": [(tv.test_bounds_vector, tv.BOUNDS.get("cases", []))],
+    "merge.json": [(tv.test_merge_vector, tv.MERGE["cases"])],
     "values.json": [
         (tv.test_value_vector, tv.VALUES["values"]),
         (tv.test_qualifier_vector, tv.VALUES["qualifiers"]),

@@ -72,7 +72,8 @@ export PYTHONDONTWRITEBYTECODE=1
 
 step "end to end (redbase serve on loopback, or REDBASE_SDK_TARGET)"
 (cd tests/sdk_rust && "$PYTHON" with_server.py cargo test -q --locked --test e2e \
-    --test scan_filters --test versions --test batches --test writer --test docs_example) ||
+    --test scan_filters --test versions --test batches --test writer --test docs_example \
+    --test seed_designs --test readme --test ensure) ||
     status=1
 
 step "xlang: python <-> rust"

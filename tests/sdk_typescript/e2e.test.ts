@@ -1,8 +1,8 @@
 /**
  * The generated SDK end to end against a real Thrift2 gateway: tables created from the schema
  * with their split keys, typed rows of every column type written and read back, deletes,
- * counters exact under concurrent connections, check-and-put, prefix, range and salted scans in
- * key order.
+ * counters exact under concurrent connections, check-and-put, prefix and range scans in key
+ * order, salted scans merged by the key without the salt.
  */
 
 import assert = require("node:assert/strict");
@@ -207,6 +207,26 @@ test("period counters of the social-usage table", async () => {
   assert.deepEqual(v.twUsage, new Map([[201510, 9n]]));
 });
 
+test("pattern columns take a Map or a plain object, and anything else is refused naming the column", async () => {
+  const social = await fresh(SocialUsageTable);
+  const key = new SocialUsageKey({ userId: "plain_object" });
+  await social.put(key, { fbUsage: { 201510: 3n, "201511": 5n }, twUsage: new Map([[201512, 1n]]) });
+  await social.increment(key, { fbUsage: { 201510: 2n } });
+  await social.putMany([[new SocialUsageKey({ userId: "many" }), { twUsage: { 201501: 7n } }]]);
+  const v = (await social.get(key))?.values;
+  assert.deepEqual(v?.fbUsage, new Map([[201510, 5n], [201511, 5n]]));
+  assert.deepEqual(v?.twUsage, new Map([[201512, 1n]]));
+  assert.deepEqual((await social.get(new SocialUsageKey({ userId: "many" })))?.values.twUsage, new Map([[201501, 7n]]));
+  const refused = (why: RegExp) => (e: unknown) => e instanceof TypeError && why.test(e.message);
+  // What plain JavaScript (or a cast) can pass: refused before anything is sent, naming the column.
+  const loose = social as unknown as { put(k: SocialUsageKey, v: unknown): Promise<void>; increment(k: SocialUsageKey, v: unknown): Promise<void> };
+  await assert.rejects(loose.put(key, { fbUsage: [[201510, 1n]] }), refused(/fb_usage: a pattern column takes a Map or a plain object from i32 part to value, not a Array/));
+  await assert.rejects(loose.put(key, { fbUsage: "201510" }), refused(/fb_usage: .* not a string/));
+  await assert.rejects(loose.put(key, { fbUsage: { oct: 1n } }), refused(/fb_usage: the part "oct" is not an i32/));
+  await assert.rejects(loose.increment(key, { fbUsage: new Set([1]) }), refused(/fb_usage: .* not a Set/));
+  assert.deepEqual((await social.get(key))?.values.fbUsage, new Map([[201510, 5n], [201511, 5n]]), "nothing refused was written");
+});
+
 test("prefix scans return rows in key order", async () => {
   const logs = await fresh(AccessLogsByUserTable);
   const rows: [string, string, number][] = [];
@@ -243,18 +263,23 @@ test("range scans, reversed and with a limit", async () => {
   assert.deepEqual(await collect(logs.scan(AccessLogsByUserKey.prefix({ userId: "zz" }))), []);
 });
 
-test("salted scans fan out per bucket and merge in key order", async () => {
+test("salted scans merge the buckets by the key without the salt", async () => {
   const events = await fresh(EventsTable);
   const names = Array.from({ length: 40 }, (_, i) => `foo${String(i + 1).padStart(4, "0")}`);
   for (const [i, event] of names.entries()) await events.put(new EventsKey({ event }), { payload: { n: i }, at: BigInt(i) });
   const rows = await collect(events.scan());
   const keys = rows.map((r) => r.rowKey);
-  assert.deepEqual(keys, sorted(keys));
-  assert.deepEqual(rows.map((r) => r.key.event).sort(), names);
+  const eventsOf = async (...args: Parameters<typeof events.scan>): Promise<string[]> => (await collect(events.scan(...args))).map((r) => r.key.event);
+  assert.deepEqual(rows.map((r) => r.key.event), names, "the unsalted design's order, across every bucket");
   assert.deepEqual(new Set(rows.map((r) => r.key.salt)), new Set([0, 1, 2, 3]));
   for (const r of rows) assert.equal(r.rowKey.toString()[0], "abcd"[r.key.salt ?? -1]);
-  assert.deepEqual((await collect(events.scan(undefined, { reversed: true }))).map((r) => r.rowKey), sorted(keys, true));
-  assert.deepEqual((await collect(events.scan(undefined, { limit: 5 }))).map((r) => r.rowKey), keys.slice(0, 5));
+  assert.deepEqual(await eventsOf(undefined, { reversed: true }), [...names].reverse());
+  assert.deepEqual(await eventsOf(undefined, { limit: 5 }), names.slice(0, 5));
+  assert.deepEqual(await eventsOf(undefined, { reversed: true, limit: 3 }), [...names].reverse().slice(0, 3));
+  assert.deepEqual(await eventsOf({ event: ["foo0007", "foo0012"] }), names.slice(6, 12));
+  const byBucket = (await collect(events.scan(undefined, { bucketOrder: true }))).map((r) => r.rowKey);
+  assert.deepEqual(byBucket, sorted(keys), "bucket order: bucket a's rows, then b's, ...");
+  assert.deepEqual((await collect(events.scan(undefined, { bucketOrder: true, reversed: true }))).map((r) => r.rowKey), sorted(keys, true));
   const one = await collect(events.scan(EventsKey.prefix({ event: "foo0003" })));
   assert.deepEqual(one.map((r) => [r.key.event, r.values.payload]), [["foo0003", { n: 2 }]]);
   const starts = await events.regionStarts();
@@ -271,9 +296,8 @@ test("binary salted keys scan by device", async () => {
     }
   }
   const got = await collect(t.scan(DeviceEventsKey.prefix({ device: "d1" })));
-  assert.deepEqual(got.map((r) => r.key.seq).sort((a, b) => (a < b ? -1 : 1)), [-1n, 0n, 3n, 2n ** 40n]);
+  assert.deepEqual(got.map((r) => r.key.seq), [-1n, 0n, 3n, 2n ** 40n], "in seq order across the 16 buckets");
   assert.ok(got.every((r) => r.key.device === "d1" && r.values.count === r.key.seq % 7n));
-  assert.deepEqual(got.map((r) => r.rowKey), sorted(got.map((r) => r.rowKey)));
 });
 
 test("reverse timestamps read newest first; desc components sort highest first", async () => {

@@ -6,7 +6,9 @@
 #      from CommonJS, type-checked in both module modes;
 #   3. the shared vectors byte for byte (one `VECTORS typescript <file> ...` line per file),
 #      filters.json included;
-#   4. node --test: end-to-end tests (e2e.test.ts, features.test.ts, bounds.test.ts) over Thrift2 against
+#   4. node --test: end-to-end tests (e2e.test.ts, features.test.ts, bounds.test.ts, seeds.test.ts,
+#      readme.test.ts: the generated README's quick start compiled and run, ensure.test.ts)
+#      over Thrift2 against
 #      `redbase serve` on loopback (or, with REDBASE_SDK_TARGET=host:port, against an already
 #      running Thrift2 gateway);
 #   5. xlang: rows, versions and batches written by the Python SDK dumped by this one and the
@@ -57,7 +59,7 @@ echo "== vectors (sdks/vectors through the generated TypeScript)"
 node "$out/vectors.js" || status=1
 
 echo "== node --test (end to end)"
-node --test "$out/e2e.test.js" "$out/features.test.js" "$out/bounds.test.js" || status=1
+node --test "$out/e2e.test.js" "$out/features.test.js" "$out/bounds.test.js" "$out/seeds.test.js" "$out/readme.test.js" "$out/ensure.test.js" || status=1
 
 if [ -z "${REDBASE_SDK_TARGET:-}" ]; then
     echo "== xlang: python <-> typescript through one redbase serve"

@@ -189,8 +189,15 @@ function buildFilter(table: string, f: Obj): sdk.Filter {
       return sdk.Filter.value(column, OPS[v["op"] as string] as sdk.CompareOp, operand(column.type, v["operand"] as JsonValue));
     }
     case "prefix": {
-      const cls = exported[`${upperCamel(table)}Key`] as { prefixFilter(c: Record<string, sdk.KeyValue>): sdk.Filter };
-      return cls.prefixFilter(components(table, arg as Obj));
+      const cls = exported[`${upperCamel(table)}Key`] as { prefixFilter(c: Record<string, sdk.KeyValue | sdk.StartsWith>): sdk.Filter };
+      const given: Record<string, sdk.KeyValue | sdk.StartsWith> = {};
+      for (const c of spec(table).components) {
+        const j = (arg as Obj)[c.name];
+        if (j === undefined) continue;
+        const sw = j !== null && typeof j === "object" && !Array.isArray(j) ? (j as Obj)["starts_with"] : undefined;
+        given[camel(c.name)] = typeof sw === "string" ? { startsWith: sw } : (fromJson(c.type, j) as sdk.KeyValue);
+      }
+      return cls.prefixFilter(given);
     }
     case "page":
       return sdk.Filter.page(arg as number);
@@ -242,7 +249,8 @@ function boundsVector(v: Obj): void {
     const ty = types.get(name);
     if (ty === undefined) throw new Error(`no component ${name}`);
     const pair = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Obj) : null;
-    bounds[camel(name)] = pair === null ? fromJson(ty, value) : [fromJson(ty, pair["low"] as JsonValue), fromJson(ty, pair["high"] as JsonValue)];
+    if (pair !== null && "starts_with" in pair) bounds[camel(name)] = { startsWith: pair["starts_with"] };
+    else bounds[camel(name)] = pair === null ? fromJson(ty, value) : [fromJson(ty, pair["low"] as JsonValue), fromJson(ty, pair["high"] as JsonValue)];
   }
   const cls = exported[`${upperCamel(table)}Key`] as { bounds(b: Record<string, unknown>): sdk.KeyRange };
   const want = v["error"];
@@ -259,6 +267,20 @@ function boundsVector(v: Obj): void {
   }
   const got = cls.bounds(bounds).ranges.map(([start, stop]) => [hex(start), stop === null ? null : hex(stop)]);
   check(JSON.stringify(got) === JSON.stringify(v["ranges"]), `ranges ${JSON.stringify(got)}, want ${JSON.stringify(v["ranges"])}`);
+}
+
+/**
+ * A merge.json case through `mergeRows`, the order every scan picks its buckets' rows in: each
+ * bucket's rows as its scanner returns them, merged with the table's salt width.
+ */
+function mergeVector(v: Obj): void {
+  const table = v["table"] as string;
+  const saltWidth = spec(table).saltWidth();
+  check(saltWidth === v["salt_width"], `salt width ${saltWidth}, want ${String(v["salt_width"])}`);
+  const buckets = (v["buckets"] as string[][]).map((rows) => rows.map((h) => Buffer.from(h, "hex")));
+  const limit = v["limit"] === null ? undefined : (v["limit"] as number);
+  const got = sdk.mergeRows(buckets, { saltWidth, reversed: v["reversed"] === true, bucketOrder: v["bucket_order"] === true, limit }).map(hex);
+  check(JSON.stringify(got) === JSON.stringify(v["rows"]), `rows ${JSON.stringify(got)}, want ${JSON.stringify(v["rows"])}`);
 }
 
 /** Runs every vector of one file; returns whether all passed. */
@@ -292,4 +314,5 @@ const valuesOk = runFile("values.json", [
 ]);
 const filtersOk = runFile("filters.json", [["cases", filterVector]]);
 const boundsOk = runFile("bounds.json", [["cases", boundsVector]]);
-process.exitCode = keysOk && valuesOk && filtersOk && boundsOk ? 0 : 1;
+const mergeOk = runFile("merge.json", [["cases", mergeVector]]);
+process.exitCode = keysOk && valuesOk && filtersOk && boundsOk && mergeOk ? 0 : 1;

@@ -169,6 +169,38 @@ fn binary(c: &Component, v: &Value) -> Vec<u8> {
     out
 }
 
+/// The bytes that start the field of every string starting with `p` (a typed starts-with):
+/// the field's encoding without what ends it. Escaping maps each character (separated: `\`
+/// and the separator) or byte (binary: 0x00) on its own, so the encoding of `p` is a byte
+/// prefix of the encoding of every string starting with `p`, and since `p` is encoded whole,
+/// never half an escape. Separated: the escaped text; fixed: the UTF-8 without padding (at
+/// most `width` bytes, no 0x00); binary: the escaped bytes without the terminator, inverted
+/// when `desc`. The caller refuses reversed and hashed components.
+pub fn string_prefix(layout: Layout, c: &Component, p: &str) -> Result<Vec<u8>, EncodeError> {
+    check_charset(c, p)?;
+    match layout {
+        Layout::Separated { separator } => text(c, &Value::Str(p.to_string()), Some(separator)),
+        Layout::Fixed => {
+            let w = c.width.unwrap_or(0) as usize;
+            if p.as_bytes().contains(&0) || p.len() > w {
+                return Err(EncodeError::invalid(
+                    &c.name,
+                    format!("needs at most {w} UTF-8 bytes and no 0x00"),
+                ));
+            }
+            Ok(p.as_bytes().to_vec())
+        }
+        Layout::Binary => {
+            let mut out = escaped(p.as_bytes());
+            out.truncate(out.len() - 2);
+            if c.desc {
+                out.iter_mut().for_each(|b| *b = !*b);
+            }
+            Ok(out)
+        }
+    }
+}
+
 /// 0x00 → 0x00 0xFF, then the terminator 0x00 0x00.
 fn escaped(b: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(b.len() + 2);

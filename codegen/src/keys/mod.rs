@@ -156,6 +156,16 @@ pub fn prefixes(key: &KeyDesign, leading: &[Value]) -> Result<Vec<Vec<u8>>, Enco
     })
 }
 
+/// The bytes every field of a string starting with `p` starts with, in the key's layout
+/// (`field::string_prefix`).
+pub fn string_prefix(
+    key: &KeyDesign,
+    c: &crate::model::Component,
+    p: &str,
+) -> Result<Vec<u8>, EncodeError> {
+    field::string_prefix(key.layout, c, p)
+}
+
 /// Splits a key into salt, hash and kept components; the inverse of `encode_key` for
 /// everything the layout keeps.
 pub fn decode_key(key: &KeyDesign, bytes: &[u8]) -> Result<DecodedKey, EncodeError> {

@@ -139,17 +139,20 @@ impl Cx<'_> {
                     }
                 };
                 let declared = k.components.get_ref().len();
-                if !h.keep.get_ref() && failed.is_empty() && idx.len() == declared && declared > 0 {
-                    self.err(
-                        h.keep.span(),
-                        &format!("{hpath}.keep"),
-                        "dropping every component leaves only the hash: keys would collide",
-                    );
+                let keep = h.keep.as_ref().is_none_or(|k| *k.get_ref());
+                if let Some(span) = h.keep.as_ref().map(|k| k.span()) {
+                    if !keep && failed.is_empty() && idx.len() == declared && declared > 0 {
+                        self.err(
+                            span,
+                            &format!("{hpath}.keep"),
+                            "dropping every component leaves only the hash: keys would collide",
+                        );
+                    }
                 }
                 form.map(|form| HashPrefix {
                     components: idx,
                     form,
-                    keep: *h.keep.get_ref(),
+                    keep,
                 })
             }
         };

@@ -29,6 +29,12 @@ pub(crate) fn validate(
             text,
             errors: Vec::new(),
         };
+        // Every unknown, missing or mistyped field first (serde would stop at the first).
+        let shape = crate::shape::check(file, text);
+        if !shape.is_empty() {
+            errors.extend(shape);
+            continue;
+        }
         match schema::parse(file, text) {
             Err(e) => errors.push(e),
             Ok(raw) => {

@@ -22,6 +22,10 @@ pub struct SdkContext<'a> {
     pub header: &'static str,
     /// Sorted by id, as the model.
     pub tables: Vec<TableContext<'a>>,
+    /// Whether `go get` can fetch `go_module` (its first path element holds a dot).
+    pub go_module_fetchable: bool,
+    /// The README's quick start (`render::example`): the first table with sample values.
+    pub example: Option<super::example::ExampleContext<'a>>,
 }
 
 /// Per-table templates: `{ package, version, table }`.
@@ -185,6 +189,8 @@ impl<'a> SdkContext<'a> {
             go_module: &model.go_module,
             header: super::HEADER,
             tables: model.tables.iter().map(TableContext::new).collect(),
+            go_module_fetchable: super::example::go_module_fetchable(&model.go_module),
+            example: super::example::ExampleContext::new(model),
         }
     }
 }

@@ -37,6 +37,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         "batch",
         include_str!("../../templates/go/redbase/batch.go.hbs"),
     ),
+    (
+        "drift",
+        include_str!("../../templates/go/redbase/drift.go.hbs"),
+    ),
     ("readme", include_str!("../../templates/go/README.md.hbs")),
 ];
 
@@ -174,7 +178,7 @@ impl Language for Go {
             Planned::sdk("tables.go", "tables", sdk),
             Planned::sdk("README.md", "readme", sdk),
         ];
-        for name in ["client", "conn", "scan", "batch"] {
+        for name in ["client", "conn", "scan", "batch", "drift"] {
             out.push(Planned::sdk(format!("redbase/{name}.go"), name, sdk));
         }
         for (name, text) in RUNTIME {

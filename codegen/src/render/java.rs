@@ -45,8 +45,11 @@ const RUNTIME: &[(&str, &str)] = runtime!(
     "KeySpec",
     "PatternColumn",
     "ReadSelection",
+    "RowOrder",
     "RowScanner",
     "ScanOptions",
+    "SchemaDrift",
+    "SchemaDriftException",
     "TableAdmin",
     "TableClient",
     "TableDef",
@@ -151,6 +154,7 @@ impl Language for Java {
     fn register_helpers(&self, hb: &mut Handlebars<'_>) {
         hb.register_helper("boxed_type", Box::new(super::string_helper(boxed)));
         hb.register_helper("hashed", Box::new(hashed));
+        hb.register_helper("type_note", Box::new(super::string_helper(type_note)));
     }
 
     fn header(&self, path: &Path) -> Option<String> {
@@ -165,6 +169,18 @@ impl Language for Java {
 handlebars::handlebars_helper!(hashed: |index: u64, key: Json| key["hash"]["indices"]
     .as_array()
     .is_some_and(|ix| ix.iter().any(|i| i.as_u64() == Some(index))));
+
+/// Why a table's class name has a trailing `_`, for its Javadoc (empty when it has none).
+fn type_note(id: &str) -> String {
+    let plain = id.to_upper_camel_case();
+    if JavaNaming.type_name(id) == plain {
+        return String::new();
+    }
+    format!(
+        "The class is {plain}_, not {plain}: {plain} is a Java keyword or a type Java programs \
+         use everywhere (java.lang, java.io, java.util, java.nio.file), and the two would collide."
+    )
+}
 
 /// The boxed Java type of a scalar: cells may be absent, so row fields are nullable.
 fn boxed(scalar: &str) -> String {
@@ -245,7 +261,10 @@ const KEYWORDS: &[&str] = &[
     "_",
 ];
 
-/// Type names the generated code uses unqualified: a table named after one would shadow it.
+/// Type names the generated code uses unqualified (a table named after one would shadow it),
+/// then the JDK's everyday types: a table class named `File` in the SDK's package compiles, but
+/// collides with `java.io.File` in every user file importing both. Such a table's class takes a
+/// trailing `_` (`File_`), as keywords do, and its Javadoc says why.
 const RESERVED_TYPES: &[&str] = &[
     "String",
     "Object",
@@ -285,6 +304,43 @@ const RESERVED_TYPES: &[&str] = &[
     "LinkedHashMap",
     "TreeMap",
     "ArrayList",
+    "Byte",
+    "Character",
+    "Class",
+    "Collections",
+    "Collectors",
+    "Date",
+    "Duration",
+    "Enum",
+    "Error",
+    "Exception",
+    "File",
+    "Files",
+    "HashMap",
+    "HashSet",
+    "Instant",
+    "Iterable",
+    "Iterator",
+    "LinkedList",
+    "Math",
+    "Number",
+    "Path",
+    "Paths",
+    "Process",
+    "Random",
+    "Record",
+    "Runnable",
+    "Runtime",
+    "Scanner",
+    "Set",
+    "Short",
+    "Stream",
+    "System",
+    "Thread",
+    "URI",
+    "URL",
+    "UUID",
+    "Void",
 ];
 
 fn escape(name: String) -> String {
@@ -367,6 +423,9 @@ mod tests {
         assert_eq!(n.field_name("class"), "class_");
         assert_eq!(n.const_name("last_seen"), "LAST_SEEN");
         assert_eq!(n.type_name("string"), "String_");
+        assert_eq!(n.type_name("file"), "File_");
+        assert_eq!(n.type_name("path"), "Path_");
+        assert_eq!(n.type_name("drive_file"), "DriveFile");
         assert_eq!(
             n.string_literal("a\"\\日😀"),
             "\"a\\\"\\\\\\u65e5\\ud83d\\ude00\""

@@ -5,6 +5,7 @@
 //! generation; documented in docs/schema.md, "Template context").
 
 pub mod context;
+mod example;
 pub mod go;
 pub mod java;
 mod naming;

@@ -51,6 +51,10 @@ const RUNTIME: &[(&str, &str)] = &[
         "filters.py",
         include_str!("../../templates/python/runtime/filters.py"),
     ),
+    (
+        "drift.py",
+        include_str!("../../templates/python/runtime/drift.py"),
+    ),
 ];
 
 /// The Thrift compiler's output (codegen/thrift/generate.sh).
@@ -138,6 +142,7 @@ const SCAN_OPTIONS: &[&str] = &[
     "batch_size",
     "versions",
     "time_range",
+    "bucket_order",
     "given",
     "decode",
     "rows",

@@ -71,6 +71,10 @@ const RUNTIME: &[(&str, &str)] = &[
         "writer.rs",
         include_str!("../../templates/rust/runtime/writer.rs"),
     ),
+    (
+        "drift.rs",
+        include_str!("../../templates/rust/runtime/drift.rs"),
+    ),
 ];
 
 impl Language for Rust {

@@ -72,6 +72,10 @@ const VERBATIM: &[(&str, &str)] = &[
         include_str!("../../templates/typescript/runtime/scan.ts"),
     ),
     (
+        "src/runtime/drift.ts",
+        include_str!("../../templates/typescript/runtime/drift.ts"),
+    ),
+    (
         "src/runtime/writer.ts",
         include_str!("../../templates/typescript/runtime/writer.ts"),
     ),

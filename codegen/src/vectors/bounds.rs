@@ -38,6 +38,7 @@ pub(super) fn bounds_vectors(model: &Model) -> Vec<Json> {
                 Given::Range { low, high } => {
                     json!([comp, {"low": low.to_json(ty), "high": high.to_json(ty)}])
                 }
+                Given::StartsWith(p) => json!([comp, {"starts_with": p.to_json(ty)}]),
             });
             slots[i] = Some(g.clone());
         }
@@ -71,7 +72,7 @@ pub(super) fn bounds_vectors(model: &Model) -> Vec<Json> {
 }
 
 /// Every case, by table: R1 (by value, whole keys), R2 (ranges), R3 (refused ranges), R4 (low
-/// above high), R5 (gaps, a range before another component).
+/// above high), R5 (gaps, a range before another component), then starts-with on strings.
 pub fn bounds_cases() -> Vec<BoundsCase> {
     let s = |x: &str| Given::Value(Value::Str(x.into()));
     let i = |x: i64| Given::Value(Value::Int(x));
@@ -102,7 +103,7 @@ pub fn bounds_cases() -> Vec<BoundsCase> {
         v
     };
     let ts = 1_445_000_000_000i64;
-    vec![
+    let mut cases = vec![
         // Separated, a width-6 number first.
         (
             "access_logs_by_period",
@@ -533,6 +534,132 @@ pub fn bounds_cases() -> Vec<BoundsCase> {
             "range needing the hashed component is refused",
             vec![("region", s("emea")), ("order_no", ir(1, 2))],
             Some("account"),
+        ),
+    ];
+    cases.extend(starts_with_cases());
+    cases
+}
+
+/// Starts-with on string components: escaped separated paths (seed 004's subtree), inner
+/// components, binary and salted keys, and every refusal.
+fn starts_with_cases() -> Vec<BoundsCase> {
+    let s = |x: &str| Given::Value(Value::Str(x.into()));
+    let i = |x: i64| Given::Value(Value::Int(x));
+    let sw = |x: &str| Given::StartsWith(Value::Str(x.into()));
+    vec![
+        (
+            "drive_directories",
+            "starts-with: a subtree of an escaped path",
+            vec![("path", sw("/dir1/"))],
+            None,
+        ),
+        (
+            "drive_directories",
+            "starts-with: the separator and backslash in the prefix are escaped whole",
+            vec![("path", sw("/a|b\\"))],
+            None,
+        ),
+        (
+            "drive_directories",
+            "starts-with: an empty prefix is every value",
+            vec![("path", sw(""))],
+            None,
+        ),
+        (
+            "metrics",
+            "starts-with: an escaped inner component",
+            vec![("metric", s("cpu")), ("host", sw("web|"))],
+            None,
+        ),
+        (
+            "metrics",
+            "starts-with: the first component, more follow",
+            vec![("metric", sw("cp"))],
+            None,
+        ),
+        (
+            "metrics",
+            "starts-with: a missing earlier component is named",
+            vec![("host", sw("web"))],
+            Some("metric"),
+        ),
+        (
+            "metrics",
+            "starts-with: a component given after it is refused",
+            vec![("metric", sw("c")), ("host", s("web"))],
+            Some("host"),
+        ),
+        (
+            "metrics",
+            "starts-with: not on a number",
+            vec![("metric", s("cpu")), ("host", s("web")), ("ts", sw("1"))],
+            Some("ts"),
+        ),
+        (
+            "tsdb",
+            "starts-with: binary and salted, one range per bucket",
+            vec![("metric", sw("cpu."))],
+            None,
+        ),
+        (
+            "leaderboard",
+            "starts-with: binary last component",
+            vec![("game", s("chess")), ("score", i(300)), ("name", sw("a"))],
+            None,
+        ),
+        (
+            "all_types",
+            "starts-with: a 0x00 in a binary prefix is escaped whole",
+            vec![("s", sw("a\u{0}"))],
+            None,
+        ),
+        (
+            "access_logs",
+            "starts-with: after the hashed component by value",
+            vec![("user_id", s("dave")), ("system_id", sw("jer"))],
+            None,
+        ),
+        (
+            "access_logs",
+            "starts-with: a hashed component is refused",
+            vec![("user_id", sw("da"))],
+            Some("user_id"),
+        ),
+        (
+            "fixed_orders",
+            "starts-with: the hash needs a later component",
+            vec![("region", sw("em"))],
+            Some("account"),
+        ),
+        (
+            "web_pages",
+            "starts-with: a reversed component is refused",
+            vec![("domain", sw("www."))],
+            Some("domain"),
+        ),
+        (
+            "web_pages",
+            "starts-with: an escaped path that may be empty",
+            vec![("domain", s("example.com")), ("path", sw("/a"))],
+            None,
+        ),
+        (
+            "events",
+            "starts-with: salted characters",
+            vec![("event", sw("foo00"))],
+            None,
+        ),
+        (
+            "events",
+            "starts-with: a character outside the charset is refused",
+            vec![("event", sw("foo-"))],
+            Some("event"),
+        ),
+        (
+            "drive_files",
+            "starts-with: not on bytes",
+            vec![("file_id", sw("ab"))],
+            Some("file_id"),
         ),
     ]
 }

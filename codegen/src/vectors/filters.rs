@@ -443,5 +443,57 @@ pub fn filter_cases() -> Vec<(&'static str, &'static str, Filter, Option<&'stati
             None,
         ),
     ]);
+    let sw = |given: &[(&str, Value)], component: &str, prefix: &str| Filter::StartsWith {
+        given: given
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.clone()))
+            .collect(),
+        component: component.to_string(),
+        prefix: prefix.to_string(),
+    };
+    c.extend([
+        (
+            "drive_directories",
+            "starts-with: a subtree of escaped paths",
+            sw(&[], "path", "/dir1/"),
+            None,
+        ),
+        (
+            "drive_directories",
+            "starts-with: the separator, a backslash and a quote in the prefix",
+            sw(&[], "path", "/it's|\\"),
+            None,
+        ),
+        (
+            "metrics",
+            "starts-with: an escaped inner component",
+            sw(&[("metric", s("cpu"))], "host", "web|"),
+            None,
+        ),
+        (
+            "tsdb",
+            "starts-with: salted binary, one prefix per bucket",
+            sw(&[], "metric", "cpu."),
+            None,
+        ),
+        (
+            "tsdb",
+            "starts-with: combined with a page filter",
+            Filter::All(vec![sw(&[], "metric", "cpu."), Filter::Page(3)]),
+            None,
+        ),
+        (
+            "web_pages",
+            "starts-with: a reversed component is refused",
+            sw(&[], "domain", "www."),
+            Some("domain"),
+        ),
+        (
+            "metrics",
+            "starts-with: a missing earlier component is named",
+            sw(&[], "host", "web"),
+            Some("metric"),
+        ),
+    ]);
     c
 }

@@ -13,14 +13,16 @@ type Keys interface {
 // Resolve returns r itself.
 func (r KeyRange) Resolve() (KeyRange, error) { return r, nil }
 
-// bound is one component's constraint: a value, or an inclusive [lo, hi] pair.
+// bound is one component's constraint: a value, an inclusive [lo, hi] pair, or (a string)
+// every value starting with lo.
 type bound struct {
-	set, isRange bool
-	lo, hi       any
+	set, isRange, startsWith bool
+	lo, hi                   any
 }
 
 // Bounds names key components to select rows by: leading components by value, then at most one
-// component by an inclusive (low, high) pair. Values are immutable: every method returns a copy.
+// component by an inclusive (low, high) pair or, a string, by a starts-with. Values are
+// immutable: every method returns a copy.
 // Generated XKeyBounds types wrap it with one typed method per component.
 type Bounds struct {
 	spec *KeySpec
@@ -39,6 +41,11 @@ func (b Bounds) with(i int, x bound) Bounds {
 
 // Eq binds component i to v.
 func (b Bounds) Eq(i int, v any) Bounds { return b.with(i, bound{set: true, lo: v}) }
+
+// StartsWith binds string component i to every value starting with prefix.
+func (b Bounds) StartsWith(i int, prefix string) Bounds {
+	return b.with(i, bound{set: true, startsWith: true, lo: prefix})
+}
 
 // Between binds component i to the values from lo to hi, both included.
 func (b Bounds) Between(i int, lo, hi any) Bounds {
@@ -77,16 +84,21 @@ func (b Bounds) leading() (values []any, ranged int, err error) {
 			}
 			break
 		}
-		if x.isRange {
+		if x.isRange || x.startsWith {
+			what := "range"
+			if x.startsWith {
+				what = "starts-with"
+			}
 			// The first component bound after the range is refused, whatever lies between.
 			for j := i + 1; j < len(b.b); j++ {
 				if b.b[j].set {
-					return nil, -1, keyErr(comps[j].Name, "cannot be bound after the range on %s: a range is the last bound component",
-						comps[i].Name)
+					return nil, -1, keyErr(comps[j].Name, "cannot be bound after the %s on %s: only the last bound component may be a %s",
+						what, comps[i].Name, what)
 				}
 			}
 			if b.hashed(i) {
-				return nil, -1, keyErr(comps[i].Name, "is hashed into the %s key: give one value, not a range", b.spec.Table)
+				return nil, -1, keyErr(comps[i].Name, "is hashed into the %s key: its hash is computed from the whole value, so give one value, not a %s",
+					b.spec.Table, what)
 			}
 			return values, i, nil
 		}
@@ -103,6 +115,9 @@ func (b Bounds) Range() (KeyRange, error) {
 	}
 	if ranged < 0 {
 		return PrefixRange(b.spec, values)
+	}
+	if b.b[ranged].startsWith {
+		return b.startsWithRange(values, ranged)
 	}
 	if err := b.checkOrdered(ranged); err != nil {
 		return KeyRange{}, err
@@ -134,6 +149,39 @@ func (b Bounds) Range() (KeyRange, error) {
 			stop = NextPrefix(end)
 		}
 		r.Ranges[i] = Range{Start: start, Stop: stop}
+	}
+	return r, nil
+}
+
+// startsWithRange is the rows whose leading components equal values and whose string component
+// at starts with its prefix: the leading prefix, then the bytes every field of such a string
+// starts with, up to their next prefix (docs/schema.md, "Prefixes and ranges").
+func (b Bounds) startsWithRange(values []any, at int) (KeyRange, error) {
+	c := &b.spec.Components[at]
+	if c.Reverse != "" {
+		return KeyRange{}, keyErr(c.Name, "the %s key stores it reversed (%s), so values starting alike do not share a key prefix:"+
+			" give it one value, not a starts-with", b.spec.Table, c.Reverse)
+	}
+	if b.spec.Hash != nil {
+		for _, h := range b.spec.Hash.Components {
+			if h >= len(values) {
+				return KeyRange{}, keyErr(b.spec.Components[h].Name, "must be given: the %s key's hash prefix is computed from it", b.spec.Table)
+			}
+		}
+	}
+	prefix, _ := b.b[at].lo.(string)
+	tail, err := b.spec.StringPrefix(c, prefix)
+	if err != nil {
+		return KeyRange{}, err
+	}
+	heads, err := b.spec.Prefixes(values)
+	if err != nil {
+		return KeyRange{}, err
+	}
+	r := KeyRange{Ranges: make([]Range, len(heads))}
+	for i, h := range heads {
+		start := append(append([]byte(nil), h...), tail...)
+		r.Ranges[i] = Range{Start: start, Stop: NextPrefix(start)}
 	}
 	return r, nil
 }
@@ -196,19 +244,30 @@ func above(a, b any) bool {
 // Resolve is Range, so bounds can be given to Scan directly.
 func (b Bounds) Resolve() (KeyRange, error) { return b.Range() }
 
-// PrefixFilter is a PrefixFilter on the key prefix of the components bound by value (no
-// range); a salted key has one prefix per bucket: (PrefixFilter(..)) OR (PrefixFilter(..)) ...
+// PrefixFilter is a PrefixFilter on the key prefix of the components bound by value, then
+// optionally a starts-with (no range); a salted key has one prefix per bucket:
+// (PrefixFilter(..)) OR (PrefixFilter(..)) ...
 func (b Bounds) PrefixFilter() Filter {
 	values, ranged, err := b.leading()
 	if err != nil {
 		return Filter{err: err}
 	}
-	if ranged >= 0 {
+	var prefixes [][]byte
+	switch {
+	case ranged >= 0 && b.b[ranged].startsWith:
+		r, err := b.startsWithRange(values, ranged)
+		if err != nil {
+			return Filter{err: err}
+		}
+		for _, x := range r.Ranges {
+			prefixes = append(prefixes, x.Start)
+		}
+	case ranged >= 0:
 		return filterErr("a prefix filter takes components by value, not the range on " + b.spec.Components[ranged].Name)
-	}
-	prefixes, err := b.spec.Prefixes(values)
-	if err != nil {
-		return Filter{err: err}
+	default:
+		if prefixes, err = b.spec.Prefixes(values); err != nil {
+			return Filter{err: err}
+		}
 	}
 	fs := make([]Filter, len(prefixes))
 	for i, p := range prefixes {

@@ -30,6 +30,10 @@ type ScanOptions struct {
 	Versions int
 	// TimeRange, when set, reads only cells with a timestamp in [Min, Max).
 	TimeRange *TimeRange
+	// BucketOrder (salted tables) reads one bucket after the other (the last first when
+	// Reversed), each in key order, instead of merging the buckets by the key without its
+	// salt: one server scanner open at a time, rows not in the unsalted design's order.
+	BucketOrder bool
 }
 
 // RawRow is a row key and its cells.
@@ -40,8 +44,9 @@ type RawRow struct {
 	KeysOnly bool
 }
 
-// Scanner reads the rows of a KeyRange in key order: one server scanner per range (per salt
-// bucket), merged. Use it like bufio.Scanner: for s.Next() { s.Row() }; then s.Err() and
+// Scanner reads the rows of a KeyRange: one server scanner per range (per salt bucket),
+// merged by the key without its salt, so a salted table reads in its unsalted design's order
+// (see merger). Use it like bufio.Scanner: for s.Next() { s.Row() }; then s.Err() and
 // s.Close(). Not safe for concurrent use.
 type Scanner struct {
 	ctx     context.Context
@@ -51,10 +56,95 @@ type Scanner struct {
 	opts    ScanOptions
 	filter  []byte
 	buckets []*bucket
+	merge   merger
 	row     RawRow
 	n       int
 	err     error
 	done    bool
+}
+
+// merger picks the bucket whose head row a scan yields next (docs/schema.md, "Salted scans"):
+// the smallest key after its first width bytes (the salt), ties to the lower bucket; reversed,
+// the largest, ties to the higher bucket (exactly the reverse order). With bucketOrder, the
+// current bucket until it is done, then the next (the last first when reversed), so only one
+// bucket's scanner is ever open.
+type merger struct {
+	width       int
+	reversed    bool
+	bucketOrder bool
+	cur         int
+}
+
+// pick returns the index of the bucket to take the next row from (-1: every bucket is done);
+// head(i) is bucket i's next row (nil when it is done), fetching it if needed.
+func (m *merger) pick(n int, head func(i int) (*RawRow, error)) (int, error) {
+	if m.bucketOrder {
+		for ; m.cur < n; m.cur++ {
+			i := m.cur
+			if m.reversed {
+				i = n - 1 - m.cur
+			}
+			h, err := head(i)
+			if err != nil {
+				return -1, err
+			}
+			if h != nil {
+				return i, nil
+			}
+		}
+		return -1, nil
+	}
+	best := -1
+	var bestBody []byte
+	for i := 0; i < n; i++ {
+		h, err := head(i)
+		if err != nil {
+			return -1, err
+		}
+		if h == nil {
+			continue
+		}
+		body := unsalted(h.Key, m.width)
+		if best >= 0 {
+			c := bytes.Compare(body, bestBody)
+			if (!m.reversed && c >= 0) || (m.reversed && c < 0) {
+				continue
+			}
+		}
+		best, bestBody = i, body
+	}
+	return best, nil
+}
+
+func unsalted(key []byte, width int) []byte {
+	if len(key) < width {
+		return nil
+	}
+	return key[width:]
+}
+
+// MergeRows is the order a scan yields rows in, over rows already read: buckets[i] holds
+// bucket i's rows as its scanner returns them (ascending, or descending when reversed);
+// saltWidth is the table's KeySpec.SaltWidth(); limit > 0 stops after that many rows. Scans
+// use the same merger; the shared vectors (sdks/vectors/merge.json) check it.
+func MergeRows(buckets [][][]byte, saltWidth int, reversed, bucketOrder bool, limit int) [][]byte {
+	m := merger{width: saltWidth, reversed: reversed, bucketOrder: bucketOrder}
+	pos := make([]int, len(buckets))
+	var out [][]byte
+	for limit <= 0 || len(out) < limit {
+		i, _ := m.pick(len(buckets), func(i int) (*RawRow, error) {
+			if pos[i] >= len(buckets[i]) {
+				return nil, nil
+			}
+			return &RawRow{Key: buckets[i][pos[i]]}, nil
+		})
+		if i < 0 {
+			break
+		}
+		out = append(out, buckets[i][pos[i]])
+		pos[i]++
+	}
+	return out
 }
 
 // bucket is one range's server scanner and its buffered rows.
@@ -72,6 +162,10 @@ type bucket struct {
 // bounds) in key order. An invalid bound or filter is the scanner's Err.
 func (t *TableClient) Scan(ctx context.Context, keys Keys, opts ScanOptions) *Scanner {
 	s := &Scanner{ctx: ctx, client: t.c, table: t.name, opts: opts}
+	s.merge = merger{reversed: opts.Reversed, bucketOrder: opts.BucketOrder}
+	if t.def.Key != nil {
+		s.merge.width = t.def.Key.SaltWidth()
+	}
 	if s.opts.Caching <= 0 {
 		s.opts.Caching = 256
 	}
@@ -108,29 +202,23 @@ func (s *Scanner) Next() bool {
 		s.finish()
 		return false
 	}
-	var best *bucket
-	for _, b := range s.buckets {
+	i, err := s.merge.pick(len(s.buckets), func(i int) (*RawRow, error) {
+		b := s.buckets[i]
 		if err := s.fill(b); err != nil {
-			s.err = err
-			s.finish()
-			return false
+			return nil, err
 		}
-		if b.head == nil {
-			continue
-		}
-		if best == nil {
-			best = b
-			continue
-		}
-		c := bytes.Compare(b.head.Key, best.head.Key)
-		if (c < 0 && !s.opts.Reversed) || (c > 0 && s.opts.Reversed) {
-			best = b
-		}
-	}
-	if best == nil {
+		return b.head, nil
+	})
+	if err != nil {
+		s.err = err
 		s.finish()
 		return false
 	}
+	if i < 0 {
+		s.finish()
+		return false
+	}
+	best := s.buckets[i]
 	s.row, best.head = *best.head, nil
 	s.n++
 	return true

@@ -5,8 +5,9 @@ table clients over the Thrift2 gateway (docs/sdks.md)."""
 
 from ._runtime.batch import BatchError, BufferedWriter, RowFailure
 from ._runtime.client import Connection, KeyRange, TableClient, TableDef, ThriftError, VersionedCell
+from ._runtime.drift import SchemaDriftError
 from ._runtime.filters import Filter, FilterError
-from ._runtime.keys import KeyEncodingError
+from ._runtime.keys import KeyEncodingError, StartsWith
 from ._runtime.values import Json, ValueEncodingError
 from .access_logs import (
     AccessLogsColumns,
@@ -152,6 +153,15 @@ from .social_usage import (
     SocialUsageValues,
     SocialUsageVersions,
 )
+from .tsdb import (
+    TsdbColumns,
+    TsdbKey,
+    TsdbKeyParts,
+    TsdbRow,
+    TsdbTable,
+    TsdbValues,
+    TsdbVersions,
+)
 from .web_pages import (
     WebPagesColumns,
     WebPagesKey,
@@ -174,6 +184,8 @@ __all__ = [
     "KeyEncodingError",
     "KeyRange",
     "RowFailure",
+    "SchemaDriftError",
+    "StartsWith",
     "TableClient",
     "TableDef",
     "ThriftError",
@@ -292,6 +304,13 @@ __all__ = [
     "SocialUsageTable",
     "SocialUsageValues",
     "SocialUsageVersions",
+    "TsdbColumns",
+    "TsdbKey",
+    "TsdbKeyParts",
+    "TsdbRow",
+    "TsdbTable",
+    "TsdbValues",
+    "TsdbVersions",
     "WebPagesColumns",
     "WebPagesKey",
     "WebPagesKeyParts",

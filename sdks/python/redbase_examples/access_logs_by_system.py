@@ -25,6 +25,7 @@ from ._runtime.client import (
     newest,
 )
 from ._runtime.filters import Filter
+from ._runtime.keys import StartsWith
 from ._runtime.values import Json
 
 _T = TypeVar("_T")
@@ -116,12 +117,12 @@ class AccessLogsBySystemKey:
 
     @staticmethod
     def bounds(
-        system_id: Union[str, Tuple[str, str], None] = None,
-        user_id: Union[str, Tuple[str, str], None] = None,
+        system_id: Union[str, Tuple[str, str], StartsWith, None] = None,
+        user_id: Union[str, Tuple[str, str], StartsWith, None] = None,
         period: Union[int, Tuple[int, int], None] = None,
     ) -> KeyRange:
         """Leading components by value, then optionally one as a (low, high) pair, inclusive at
-        both ends: `bounds(system_id=..., period=(low, high))`."""
+        both ends, or (a string) as `StartsWith(prefix)`: `bounds(system_id=..., period=(low, high))`."""
         return KeyRange.bounds(KEY, (system_id, user_id, period,))
 
     @staticmethod
@@ -265,6 +266,13 @@ class AccessLogsBySystemTable:
         """Creates the table with its families and split keys."""
         self._t.create()
 
+    def ensure(self) -> List[str]:
+        """At start-up: creates the table if missing, adds missing families and sets differing
+        family settings as the schema says (the rules of `redbase schema diff`); returns what it
+        changed. A live family the schema lacks, or other split points, raise SchemaDriftError
+        (it never deletes data or re-splits)."""
+        return self._t.ensure()
+
     def exists(self) -> bool:
         return self._t.exists()
 
@@ -380,8 +388,8 @@ class AccessLogsBySystemTable:
         self,
         keys: Optional[KeyRange] = None,
         *,
-        system_id: Union[str, Tuple[str, str], None] = None,
-        user_id: Union[str, Tuple[str, str], None] = None,
+        system_id: Union[str, Tuple[str, str], StartsWith, None] = None,
+        user_id: Union[str, Tuple[str, str], StartsWith, None] = None,
         period: Union[int, Tuple[int, int], None] = None,
         columns: Optional[Sequence[ColumnSelection]] = None,
         filter: Optional[Filter] = None,
@@ -391,10 +399,12 @@ class AccessLogsBySystemTable:
         batch_size: Optional[int] = None,
         versions: Optional[int] = None,
         time_range: Optional[TimeRange] = None,
+        bucket_order: bool = False,
     ) -> Iterator[AccessLogsBySystemRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
-        ones by value, then optionally one as an inclusive (low, high) pair), or all rows.
+        ones by value, then optionally one as an inclusive (low, high) pair or a string as
+        `StartsWith(prefix)`), or all rows.
         `columns`: typed columns or families to read; `filter`: a Filter, run by the server;
         `caching`: rows per round trip; `batch_size`: cells per partial result (rows come back
         whole); `versions`/`time_range` as for get.
@@ -415,5 +425,6 @@ class AccessLogsBySystemTable:
             time_range=time_range,
             caching=caching,
             batch_size=batch_size,
+            bucket_order=bucket_order,
         )
         return (AccessLogsBySystemRow.from_cells(row, cells, decode) for row, cells in rows)

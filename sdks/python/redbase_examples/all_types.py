@@ -25,6 +25,7 @@ from ._runtime.client import (
     newest,
 )
 from ._runtime.filters import Filter
+from ._runtime.keys import StartsWith
 from ._runtime.values import Json
 
 _T = TypeVar("_T")
@@ -172,7 +173,7 @@ class AllTypesKey:
 
     @staticmethod
     def bounds(
-        s: Union[str, Tuple[str, str], None] = None,
+        s: Union[str, Tuple[str, str], StartsWith, None] = None,
         b: Union[bytes, Tuple[bytes, bytes], None] = None,
         i: Union[int, Tuple[int, int], None] = None,
         l: Union[int, Tuple[int, int], None] = None,
@@ -181,7 +182,7 @@ class AllTypesKey:
         t: Union[int, Tuple[int, int], None] = None,
     ) -> KeyRange:
         """Leading components by value, then optionally one as a (low, high) pair, inclusive at
-        both ends: `bounds(s=..., t=(low, high))`."""
+        both ends, or (a string) as `StartsWith(prefix)`: `bounds(s=..., t=(low, high))`."""
         return KeyRange.bounds(KEY, (s, b, i, l, f, d, t,))
 
     @staticmethod
@@ -320,6 +321,13 @@ class AllTypesTable:
         """Creates the table with its families and split keys."""
         self._t.create()
 
+    def ensure(self) -> List[str]:
+        """At start-up: creates the table if missing, adds missing families and sets differing
+        family settings as the schema says (the rules of `redbase schema diff`); returns what it
+        changed. A live family the schema lacks, or other split points, raise SchemaDriftError
+        (it never deletes data or re-splits)."""
+        return self._t.ensure()
+
     def exists(self) -> bool:
         return self._t.exists()
 
@@ -430,7 +438,7 @@ class AllTypesTable:
         self,
         keys: Optional[KeyRange] = None,
         *,
-        s: Union[str, Tuple[str, str], None] = None,
+        s: Union[str, Tuple[str, str], StartsWith, None] = None,
         b: Union[bytes, Tuple[bytes, bytes], None] = None,
         i: Union[int, Tuple[int, int], None] = None,
         l: Union[int, Tuple[int, int], None] = None,
@@ -445,10 +453,12 @@ class AllTypesTable:
         batch_size: Optional[int] = None,
         versions: Optional[int] = None,
         time_range: Optional[TimeRange] = None,
+        bucket_order: bool = False,
     ) -> Iterator[AllTypesRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
-        ones by value, then optionally one as an inclusive (low, high) pair), or all rows.
+        ones by value, then optionally one as an inclusive (low, high) pair or a string as
+        `StartsWith(prefix)`), or all rows.
         `columns`: typed columns or families to read; `filter`: a Filter, run by the server;
         `caching`: rows per round trip; `batch_size`: cells per partial result (rows come back
         whole); `versions`/`time_range` as for get.
@@ -469,5 +479,6 @@ class AllTypesTable:
             time_range=time_range,
             caching=caching,
             batch_size=batch_size,
+            bucket_order=bucket_order,
         )
         return (AllTypesRow.from_cells(row, cells, decode) for row, cells in rows)

@@ -25,6 +25,7 @@ from ._runtime.client import (
     newest,
 )
 from ._runtime.filters import Filter
+from ._runtime.keys import StartsWith
 from ._runtime.values import Json
 
 _T = TypeVar("_T")
@@ -89,10 +90,10 @@ class EventsKey:
 
     @staticmethod
     def bounds(
-        event: Union[str, Tuple[str, str], None] = None,
+        event: Union[str, Tuple[str, str], StartsWith, None] = None,
     ) -> KeyRange:
         """Leading components by value, then optionally one as a (low, high) pair, inclusive at
-        both ends: `bounds(event=...)`."""
+        both ends, or (a string) as `StartsWith(prefix)`: `bounds(event=...)`."""
         return KeyRange.bounds(KEY, (event,))
 
     @staticmethod
@@ -232,6 +233,13 @@ class EventsTable:
         """Creates the table with its families and split keys."""
         self._t.create()
 
+    def ensure(self) -> List[str]:
+        """At start-up: creates the table if missing, adds missing families and sets differing
+        family settings as the schema says (the rules of `redbase schema diff`); returns what it
+        changed. A live family the schema lacks, or other split points, raise SchemaDriftError
+        (it never deletes data or re-splits)."""
+        return self._t.ensure()
+
     def exists(self) -> bool:
         return self._t.exists()
 
@@ -342,7 +350,7 @@ class EventsTable:
         self,
         keys: Optional[KeyRange] = None,
         *,
-        event: Union[str, Tuple[str, str], None] = None,
+        event: Union[str, Tuple[str, str], StartsWith, None] = None,
         columns: Optional[Sequence[ColumnSelection]] = None,
         filter: Optional[Filter] = None,
         limit: Optional[int] = None,
@@ -351,14 +359,18 @@ class EventsTable:
         batch_size: Optional[int] = None,
         versions: Optional[int] = None,
         time_range: Optional[TimeRange] = None,
+        bucket_order: bool = False,
     ) -> Iterator[EventsRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
-        ones by value, then optionally one as an inclusive (low, high) pair), or all rows.
+        ones by value, then optionally one as an inclusive (low, high) pair or a string as
+        `StartsWith(prefix)`), or all rows.
         `columns`: typed columns or families to read; `filter`: a Filter, run by the server;
         `caching`: rows per round trip; `batch_size`: cells per partial result (rows come back
         whole); `versions`/`time_range` as for get.
-        The table is salted: one scan per bucket, merged in key order.
+        The table is salted: one scanner per bucket (4), merged by the key
+        without its salt, so `limit` and ranges mean what they mean unsalted;
+        `bucket_order=True` reads one bucket after the other instead.
         """
         given = (event,)
         if any(v is not None for v in given):
@@ -376,5 +388,6 @@ class EventsTable:
             time_range=time_range,
             caching=caching,
             batch_size=batch_size,
+            bucket_order=bucket_order,
         )
         return (EventsRow.from_cells(row, cells, decode) for row, cells in rows)

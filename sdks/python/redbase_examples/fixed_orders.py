@@ -25,6 +25,7 @@ from ._runtime.client import (
     newest,
 )
 from ._runtime.filters import Filter
+from ._runtime.keys import StartsWith
 from ._runtime.values import Json
 
 _T = TypeVar("_T")
@@ -122,12 +123,12 @@ class FixedOrdersKey:
 
     @staticmethod
     def bounds(
-        region: Union[str, Tuple[str, str], None] = None,
+        region: Union[str, Tuple[str, str], StartsWith, None] = None,
         order_no: Union[int, Tuple[int, int], None] = None,
         account: Union[int, Tuple[int, int], None] = None,
     ) -> KeyRange:
         """Leading components by value, then optionally one as a (low, high) pair, inclusive at
-        both ends: `bounds(region=..., account=(low, high))`."""
+        both ends, or (a string) as `StartsWith(prefix)`: `bounds(region=..., account=(low, high))`."""
         return KeyRange.bounds(KEY, (region, order_no, account,))
 
     @staticmethod
@@ -258,6 +259,13 @@ class FixedOrdersTable:
         """Creates the table with its families and split keys."""
         self._t.create()
 
+    def ensure(self) -> List[str]:
+        """At start-up: creates the table if missing, adds missing families and sets differing
+        family settings as the schema says (the rules of `redbase schema diff`); returns what it
+        changed. A live family the schema lacks, or other split points, raise SchemaDriftError
+        (it never deletes data or re-splits)."""
+        return self._t.ensure()
+
     def exists(self) -> bool:
         return self._t.exists()
 
@@ -368,7 +376,7 @@ class FixedOrdersTable:
         self,
         keys: Optional[KeyRange] = None,
         *,
-        region: Union[str, Tuple[str, str], None] = None,
+        region: Union[str, Tuple[str, str], StartsWith, None] = None,
         order_no: Union[int, Tuple[int, int], None] = None,
         account: Union[int, Tuple[int, int], None] = None,
         columns: Optional[Sequence[ColumnSelection]] = None,
@@ -379,10 +387,12 @@ class FixedOrdersTable:
         batch_size: Optional[int] = None,
         versions: Optional[int] = None,
         time_range: Optional[TimeRange] = None,
+        bucket_order: bool = False,
     ) -> Iterator[FixedOrdersRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
-        ones by value, then optionally one as an inclusive (low, high) pair), or all rows.
+        ones by value, then optionally one as an inclusive (low, high) pair or a string as
+        `StartsWith(prefix)`), or all rows.
         `columns`: typed columns or families to read; `filter`: a Filter, run by the server;
         `caching`: rows per round trip; `batch_size`: cells per partial result (rows come back
         whole); `versions`/`time_range` as for get.
@@ -403,5 +413,6 @@ class FixedOrdersTable:
             time_range=time_range,
             caching=caching,
             batch_size=batch_size,
+            bucket_order=bucket_order,
         )
         return (FixedOrdersRow.from_cells(row, cells, decode) for row, cells in rows)

@@ -25,6 +25,7 @@ from ._runtime.client import (
     newest,
 )
 from ._runtime.filters import Filter
+from ._runtime.keys import StartsWith
 from ._runtime.values import Json
 
 _T = TypeVar("_T")
@@ -118,12 +119,12 @@ class MetricsKey:
 
     @staticmethod
     def bounds(
-        metric: Union[str, Tuple[str, str], None] = None,
-        host: Union[str, Tuple[str, str], None] = None,
+        metric: Union[str, Tuple[str, str], StartsWith, None] = None,
+        host: Union[str, Tuple[str, str], StartsWith, None] = None,
         ts: Union[int, Tuple[int, int], None] = None,
     ) -> KeyRange:
         """Leading components by value, then optionally one as a (low, high) pair, inclusive at
-        both ends: `bounds(metric=..., ts=(low, high))`."""
+        both ends, or (a string) as `StartsWith(prefix)`: `bounds(metric=..., ts=(low, high))`."""
         return KeyRange.bounds(KEY, (metric, host, ts,))
 
     @staticmethod
@@ -267,6 +268,13 @@ class MetricsTable:
         """Creates the table with its families and split keys."""
         self._t.create()
 
+    def ensure(self) -> List[str]:
+        """At start-up: creates the table if missing, adds missing families and sets differing
+        family settings as the schema says (the rules of `redbase schema diff`); returns what it
+        changed. A live family the schema lacks, or other split points, raise SchemaDriftError
+        (it never deletes data or re-splits)."""
+        return self._t.ensure()
+
     def exists(self) -> bool:
         return self._t.exists()
 
@@ -377,8 +385,8 @@ class MetricsTable:
         self,
         keys: Optional[KeyRange] = None,
         *,
-        metric: Union[str, Tuple[str, str], None] = None,
-        host: Union[str, Tuple[str, str], None] = None,
+        metric: Union[str, Tuple[str, str], StartsWith, None] = None,
+        host: Union[str, Tuple[str, str], StartsWith, None] = None,
         ts: Union[int, Tuple[int, int], None] = None,
         columns: Optional[Sequence[ColumnSelection]] = None,
         filter: Optional[Filter] = None,
@@ -388,10 +396,12 @@ class MetricsTable:
         batch_size: Optional[int] = None,
         versions: Optional[int] = None,
         time_range: Optional[TimeRange] = None,
+        bucket_order: bool = False,
     ) -> Iterator[MetricsRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
-        ones by value, then optionally one as an inclusive (low, high) pair), or all rows.
+        ones by value, then optionally one as an inclusive (low, high) pair or a string as
+        `StartsWith(prefix)`), or all rows.
         `columns`: typed columns or families to read; `filter`: a Filter, run by the server;
         `caching`: rows per round trip; `batch_size`: cells per partial result (rows come back
         whole); `versions`/`time_range` as for get.
@@ -412,5 +422,6 @@ class MetricsTable:
             time_range=time_range,
             caching=caching,
             batch_size=batch_size,
+            bucket_order=bucket_order,
         )
         return (MetricsRow.from_cells(row, cells, decode) for row, cells in rows)

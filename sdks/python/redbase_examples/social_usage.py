@@ -25,6 +25,7 @@ from ._runtime.client import (
     newest,
 )
 from ._runtime.filters import Filter
+from ._runtime.keys import StartsWith
 from ._runtime.values import Json
 
 _T = TypeVar("_T")
@@ -93,10 +94,10 @@ class SocialUsageKey:
 
     @staticmethod
     def bounds(
-        user_id: Union[str, Tuple[str, str], None] = None,
+        user_id: Union[str, Tuple[str, str], StartsWith, None] = None,
     ) -> KeyRange:
         """Leading components by value, then optionally one as a (low, high) pair, inclusive at
-        both ends: `bounds(user_id=...)`."""
+        both ends, or (a string) as `StartsWith(prefix)`: `bounds(user_id=...)`."""
         return KeyRange.bounds(KEY, (user_id,))
 
     @staticmethod
@@ -314,6 +315,13 @@ class SocialUsageTable:
         """Creates the table with its families and split keys."""
         self._t.create()
 
+    def ensure(self) -> List[str]:
+        """At start-up: creates the table if missing, adds missing families and sets differing
+        family settings as the schema says (the rules of `redbase schema diff`); returns what it
+        changed. A live family the schema lacks, or other split points, raise SchemaDriftError
+        (it never deletes data or re-splits)."""
+        return self._t.ensure()
+
     def exists(self) -> bool:
         return self._t.exists()
 
@@ -448,7 +456,7 @@ class SocialUsageTable:
         self,
         keys: Optional[KeyRange] = None,
         *,
-        user_id: Union[str, Tuple[str, str], None] = None,
+        user_id: Union[str, Tuple[str, str], StartsWith, None] = None,
         columns: Optional[Sequence[ColumnSelection]] = None,
         filter: Optional[Filter] = None,
         limit: Optional[int] = None,
@@ -457,10 +465,12 @@ class SocialUsageTable:
         batch_size: Optional[int] = None,
         versions: Optional[int] = None,
         time_range: Optional[TimeRange] = None,
+        bucket_order: bool = False,
     ) -> Iterator[SocialUsageRow]:
         """Rows in key order (descending if `reversed`), at most `limit`: those in `keys` (a
         `Key.prefix`/`Key.bounds` range), or bounded by key components given by name (leading
-        ones by value, then optionally one as an inclusive (low, high) pair), or all rows.
+        ones by value, then optionally one as an inclusive (low, high) pair or a string as
+        `StartsWith(prefix)`), or all rows.
         `columns`: typed columns or families to read; `filter`: a Filter, run by the server;
         `caching`: rows per round trip; `batch_size`: cells per partial result (rows come back
         whole); `versions`/`time_range` as for get.
@@ -481,5 +491,6 @@ class SocialUsageTable:
             time_range=time_range,
             caching=caching,
             batch_size=batch_size,
+            bucket_order=bucket_order,
         )
         return (SocialUsageRow.from_cells(row, cells, decode) for row, cells in rows)

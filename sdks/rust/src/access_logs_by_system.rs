@@ -172,8 +172,11 @@ impl RowKey for AccessLogsBySystemKey {
                     range = Some((i, low.clone(), high.clone()));
                     values.push(None);
                 }
-                // A second range: refused there, naming the later component.
-                Some(Bound::Between(..)) => return KeyRange::bounds(&KEY, given.clone()),
+                // A second range, or a starts-with (the typed builder's `<component>_starts_with`
+                // checks the same rules): through the runtime, which names the component.
+                Some(Bound::Between(..) | Bound::StartsWith(_)) => {
+                    return KeyRange::bounds(&KEY, given.clone())
+                }
                 Some(Bound::Eq(v)) => values.push(Some(v.clone())),
                 None => values.push(None),
             }
@@ -255,6 +258,21 @@ impl AccessLogsBySystemPrefix {
         )
     }
 
+    /// The rows with the components set so far and `system_id` starting with `prefix`, whatever
+    /// the key's escaping (a component after it must not be set).
+    pub fn system_id_starts_with(&self, prefix: impl Into<String>) -> Result<KeyRange> {
+        KeyRange::starts_with_values(&KEY, self.values(), 0, prefix.into())
+    }
+
+    /// `system_id_starts_with` as a scan filter (`PrefixFilter`, one per salt bucket);
+    /// a refused bound is reported when the scan runs.
+    pub fn system_id_starts_with_filter(&self, prefix: impl Into<String>) -> Filter {
+        match self.system_id_starts_with(prefix) {
+            Ok(r) => Filter::Prefix(r.ranges.into_iter().map(|(start, _)| start).collect()),
+            Err(e) => Filter::Invalid(e.to_string()),
+        }
+    }
+
     /// The rows with the components set so far and `user_id` from `low` to `high`, both
     /// inclusive (a component after it must not be set).
     pub fn user_id_between(
@@ -270,6 +288,21 @@ impl AccessLogsBySystemPrefix {
             KeyValue::from(&low),
             KeyValue::from(&high),
         )
+    }
+
+    /// The rows with the components set so far and `user_id` starting with `prefix`, whatever
+    /// the key's escaping (a component after it must not be set).
+    pub fn user_id_starts_with(&self, prefix: impl Into<String>) -> Result<KeyRange> {
+        KeyRange::starts_with_values(&KEY, self.values(), 1, prefix.into())
+    }
+
+    /// `user_id_starts_with` as a scan filter (`PrefixFilter`, one per salt bucket);
+    /// a refused bound is reported when the scan runs.
+    pub fn user_id_starts_with_filter(&self, prefix: impl Into<String>) -> Filter {
+        match self.user_id_starts_with(prefix) {
+            Ok(r) => Filter::Prefix(r.ranges.into_iter().map(|(start, _)| start).collect()),
+            Err(e) => Filter::Invalid(e.to_string()),
+        }
     }
 
     /// The rows with the components set so far and `period` from `low` to `high`, both
@@ -490,6 +523,14 @@ impl<'c> AccessLogsBySystemTable<'c> {
         self.raw.exists()
     }
 
+    /// At start-up: creates the table if missing, adds missing families and sets differing
+    /// family settings as the schema says (the rules of `redbase schema diff`); returns what it
+    /// changed. A live family the schema lacks, or other split points, are
+    /// `Error::SchemaDrift` (it never deletes data or re-splits).
+    pub fn ensure(&mut self) -> Result<Vec<String>> {
+        self.raw.ensure()
+    }
+
     /// Disables and deletes the table.
     pub fn drop_table(&mut self) -> Result<()> {
         self.raw.drop_table()
@@ -677,6 +718,10 @@ impl<'c> TypedTable<'c> for AccessLogsBySystemTable<'c> {
 
     fn exists(&mut self) -> Result<bool> {
         self.raw.exists()
+    }
+
+    fn ensure(&mut self) -> Result<Vec<String>> {
+        self.raw.ensure()
     }
 
     fn drop_table(&mut self) -> Result<()> {

@@ -135,8 +135,11 @@ impl RowKey for EventsKey {
                     range = Some((i, low.clone(), high.clone()));
                     values.push(None);
                 }
-                // A second range: refused there, naming the later component.
-                Some(Bound::Between(..)) => return KeyRange::bounds(&KEY, given.clone()),
+                // A second range, or a starts-with (the typed builder's `<component>_starts_with`
+                // checks the same rules): through the runtime, which names the component.
+                Some(Bound::Between(..) | Bound::StartsWith(_)) => {
+                    return KeyRange::bounds(&KEY, given.clone())
+                }
                 Some(Bound::Eq(v)) => values.push(Some(v.clone())),
                 None => values.push(None),
             }
@@ -194,6 +197,21 @@ impl EventsPrefix {
             KeyValue::from(&low),
             KeyValue::from(&high),
         )
+    }
+
+    /// The rows with the components set so far and `event` starting with `prefix`, whatever
+    /// the key's escaping (a component after it must not be set).
+    pub fn event_starts_with(&self, prefix: impl Into<String>) -> Result<KeyRange> {
+        KeyRange::starts_with_values(&KEY, self.values(), 0, prefix.into())
+    }
+
+    /// `event_starts_with` as a scan filter (`PrefixFilter`, one per salt bucket);
+    /// a refused bound is reported when the scan runs.
+    pub fn event_starts_with_filter(&self, prefix: impl Into<String>) -> Filter {
+        match self.event_starts_with(prefix) {
+            Ok(r) => Filter::Prefix(r.ranges.into_iter().map(|(start, _)| start).collect()),
+            Err(e) => Filter::Invalid(e.to_string()),
+        }
     }
 
     /// The key range (one per salt bucket); fails if a component is skipped or the hash
@@ -390,6 +408,14 @@ impl<'c> EventsTable<'c> {
         self.raw.exists()
     }
 
+    /// At start-up: creates the table if missing, adds missing families and sets differing
+    /// family settings as the schema says (the rules of `redbase schema diff`); returns what it
+    /// changed. A live family the schema lacks, or other split points, are
+    /// `Error::SchemaDrift` (it never deletes data or re-splits).
+    pub fn ensure(&mut self) -> Result<Vec<String>> {
+        self.raw.ensure()
+    }
+
     /// Disables and deletes the table.
     pub fn drop_table(&mut self) -> Result<()> {
         self.raw.drop_table()
@@ -534,7 +560,9 @@ impl<'c> EventsTable<'c> {
 
     /// Rows in `keys` in key order (descending with `options.reversed`), at most
     /// `options.limit`, read lazily in batches.
-    /// The table is salted: one scanner per bucket, merged in key order.
+    /// The table is salted: one scanner per bucket (4), merged by the key
+    /// without its salt, so the limit and ranges mean what they mean unsalted
+    /// (`ScanOptions::bucket_order()`: one bucket after the other instead).
     pub fn scan(
         &mut self,
         keys: &KeyRange,
@@ -562,6 +590,10 @@ impl<'c> TypedTable<'c> for EventsTable<'c> {
 
     fn exists(&mut self) -> Result<bool> {
         self.raw.exists()
+    }
+
+    fn ensure(&mut self) -> Result<Vec<String>> {
+        self.raw.ensure()
     }
 
     fn drop_table(&mut self) -> Result<()> {

@@ -37,13 +37,14 @@ pub mod leaderboard;
 pub mod metrics;
 pub mod sensor_readings;
 pub mod social_usage;
+pub mod tsdb;
 pub mod web_pages;
 
 pub use runtime::{
     BatchOptions, Bound, CellValue, CellVersion, Column, ColumnRef, CompareOp, ConnectOptions,
     Connection, Counter, CounterRef, Error, Filter, KeyParts, KeyRange, KeyValue, ReadOptions,
-    Result, Row, RowFailure, RowKey, RowValues, ScanOptions, Transport, TypedTable, Writer,
-    WriterOptions,
+    Result, Row, RowFailure, RowKey, RowOrder, RowValues, ScanOptions, Transport, TypedTable,
+    Writer, WriterOptions,
 };
 
 pub use access_logs::AccessLogsColumns;
@@ -174,6 +175,14 @@ pub use social_usage::SocialUsageRow;
 pub use social_usage::SocialUsageTable;
 pub use social_usage::SocialUsageValues;
 pub use social_usage::SocialUsageWriter;
+pub use tsdb::TsdbColumns;
+pub use tsdb::TsdbKey;
+pub use tsdb::TsdbKeyParts;
+pub use tsdb::TsdbPrefix;
+pub use tsdb::TsdbRow;
+pub use tsdb::TsdbTable;
+pub use tsdb::TsdbValues;
+pub use tsdb::TsdbWriter;
 pub use web_pages::WebPagesColumns;
 pub use web_pages::WebPagesKey;
 pub use web_pages::WebPagesKeyParts;
@@ -201,5 +210,6 @@ pub static TABLES: &[&runtime::TableDef] = &[
     &metrics::DEFINITION,
     &sensor_readings::DEFINITION,
     &social_usage::DEFINITION,
+    &tsdb::DEFINITION,
     &web_pages::DEFINITION,
 ];

@@ -152,8 +152,11 @@ impl RowKey for SensorReadingsKey {
                     range = Some((i, low.clone(), high.clone()));
                     values.push(None);
                 }
-                // A second range: refused there, naming the later component.
-                Some(Bound::Between(..)) => return KeyRange::bounds(&KEY, given.clone()),
+                // A second range, or a starts-with (the typed builder's `<component>_starts_with`
+                // checks the same rules): through the runtime, which names the component.
+                Some(Bound::Between(..) | Bound::StartsWith(_)) => {
+                    return KeyRange::bounds(&KEY, given.clone())
+                }
                 Some(Bound::Eq(v)) => values.push(Some(v.clone())),
                 None => values.push(None),
             }
@@ -433,6 +436,14 @@ impl<'c> SensorReadingsTable<'c> {
         self.raw.exists()
     }
 
+    /// At start-up: creates the table if missing, adds missing families and sets differing
+    /// family settings as the schema says (the rules of `redbase schema diff`); returns what it
+    /// changed. A live family the schema lacks, or other split points, are
+    /// `Error::SchemaDrift` (it never deletes data or re-splits).
+    pub fn ensure(&mut self) -> Result<Vec<String>> {
+        self.raw.ensure()
+    }
+
     /// Disables and deletes the table.
     pub fn drop_table(&mut self) -> Result<()> {
         self.raw.drop_table()
@@ -609,6 +620,10 @@ impl<'c> TypedTable<'c> for SensorReadingsTable<'c> {
 
     fn exists(&mut self) -> Result<bool> {
         self.raw.exists()
+    }
+
+    fn ensure(&mut self) -> Result<Vec<String>> {
+        self.raw.ensure()
     }
 
     fn drop_table(&mut self) -> Result<()> {

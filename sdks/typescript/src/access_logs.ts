@@ -125,16 +125,22 @@ export class AccessLogsKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { userId?: string; systemId?: string; period?: number } = {}): Filter {
-    return Filter.any(...AccessLogsKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { userId?: string | _k.StartsWith; systemId?: string | _k.StartsWith; period?: number } = {}): Filter {
+    return Filter.any(...AccessLogsKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface AccessLogsBounds {
-  userId?: string | readonly [low: string, high: string];
-  systemId?: string | readonly [low: string, high: string];
+  userId?: string | readonly [low: string, high: string] | _k.StartsWith;
+  systemId?: string | readonly [low: string, high: string] | _k.StartsWith;
   period?: number | readonly [low: number, high: number];
 }
 
@@ -189,10 +195,19 @@ export interface AccessLogsValues {
   lastSeen?: bigint;
 }
 
+/**
+ * Values as writes take them: the fields of `AccessLogsValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type AccessLogsValuesInput = {
+  hits?: bigint;
+  lastSeen?: bigint;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const AccessLogsValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: AccessLogsValues): Cell[] {
+  cells(values: AccessLogsValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = AccessLogsColumns;
     if (values.hits !== undefined) {
@@ -262,9 +277,14 @@ export interface AccessLogsIncrements {
   hits?: bigint;
 }
 
+/** Increments as writes take them: a pattern counter as a Map or a plain object from part to amount. */
+export type AccessLogsIncrementsInput = {
+  hits?: bigint;
+};
+
 export const AccessLogsIncrements = {
   /** (family, qualifier, amount) of each counter given. */
-  counters(inc: AccessLogsIncrements): [Buffer, Buffer, bigint][] {
+  counters(inc: AccessLogsIncrementsInput): [Buffer, Buffer, bigint][] {
     const out: [Buffer, Buffer, bigint][] = [];
     const c = AccessLogsColumns;
     if (inc.hits !== undefined) out.push([c.hits.family, c.hits.qualifier, _v.amount(inc.hits)]);
@@ -326,6 +346,11 @@ export interface AccessLogsScanOptions extends AccessLogsGetOptions {
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -344,7 +369,7 @@ export class AccessLogsWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: AccessLogsKey, values: AccessLogsValues, options: AccessLogsWriteOptions = {}): Promise<void> {
+  put(key: AccessLogsKey, values: AccessLogsValuesInput, options: AccessLogsWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: AccessLogsValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -356,7 +381,7 @@ export class AccessLogsWriter {
   }
 
   /** Buffers increments; amounts to one counter buffered together are summed. */
-  increment(key: AccessLogsKey, increments: AccessLogsIncrements): Promise<void> {
+  increment(key: AccessLogsKey, increments: AccessLogsIncrementsInput): Promise<void> {
     return this.w.increment({ row: key.encode(), counters: AccessLogsIncrements.counters(increments) });
   }
 
@@ -394,6 +419,16 @@ export class AccessLogsTable {
     return this.t.create();
   }
 
+  /**
+   * At start-up: creates the table if missing, adds missing families and sets differing family
+   * settings as the schema says (the rules of `redbase schema diff`); resolves to what it
+   * changed. A live family the schema lacks, or other split points, reject with a
+   * SchemaDriftError (it never deletes data or re-splits).
+   */
+  async ensure(): Promise<string[]> {
+    return this.t.ensure();
+  }
+
   async exists(): Promise<boolean> {
     return this.t.exists();
   }
@@ -415,7 +450,7 @@ export class AccessLogsTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: AccessLogsKey, values: AccessLogsValues, options: AccessLogsWriteOptions = {}): Promise<void> {
+  async put(key: AccessLogsKey, values: AccessLogsValuesInput, options: AccessLogsWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), AccessLogsValues.cells(values), options.timestamp);
   }
 
@@ -427,7 +462,7 @@ export class AccessLogsTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: AccessLogsKey, mutation: { put?: AccessLogsValues; delete?: readonly AccessLogsSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: AccessLogsKey, mutation: { put?: AccessLogsValuesInput; delete?: readonly AccessLogsSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = accessLogsRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : AccessLogsValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -438,7 +473,7 @@ export class AccessLogsTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [AccessLogsKey, AccessLogsValues]>, options: AccessLogsWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [AccessLogsKey, AccessLogsValuesInput]>, options: AccessLogsWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: AccessLogsValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -471,13 +506,13 @@ export class AccessLogsTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: AccessLogsKey, column: _v.Column<T>, expected: T | null, values: AccessLogsValues): Promise<boolean> {
+  async checkAndPut<T>(key: AccessLogsKey, column: _v.Column<T>, expected: T | null, values: AccessLogsValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, AccessLogsValues.cells(values));
   }
 
   /** Atomically adds to several counters of one row; returns their new values. */
-  async increment(key: AccessLogsKey, increments: AccessLogsIncrements): Promise<AccessLogsIncrements> {
+  async increment(key: AccessLogsKey, increments: AccessLogsIncrementsInput): Promise<AccessLogsIncrements> {
     return AccessLogsIncrements.fromCells(await this.t.incrementRow(key.encode(), AccessLogsIncrements.counters(increments)));
   }
 
@@ -486,7 +521,7 @@ export class AccessLogsTable {
    * at once; returns each row's new counter values in input order. An `IncrementBatchError`
    * lists the rows that failed and carries the results of the others.
    */
-  async incrementMany(rows: Iterable<readonly [AccessLogsKey, AccessLogsIncrements]>, options: ChunkOptions = {}): Promise<AccessLogsIncrements[]> {
+  async incrementMany(rows: Iterable<readonly [AccessLogsKey, AccessLogsIncrementsInput]>, options: ChunkOptions = {}): Promise<AccessLogsIncrements[]> {
     const encoded = Array.from(rows, ([key, inc]) => ({ row: key.encode(), counters: AccessLogsIncrements.counters(inc) }));
     try {
       return (await this.t.incrementMany(encoded, options)).map((cells) => AccessLogsIncrements.fromCells(cells));

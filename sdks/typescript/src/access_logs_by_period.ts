@@ -121,17 +121,23 @@ export class AccessLogsByPeriodKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { period?: number; systemId?: string; userId?: string } = {}): Filter {
-    return Filter.any(...AccessLogsByPeriodKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { period?: number; systemId?: string | _k.StartsWith; userId?: string | _k.StartsWith } = {}): Filter {
+    return Filter.any(...AccessLogsByPeriodKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface AccessLogsByPeriodBounds {
   period?: number | readonly [low: number, high: number];
-  systemId?: string | readonly [low: string, high: string];
-  userId?: string | readonly [low: string, high: string];
+  systemId?: string | readonly [low: string, high: string] | _k.StartsWith;
+  userId?: string | readonly [low: string, high: string] | _k.StartsWith;
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -187,10 +193,19 @@ export interface AccessLogsByPeriodValues {
   lastSeen?: bigint;
 }
 
+/**
+ * Values as writes take them: the fields of `AccessLogsByPeriodValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type AccessLogsByPeriodValuesInput = {
+  hits?: bigint;
+  lastSeen?: bigint;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const AccessLogsByPeriodValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: AccessLogsByPeriodValues): Cell[] {
+  cells(values: AccessLogsByPeriodValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = AccessLogsByPeriodColumns;
     if (values.hits !== undefined) {
@@ -260,9 +275,14 @@ export interface AccessLogsByPeriodIncrements {
   hits?: bigint;
 }
 
+/** Increments as writes take them: a pattern counter as a Map or a plain object from part to amount. */
+export type AccessLogsByPeriodIncrementsInput = {
+  hits?: bigint;
+};
+
 export const AccessLogsByPeriodIncrements = {
   /** (family, qualifier, amount) of each counter given. */
-  counters(inc: AccessLogsByPeriodIncrements): [Buffer, Buffer, bigint][] {
+  counters(inc: AccessLogsByPeriodIncrementsInput): [Buffer, Buffer, bigint][] {
     const out: [Buffer, Buffer, bigint][] = [];
     const c = AccessLogsByPeriodColumns;
     if (inc.hits !== undefined) out.push([c.hits.family, c.hits.qualifier, _v.amount(inc.hits)]);
@@ -324,6 +344,11 @@ export interface AccessLogsByPeriodScanOptions extends AccessLogsByPeriodGetOpti
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -342,7 +367,7 @@ export class AccessLogsByPeriodWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: AccessLogsByPeriodKey, values: AccessLogsByPeriodValues, options: AccessLogsByPeriodWriteOptions = {}): Promise<void> {
+  put(key: AccessLogsByPeriodKey, values: AccessLogsByPeriodValuesInput, options: AccessLogsByPeriodWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: AccessLogsByPeriodValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -354,7 +379,7 @@ export class AccessLogsByPeriodWriter {
   }
 
   /** Buffers increments; amounts to one counter buffered together are summed. */
-  increment(key: AccessLogsByPeriodKey, increments: AccessLogsByPeriodIncrements): Promise<void> {
+  increment(key: AccessLogsByPeriodKey, increments: AccessLogsByPeriodIncrementsInput): Promise<void> {
     return this.w.increment({ row: key.encode(), counters: AccessLogsByPeriodIncrements.counters(increments) });
   }
 
@@ -392,6 +417,16 @@ export class AccessLogsByPeriodTable {
     return this.t.create();
   }
 
+  /**
+   * At start-up: creates the table if missing, adds missing families and sets differing family
+   * settings as the schema says (the rules of `redbase schema diff`); resolves to what it
+   * changed. A live family the schema lacks, or other split points, reject with a
+   * SchemaDriftError (it never deletes data or re-splits).
+   */
+  async ensure(): Promise<string[]> {
+    return this.t.ensure();
+  }
+
   async exists(): Promise<boolean> {
     return this.t.exists();
   }
@@ -413,7 +448,7 @@ export class AccessLogsByPeriodTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: AccessLogsByPeriodKey, values: AccessLogsByPeriodValues, options: AccessLogsByPeriodWriteOptions = {}): Promise<void> {
+  async put(key: AccessLogsByPeriodKey, values: AccessLogsByPeriodValuesInput, options: AccessLogsByPeriodWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), AccessLogsByPeriodValues.cells(values), options.timestamp);
   }
 
@@ -425,7 +460,7 @@ export class AccessLogsByPeriodTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: AccessLogsByPeriodKey, mutation: { put?: AccessLogsByPeriodValues; delete?: readonly AccessLogsByPeriodSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: AccessLogsByPeriodKey, mutation: { put?: AccessLogsByPeriodValuesInput; delete?: readonly AccessLogsByPeriodSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = accessLogsByPeriodRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : AccessLogsByPeriodValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -436,7 +471,7 @@ export class AccessLogsByPeriodTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [AccessLogsByPeriodKey, AccessLogsByPeriodValues]>, options: AccessLogsByPeriodWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [AccessLogsByPeriodKey, AccessLogsByPeriodValuesInput]>, options: AccessLogsByPeriodWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: AccessLogsByPeriodValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -469,13 +504,13 @@ export class AccessLogsByPeriodTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: AccessLogsByPeriodKey, column: _v.Column<T>, expected: T | null, values: AccessLogsByPeriodValues): Promise<boolean> {
+  async checkAndPut<T>(key: AccessLogsByPeriodKey, column: _v.Column<T>, expected: T | null, values: AccessLogsByPeriodValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, AccessLogsByPeriodValues.cells(values));
   }
 
   /** Atomically adds to several counters of one row; returns their new values. */
-  async increment(key: AccessLogsByPeriodKey, increments: AccessLogsByPeriodIncrements): Promise<AccessLogsByPeriodIncrements> {
+  async increment(key: AccessLogsByPeriodKey, increments: AccessLogsByPeriodIncrementsInput): Promise<AccessLogsByPeriodIncrements> {
     return AccessLogsByPeriodIncrements.fromCells(await this.t.incrementRow(key.encode(), AccessLogsByPeriodIncrements.counters(increments)));
   }
 
@@ -484,7 +519,7 @@ export class AccessLogsByPeriodTable {
    * at once; returns each row's new counter values in input order. An `IncrementBatchError`
    * lists the rows that failed and carries the results of the others.
    */
-  async incrementMany(rows: Iterable<readonly [AccessLogsByPeriodKey, AccessLogsByPeriodIncrements]>, options: ChunkOptions = {}): Promise<AccessLogsByPeriodIncrements[]> {
+  async incrementMany(rows: Iterable<readonly [AccessLogsByPeriodKey, AccessLogsByPeriodIncrementsInput]>, options: ChunkOptions = {}): Promise<AccessLogsByPeriodIncrements[]> {
     const encoded = Array.from(rows, ([key, inc]) => ({ row: key.encode(), counters: AccessLogsByPeriodIncrements.counters(inc) }));
     try {
       return (await this.t.incrementMany(encoded, options)).map((cells) => AccessLogsByPeriodIncrements.fromCells(cells));

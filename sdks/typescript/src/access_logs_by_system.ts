@@ -119,16 +119,22 @@ export class AccessLogsBySystemKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { systemId?: string; userId?: string; period?: number } = {}): Filter {
-    return Filter.any(...AccessLogsBySystemKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { systemId?: string | _k.StartsWith; userId?: string | _k.StartsWith; period?: number } = {}): Filter {
+    return Filter.any(...AccessLogsBySystemKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface AccessLogsBySystemBounds {
-  systemId?: string | readonly [low: string, high: string];
-  userId?: string | readonly [low: string, high: string];
+  systemId?: string | readonly [low: string, high: string] | _k.StartsWith;
+  userId?: string | readonly [low: string, high: string] | _k.StartsWith;
   period?: number | readonly [low: number, high: number];
 }
 
@@ -184,10 +190,19 @@ export interface AccessLogsBySystemValues {
   lastSeen?: bigint;
 }
 
+/**
+ * Values as writes take them: the fields of `AccessLogsBySystemValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type AccessLogsBySystemValuesInput = {
+  hits?: bigint;
+  lastSeen?: bigint;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const AccessLogsBySystemValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: AccessLogsBySystemValues): Cell[] {
+  cells(values: AccessLogsBySystemValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = AccessLogsBySystemColumns;
     if (values.hits !== undefined) {
@@ -257,9 +272,14 @@ export interface AccessLogsBySystemIncrements {
   hits?: bigint;
 }
 
+/** Increments as writes take them: a pattern counter as a Map or a plain object from part to amount. */
+export type AccessLogsBySystemIncrementsInput = {
+  hits?: bigint;
+};
+
 export const AccessLogsBySystemIncrements = {
   /** (family, qualifier, amount) of each counter given. */
-  counters(inc: AccessLogsBySystemIncrements): [Buffer, Buffer, bigint][] {
+  counters(inc: AccessLogsBySystemIncrementsInput): [Buffer, Buffer, bigint][] {
     const out: [Buffer, Buffer, bigint][] = [];
     const c = AccessLogsBySystemColumns;
     if (inc.hits !== undefined) out.push([c.hits.family, c.hits.qualifier, _v.amount(inc.hits)]);
@@ -321,6 +341,11 @@ export interface AccessLogsBySystemScanOptions extends AccessLogsBySystemGetOpti
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -339,7 +364,7 @@ export class AccessLogsBySystemWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: AccessLogsBySystemKey, values: AccessLogsBySystemValues, options: AccessLogsBySystemWriteOptions = {}): Promise<void> {
+  put(key: AccessLogsBySystemKey, values: AccessLogsBySystemValuesInput, options: AccessLogsBySystemWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: AccessLogsBySystemValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -351,7 +376,7 @@ export class AccessLogsBySystemWriter {
   }
 
   /** Buffers increments; amounts to one counter buffered together are summed. */
-  increment(key: AccessLogsBySystemKey, increments: AccessLogsBySystemIncrements): Promise<void> {
+  increment(key: AccessLogsBySystemKey, increments: AccessLogsBySystemIncrementsInput): Promise<void> {
     return this.w.increment({ row: key.encode(), counters: AccessLogsBySystemIncrements.counters(increments) });
   }
 
@@ -389,6 +414,16 @@ export class AccessLogsBySystemTable {
     return this.t.create();
   }
 
+  /**
+   * At start-up: creates the table if missing, adds missing families and sets differing family
+   * settings as the schema says (the rules of `redbase schema diff`); resolves to what it
+   * changed. A live family the schema lacks, or other split points, reject with a
+   * SchemaDriftError (it never deletes data or re-splits).
+   */
+  async ensure(): Promise<string[]> {
+    return this.t.ensure();
+  }
+
   async exists(): Promise<boolean> {
     return this.t.exists();
   }
@@ -410,7 +445,7 @@ export class AccessLogsBySystemTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: AccessLogsBySystemKey, values: AccessLogsBySystemValues, options: AccessLogsBySystemWriteOptions = {}): Promise<void> {
+  async put(key: AccessLogsBySystemKey, values: AccessLogsBySystemValuesInput, options: AccessLogsBySystemWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), AccessLogsBySystemValues.cells(values), options.timestamp);
   }
 
@@ -422,7 +457,7 @@ export class AccessLogsBySystemTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: AccessLogsBySystemKey, mutation: { put?: AccessLogsBySystemValues; delete?: readonly AccessLogsBySystemSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: AccessLogsBySystemKey, mutation: { put?: AccessLogsBySystemValuesInput; delete?: readonly AccessLogsBySystemSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = accessLogsBySystemRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : AccessLogsBySystemValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -433,7 +468,7 @@ export class AccessLogsBySystemTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [AccessLogsBySystemKey, AccessLogsBySystemValues]>, options: AccessLogsBySystemWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [AccessLogsBySystemKey, AccessLogsBySystemValuesInput]>, options: AccessLogsBySystemWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: AccessLogsBySystemValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -466,13 +501,13 @@ export class AccessLogsBySystemTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: AccessLogsBySystemKey, column: _v.Column<T>, expected: T | null, values: AccessLogsBySystemValues): Promise<boolean> {
+  async checkAndPut<T>(key: AccessLogsBySystemKey, column: _v.Column<T>, expected: T | null, values: AccessLogsBySystemValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, AccessLogsBySystemValues.cells(values));
   }
 
   /** Atomically adds to several counters of one row; returns their new values. */
-  async increment(key: AccessLogsBySystemKey, increments: AccessLogsBySystemIncrements): Promise<AccessLogsBySystemIncrements> {
+  async increment(key: AccessLogsBySystemKey, increments: AccessLogsBySystemIncrementsInput): Promise<AccessLogsBySystemIncrements> {
     return AccessLogsBySystemIncrements.fromCells(await this.t.incrementRow(key.encode(), AccessLogsBySystemIncrements.counters(increments)));
   }
 
@@ -481,7 +516,7 @@ export class AccessLogsBySystemTable {
    * at once; returns each row's new counter values in input order. An `IncrementBatchError`
    * lists the rows that failed and carries the results of the others.
    */
-  async incrementMany(rows: Iterable<readonly [AccessLogsBySystemKey, AccessLogsBySystemIncrements]>, options: ChunkOptions = {}): Promise<AccessLogsBySystemIncrements[]> {
+  async incrementMany(rows: Iterable<readonly [AccessLogsBySystemKey, AccessLogsBySystemIncrementsInput]>, options: ChunkOptions = {}): Promise<AccessLogsBySystemIncrements[]> {
     const encoded = Array.from(rows, ([key, inc]) => ({ row: key.encode(), counters: AccessLogsBySystemIncrements.counters(inc) }));
     try {
       return (await this.t.incrementMany(encoded, options)).map((cells) => AccessLogsBySystemIncrements.fromCells(cells));

@@ -119,16 +119,22 @@ export class AccessLogsByUserKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { userId?: string; systemId?: string; period?: number } = {}): Filter {
-    return Filter.any(...AccessLogsByUserKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { userId?: string | _k.StartsWith; systemId?: string | _k.StartsWith; period?: number } = {}): Filter {
+    return Filter.any(...AccessLogsByUserKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface AccessLogsByUserBounds {
-  userId?: string | readonly [low: string, high: string];
-  systemId?: string | readonly [low: string, high: string];
+  userId?: string | readonly [low: string, high: string] | _k.StartsWith;
+  systemId?: string | readonly [low: string, high: string] | _k.StartsWith;
   period?: number | readonly [low: number, high: number];
 }
 
@@ -184,10 +190,19 @@ export interface AccessLogsByUserValues {
   lastSeen?: bigint;
 }
 
+/**
+ * Values as writes take them: the fields of `AccessLogsByUserValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type AccessLogsByUserValuesInput = {
+  hits?: bigint;
+  lastSeen?: bigint;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const AccessLogsByUserValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: AccessLogsByUserValues): Cell[] {
+  cells(values: AccessLogsByUserValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = AccessLogsByUserColumns;
     if (values.hits !== undefined) {
@@ -257,9 +272,14 @@ export interface AccessLogsByUserIncrements {
   hits?: bigint;
 }
 
+/** Increments as writes take them: a pattern counter as a Map or a plain object from part to amount. */
+export type AccessLogsByUserIncrementsInput = {
+  hits?: bigint;
+};
+
 export const AccessLogsByUserIncrements = {
   /** (family, qualifier, amount) of each counter given. */
-  counters(inc: AccessLogsByUserIncrements): [Buffer, Buffer, bigint][] {
+  counters(inc: AccessLogsByUserIncrementsInput): [Buffer, Buffer, bigint][] {
     const out: [Buffer, Buffer, bigint][] = [];
     const c = AccessLogsByUserColumns;
     if (inc.hits !== undefined) out.push([c.hits.family, c.hits.qualifier, _v.amount(inc.hits)]);
@@ -321,6 +341,11 @@ export interface AccessLogsByUserScanOptions extends AccessLogsByUserGetOptions 
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -339,7 +364,7 @@ export class AccessLogsByUserWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: AccessLogsByUserKey, values: AccessLogsByUserValues, options: AccessLogsByUserWriteOptions = {}): Promise<void> {
+  put(key: AccessLogsByUserKey, values: AccessLogsByUserValuesInput, options: AccessLogsByUserWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: AccessLogsByUserValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -351,7 +376,7 @@ export class AccessLogsByUserWriter {
   }
 
   /** Buffers increments; amounts to one counter buffered together are summed. */
-  increment(key: AccessLogsByUserKey, increments: AccessLogsByUserIncrements): Promise<void> {
+  increment(key: AccessLogsByUserKey, increments: AccessLogsByUserIncrementsInput): Promise<void> {
     return this.w.increment({ row: key.encode(), counters: AccessLogsByUserIncrements.counters(increments) });
   }
 
@@ -389,6 +414,16 @@ export class AccessLogsByUserTable {
     return this.t.create();
   }
 
+  /**
+   * At start-up: creates the table if missing, adds missing families and sets differing family
+   * settings as the schema says (the rules of `redbase schema diff`); resolves to what it
+   * changed. A live family the schema lacks, or other split points, reject with a
+   * SchemaDriftError (it never deletes data or re-splits).
+   */
+  async ensure(): Promise<string[]> {
+    return this.t.ensure();
+  }
+
   async exists(): Promise<boolean> {
     return this.t.exists();
   }
@@ -410,7 +445,7 @@ export class AccessLogsByUserTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: AccessLogsByUserKey, values: AccessLogsByUserValues, options: AccessLogsByUserWriteOptions = {}): Promise<void> {
+  async put(key: AccessLogsByUserKey, values: AccessLogsByUserValuesInput, options: AccessLogsByUserWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), AccessLogsByUserValues.cells(values), options.timestamp);
   }
 
@@ -422,7 +457,7 @@ export class AccessLogsByUserTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: AccessLogsByUserKey, mutation: { put?: AccessLogsByUserValues; delete?: readonly AccessLogsByUserSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: AccessLogsByUserKey, mutation: { put?: AccessLogsByUserValuesInput; delete?: readonly AccessLogsByUserSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = accessLogsByUserRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : AccessLogsByUserValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -433,7 +468,7 @@ export class AccessLogsByUserTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [AccessLogsByUserKey, AccessLogsByUserValues]>, options: AccessLogsByUserWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [AccessLogsByUserKey, AccessLogsByUserValuesInput]>, options: AccessLogsByUserWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: AccessLogsByUserValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -466,13 +501,13 @@ export class AccessLogsByUserTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: AccessLogsByUserKey, column: _v.Column<T>, expected: T | null, values: AccessLogsByUserValues): Promise<boolean> {
+  async checkAndPut<T>(key: AccessLogsByUserKey, column: _v.Column<T>, expected: T | null, values: AccessLogsByUserValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, AccessLogsByUserValues.cells(values));
   }
 
   /** Atomically adds to several counters of one row; returns their new values. */
-  async increment(key: AccessLogsByUserKey, increments: AccessLogsByUserIncrements): Promise<AccessLogsByUserIncrements> {
+  async increment(key: AccessLogsByUserKey, increments: AccessLogsByUserIncrementsInput): Promise<AccessLogsByUserIncrements> {
     return AccessLogsByUserIncrements.fromCells(await this.t.incrementRow(key.encode(), AccessLogsByUserIncrements.counters(increments)));
   }
 
@@ -481,7 +516,7 @@ export class AccessLogsByUserTable {
    * at once; returns each row's new counter values in input order. An `IncrementBatchError`
    * lists the rows that failed and carries the results of the others.
    */
-  async incrementMany(rows: Iterable<readonly [AccessLogsByUserKey, AccessLogsByUserIncrements]>, options: ChunkOptions = {}): Promise<AccessLogsByUserIncrements[]> {
+  async incrementMany(rows: Iterable<readonly [AccessLogsByUserKey, AccessLogsByUserIncrementsInput]>, options: ChunkOptions = {}): Promise<AccessLogsByUserIncrements[]> {
     const encoded = Array.from(rows, ([key, inc]) => ({ row: key.encode(), counters: AccessLogsByUserIncrements.counters(inc) }));
     try {
       return (await this.t.incrementMany(encoded, options)).map((cells) => AccessLogsByUserIncrements.fromCells(cells));

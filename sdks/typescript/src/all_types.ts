@@ -170,15 +170,21 @@ export class AllTypesKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { s?: string; b?: Uint8Array; i?: number; l?: bigint; f?: number; d?: number; t?: bigint } = {}): Filter {
-    return Filter.any(...AllTypesKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { s?: string | _k.StartsWith; b?: Uint8Array; i?: number; l?: bigint; f?: number; d?: number; t?: bigint } = {}): Filter {
+    return Filter.any(...AllTypesKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface AllTypesBounds {
-  s?: string | readonly [low: string, high: string];
+  s?: string | readonly [low: string, high: string] | _k.StartsWith;
   b?: Uint8Array | readonly [low: Uint8Array, high: Uint8Array];
   i?: number | readonly [low: number, high: number];
   l?: bigint | readonly [low: bigint, high: bigint];
@@ -241,10 +247,18 @@ export interface AllTypesValues {
   note?: string;
 }
 
+/**
+ * Values as writes take them: the fields of `AllTypesValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type AllTypesValuesInput = {
+  note?: string;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const AllTypesValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: AllTypesValues): Cell[] {
+  cells(values: AllTypesValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = AllTypesColumns;
     if (values.note !== undefined) {
@@ -344,6 +358,11 @@ export interface AllTypesScanOptions extends AllTypesGetOptions {
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -362,7 +381,7 @@ export class AllTypesWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: AllTypesKey, values: AllTypesValues, options: AllTypesWriteOptions = {}): Promise<void> {
+  put(key: AllTypesKey, values: AllTypesValuesInput, options: AllTypesWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: AllTypesValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -407,6 +426,16 @@ export class AllTypesTable {
     return this.t.create();
   }
 
+  /**
+   * At start-up: creates the table if missing, adds missing families and sets differing family
+   * settings as the schema says (the rules of `redbase schema diff`); resolves to what it
+   * changed. A live family the schema lacks, or other split points, reject with a
+   * SchemaDriftError (it never deletes data or re-splits).
+   */
+  async ensure(): Promise<string[]> {
+    return this.t.ensure();
+  }
+
   async exists(): Promise<boolean> {
     return this.t.exists();
   }
@@ -428,7 +457,7 @@ export class AllTypesTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: AllTypesKey, values: AllTypesValues, options: AllTypesWriteOptions = {}): Promise<void> {
+  async put(key: AllTypesKey, values: AllTypesValuesInput, options: AllTypesWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), AllTypesValues.cells(values), options.timestamp);
   }
 
@@ -440,7 +469,7 @@ export class AllTypesTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: AllTypesKey, mutation: { put?: AllTypesValues; delete?: readonly AllTypesSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: AllTypesKey, mutation: { put?: AllTypesValuesInput; delete?: readonly AllTypesSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = allTypesRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : AllTypesValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -451,7 +480,7 @@ export class AllTypesTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [AllTypesKey, AllTypesValues]>, options: AllTypesWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [AllTypesKey, AllTypesValuesInput]>, options: AllTypesWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: AllTypesValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -484,7 +513,7 @@ export class AllTypesTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: AllTypesKey, column: _v.Column<T>, expected: T | null, values: AllTypesValues): Promise<boolean> {
+  async checkAndPut<T>(key: AllTypesKey, column: _v.Column<T>, expected: T | null, values: AllTypesValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, AllTypesValues.cells(values));
   }

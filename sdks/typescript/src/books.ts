@@ -95,15 +95,21 @@ export class BooksKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { isbn?: string } = {}): Filter {
-    return Filter.any(...BooksKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { isbn?: string | _k.StartsWith } = {}): Filter {
+    return Filter.any(...BooksKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface BooksBounds {
-  isbn?: string | readonly [low: string, high: string];
+  isbn?: string | readonly [low: string, high: string] | _k.StartsWith;
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -177,10 +183,28 @@ export interface BooksValues {
   title?: string;
 }
 
+/**
+ * Values as writes take them: the fields of `BooksValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type BooksValuesInput = {
+  added?: bigint;
+  author?: string;
+  cover?: Uint8Array;
+  date?: bigint;
+  file?: Uint8Array;
+  inPrint?: boolean;
+  pages?: number;
+  price?: number;
+  rating?: number;
+  tags?: _v.Json;
+  title?: string;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const BooksValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: BooksValues): Cell[] {
+  cells(values: BooksValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = BooksColumns;
     if (values.added !== undefined) {
@@ -390,6 +414,11 @@ export interface BooksScanOptions extends BooksGetOptions {
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -408,7 +437,7 @@ export class BooksWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: BooksKey, values: BooksValues, options: BooksWriteOptions = {}): Promise<void> {
+  put(key: BooksKey, values: BooksValuesInput, options: BooksWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: BooksValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -453,6 +482,16 @@ export class BooksTable {
     return this.t.create();
   }
 
+  /**
+   * At start-up: creates the table if missing, adds missing families and sets differing family
+   * settings as the schema says (the rules of `redbase schema diff`); resolves to what it
+   * changed. A live family the schema lacks, or other split points, reject with a
+   * SchemaDriftError (it never deletes data or re-splits).
+   */
+  async ensure(): Promise<string[]> {
+    return this.t.ensure();
+  }
+
   async exists(): Promise<boolean> {
     return this.t.exists();
   }
@@ -474,7 +513,7 @@ export class BooksTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: BooksKey, values: BooksValues, options: BooksWriteOptions = {}): Promise<void> {
+  async put(key: BooksKey, values: BooksValuesInput, options: BooksWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), BooksValues.cells(values), options.timestamp);
   }
 
@@ -486,7 +525,7 @@ export class BooksTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: BooksKey, mutation: { put?: BooksValues; delete?: readonly BooksSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: BooksKey, mutation: { put?: BooksValuesInput; delete?: readonly BooksSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = booksRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : BooksValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -497,7 +536,7 @@ export class BooksTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [BooksKey, BooksValues]>, options: BooksWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [BooksKey, BooksValuesInput]>, options: BooksWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: BooksValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -530,7 +569,7 @@ export class BooksTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: BooksKey, column: _v.Column<T>, expected: T | null, values: BooksValues): Promise<boolean> {
+  async checkAndPut<T>(key: BooksKey, column: _v.Column<T>, expected: T | null, values: BooksValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, BooksValues.cells(values));
   }

@@ -92,15 +92,21 @@ export class CountersKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { name?: string } = {}): Filter {
-    return Filter.any(...CountersKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { name?: string | _k.StartsWith } = {}): Filter {
+    return Filter.any(...CountersKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface CountersBounds {
-  name?: string | readonly [low: string, high: string];
+  name?: string | readonly [low: string, high: string] | _k.StartsWith;
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -151,13 +157,21 @@ export interface CountersValues {
   slots?: Map<number, bigint>;
 }
 
+/**
+ * Values as writes take them: the fields of `CountersValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type CountersValuesInput = {
+  slots?: _v.PatternInput<number, bigint>;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const CountersValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: CountersValues): Cell[] {
+  cells(values: CountersValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = CountersColumns;
-    for (const [part, value] of _v.sortedEntries(values.slots)) {
+    for (const [part, value] of _v.sortedEntries(values.slots, c.slots)) {
       out.push([c.slots.family, c.slots.qualifier(part), c.slots.codec.encode(value)]);
     }
     return out;
@@ -221,12 +235,17 @@ export interface CountersIncrements {
   slots?: Map<number, bigint>;
 }
 
+/** Increments as writes take them: a pattern counter as a Map or a plain object from part to amount. */
+export type CountersIncrementsInput = {
+  slots?: _v.PatternInput<number, bigint>;
+};
+
 export const CountersIncrements = {
   /** (family, qualifier, amount) of each counter given. */
-  counters(inc: CountersIncrements): [Buffer, Buffer, bigint][] {
+  counters(inc: CountersIncrementsInput): [Buffer, Buffer, bigint][] {
     const out: [Buffer, Buffer, bigint][] = [];
     const c = CountersColumns;
-    for (const [part, amount] of _v.sortedEntries(inc.slots)) out.push([c.slots.family, c.slots.qualifier(part), _v.amount(amount)]);
+    for (const [part, amount] of _v.sortedEntries(inc.slots, c.slots)) out.push([c.slots.family, c.slots.qualifier(part), _v.amount(amount)]);
     return out;
   },
 
@@ -285,6 +304,11 @@ export interface CountersScanOptions extends CountersGetOptions {
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -303,7 +327,7 @@ export class CountersWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: CountersKey, values: CountersValues, options: CountersWriteOptions = {}): Promise<void> {
+  put(key: CountersKey, values: CountersValuesInput, options: CountersWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: CountersValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -315,7 +339,7 @@ export class CountersWriter {
   }
 
   /** Buffers increments; amounts to one counter buffered together are summed. */
-  increment(key: CountersKey, increments: CountersIncrements): Promise<void> {
+  increment(key: CountersKey, increments: CountersIncrementsInput): Promise<void> {
     return this.w.increment({ row: key.encode(), counters: CountersIncrements.counters(increments) });
   }
 
@@ -353,6 +377,16 @@ export class CountersTable {
     return this.t.create();
   }
 
+  /**
+   * At start-up: creates the table if missing, adds missing families and sets differing family
+   * settings as the schema says (the rules of `redbase schema diff`); resolves to what it
+   * changed. A live family the schema lacks, or other split points, reject with a
+   * SchemaDriftError (it never deletes data or re-splits).
+   */
+  async ensure(): Promise<string[]> {
+    return this.t.ensure();
+  }
+
   async exists(): Promise<boolean> {
     return this.t.exists();
   }
@@ -374,7 +408,7 @@ export class CountersTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: CountersKey, values: CountersValues, options: CountersWriteOptions = {}): Promise<void> {
+  async put(key: CountersKey, values: CountersValuesInput, options: CountersWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), CountersValues.cells(values), options.timestamp);
   }
 
@@ -386,7 +420,7 @@ export class CountersTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: CountersKey, mutation: { put?: CountersValues; delete?: readonly CountersSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: CountersKey, mutation: { put?: CountersValuesInput; delete?: readonly CountersSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = countersRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : CountersValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -397,7 +431,7 @@ export class CountersTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [CountersKey, CountersValues]>, options: CountersWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [CountersKey, CountersValuesInput]>, options: CountersWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: CountersValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -430,13 +464,13 @@ export class CountersTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: CountersKey, column: _v.Column<T>, expected: T | null, values: CountersValues): Promise<boolean> {
+  async checkAndPut<T>(key: CountersKey, column: _v.Column<T>, expected: T | null, values: CountersValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, CountersValues.cells(values));
   }
 
   /** Atomically adds to several counters of one row; returns their new values. */
-  async increment(key: CountersKey, increments: CountersIncrements): Promise<CountersIncrements> {
+  async increment(key: CountersKey, increments: CountersIncrementsInput): Promise<CountersIncrements> {
     return CountersIncrements.fromCells(await this.t.incrementRow(key.encode(), CountersIncrements.counters(increments)));
   }
 
@@ -445,7 +479,7 @@ export class CountersTable {
    * at once; returns each row's new counter values in input order. An `IncrementBatchError`
    * lists the rows that failed and carries the results of the others.
    */
-  async incrementMany(rows: Iterable<readonly [CountersKey, CountersIncrements]>, options: ChunkOptions = {}): Promise<CountersIncrements[]> {
+  async incrementMany(rows: Iterable<readonly [CountersKey, CountersIncrementsInput]>, options: ChunkOptions = {}): Promise<CountersIncrements[]> {
     const encoded = Array.from(rows, ([key, inc]) => ({ row: key.encode(), counters: CountersIncrements.counters(inc) }));
     try {
       return (await this.t.incrementMany(encoded, options)).map((cells) => CountersIncrements.fromCells(cells));

@@ -105,15 +105,21 @@ export class DeviceEventsKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter, one per salt bucket). */
-  static prefixFilter(leading: { device?: string; seq?: bigint } = {}): Filter {
-    return Filter.any(...DeviceEventsKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter, one per salt bucket); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { device?: string | _k.StartsWith; seq?: bigint } = {}): Filter {
+    return Filter.any(...DeviceEventsKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface DeviceEventsBounds {
-  device?: string | readonly [low: string, high: string];
+  device?: string | readonly [low: string, high: string] | _k.StartsWith;
   seq?: bigint | readonly [low: bigint, high: bigint];
 }
 
@@ -168,10 +174,19 @@ export interface DeviceEventsValues {
   kind?: string;
 }
 
+/**
+ * Values as writes take them: the fields of `DeviceEventsValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type DeviceEventsValuesInput = {
+  count?: bigint;
+  kind?: string;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const DeviceEventsValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: DeviceEventsValues): Cell[] {
+  cells(values: DeviceEventsValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = DeviceEventsColumns;
     if (values.count !== undefined) {
@@ -241,9 +256,14 @@ export interface DeviceEventsIncrements {
   count?: bigint;
 }
 
+/** Increments as writes take them: a pattern counter as a Map or a plain object from part to amount. */
+export type DeviceEventsIncrementsInput = {
+  count?: bigint;
+};
+
 export const DeviceEventsIncrements = {
   /** (family, qualifier, amount) of each counter given. */
-  counters(inc: DeviceEventsIncrements): [Buffer, Buffer, bigint][] {
+  counters(inc: DeviceEventsIncrementsInput): [Buffer, Buffer, bigint][] {
     const out: [Buffer, Buffer, bigint][] = [];
     const c = DeviceEventsColumns;
     if (inc.count !== undefined) out.push([c.count.family, c.count.qualifier, _v.amount(inc.count)]);
@@ -305,6 +325,11 @@ export interface DeviceEventsScanOptions extends DeviceEventsGetOptions {
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -323,7 +348,7 @@ export class DeviceEventsWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: DeviceEventsKey, values: DeviceEventsValues, options: DeviceEventsWriteOptions = {}): Promise<void> {
+  put(key: DeviceEventsKey, values: DeviceEventsValuesInput, options: DeviceEventsWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: DeviceEventsValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -335,7 +360,7 @@ export class DeviceEventsWriter {
   }
 
   /** Buffers increments; amounts to one counter buffered together are summed. */
-  increment(key: DeviceEventsKey, increments: DeviceEventsIncrements): Promise<void> {
+  increment(key: DeviceEventsKey, increments: DeviceEventsIncrementsInput): Promise<void> {
     return this.w.increment({ row: key.encode(), counters: DeviceEventsIncrements.counters(increments) });
   }
 
@@ -373,6 +398,16 @@ export class DeviceEventsTable {
     return this.t.create();
   }
 
+  /**
+   * At start-up: creates the table if missing, adds missing families and sets differing family
+   * settings as the schema says (the rules of `redbase schema diff`); resolves to what it
+   * changed. A live family the schema lacks, or other split points, reject with a
+   * SchemaDriftError (it never deletes data or re-splits).
+   */
+  async ensure(): Promise<string[]> {
+    return this.t.ensure();
+  }
+
   async exists(): Promise<boolean> {
     return this.t.exists();
   }
@@ -394,7 +429,7 @@ export class DeviceEventsTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: DeviceEventsKey, values: DeviceEventsValues, options: DeviceEventsWriteOptions = {}): Promise<void> {
+  async put(key: DeviceEventsKey, values: DeviceEventsValuesInput, options: DeviceEventsWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), DeviceEventsValues.cells(values), options.timestamp);
   }
 
@@ -406,7 +441,7 @@ export class DeviceEventsTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: DeviceEventsKey, mutation: { put?: DeviceEventsValues; delete?: readonly DeviceEventsSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: DeviceEventsKey, mutation: { put?: DeviceEventsValuesInput; delete?: readonly DeviceEventsSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = deviceEventsRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : DeviceEventsValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -417,7 +452,7 @@ export class DeviceEventsTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [DeviceEventsKey, DeviceEventsValues]>, options: DeviceEventsWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [DeviceEventsKey, DeviceEventsValuesInput]>, options: DeviceEventsWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: DeviceEventsValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -450,13 +485,13 @@ export class DeviceEventsTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: DeviceEventsKey, column: _v.Column<T>, expected: T | null, values: DeviceEventsValues): Promise<boolean> {
+  async checkAndPut<T>(key: DeviceEventsKey, column: _v.Column<T>, expected: T | null, values: DeviceEventsValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, DeviceEventsValues.cells(values));
   }
 
   /** Atomically adds to several counters of one row; returns their new values. */
-  async increment(key: DeviceEventsKey, increments: DeviceEventsIncrements): Promise<DeviceEventsIncrements> {
+  async increment(key: DeviceEventsKey, increments: DeviceEventsIncrementsInput): Promise<DeviceEventsIncrements> {
     return DeviceEventsIncrements.fromCells(await this.t.incrementRow(key.encode(), DeviceEventsIncrements.counters(increments)));
   }
 
@@ -465,7 +500,7 @@ export class DeviceEventsTable {
    * at once; returns each row's new counter values in input order. An `IncrementBatchError`
    * lists the rows that failed and carries the results of the others.
    */
-  async incrementMany(rows: Iterable<readonly [DeviceEventsKey, DeviceEventsIncrements]>, options: ChunkOptions = {}): Promise<DeviceEventsIncrements[]> {
+  async incrementMany(rows: Iterable<readonly [DeviceEventsKey, DeviceEventsIncrementsInput]>, options: ChunkOptions = {}): Promise<DeviceEventsIncrements[]> {
     const encoded = Array.from(rows, ([key, inc]) => ({ row: key.encode(), counters: DeviceEventsIncrements.counters(inc) }));
     try {
       return (await this.t.incrementMany(encoded, options)).map((cells) => DeviceEventsIncrements.fromCells(cells));
@@ -486,7 +521,9 @@ export class DeviceEventsTable {
   /**
    * Rows in `keys` (a KeyRange, or bounds such as `{ device: ... }`; default: all) in key
    * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
-   * The table is salted: one scan per bucket, merged in key order.
+   * The table is salted: one scanner per bucket (16), merged by the key
+   * without its salt, so `limit` and ranges mean what they mean unsalted; `bucketOrder: true`
+   * reads one bucket after the other instead.
    */
   async *scan(keys?: KeyRange | DeviceEventsBounds, options: DeviceEventsScanOptions = {}): AsyncGenerator<DeviceEventsRow, void, undefined> {
     const range = keys instanceof KeyRange ? keys : DeviceEventsKey.bounds(keys ?? {});

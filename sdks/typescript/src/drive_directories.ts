@@ -96,15 +96,21 @@ export class DriveDirectoriesKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { path?: string } = {}): Filter {
-    return Filter.any(...DriveDirectoriesKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { path?: string | _k.StartsWith } = {}): Filter {
+    return Filter.any(...DriveDirectoriesKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface DriveDirectoriesBounds {
-  path?: string | readonly [low: string, high: string];
+  path?: string | readonly [low: string, high: string] | _k.StartsWith;
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -157,16 +163,25 @@ export interface DriveDirectoriesValues {
   children?: Map<string, string>;
 }
 
+/**
+ * Values as writes take them: the fields of `DriveDirectoriesValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type DriveDirectoriesValuesInput = {
+  creator?: string;
+  children?: _v.PatternInput<string, string>;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const DriveDirectoriesValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: DriveDirectoriesValues): Cell[] {
+  cells(values: DriveDirectoriesValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = DriveDirectoriesColumns;
     if (values.creator !== undefined) {
       out.push([c.creator.family, c.creator.qualifier, c.creator.codec.encode(values.creator)]);
     }
-    for (const [part, value] of _v.sortedEntries(values.children)) {
+    for (const [part, value] of _v.sortedEntries(values.children, c.children)) {
       out.push([c.children.family, c.children.qualifier(part), c.children.codec.encode(value)]);
     }
     return out;
@@ -279,6 +294,11 @@ export interface DriveDirectoriesScanOptions extends DriveDirectoriesGetOptions 
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -297,7 +317,7 @@ export class DriveDirectoriesWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: DriveDirectoriesKey, values: DriveDirectoriesValues, options: DriveDirectoriesWriteOptions = {}): Promise<void> {
+  put(key: DriveDirectoriesKey, values: DriveDirectoriesValuesInput, options: DriveDirectoriesWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: DriveDirectoriesValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -342,6 +362,16 @@ export class DriveDirectoriesTable {
     return this.t.create();
   }
 
+  /**
+   * At start-up: creates the table if missing, adds missing families and sets differing family
+   * settings as the schema says (the rules of `redbase schema diff`); resolves to what it
+   * changed. A live family the schema lacks, or other split points, reject with a
+   * SchemaDriftError (it never deletes data or re-splits).
+   */
+  async ensure(): Promise<string[]> {
+    return this.t.ensure();
+  }
+
   async exists(): Promise<boolean> {
     return this.t.exists();
   }
@@ -363,7 +393,7 @@ export class DriveDirectoriesTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: DriveDirectoriesKey, values: DriveDirectoriesValues, options: DriveDirectoriesWriteOptions = {}): Promise<void> {
+  async put(key: DriveDirectoriesKey, values: DriveDirectoriesValuesInput, options: DriveDirectoriesWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), DriveDirectoriesValues.cells(values), options.timestamp);
   }
 
@@ -375,7 +405,7 @@ export class DriveDirectoriesTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: DriveDirectoriesKey, mutation: { put?: DriveDirectoriesValues; delete?: readonly DriveDirectoriesSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: DriveDirectoriesKey, mutation: { put?: DriveDirectoriesValuesInput; delete?: readonly DriveDirectoriesSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = driveDirectoriesRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : DriveDirectoriesValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -386,7 +416,7 @@ export class DriveDirectoriesTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [DriveDirectoriesKey, DriveDirectoriesValues]>, options: DriveDirectoriesWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [DriveDirectoriesKey, DriveDirectoriesValuesInput]>, options: DriveDirectoriesWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: DriveDirectoriesValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -419,7 +449,7 @@ export class DriveDirectoriesTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: DriveDirectoriesKey, column: _v.Column<T>, expected: T | null, values: DriveDirectoriesValues): Promise<boolean> {
+  async checkAndPut<T>(key: DriveDirectoriesKey, column: _v.Column<T>, expected: T | null, values: DriveDirectoriesValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, DriveDirectoriesValues.cells(values));
   }

@@ -96,13 +96,19 @@ export class DriveFilesKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
   static prefixFilter(leading: { fileId?: Uint8Array } = {}): Filter {
-    return Filter.any(...DriveFilesKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+    return Filter.any(...DriveFilesKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface DriveFilesBounds {
   fileId?: Uint8Array | readonly [low: Uint8Array, high: Uint8Array];
 }
@@ -161,10 +167,21 @@ export interface DriveFilesValues {
   size?: bigint;
 }
 
+/**
+ * Values as writes take them: the fields of `DriveFilesValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type DriveFilesValuesInput = {
+  content?: Uint8Array;
+  creator?: string;
+  fileType?: string;
+  size?: bigint;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const DriveFilesValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: DriveFilesValues): Cell[] {
+  cells(values: DriveFilesValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = DriveFilesColumns;
     if (values.content !== undefined) {
@@ -297,6 +314,11 @@ export interface DriveFilesScanOptions extends DriveFilesGetOptions {
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -315,7 +337,7 @@ export class DriveFilesWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: DriveFilesKey, values: DriveFilesValues, options: DriveFilesWriteOptions = {}): Promise<void> {
+  put(key: DriveFilesKey, values: DriveFilesValuesInput, options: DriveFilesWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: DriveFilesValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -360,6 +382,16 @@ export class DriveFilesTable {
     return this.t.create();
   }
 
+  /**
+   * At start-up: creates the table if missing, adds missing families and sets differing family
+   * settings as the schema says (the rules of `redbase schema diff`); resolves to what it
+   * changed. A live family the schema lacks, or other split points, reject with a
+   * SchemaDriftError (it never deletes data or re-splits).
+   */
+  async ensure(): Promise<string[]> {
+    return this.t.ensure();
+  }
+
   async exists(): Promise<boolean> {
     return this.t.exists();
   }
@@ -381,7 +413,7 @@ export class DriveFilesTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: DriveFilesKey, values: DriveFilesValues, options: DriveFilesWriteOptions = {}): Promise<void> {
+  async put(key: DriveFilesKey, values: DriveFilesValuesInput, options: DriveFilesWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), DriveFilesValues.cells(values), options.timestamp);
   }
 
@@ -393,7 +425,7 @@ export class DriveFilesTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: DriveFilesKey, mutation: { put?: DriveFilesValues; delete?: readonly DriveFilesSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: DriveFilesKey, mutation: { put?: DriveFilesValuesInput; delete?: readonly DriveFilesSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = driveFilesRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : DriveFilesValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -404,7 +436,7 @@ export class DriveFilesTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [DriveFilesKey, DriveFilesValues]>, options: DriveFilesWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [DriveFilesKey, DriveFilesValuesInput]>, options: DriveFilesWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: DriveFilesValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -437,7 +469,7 @@ export class DriveFilesTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: DriveFilesKey, column: _v.Column<T>, expected: T | null, values: DriveFilesValues): Promise<boolean> {
+  async checkAndPut<T>(key: DriveFilesKey, column: _v.Column<T>, expected: T | null, values: DriveFilesValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, DriveFilesValues.cells(values));
   }

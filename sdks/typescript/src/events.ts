@@ -92,15 +92,21 @@ export class EventsKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter, one per salt bucket). */
-  static prefixFilter(leading: { event?: string } = {}): Filter {
-    return Filter.any(...EventsKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter, one per salt bucket); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { event?: string | _k.StartsWith } = {}): Filter {
+    return Filter.any(...EventsKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface EventsBounds {
-  event?: string | readonly [low: string, high: string];
+  event?: string | readonly [low: string, high: string] | _k.StartsWith;
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -153,10 +159,19 @@ export interface EventsValues {
   payload?: _v.Json;
 }
 
+/**
+ * Values as writes take them: the fields of `EventsValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type EventsValuesInput = {
+  at?: bigint;
+  payload?: _v.Json;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const EventsValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: EventsValues): Cell[] {
+  cells(values: EventsValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = EventsColumns;
     if (values.at !== undefined) {
@@ -267,6 +282,11 @@ export interface EventsScanOptions extends EventsGetOptions {
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -285,7 +305,7 @@ export class EventsWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: EventsKey, values: EventsValues, options: EventsWriteOptions = {}): Promise<void> {
+  put(key: EventsKey, values: EventsValuesInput, options: EventsWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: EventsValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -330,6 +350,16 @@ export class EventsTable {
     return this.t.create();
   }
 
+  /**
+   * At start-up: creates the table if missing, adds missing families and sets differing family
+   * settings as the schema says (the rules of `redbase schema diff`); resolves to what it
+   * changed. A live family the schema lacks, or other split points, reject with a
+   * SchemaDriftError (it never deletes data or re-splits).
+   */
+  async ensure(): Promise<string[]> {
+    return this.t.ensure();
+  }
+
   async exists(): Promise<boolean> {
     return this.t.exists();
   }
@@ -351,7 +381,7 @@ export class EventsTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: EventsKey, values: EventsValues, options: EventsWriteOptions = {}): Promise<void> {
+  async put(key: EventsKey, values: EventsValuesInput, options: EventsWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), EventsValues.cells(values), options.timestamp);
   }
 
@@ -363,7 +393,7 @@ export class EventsTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: EventsKey, mutation: { put?: EventsValues; delete?: readonly EventsSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: EventsKey, mutation: { put?: EventsValuesInput; delete?: readonly EventsSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = eventsRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : EventsValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -374,7 +404,7 @@ export class EventsTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [EventsKey, EventsValues]>, options: EventsWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [EventsKey, EventsValuesInput]>, options: EventsWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: EventsValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -407,7 +437,7 @@ export class EventsTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: EventsKey, column: _v.Column<T>, expected: T | null, values: EventsValues): Promise<boolean> {
+  async checkAndPut<T>(key: EventsKey, column: _v.Column<T>, expected: T | null, values: EventsValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, EventsValues.cells(values));
   }
@@ -415,7 +445,9 @@ export class EventsTable {
   /**
    * Rows in `keys` (a KeyRange, or bounds such as `{ event: ... }`; default: all) in key
    * order, descending if `reversed`, at most `limit`, filtered and narrowed by the options.
-   * The table is salted: one scan per bucket, merged in key order.
+   * The table is salted: one scanner per bucket (4), merged by the key
+   * without its salt, so `limit` and ranges mean what they mean unsalted; `bucketOrder: true`
+   * reads one bucket after the other instead.
    */
   async *scan(keys?: KeyRange | EventsBounds, options: EventsScanOptions = {}): AsyncGenerator<EventsRow, void, undefined> {
     const range = keys instanceof KeyRange ? keys : EventsKey.bounds(keys ?? {});

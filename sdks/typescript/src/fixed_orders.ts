@@ -127,15 +127,21 @@ export class FixedOrdersKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { region?: string; orderNo?: bigint; account?: number } = {}): Filter {
-    return Filter.any(...FixedOrdersKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { region?: string | _k.StartsWith; orderNo?: bigint; account?: number } = {}): Filter {
+    return Filter.any(...FixedOrdersKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface FixedOrdersBounds {
-  region?: string | readonly [low: string, high: string];
+  region?: string | readonly [low: string, high: string] | _k.StartsWith;
   orderNo?: bigint | readonly [low: bigint, high: bigint];
   account?: number | readonly [low: number, high: number];
 }
@@ -190,10 +196,18 @@ export interface FixedOrdersValues {
   total?: number;
 }
 
+/**
+ * Values as writes take them: the fields of `FixedOrdersValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type FixedOrdersValuesInput = {
+  total?: number;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const FixedOrdersValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: FixedOrdersValues): Cell[] {
+  cells(values: FixedOrdersValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = FixedOrdersColumns;
     if (values.total !== undefined) {
@@ -293,6 +307,11 @@ export interface FixedOrdersScanOptions extends FixedOrdersGetOptions {
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -311,7 +330,7 @@ export class FixedOrdersWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: FixedOrdersKey, values: FixedOrdersValues, options: FixedOrdersWriteOptions = {}): Promise<void> {
+  put(key: FixedOrdersKey, values: FixedOrdersValuesInput, options: FixedOrdersWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: FixedOrdersValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -356,6 +375,16 @@ export class FixedOrdersTable {
     return this.t.create();
   }
 
+  /**
+   * At start-up: creates the table if missing, adds missing families and sets differing family
+   * settings as the schema says (the rules of `redbase schema diff`); resolves to what it
+   * changed. A live family the schema lacks, or other split points, reject with a
+   * SchemaDriftError (it never deletes data or re-splits).
+   */
+  async ensure(): Promise<string[]> {
+    return this.t.ensure();
+  }
+
   async exists(): Promise<boolean> {
     return this.t.exists();
   }
@@ -377,7 +406,7 @@ export class FixedOrdersTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: FixedOrdersKey, values: FixedOrdersValues, options: FixedOrdersWriteOptions = {}): Promise<void> {
+  async put(key: FixedOrdersKey, values: FixedOrdersValuesInput, options: FixedOrdersWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), FixedOrdersValues.cells(values), options.timestamp);
   }
 
@@ -389,7 +418,7 @@ export class FixedOrdersTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: FixedOrdersKey, mutation: { put?: FixedOrdersValues; delete?: readonly FixedOrdersSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: FixedOrdersKey, mutation: { put?: FixedOrdersValuesInput; delete?: readonly FixedOrdersSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = fixedOrdersRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : FixedOrdersValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -400,7 +429,7 @@ export class FixedOrdersTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [FixedOrdersKey, FixedOrdersValues]>, options: FixedOrdersWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [FixedOrdersKey, FixedOrdersValuesInput]>, options: FixedOrdersWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: FixedOrdersValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -433,7 +462,7 @@ export class FixedOrdersTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: FixedOrdersKey, column: _v.Column<T>, expected: T | null, values: FixedOrdersValues): Promise<boolean> {
+  async checkAndPut<T>(key: FixedOrdersKey, column: _v.Column<T>, expected: T | null, values: FixedOrdersValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, FixedOrdersValues.cells(values));
   }

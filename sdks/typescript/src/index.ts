@@ -10,13 +10,15 @@ export type { Cell, ColumnRef, ConnectOptions, FamilyDef, RawRow, RawScanOptions
 export { BatchError, IncrementBatchError } from "./runtime/batch";
 export type { ChunkOptions, RowFailure } from "./runtime/batch";
 export { Filter, FilterError } from "./runtime/filters";
+export { mergeRows } from "./runtime/scan";
+export { SchemaDriftError } from "./runtime/drift";
 export type { CompareOp } from "./runtime/filters";
 export { BufferedWriter } from "./runtime/writer";
 export type { WriterOptions } from "./runtime/writer";
 export { KeyEncodingError, KeySpec, regionIndex } from "./runtime/keys";
-export type { KeyValue } from "./runtime/keys";
+export type { KeyValue, StartsWith } from "./runtime/keys";
 export { Column, PatternColumn, ValueEncodingError } from "./runtime/values";
-export type { Codec, Json, PartCodec, Version } from "./runtime/values";
+export type { Codec, Json, PartCodec, PatternInput, Version } from "./runtime/values";
 /** The encoding primitives, for tools that work below the typed tables. */
 export * as keys from "./runtime/keys";
 export * as values from "./runtime/values";
@@ -36,4 +38,5 @@ export * from "./leaderboard";
 export * from "./metrics";
 export * from "./sensor_readings";
 export * from "./social_usage";
+export * from "./tsdb";
 export * from "./web_pages";

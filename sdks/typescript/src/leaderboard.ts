@@ -118,17 +118,23 @@ export class LeaderboardKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { game?: string; score?: bigint; name?: string } = {}): Filter {
-    return Filter.any(...LeaderboardKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { game?: string | _k.StartsWith; score?: bigint; name?: string | _k.StartsWith } = {}): Filter {
+    return Filter.any(...LeaderboardKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface LeaderboardBounds {
-  game?: string | readonly [low: string, high: string];
+  game?: string | readonly [low: string, high: string] | _k.StartsWith;
   score?: bigint | readonly [low: bigint, high: bigint];
-  name?: string | readonly [low: string, high: string];
+  name?: string | readonly [low: string, high: string] | _k.StartsWith;
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -181,10 +187,18 @@ export interface LeaderboardValues {
   player?: _v.Json;
 }
 
+/**
+ * Values as writes take them: the fields of `LeaderboardValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type LeaderboardValuesInput = {
+  player?: _v.Json;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const LeaderboardValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: LeaderboardValues): Cell[] {
+  cells(values: LeaderboardValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = LeaderboardColumns;
     if (values.player !== undefined) {
@@ -284,6 +298,11 @@ export interface LeaderboardScanOptions extends LeaderboardGetOptions {
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -302,7 +321,7 @@ export class LeaderboardWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: LeaderboardKey, values: LeaderboardValues, options: LeaderboardWriteOptions = {}): Promise<void> {
+  put(key: LeaderboardKey, values: LeaderboardValuesInput, options: LeaderboardWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: LeaderboardValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -347,6 +366,16 @@ export class LeaderboardTable {
     return this.t.create();
   }
 
+  /**
+   * At start-up: creates the table if missing, adds missing families and sets differing family
+   * settings as the schema says (the rules of `redbase schema diff`); resolves to what it
+   * changed. A live family the schema lacks, or other split points, reject with a
+   * SchemaDriftError (it never deletes data or re-splits).
+   */
+  async ensure(): Promise<string[]> {
+    return this.t.ensure();
+  }
+
   async exists(): Promise<boolean> {
     return this.t.exists();
   }
@@ -368,7 +397,7 @@ export class LeaderboardTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: LeaderboardKey, values: LeaderboardValues, options: LeaderboardWriteOptions = {}): Promise<void> {
+  async put(key: LeaderboardKey, values: LeaderboardValuesInput, options: LeaderboardWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), LeaderboardValues.cells(values), options.timestamp);
   }
 
@@ -380,7 +409,7 @@ export class LeaderboardTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: LeaderboardKey, mutation: { put?: LeaderboardValues; delete?: readonly LeaderboardSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: LeaderboardKey, mutation: { put?: LeaderboardValuesInput; delete?: readonly LeaderboardSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = leaderboardRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : LeaderboardValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -391,7 +420,7 @@ export class LeaderboardTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [LeaderboardKey, LeaderboardValues]>, options: LeaderboardWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [LeaderboardKey, LeaderboardValuesInput]>, options: LeaderboardWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: LeaderboardValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -424,7 +453,7 @@ export class LeaderboardTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: LeaderboardKey, column: _v.Column<T>, expected: T | null, values: LeaderboardValues): Promise<boolean> {
+  async checkAndPut<T>(key: LeaderboardKey, column: _v.Column<T>, expected: T | null, values: LeaderboardValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, LeaderboardValues.cells(values));
   }

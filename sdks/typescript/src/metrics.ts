@@ -121,16 +121,22 @@ export class MetricsKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { metric?: string; host?: string; ts?: bigint } = {}): Filter {
-    return Filter.any(...MetricsKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { metric?: string | _k.StartsWith; host?: string | _k.StartsWith; ts?: bigint } = {}): Filter {
+    return Filter.any(...MetricsKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface MetricsBounds {
-  metric?: string | readonly [low: string, high: string];
-  host?: string | readonly [low: string, high: string];
+  metric?: string | readonly [low: string, high: string] | _k.StartsWith;
+  host?: string | readonly [low: string, high: string] | _k.StartsWith;
   ts?: bigint | readonly [low: bigint, high: bigint];
 }
 
@@ -186,10 +192,19 @@ export interface MetricsValues {
   value?: number;
 }
 
+/**
+ * Values as writes take them: the fields of `MetricsValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type MetricsValuesInput = {
+  unit?: string;
+  value?: number;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const MetricsValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: MetricsValues): Cell[] {
+  cells(values: MetricsValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = MetricsColumns;
     if (values.unit !== undefined) {
@@ -300,6 +315,11 @@ export interface MetricsScanOptions extends MetricsGetOptions {
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -318,7 +338,7 @@ export class MetricsWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: MetricsKey, values: MetricsValues, options: MetricsWriteOptions = {}): Promise<void> {
+  put(key: MetricsKey, values: MetricsValuesInput, options: MetricsWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: MetricsValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -363,6 +383,16 @@ export class MetricsTable {
     return this.t.create();
   }
 
+  /**
+   * At start-up: creates the table if missing, adds missing families and sets differing family
+   * settings as the schema says (the rules of `redbase schema diff`); resolves to what it
+   * changed. A live family the schema lacks, or other split points, reject with a
+   * SchemaDriftError (it never deletes data or re-splits).
+   */
+  async ensure(): Promise<string[]> {
+    return this.t.ensure();
+  }
+
   async exists(): Promise<boolean> {
     return this.t.exists();
   }
@@ -384,7 +414,7 @@ export class MetricsTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: MetricsKey, values: MetricsValues, options: MetricsWriteOptions = {}): Promise<void> {
+  async put(key: MetricsKey, values: MetricsValuesInput, options: MetricsWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), MetricsValues.cells(values), options.timestamp);
   }
 
@@ -396,7 +426,7 @@ export class MetricsTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: MetricsKey, mutation: { put?: MetricsValues; delete?: readonly MetricsSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: MetricsKey, mutation: { put?: MetricsValuesInput; delete?: readonly MetricsSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = metricsRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : MetricsValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -407,7 +437,7 @@ export class MetricsTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [MetricsKey, MetricsValues]>, options: MetricsWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [MetricsKey, MetricsValuesInput]>, options: MetricsWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: MetricsValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -440,7 +470,7 @@ export class MetricsTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: MetricsKey, column: _v.Column<T>, expected: T | null, values: MetricsValues): Promise<boolean> {
+  async checkAndPut<T>(key: MetricsKey, column: _v.Column<T>, expected: T | null, values: MetricsValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, MetricsValues.cells(values));
   }

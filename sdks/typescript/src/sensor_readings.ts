@@ -109,13 +109,19 @@ export class SensorReadingsKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
   static prefixFilter(leading: { sensor?: bigint; ts?: bigint } = {}): Filter {
-    return Filter.any(...SensorReadingsKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+    return Filter.any(...SensorReadingsKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface SensorReadingsBounds {
   sensor?: bigint | readonly [low: bigint, high: bigint];
   ts?: bigint | readonly [low: bigint, high: bigint];
@@ -172,10 +178,19 @@ export interface SensorReadingsValues {
   ok?: boolean;
 }
 
+/**
+ * Values as writes take them: the fields of `SensorReadingsValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type SensorReadingsValuesInput = {
+  celsius?: number;
+  ok?: boolean;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const SensorReadingsValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: SensorReadingsValues): Cell[] {
+  cells(values: SensorReadingsValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = SensorReadingsColumns;
     if (values.celsius !== undefined) {
@@ -286,6 +301,11 @@ export interface SensorReadingsScanOptions extends SensorReadingsGetOptions {
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -304,7 +324,7 @@ export class SensorReadingsWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: SensorReadingsKey, values: SensorReadingsValues, options: SensorReadingsWriteOptions = {}): Promise<void> {
+  put(key: SensorReadingsKey, values: SensorReadingsValuesInput, options: SensorReadingsWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: SensorReadingsValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -349,6 +369,16 @@ export class SensorReadingsTable {
     return this.t.create();
   }
 
+  /**
+   * At start-up: creates the table if missing, adds missing families and sets differing family
+   * settings as the schema says (the rules of `redbase schema diff`); resolves to what it
+   * changed. A live family the schema lacks, or other split points, reject with a
+   * SchemaDriftError (it never deletes data or re-splits).
+   */
+  async ensure(): Promise<string[]> {
+    return this.t.ensure();
+  }
+
   async exists(): Promise<boolean> {
     return this.t.exists();
   }
@@ -370,7 +400,7 @@ export class SensorReadingsTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: SensorReadingsKey, values: SensorReadingsValues, options: SensorReadingsWriteOptions = {}): Promise<void> {
+  async put(key: SensorReadingsKey, values: SensorReadingsValuesInput, options: SensorReadingsWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), SensorReadingsValues.cells(values), options.timestamp);
   }
 
@@ -382,7 +412,7 @@ export class SensorReadingsTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: SensorReadingsKey, mutation: { put?: SensorReadingsValues; delete?: readonly SensorReadingsSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: SensorReadingsKey, mutation: { put?: SensorReadingsValuesInput; delete?: readonly SensorReadingsSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = sensorReadingsRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : SensorReadingsValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -393,7 +423,7 @@ export class SensorReadingsTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [SensorReadingsKey, SensorReadingsValues]>, options: SensorReadingsWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [SensorReadingsKey, SensorReadingsValuesInput]>, options: SensorReadingsWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: SensorReadingsValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -426,7 +456,7 @@ export class SensorReadingsTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: SensorReadingsKey, column: _v.Column<T>, expected: T | null, values: SensorReadingsValues): Promise<boolean> {
+  async checkAndPut<T>(key: SensorReadingsKey, column: _v.Column<T>, expected: T | null, values: SensorReadingsValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, SensorReadingsValues.cells(values));
   }

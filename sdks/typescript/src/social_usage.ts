@@ -97,15 +97,21 @@ export class SocialUsageKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { userId?: string } = {}): Filter {
-    return Filter.any(...SocialUsageKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { userId?: string | _k.StartsWith } = {}): Filter {
+    return Filter.any(...SocialUsageKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface SocialUsageBounds {
-  userId?: string | readonly [low: string, high: string];
+  userId?: string | readonly [low: string, high: string] | _k.StartsWith;
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -166,10 +172,23 @@ export interface SocialUsageValues {
   twUsage?: Map<number, bigint>;
 }
 
+/**
+ * Values as writes take them: the fields of `SocialUsageValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type SocialUsageValuesInput = {
+  fbId?: string;
+  fbTotal?: bigint;
+  fbUsage?: _v.PatternInput<number, bigint>;
+  twId?: string;
+  twTotal?: bigint;
+  twUsage?: _v.PatternInput<number, bigint>;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const SocialUsageValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: SocialUsageValues): Cell[] {
+  cells(values: SocialUsageValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = SocialUsageColumns;
     if (values.fbId !== undefined) {
@@ -178,7 +197,7 @@ export const SocialUsageValues = {
     if (values.fbTotal !== undefined) {
       out.push([c.fbTotal.family, c.fbTotal.qualifier, c.fbTotal.codec.encode(values.fbTotal)]);
     }
-    for (const [part, value] of _v.sortedEntries(values.fbUsage)) {
+    for (const [part, value] of _v.sortedEntries(values.fbUsage, c.fbUsage)) {
       out.push([c.fbUsage.family, c.fbUsage.qualifier(part), c.fbUsage.codec.encode(value)]);
     }
     if (values.twId !== undefined) {
@@ -187,7 +206,7 @@ export const SocialUsageValues = {
     if (values.twTotal !== undefined) {
       out.push([c.twTotal.family, c.twTotal.qualifier, c.twTotal.codec.encode(values.twTotal)]);
     }
-    for (const [part, value] of _v.sortedEntries(values.twUsage)) {
+    for (const [part, value] of _v.sortedEntries(values.twUsage, c.twUsage)) {
       out.push([c.twUsage.family, c.twUsage.qualifier(part), c.twUsage.codec.encode(value)]);
     }
     return out;
@@ -302,15 +321,23 @@ export interface SocialUsageIncrements {
   twUsage?: Map<number, bigint>;
 }
 
+/** Increments as writes take them: a pattern counter as a Map or a plain object from part to amount. */
+export type SocialUsageIncrementsInput = {
+  fbTotal?: bigint;
+  fbUsage?: _v.PatternInput<number, bigint>;
+  twTotal?: bigint;
+  twUsage?: _v.PatternInput<number, bigint>;
+};
+
 export const SocialUsageIncrements = {
   /** (family, qualifier, amount) of each counter given. */
-  counters(inc: SocialUsageIncrements): [Buffer, Buffer, bigint][] {
+  counters(inc: SocialUsageIncrementsInput): [Buffer, Buffer, bigint][] {
     const out: [Buffer, Buffer, bigint][] = [];
     const c = SocialUsageColumns;
     if (inc.fbTotal !== undefined) out.push([c.fbTotal.family, c.fbTotal.qualifier, _v.amount(inc.fbTotal)]);
-    for (const [part, amount] of _v.sortedEntries(inc.fbUsage)) out.push([c.fbUsage.family, c.fbUsage.qualifier(part), _v.amount(amount)]);
+    for (const [part, amount] of _v.sortedEntries(inc.fbUsage, c.fbUsage)) out.push([c.fbUsage.family, c.fbUsage.qualifier(part), _v.amount(amount)]);
     if (inc.twTotal !== undefined) out.push([c.twTotal.family, c.twTotal.qualifier, _v.amount(inc.twTotal)]);
-    for (const [part, amount] of _v.sortedEntries(inc.twUsage)) out.push([c.twUsage.family, c.twUsage.qualifier(part), _v.amount(amount)]);
+    for (const [part, amount] of _v.sortedEntries(inc.twUsage, c.twUsage)) out.push([c.twUsage.family, c.twUsage.qualifier(part), _v.amount(amount)]);
     return out;
   },
 
@@ -372,6 +399,11 @@ export interface SocialUsageScanOptions extends SocialUsageGetOptions {
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -390,7 +422,7 @@ export class SocialUsageWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: SocialUsageKey, values: SocialUsageValues, options: SocialUsageWriteOptions = {}): Promise<void> {
+  put(key: SocialUsageKey, values: SocialUsageValuesInput, options: SocialUsageWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: SocialUsageValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -402,7 +434,7 @@ export class SocialUsageWriter {
   }
 
   /** Buffers increments; amounts to one counter buffered together are summed. */
-  increment(key: SocialUsageKey, increments: SocialUsageIncrements): Promise<void> {
+  increment(key: SocialUsageKey, increments: SocialUsageIncrementsInput): Promise<void> {
     return this.w.increment({ row: key.encode(), counters: SocialUsageIncrements.counters(increments) });
   }
 
@@ -440,6 +472,16 @@ export class SocialUsageTable {
     return this.t.create();
   }
 
+  /**
+   * At start-up: creates the table if missing, adds missing families and sets differing family
+   * settings as the schema says (the rules of `redbase schema diff`); resolves to what it
+   * changed. A live family the schema lacks, or other split points, reject with a
+   * SchemaDriftError (it never deletes data or re-splits).
+   */
+  async ensure(): Promise<string[]> {
+    return this.t.ensure();
+  }
+
   async exists(): Promise<boolean> {
     return this.t.exists();
   }
@@ -461,7 +503,7 @@ export class SocialUsageTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: SocialUsageKey, values: SocialUsageValues, options: SocialUsageWriteOptions = {}): Promise<void> {
+  async put(key: SocialUsageKey, values: SocialUsageValuesInput, options: SocialUsageWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), SocialUsageValues.cells(values), options.timestamp);
   }
 
@@ -473,7 +515,7 @@ export class SocialUsageTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: SocialUsageKey, mutation: { put?: SocialUsageValues; delete?: readonly SocialUsageSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: SocialUsageKey, mutation: { put?: SocialUsageValuesInput; delete?: readonly SocialUsageSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = socialUsageRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : SocialUsageValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -484,7 +526,7 @@ export class SocialUsageTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [SocialUsageKey, SocialUsageValues]>, options: SocialUsageWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [SocialUsageKey, SocialUsageValuesInput]>, options: SocialUsageWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: SocialUsageValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -517,13 +559,13 @@ export class SocialUsageTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: SocialUsageKey, column: _v.Column<T>, expected: T | null, values: SocialUsageValues): Promise<boolean> {
+  async checkAndPut<T>(key: SocialUsageKey, column: _v.Column<T>, expected: T | null, values: SocialUsageValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, SocialUsageValues.cells(values));
   }
 
   /** Atomically adds to several counters of one row; returns their new values. */
-  async increment(key: SocialUsageKey, increments: SocialUsageIncrements): Promise<SocialUsageIncrements> {
+  async increment(key: SocialUsageKey, increments: SocialUsageIncrementsInput): Promise<SocialUsageIncrements> {
     return SocialUsageIncrements.fromCells(await this.t.incrementRow(key.encode(), SocialUsageIncrements.counters(increments)));
   }
 
@@ -532,7 +574,7 @@ export class SocialUsageTable {
    * at once; returns each row's new counter values in input order. An `IncrementBatchError`
    * lists the rows that failed and carries the results of the others.
    */
-  async incrementMany(rows: Iterable<readonly [SocialUsageKey, SocialUsageIncrements]>, options: ChunkOptions = {}): Promise<SocialUsageIncrements[]> {
+  async incrementMany(rows: Iterable<readonly [SocialUsageKey, SocialUsageIncrementsInput]>, options: ChunkOptions = {}): Promise<SocialUsageIncrements[]> {
     const encoded = Array.from(rows, ([key, inc]) => ({ row: key.encode(), counters: SocialUsageIncrements.counters(inc) }));
     try {
       return (await this.t.incrementMany(encoded, options)).map((cells) => SocialUsageIncrements.fromCells(cells));

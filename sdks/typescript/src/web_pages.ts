@@ -107,16 +107,22 @@ export class WebPagesKey {
     return KeyRange.between(start, stop);
   }
 
-  /** A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter). */
-  static prefixFilter(leading: { domain?: string; path?: string } = {}): Filter {
-    return Filter.any(...WebPagesKey.prefix(leading).ranges.map(([start]) => Filter.prefix(start)));
+  /**
+   * A scan filter passing the rows of `prefix(leading)` (HBase's PrefixFilter); the
+   * last component given may be a string's `{ startsWith }`.
+   */
+  static prefixFilter(leading: { domain?: string | _k.StartsWith; path?: string | _k.StartsWith } = {}): Filter {
+    return Filter.any(...WebPagesKey.bounds(leading).ranges.map(([start]) => Filter.prefix(start)));
   }
 }
 
-/** Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair. */
+/**
+ * Key bounds of a scan: leading components by value, then optionally one `[low, high]` pair or,
+ * a string, a `{ startsWith }`.
+ */
 export interface WebPagesBounds {
-  domain?: string | readonly [low: string, high: string];
-  path?: string | readonly [low: string, high: string];
+  domain?: string | readonly [low: string, high: string] | _k.StartsWith;
+  path?: string | readonly [low: string, high: string] | _k.StartsWith;
 }
 
 /** A decoded row key: salt bucket and hash prefix (null when the design has none) and the
@@ -170,10 +176,19 @@ export interface WebPagesValues {
   html?: Uint8Array;
 }
 
+/**
+ * Values as writes take them: the fields of `WebPagesValues`, a pattern column as a Map or a
+ * plain object from part to value (`{ 201510: 3n }`); checked when written, naming the column.
+ */
+export type WebPagesValuesInput = {
+  fetched?: bigint;
+  html?: Uint8Array;
+};
+
 /** Cells to write from typed values, and typed values from a row's cells. */
 export const WebPagesValues = {
   /** The (family, qualifier, value) cells to write for the fields that are set. */
-  cells(values: WebPagesValues): Cell[] {
+  cells(values: WebPagesValuesInput): Cell[] {
     const out: Cell[] = [];
     const c = WebPagesColumns;
     if (values.fetched !== undefined) {
@@ -284,6 +299,11 @@ export interface WebPagesScanOptions extends WebPagesGetOptions {
   readonly caching?: number;
   /** Cells per server result; a row split over several results is joined back. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: one bucket after the other (the last first when reversed) instead of
+   * merged by the key without its salt; one scanner open at a time, rows not in key order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 /** Options of a write. */
@@ -302,7 +322,7 @@ export class WebPagesWriter {
   constructor(private readonly w: BufferedWriter) {}
 
   /** Buffers a put of the fields of `values` that are set. */
-  put(key: WebPagesKey, values: WebPagesValues, options: WebPagesWriteOptions = {}): Promise<void> {
+  put(key: WebPagesKey, values: WebPagesValuesInput, options: WebPagesWriteOptions = {}): Promise<void> {
     const ts = options.timestamp;
     return this.w.put({ row: key.encode(), cells: WebPagesValues.cells(values), timestamp: ts === undefined ? undefined : _v.timestamp(ts) });
   }
@@ -347,6 +367,16 @@ export class WebPagesTable {
     return this.t.create();
   }
 
+  /**
+   * At start-up: creates the table if missing, adds missing families and sets differing family
+   * settings as the schema says (the rules of `redbase schema diff`); resolves to what it
+   * changed. A live family the schema lacks, or other split points, reject with a
+   * SchemaDriftError (it never deletes data or re-splits).
+   */
+  async ensure(): Promise<string[]> {
+    return this.t.ensure();
+  }
+
   async exists(): Promise<boolean> {
     return this.t.exists();
   }
@@ -368,7 +398,7 @@ export class WebPagesTable {
   }
 
   /** Writes the fields of `values` that are set, at `timestamp` if given. */
-  async put(key: WebPagesKey, values: WebPagesValues, options: WebPagesWriteOptions = {}): Promise<void> {
+  async put(key: WebPagesKey, values: WebPagesValuesInput, options: WebPagesWriteOptions = {}): Promise<void> {
     return this.t.put(key.encode(), WebPagesValues.cells(values), options.timestamp);
   }
 
@@ -380,7 +410,7 @@ export class WebPagesTable {
   }
 
   /** Puts `put` and deletes the `delete` columns of one row atomically (Thrift2 mutateRow). */
-  async mutateRow(key: WebPagesKey, mutation: { put?: WebPagesValues; delete?: readonly WebPagesSelection[]; timestamp?: Timestamp }): Promise<void> {
+  async mutateRow(key: WebPagesKey, mutation: { put?: WebPagesValuesInput; delete?: readonly WebPagesSelection[]; timestamp?: Timestamp }): Promise<void> {
     const refs = webPagesRefs(mutation.delete, true) ?? [];
     const cells = mutation.put === undefined ? [] : WebPagesValues.cells(mutation.put);
     return this.t.mutateRow(key.encode(), cells, refs.map((r) => [r.family, r.qualifier] as const), mutation.timestamp);
@@ -391,7 +421,7 @@ export class WebPagesTable {
    * `chunkBytes` cell bytes, default 4 MiB, per call). Every key and value is encoded before
    * anything is sent; a `BatchError` lists the rows the server refused, the others are written.
    */
-  async putMany(rows: Iterable<readonly [WebPagesKey, WebPagesValues]>, options: WebPagesWriteOptions & ChunkOptions = {}): Promise<void> {
+  async putMany(rows: Iterable<readonly [WebPagesKey, WebPagesValuesInput]>, options: WebPagesWriteOptions & ChunkOptions = {}): Promise<void> {
     const timestamp = options.timestamp === undefined ? undefined : _v.timestamp(options.timestamp);
     const encoded = Array.from(rows, ([key, values]) => ({ row: key.encode(), cells: WebPagesValues.cells(values), timestamp }));
     return this.t.putMany(encoded, options);
@@ -424,7 +454,7 @@ export class WebPagesTable {
   }
 
   /** Writes `values` only if `column` holds `expected` (null: has no cell); true if written. */
-  async checkAndPut<T>(key: WebPagesKey, column: _v.Column<T>, expected: T | null, values: WebPagesValues): Promise<boolean> {
+  async checkAndPut<T>(key: WebPagesKey, column: _v.Column<T>, expected: T | null, values: WebPagesValuesInput): Promise<boolean> {
     const raw = expected === null ? null : column.codec.encode(expected);
     return this.t.checkAndPut(key.encode(), column.family, column.qualifier, raw, WebPagesValues.cells(values));
   }

@@ -30,6 +30,7 @@ macro_rules! with_table {
             "metrics" => $f::<MetricsTable<'_>>($($arg),*),
             "sensor_readings" => $f::<SensorReadingsTable<'_>>($($arg),*),
             "social_usage" => $f::<SocialUsageTable<'_>>($($arg),*),
+            "tsdb" => $f::<TsdbTable<'_>>($($arg),*),
             "web_pages" => $f::<WebPagesTable<'_>>($($arg),*),
             other => Err(format!("no generated table {other:?}")),
         }

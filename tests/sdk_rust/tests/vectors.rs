@@ -9,7 +9,7 @@ use redbase_examples::runtime::keys::region_index;
 use redbase_examples::runtime::values::{PatternColumn, QualifierPart};
 use redbase_examples::{
     Bound, CompareOp, CountersColumns, DriveDirectoriesColumns, Error, Filter, KeyParts, RowKey,
-    RowValues, SocialUsageColumns, TypedTable,
+    RowOrder, RowValues, SocialUsageColumns, TypedTable,
 };
 use sdk_rust_tests::with_table;
 use sdk_rust_tests::{
@@ -105,6 +105,12 @@ fn check_bounds<'c, T: TypedTable<'c>>(v: &Json) -> Result<(), String> {
             .ok_or_else(|| format!("no component {name}"))?;
         let ty = spec.components[i].ty;
         given[i] = Some(match &g[1] {
+            Json::Object(r) if r.contains_key("starts_with") => Bound::StartsWith(
+                r["starts_with"]
+                    .as_str()
+                    .ok_or("starts_with is a string")?
+                    .to_string(),
+            ),
             Json::Object(r) => Bound::Between(
                 key_value(ty, r.get("low").ok_or("no low")?)?,
                 key_value(ty, r.get("high").ok_or("no high")?)?,
@@ -243,6 +249,30 @@ fn build_filter<'c, T: TypedTable<'c>>(f: &Json) -> Result<Filter, String> {
             };
             Filter::compare_json(column, op, &body["operand"])
         }
+        "prefix"
+            if body
+                .as_object()
+                .is_some_and(|m| m.values().any(Json::is_object)) =>
+        {
+            // The last component a starts-with: through the bounds, as
+            // `prefix().<leading>(..).<component>_starts_with_filter(..)` builds it.
+            let spec = Key::<T>::SPEC;
+            let given = spec
+                .components
+                .iter()
+                .map(|c| match body.get(c.name) {
+                    None => Ok(None),
+                    Some(Json::Object(m)) => Ok(Some(Bound::StartsWith(
+                        m.get("starts_with")
+                            .and_then(Json::as_str)
+                            .ok_or("starts_with is a string")?
+                            .to_string(),
+                    ))),
+                    Some(j) => key_value(c.ty, j).map(|v| Some(Bound::Eq(v))),
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            Key::<T>::bounds_filter(given)
+        }
         "prefix" => Key::<T>::prefix_filter(components::<Key<T>>(body)?),
         "page" => Filter::page(body.as_i64().ok_or("page")?),
         "key_only" => Filter::key_only(),
@@ -277,6 +307,40 @@ fn check_filter<'c, T: TypedTable<'c>>(v: &Json) -> Result<(), String> {
 
 /// Runs `check` over the named lists of a vector file; prints failures and the summary line.
 /// One vector check: `Err` says what differs.
+/// A merge vector (merge.json) through `RowOrder::merge`, the order every scan picks its
+/// buckets' rows in, with the table's salt width.
+fn check_merge<'c, T: TypedTable<'c>>(v: &Json) -> Result<(), String> {
+    let width = Key::<T>::SPEC.salt_width();
+    if json!(width) != v["salt_width"] {
+        return Err(format!("salt width {width} want {}", v["salt_width"]));
+    }
+    let buckets = v["buckets"]
+        .as_array()
+        .ok_or("no buckets")?
+        .iter()
+        .map(|b| {
+            b.as_array()
+                .ok_or("a bucket is not a list")?
+                .iter()
+                .map(|h| unhex(h.as_str().unwrap_or_default()))
+                .collect::<Result<Vec<_>, String>>()
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let limit = v["limit"].as_u64().map(|l| l as usize);
+    let rows = RowOrder::merge(
+        &buckets,
+        width,
+        v["reversed"] == true,
+        v["bucket_order"] == true,
+        limit,
+    );
+    let got: Vec<String> = rows.iter().map(|r| hex(r)).collect();
+    if json!(got) != v["rows"] {
+        return Err(format!("rows {got:?} want {}", v["rows"]));
+    }
+    Ok(())
+}
+
 type Check<'a> = &'a dyn Fn(&Json) -> Result<(), String>;
 
 fn run(file: &str, doc: &Json, lists: &[(&str, Check)]) -> bool {
@@ -324,6 +388,9 @@ fn main() -> ExitCode {
     let bounds = load("bounds.json");
     let bound = |v: &Json| with_table!(v["table"].as_str().unwrap_or_default(), check_bounds(v));
     ok &= run("bounds.json", &bounds, &[("cases", &bound)]);
+    let merge = load("merge.json");
+    let merged = |v: &Json| with_table!(v["table"].as_str().unwrap_or_default(), check_merge(v));
+    ok &= run("merge.json", &merge, &[("cases", &merged)]);
     ok &= run(
         "values.json",
         &values,

@@ -291,6 +291,37 @@ func (s *KeySpec) textField(c *Component, v any) ([]byte, error) {
 	return []byte(t), nil
 }
 
+// StringPrefix is the bytes that start the field of every string starting with p (a typed
+// starts-with): the field's encoding without what ends it. Escaping maps each character
+// (separated: the separator and `\`) or byte (binary: 0x00) on its own, so encoding p whole
+// never cuts an escape in half. Fixed: the UTF-8 without padding; binary: without the
+// terminator, inverted when descending.
+func (s *KeySpec) StringPrefix(c *Component, p string) ([]byte, error) {
+	if c.Type != "string" {
+		return nil, keyErr(c.Name, "a starts-with applies to string components, and the %s key has it as %s", s.Table, c.Type)
+	}
+	if err := checkString(c, p); err != nil {
+		return nil, err
+	}
+	switch s.Layout {
+	case "separated":
+		return s.textField(c, p)
+	case "fixed":
+		if strings.IndexByte(p, 0) >= 0 || len(p) > c.Width {
+			return nil, keyErr(c.Name, "needs at most %d UTF-8 bytes and no 0x00", c.Width)
+		}
+		return []byte(p), nil
+	}
+	out := escapeBinary([]byte(p))
+	out = out[:len(out)-2]
+	if c.Desc {
+		for i := range out {
+			out[i] = ^out[i]
+		}
+	}
+	return out, nil
+}
+
 // isEmpty reports an empty string or []byte value.
 func isEmpty(v any) bool {
 	switch x := v.(type) {
@@ -374,6 +405,12 @@ func (s *KeySpec) SaltField(bucket int) []byte {
 		head = s.Salt.Alphabet[bucket]
 	}
 	return append([]byte{head}, s.Separator...)
+}
+
+// SaltWidth is how many bytes the salt takes at the start of every key (0 unsalted): a
+// salted scan merges its buckets by the key after them.
+func (s *KeySpec) SaltWidth() int {
+	return len(s.SaltField(0))
 }
 
 // SaltBucket is the first four bytes of MD5(body) as a big-endian uint32, modulo buckets.

@@ -159,6 +159,37 @@ final class KeyFields {
         return out;
     }
 
+    /**
+     * The bytes that start the field of every string starting with {@code p} (a typed
+     * starts-with): the field's encoding without what ends it. Escaping maps each character
+     * (separated: the separator and {@code \\}) or byte (binary: 0x00) on its own, so encoding
+     * {@code p} whole never cuts an escape in half. {@code sep} is null outside the separated
+     * layout.
+     */
+    static byte[] stringPrefix(String layout, String sep, Component c, String p) {
+        check(c, p);
+        if (layout.equals("separated")) {
+            return text(c, p, sep);
+        }
+        byte[] b = p.getBytes(StandardCharsets.UTF_8);
+        if (layout.equals("fixed")) {
+            int w = c.width() == null ? 0 : c.width();
+            if (b.length > w || indexOf(b, (byte) 0) >= 0) {
+                throw new KeyEncodingException("component " + c.name() + ": needs at most " + w
+                        + " UTF-8 bytes and no 0x00");
+            }
+            return b;
+        }
+        byte[] e = escaped(b);
+        byte[] out = Arrays.copyOf(e, e.length - 2);
+        if (c.desc()) {
+            for (int i = 0; i < out.length; i++) {
+                out[i] = (byte) ~out[i];
+            }
+        }
+        return out;
+    }
+
     private static byte[] escaped(byte[] b) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(b.length + 2);
         for (byte x : b) {

@@ -5,12 +5,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
-import java.util.PriorityQueue;
 import org.apache.thrift.TException;
 import org.redbase.thrift2.TColumnIncrement;
 import org.redbase.thrift2.TColumnValue;
@@ -149,6 +147,66 @@ public final class TableClient {
 
     public boolean exists() {
         return call("tableExists", c -> c.tableExists(tableName()));
+    }
+
+    /**
+     * Makes the live table match the schema ({@link SchemaDrift}): creates it if missing, adds
+     * missing families and sets differing family settings; returns what it changed. A family
+     * the schema lacks, or other split points, throw one {@link SchemaDriftException}.
+     */
+    public List<String> ensure() {
+        String shown = table.namespace() + ":" + table.name();
+        if (!exists()) {
+            create();
+            return List.of(shown + ": created the table with its families and split keys");
+        }
+        TTableDescriptor desc = call("getTableDescriptor", c -> c.getTableDescriptor(tableName()));
+        java.util.Map<String, org.redbase.thrift2.TColumnFamilyDescriptor> live = new java.util.TreeMap<>();
+        for (org.redbase.thrift2.TColumnFamilyDescriptor c : desc.getColumns() == null ? List.<org.redbase.thrift2.TColumnFamilyDescriptor>of() : desc.getColumns()) {
+            live.put(new String(c.getName(), StandardCharsets.UTF_8), c);
+        }
+        List<String> changed = new ArrayList<>();
+        for (FamilyDef f : table.families()) {
+            org.redbase.thrift2.TColumnFamilyDescriptor have = live.get(f.name());
+            if (have == null) {
+                call("addColumnFamily", c -> {
+                    c.addColumnFamily(tableName(), f.descriptor());
+                    return null;
+                });
+                changed.add(shown + ": added family " + f.name());
+                continue;
+            }
+            List<SchemaDrift.Setting> diffs = SchemaDrift.familyDrift(f, have);
+            if (diffs.isEmpty()) {
+                continue;
+            }
+            call("modifyColumnFamily", c -> {
+                c.modifyColumnFamily(tableName(), SchemaDrift.overlaid(f, have));
+                return null;
+            });
+            for (SchemaDrift.Setting d : diffs) {
+                changed.add(shown + ": family " + f.name() + ": " + d.name() + " was " + d.live() + ", set to " + d.schema());
+            }
+        }
+        List<String> refused = new ArrayList<>();
+        for (String n : live.keySet()) {
+            if (table.families().stream().noneMatch(f -> f.name().equals(n))) {
+                refused.add("extra family " + n + " (not in the schema)");
+            }
+        }
+        List<byte[]> splits = new ArrayList<>(regionStarts().stream().filter(s -> s.length > 0).toList());
+        boolean same = splits.size() == table.splits().size();
+        for (int i = 0; same && i < splits.size(); i++) {
+            same = Arrays.equals(splits.get(i), table.splits().get(i));
+        }
+        if (!same) {
+            refused.add("split points are " + SchemaDrift.splitsShown(splits) + ", the schema says "
+                    + SchemaDrift.splitsShown(table.splits()));
+        }
+        if (!refused.isEmpty()) {
+            throw new SchemaDriftException(shown, refused);
+        }
+        return changed;
     }
 
     /** Disables (if enabled) and deletes the table. */
@@ -305,7 +363,10 @@ public final class TableClient {
                 ByteBuffer.wrap(qualifier), expected == null ? null : ByteBuffer.wrap(expected), toPut(row, cells)));
     }
 
-    /** Rows in {@code keys} in key order (descending if reversed): one scanner per range, merged. */
+    /**
+     * Rows in {@code keys}: one scanner per range (per salt bucket), merged by the key without
+     * its salt (descending if reversed), or one bucket after the other ({@link RowOrder}).
+     */
     public RawScan scan(KeyRange keys, ScanOptions options) {
         return new RawScan(keys, options);
     }
@@ -467,17 +528,16 @@ public final class TableClient {
     }
 
     /**
-     * Raw rows of a scan: one scanner per range (per salt bucket), merged in key order, at most
+     * Raw rows of a scan: one scanner per range (per salt bucket), in {@link RowOrder}, at most
      * {@code limit}. Closing it closes the scanners still open.
      */
     public final class RawScan implements Iterator<RawRow>, AutoCloseable {
-        private record Head(RawRow row, Bucket from) {}
-
         private final List<Bucket> buckets = new ArrayList<>();
-        private final PriorityQueue<Head> heads;
+        private final RawRow[] heads;
+        private final boolean[] fetched;
+        private final RowOrder order;
         private final int limit;
         private int returned;
-        private boolean started;
 
         RawScan(KeyRange keys, ScanOptions options) {
             int batch = options.limit() > 0 && options.batchSize() == 0
@@ -485,25 +545,23 @@ public final class TableClient {
             for (KeyRange.Bounds b : keys.ranges()) {
                 buckets.add(new Bucket(b, options, batch));
             }
-            Comparator<Head> order = (a, b) -> Arrays.compareUnsigned(a.row.row(), b.row.row());
-            heads = new PriorityQueue<>(Math.max(1, buckets.size()), options.reversed() ? order.reversed() : order);
+            heads = new RawRow[buckets.size()];
+            fetched = new boolean[buckets.size()];
+            order = new RowOrder(table.key() == null ? 0 : table.key().saltWidth(), options.reversed(), options.bucketOrder());
             limit = options.limit();
         }
 
-        private void start() {
-            if (!started) {
-                started = true;
-                for (Bucket b : buckets) {
-                    advance(b);
-                }
+        /** Bucket i's next row (fetched on first need; the scanner opens then), null when done. */
+        private byte[] head(int i) {
+            if (!fetched[i]) {
+                heads[i] = buckets.get(i).next();
+                fetched[i] = true;
             }
+            return heads[i] == null ? null : heads[i].row();
         }
 
-        private void advance(Bucket b) {
-            RawRow r = b.next();
-            if (r != null) {
-                heads.add(new Head(r, b));
-            }
+        private int pick() {
+            return order.pick(buckets.size(), this::head);
         }
 
         @Override
@@ -512,8 +570,7 @@ public final class TableClient {
                 close();
                 return false;
             }
-            start();
-            return !heads.isEmpty();
+            return pick() >= 0;
         }
 
         @Override
@@ -521,15 +578,16 @@ public final class TableClient {
             if (!hasNext()) {
                 throw new NoSuchElementException();
             }
-            Head h = heads.poll();
+            int i = pick();
+            RawRow r = heads[i];
+            heads[i] = null;
+            fetched[i] = false;
             returned++;
-            advance(h.from);
-            return h.row;
+            return r;
         }
 
         @Override
         public void close() {
-            heads.clear();
             for (Bucket b : buckets) {
                 b.close();
             }

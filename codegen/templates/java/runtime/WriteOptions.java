@@ -3,12 +3,18 @@ package org.redbase.sdk;
 /**
  * How to write a batch: an explicit timestamp for every cell (default: the server's clock) and
  * the bounds of one call (default 1,000 rows and 4 MiB of cell data). Immutable;
- * {@code WriteOptions.DEFAULT.timestamp(ts).maxRows(500)}.
+ * {@code new WriteOptions().timestamp(ts).maxRows(500)} ({@link #DEFAULT} is the same as
+ * {@code new WriteOptions()}).
  */
 public record WriteOptions(long timestamp, int maxRows, long maxBytes) {
     public static final int DEFAULT_MAX_ROWS = 1_000;
     public static final long DEFAULT_MAX_BYTES = 4L << 20;
     public static final WriteOptions DEFAULT = new WriteOptions(Cell.LATEST, DEFAULT_MAX_ROWS, DEFAULT_MAX_BYTES);
+
+    /** The server's clock, 1,000 rows and 4 MiB of cell data per call. */
+    public WriteOptions() {
+        this(Cell.LATEST, DEFAULT_MAX_ROWS, DEFAULT_MAX_BYTES);
+    }
 
     public WriteOptions {
         if (timestamp < 0) {

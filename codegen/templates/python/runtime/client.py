@@ -1,8 +1,9 @@
 """The Thrift2 plumbing under every generated table client: a connection to redbase or HBase's
 Thrift2 gateway (Apache `thrift` runtime, binary protocol, buffered or framed transport), table
 creation from the schema, and row-level calls in bytes: reads with versions and time ranges,
-writes with timestamps, batches (batch.py), scans with columns and filters. Salted scans fan out
-one scanner per bucket and merge them in key order."""
+writes with timestamps, batches (batch.py), scans with columns and filters. Salted scans open
+one scanner per bucket and merge them by the key without its salt (`merge_rows`), so a salted
+table reads in the order of its unsalted design."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import heapq
 import itertools
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from thrift.protocol import TBinaryProtocol
 from thrift.Thrift import TApplicationException
@@ -18,7 +19,7 @@ from thrift.transport import TSocket, TTransport
 
 from .._thrift.hbase2 import THBaseService
 from .._thrift.hbase2 import ttypes as tt
-from .keys import KeySpec, KeyValue
+from .keys import KeySpec, KeyValue, StartsWith
 
 Cell = Tuple[bytes, bytes, bytes]
 Cells = Dict[Tuple[bytes, bytes], bytes]
@@ -163,8 +164,11 @@ class KeyRange:
         return KeyRange(tuple(spec.prefix_ranges(leading)))
 
     @staticmethod
-    def bounds(spec: KeySpec, values: Sequence[Union[KeyValue, Tuple[KeyValue, KeyValue], None]]) -> "KeyRange":
-        """Leading components by value, then optionally one as an inclusive (low, high) pair."""
+    def bounds(
+        spec: KeySpec, values: Sequence[Union[KeyValue, Tuple[KeyValue, KeyValue], StartsWith, None]]
+    ) -> "KeyRange":
+        """Leading components by value, then optionally one as an inclusive (low, high) pair or
+        (strings) a `StartsWith`."""
         return KeyRange(tuple(spec.bounds(values)))
 
     @staticmethod
@@ -252,6 +256,11 @@ class _Scan:
 
     def _results(self) -> Iterator[Tuple[bytes, List[VersionedCell]]]:
         o = self.opts
+        limit = o.limit
+        if limit is not None and self.reversed and self.stop is not None:
+            # A reversed scanner starts at `stop` itself, which is out of range and trimmed
+            # below: the server's row limit must leave room for it.
+            limit += 1
         common: Dict[str, Any] = dict(
             columns=o.columns,
             caching=o.caching,
@@ -259,7 +268,7 @@ class _Scan:
             timeRange=o.time_range,
             filterString=o.filter,
             batchSize=o.batch_size,
-            limit=o.limit,
+            limit=limit,
         )
         if self.reversed:
             # Reversed: the scanner's start row is the upper bound (inclusive) and its stop
@@ -338,6 +347,44 @@ class TableClient:
             columns=[f.descriptor() for f in t.families],
         )
         self._call("createTable", desc, list(t.splits) or None)
+
+    def ensure(self) -> List[str]:
+        """Makes the live table match the schema (runtime/drift.py): creates it if missing,
+        adds missing families, modifies differing settings; returns what it changed. A family
+        the schema lacks, or other split points, raise one SchemaDriftError listing them."""
+        from . import drift
+
+        t = self.table
+        shown = f"{t.namespace}:{t.name}"
+        if not self.exists():
+            self.create()
+            return [f"{shown}: created the table with its families and split keys"]
+        name = tt.TTableName(ns=t.namespace.encode(), qualifier=t.name.encode())
+        live = {bytes(c.name): c for c in self._call("getTableDescriptor", name).columns or []}
+        changed: List[str] = []
+        refused: List[str] = []
+        for f in t.families:
+            family = f.name.decode()
+            have = live.get(f.name)
+            if have is None:
+                self._call("addColumnFamily", name, f.descriptor())
+                changed.append(f"{shown}: added family {family}")
+                continue
+            diffs = drift.family_drift(f, have)
+            if diffs:
+                self._call("modifyColumnFamily", name, drift.overlaid(f, have))
+                for setting, want, was in diffs:
+                    changed.append(f"{shown}: family {family}: {setting} was {was}, set to {want}")
+        for extra in sorted(set(live) - {f.name for f in t.families}):
+            refused.append(f"extra family {extra.decode()} (not in the schema)")
+        splits = [s for s in self.region_starts() if s]
+        if splits != list(t.splits):
+            refused.append(
+                f"split points are {drift.splits_shown(splits)}, the schema says {drift.splits_shown(list(t.splits))}"
+            )
+        if refused:
+            raise drift.SchemaDriftError(shown, refused)
+        return changed
 
     def exists(self) -> bool:
         t = self.table
@@ -438,8 +485,10 @@ class TableClient:
         time_range: Optional[TimeRange] = None,
         caching: Optional[int] = None,
         batch_size: Optional[int] = None,
+        bucket_order: bool = False,
     ) -> Iterator[Tuple[bytes, List[VersionedCell]]]:
-        """Rows in `keys`, in key order (descending if reversed): one scanner per range, merged."""
+        """Rows in `keys`, one scanner per range (per salt bucket), merged by the key without its
+        salt (descending if reversed); `bucket_order`: one bucket after the other instead."""
         for name, n in (("limit", limit), ("caching", caching), ("batch_size", batch_size)):
             if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
                 raise ValueError(f"{name} must be an integer >= 0, not {n!r}")
@@ -456,10 +505,41 @@ class TableClient:
             limit=limit,
         )
         scans = [_Scan(self.conn, self._name, start, stop, reversed, opts).rows() for start, stop in keys.ranges]
-        merged: Iterator[Tuple[bytes, List[VersionedCell]]] = (
-            scans[0] if len(scans) == 1 else heapq.merge(*scans, key=lambda r: r[0], reverse=reversed)
+        return merge_rows(
+            scans, self.table.key.salt_width(), reversed=reversed, bucket_order=bucket_order, limit=limit
         )
-        return itertools.islice(merged, limit) if limit is not None else merged
+
+
+_R = TypeVar("_R", bound=Tuple[bytes, Any])
+
+
+def merge_rows(
+    streams: Sequence[Iterable[_R]],
+    salt_width: int,
+    *,
+    reversed: bool = False,
+    bucket_order: bool = False,
+    limit: Optional[int] = None,
+) -> Iterator[_R]:
+    """The rows of one scanner per salt bucket (each in key order, descending if `reversed`)
+    as a scan yields them, at most `limit` (docs/schema.md, "Salted scans"): merged by the key
+    after its first `salt_width` bytes, ties in bucket order (reversed: exactly the reverse), so
+    `limit` and ranges mean what they mean on the unsalted design. `bucket_order`: bucket 0's
+    rows, then bucket 1's, ... (reversed: the last bucket first), each scanner opened only when
+    the one before it is done."""
+    merged: Iterator[_R]
+    if bucket_order:
+        merged = itertools.chain.from_iterable(streams[::-1] if reversed else streams)
+    elif len(streams) == 1:
+        merged = iter(streams[0])
+    else:
+        tagged = [_tagged(i, s, salt_width) for i, s in enumerate(streams)]
+        merged = (r for _, _, r in heapq.merge(*tagged, key=lambda t: (t[0], t[1]), reverse=reversed))
+    return itertools.islice(merged, limit) if limit is not None else merged
+
+
+def _tagged(bucket: int, rows: Iterable[_R], salt_width: int) -> Iterator[Tuple[bytes, int, _R]]:
+    return ((r[0][salt_width:], bucket, r) for r in rows)
 
 
 def make_put(row: bytes, cells: Sequence[Cell], timestamp: Optional[int] = None) -> Any:

@@ -54,6 +54,15 @@ class SaltSpec:
 
 
 @dataclass(frozen=True)
+class StartsWith:
+    """A string component given as every value starting with `prefix` (a typed starts-with):
+    `scan(path=StartsWith("/home/alice/"))` is the subtree under that directory, whatever the
+    key's escaping. As a bound it must be the last component given."""
+
+    prefix: str
+
+
+@dataclass(frozen=True)
 class Decoded:
     """What a key's bytes hold: salt bucket, hash prefix, kept components by name."""
 
@@ -320,6 +329,11 @@ class KeySpec:
         head = bytes([bucket]) if s.form == "byte" else s.alphabet[bucket].encode()
         return head + self.separator.encode()
 
+    def salt_width(self) -> int:
+        """How many bytes the salt takes at the start of every key (0 unsalted): a salted scan
+        merges its buckets by the key after them."""
+        return len(self.salt_field(0)) if self.salt is not None else 0
+
     def encode(self, values: Sequence[KeyValue]) -> bytes:
         """The row key for one value per component, in declaration order."""
         if len(values) != len(self.components):
@@ -405,13 +419,71 @@ class KeySpec:
                 " not in its value order ('10' sorts before '9'): give it one value, not a range"
             )
 
+    def check_starts_with(self, i: int) -> None:
+        """Refuses a starts-with on component `i` unless its stored bytes start with the bytes
+        of every prefix of its value: a string, neither hashed nor reversed."""
+        c = self.components[i]
+        key = f"the {self.table} key"
+        if c.type != "string":
+            raise KeyEncodingError(
+                f"component {c.name}: a starts-with applies to string components, and {key} has it as {c.type}"
+            )
+        if self.hash is not None and i in self.hash.components:
+            raise KeyEncodingError(
+                f"component {c.name} is hashed in {key}: its hash is computed from the whole value,"
+                " so it takes one value, not a starts-with"
+            )
+        if c.reverse:
+            raise KeyEncodingError(
+                f"component {c.name}: {key} stores it reversed ({c.reverse}), so values starting alike"
+                " do not share a key prefix: give it one value, not a starts-with"
+            )
+
+    def string_prefix(self, c: Component, p: str) -> bytes:
+        """The bytes that start the field of every string starting with `p`: the field's
+        encoding without what ends it. Escaping maps each character (separated: `\\` and the
+        separator) or byte (binary: 0x00) on its own, so encoding `p` whole never cuts an
+        escape in half."""
+        if not isinstance(p, str):
+            raise KeyEncodingError(f"component {c.name}: a starts-with takes a string, not {p!r}")
+        _check_type(c, p)
+        if self.layout == "separated":
+            return _text(c, p, self.separator)
+        b = p.encode()
+        if self.layout == "fixed":
+            if b"\x00" in b or len(b) > (c.width or 0):
+                raise KeyEncodingError(f"component {c.name}: needs at most {c.width} UTF-8 bytes and no 0x00")
+            return b
+        out = b.replace(b"\x00", b"\x00\xff")
+        return bytes(255 - x for x in out) if c.desc else out
+
+    def _starts_with_ranges(
+        self, fixed: Sequence[KeyValue], at: int, prefix: str
+    ) -> List[Tuple[bytes, Optional[bytes]]]:
+        c = self.components[at]
+        if self.hash is not None:
+            later = [i for i in self.hash.components if i >= len(fixed)]
+            if later:
+                raise KeyEncodingError(
+                    f"component {self.components[later[0]].name}: must be given: the {self.table} key's"
+                    " hash prefix is computed from it"
+                )
+        tail = self.string_prefix(c, prefix)
+        out: List[Tuple[bytes, Optional[bytes]]] = []
+        for p in self.prefixes(fixed):
+            start = p + tail
+            out.append((start, _after(start)))
+        return out
+
     def bounds(
-        self, values: Sequence[Union[KeyValue, Tuple[KeyValue, KeyValue], None]]
+        self, values: Sequence[Union[KeyValue, Tuple[KeyValue, KeyValue], StartsWith, None]]
     ) -> List[Tuple[bytes, Optional[bytes]]]:
         """Start (inclusive) and stop (exclusive) rows, one pair per salt bucket, for leading
         components given by value and then optionally one given as a (low, high) pair,
-        inclusive at both ends in value order. A range is refused where the key's byte order is
-        not the component's value order (`check_ordered`)."""
+        inclusive at both ends in value order, or as a `StartsWith` (strings). A range is
+        refused where the key's byte order is not the component's value order
+        (`check_ordered`), a starts-with where values starting alike do not share a key prefix
+        (`check_starts_with`)."""
         fixed: List[KeyValue] = []
         pair: Optional[Tuple[KeyValue, KeyValue]] = None
         for i, v in enumerate(values):
@@ -420,6 +492,15 @@ class KeySpec:
                 if later:
                     raise KeyEncodingError(self._missing(i, later[0]))
                 break
+            if isinstance(v, StartsWith):
+                name = self.components[i].name
+                later = [self.components[j].name for j in range(i + 1, len(values)) if values[j] is not None]
+                if later:
+                    raise KeyEncodingError(
+                        f"component {later[0]}: only the last component given may be a starts-with ({name} is one)"
+                    )
+                self.check_starts_with(i)
+                return self._starts_with_ranges(fixed, i, v.prefix)
             if isinstance(v, tuple):
                 name = self.components[i].name
                 if len(v) != 2:

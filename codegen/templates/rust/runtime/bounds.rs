@@ -1,19 +1,21 @@
 //! Key bounds: the rows a scan reads for key components given by value, optionally followed by
-//! one component given as an inclusive (low, high) range, the same rows in every redbase SDK
-//! (docs/schema.md, "Prefixes and ranges"). Typed tables reach this through their prefix
-//! builders (`prefix().user_id(..).period_between(..)`).
+//! one component given as an inclusive (low, high) range or, a string, as a starts-with, the
+//! same rows in every redbase SDK (docs/schema.md, "Prefixes and ranges"). Typed tables reach
+//! this through their prefix builders (`prefix().user_id(..).period_between(..)`,
+//! `prefix().path_starts_with(..)`).
 
 use super::error::{Error, Result};
-use super::key_fields::bad;
+use super::key_fields::{bad, string_prefix};
 use super::keys::{KeySpec, KeyType, KeyValue, Layout};
 use super::scan::{next_prefix, KeyRange};
 
-/// One key component as bounds give it: one value, or every value from the first to the
-/// second, both included.
+/// One key component as bounds give it: one value, every value from the first to the second,
+/// both included, or (a string) every value starting with a prefix.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Bound {
     Eq(KeyValue),
     Between(KeyValue, KeyValue),
+    StartsWith(String),
 }
 
 impl KeyRange {
@@ -51,6 +53,17 @@ impl KeyRange {
                     check_ordered(spec, i)?;
                     range = Some((i, low, high));
                     break;
+                }
+                Some(Bound::StartsWith(p)) => {
+                    if let Some(later) = later {
+                        return Err(Error::key(format!(
+                            "component {later}: only the last component given may be a \
+                             starts-with ({} is one)",
+                            spec.components[i].name
+                        )));
+                    }
+                    check_starts_with(spec, i)?;
+                    return starts_with_range(spec, &fixed, i, p);
                 }
                 Some(Bound::Eq(v)) => fixed.push(v.clone()),
             }
@@ -104,6 +117,23 @@ impl KeyRange {
         })
     }
 
+    /// Rows whose leading components equal those given before `at` and whose string component
+    /// `at` starts with `prefix` (`leading` holds one optional value per component; the one at
+    /// `at` is replaced by the starts-with): [`KeyRange::bounds`].
+    pub fn starts_with_values(
+        spec: &KeySpec,
+        leading: Vec<Option<KeyValue>>,
+        at: usize,
+        prefix: String,
+    ) -> Result<KeyRange> {
+        let mut given: Vec<Option<Bound>> = leading.into_iter().map(|v| v.map(Bound::Eq)).collect();
+        if given.len() <= at {
+            given.resize(at + 1, None);
+        }
+        given[at] = Some(Bound::StartsWith(prefix));
+        Self::bounds(spec, given)
+    }
+
     /// Rows whose leading components equal those given before `at` and whose component `at`
     /// lies between `low` and `high`, both inclusive (`leading` holds one optional value per
     /// component; the one at `at` is replaced by the range): [`KeyRange::bounds`].
@@ -121,6 +151,73 @@ impl KeyRange {
         given[at] = Some(Bound::Between(low, high));
         Self::bounds(spec, given)
     }
+}
+
+/// The rows whose leading components equal `fixed` and whose string component `at` starts with
+/// `p`: the leading prefix, then the bytes every field of such a string starts with, up to
+/// their next prefix (one range per salt bucket).
+fn starts_with_range(spec: &KeySpec, fixed: &[KeyValue], at: usize, p: &str) -> Result<KeyRange> {
+    if let Some(h) = spec.hash {
+        if let Some(&j) = h.components.iter().find(|&&j| j >= fixed.len()) {
+            return Err(bad(
+                &spec.components[j],
+                format!(
+                    "must be given: the {} key's hash prefix is computed from it",
+                    spec.table
+                ),
+            ));
+        }
+    }
+    let sep = match spec.layout {
+        Layout::Separated(sep) => Some(sep),
+        _ => None,
+    };
+    let binary = matches!(spec.layout, Layout::Binary);
+    let tail = string_prefix(&spec.components[at], p, sep, binary)?;
+    let ranges = spec
+        .prefixes(fixed)?
+        .into_iter()
+        .map(|mut start| {
+            start.extend_from_slice(&tail);
+            let stop = next_prefix(&start);
+            (start, stop)
+        })
+        .collect();
+    Ok(KeyRange { ranges })
+}
+
+/// Refuses a starts-with on component `i` unless its stored bytes start with the bytes of every
+/// prefix of its value: a string, neither hashed nor reversed.
+fn check_starts_with(spec: &KeySpec, i: usize) -> Result<()> {
+    let c = &spec.components[i];
+    let key = format!("the {} key", spec.table);
+    if c.ty != KeyType::String {
+        return Err(bad(
+            c,
+            format!(
+                "a starts-with applies to string components, and {key} has it as {:?}",
+                c.ty
+            ),
+        ));
+    }
+    if hashed(spec, i) {
+        return Err(Error::key(format!(
+            "component {} is hashed in {key}: its hash is computed from the whole value, so it \
+             takes one value, not a starts-with",
+            c.name
+        )));
+    }
+    if let Some(r) = c.reverse {
+        let how = format!("{r:?}").to_lowercase();
+        return Err(bad(
+            c,
+            format!(
+                "{key} stores it reversed ({how}), so values starting alike do not share a key \
+                 prefix: give it one value, not a starts-with"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The stop row after `last`: `last` + 0x00 when it is a whole key, else its next prefix.

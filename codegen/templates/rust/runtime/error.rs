@@ -54,6 +54,15 @@ pub enum Error {
     /// The connection failed (refused, closed, timed out).
     #[error("transport: {0}")]
     Transport(String),
+    /// `ensure()` found the live table differing from its schema in a way it will not fix: a
+    /// family the schema lacks (deleting it would delete data) or other split points (a gateway
+    /// cannot re-split a table); `drifts` lists each in the words of `redbase schema diff`.
+    #[error(
+        "{table} differs from its schema: {} (redbase schema apply --allow-drop deletes extra \
+         families; split points are fixed when a table is created)",
+        .drifts.join("; ")
+    )]
+    SchemaDrift { table: String, drifts: Vec<String> },
     /// The peer's bytes were not the Thrift2 protocol this client speaks.
     #[error("thrift protocol: {0}")]
     Protocol(String),

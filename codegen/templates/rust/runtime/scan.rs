@@ -1,5 +1,6 @@
 //! Scans: key ranges (one per salt bucket), scan options, and the merging scanner that reads
-//! one Thrift2 scanner per range lazily and yields rows in key order.
+//! one Thrift2 scanner per range lazily and yields rows by the key without its salt, so a
+//! salted table reads in its unsalted design's order (docs/schema.md, "Salted scans").
 
 use std::collections::VecDeque;
 
@@ -73,6 +74,8 @@ pub struct ScanOptions {
     /// Versions, time range and columns, as for reads.
     pub read: ReadOptions,
     pub filter: Option<Filter>,
+    /// Salted tables: one bucket after the other instead of merged (see [`RowOrder`]).
+    pub bucket_order: bool,
 }
 
 impl Default for ScanOptions {
@@ -84,6 +87,7 @@ impl Default for ScanOptions {
             batch_size: None,
             read: ReadOptions::default(),
             filter: None,
+            bucket_order: false,
         }
     }
 }
@@ -96,6 +100,14 @@ impl ScanOptions {
     /// Descending key order.
     pub fn reversed(mut self) -> Self {
         self.reversed = true;
+        self
+    }
+
+    /// Salted tables: read one bucket after the other (the last first when reversed), each in
+    /// key order, instead of merging the buckets by the key without its salt. One scanner is
+    /// open at a time; rows are not in the unsalted design's order.
+    pub fn bucket_order(mut self) -> Self {
+        self.bucket_order = true;
         self
     }
 
@@ -154,6 +166,91 @@ impl ScanOptions {
     }
 }
 
+/// The order a scan yields the rows of its per-bucket scanners. Merged: the smallest key after
+/// its first `salt_width` bytes (the salt) comes next, ties to the lower bucket; reversed, the
+/// largest, ties to the higher bucket (exactly the reverse order), so `limit` and ranges mean
+/// what they mean on the unsalted design. Bucket order: the current bucket until it is done,
+/// then the next (the last first when reversed), so only one bucket's scanner is ever open.
+#[derive(Debug, Clone)]
+pub struct RowOrder {
+    salt_width: usize,
+    reversed: bool,
+    bucket_order: bool,
+    current: usize,
+}
+
+impl RowOrder {
+    pub fn new(salt_width: usize, reversed: bool, bucket_order: bool) -> Self {
+        RowOrder {
+            salt_width,
+            reversed,
+            bucket_order,
+            current: 0,
+        }
+    }
+
+    /// The bucket to take the next row from (`None`: every bucket is done); `head(i)` is
+    /// bucket i's next row key, fetched when needed, `None` when the bucket is done.
+    pub fn pick<'a, E>(
+        &mut self,
+        buckets: usize,
+        mut head: impl FnMut(usize) -> std::result::Result<Option<&'a [u8]>, E>,
+    ) -> std::result::Result<Option<usize>, E> {
+        if self.bucket_order {
+            while self.current < buckets {
+                let i = if self.reversed {
+                    buckets - 1 - self.current
+                } else {
+                    self.current
+                };
+                if head(i)?.is_some() {
+                    return Ok(Some(i));
+                }
+                self.current += 1;
+            }
+            return Ok(None);
+        }
+        let mut best: Option<(usize, &[u8])> = None;
+        for i in 0..buckets {
+            let Some(row) = head(i)? else {
+                continue;
+            };
+            let body = row.get(self.salt_width..).unwrap_or_default();
+            let better = best.is_none_or(|(_, b)| if self.reversed { body >= b } else { body < b });
+            if better {
+                best = Some((i, body));
+            }
+        }
+        Ok(best.map(|(i, _)| i))
+    }
+
+    /// The order over rows already read: `buckets[i]` holds bucket i's rows as its scanner
+    /// returns them (ascending, or descending when reversed). Scans pick the same way; the
+    /// shared vectors (sdks/vectors/merge.json) check it.
+    pub fn merge(
+        buckets: &[Vec<Vec<u8>>],
+        salt_width: usize,
+        reversed: bool,
+        bucket_order: bool,
+        limit: Option<usize>,
+    ) -> Vec<Vec<u8>> {
+        let mut order = RowOrder::new(salt_width, reversed, bucket_order);
+        let mut pos = vec![0; buckets.len()];
+        let mut out = Vec::new();
+        while limit.is_none_or(|l| out.len() < l) {
+            let picked = order.pick(buckets.len(), |i| {
+                Ok::<_, ()>(buckets[i].get(pos[i]).map(Vec::as_slice))
+            });
+            let Ok(Some(i)) = picked else {
+                break;
+            };
+            out.push(buckets[i][pos[i]].clone());
+            pos[i] += 1;
+        }
+        out
+    }
+}
+
 /// One range's scanner, opened on first use and read in batches.
 struct Bucket {
     start: Vec<u8>,
@@ -163,10 +260,11 @@ struct Bucket {
     done: bool,
 }
 
-/// Rows of several ranges merged in key order; closes its scanners when dropped.
+/// Rows of several ranges in [`RowOrder`]; closes its scanners when dropped.
 pub struct RawScan<'c> {
     conn: &'c mut Connection,
     table: Vec<u8>,
+    order: RowOrder,
     reversed: bool,
     batch: i32,
     remaining: Option<usize>,
@@ -182,6 +280,7 @@ impl<'c> RawScan<'c> {
         table: Vec<u8>,
         keys: &KeyRange,
         options: &ScanOptions,
+        salt_width: usize,
     ) -> Self {
         let limit = options
             .limit
@@ -197,6 +296,7 @@ impl<'c> RawScan<'c> {
             filter,
             conn,
             table,
+            order: RowOrder::new(salt_width, options.reversed, options.bucket_order),
             reversed: options.reversed,
             batch,
             remaining: options.limit,
@@ -309,26 +409,20 @@ impl<'c> RawScan<'c> {
             self.close();
             return Ok(None);
         }
-        for i in 0..self.buckets.len() {
+        // Fill the buckets the order asks for (so in bucket order only the current scanner
+        // opens), then pick over the buffered heads.
+        let n = self.buckets.len();
+        self.order.clone().pick(n, |i| -> Result<Option<&[u8]>> {
             self.fill(i)?;
-        }
-        let mut best: Option<usize> = None;
-        for (i, b) in self.buckets.iter().enumerate() {
-            let Some((row, _)) = b.buffer.front() else {
-                continue;
-            };
-            let better = best.is_none_or(|j| {
-                let other = &self.buckets[j].buffer[0].0;
-                if self.reversed {
-                    row > other
-                } else {
-                    row < other
-                }
-            });
-            if better {
-                best = Some(i);
-            }
-        }
+            Ok((!self.buckets[i].buffer.is_empty()).then_some(&[][..]))
+        })?;
+        let buckets = &self.buckets;
+        let best = self
+            .order
+            .pick(n, |i| {
+                Ok::<_, ()>(buckets[i].buffer.front().map(|(row, _)| row.as_slice()))
+            })
+            .unwrap_or(None);
         let Some(i) = best else {
             return Ok(None);
         };

@@ -11,7 +11,8 @@ import { ChunkOptions, DeleteRow, IncrementRow, PutRow, deleteMany, deleteOf, in
 import { Cell, Connection, RawRow, StoredCell, ThriftError, Timestamp, bigintOf, int64, timestampOf } from "./connection";
 import { Filter } from "./filters";
 import { bounds as keyBounds, prefixRanges } from "./bounds";
-import { KeySpec, KeyValue } from "./keys";
+import { KeySpec, KeyValue, StartsWith } from "./keys";
+import { SchemaDriftError, familyDrift, overlaid, splitsShown } from "./drift";
 import { scanRows } from "./scan";
 import { BufferedWriter, WriterOptions } from "./writer";
 
@@ -36,7 +37,8 @@ export interface FamilyDef {
   readonly configuration?: readonly (readonly [string, string])[];
 }
 
-function descriptor(f: FamilyDef): tt.TColumnFamilyDescriptor {
+/** The descriptor a family is created with. */
+export function descriptor(f: FamilyDef): tt.TColumnFamilyDescriptor {
   return new tt.TColumnFamilyDescriptor({
     name: f.name,
     configuration: f.configuration?.length ? Object.fromEntries(f.configuration) : undefined,
@@ -114,7 +116,7 @@ export class KeyRange {
    * is above high (runtime/bounds.ts). `values` holds one entry per component in key order
    * (undefined: not given).
    */
-  static bounds(spec: KeySpec, values: readonly (KeyValue | readonly [KeyValue, KeyValue] | undefined)[]): KeyRange {
+  static bounds(spec: KeySpec, values: readonly (KeyValue | readonly [KeyValue, KeyValue] | StartsWith | undefined)[]): KeyRange {
     return new KeyRange(keyBounds(spec, values));
   }
 }
@@ -149,6 +151,12 @@ export interface RawScanOptions extends ReadOptions {
   readonly caching?: number;
   /** Cells per result (TScan.batchSize); partial results are joined back into rows. */
   readonly batchSize?: number;
+  /**
+   * Salted tables: read one bucket after the other (the last first when reversed), each in key
+   * order, instead of merging the buckets by the key without its salt. One scanner is open at
+   * a time; rows are not in the unsalted design's order.
+   */
+  readonly bucketOrder?: boolean;
 }
 
 function positiveInt(n: number | undefined, what: string): number | undefined {
@@ -269,6 +277,48 @@ export class TableClient {
     return this.conn.call<boolean>((cb) => this.c.tableExists(this.tableName, cb));
   }
 
+  /**
+   * Makes the live table match the schema (runtime/drift.ts): creates it if missing, adds
+   * missing families and sets differing family settings; resolves to what it changed. A family
+   * the schema lacks, or other split points, reject with one SchemaDriftError listing them.
+   */
+  async ensure(): Promise<string[]> {
+    const t = this.table;
+    const shown = `${t.namespace}:${t.name}`;
+    if (!(await this.exists())) {
+      await this.create();
+      return [`${shown}: created the table with its families and split keys`];
+    }
+    const desc = await this.conn.call<tt.TTableDescriptor>((cb) => this.c.getTableDescriptor(this.tableName, cb));
+    const live = new Map((desc.columns ?? []).map((c) => [Buffer.from(c.name).toString("utf8"), c] as const));
+    const changed: string[] = [];
+    for (const f of t.families) {
+      const family = f.name.toString("utf8");
+      const have = live.get(family);
+      if (have === undefined) {
+        const d = descriptor(f);
+        await this.conn.call<void>((cb) => this.c.addColumnFamily(this.tableName, d, cb));
+        changed.push(`${shown}: added family ${family}`);
+        continue;
+      }
+      const diffs = familyDrift(f, have);
+      if (diffs.length === 0) continue;
+      const d = overlaid(f, have);
+      await this.conn.call<void>((cb) => this.c.modifyColumnFamily(this.tableName, d, cb));
+      for (const [setting, want, was] of diffs) changed.push(`${shown}: family ${family}: ${setting} was ${was}, set to ${want}`);
+    }
+    const refused = [...live.keys()]
+      .filter((n) => !t.families.some((f) => f.name.toString("utf8") === n))
+      .sort()
+      .map((n) => `extra family ${n} (not in the schema)`);
+    const splits = (await this.regionStarts()).filter((s) => s.length > 0);
+    if (splits.length !== t.splits.length || splits.some((s, i) => !s.equals(t.splits[i] as Buffer))) {
+      refused.push(`split points are ${splitsShown(splits)}, the schema says ${splitsShown(t.splits)}`);
+    }
+    if (refused.length > 0) throw new SchemaDriftError(shown, refused);
+    return changed;
+  }
+
   /** Disables and deletes the table. */
   async drop(): Promise<void> {
     if (await this.conn.call<boolean>((cb) => this.c.isTableEnabled(this.tableName, cb))) {
@@ -353,7 +403,10 @@ export class TableClient {
     return new BufferedWriter(this.conn, this.name, options, chunk);
   }
 
-  /** Rows in `keys`, in key order (descending if reversed). */
+  /**
+   * Rows in `keys`: one scanner per range (per salt bucket), merged by the key without its salt
+   * (descending if reversed), or one bucket after the other with `bucketOrder`.
+   */
   scan(keys: KeyRange, options: RawScanOptions = {}): AsyncGenerator<RawRow, void, undefined> {
     const { cells, ...parts } = readParts(options);
     const limit = options.limit;
@@ -365,6 +418,8 @@ export class TableClient {
       ranges: keys.ranges,
       reversed: options.reversed ?? false,
       limit,
+      saltWidth: this.table.key.saltWidth(),
+      bucketOrder: options.bucketOrder ?? false,
       caching: positiveInt(options.caching, "caching") ?? 256,
       batchSize: positiveInt(options.batchSize, "batchSize"),
       filter: options.filter?.bytes,

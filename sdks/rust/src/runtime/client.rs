@@ -594,10 +594,11 @@ impl<'c> TableClient<'c> {
         )?)
     }
 
-    /// Rows in `keys` in key order (descending if reversed): one scanner per range (salt
-    /// bucket), merged.
+    /// Rows in `keys`: one scanner per range (salt bucket), merged by the key without its salt
+    /// (descending if reversed), or one bucket after the other with `options.bucket_order`.
     pub fn scan(&mut self, keys: &KeyRange, options: &ScanOptions) -> RawScan<'_> {
         let name = self.full_name();
-        RawScan::new(&mut *self.conn, name, keys, options)
+        let salt_width = self.table.key.salt_width();
+        RawScan::new(&mut *self.conn, name, keys, options, salt_width)
     }
 }

@@ -93,6 +93,43 @@ pub(super) fn check(table: &'static str, c: &Component, v: &KeyValue) -> Result<
     }
 }
 
+/// The bytes that start the field of every string starting with `p` (a typed starts-with):
+/// the field's encoding without what ends it. Escaping maps each character (separated: the
+/// separator and `\`) or byte (binary: 0x00) on its own, so encoding `p` whole never cuts an
+/// escape in half. `sep` is the separator in the separated layout; `binary` the binary layout.
+pub(super) fn string_prefix(
+    c: &Component,
+    p: &str,
+    sep: Option<u8>,
+    binary: bool,
+) -> Result<Vec<u8>> {
+    if c.ty != KeyType::String {
+        return Err(bad(
+            c,
+            format!("a starts-with applies to string components, not {:?}", c.ty),
+        ));
+    }
+    if let Some(ch) = p.chars().find(|ch| !c.charset.allows(*ch)) {
+        return Err(bad(c, format!("{ch:?} is outside charset {:?}", c.charset)));
+    }
+    if sep.is_some() {
+        return text(c, &KeyValue::Str(p.to_string()), sep);
+    }
+    if !binary {
+        let w = c.width.unwrap_or(0) as usize;
+        if p.as_bytes().contains(&0) || p.len() > w {
+            return Err(bad(c, format!("needs at most {w} UTF-8 bytes and no 0x00")));
+        }
+        return Ok(p.as_bytes().to_vec());
+    }
+    let mut out = escaped(p.as_bytes());
+    out.truncate(out.len() - 2);
+    if c.desc {
+        out.iter_mut().for_each(|b| *b = !*b);
+    }
+    Ok(out)
+}
+
 /// 0x00 → 0x00 0xFF, then the terminator 0x00 0x00.
 pub(super) fn escaped(b: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(b.len() + 2);

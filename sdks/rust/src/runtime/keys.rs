@@ -203,6 +203,12 @@ impl KeySpec {
         Ok(out)
     }
 
+    /// How many bytes the salt takes at the start of every key (0 unsalted): a salted scan
+    /// merges its buckets by the key after them.
+    pub fn salt_width(&self) -> usize {
+        self.salt_field(0).len()
+    }
+
     /// The salt as it starts a key: its byte or character, then the separator if any.
     pub fn salt_field(&self, bucket: u32) -> Vec<u8> {
         let mut out = match &self.salt {
@@ -551,6 +557,26 @@ pub trait RowKey: Sized {
     fn bounds(given: Vec<Option<super::bounds::Bound>>) -> Result<super::scan::KeyRange>;
     /// The typed prefix builder's filter for the same leading values.
     fn prefix_filter(leading: Vec<Option<KeyValue>>) -> super::filter::Filter;
+    /// A `PrefixFilter` (one per salt bucket) on the rows of `bounds(given)`: components by
+    /// value, then optionally a starts-with (the typed builder's `<component>_starts_with_filter`);
+    /// a range has no prefix and is refused.
+    fn bounds_filter(given: Vec<Option<super::bounds::Bound>>) -> super::filter::Filter {
+        use super::bounds::Bound;
+        use super::filter::Filter;
+        if let Some(i) = given
+            .iter()
+            .position(|g| matches!(g, Some(Bound::Between(..))))
+        {
+            let name = Self::SPEC.components[i].name;
+            return Filter::Invalid(format!(
+                "component {name}: a key prefix filter takes components by value (and a starts-with), not a range"
+            ));
+        }
+        match Self::bounds(given) {
+            Ok(r) => Filter::Prefix(r.ranges.into_iter().map(|(start, _)| start).collect()),
+            Err(e) => Filter::Invalid(e.to_string()),
+        }
+    }
     /// The row key's bytes.
     fn encode_row(&self) -> Result<Vec<u8>> {
         Self::SPEC.encode(&self.to_key_values())

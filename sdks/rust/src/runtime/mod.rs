@@ -5,6 +5,7 @@
 pub mod batch;
 pub mod bounds;
 pub mod client;
+pub mod drift;
 pub mod error;
 pub mod filter;
 mod key_fields;
@@ -23,7 +24,7 @@ pub use client::{
 pub use error::{Error, Result, RowFailure};
 pub use filter::{CompareOp, Filter};
 pub use keys::{KeyParts, KeyValue, RowKey};
-pub use scan::{KeyRange, ScanOptions};
+pub use scan::{KeyRange, RowOrder, ScanOptions};
 pub use table::{Row, TypedTable};
 pub use values::{
     CellValue, Column, ColumnInfo, ColumnRef, Counter, CounterRef, PatternColumn, RowValues,

@@ -94,6 +94,11 @@ pub trait TypedTable<'c>: Sized {
     /// Creates the table with its families (and their settings) and split keys.
     fn create(&mut self) -> Result<()>;
     fn exists(&mut self) -> Result<bool>;
+    /// At start-up: creates the table if missing, adds missing families and sets differing
+    /// family settings as the schema says (the rules of `redbase schema diff`); returns what it
+    /// changed. A live family the schema lacks, or other split points, are
+    /// `Error::SchemaDrift` (it never deletes data or re-splits).
+    fn ensure(&mut self) -> Result<Vec<String>>;
     /// Disables and deletes the table.
     fn drop_table(&mut self) -> Result<()>;
     fn get(

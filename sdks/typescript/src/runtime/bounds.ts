@@ -8,7 +8,7 @@
  * select the wrong rows.
  */
 
-import { KeyEncodingError, KeySpec, KeyValue, charsetHolds } from "./keys";
+import { Component, KeyEncodingError, KeySpec, KeyValue, StartsWith, charsetHolds, isStartsWith, stringPrefix } from "./keys";
 
 /** One range per salt bucket (one when unsalted): start inclusive, stop exclusive (null: to the end). */
 export type Ranges = [start: Buffer, stop: Buffer | null][];
@@ -70,13 +70,54 @@ export function checkOrdered(spec: KeySpec, i: number): void {
 }
 
 /**
+ * Refuses a starts-with on component `i` unless its stored bytes start with the bytes of every
+ * prefix of its value: a string, neither hashed nor reversed.
+ */
+export function checkStartsWith(spec: KeySpec, i: number): void {
+  const c = spec.components[i];
+  if (c === undefined) throw new KeyEncodingError(`the ${spec.table} key has no component #${i}`);
+  const key = `the ${spec.table} key`;
+  if (c.type !== "string") {
+    throw new KeyEncodingError(`component ${c.name}: a starts-with applies to string components, and ${key} has it as ${c.type}`);
+  }
+  if (spec.hash !== null && spec.hash.components.includes(i)) {
+    throw new KeyEncodingError(
+      `component ${c.name} is hashed in ${key}: its hash is computed from the whole value, so it takes one value, not a starts-with`,
+    );
+  }
+  if (c.reverse !== undefined) {
+    throw new KeyEncodingError(
+      `component ${c.name}: ${key} stores it reversed (${c.reverse}), so values starting alike do not share a key prefix: ` +
+        "give it one value, not a starts-with",
+    );
+  }
+}
+
+/** The rows whose leading components equal `fixed` and whose string component `at` starts with `p`. */
+function startsWithRanges(spec: KeySpec, fixed: readonly KeyValue[], at: number, p: string): Ranges {
+  if (spec.hash !== null) {
+    const later = spec.hash.components.find((i) => i >= fixed.length);
+    if (later !== undefined) {
+      const name = spec.components[later]?.name ?? `#${later}`;
+      throw new KeyEncodingError(`component ${name}: must be given: the ${spec.table} key's hash prefix is computed from it`);
+    }
+  }
+  const tail = stringPrefix(spec.layout, spec.separator, spec.components[at] as Component, p);
+  return spec.prefixes(fixed).map((head) => {
+    const start = Buffer.concat([head, tail]);
+    return [start, nextPrefix(start)];
+  });
+}
+
+/**
  * The rows for `values`, one entry per component in key order (undefined: not given): leading
  * components by value, then optionally one `[low, high]` pair, inclusive at both ends in value
- * order. Refused, naming the component: a value after a missing one, a pair followed by
- * another given component, a pair where key order is not value order (`checkOrdered`), and a
- * low above its high.
+ * order, or (a string) a `{ startsWith }`. Refused, naming the component: a value after a
+ * missing one, a pair or starts-with followed by another given component, a pair where key
+ * order is not value order (`checkOrdered`), a low above its high, a starts-with where values
+ * starting alike do not share a key prefix (`checkStartsWith`).
  */
-export function bounds(spec: KeySpec, values: readonly (KeyValue | readonly KeyValue[] | undefined)[]): Ranges {
+export function bounds(spec: KeySpec, values: readonly (KeyValue | readonly KeyValue[] | StartsWith | undefined)[]): Ranges {
   const name = (i: number): string => spec.components[i]?.name ?? `#${i}`;
   const givenAfter = (i: number): string | undefined => {
     const j = values.findIndex((v, k) => k > i && v !== undefined);
@@ -90,6 +131,14 @@ export function bounds(spec: KeySpec, values: readonly (KeyValue | readonly KeyV
       const later = givenAfter(i);
       if (later !== undefined) throw new KeyEncodingError(missing(spec, i, later));
       break;
+    }
+    if (isStartsWith(v)) {
+      const later = givenAfter(i);
+      if (later !== undefined) {
+        throw new KeyEncodingError(`component ${later}: only the last component given may be a starts-with (${name(i)} is one)`);
+      }
+      checkStartsWith(spec, i);
+      return startsWithRanges(spec, fixed, i, v.startsWith);
     }
     if (Array.isArray(v)) {
       if (v.length !== 2) throw new KeyEncodingError(`component ${name(i)}: a range is a [low, high] pair`);

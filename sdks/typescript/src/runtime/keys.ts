@@ -192,6 +192,39 @@ function textField(c: Component, v: KeyValue, sep: string | null): Buffer {
   return Buffer.from(c.reverse ? reversed(c.reverse, t) : t, "ascii");
 }
 
+/**
+ * A string component given as every value starting with `startsWith` (a typed starts-with):
+ * `scan({ path: { startsWith: "/home/alice/" } })` is the subtree under that directory, whatever
+ * the key's escaping. As a bound it must be the last component given.
+ */
+export interface StartsWith {
+  readonly startsWith: string;
+}
+
+/** Whether a bound is a starts-with (`{ startsWith: "..." }`). */
+export function isStartsWith(v: unknown): v is StartsWith {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array) && "startsWith" in v;
+}
+
+/**
+ * The bytes that start the field of every string starting with `p` in this layout: the field's
+ * encoding without what ends it. Escaping maps each character (separated: the separator and
+ * `\`) or byte (binary: 0x00) on its own, so encoding `p` whole never cuts an escape in half.
+ */
+export function stringPrefix(layout: string, sep: string, c: Component, p: string): Buffer {
+  if (typeof p !== "string") throw new KeyEncodingError(`component ${c.name}: a starts-with takes a string, not ${String(p)}`);
+  checkType(c, p);
+  if (layout === "separated") return textField(c, p, sep);
+  const b = Buffer.from(p, "utf8");
+  if (layout === "fixed") {
+    const w = c.width ?? 0;
+    if (b.includes(0) || b.length > w) throw new KeyEncodingError(`component ${c.name}: needs at most ${w} UTF-8 bytes and no 0x00`);
+    return b;
+  }
+  const out = escaped(b).subarray(0, -2);
+  return c.desc ? invert(out) : Buffer.from(out);
+}
+
 function utf8(c: Component, b: Uint8Array): string {
   try {
     return UTF8.decode(b);
@@ -378,6 +411,14 @@ export class KeySpec {
     const more = this.components.slice(fields.length).some((c) => c.kept);
     if (more && parts.length > 0) out = Buffer.concat([out, Buffer.from(this.separator, "ascii")]);
     return out;
+  }
+
+  /**
+   * Bytes the salt takes at the start of every key (0 unsalted): a salted scan merges its
+   * buckets by the key after them.
+   */
+  saltWidth(): number {
+    return this.salt === null ? 0 : this.saltField(0).length;
   }
 
   /** The salt as it starts a key: its byte or character, then the separator if any. */

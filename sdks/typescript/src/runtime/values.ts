@@ -287,9 +287,60 @@ export class PatternColumn<P, T> {
   }
 }
 
-/** A pattern column's entries in part order, so the cells written are always the same. */
-export function sortedEntries<P extends string | number | bigint, T>(m: ReadonlyMap<P, T> | undefined): [P, T][] {
-  return [...(m ?? new Map<P, T>()).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+/**
+ * A pattern column's cells as writes take them: a Map from part to value, or a plain object
+ * whose keys are the parts' text (`{ 201510: 3n }` for an i32 part).
+ */
+export type PatternInput<P, T> = ReadonlyMap<P, T> | { readonly [part: string]: T };
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== "object" || v === null) return false;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+function describe(v: unknown): string {
+  if (v === null) return "null";
+  if (typeof v !== "object") return `a ${typeof v}`;
+  const name = (Object.getPrototypeOf(v) as { constructor?: { name?: string } } | null)?.constructor?.name;
+  return name === undefined ? "an object" : `a ${name}`;
+}
+
+/**
+ * A pattern column's entries in part order, so the cells written are always the same. Checked
+ * at the boundary, naming the column: a Map, or a plain object whose keys are parts of the
+ * column's part type (decimal integers for i32 and i64 parts).
+ */
+export function sortedEntries<P extends string | number | bigint, T>(
+  m: PatternInput<P, T> | undefined,
+  column: { readonly field: string; readonly partType: string },
+): [P, T][] {
+  if (m === undefined) return [];
+  let entries: [P, T][];
+  if (m instanceof Map) {
+    entries = [...(m as ReadonlyMap<P, T>).entries()];
+  } else if (isPlainObject(m)) {
+    entries = Object.entries(m).map(([k, v]) => [partOf<P>(k, column), v as T]);
+  } else {
+    throw new TypeError(
+      `${column.field}: a pattern column takes a Map or a plain object from ${column.partType} part to value, not ${describe(m)}`,
+    );
+  }
+  return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** A plain object's key as a part of the column's part type. */
+function partOf<P>(key: string, column: { readonly field: string; readonly partType: string }): P {
+  if (column.partType === "string") return key as P;
+  if (!/^-?[0-9]+$/.test(key)) {
+    throw new TypeError(`${column.field}: the part ${JSON.stringify(key)} is not an ${column.partType} (the column's parts are integers)`);
+  }
+  if (column.partType === "i32") {
+    const n = Number(key);
+    if (n < -(2 ** 31) || n > 2 ** 31 - 1) throw new TypeError(`${column.field}: the part ${key} is out of i32 range`);
+    return n as P;
+  }
+  return BigInt(key) as P;
 }
 
 /** One version of a cell: its timestamp (ms) and typed value. */

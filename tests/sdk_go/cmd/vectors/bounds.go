@@ -107,6 +107,9 @@ func resolveBounds(table string, given any) (redbase.KeyRange, error) {
 			if _, ok := lh["low"]; ok && len(lh) == 2 {
 				method, args = field.Name+"Between", []any{lh["low"], lh["high"]}
 			}
+			if p, ok := lh["starts_with"]; ok && len(lh) == 1 {
+				method, args = field.Name+"StartsWith", []any{p}
+			}
 		}
 		m := bounds.MethodByName(method)
 		if !m.IsValid() {

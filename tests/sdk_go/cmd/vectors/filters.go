@@ -105,6 +105,14 @@ func buildFilter(table string, j any) (sdk.Filter, error) {
 				if !ok {
 					continue
 				}
+				if sw, ok := val.(map[string]any); ok && sw["starts_with"] != nil {
+					m := bounds.MethodByName(field.Name + "StartsWith")
+					if !m.IsValid() {
+						return sdk.Filter{}, typeRefusal{fmt.Sprintf("no method %sStartsWith", field.Name)}
+					}
+					bounds = m.Call([]reflect.Value{reflect.ValueOf(fmt.Sprint(sw["starts_with"]))})[0]
+					continue
+				}
 				x, err := vj.FromJSON(field.Type, val)
 				if err != nil {
 					return sdk.Filter{}, typeRefusal{err.Error()}

@@ -1,5 +1,6 @@
-// Command vectors runs the shared vectors (sdks/vectors/keys.json, values.json, filters.json, bounds.json) through the
-// generated Go SDK for the example schemas, byte for byte, and prints one line per file:
+// Command vectors runs the shared vectors (sdks/vectors/keys.json, values.json, filters.json,
+// bounds.json, merge.json) through the generated Go SDK for the example schemas, byte for byte,
+// and prints one line per file:
 //
 //	VECTORS go <file> pass <n>
 //	VECTORS go <file> FAIL <n_failed>/<n>
@@ -56,7 +57,7 @@ func main() {
 	for _, f := range []struct {
 		name string
 		run  func(map[string]any, *result)
-	}{{"keys.json", keyVectors}, {"values.json", valueVectors}, {"filters.json", filterVectors}, {"bounds.json", boundsVectors}} {
+	}{{"keys.json", keyVectors}, {"values.json", valueVectors}, {"filters.json", filterVectors}, {"bounds.json", boundsVectors}, {"merge.json", mergeVectors}} {
 		r := &result{file: f.name}
 		data, err := os.ReadFile(filepath.Join(dir, f.name))
 		var doc map[string]any

@@ -160,6 +160,8 @@ public final class AccessLogsBySystem {
         private String rangeName;
         private Object low;
         private Object high;
+        private String startsWithName;
+        private String startsWithPrefix;
 
         private Where() {}
 
@@ -176,13 +178,28 @@ public final class AccessLogsBySystem {
          * followed by more components, a separated number without a width).
          */
         public Where systemIdBetween(String low, String high) {
-            if (rangeName != null) {
-                throw new org.redbase.sdk.KeyEncodingException("component system_id: only one component can be a range, and "
-                        + rangeName + " already is");
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component system_id: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
             }
             rangeName = "system_id";
             this.low = low;
             this.high = high;
+            return this;
+        }
+
+        /**
+         * Rows whose {@code system_id} starts with {@code prefix} (after the components before it by
+         * value), whatever the key's escaping; no component may be given after it.
+         * {@link #range()} refuses it on a reversed component.
+         */
+        public Where systemIdStartsWith(String prefix) {
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component system_id: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
+            }
+            startsWithName = "system_id";
+            startsWithPrefix = prefix;
             return this;
         }
 
@@ -199,13 +216,28 @@ public final class AccessLogsBySystem {
          * followed by more components, a separated number without a width).
          */
         public Where userIdBetween(String low, String high) {
-            if (rangeName != null) {
-                throw new org.redbase.sdk.KeyEncodingException("component user_id: only one component can be a range, and "
-                        + rangeName + " already is");
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component user_id: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
             }
             rangeName = "user_id";
             this.low = low;
             this.high = high;
+            return this;
+        }
+
+        /**
+         * Rows whose {@code user_id} starts with {@code prefix} (after the components before it by
+         * value), whatever the key's escaping; no component may be given after it.
+         * {@link #range()} refuses it on a reversed component.
+         */
+        public Where userIdStartsWith(String prefix) {
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component user_id: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
+            }
+            startsWithName = "user_id";
+            startsWithPrefix = prefix;
             return this;
         }
 
@@ -222,9 +254,9 @@ public final class AccessLogsBySystem {
          * followed by more components, a separated number without a width).
          */
         public Where periodBetween(int low, int high) {
-            if (rangeName != null) {
-                throw new org.redbase.sdk.KeyEncodingException("component period: only one component can be a range, and "
-                        + rangeName + " already is");
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component period: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
             }
             rangeName = "period";
             this.low = low;
@@ -234,14 +266,23 @@ public final class AccessLogsBySystem {
 
         /** The key range; a {@code KeyEncodingException} names a component that must be given. */
         public KeyRange range() {
+            if (startsWithName != null) {
+                return KEY.startsWith(equal, startsWithName, startsWithPrefix);
+            }
             return KEY.bounds(equal, rangeName, low, high);
         }
 
-        /** A server-side key prefix filter for the components given by value (no range). */
+        /**
+         * A server-side key prefix filter for the components given by value, then optionally a
+         * starts-with (no range).
+         */
         public Filter filter() {
             if (rangeName != null) {
                 throw new org.redbase.sdk.FilterException("component " + rangeName
                         + ": a key prefix filter takes components by value only; scan range() instead");
+            }
+            if (startsWithName != null) {
+                return Filter.keyPrefix(range().ranges().stream().map(KeyRange.Bounds::start).toList());
             }
             KEY.bounds(equal, null, null, null);
             List<Object> values = new ArrayList<>();
@@ -499,6 +540,11 @@ public final class AccessLogsBySystem {
         @Override
         public void create() {
             t.create();
+        }
+
+        @Override
+        public List<String> ensure() {
+            return t.ensure();
         }
 
         @Override

@@ -204,6 +204,8 @@ public final class AllTypes {
         private String rangeName;
         private Object low;
         private Object high;
+        private String startsWithName;
+        private String startsWithPrefix;
 
         private Where() {}
 
@@ -220,13 +222,28 @@ public final class AllTypes {
          * followed by more components, a separated number without a width).
          */
         public Where sBetween(String low, String high) {
-            if (rangeName != null) {
-                throw new org.redbase.sdk.KeyEncodingException("component s: only one component can be a range, and "
-                        + rangeName + " already is");
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component s: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
             }
             rangeName = "s";
             this.low = low;
             this.high = high;
+            return this;
+        }
+
+        /**
+         * Rows whose {@code s} starts with {@code prefix} (after the components before it by
+         * value), whatever the key's escaping; no component may be given after it.
+         * {@link #range()} refuses it on a reversed component.
+         */
+        public Where sStartsWith(String prefix) {
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component s: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
+            }
+            startsWithName = "s";
+            startsWithPrefix = prefix;
             return this;
         }
 
@@ -243,9 +260,9 @@ public final class AllTypes {
          * followed by more components, a separated number without a width).
          */
         public Where bBetween(byte[] low, byte[] high) {
-            if (rangeName != null) {
-                throw new org.redbase.sdk.KeyEncodingException("component b: only one component can be a range, and "
-                        + rangeName + " already is");
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component b: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
             }
             rangeName = "b";
             this.low = low;
@@ -266,9 +283,9 @@ public final class AllTypes {
          * followed by more components, a separated number without a width).
          */
         public Where iBetween(int low, int high) {
-            if (rangeName != null) {
-                throw new org.redbase.sdk.KeyEncodingException("component i: only one component can be a range, and "
-                        + rangeName + " already is");
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component i: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
             }
             rangeName = "i";
             this.low = low;
@@ -289,9 +306,9 @@ public final class AllTypes {
          * followed by more components, a separated number without a width).
          */
         public Where lBetween(long low, long high) {
-            if (rangeName != null) {
-                throw new org.redbase.sdk.KeyEncodingException("component l: only one component can be a range, and "
-                        + rangeName + " already is");
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component l: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
             }
             rangeName = "l";
             this.low = low;
@@ -312,9 +329,9 @@ public final class AllTypes {
          * followed by more components, a separated number without a width).
          */
         public Where fBetween(float low, float high) {
-            if (rangeName != null) {
-                throw new org.redbase.sdk.KeyEncodingException("component f: only one component can be a range, and "
-                        + rangeName + " already is");
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component f: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
             }
             rangeName = "f";
             this.low = low;
@@ -335,9 +352,9 @@ public final class AllTypes {
          * followed by more components, a separated number without a width).
          */
         public Where dBetween(double low, double high) {
-            if (rangeName != null) {
-                throw new org.redbase.sdk.KeyEncodingException("component d: only one component can be a range, and "
-                        + rangeName + " already is");
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component d: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
             }
             rangeName = "d";
             this.low = low;
@@ -358,9 +375,9 @@ public final class AllTypes {
          * followed by more components, a separated number without a width).
          */
         public Where tBetween(long low, long high) {
-            if (rangeName != null) {
-                throw new org.redbase.sdk.KeyEncodingException("component t: only one component can be a range, and "
-                        + rangeName + " already is");
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component t: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
             }
             rangeName = "t";
             this.low = low;
@@ -370,14 +387,23 @@ public final class AllTypes {
 
         /** The key range; a {@code KeyEncodingException} names a component that must be given. */
         public KeyRange range() {
+            if (startsWithName != null) {
+                return KEY.startsWith(equal, startsWithName, startsWithPrefix);
+            }
             return KEY.bounds(equal, rangeName, low, high);
         }
 
-        /** A server-side key prefix filter for the components given by value (no range). */
+        /**
+         * A server-side key prefix filter for the components given by value, then optionally a
+         * starts-with (no range).
+         */
         public Filter filter() {
             if (rangeName != null) {
                 throw new org.redbase.sdk.FilterException("component " + rangeName
                         + ": a key prefix filter takes components by value only; scan range() instead");
+            }
+            if (startsWithName != null) {
+                return Filter.keyPrefix(range().ranges().stream().map(KeyRange.Bounds::start).toList());
             }
             KEY.bounds(equal, null, null, null);
             List<Object> values = new ArrayList<>();
@@ -592,6 +618,11 @@ public final class AllTypes {
         @Override
         public void create() {
             t.create();
+        }
+
+        @Override
+        public List<String> ensure() {
+            return t.ensure();
         }
 
         @Override

@@ -164,6 +164,8 @@ public final class DeviceEvents {
         private String rangeName;
         private Object low;
         private Object high;
+        private String startsWithName;
+        private String startsWithPrefix;
 
         private Where() {}
 
@@ -180,13 +182,28 @@ public final class DeviceEvents {
          * followed by more components, a separated number without a width).
          */
         public Where deviceBetween(String low, String high) {
-            if (rangeName != null) {
-                throw new org.redbase.sdk.KeyEncodingException("component device: only one component can be a range, and "
-                        + rangeName + " already is");
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component device: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
             }
             rangeName = "device";
             this.low = low;
             this.high = high;
+            return this;
+        }
+
+        /**
+         * Rows whose {@code device} starts with {@code prefix} (after the components before it by
+         * value), whatever the key's escaping; no component may be given after it.
+         * {@link #range()} refuses it on a reversed component.
+         */
+        public Where deviceStartsWith(String prefix) {
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component device: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
+            }
+            startsWithName = "device";
+            startsWithPrefix = prefix;
             return this;
         }
 
@@ -203,9 +220,9 @@ public final class DeviceEvents {
          * followed by more components, a separated number without a width).
          */
         public Where seqBetween(long low, long high) {
-            if (rangeName != null) {
-                throw new org.redbase.sdk.KeyEncodingException("component seq: only one component can be a range, and "
-                        + rangeName + " already is");
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component seq: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
             }
             rangeName = "seq";
             this.low = low;
@@ -215,14 +232,23 @@ public final class DeviceEvents {
 
         /** The key range; a {@code KeyEncodingException} names a component that must be given. */
         public KeyRange range() {
+            if (startsWithName != null) {
+                return KEY.startsWith(equal, startsWithName, startsWithPrefix);
+            }
             return KEY.bounds(equal, rangeName, low, high);
         }
 
-        /** A server-side key prefix filter for the components given by value (no range). */
+        /**
+         * A server-side key prefix filter for the components given by value, then optionally a
+         * starts-with (no range).
+         */
         public Filter filter() {
             if (rangeName != null) {
                 throw new org.redbase.sdk.FilterException("component " + rangeName
                         + ": a key prefix filter takes components by value only; scan range() instead");
+            }
+            if (startsWithName != null) {
+                return Filter.keyPrefix(range().ranges().stream().map(KeyRange.Bounds::start).toList());
             }
             KEY.bounds(equal, null, null, null);
             List<Object> values = new ArrayList<>();
@@ -482,6 +508,11 @@ public final class DeviceEvents {
         }
 
         @Override
+        public List<String> ensure() {
+            return t.ensure();
+        }
+
+        @Override
         public boolean exists() {
             return t.exists();
         }
@@ -605,7 +636,7 @@ public final class DeviceEvents {
             return incrementCount(key, 1);
         }
 
-        /** Every row in key order (salted: one scan per bucket, merged). */
+        /** Every row in key order (salted: one scanner per bucket, merged by the key without its salt). */
         public RowScanner<Row> scan() {
             return scan(Key.prefix(), ScanOptions.DEFAULT);
         }
@@ -628,7 +659,9 @@ public final class DeviceEvents {
         }
 
         /** Rows in {@code keys} in key order, descending if reversed, at most the limit;
-         *  the table is salted: one scan per bucket, merged in key order. */
+         *  the table is salted: one scanner per bucket (16), merged by the key without its
+         *  salt, so the limit and ranges mean what they mean unsalted ({@code bucketOrder(true)}:
+         *  one bucket after the other instead). */
         public RowScanner<Row> scan(KeyRange keys, ScanOptions options) {
             boolean stripped = options.filter() != null && options.filter().stripsValues();
             return RowScanner.of(t.scan(keys, options), r -> Row.of(r.row(), r.cells(), stripped));

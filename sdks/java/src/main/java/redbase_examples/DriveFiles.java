@@ -145,6 +145,8 @@ public final class DriveFiles {
         private String rangeName;
         private Object low;
         private Object high;
+        private String startsWithName;
+        private String startsWithPrefix;
 
         private Where() {}
 
@@ -161,9 +163,9 @@ public final class DriveFiles {
          * followed by more components, a separated number without a width).
          */
         public Where fileIdBetween(byte[] low, byte[] high) {
-            if (rangeName != null) {
-                throw new org.redbase.sdk.KeyEncodingException("component file_id: only one component can be a range, and "
-                        + rangeName + " already is");
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component file_id: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
             }
             rangeName = "file_id";
             this.low = low;
@@ -173,14 +175,23 @@ public final class DriveFiles {
 
         /** The key range; a {@code KeyEncodingException} names a component that must be given. */
         public KeyRange range() {
+            if (startsWithName != null) {
+                return KEY.startsWith(equal, startsWithName, startsWithPrefix);
+            }
             return KEY.bounds(equal, rangeName, low, high);
         }
 
-        /** A server-side key prefix filter for the components given by value (no range). */
+        /**
+         * A server-side key prefix filter for the components given by value, then optionally a
+         * starts-with (no range).
+         */
         public Filter filter() {
             if (rangeName != null) {
                 throw new org.redbase.sdk.FilterException("component " + rangeName
                         + ": a key prefix filter takes components by value only; scan range() instead");
+            }
+            if (startsWithName != null) {
+                return Filter.keyPrefix(range().ranges().stream().map(KeyRange.Bounds::start).toList());
             }
             KEY.bounds(equal, null, null, null);
             List<Object> values = new ArrayList<>();
@@ -470,6 +481,11 @@ public final class DriveFiles {
         @Override
         public void create() {
             t.create();
+        }
+
+        @Override
+        public List<String> ensure() {
+            return t.ensure();
         }
 
         @Override

@@ -141,6 +141,8 @@ public final class Events {
         private String rangeName;
         private Object low;
         private Object high;
+        private String startsWithName;
+        private String startsWithPrefix;
 
         private Where() {}
 
@@ -157,9 +159,9 @@ public final class Events {
          * followed by more components, a separated number without a width).
          */
         public Where eventBetween(String low, String high) {
-            if (rangeName != null) {
-                throw new org.redbase.sdk.KeyEncodingException("component event: only one component can be a range, and "
-                        + rangeName + " already is");
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component event: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
             }
             rangeName = "event";
             this.low = low;
@@ -167,16 +169,40 @@ public final class Events {
             return this;
         }
 
+        /**
+         * Rows whose {@code event} starts with {@code prefix} (after the components before it by
+         * value), whatever the key's escaping; no component may be given after it.
+         * {@link #range()} refuses it on a reversed component.
+         */
+        public Where eventStartsWith(String prefix) {
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component event: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
+            }
+            startsWithName = "event";
+            startsWithPrefix = prefix;
+            return this;
+        }
+
         /** The key range; a {@code KeyEncodingException} names a component that must be given. */
         public KeyRange range() {
+            if (startsWithName != null) {
+                return KEY.startsWith(equal, startsWithName, startsWithPrefix);
+            }
             return KEY.bounds(equal, rangeName, low, high);
         }
 
-        /** A server-side key prefix filter for the components given by value (no range). */
+        /**
+         * A server-side key prefix filter for the components given by value, then optionally a
+         * starts-with (no range).
+         */
         public Filter filter() {
             if (rangeName != null) {
                 throw new org.redbase.sdk.FilterException("component " + rangeName
                         + ": a key prefix filter takes components by value only; scan range() instead");
+            }
+            if (startsWithName != null) {
+                return Filter.keyPrefix(range().ranges().stream().map(KeyRange.Bounds::start).toList());
             }
             KEY.bounds(equal, null, null, null);
             List<Object> values = new ArrayList<>();
@@ -415,6 +441,11 @@ public final class Events {
         }
 
         @Override
+        public List<String> ensure() {
+            return t.ensure();
+        }
+
+        @Override
         public boolean exists() {
             return t.exists();
         }
@@ -509,7 +540,7 @@ public final class Events {
             return t.checkAndPut(key.encode(), column.family(), column.qualifier(), raw, values.cells());
         }
 
-        /** Every row in key order (salted: one scan per bucket, merged). */
+        /** Every row in key order (salted: one scanner per bucket, merged by the key without its salt). */
         public RowScanner<Row> scan() {
             return scan(Key.prefix(), ScanOptions.DEFAULT);
         }
@@ -532,7 +563,9 @@ public final class Events {
         }
 
         /** Rows in {@code keys} in key order, descending if reversed, at most the limit;
-         *  the table is salted: one scan per bucket, merged in key order. */
+         *  the table is salted: one scanner per bucket (4), merged by the key without its
+         *  salt, so the limit and ranges mean what they mean unsalted ({@code bucketOrder(true)}:
+         *  one bucket after the other instead). */
         public RowScanner<Row> scan(KeyRange keys, ScanOptions options) {
             boolean stripped = options.filter() != null && options.filter().stripsValues();
             return RowScanner.of(t.scan(keys, options), r -> Row.of(r.row(), r.cells(), stripped));

@@ -160,6 +160,8 @@ public final class Leaderboard {
         private String rangeName;
         private Object low;
         private Object high;
+        private String startsWithName;
+        private String startsWithPrefix;
 
         private Where() {}
 
@@ -176,13 +178,28 @@ public final class Leaderboard {
          * followed by more components, a separated number without a width).
          */
         public Where gameBetween(String low, String high) {
-            if (rangeName != null) {
-                throw new org.redbase.sdk.KeyEncodingException("component game: only one component can be a range, and "
-                        + rangeName + " already is");
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component game: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
             }
             rangeName = "game";
             this.low = low;
             this.high = high;
+            return this;
+        }
+
+        /**
+         * Rows whose {@code game} starts with {@code prefix} (after the components before it by
+         * value), whatever the key's escaping; no component may be given after it.
+         * {@link #range()} refuses it on a reversed component.
+         */
+        public Where gameStartsWith(String prefix) {
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component game: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
+            }
+            startsWithName = "game";
+            startsWithPrefix = prefix;
             return this;
         }
 
@@ -199,9 +216,9 @@ public final class Leaderboard {
          * followed by more components, a separated number without a width).
          */
         public Where scoreBetween(long low, long high) {
-            if (rangeName != null) {
-                throw new org.redbase.sdk.KeyEncodingException("component score: only one component can be a range, and "
-                        + rangeName + " already is");
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component score: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
             }
             rangeName = "score";
             this.low = low;
@@ -222,9 +239,9 @@ public final class Leaderboard {
          * followed by more components, a separated number without a width).
          */
         public Where nameBetween(String low, String high) {
-            if (rangeName != null) {
-                throw new org.redbase.sdk.KeyEncodingException("component name: only one component can be a range, and "
-                        + rangeName + " already is");
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component name: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
             }
             rangeName = "name";
             this.low = low;
@@ -232,16 +249,40 @@ public final class Leaderboard {
             return this;
         }
 
+        /**
+         * Rows whose {@code name} starts with {@code prefix} (after the components before it by
+         * value), whatever the key's escaping; no component may be given after it.
+         * {@link #range()} refuses it on a reversed component.
+         */
+        public Where nameStartsWith(String prefix) {
+            if (rangeName != null || startsWithName != null) {
+                throw new org.redbase.sdk.KeyEncodingException("component name: only one component can be a range or a"
+                        + " starts-with, and " + (rangeName != null ? rangeName : startsWithName) + " already is");
+            }
+            startsWithName = "name";
+            startsWithPrefix = prefix;
+            return this;
+        }
+
         /** The key range; a {@code KeyEncodingException} names a component that must be given. */
         public KeyRange range() {
+            if (startsWithName != null) {
+                return KEY.startsWith(equal, startsWithName, startsWithPrefix);
+            }
             return KEY.bounds(equal, rangeName, low, high);
         }
 
-        /** A server-side key prefix filter for the components given by value (no range). */
+        /**
+         * A server-side key prefix filter for the components given by value, then optionally a
+         * starts-with (no range).
+         */
         public Filter filter() {
             if (rangeName != null) {
                 throw new org.redbase.sdk.FilterException("component " + rangeName
                         + ": a key prefix filter takes components by value only; scan range() instead");
+            }
+            if (startsWithName != null) {
+                return Filter.keyPrefix(range().ranges().stream().map(KeyRange.Bounds::start).toList());
             }
             KEY.bounds(equal, null, null, null);
             List<Object> values = new ArrayList<>();
@@ -452,6 +493,11 @@ public final class Leaderboard {
         @Override
         public void create() {
             t.create();
+        }
+
+        @Override
+        public List<String> ensure() {
+            return t.ensure();
         }
 
         @Override

@@ -40,8 +40,12 @@ public final class BufferedWriter implements AutoCloseable {
 
     /** The bounds of the buffer: rows, bytes of cell data, and the longest a write waits. */
     public record Options(int maxRows, long maxBytes, Duration flushInterval) {
-        public static final Options DEFAULT =
-                new Options(WriteOptions.DEFAULT_MAX_ROWS, WriteOptions.DEFAULT_MAX_BYTES, Duration.ofSeconds(1));
+        public static final Options DEFAULT = new Options();
+
+        /** 1,000 rows, 4 MiB of cell data, flushed every second. */
+        public Options() {
+            this(WriteOptions.DEFAULT_MAX_ROWS, WriteOptions.DEFAULT_MAX_BYTES, Duration.ofSeconds(1));
+        }
 
         public Options {
             if (maxRows < 1 || maxBytes < 1) {

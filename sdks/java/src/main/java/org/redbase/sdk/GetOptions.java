@@ -5,13 +5,19 @@ import java.util.Arrays;
 
 /**
  * How to read one row: versions per column, a time range, one timestamp, columns, a filter.
- * Immutable; {@code GetOptions.DEFAULT.versions(3).timeRange(t0, t1).columns(Columns.HITS)}.
+ * Immutable; {@code new GetOptions().versions(3).timeRange(t0, t1).columns(Columns.HITS)}
+ * ({@link #DEFAULT} is the same as {@code new GetOptions()}).
  */
 public final class GetOptions {
     /** The newest version of every column. */
-    public static final GetOptions DEFAULT = new GetOptions(ReadSelection.ALL);
+    public static final GetOptions DEFAULT = new GetOptions();
 
     private final ReadSelection sel;
+
+    /** The newest version of every column. */
+    public GetOptions() {
+        this(ReadSelection.ALL);
+    }
 
     private GetOptions(ReadSelection sel) {
         this.sel = sel;

@@ -149,6 +149,14 @@ public final class KeySpec {
         return out;
     }
 
+    /**
+     * How many bytes the salt takes at the start of every key (0 unsalted): a salted scan
+     * merges its buckets by the key after them.
+     */
+    public int saltWidth() {
+        return salt == null ? 0 : saltField(0).length;
+    }
+
     /** The salt as it starts a key: its byte or character, then the separator if any. */
     public byte[] saltField(int bucket) {
         if (salt == null) {
@@ -254,6 +262,83 @@ public final class KeySpec {
             out.add(new KeyRange.Bounds(a, whole ? concat(z, new byte[] {0}) : KeyRange.nextPrefix(z)));
         }
         return new KeyRange(out);
+    }
+
+    /**
+     * The rows whose leading components equal {@code equal} (by name) and whose string
+     * component {@code name}, the next one, starts with {@code prefix}: the leading prefix, then
+     * the bytes every field of such a string starts with, up to their next prefix; one range per
+     * bucket. Refused, naming the component: a missing or later component, a component that is
+     * not a string, hashed or reversed ({@link #checkStartsWith}).
+     */
+    public KeyRange startsWith(Map<String, Object> equal, String name, String prefix) {
+        int at = index(name);
+        int lastEq = -1;
+        for (String n : equal.keySet()) {
+            lastEq = Math.max(lastEq, index(n));
+        }
+        int leading = 0;
+        while (leading < components.size() && equal.containsKey(components.get(leading).name())) {
+            leading++;
+        }
+        if (at < leading) {
+            throw new KeyEncodingException("component " + name + ": given both by value and as a starts-with");
+        }
+        if (at > leading) {
+            Component missing = components.get(leading);
+            String why = hash != null && hash.components().contains(leading)
+                    ? "must be given (the hash prefix is computed from it)"
+                    : "must be given before the starts-with over " + name;
+            throw new KeyEncodingException("component " + missing.name() + ": " + why);
+        }
+        if (lastEq > at) {
+            throw new KeyEncodingException("component " + components.get(lastEq).name()
+                    + ": cannot follow the starts-with over " + name + " (only the last component given may be one)");
+        }
+        checkStartsWith(at);
+        if (hash != null) {
+            for (int h : hash.components()) {
+                if (h >= leading) {
+                    throw new KeyEncodingException("component " + components.get(h).name() + ": must be given: the "
+                            + table + " key's hash prefix is computed from it");
+                }
+            }
+        }
+        if (prefix == null) {
+            throw new KeyEncodingException("component " + name + ": a starts-with takes a string, not null");
+        }
+        List<Object> values = new ArrayList<>();
+        for (int i = 0; i < leading; i++) {
+            values.add(equal.get(components.get(i).name()));
+        }
+        byte[] tail = KeyFields.stringPrefix(layout, layout.equals("separated") ? separator : null, components.get(at), prefix);
+        List<KeyRange.Bounds> out = new ArrayList<>();
+        for (byte[] head : prefixes(values)) {
+            byte[] start = concat(head, tail);
+            out.add(new KeyRange.Bounds(start, KeyRange.nextPrefix(start)));
+        }
+        return new KeyRange(out);
+    }
+
+    /**
+     * Refuses a starts-with on component {@code at} unless its stored bytes start with the
+     * bytes of every prefix of its value: a string, neither hashed nor reversed.
+     */
+    public void checkStartsWith(int at) {
+        Component c = components.get(at);
+        String key = "the " + table + " key";
+        if (!c.type().equals("string")) {
+            throw new KeyEncodingException("component " + c.name() + ": a starts-with applies to string components, and "
+                    + key + " has it as " + c.type());
+        }
+        if (hash != null && hash.components().contains(at)) {
+            throw new KeyEncodingException("component " + c.name() + " is hashed in " + key
+                    + ": its hash is computed from the whole value, so it takes one value, not a starts-with");
+        }
+        if (c.reverse() != null) {
+            throw new KeyEncodingException("component " + c.name() + ": " + key + " stores it reversed (" + c.reverse()
+                    + "), so values starting alike do not share a key prefix: give it one value, not a starts-with");
+        }
     }
 
     /** Whether a key holding the first {@code n} components ends there (no kept component follows). */

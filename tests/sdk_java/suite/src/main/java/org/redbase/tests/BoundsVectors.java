@@ -13,8 +13,8 @@ import org.redbase.sdk.KeySpec;
 
 /**
  * One case of sdks/vectors/bounds.json through the generated {@code Key.where()} builder:
- * each given component by value ({@code x(v)}) or as a range ({@code xBetween(low, high)}),
- * then {@code range()}; the start/stop pairs must equal the vector's bytes, or the refusal's
+ * each given component by value ({@code x(v)}), as a range ({@code xBetween(low, high)}) or as
+ * a starts-with ({@code xStartsWith(prefix)}), then {@code range()}; the start/stop pairs must equal the vector's bytes, or the refusal's
  * message must contain the vector's {@code error}. Cases by value only also go through
  * {@code Key.prefix(...)}, which must give the same pairs.
  */
@@ -45,6 +45,15 @@ final class BoundsVectors {
                                 + " key: the generated Where has no " + field + "Between");
                     }
                     m.get().invoke(where, Forms.fromJson(c.type(), value.get("low")), Forms.fromJson(c.type(), value.get("high")));
+                } else if (value.isObject() && value.has("starts_with")) {
+                    ranged = true;
+                    Optional<Method> m = method(where, field + "StartsWith", 1);
+                    if (m.isEmpty()) {
+                        // Not generated (not a string, or hashed): Java's types refuse it.
+                        throw new KeyEncodingException("component " + name + " of the " + table
+                                + " key: the generated Where has no " + field + "StartsWith");
+                    }
+                    m.get().invoke(where, value.get("starts_with").textValue());
                 } else {
                     Object x = Forms.fromJson(c.type(), value);
                     byValue.add(x);

@@ -102,4 +102,8 @@ final class Forms {
     static String hex(byte[] b) {
         return HEX.formatHex(b);
     }
+
+    static byte[] unhex(String h) {
+        return HEX.parseHex(h);
+    }
 }

@@ -20,6 +20,7 @@ import org.redbase.sdk.KeyEncodingException;
 import org.redbase.sdk.KeyRange;
 import org.redbase.sdk.KeySpec;
 import org.redbase.sdk.PatternColumn;
+import org.redbase.sdk.RowOrder;
 
 /**
  * The shared vectors (sdks/vectors/*.json, from the Rust reference) through the generated Java
@@ -62,8 +63,8 @@ public final class Vectors {
         }
     }
 
-    /** Runs one vector file ({@code keys.json}, {@code values.json}, {@code filters.json} or
-     *  {@code bounds.json}) from {@code dir}. */
+    /** Runs one vector file ({@code keys.json}, {@code values.json}, {@code filters.json},
+     *  {@code bounds.json} or {@code merge.json}) from {@code dir}. */
     public static Result run(File dir, String file) throws IOException {
         JsonNode doc = new ObjectMapper().readTree(new File(dir, file));
         int[] total = {0};
@@ -72,6 +73,8 @@ public final class Vectors {
             each(doc.get("cases"), "filter", Vectors::filterCase, total, failures);
         } else if (file.equals("bounds.json")) {
             each(doc.get("cases"), "bounds", BoundsVectors::check, total, failures);
+        } else if (file.equals("merge.json")) {
+            each(doc.get("cases"), "merge", Vectors::merge, total, failures);
         } else if (file.equals("keys.json")) {
             each(doc.get("keys"), "key", Vectors::key, total, failures);
             each(doc.get("prefixes"), "prefix", Vectors::prefix, total, failures);
@@ -124,6 +127,27 @@ public final class Vectors {
         }
         int region = KeySpec.regionIndex(Forms.splits(table), raw);
         expect(region == v.get("region").intValue(), "region " + region);
+    }
+
+    /** A merge.json case through {@link RowOrder#merge}, the order every scan picks its buckets'
+     *  rows in, with the table's salt width. */
+    private static void merge(JsonNode v) throws Exception {
+        KeySpec spec = Forms.keySpec(v.get("table").textValue());
+        expect(spec.saltWidth() == v.get("salt_width").intValue(), "salt width " + spec.saltWidth());
+        List<List<byte[]>> buckets = new ArrayList<>();
+        for (JsonNode b : v.get("buckets")) {
+            List<byte[]> rows = new ArrayList<>();
+            for (JsonNode h : b) {
+                rows.add(Forms.unhex(h.textValue()));
+            }
+            buckets.add(rows);
+        }
+        int limit = v.get("limit").isNull() ? 0 : v.get("limit").intValue();
+        List<String> got = RowOrder.merge(buckets, spec.saltWidth(), v.get("reversed").booleanValue(),
+                v.get("bucket_order").booleanValue(), limit).stream().map(Forms::hex).toList();
+        List<String> want = new ArrayList<>();
+        v.get("rows").forEach(h -> want.add(h.textValue()));
+        expect(got.equals(want), "rows " + got + ", want " + want);
     }
 
     private static void prefix(JsonNode v) throws Exception {
@@ -228,7 +252,14 @@ public final class Vectors {
                 Object where = Forms.nested(table, "Key").getMethod("where").invoke(null);
                 KeySpec spec = Forms.keySpec(table);
                 for (KeySpec.Component c : spec.components()) {
-                    if (arg.has(c.name())) {
+                    if (arg.has(c.name()) && arg.get(c.name()).has("starts_with")) {
+                        String field = Forms.lowerCamel(c.name()) + "StartsWith";
+                        Method m = Arrays.stream(where.getClass().getMethods())
+                                .filter(x -> x.getName().equals(field) && x.getParameterCount() == 1)
+                                .findFirst().orElseThrow(() -> new KeyEncodingException("component " + c.name()
+                                        + ": the generated Where has no " + field));
+                        m.invoke(where, arg.get(c.name()).get("starts_with").textValue());
+                    } else if (arg.has(c.name())) {
                         Object v = Forms.fromJson(c.type(), arg.get(c.name()));
                         Method m = Arrays.stream(where.getClass().getMethods())
                                 .filter(x -> x.getName().equals(Forms.lowerCamel(c.name())) && x.getParameterCount() == 1)
@@ -315,7 +346,7 @@ public final class Vectors {
 
     /** The vector files this runner knows, those present in {@code dir}. */
     public static List<String> files(File dir) {
-        return List.of("keys.json", "values.json", "filters.json", "bounds.json").stream()
+        return List.of("keys.json", "values.json", "filters.json", "bounds.json", "merge.json").stream()
                 .filter(f -> new File(dir, f).exists()).toList();
     }
 

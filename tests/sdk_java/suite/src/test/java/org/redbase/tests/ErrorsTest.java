@@ -5,8 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.redbase.sdk.BufferedWriter;
 import org.redbase.sdk.Cell;
+import org.redbase.sdk.GetOptions;
 import org.redbase.sdk.KeyEncodingException;
+import org.redbase.sdk.ScanOptions;
+import org.redbase.sdk.WriteOptions;
 import org.redbase.sdk.ValueEncodingException;
 import redbase_examples.AccessLogs;
 import redbase_examples.Books;
@@ -38,5 +42,20 @@ class ErrorsTest {
         e = assertThrows(ValueEncodingException.class,
                 () -> new SocialUsage.Values().fbUsage(-3, 1L).cells());
         assertEquals("column fb_usage: -3 does not fit 6 zero-padded digits", e.getMessage());
+    }
+
+    /** Options are built with a constructor, as in every other SDK; the DEFAULT constants are
+     *  the same values, and the builders validate as before. */
+    @Test
+    void optionsHaveConstructorsLikeEveryOtherSdk() {
+        ScanOptions scan = new ScanOptions().limit(3).reversed(true).bucketOrder(true);
+        assertEquals(List.of(3, true, true, 256, 0), List.of(scan.limit(), scan.reversed(), scan.bucketOrder(), scan.caching(), scan.batchSize()));
+        assertEquals(List.of(0, false, false, 256), List.of(new ScanOptions().limit(), new ScanOptions().reversed(),
+                new ScanOptions().bucketOrder(), ScanOptions.DEFAULT.caching()));
+        assertThrows(IllegalArgumentException.class, () -> new ScanOptions().limit(-1));
+        assertThrows(IllegalArgumentException.class, () -> new GetOptions().versions(0));
+        assertEquals(WriteOptions.DEFAULT, new WriteOptions());
+        assertEquals(new WriteOptions(5L, 1_000, 4L << 20), new WriteOptions().timestamp(5L));
+        assertEquals(BufferedWriter.Options.DEFAULT, new BufferedWriter.Options());
     }
 }

@@ -42,12 +42,12 @@ final class TypedExample {
         // Versions: family t keeps 3; each version with its timestamp, newest first.
         logs.put(key, new AccessLogs.Values().lastSeen(1L), 1_000L);
         logs.put(key, new AccessLogs.Values().lastSeen(2L), 2_000L);
-        for (var v : logs.get(key, GetOptions.DEFAULT.versions(3)).orElseThrow().versions().lastSeen()) {
+        for (var v : logs.get(key, new GetOptions().versions(3)).orElseThrow().versions().lastSeen()) {
             printed.add(v.timestamp() + "=" + v.value());
         }
 
         // A range by component name, a typed filter run on the server, only the hits column.
-        var options = ScanOptions.DEFAULT
+        var options = new ScanOptions()
                 .columns(AccessLogs.Columns.HITS)
                 .filter(Filter.allOf(AccessLogs.Columns.HITS.ge(6L), AccessLogs.Columns.HITS.lt(9L)));
         try (var rows = logs.scan(AccessLogs.Key.where().userId("dave").systemId("anvil")

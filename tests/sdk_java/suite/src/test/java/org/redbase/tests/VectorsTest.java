@@ -9,7 +9,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** Every shared vector through the generated code, byte for byte (the runner {@link Vectors}). */
 class VectorsTest {
     @ParameterizedTest
-    @ValueSource(strings = {"keys.json", "values.json", "filters.json", "bounds.json"})
+    @ValueSource(strings = {"keys.json", "values.json", "filters.json", "bounds.json", "merge.json"})
     void vectorsPass(String file) throws Exception {
         File dir = Vectors.vectorDir();
         Vectors.Result r = Vectors.run(dir, file);
