@@ -157,6 +157,8 @@ fn a_caller_without_grants_is_refused_before_the_body_is_read() {
         security: Security {
             auth: Some(Arc::new(Auth::new(users, LimiterConfig::default()))),
             allow_plaintext_auth: true,
+            // The test reads the in-flight gauge without credentials.
+            metrics_open: true,
             ..Security::default()
         },
         ..Config::default()
