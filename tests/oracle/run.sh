@@ -169,11 +169,18 @@ fi
 # against redbase's native listener in tests/run: RpcConnectionRegistry bootstraps from the
 # region server's RPC port (the master's answers the same). NATIVE_CLIENT_HBASE=1 passes
 # -Dnc.hbase=true, which only the tests HBase cannot pass in standalone mode look at
-# (docs/compatibility.md). Tables carry the JVM's pid, so nothing collides.
+# (docs/compatibility.md). Tables carry the JVM's pid, so nothing collides. The seed tables
+# cross HBase's gateways too (Thrift1, Thrift2, its REST server, `redbase shell` over its
+# Thrift2), and seed_gateways.py drops its namespaces afterwards.
 echo "== tests/native_client/run.sh against HBase (NATIVE_CLIENT_BOOTSTRAP=127.0.0.1:${ORACLE_RS_PORT:-19162})"
 nc_status=0
-NATIVE_CLIENT_BOOTSTRAP="127.0.0.1:${ORACLE_RS_PORT:-19162}" NATIVE_CLIENT_HBASE=1 \
-    tests/native_client/run.sh || nc_status=$?
+tests/oracle/hbase.sh rest-start >/dev/null || nc_status=$?
+[ "$nc_status" -ne 0 ] ||
+    NATIVE_CLIENT_BOOTSTRAP="127.0.0.1:${ORACLE_RS_PORT:-19162}" NATIVE_CLIENT_HBASE=1 \
+        NATIVE_CLIENT_THRIFT1="127.0.0.1:${ORACLE_THRIFT1_PORT:-19090}" \
+        NATIVE_CLIENT_THRIFT2="127.0.0.1:${ORACLE_THRIFT2_PORT:-19091}" \
+        NATIVE_CLIENT_REST="127.0.0.1:${ORACLE_REST_PORT:-19080}" \
+        tests/native_client/run.sh || nc_status=$?
 if [ "$nc_status" -ne 0 ]; then
     echo "tests/oracle/run.sh: tests/native_client/run.sh against HBase exit $nc_status"
     [ "$status" -ne 0 ] || status=$nc_status
