@@ -7,7 +7,9 @@
 #   tests/native_client/run.sh      builds redbase, starts `redbase serve` (native, Thrift1,
 #                                   Thrift2 and HTTP/REST listeners on free loopback ports
 #                                   below 32768, a temporary data dir), runs the suite between
-#                                   the two steps of seed_gateways.py, stops the server
+#                                   the two steps of seed_gateways.py, stops the server; then
+#                                   the test helper's own tests and its example project
+#                                   (sdks/java-testkit), which start redbase themselves
 #
 # Environment:
 #   NATIVE_CLIENT_BOOTSTRAP  HOST:PORT of a running server to test instead of starting redbase
@@ -167,17 +169,24 @@ if [ -n "$THRIFT1" ] && [ "$seed_status" -eq 0 ]; then
     seed_status=$?
 fi
 
-# One line per client version (surefire-reports: 2.6.1, surefire-reports-2.5.11: the other).
+# The test helper (sdks/java-testkit: the kit's own tests and the example project's), each
+# test starting its own redbase from REDBASE_BIN; not when testing another server.
+kit_rc=0
+KIT="$ROOT/sdks/java-testkit"
+if [ -z "${NATIVE_CLIENT_BOOTSTRAP:-}" ]; then
+  echo "== native_client: sdks/java-testkit (the test helper and its example project)"
+  rm -rf "$KIT"/*/target/surefire-reports
+  REDBASE_BIN="$REDBASE" mvn -B -q -Dstyle.color=never -f "$KIT/pom.xml" test \
+    -Dmaven.test.failure.ignore=true 2>&1 | sed -u $'s/\x1b\\[[0-9;]*m//g' || kit_rc=$?
+fi
+
+# One line per report directory: the suite per client version (surefire-reports: 2.6.1,
+# surefire-reports-2.5.11), the kit, the example project.
 total=0
 fail=0
 skip_total=0
-for reports in "$SUITE"/target/surefire-reports*; do
-  [ -d "$reports" ] || continue
-  version="${reports##*/surefire-reports-}"
-  [ "$version" = "$reports" ] && version=2.6.1
-  tests=0
-  bad=0
-  skipped=0
+count() { # reports-dir label
+  local reports=$1 label=$2 tests=0 bad=0 skipped=0 f t e s fl
   if compgen -G "$reports/TEST-*.xml" >/dev/null; then
     for f in "$reports"/TEST-*.xml; do
       read -r t e s fl < <(sed -n 's/.*<testsuite [^>]*tests="\([0-9]*\)"[^>]*errors="\([0-9]*\)"[^>]*skipped="\([0-9]*\)"[^>]*failures="\([0-9]*\)".*/\1 \2 \3 \4/p' "$f" | head -n 1)
@@ -186,12 +195,27 @@ for reports in "$SUITE"/target/surefire-reports*; do
       skipped=$((skipped + ${s:-0}))
     done
   fi
-  echo "native_client (hbase-client $version): $((tests - bad - skipped)) passed, $bad failed, $skipped skipped"
+  if [ "$tests" -eq 0 ]; then
+    echo "$label: no test reports (it did not build or did not run)"
+    fail=$((fail + 1))
+    return
+  fi
+  echo "$label: $((tests - bad - skipped)) passed, $bad failed, $skipped skipped"
   total=$((total + tests))
   fail=$((fail + bad))
   skip_total=$((skip_total + skipped))
+}
+for reports in "$SUITE"/target/surefire-reports*; do
+  [ -d "$reports" ] || continue
+  version="${reports##*/surefire-reports-}"
+  [ "$version" = "$reports" ] && version=2.6.1
+  count "$reports" "native_client (hbase-client $version)"
 done
-# Skips are failures against redbase; against HBase they are the documented assumptions.
+if [ -z "${NATIVE_CLIENT_BOOTSTRAP:-}" ]; then
+  count "$KIT/testkit/target/surefire-reports" "sdks/java-testkit/testkit"
+  count "$KIT/example/target/surefire-reports" "sdks/java-testkit/example"
+  [ "$kit_rc" -eq 0 ] || fail=$((fail + 1))
+fi
 [ "$seed_status" -eq 0 ] || echo "native_client: seed_gateways.py failed (exit $seed_status)"
 if [ "$total" -eq 0 ] || [ "$fail" -ne 0 ] || [ "$rc" -ne 0 ] || [ "$seed_status" -ne 0 ] ||
   { [ "$skip_total" -ne 0 ] && [ "$hbase" = false ]; }; then
