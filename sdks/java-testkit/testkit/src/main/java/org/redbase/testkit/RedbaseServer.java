@@ -300,6 +300,11 @@ public final class RedbaseServer implements AutoCloseable {
     return Files.readString(log);
   }
 
+  /** The server's process id (to watch its memory, say). */
+  public long pid() {
+    return process.pid();
+  }
+
   public boolean isRunning() {
     return process.isAlive();
   }
