@@ -7,9 +7,11 @@
 # Throughput (bench/java-native, Throughput.java): a release redbase (fresh data directory,
 # native listener on a free loopback port below 32768) and the oracle's region server each get
 # the same one-region table of N rows with a 100-byte value; then for R rounds every cell
-# (get, put, scan of 100 rows, batch of 100 puts, batch of 100 gets, at 1 and 16 threads
-# sharing one Connection) runs S seconds against each server, alternating which goes first,
-# after W unrecorded warm-up rounds. Prints a markdown table: medians and every round's ratio.
+# (get, put, put with ASYNC_WAL, scan of 100 rows, batch of 100 puts, batch of 100 gets, at 1
+# and 16 threads sharing one Connection) runs S seconds against each server, alternating which
+# goes first, after W unrecorded warm-up rounds. Prints a markdown table: medians, every
+# round's ratio, and each server's CPU time per operation (/proc of redbase's process and of
+# HBase's master JVM, which holds its region server).
 #
 # Start-up (Startup.java): each run a fresh JVM with the same flags and classpath, alternating
 # redbase-testkit (release binary) and the mini cluster; the time from before
@@ -22,7 +24,7 @@
 #     --secs S              seconds per cell, server and round [3]
 #     --rows N              preloaded rows [100000]
 #     --threads LIST        client threads [1,16]
-#     --cells LIST          [get,put,scan100,batch-put100,batch-get100]
+#     --cells LIST          [get,put,put-async,scan100,batch-put100,batch-get100]
 #     --startup-runs N      start-up runs of each kind [3]
 #     --no-throughput       only the start-up part
 #     --no-startup          only the throughput part
@@ -37,7 +39,7 @@ cd "$(dirname "$0")/../.."
 ROOT="$PWD"
 
 rounds=3 warmup_rounds=1 secs=3 rows=100000 threads=1,16
-cells=get,put,scan100,batch-put100,batch-get100 startup_runs=3
+cells=get,put,put-async,scan100,batch-put100,batch-get100 startup_runs=3
 do_throughput=1 do_startup=1 build=1 keep_hbase=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -137,8 +139,10 @@ if [ "$do_throughput" = 1 ]; then
   done
   in_use "$port" || { tail "$WORK/redbase.log"; echo "native_bench.sh: redbase did not start" >&2; exit 1; }
   echo "== throughput: redbase (release, pid $PID) 127.0.0.1:$port vs HBase 127.0.0.1:$ORACLE_RS_PORT"
+  hbase_pid="$(tests/oracle/hbase.sh status 2>/dev/null | sed -n 's/^master: running, pid \([0-9]*\).*/\1/p')"
   java "${JVM[@]}" -cp "$CP" redbase.bench.Main throughput --redbase "127.0.0.1:$port" \
-    --hbase "127.0.0.1:$ORACLE_RS_PORT" --rounds "$rounds" --warmup-rounds "$warmup_rounds" \
+    --hbase "127.0.0.1:$ORACLE_RS_PORT" --redbase-pid "$PID" --hbase-pid "${hbase_pid:-0}" \
+    --clk-tck "$(getconf CLK_TCK)" --rounds "$rounds" --warmup-rounds "$warmup_rounds" \
     --secs "$secs" --rows "$rows" --threads "$threads" --cells "$cells" 2>"$WORK/throughput.err" || {
     tail -n 30 "$WORK/throughput.err" >&2
     exit 1
@@ -160,8 +164,8 @@ if [ "$do_startup" = 1 ]; then
   for i in $(seq 1 "$startup_runs"); do
     for kind in redbase minicluster; do
       t0=$(date +%s%N)
-      REDBASE_BIN="$REDBASE" java "${JVM[@]}" -cp "$CP" redbase.bench.Main startup "$kind" \
-        2>"$WORK/startup-$kind-$i.err" | grep '^startup' | tee -a "$out" || {
+      REDBASE_BIN="$REDBASE" java "${JVM[@]}" -Dbench.trace=true -cp "$CP" redbase.bench.Main \
+        startup "$kind" 2>"$WORK/startup-$kind-$i.err" | tee -a "$out" || {
         tail -n 30 "$WORK/startup-$kind-$i.err" >&2
         exit 1
       }

@@ -9,7 +9,8 @@ import java.util.Map;
  * <pre>
  *   throughput --redbase HOST:PORT --hbase HOST:PORT [--rounds 3] [--warmup-rounds 1]
  *              [--secs 3] [--warmup 0.5] [--rows 100000] [--threads 1,16]
- *              [--cells get,put,scan100,batch-put100,batch-get100]
+ *              [--cells get,put,put-async,scan100,batch-put100,batch-get100]
+ *              [--redbase-pid P --hbase-pid P --clk-tck 100]   (server CPU per op)
  *   startup redbase|minicluster
  * </pre>
  */

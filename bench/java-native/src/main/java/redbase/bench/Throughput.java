@@ -19,6 +19,7 @@ import org.apache.hadoop.hbase.client.BufferedMutator;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
@@ -56,6 +57,9 @@ final class Throughput {
     });
     m.put("put", (t, rng, seq, tid) ->
         t.put(new Put(Bytes.toBytes("p" + tid + "-" + seq[0]++)).addColumn(F, Q, value)));
+    m.put("put-async", (t, rng, seq, tid) ->
+        t.put(new Put(Bytes.toBytes("a" + tid + "-" + seq[0]++)).addColumn(F, Q, value)
+            .setDurability(Durability.ASYNC_WAL)));
     m.put("scan100", (t, rng, seq, tid) -> {
       int n = 0;
       try (ResultScanner s = t.getScanner(new Scan().withStartRow(row(rng.nextInt(rows - 100)))
@@ -111,9 +115,26 @@ final class Throughput {
     }
   }
 
-  /** ops/s of one cell: threads run the op for warmup + secs, counted only during secs. */
-  static double measure(Connection c, TableName name, Op op, int threads, double secs,
-      double warmup) throws Exception {
+  /** CPU time (user + system) of a process so far, in clock ticks; -1 if unknown. */
+  static long cpuTicks(long pid) {
+    if (pid <= 0) {
+      return -1;
+    }
+    try {
+      String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  /**
+   * ops/s of one cell: threads run the op for warmup + secs, counted only during secs; and
+   * the server's CPU microseconds per op over the same interval ({@code out[1]}, -1 unknown).
+   */
+  static double[] measure(Connection c, TableName name, Op op, int threads, double secs,
+      double warmup, long serverPid, long ticksPerSec) throws Exception {
     LongAdder done = new LongAdder();
     AtomicBoolean counting = new AtomicBoolean();
     AtomicBoolean stop = new AtomicBoolean();
@@ -142,11 +163,13 @@ final class Throughput {
       ts.add(t);
     }
     Thread.sleep((long) (warmup * 1000));
+    long cpu0 = cpuTicks(serverPid);
     counting.set(true);
     long t0 = System.nanoTime();
     Thread.sleep((long) (secs * 1000));
     counting.set(false);
     long t1 = System.nanoTime();
+    long cpu1 = cpuTicks(serverPid);
     stop.set(true);
     for (Thread t : ts) {
       t.join();
@@ -154,7 +177,10 @@ final class Throughput {
     if (failure[0] != null) {
       throw new IOException("cell failed", failure[0]);
     }
-    return done.sum() / ((t1 - t0) / 1e9);
+    double ops = done.sum();
+    double cpuPerOp = cpu0 < 0 || cpu1 < 0 || ops == 0 ? -1
+        : (cpu1 - cpu0) * 1e6 / ticksPerSec / ops;
+    return new double[] {ops / ((t1 - t0) / 1e9), cpuPerOp};
   }
 
   static void run(Map<String, String> opts) throws Exception {
@@ -166,8 +192,12 @@ final class Throughput {
     int[] threadCounts = Arrays.stream(opts.getOrDefault("threads", "1,16").split(","))
         .mapToInt(Integer::parseInt).toArray();
     List<String> cellNames = Arrays.asList(
-        opts.getOrDefault("cells", "get,put,scan100,batch-put100,batch-get100").split(","));
+        opts.getOrDefault("cells", "get,put,put-async,scan100,batch-put100,batch-get100")
+            .split(","));
     String[] servers = {"redbase", "hbase"};
+    long[] pids = {Long.parseLong(opts.getOrDefault("redbase-pid", "0")),
+        Long.parseLong(opts.getOrDefault("hbase-pid", "0"))};
+    long ticks = Long.parseLong(opts.getOrDefault("clk-tck", "100"));
     String[] addrs = {opts.get("redbase"), opts.get("hbase")};
     if (addrs[0] == null || addrs[1] == null) {
       throw new IllegalArgumentException("--redbase HOST:PORT and --hbase HOST:PORT are needed");
@@ -184,21 +214,26 @@ final class Throughput {
       System.out.printf(Locale.ROOT, "preload %s (%s): %d rows of 100 bytes in %.1f s%n",
           servers[s], addrs[s], rows, (System.nanoTime() - t0) / 1e9);
     }
-    // results[cell x threads] -> per round {redbase, hbase}
+    // results[cell x threads] -> per round {redbase ops/s, hbase ops/s, redbase CPU µs/op,
+    // hbase CPU µs/op}
     Map<String, List<double[]>> results = new LinkedHashMap<>();
     for (int round = -warmupRounds; round < rounds; round++) {
       for (String cell : cellNames) {
         for (int threads : threadCounts) {
-          double[] r = new double[2];
+          double[] r = new double[4];
           // alternate which server goes first, so neither always runs on a warmer machine
-          int first = Math.floorMod(round + threads + cell.hashCode(), 2);
+          int first = Math.floorMod(round, 2);
           for (int k = 0; k < 2; k++) {
             int s = (first + k) % 2;
-            r[s] = measure(conns[s], name, ops.get(cell), threads, secs, warmup);
+            double[] m = measure(conns[s], name, ops.get(cell), threads, secs, warmup, pids[s],
+                ticks);
+            r[s] = m[0];
+            r[2 + s] = m[1];
           }
           String key = cell + "\t" + threads;
-          System.out.printf(Locale.ROOT, "%s %s threads=%d redbase=%.0f hbase=%.0f ratio=%.2f%n",
-              round < 0 ? "warmup" : "round " + round, cell, threads, r[0], r[1], r[0] / r[1]);
+          System.out.printf(Locale.ROOT, "%s %s threads=%d redbase=%.0f hbase=%.0f ratio=%.2f "
+              + "cpu_us_per_op redbase=%.0f hbase=%.0f%n", round < 0 ? "warmup" : "round " + round,
+              cell, threads, r[0], r[1], r[0] / r[1], r[2], r[3]);
           if (round >= 0) {
             results.computeIfAbsent(key, k -> new ArrayList<>()).add(r);
           }
@@ -214,8 +249,9 @@ final class Throughput {
     }
     System.out.println();
     System.out.println("| cell | threads | redbase ops/s (median) | HBase ops/s (median) "
-        + "| ratio redbase/HBase: median (min–max) | ratio per round |");
-    System.out.println("|---|---:|---:|---:|---|---|");
+        + "| ratio redbase/HBase: median (min–max) | ratio per round "
+        + "| server CPU µs/op redbase / HBase (median) |");
+    System.out.println("|---|---:|---:|---:|---|---|---:|");
     for (Map.Entry<String, List<double[]>> e : results.entrySet()) {
       String[] k = e.getKey().split("\t");
       List<double[]> rs = e.getValue();
@@ -226,17 +262,19 @@ final class Throughput {
       }
       double[] sorted = ratios.clone();
       Arrays.sort(sorted);
-      System.out.printf(Locale.ROOT, "| %s | %s | %.0f | %.0f | %.2f (%.2f–%.2f) | %s |%n",
+      System.out.printf(Locale.ROOT, "| %s | %s | %.0f | %.0f | %.2f (%.2f–%.2f) | %s | %.0f / %.0f |%n",
           label(k[0]), k[1], median(rs.stream().mapToDouble(x -> x[0]).toArray()),
           median(rs.stream().mapToDouble(x -> x[1]).toArray()), median(ratios), sorted[0],
-          sorted[sorted.length - 1], per);
+          sorted[sorted.length - 1], per, median(rs.stream().mapToDouble(x -> x[2]).toArray()),
+          median(rs.stream().mapToDouble(x -> x[3]).toArray()));
     }
   }
 
   static String label(String cell) {
     switch (cell) {
       case "get": return "get";
-      case "put": return "put";
+      case "put": return "put (durability unset: redbase syncs, the oracle's WAL does not)";
+      case "put-async": return "put `ASYNC_WAL`";
       case "scan100": return "scan of 100 rows";
       case "batch-put100": return "batch of 100 puts (`Table.put(List)`)";
       case "batch-get100": return "batch of 100 gets (`Table.get(List)`)";
