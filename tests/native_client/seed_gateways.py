@@ -13,11 +13,14 @@ Two directions, one server (redbase, or HBase with its Thrift and REST servers):
           (happybase), Thrift2 (thriftpy2), REST (GET /table/*) and `redbase shell` (its
           JSON output), compared cell by cell: row, family, qualifier, timestamp and value of
           every version. Then both directions' namespaces are dropped.
+  drop    the tables the rest of the suite left (default namespace, named
+          nc_<prefix>_<pid>_<n> by Cluster.freshName), so that a server which outlives the
+          run (the oracle) keeps none of them.
 
 Cells files: one cell a line, `table<TAB>row hex<TAB>family<TAB>qualifier hex<TAB>timestamp
 <TAB>value hex`, sorted; the Java side writes and reads the same format.
 
-Usage: seed_gateways.py write|check --dir DIR --thrift1 H:P --thrift2 H:P --rest H:P
+Usage: seed_gateways.py write|check|drop --dir DIR --thrift1 H:P --thrift2 H:P --rest H:P
        [--shell PATH-TO-redbase]
 """
 
@@ -27,6 +30,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -346,15 +350,33 @@ def write(args):
 # ---------------------------------------------------------------------------------------------
 # check: the native-written direction
 
+def drop_tables(c, names):
+    for tn in names:
+        if c.isTableEnabled(tn):
+            c.disableTable(tn)
+        c.deleteTable(tn)
+
+
 def drop_namespace(addr, ns):
     c = thrift2(addr)
     try:
-        for tn in c.getTableNamesByNamespace(ns):
-            c.disableTable(tn)
-            c.deleteTable(tn)
+        drop_tables(c, c.getTableNamesByNamespace(ns))
         c.deleteNamespace(ns)
     finally:
         c.close()
+
+
+def drop(args):
+    """The suite's own tables: default namespace, nc_<prefix>_<pid>_<n>."""
+    c = thrift2(args.thrift2)
+    try:
+        ours = [tn for tn in c.getTableNamesByNamespace("default")
+                if re.fullmatch(rb"nc_[a-z_]+_[0-9]+_[0-9]+", tn.qualifier)]
+        drop_tables(c, ours)
+    finally:
+        c.close()
+    print(f"seed_gateways drop: {len(ours)} tables of the suite dropped")
+    return 0
 
 
 def check(args):
@@ -390,7 +412,7 @@ def check(args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("step", choices=["write", "check"])
+    p.add_argument("step", choices=["write", "check", "drop"])
     p.add_argument("--dir", required=True)
     p.add_argument("--thrift1", required=True)
     p.add_argument("--thrift2", required=True)
@@ -398,7 +420,7 @@ def main():
     p.add_argument("--shell", help="the redbase binary whose `shell` reads the tables too")
     args = p.parse_args()
     Path(args.dir).mkdir(parents=True, exist_ok=True)
-    return write(args) if args.step == "write" else check(args)
+    return {"write": write, "check": check, "drop": drop}[args.step](args)
 
 
 if __name__ == "__main__":
