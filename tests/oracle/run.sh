@@ -6,8 +6,9 @@
 # against redbase and against HBase's Thrift2 gateway; and tests/oracle/copy.sh, `redbase copy` of
 # the seed tables into HBase and back, compared cell by cell; the generated SDKs' end-to-end
 # suites (tests/sdk_<lang>/run.sh with REDBASE_SDK_TARGET at HBase's Thrift2 gateway); and the
-# node-thrift2-hbase suite (tests/thrift2/node) at the same gateway. Exits non-zero on any difference not listed
-# in tests/oracle/allow.json (diff.py) or tests/oracle/shell-allow.json (shell.sh). Last,
+# node-thrift2-hbase suite (tests/thrift2/node) at the same gateway; the native Java client
+# suite (tests/native_client/run.sh) at HBase's region server RPC port. Exits non-zero on any
+# difference not listed in tests/oracle/allow.json (diff.py) or tests/oracle/shell-allow.json (shell.sh). Last,
 # namespace quotas with the quota switch on (tests/oracle/quota_compare.py), after restarting
 # the oracle this script started.
 #
@@ -162,6 +163,28 @@ REDBASE_SDK_TARGET="$sdk_target" tests/thrift2/node/run.sh || node_status=$?
 if [ "$node_status" -ne 0 ]; then
     echo "tests/oracle/run.sh: tests/thrift2/node/run.sh against HBase exit $node_status"
     [ "$status" -ne 0 ] || status=$node_status
+fi
+# HBase's own Java client (hbase-client 2.6.1, then 2.5.11, one Maven build) running the
+# native suite (tests/native_client) against HBase's region server, the suite that runs
+# against redbase's native listener in tests/run: RpcConnectionRegistry bootstraps from the
+# region server's RPC port (the master's answers the same). NATIVE_CLIENT_HBASE=1 passes
+# -Dnc.hbase=true, which only the tests HBase cannot pass in standalone mode look at
+# (docs/compatibility.md). Tables carry the JVM's pid, so nothing collides. The seed tables
+# cross HBase's gateways too (Thrift1, Thrift2, its REST server, `redbase shell` over its
+# Thrift2), and seed_gateways.py drops its namespaces afterwards.
+echo "== tests/native_client/run.sh against HBase (NATIVE_CLIENT_BOOTSTRAP=127.0.0.1:${ORACLE_RS_PORT:-19162})"
+nc_status=0
+tests/oracle/hbase.sh rest-start >/dev/null || nc_status=$?
+[ "$nc_status" -ne 0 ] ||
+    NATIVE_CLIENT_BOOTSTRAP="127.0.0.1:${ORACLE_RS_PORT:-19162}" NATIVE_CLIENT_HBASE=1 \
+        NATIVE_CLIENT_THRIFT1="127.0.0.1:${ORACLE_THRIFT1_PORT:-19090}" \
+        NATIVE_CLIENT_THRIFT2="127.0.0.1:${ORACLE_THRIFT2_PORT:-19091}" \
+        NATIVE_CLIENT_REST="127.0.0.1:${ORACLE_REST_PORT:-19080}" \
+        NATIVE_CLIENT_ZOOKEEPER="127.0.0.1:${ORACLE_ZK_PORT:-19181}" \
+        tests/native_client/run.sh || nc_status=$?
+if [ "$nc_status" -ne 0 ]; then
+    echo "tests/oracle/run.sh: tests/native_client/run.sh against HBase exit $nc_status"
+    [ "$status" -ne 0 ] || status=$nc_status
 fi
 # Namespace quotas with the quota switch on, which the scenarios above leave off (HBase's
 # default): the oracle this script started is restarted with ORACLE_QUOTA=1, and

@@ -41,9 +41,12 @@ final class Cluster {
     return connection;
   }
 
-  /** A table name no other test uses. */
+  /**
+   * A table name no other test uses: nc_{prefix}_{pid}_{n}. The nc_ lets run.sh drop the
+   * suite's tables from a shared server (seed_gateways.py drop) without touching others'.
+   */
   static TableName freshName(String prefix) {
-    return TableName.valueOf(prefix + "_" + ProcessHandle.current().pid() + "_"
+    return TableName.valueOf("nc_" + prefix + "_" + ProcessHandle.current().pid() + "_"
         + TABLES.incrementAndGet());
   }
 
