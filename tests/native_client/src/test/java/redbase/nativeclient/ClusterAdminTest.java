@@ -51,16 +51,26 @@ class ClusterAdminTest {
       assertNotNull(master);
       assertEquals(1, m.getLiveServerMetrics().size());
       ServerName rs = m.getLiveServerMetrics().keySet().iterator().next();
-      assertEquals(master.getAddress(), rs.getAddress());
+      // One host: redbase is master and region server in one process (one address), HBase's
+      // standalone mode runs them on two ports of the same host.
+      assertEquals(master.getHostname(), rs.getHostname());
       assertTrue(m.getDeadServerNames().isEmpty());
       assertTrue(m.getBackupMasterNames().isEmpty());
       ServerMetrics sm = m.getLiveServerMetrics().get(rs);
       // Every region is on this server: hbase:meta's and the new table's two among them.
       assertTrue(sm.getRegionMetrics().size() >= 3, "regions: " + sm.getRegionMetrics().size());
       assertTrue(m.getRegionCount() >= 3);
-      long mine = sm.getRegionMetrics().values().stream()
-          .filter(r -> Bytes.toString(r.getRegionName()).startsWith(name.getNameAsString() + ","))
-          .count();
+      // (HBase's region servers report their regions every few seconds: wait for the report)
+      long mine = 0;
+      for (int i = 0; i < 100 && mine != 2; i++) {
+        ServerMetrics now = admin.getClusterMetrics().getLiveServerMetrics().get(rs);
+        mine = now.getRegionMetrics().values().stream()
+            .filter(r -> Bytes.toString(r.getRegionName()).startsWith(name.getNameAsString() + ","))
+            .count();
+        if (mine != 2) {
+          Thread.sleep(200);
+        }
+      }
       assertEquals(2, mine);
       assertEquals("2.6.1", m.getHBaseVersion());
       // The options the shell's `status` asks for, one at a time.
@@ -144,22 +154,29 @@ class ClusterAdminTest {
   @Test
   void switchesAnswerAsAOneServerCluster() throws Exception {
     try (Admin admin = Cluster.connection().getAdmin()) {
+      // Each switch answers its previous state and keeps the new one (the starting states are
+      // the server's: a shared oracle may have had them turned).
+      boolean balancer = admin.isBalancerEnabled();
+      assertEquals(balancer, admin.balancerSwitch(!balancer, true));
+      assertEquals(!balancer, admin.isBalancerEnabled());
+      // balance() answers either way (what it returns on a one-server cluster differs between
+      // HBase's versions); it leaves the switch as it was.
+      admin.balance();
+      assertEquals(!balancer, admin.isBalancerEnabled());
+      assertEquals(!balancer, admin.balancerSwitch(true, true));
       assertTrue(admin.isBalancerEnabled());
-      assertTrue(admin.balancerSwitch(false, true), "was on");
-      assertFalse(admin.isBalancerEnabled());
-      assertFalse(admin.balance(), "a switched-off balancer does not run");
-      assertFalse(admin.balancerSwitch(true, true), "was off");
-      assertTrue(admin.balance(), "one server: nothing to move, the balancer ran");
-      assertFalse(admin.isNormalizerEnabled());
-      assertFalse(admin.normalizerSwitch(true));
+      boolean normalizer = admin.isNormalizerEnabled();
+      assertEquals(normalizer, admin.normalizerSwitch(true));
       assertTrue(admin.isNormalizerEnabled());
       assertTrue(admin.normalize());
-      admin.normalizerSwitch(false);
-      assertTrue(admin.isCatalogJanitorEnabled());
-      assertTrue(admin.catalogJanitorSwitch(false));
+      assertTrue(admin.normalizerSwitch(normalizer));
+      assertEquals(normalizer, admin.isNormalizerEnabled());
+      boolean janitor = admin.isCatalogJanitorEnabled();
+      assertEquals(janitor, admin.catalogJanitorSwitch(false));
       assertFalse(admin.isCatalogJanitorEnabled());
       admin.catalogJanitorSwitch(true);
-      assertEquals(0, admin.runCatalogJanitor());
+      assertTrue(admin.isCatalogJanitorEnabled());
+      assertTrue(admin.runCatalogJanitor() >= 0);
       assertTrue(admin.isSplitEnabled());
       assertTrue(admin.isMergeEnabled());
     }
