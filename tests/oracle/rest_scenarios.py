@@ -198,7 +198,7 @@ STEPS = [
     dict(method="GET", path="/{P}t/k1,k3", accept=PB, pb="CellSet"),
     dict(method="GET", path="/{P}t/multiget?row=k1&row=k3", accept=PB, pb="CellSet"),
     dict(method="GET", path="/{P}t/*?startrow=k1&limit=3", accept=PB, pb="stream:CellSet"),
-    dict(method="GET", path="/version/cluster", accept=PB),
+    dict(name="406 body", method="GET", path="/version/cluster", accept=PB),
     # protobuf of every other resource, and protobuf request bodies where HBase reads them
     dict(method="GET", path="/{P}t/schema", accept=PB, pb="TableSchema"),
     dict(method="GET", path="/", accept=PB, pb="TableList"),

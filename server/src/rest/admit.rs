@@ -69,7 +69,9 @@ pub fn body_use(
         [] | ["version"] | ["version", "rest"] | ["version", "cluster"] | ["status", "cluster"] => {
             BodyUse::Ignored
         }
-        ["namespaces", ns] => named(ns, BodyUse::Namespace),
+        // (`/namespaces/{ns}/tables` takes a PUT or POST as the namespace's own resource, as
+        // HBase serves it: rest::schema::namespaces)
+        ["namespaces", ns] | ["namespaces", ns, "tables"] => named(ns, BodyUse::Namespace),
         ["namespaces", ..] => BodyUse::Ignored,
         [_, "regions"] | [_, "exists"] | [_, "scanner", _] => BodyUse::Ignored,
         [table, "schema"] => named(table, BodyUse::Schema),
@@ -270,6 +272,10 @@ mod tests {
             use_of(Method::POST, "/namespaces/ns", &[], json),
             BodyUse::Namespace("ns".into())
         );
+        assert_eq!(
+            use_of(Method::PUT, "/namespaces/ns/tables", &[], json),
+            BodyUse::Namespace("ns".into())
+        );
         for (m, p) in [
             (Method::GET, "/t/r"),
             (Method::DELETE, "/t/r"),
@@ -277,7 +283,6 @@ mod tests {
             (Method::POST, "/version"),
             (Method::PUT, "/status/cluster"),
             (Method::PUT, "/namespaces"),
-            (Method::PUT, "/namespaces/ns/tables"),
             (Method::PUT, "/t/regions"),
             (Method::PUT, "/t/exists"),
             (Method::PUT, "/t/scanner/12"),
