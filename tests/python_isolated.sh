@@ -10,8 +10,7 @@ cd "$(dirname "$0")/.."
 status=0
 
 # A command position (start of line or after ; & | ( ` or whitespace), then the bare interpreter
-# name and an
-# argument that is not an option's dash (python3 -m venv is how the venv is made).
+# name and an argument that is not an option's dash (python3 -m venv is how the venv is made).
 bare=$(grep -rnE '(^|[;&|(`]|[[:space:]])python3[[:space:]]+[^-[:space:]]' tests bench .ci \
     --include='*.sh' --include=run 2>/dev/null |
     grep -vE '^[^:]+:[0-9]+:[[:space:]]*#' | grep -v 'echo ' || true)
