@@ -194,22 +194,10 @@ pub async fn run(listener: TcpListener, ctx: Arc<Native>, shutdown: impl Future)
                     continue;
                 }
             };
-            if slots.len() >= ctx.limits.max_connections {
-                match slots.evict_idlest() {
-                    Some(_) => {
-                        if let Some(o) = &observer {
-                            o.connection_evicted();
-                        }
-                    }
-                    None => {
-                        if let Some(o) = &observer {
-                            o.connection_refused();
-                        }
-                        tracing::debug!(%peer, "native connection refused: at the connection limit with every connection in a call");
-                        drop(stream);
-                        continue;
-                    }
-                }
+            if !slots.make_room(ctx.limits.max_connections, observer.as_deref()) {
+                tracing::debug!(%peer, "native connection refused: at the connection limit with every connection in a call");
+                drop(stream);
+                continue;
             }
             let slot = slots.add(peer);
             let (slots, ctx, observer, done) = (

@@ -106,28 +106,9 @@ pub fn family_descriptor(
     base: Option<&TColumnFamilyDescriptor>,
 ) -> TColumnFamilyDescriptor {
     let s = &f.settings;
-    let mut d = base.cloned().unwrap_or_else(|| TColumnFamilyDescriptor {
-        name: f.name.as_bytes().to_vec(),
-        attributes: None,
-        configuration: None,
-        block_size: None,
-        bloomn_filter_type: None,
-        compression_type: None,
-        dfs_replication: None,
-        data_block_encoding: None,
-        keep_deleted_cells: None,
-        max_versions: None,
-        min_versions: None,
-        scope: None,
-        time_to_live: None,
-        block_cache_enabled: None,
-        cache_blooms_on_write: None,
-        cache_data_on_write: None,
-        cache_indexes_on_write: None,
-        compress_tags: None,
-        evict_blocks_on_close: None,
-        in_memory: None,
-    });
+    let mut d = base
+        .cloned()
+        .unwrap_or_else(|| redbase::shell::empty_family(f.name.as_bytes().to_vec()));
     // The attribute map duplicates the typed fields on redbase and HBase alike; the typed
     // fields are what this sets, so the stale copy is not sent back.
     d.attributes = None;

@@ -9,6 +9,9 @@ pub mod client;
 pub mod commands;
 mod ddl;
 mod describe;
+
+/// A family descriptor with only its name set (also what `redbase schema apply` starts from).
+pub use describe::empty_family;
 mod dml;
 pub mod format;
 mod general;

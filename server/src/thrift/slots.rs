@@ -86,6 +86,24 @@ impl Slots {
         self.lock().remove(&slot.id);
     }
 
+    /// Room for one more connection under `max`: at the cap the connection idle longest is
+    /// closed to make it (counted as evicted); false when every connection is in a call (counted
+    /// as refused: the newcomer is to be closed).
+    pub fn make_room(&self, max: usize, observer: Option<&dyn super::Observer>) -> bool {
+        if self.len() < max {
+            return true;
+        }
+        let evicted = self.evict_idlest().is_some();
+        if let Some(o) = observer {
+            if evicted {
+                o.connection_evicted();
+            } else {
+                o.connection_refused();
+            }
+        }
+        evicted
+    }
+
     /// Closes the connection idle longest (one not in a call) and frees its slot at once.
     /// Returns its peer and how long it had been idle; None when every connection is in a call.
     pub fn evict_idlest(&self) -> Option<(SocketAddr, Duration)> {

@@ -149,21 +149,9 @@ pub async fn run(listener: TcpListener, ctx: Arc<ZooKeeper>, shutdown: impl Futu
             };
             // At the cap, the session idle longest makes room (its client reconnects); when
             // every connection is in a request, the newcomer is closed.
-            if slots.len() >= ctx.limits.max_connections {
-                match slots.evict_idlest() {
-                    Some(_) => {
-                        if let Some(o) = &observer {
-                            o.connection_evicted();
-                        }
-                    }
-                    None => {
-                        if let Some(o) = &observer {
-                            o.connection_refused();
-                        }
-                        drop(stream);
-                        continue;
-                    }
-                }
+            if !slots.make_room(ctx.limits.max_connections, observer.as_deref()) {
+                drop(stream);
+                continue;
             }
             let slot = slots.add(peer);
             let (slots, ctx, observer, done) = (
