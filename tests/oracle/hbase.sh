@@ -33,7 +33,7 @@
 #   ORACLE_MASTER_PORT [19160]   ORACLE_RS_PORT [19162]   ORACLE_REST_PORT [19080] (HBase's REST
 #                         server, `org.apache.hadoop.hbase.rest.RESTServer` of the hbase-rest
 #                         artifact, jars in <cache>/<version>-rest/lib)
-#   ORACLE_MASTER_XMX [768m]     ORACLE_THRIFT_XMX [160m]  (heap of each gateway); direct
+#   ORACLE_MASTER_XMX [1536m]     ORACLE_THRIFT_XMX [160m]  (heap of each gateway); direct
 #                         memory is capped at 256m (master) and 64m (each gateway)
 #   ORACLE_JVM_OPTS       extra flags for every JVM, after (so overriding) the ones above []
 #   ORACLE_START_TIMEOUT  seconds start waits for both gateways [300]
@@ -75,7 +75,7 @@ T2RO_PORT="${ORACLE_THRIFT2_RO_PORT:-19092}"
 ZK_PORT="${ORACLE_ZK_PORT:-19181}"
 MASTER_PORT="${ORACLE_MASTER_PORT:-19160}"
 RS_PORT="${ORACLE_RS_PORT:-19162}"
-MASTER_XMX="${ORACLE_MASTER_XMX:-768m}"
+MASTER_XMX="${ORACLE_MASTER_XMX:-1536m}"
 THRIFT_XMX="${ORACLE_THRIFT_XMX:-160m}"
 START_TIMEOUT="${ORACLE_START_TIMEOUT:-300}"
 STOP_GRACE="${ORACLE_STOP_GRACE:-8}"
@@ -185,6 +185,11 @@ write_site() {
   <!-- fewer threads for a small machine -->
   <property><name>hbase.regionserver.handler.count</name><value>10</value></property>
   <property><name>hbase.master.handler.count</name><value>10</value></property>
+  <!-- memory: memstores (40% of the heap) and the block cache (40% by default) together left
+       768 MB too little for the rest once the whole oracle run's tables were open: the JVM
+       spent its last minutes in full collections and stopped answering (ZooKeeper lists and
+       region calls timed out in CI). The oracle compares answers, not cache hit rates. -->
+  <property><name>hfile.block.cache.size</name><value>0.15</value></property>
 $(wal_hsync_site)
 $(quota_site)
 </configuration>
@@ -448,6 +453,17 @@ cmd_rest_stop() {
   rm -f "$RUN_DIR/pids/rest.pid"
 }
 
+health_report() { # logs-dir -> a line per sign that a JVM was unwell (CI shows only our output)
+  local f n
+  for f in "$1"/*.log; do
+    [[ -f "$f" ]] || continue
+    n=$(grep -c -E 'Detected pause in JVM|OutOfMemoryError|ABORTING|FATAL' "$f" || true)
+    ((n == 0)) && continue
+    log "$(basename "$f"): $n lines of long pauses, aborts or OutOfMemoryError; the first ones:"
+    grep -m 5 -E 'Detected pause in JVM|OutOfMemoryError|ABORTING|FATAL' "$f" | cut -c1-240 >&2
+  done
+}
+
 cmd_stop() {
   local r pid i stopped=0
   for r in "${ROLES[@]}"; do
@@ -473,8 +489,11 @@ cmd_stop() {
   if [[ -d "$RUN_DIR" ]]; then
     if [[ -d "$RUN_DIR/logs" ]]; then
       mkdir -p "$CACHE_DIR"
-      rm -rf "$CACHE_DIR/last-logs"
+      # the previous stop's logs are kept one more round (run.sh restarts the oracle once)
+      rm -rf "$CACHE_DIR/previous-logs"
+      [[ ! -d "$CACHE_DIR/last-logs" ]] || mv "$CACHE_DIR/last-logs" "$CACHE_DIR/previous-logs"
       cp -r "$RUN_DIR/logs" "$CACHE_DIR/last-logs"
+      health_report "$CACHE_DIR/last-logs"
     fi
     rm -rf "$RUN_DIR"
     log "removed $RUN_DIR (logs kept in $CACHE_DIR/last-logs)"

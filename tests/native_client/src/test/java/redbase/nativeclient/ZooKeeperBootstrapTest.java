@@ -51,6 +51,10 @@ class ZooKeeperBootstrapTest {
     conf.setInt("hbase.rpc.timeout", 20_000);
     conf.setInt("hbase.client.operation.timeout", 60_000);
     conf.setInt("hbase.client.meta.operation.timeout", 60_000);
+    // ReadOnlyZKClient retries a lost ZooKeeper connection 30 times a second apart per call by
+    // default: an unreachable responder then costs minutes before the test fails
+    conf.setInt("zookeeper.recovery.retry", 3);
+    conf.setInt("zookeeper.recovery.retry.intervalmill", 200);
     return conf;
   }
 
