@@ -58,7 +58,7 @@ impl PendingWrite {
 
 impl Engine {
     /// Sends a job to the row's region, following splits.
-    fn submit(
+    pub(super) fn submit(
         &self,
         table: &str,
         row: &[u8],
@@ -88,7 +88,7 @@ impl Engine {
         })
     }
 
-    fn validate_mutation(
+    pub(super) fn validate_mutation(
         &self,
         desc: &TableDescriptor,
         m: &RowMutation,
@@ -120,7 +120,11 @@ impl Engine {
         Ok(())
     }
 
-    fn check_family(&self, desc: &TableDescriptor, family: &[u8]) -> Result<(), MutateError> {
+    pub(super) fn check_family(
+        &self,
+        desc: &TableDescriptor,
+        family: &[u8],
+    ) -> Result<(), MutateError> {
         if desc.family(family).is_none() {
             return Err(MutateError::NoSuchFamily {
                 table: desc.name.to_string(),
@@ -130,7 +134,7 @@ impl Engine {
         Ok(())
     }
 
-    fn check_value(&self, value: &[u8]) -> Result<(), MutateError> {
+    pub(super) fn check_value(&self, value: &[u8]) -> Result<(), MutateError> {
         let max = self.inner.config.max_value_size;
         if value.len() > max {
             return Err(MutateError::ValueTooLarge {
@@ -141,7 +145,7 @@ impl Engine {
         Ok(())
     }
 
-    fn durable(desc: &TableDescriptor, d: Durability) -> bool {
+    pub(super) fn durable(desc: &TableDescriptor, d: Durability) -> bool {
         match d {
             Durability::UseDefault => !matches!(
                 desc.attributes
@@ -411,7 +415,7 @@ impl Engine {
     }
 }
 
-fn validate_row(row: &[u8]) -> Result<(), MutateError> {
+pub(super) fn validate_row(row: &[u8]) -> Result<(), MutateError> {
     if row.is_empty() {
         return Err(MutateError::EmptyRow);
     }

@@ -278,7 +278,7 @@ pub enum MutateError {
         qualifier: String,
         width: usize,
     },
-    #[error("the check-and-mutate condition names a different family/column than allowed: {0}")]
+    #[error("invalid check-and-mutate: {0}")]
     InvalidCondition(String),
     #[error("the engine is shutting down")]
     ShuttingDown,

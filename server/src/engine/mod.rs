@@ -50,6 +50,7 @@ pub mod region;
 pub mod region_bound;
 pub mod region_info;
 mod rewrite;
+pub mod row_batch;
 pub mod scan;
 pub mod schema;
 mod snapshot;
@@ -81,6 +82,7 @@ pub use read::{CellVerdict, Filter, Get, ReadOptions, RowVerdict, Scan, TimeRang
 pub use recorder::RecordStats;
 pub use recovery::{FailedRegion, StorageFaults};
 pub use region_info::{RegionInfo, RegionMeta};
+pub use row_batch::{BatchOutcome, RowBatch, RowCheck, RowOp};
 pub use scan::Scanner;
 pub use schema::{
     FamilyDescriptor, KeepDeletedCells, NamespaceDescriptor, TableDescriptor, TableName,

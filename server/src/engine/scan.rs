@@ -52,6 +52,10 @@ pub struct Scanner {
     failed: Option<ReadError>,
     /// A reversed scan reads its stop row too ([`Scanner::include_stop`]).
     include_stop: bool,
+    /// Rows read so far, and of those the ones the filter left nothing of (HBase's
+    /// ROWS_SCANNED and ROWS_FILTERED scan metrics; rows read ahead count when read).
+    rows_scanned: u64,
+    rows_filtered: u64,
 }
 
 impl std::fmt::Debug for Scanner {
@@ -96,7 +100,23 @@ impl Scanner {
             round_trip_rows: 0,
             failed: None,
             include_stop: false,
+            rows_scanned: 0,
+            rows_filtered: 0,
         }
+    }
+
+    /// Rows read so far and, of those, the ones the filter removed.
+    pub fn rows_scanned(&self) -> (u64, u64) {
+        (self.rows_scanned, self.rows_filtered)
+    }
+
+    /// Whether the scan's filter says no later row can pass (HBase's `isFilterDone`).
+    pub fn filter_done(&self) -> bool {
+        self.scan
+            .options
+            .filter
+            .as_ref()
+            .is_some_and(|f| f.all_remaining_filtered())
     }
 
     /// Starts just past the start row instead of at it (HBase's `includeStartRow = false`),
@@ -278,6 +298,7 @@ impl Scanner {
                 });
             }
             seen += 1;
+            self.rows_scanned += 1;
             // The common case, a table read through one family with rows of one plain put,
             // skips the general per-row assembly (same result, a fraction of the work).
             if let ([c], [fr], None, true) = (&cursors[..], &families[..], &filter, all_cells) {
@@ -346,6 +367,9 @@ impl Scanner {
                         }
                     }
                 }
+            }
+            if !found && filter.is_some() {
+                self.rows_filtered += 1;
             }
             for (c, _) in cursors.iter_mut().zip(&at).filter(|(_, &here)| here) {
                 c.next_row().map_err(|e| region.storage_err(e))?;

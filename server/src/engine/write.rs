@@ -16,6 +16,7 @@ use super::keys::{
 };
 use super::read::{FamilyRead, RawEntry, TimeRange};
 use super::redo::Change;
+use super::row_batch::{BatchOutcome, RowBatch};
 use super::schema::TableDescriptor;
 
 /// One column a counter or append writes: (family, qualifier, timestamp, new value).
@@ -40,6 +41,8 @@ pub(crate) enum Job {
         condition: Condition,
         mutation: RowMutation,
     },
+    /// One row's checked batch ([`super::row_batch`]).
+    RowBatch(Arc<RowBatch>),
 }
 
 impl Job {
@@ -63,6 +66,7 @@ impl Job {
             Job::Mutate(ms) => ms.iter().map(|m| m.row.as_slice()).collect(),
             Job::Increment { row, .. } | Job::Append { row, .. } => vec![row.as_slice()],
             Job::CheckAndMutate { mutation, .. } => vec![mutation.row.as_slice()],
+            Job::RowBatch(b) => vec![b.row.as_slice()],
         }
     }
 }
@@ -73,6 +77,7 @@ pub(crate) enum Output {
     Done,
     Cells(Vec<Cell>),
     Checked(bool),
+    Batch(BatchOutcome),
 }
 
 /// Why a job did not produce an output.
@@ -206,6 +211,7 @@ impl<'t> Apply<'t> {
                 }
                 Ok(Output::Checked(pass))
             }
+            Job::RowBatch(b) => self.row_batch(desc, b, now),
         }
     }
 
@@ -260,6 +266,19 @@ impl<'t> Apply<'t> {
         qualifier: &[u8],
         now: i64,
     ) -> Result<Option<(i64, Vec<u8>)>, Fail> {
+        self.newest_in(desc, family, row, qualifier, TimeRange::ALL, now)
+    }
+
+    /// The newest visible version of a column within `time_range`.
+    pub(super) fn newest_in(
+        &mut self,
+        desc: &TableDescriptor,
+        family: &[u8],
+        row: &[u8],
+        qualifier: &[u8],
+        time_range: TimeRange,
+        now: i64,
+    ) -> Result<Option<(i64, Vec<u8>)>, Fail> {
         let Some(fd) = desc.family(family) else {
             return Err(MutateError::NoSuchFamily {
                 table: desc.name.to_string(),
@@ -267,19 +286,13 @@ impl<'t> Apply<'t> {
             }
             .into());
         };
-        let Some(tables) = self.tables.as_mut() else {
-            // Only blind jobs are buffered, and they never read.
-            return Err(
-                StorageError::new("region", "a buffered batch cannot read the region").into(),
-            );
-        };
-        let entries = tables.row_entries(family, row)?;
+        let entries = self.entries(family, row)?;
         let quals = std::collections::BTreeSet::from([qualifier.to_vec()]);
         let fr = FamilyRead {
             desc: fd,
             family,
             qualifiers: Some(&quals),
-            time_range: TimeRange::ALL,
+            time_range,
             max_versions: 1,
             raw: false,
             now,
@@ -289,7 +302,23 @@ impl<'t> Apply<'t> {
         Ok(out.pop().map(|c| (c.timestamp, c.value.to_vec())))
     }
 
-    fn mutate(&mut self, desc: &TableDescriptor, m: &RowMutation, now: i64) -> Result<(), Fail> {
+    /// Every stored entry of `row` in `family`, read inside the write transaction.
+    pub(super) fn entries(&mut self, family: &[u8], row: &[u8]) -> Result<Vec<RawEntry>, Fail> {
+        let Some(tables) = self.tables.as_mut() else {
+            // Only blind jobs are buffered, and they never read.
+            return Err(
+                StorageError::new("region", "a buffered batch cannot read the region").into(),
+            );
+        };
+        Ok(tables.row_entries(family, row)?)
+    }
+
+    pub(super) fn mutate(
+        &mut self,
+        desc: &TableDescriptor,
+        m: &RowMutation,
+        now: i64,
+    ) -> Result<(), Fail> {
         let row = &m.row;
         for op in &m.ops {
             match op {

@@ -4,10 +4,11 @@
 
 use bytes::Bytes;
 
-use crate::engine::{CompareOp, Condition, Get, RegionMeta, RowMutation};
+use crate::engine::{Get, RegionMeta, RowCheck, RowMutation};
 use crate::gateway::Need;
 
 use super::cellblock::{self, BlockCell};
+use super::check;
 use super::convert::{self, CellOut, Mutation, ReadParts};
 use super::errors::{class, NativeError};
 use super::meta::{self, MetaRange};
@@ -89,66 +90,6 @@ pub fn get(
     })
 }
 
-/// A check-and-mutate condition on one column's newest value.
-fn condition(c: &pb::Condition) -> Result<Condition, NativeError> {
-    let unsupported = |what: &str| {
-        NativeError::bad_request(format!(
-            "check-and-mutate with {what} is not supported yet: compare one column with a \
-             BinaryComparator or NullComparator"
-        ))
-    };
-    if c.filter.is_some() {
-        return Err(unsupported("a filter"));
-    }
-    let tr = convert::time_range(c.time_range.as_ref());
-    if tr != crate::engine::TimeRange::ALL {
-        return Err(unsupported("a time range"));
-    }
-    use pb::hbase::CompareType as T;
-    let op = match c.compare_type.and_then(|t| T::try_from(t).ok()) {
-        Some(T::Less) => CompareOp::Less,
-        Some(T::LessOrEqual) => CompareOp::LessOrEqual,
-        Some(T::Equal) => CompareOp::Equal,
-        Some(T::NotEqual) => CompareOp::NotEqual,
-        Some(T::GreaterOrEqual) => CompareOp::GreaterOrEqual,
-        Some(T::Greater) => CompareOp::Greater,
-        _ => return Err(unsupported("no compare operator or NO_OP")),
-    };
-    let cmp = c
-        .comparator
-        .as_ref()
-        .ok_or_else(|| unsupported("no comparator"))?;
-    // A NullComparator has no value: HBase's check then means "the column is absent or empty",
-    // as with an empty BinaryComparator (PyPI's hbase-driver sends it for a check on absence).
-    if cmp.name.as_deref() == Some("org.apache.hadoop.hbase.filter.NullComparator") {
-        return Ok(Condition {
-            family: c.family.as_deref().unwrap_or_default().to_vec(),
-            qualifier: c.qualifier.as_deref().unwrap_or_default().to_vec(),
-            op,
-            value: None,
-        });
-    }
-    if cmp.name.as_deref() != Some("org.apache.hadoop.hbase.filter.BinaryComparator") {
-        return Err(unsupported(&format!(
-            "the comparator {}",
-            cmp.name.as_deref().unwrap_or("(unnamed)")
-        )));
-    }
-    use prost::Message;
-    let b =
-        pb::hbase::BinaryComparator::decode(cmp.serialized_comparator.clone().unwrap_or_default())
-            .map_err(|e| {
-                NativeError::bad_request(format!("cannot decode the BinaryComparator: {e}"))
-            })?;
-    let value = b.comparable.and_then(|v| v.value).unwrap_or_default();
-    Ok(Condition {
-        family: c.family.as_deref().unwrap_or_default().to_vec(),
-        qualifier: c.qualifier.as_deref().unwrap_or_default().to_vec(),
-        op,
-        value: (!value.is_empty()).then(|| value.to_vec()),
-    })
-}
-
 /// Applies one mutation; the cells of an increment or append come back when asked for.
 fn apply(
     ctx: &Native,
@@ -207,22 +148,16 @@ pub fn mutate(
     };
     let m = convert::mutation(&req.mutation, &mut block_cells(cells)?)?;
     if let Some(c) = &req.condition {
-        let cond = condition(c)?;
-        check_row(&region, m.row())?;
+        let check = check::row_check(c)?;
         if c.row.as_ref() != m.row() {
             return Err(NativeError::bad_request(
                 "the condition's row differs from the mutation's",
             ));
         }
-        let Mutation::Row(rm) = m else {
-            return Err(NativeError::bad_request(
-                "check-and-mutate takes a put or a delete here",
-            ));
-        };
-        ctx.access.check(Need::CheckAndWrite(&region.table))?;
-        let processed = ctx.engine.check_and_mutate(&region.table, cond, rm)?;
+        let row = m.row().to_vec();
+        let (processed, result) = check::run(ctx, &region, &row, check, vec![m], out)?;
         return Ok(pb::MutateResponse {
-            result: None,
+            result,
             processed: Some(processed),
         });
     }
@@ -257,48 +192,67 @@ fn answer(index: Option<u32>, r: Result<Option<pb::Result>, NativeError>) -> pb:
 }
 
 /// One region's actions (its mutations already decoded, in order, with their cells).
+/// Answers whether the batch ran (atomic and conditional batches) and the actions' answers.
 fn region_actions(
     ctx: &Native,
     ra: &pb::RegionAction,
+    condition: Option<&pb::Condition>,
     mutations: Vec<Option<Result<Mutation, NativeError>>>,
     out: &mut CellOut,
-) -> Result<Vec<pb::ResultOrException>, NativeError> {
+) -> Result<(Option<bool>, Vec<pb::ResultOrException>), NativeError> {
     let target = regions::resolve(&ctx.engine, Some(&ra.region))?;
-    if ra.condition.is_some() {
-        return Err(NativeError::bad_request(
-            "conditional batches are not supported yet: send each check-and-mutate alone",
-        ));
-    }
     let region = match &target {
         Target::Region(r) => Some(r),
         Target::Meta => None,
     };
-    if ra.atomic == Some(true) {
+    if condition.is_some() || ra.atomic == Some(true) {
         let region = region.ok_or_else(meta_is_read_only)?;
-        let mut whole: Option<RowMutation> = None;
-        for m in mutations.into_iter().flatten() {
-            let Mutation::Row(rm) = m? else {
-                return Err(NativeError::bad_request(
-                    "an atomic batch takes puts and deletes only",
-                ));
-            };
-            match whole.as_mut() {
-                None => whole = Some(rm),
-                Some(w) if w.row == rm.row => w.ops.extend(rm.ops),
-                Some(_) => {
+        let mut ms = Vec::with_capacity(mutations.len());
+        for m in mutations {
+            ms.push(m.ok_or_else(|| {
+                NativeError::bad_request(
+                    "an atomic or conditional batch takes puts, deletes, increments and appends only",
+                )
+            })??);
+        }
+        let Some(row) = ms.first().map(|m| m.row().to_vec()) else {
+            return Ok((condition.is_none().then_some(true), Vec::new()));
+        };
+        let plain = ms.iter().all(|m| matches!(m, Mutation::Row(_)));
+        let (passed, first) = match condition {
+            Some(c) => {
+                if c.row.as_ref() != row.as_slice() {
                     return Err(NativeError::bad_request(
-                        "an atomic batch's mutations must all be of one row",
-                    ))
+                        "the condition's row differs from the mutations'",
+                    ));
                 }
+                check::run(ctx, region, &row, check::row_check(c)?, ms, out)?
             }
-        }
-        if let Some(w) = whole {
-            apply(ctx, region, Mutation::Row(w), out)?;
-        }
-        // HBase numbers an atomic action's answers by position, not by the actions' indexes.
-        return Ok((0..ra.action.len() as u32)
-            .map(|i| answer(Some(i), Ok(None)))
-            .collect());
+            // Puts and deletes alone go to the engine as one row mutation.
+            None if plain => {
+                let mut whole: Option<RowMutation> = None;
+                for rm in ms.into_iter().filter_map(|m| match m {
+                    Mutation::Row(rm) => Some(rm),
+                    _ => None,
+                }) {
+                    match whole.as_mut() {
+                        None => whole = Some(rm),
+                        Some(w) if w.row == rm.row => w.ops.extend(rm.ops),
+                        Some(_) => {
+                            return Err(NativeError::bad_request(
+                                "an atomic batch's mutations must all be of one row",
+                            ))
+                        }
+                    }
+                }
+                let whole = whole.unwrap_or_else(|| RowMutation::new(&row));
+                apply(ctx, region, Mutation::Row(whole), out)?;
+                (true, None)
+            }
+            None => check::run(ctx, region, &row, RowCheck::Always, ms, out)?,
+        };
+        // HBase numbers these answers by position, not by the actions' indexes.
+        return Ok((Some(passed), check::answers(ra.action.len(), first)));
     }
     // Puts and deletes in a row go to the engine as one batch (each region commits its rows
     // once), the rest one by one, answers in the actions' order.
@@ -343,7 +297,7 @@ fn region_actions(
         results[i] = Some(answer(a.index, r));
     }
     flush(ctx, region, &mut batch, ra, &mut results);
-    Ok(results.into_iter().flatten().collect())
+    Ok((None, results.into_iter().flatten().collect()))
 }
 
 /// Applies the puts and deletes gathered so far as one engine batch.
@@ -385,18 +339,20 @@ pub fn multi(
                     .map(|m| convert::mutation(m, &mut block))
             })
             .collect();
-        let atomic = ra.atomic == Some(true);
-        let result = match region_actions(ctx, ra, mutations, out) {
-            Ok(r) => {
-                if atomic {
+        // Clients before 2.4 sent one conditional batch's condition on the request.
+        let old_style = ra.condition.is_none() && req.condition.is_some();
+        let condition = ra.condition.as_ref().or(req.condition.as_ref());
+        let result = match region_actions(ctx, ra, condition, mutations, out) {
+            Ok((processed, r)) => {
+                if ra.atomic == Some(true) || old_style {
                     // HBase's older clients read the whole response's flag.
-                    resp.processed = Some(true);
+                    resp.processed = processed;
                 }
                 pb::RegionActionResult {
                     result_or_exception: r,
                     exception: None,
-                    // An atomic action says it ran; the client reads nothing else of it.
-                    processed: atomic.then_some(true),
+                    // An atomic or conditional action says whether it ran.
+                    processed,
                 }
             }
             Err(e) => pb::RegionActionResult {

@@ -15,6 +15,7 @@
 //! read-only ZooKeeper a default-configured client bootstraps through).
 
 pub mod cellblock;
+pub mod check;
 pub mod client;
 pub mod cluster;
 pub mod connection;

@@ -128,11 +128,27 @@ pub fn scan(
         limit_hit = true;
     }
     let more_in_region = !limit_hit && open.has_more()?;
+    // RSRpcServices' rule: a round trip that found no row because the filter is done ends
+    // the whole scan, so the client opens no further region.
+    let filter_done = rows == 0 && open.filter_done();
+    if req.track_scan_metrics == Some(true) {
+        let (scanned, filtered) = open.take_metrics();
+        let pair = |name: &str, value: u64| pb::NameInt64Pair {
+            name: Some(name.to_string()),
+            value: Some(value.min(i64::MAX as u64) as i64),
+        };
+        resp.scan_metrics = Some(pb::ScanMetrics {
+            metrics: vec![
+                pair("ROWS_SCANNED", scanned),
+                pair("ROWS_FILTERED", filtered),
+            ],
+        });
+    }
     open.next_call_seq += if opened { 0 } else { 1 };
     drop(open);
     resp.more_results_in_region = Some(more_in_region);
-    resp.more_results = Some(!limit_hit);
-    if !more_in_region || req.close_scanner == Some(true) {
+    resp.more_results = Some(!limit_hit && !filter_done);
+    if !more_in_region || filter_done || req.close_scanner == Some(true) {
         ctx.scanners.close(id);
     }
     Ok(resp)

@@ -54,6 +54,8 @@ pub struct OpenScan {
     last_used: Instant,
     /// Who opened it: only they may go on with it (as HBase checks a scanner's owner).
     owner: Option<String>,
+    /// The scan metrics already reported: (rows scanned, rows filtered).
+    reported: (u64, u64),
 }
 
 impl OpenScan {
@@ -66,6 +68,7 @@ impl OpenScan {
             max_result_size,
             last_used: Instant::now(),
             owner: crate::gateway::caller::current().and_then(|c| c.user),
+            reported: (0, 0),
         }
     }
 
@@ -80,6 +83,23 @@ impl OpenScan {
             Some(r) => Ok(Some(r)),
             None => self.source.next_row(),
         }
+    }
+
+    /// Rows the scan read and filtered out since the last call of this (HBase's ROWS_SCANNED
+    /// and ROWS_FILTERED scan metrics, per response).
+    pub fn take_metrics(&mut self) -> (u64, u64) {
+        let now = match &self.source {
+            Source::Table(s) => s.rows_scanned(),
+            Source::Rows(_) => (0, 0),
+        };
+        let (s, f) = self.reported;
+        self.reported = now;
+        (now.0 - s, now.1 - f)
+    }
+
+    /// Whether the scan's filter says no later row can pass.
+    pub fn filter_done(&self) -> bool {
+        matches!(&self.source, Source::Table(s) if s.filter_done())
     }
 
     /// Whether another row follows (reads it ahead).

@@ -12,18 +12,18 @@ import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.Test;
 
-/** Many rows through BufferedMutator (batched Multi calls with cell blocks), read back. */
+/** 100,000 rows through BufferedMutator (batched Multi calls with cell blocks), read back. */
 class BulkTest {
   private static final byte[] F = Bytes.toBytes("f");
 
   @Test
   void bufferedMutatorThenScanWithBatches() throws Exception {
-    byte[][] splits = {Bytes.toBytes("row-2"), Bytes.toBytes("row-5"), Bytes.toBytes("row-8")};
+    byte[][] splits = {Bytes.toBytes("row-02"), Bytes.toBytes("row-05"), Bytes.toBytes("row-08")};
     TableName name = Cluster.createTable("bulk", splits, "f");
-    int rows = 20_000;
+    int rows = 100_000;
     try (BufferedMutator m = Cluster.connection().getBufferedMutator(name)) {
       for (int i = 0; i < rows; i++) {
-        byte[] row = Bytes.toBytes(String.format("row-%05d", i));
+        byte[] row = Bytes.toBytes(String.format("row-%06d", i));
         m.mutate(new Put(row).addColumn(F, Bytes.toBytes("a"), Bytes.toBytes(i))
             .addColumn(F, Bytes.toBytes("b"), Bytes.toBytes("x"))
             .addColumn(F, Bytes.toBytes("c"), Bytes.toBytes("y")));
@@ -34,7 +34,7 @@ class BulkTest {
     try (Table t = Cluster.connection().getTable(name);
         ResultScanner s = t.getScanner(new Scan().setCaching(1000))) {
       for (Result r : s) {
-        assertEquals(String.format("row-%05d", count), Bytes.toString(r.getRow()));
+        assertEquals(String.format("row-%06d", count), Bytes.toString(r.getRow()));
         assertEquals(count, Bytes.toInt(r.getValue(F, Bytes.toBytes("a"))));
         count++;
         cells += r.size();
@@ -46,7 +46,7 @@ class BulkTest {
     int pieces = 0;
     try (Table t = Cluster.connection().getTable(name);
         ResultScanner s = t.getScanner(new Scan().setBatch(2).setCaching(500)
-            .withStopRow(Bytes.toBytes("row-00100")))) {
+            .withStopRow(Bytes.toBytes("row-000100")))) {
       for (Result r : s) {
         assertEquals(pieces % 2 == 0 ? 2 : 1, r.size());
         pieces++;
