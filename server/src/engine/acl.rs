@@ -10,8 +10,8 @@ use std::sync::RwLock;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::error::{ErrorKind, NamespaceError, StorageError, TableError};
-use super::schema::TableName;
+use crate::engine::model::error::{ErrorKind, NamespaceError, StorageError, TableError};
+use crate::engine::model::schema::TableName;
 
 /// One of HBase's five permissions, in HBase's order and with its letter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -24,8 +24,8 @@ use std::time::Instant;
 
 use super::commit_pool::{CommitPool, Job};
 use super::drain_tracker::DrainTracker;
-use super::error::StorageError;
 use super::recovery::RegionFile;
+use crate::engine::model::error::StorageError;
 
 /// Threads the engine's background drains share.
 pub(crate) const MAX_DRAIN_THREADS: usize = 2;

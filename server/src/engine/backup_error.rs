@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use super::error::{ErrorKind, StorageError};
+use crate::engine::model::error::{ErrorKind, StorageError};
 
 #[derive(Debug, Clone, Error, PartialEq, Eq)]
 #[non_exhaustive]

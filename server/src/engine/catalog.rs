@@ -10,9 +10,9 @@ use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use serde::{Deserialize, Serialize};
 
 use super::acl::{AclScope, Grant};
-use super::error::{OpenError, StorageError};
-use super::region_info::RegionMeta;
-use super::schema::{NamespaceDescriptor, TableDescriptor};
+use crate::engine::model::error::{OpenError, StorageError};
+use crate::engine::model::region_info::RegionMeta;
+use crate::engine::model::schema::{NamespaceDescriptor, TableDescriptor};
 
 const NAMESPACES: TableDefinition<&str, &[u8]> = TableDefinition::new("namespaces");
 const TABLES: TableDefinition<&str, &[u8]> = TableDefinition::new("tables");

@@ -12,10 +12,10 @@ use std::time::{Duration, Instant};
 
 use redb::WriteTransaction;
 
-use super::error::StorageError;
-use super::keys::{self, family_def, family_table_name, REGION_TABLE, SIZE_KEY};
 use super::region::{OpenFile, Region};
-use super::region_info::RegionMeta;
+use crate::engine::model::error::StorageError;
+use crate::engine::model::keys::{self, family_def, family_table_name, REGION_TABLE, SIZE_KEY};
+use crate::engine::model::region_info::RegionMeta;
 
 /// Recorded keys few enough to replay with writes paused for the switch.
 pub(super) const PAUSED_REPLAY_KEYS: usize = 256;

@@ -11,15 +11,15 @@ use tokio::sync::oneshot;
 
 use super::appends::AppendTrack;
 use super::commit_pool::{self, CommitPool};
-use super::error::{MutateError, StorageError};
 use super::memtable::Pressure;
 use super::recorder::Recorder;
 use super::recovery::RegionFile;
 use super::redo::{self, Change};
-use super::region_info::{resized, RegionMeta, RegionStats};
-use super::schema::TableDescriptor;
 use super::snapshot::Snapshots;
 use super::write::{self, Job, Output};
+use crate::engine::model::error::{MutateError, StorageError};
+use crate::engine::model::region_info::{resized, RegionMeta, RegionStats};
+use crate::engine::model::schema::TableDescriptor;
 
 /// Called after each successful commit with the region's size and whether its writes append at
 /// its end; the engine counts commits and triggers splits with it.

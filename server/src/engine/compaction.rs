@@ -8,10 +8,10 @@
 
 use std::collections::BTreeSet;
 
-use super::cell::CellType;
-use super::keys::{self, KIND_FAMILY};
 use super::read::RawEntry;
-use super::schema::{FamilyDescriptor, KeepDeletedCells};
+use crate::engine::model::cell::CellType;
+use crate::engine::model::keys::{self, KIND_FAMILY};
+use crate::engine::model::schema::{FamilyDescriptor, KeepDeletedCells};
 
 /// What a compaction did, summed over regions.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -7,14 +7,14 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::cell::{self, Cell, Condition, Durability, Op, RowMutation, RowResult};
 use super::commit::TaskTicket;
-use super::error::{MutateError, ReadError};
 use super::read::{Get, ReadOptions, Scan};
 use super::scan::Scanner;
-use super::schema::TableDescriptor;
 use super::write::{Fail, Job, Output};
 use super::{Engine, MAX_ROW_LEN};
+use crate::engine::model::cell::{self, Cell, Condition, Durability, Op, RowMutation, RowResult};
+use crate::engine::model::error::{MutateError, ReadError};
+use crate::engine::model::schema::TableDescriptor;
 
 /// What [`Engine::start_mutate_row`] did with a mutation.
 pub enum Started {

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use redb::{Database, ReadTransaction, ReadableTable, TableDefinition, TableHandle};
 
 use super::backup_error::BackupError;
-use super::keys::CellKey;
+use crate::engine::model::keys::CellKey;
 
 pub const MAGIC: &[u8; 8] = b"RBDUMP1\n";
 const TAG_END: u8 = 0;

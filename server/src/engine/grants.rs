@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use super::acl::{Acl, AclError, AclScope, Actions, Grant};
 use super::catalog::Change;
-use super::error::{NamespaceError, TableError};
 use super::Engine;
+use crate::engine::model::error::{NamespaceError, TableError};
 
 impl Engine {
     /// The grants every access check reads; shared, so checks see changes at once.

@@ -11,18 +11,18 @@ use std::time::Duration;
 use redb::{ReadableTable, TableHandle};
 
 use super::catalog::Change;
-use super::cell::now_ms;
 use super::compaction::{keep_flags, CompactStats};
-use super::error::{CompactError, StorageError, TableError};
-use super::keys::{self, family_def, family_table_name};
 use super::read::RawEntry;
 use super::region::Region;
-use super::region_info::RegionMeta;
 use super::rewrite::{middle_row, rewrite};
-use super::schema::TableName;
 use super::tail_split::tail_split;
 use super::write::update_size;
 use super::{Engine, Inner};
+use crate::engine::model::cell::now_ms;
+use crate::engine::model::error::{CompactError, StorageError, TableError};
+use crate::engine::model::keys::{self, family_def, family_table_name};
+use crate::engine::model::region_info::RegionMeta;
+use crate::engine::model::schema::TableName;
 
 /// The message that ends the split thread.
 pub(crate) const STOP: u64 = u64::MAX;

@@ -26,9 +26,9 @@ use imbl::OrdMap;
 use prometheus_client::metrics::histogram::Histogram;
 use smallvec::SmallVec;
 
-use super::keys;
 use super::read::RawEntry;
 use super::redo::Change;
+use crate::engine::model::keys;
 
 /// A cell key, ordered as redb orders the family tables ([`keys::compare`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -361,8 +361,8 @@ impl Drop for MemTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::cell::CellType;
-    use crate::engine::keys::{encode, KIND_COLUMN};
+    use crate::engine::model::cell::CellType;
+    use crate::engine::model::keys::{encode, KIND_COLUMN};
 
     fn change(row: &[u8], ts: i64, v: &[u8]) -> Change {
         Change {

@@ -14,13 +14,15 @@
 //!
 //! The modules depend on each other one way, never in a cycle (`tests/module_graph.rs`).
 
+mod model;
+pub use model::{cell, error, family_values, keys, region_info, schema};
+
 pub mod acl;
 mod background_drain;
 pub mod backup;
 pub mod backup_error;
 pub mod cache;
 pub mod catalog;
-pub mod cell;
 mod commit;
 mod commit_pool;
 pub mod compaction;
@@ -29,10 +31,7 @@ pub use data::{PendingWrite, Started};
 mod ddl;
 mod drain_tracker;
 pub mod dump;
-pub mod error;
-pub mod family_values;
 mod grants;
-pub mod keys;
 mod maintenance;
 mod memtable;
 pub use maintenance::{MaintenanceTimes, SplitReport, RECENT_PAUSES};
@@ -48,10 +47,8 @@ mod redo;
 mod redo_record;
 pub mod region;
 pub mod region_bound;
-pub mod region_info;
 mod rewrite;
 pub mod scan;
-pub mod schema;
 mod snapshot;
 mod tail_split;
 mod write;

@@ -8,13 +8,13 @@
 //! modified ([`NamespaceDescriptor::validate_quotas`]).
 //!
 //! [`EngineConfig::quota_enabled`]: super::EngineConfig::quota_enabled
-//! [`NamespaceDescriptor::validate_quotas`]: super::schema::NamespaceDescriptor::validate_quotas
+//! [`NamespaceDescriptor::validate_quotas`]: crate::engine::model::schema::NamespaceDescriptor::validate_quotas
 
 use std::sync::atomic::Ordering;
 
-use super::error::TableError;
-use super::schema::{NamespaceDescriptor, TableName, NS_MAX_REGIONS, NS_MAX_TABLES};
 use super::{Engine, State};
+use crate::engine::model::error::TableError;
+use crate::engine::model::schema::{NamespaceDescriptor, TableName, NS_MAX_REGIONS, NS_MAX_TABLES};
 
 /// A quota property's value, when it is set to a whole number above zero.
 fn quota(ns: &NamespaceDescriptor, key: &str) -> Option<i64> {

@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use bytes::Bytes;
 use smallvec::SmallVec;
 
-use super::cell::{Cell, CellType};
-use super::keys::{self, KIND_COLUMN, KIND_FAMILY};
-use super::schema::{FamilyDescriptor, KeepDeletedCells};
+use crate::engine::model::cell::{Cell, CellType};
+use crate::engine::model::keys::{self, KIND_COLUMN, KIND_FAMILY};
+use crate::engine::model::schema::{FamilyDescriptor, KeepDeletedCells};
 
 /// A half-open time range `[min, max)` in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -274,7 +274,7 @@ pub(crate) struct RawEntry {
 enum KeySlot {
     Owned(Vec<u8>),
     Shared(bytes::Bytes),
-    Guard(redb::AccessGuard<'static, super::keys::CellKey>),
+    Guard(redb::AccessGuard<'static, crate::engine::model::keys::CellKey>),
 }
 
 enum ValueSlot {
@@ -300,7 +300,7 @@ impl RawEntry {
     }
 
     pub fn guarded(
-        key: redb::AccessGuard<'static, super::keys::CellKey>,
+        key: redb::AccessGuard<'static, crate::engine::model::keys::CellKey>,
         value: redb::AccessGuard<'static, &'static [u8]>,
     ) -> RawEntry {
         RawEntry {

@@ -6,12 +6,12 @@ use std::sync::atomic::Ordering;
 
 use smallvec::SmallVec;
 
-use super::cell::{RowBuilder, RowResult};
 use super::read::{
     materialize, offset_limit, FamilyRead, Filter, Pending, PendingCells, RawEntry, ReadOptions,
 };
-use super::region_info::RegionStats;
-use super::schema::{FamilyDescriptor, TableDescriptor};
+use crate::engine::model::cell::{RowBuilder, RowResult};
+use crate::engine::model::region_info::RegionStats;
+use crate::engine::model::schema::{FamilyDescriptor, TableDescriptor};
 
 /// What a read does per family, worked out once per get or scan chunk rather than per row.
 pub(crate) struct ReadPlan<'a> {

@@ -38,13 +38,13 @@ use redb::{
 };
 
 use super::cache::CacheShare;
-use super::error::StorageError;
 pub use super::faults::StorageFaults;
-use super::keys::{family_def, family_table_name, REGION_TABLE, SIZE_KEY};
 use super::memtable::{BufferCounters, MemTable, MemView, Taken};
 use super::redo::{self, RedoLog};
-use super::region_info::RegionStats;
 use super::snapshot::Snapshots;
+use crate::engine::model::error::StorageError;
+use crate::engine::model::keys::{family_def, family_table_name, REGION_TABLE, SIZE_KEY};
+use crate::engine::model::region_info::RegionStats;
 
 /// The first reopen attempt comes this long after the failure; each failed attempt doubles the
 /// wait, up to [`MAX_RETRY`].

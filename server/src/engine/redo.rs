@@ -52,11 +52,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use redb::{Database, ReadableDatabase, ReadableTable, WriteTransaction};
 
-use super::error::StorageError;
 use super::faults::StorageFaults;
-use super::keys::{family_def, family_table_name, REGION_TABLE, SIZE_KEY};
 pub(crate) use super::redo_record::Change;
 use super::redo_record::{encode, parse, Record, HEADER, MAGIC};
+use crate::engine::model::error::StorageError;
+use crate::engine::model::keys::{family_def, family_table_name, REGION_TABLE, SIZE_KEY};
 
 /// Where a region file stores the sequence number of the last logged batch it holds.
 pub(crate) const REDO_SEQ_KEY: &str = "redo_seq";
@@ -558,9 +558,9 @@ fn stored_seq(db: &Database, region: &Path) -> Result<u64, StorageError> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::cell::CellType;
-    use super::super::keys::{self, KIND_COLUMN};
     use super::*;
+    use crate::engine::model::cell::CellType;
+    use crate::engine::model::keys::{self, KIND_COLUMN};
 
     /// A cell key of `row` in family "f", as the engine writes them.
     fn key(row: &str) -> Vec<u8> {

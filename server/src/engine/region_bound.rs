@@ -9,8 +9,8 @@
 use std::sync::atomic::Ordering;
 
 use super::cache::{self, MIN_SHARE};
-use super::error::TableError;
 use super::Engine;
+use crate::engine::model::error::TableError;
 
 /// The default bound when nothing else is tighter: as many regions as a pre-split table may
 /// have, which a process with enough open files and memory holds (tests/many_regions.rs).

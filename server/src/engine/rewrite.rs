@@ -15,12 +15,14 @@ use redb::{ReadableTable, TableHandle, WriteTransaction};
 
 use super::catch_up::{catch_up, replay, route, take_recorded, CatchUp, Held, RecordedKey, Target};
 use super::compaction::{keep_flags, CompactStats};
-use super::error::StorageError;
-use super::keys::{self, family_def, family_table_name, CellKey, INFO_KEY, REGION_TABLE, SIZE_KEY};
 use super::read::RawEntry;
 use super::region::Region;
-use super::region_info::RegionMeta;
-use super::schema::TableDescriptor;
+use crate::engine::model::error::StorageError;
+use crate::engine::model::keys::{
+    self, family_def, family_table_name, CellKey, INFO_KEY, REGION_TABLE, SIZE_KEY,
+};
+use crate::engine::model::region_info::RegionMeta;
+use crate::engine::model::schema::TableDescriptor;
 
 /// What a rewrite produced.
 pub(crate) struct Rewritten {

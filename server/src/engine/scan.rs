@@ -9,17 +9,17 @@ use std::sync::Arc;
 use bytes::Bytes;
 use smallvec::SmallVec;
 
-use super::cell::{now_ms, RowBuilder, RowResult, RowSpan};
-use super::error::{ReadError, StorageError};
-use super::keys::{self, CellKey};
 use super::memtable::{FamilyMap, MemKey};
 use super::read::{FamilyRead, Pending, RawEntry, RowVerdict, Scan};
 use super::read_plan::{pending_row, ReadCounter, ReadPlan, Visible};
 use super::region::Region;
-use super::region_info::RegionMeta;
-use super::schema::TableDescriptor;
 use super::snapshot::Snapshot;
 use super::Engine;
+use crate::engine::model::cell::{now_ms, RowBuilder, RowResult, RowSpan};
+use crate::engine::model::error::{ReadError, StorageError};
+use crate::engine::model::keys::{self, CellKey};
+use crate::engine::model::region_info::RegionMeta;
+use crate::engine::model::schema::TableDescriptor;
 
 /// Rows read from one region per chunk.
 const CHUNK_ROWS: usize = 256;

@@ -27,11 +27,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use redb::{ReadOnlyTable, ReadTransaction};
 
-use super::error::StorageError;
-use super::keys::CellKey;
-use super::keys::{family_def, family_table_name};
 use super::memtable::MemView;
-use super::schema::TableDescriptor;
+use crate::engine::model::error::StorageError;
+use crate::engine::model::keys::CellKey;
+use crate::engine::model::keys::{family_def, family_table_name};
+use crate::engine::model::schema::TableDescriptor;
 
 /// A family's cells as redb stores them.
 pub(crate) type FamilyTable = ReadOnlyTable<CellKey, &'static [u8]>;

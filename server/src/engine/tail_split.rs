@@ -12,9 +12,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::appends;
-use super::error::StorageError;
 use super::region::{Region, RegionHooks};
-use super::region_info::RegionMeta;
+use crate::engine::model::error::StorageError;
+use crate::engine::model::region_info::RegionMeta;
 
 /// What a tail split produced.
 pub(crate) struct TailSplit {

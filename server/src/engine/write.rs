@@ -9,14 +9,16 @@ use std::sync::Arc;
 use bytes::Bytes;
 use redb::{ReadableTable, WriteTransaction};
 
-use super::cell::{now_ms, write_timestamp, Cell, CellType, Condition, Op, RowMutation};
-use super::error::{MutateError, StorageError};
-use super::keys::{
-    self, family_def, family_table_name, CellKey, KIND_COLUMN, KIND_FAMILY, REGION_TABLE, SIZE_KEY,
-};
 use super::read::{FamilyRead, RawEntry, TimeRange};
 use super::redo::Change;
-use super::schema::TableDescriptor;
+use crate::engine::model::cell::{
+    now_ms, write_timestamp, Cell, CellType, Condition, Op, RowMutation,
+};
+use crate::engine::model::error::{MutateError, StorageError};
+use crate::engine::model::keys::{
+    self, family_def, family_table_name, CellKey, KIND_COLUMN, KIND_FAMILY, REGION_TABLE, SIZE_KEY,
+};
+use crate::engine::model::schema::TableDescriptor;
 
 /// One column a counter or append writes: (family, qualifier, timestamp, new value).
 type Update<'a> = (&'a Vec<u8>, &'a Vec<u8>, i64, Vec<u8>);
@@ -243,7 +245,7 @@ impl<'t> Apply<'t> {
     ) -> Result<bool, Fail> {
         let cur = self.newest(desc, &c.family, row, &c.qualifier, now)?;
         let given = c.value.as_deref().unwrap_or(&[]);
-        let not_equal = c.op == super::cell::CompareOp::NotEqual;
+        let not_equal = c.op == crate::engine::model::cell::CompareOp::NotEqual;
         Ok(match cur {
             None => given.is_empty() && !not_equal,
             Some((_, stored)) if given.is_empty() => stored.is_empty() != not_equal,
