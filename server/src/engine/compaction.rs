@@ -8,10 +8,10 @@
 
 use std::collections::BTreeSet;
 
-use super::read::RawEntry;
 use crate::engine::model::cell::CellType;
 use crate::engine::model::keys::{self, KIND_FAMILY};
 use crate::engine::model::schema::{FamilyDescriptor, KeepDeletedCells};
+use crate::engine::reads::read::RawEntry;
 
 /// What a compaction did, summed over regions.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -12,7 +12,6 @@ use redb::{ReadableTable, TableHandle};
 
 use super::catalog::Change;
 use super::compaction::{keep_flags, CompactStats};
-use super::read::RawEntry;
 use super::region::Region;
 use super::rewrite::{middle_row, rewrite};
 use super::tail_split::tail_split;
@@ -23,6 +22,7 @@ use crate::engine::model::error::{CompactError, StorageError, TableError};
 use crate::engine::model::keys::{self, family_def, family_table_name};
 use crate::engine::model::region_info::RegionMeta;
 use crate::engine::model::schema::TableName;
+use crate::engine::reads::read::RawEntry;
 
 /// The message that ends the split thread.
 pub(crate) const STOP: u64 = u64::MAX;

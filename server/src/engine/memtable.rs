@@ -26,9 +26,9 @@ use imbl::OrdMap;
 use prometheus_client::metrics::histogram::Histogram;
 use smallvec::SmallVec;
 
-use super::read::RawEntry;
 use super::redo::Change;
 use crate::engine::model::keys;
+use crate::engine::reads::read::RawEntry;
 
 /// A cell key, ordered as redb orders the family tables ([`keys::compare`]).
 #[derive(Clone, Debug, PartialEq, Eq)]

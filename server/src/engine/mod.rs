@@ -16,6 +16,8 @@
 
 mod model;
 pub use model::{cell, error, family_values, keys, region_info, schema};
+mod reads;
+pub use reads::read;
 
 pub mod acl;
 mod background_drain;
@@ -39,8 +41,6 @@ mod appends;
 mod catch_up;
 mod faults;
 pub mod namespace_quota;
-pub mod read;
-mod read_plan;
 mod recorder;
 mod recovery;
 mod redo;

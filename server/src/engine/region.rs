@@ -17,8 +17,6 @@ use super::cache::{CacheBudget, CacheShare};
 use super::commit::{Committer, OnLarge, QueueShared, Recording, TaskTicket, Ticket};
 use super::commit_pool::CommitPool;
 use super::memtable;
-use super::read::{FamilyRead, RawEntry, ReadOptions, RowVerdict};
-use super::read_plan::{ReadCounter, ReadPlan};
 use super::recorder::{Busy, RecordLimits, RecordStats, Recorder};
 use super::recovery::{self, FileParts, Health, RegionFile, StorageFaults};
 use super::redo;
@@ -29,6 +27,8 @@ use crate::engine::model::error::{MutateError, StorageError};
 use crate::engine::model::keys::{family_def, family_table_name, INFO_KEY, REGION_TABLE, SIZE_KEY};
 use crate::engine::model::region_info::{RegionInfo, RegionMeta, RegionStats};
 use crate::engine::model::schema::TableDescriptor;
+use crate::engine::reads::read::{FamilyRead, RawEntry, ReadOptions, RowVerdict};
+use crate::engine::reads::read_plan::{ReadCounter, ReadPlan};
 
 /// What a region needs from its engine: the threads its commits run on, whom to tell about
 /// its size after each commit, where to report storage failures, and the test fault switch.

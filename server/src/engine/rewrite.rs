@@ -15,7 +15,6 @@ use redb::{ReadableTable, TableHandle, WriteTransaction};
 
 use super::catch_up::{catch_up, replay, route, take_recorded, CatchUp, Held, RecordedKey, Target};
 use super::compaction::{keep_flags, CompactStats};
-use super::read::RawEntry;
 use super::region::Region;
 use crate::engine::model::error::StorageError;
 use crate::engine::model::keys::{
@@ -23,6 +22,7 @@ use crate::engine::model::keys::{
 };
 use crate::engine::model::region_info::RegionMeta;
 use crate::engine::model::schema::TableDescriptor;
+use crate::engine::reads::read::RawEntry;
 
 /// What a rewrite produced.
 pub(crate) struct Rewritten {

@@ -10,8 +10,6 @@ use bytes::Bytes;
 use smallvec::SmallVec;
 
 use super::memtable::{FamilyMap, MemKey};
-use super::read::{FamilyRead, Pending, RawEntry, RowVerdict, Scan};
-use super::read_plan::{pending_row, ReadCounter, ReadPlan, Visible};
 use super::region::Region;
 use super::snapshot::Snapshot;
 use super::Engine;
@@ -20,6 +18,8 @@ use crate::engine::model::error::{ReadError, StorageError};
 use crate::engine::model::keys::{self, CellKey};
 use crate::engine::model::region_info::RegionMeta;
 use crate::engine::model::schema::TableDescriptor;
+use crate::engine::reads::read::{FamilyRead, Pending, RawEntry, RowVerdict, Scan};
+use crate::engine::reads::read_plan::{pending_row, ReadCounter, ReadPlan, Visible};
 
 /// Rows read from one region per chunk.
 const CHUNK_ROWS: usize = 256;

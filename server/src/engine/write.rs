@@ -9,7 +9,6 @@ use std::sync::Arc;
 use bytes::Bytes;
 use redb::{ReadableTable, WriteTransaction};
 
-use super::read::{FamilyRead, RawEntry, TimeRange};
 use super::redo::Change;
 use crate::engine::model::cell::{
     now_ms, write_timestamp, Cell, CellType, Condition, Op, RowMutation,
@@ -19,6 +18,7 @@ use crate::engine::model::keys::{
     self, family_def, family_table_name, CellKey, KIND_COLUMN, KIND_FAMILY, REGION_TABLE, SIZE_KEY,
 };
 use crate::engine::model::schema::TableDescriptor;
+use crate::engine::reads::read::{FamilyRead, RawEntry, TimeRange};
 
 /// One column a counter or append writes: (family, qualifier, timestamp, new value).
 type Update<'a> = (&'a Vec<u8>, &'a Vec<u8>, i64, Vec<u8>);
@@ -286,7 +286,7 @@ impl<'t> Apply<'t> {
             raw: false,
             now,
         };
-        let mut out = super::read::PendingCells::new();
+        let mut out = crate::engine::reads::read::PendingCells::new();
         fr.collect(row, &entries, None, &mut out);
         Ok(out.pop().map(|c| (c.timestamp, c.value.to_vec())))
     }
