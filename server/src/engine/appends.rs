@@ -5,8 +5,8 @@
 
 use redb::{ReadTransaction, ReadableTable, TableHandle};
 
-use super::memtable::MemView;
 use crate::engine::model::keys::{self, family_def};
+use crate::engine::store::memtable::MemView;
 
 /// Rows a region must have written since it opened before its writes count as appends. Rows
 /// written in a random order rarely append (the k-th row of a fresh region with probability

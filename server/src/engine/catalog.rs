@@ -69,7 +69,7 @@ impl Catalog {
             message: e.to_string(),
         };
         let db = redb::Builder::new()
-            .set_cache_size(super::cache::CATALOG_CACHE)
+            .set_cache_size(crate::engine::store::cache::CATALOG_CACHE)
             .create(&path)
             .map_err(|e| match e {
                 // Not damage: another process has the catalog open.
@@ -190,7 +190,7 @@ impl Catalog {
             // Close the poisoned file first: redb holds a lock on it while it is open.
             *slot = None;
             let db = redb::Builder::new()
-                .set_cache_size(super::cache::CATALOG_CACHE)
+                .set_cache_size(crate::engine::store::cache::CATALOG_CACHE)
                 .create(&self.path)
                 .map_err(|e| {
                 err(&format!(

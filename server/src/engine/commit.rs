@@ -1,5 +1,5 @@
 //! A region's group commit: writers queue [`Request`]s, the engine's shared committer threads
-//! ([`super::commit_pool`]) take up to [`MAX_BATCH`] of them at a time and apply each batch in
+//! ([`crate::engine::store::commit_pool`]) take up to [`MAX_BATCH`] of them at a time and apply each batch in
 //! one write transaction and one commit, then answer every writer of the batch.
 
 use std::path::{Path, PathBuf};
@@ -10,16 +10,16 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use tokio::sync::oneshot;
 
 use super::appends::AppendTrack;
-use super::commit_pool::{self, CommitPool};
-use super::memtable::Pressure;
 use super::recorder::Recorder;
-use super::recovery::RegionFile;
-use super::redo::{self, Change};
-use super::snapshot::Snapshots;
 use super::write::{self, Job, Output};
 use crate::engine::model::error::{MutateError, StorageError};
 use crate::engine::model::region_info::{resized, RegionMeta, RegionStats};
 use crate::engine::model::schema::TableDescriptor;
+use crate::engine::store::commit_pool::{self, CommitPool};
+use crate::engine::store::memtable::Pressure;
+use crate::engine::store::recovery::RegionFile;
+use crate::engine::store::redo::{self, Change};
+use crate::engine::store::snapshot::Snapshots;
 
 /// Called after each successful commit with the region's size and whether its writes append at
 /// its end; the engine counts commits and triggers splits with it.

@@ -461,6 +461,6 @@ fn drop_regions(regions: impl IntoIterator<Item = Arc<Region>>) {
         let path = r.path.clone();
         drop(r);
         let _ = std::fs::remove_file(&path);
-        super::redo::remove_log(&path);
+        crate::engine::store::redo::remove_log(&path);
     }
 }

@@ -370,7 +370,7 @@ impl Engine {
         parent.close();
         if parent.meta.file != out.regions[0].meta.file {
             let _ = std::fs::remove_file(&parent.path);
-            super::redo::remove_log(&parent.path);
+            crate::engine::store::redo::remove_log(&parent.path);
         }
         Ok(out)
     }

@@ -1,6 +1,6 @@
 //! A region: one redb file holding the rows `[start, end)` of one table, one redb table per
 //! column family, and a write queue ([`super::commit`]) that the engine's shared committer
-//! threads ([`super::commit_pool`]) turn into shared commits. This file holds the region's
+//! threads ([`crate::engine::store::commit_pool`]) turn into shared commits. This file holds the region's
 //! lifecycle (create, open, close, flush) and its row reads.
 
 use std::path::{Path, PathBuf};
@@ -13,14 +13,8 @@ use redb::{Database, ReadableTable};
 use smallvec::SmallVec;
 
 use super::appends::{self, AppendTrack};
-use super::cache::{CacheBudget, CacheShare};
 use super::commit::{Committer, OnLarge, QueueShared, Recording, TaskTicket, Ticket};
-use super::commit_pool::CommitPool;
-use super::memtable;
 use super::recorder::{Busy, RecordLimits, RecordStats, Recorder};
-use super::recovery::{self, FileParts, Health, RegionFile, StorageFaults};
-use super::redo;
-use super::snapshot::Snapshots;
 use super::write::{self, update_size, Job, Output};
 use crate::engine::model::cell::RowResult;
 use crate::engine::model::error::{MutateError, StorageError};
@@ -29,6 +23,12 @@ use crate::engine::model::region_info::{RegionInfo, RegionMeta, RegionStats};
 use crate::engine::model::schema::TableDescriptor;
 use crate::engine::reads::read::{FamilyRead, RawEntry, ReadOptions, RowVerdict};
 use crate::engine::reads::read_plan::{ReadCounter, ReadPlan};
+use crate::engine::store::cache::{CacheBudget, CacheShare};
+use crate::engine::store::commit_pool::CommitPool;
+use crate::engine::store::memtable;
+use crate::engine::store::recovery::{self, FileParts, Health, RegionFile, StorageFaults};
+use crate::engine::store::redo;
+use crate::engine::store::snapshot::Snapshots;
 
 /// What a region needs from its engine: the threads its commits run on, whom to tell about
 /// its size after each commit, where to report storage failures, and the test fault switch.
@@ -36,7 +36,7 @@ use crate::engine::reads::read_plan::{ReadCounter, ReadPlan};
 pub(crate) struct RegionHooks {
     pub on_commit: OnLarge,
     pub pool: CommitPool,
-    /// Where write buffers drain in the background ([`super::background_drain`]).
+    /// Where write buffers drain in the background ([`crate::engine::store::background_drain`]).
     pub drainer: CommitPool,
     pub health: Arc<Health>,
     pub faults: Option<StorageFaults>,

@@ -8,9 +8,9 @@
 
 use std::sync::atomic::Ordering;
 
-use super::cache::{self, MIN_SHARE};
 use super::Engine;
 use crate::engine::model::error::TableError;
+use crate::engine::store::cache::{self, MIN_SHARE};
 
 /// The default bound when nothing else is tighter: as many regions as a pre-split table may
 /// have, which a process with enough open files and memory holds (tests/many_regions.rs).

@@ -9,9 +9,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use smallvec::SmallVec;
 
-use super::memtable::{FamilyMap, MemKey};
 use super::region::Region;
-use super::snapshot::Snapshot;
 use super::Engine;
 use crate::engine::model::cell::{now_ms, RowBuilder, RowResult, RowSpan};
 use crate::engine::model::error::{ReadError, StorageError};
@@ -20,6 +18,8 @@ use crate::engine::model::region_info::RegionMeta;
 use crate::engine::model::schema::TableDescriptor;
 use crate::engine::reads::read::{FamilyRead, Pending, RawEntry, RowVerdict, Scan};
 use crate::engine::reads::read_plan::{pending_row, ReadCounter, ReadPlan, Visible};
+use crate::engine::store::memtable::{FamilyMap, MemKey};
+use crate::engine::store::snapshot::Snapshot;
 
 /// Rows read from one region per chunk.
 const CHUNK_ROWS: usize = 256;

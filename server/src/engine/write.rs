@@ -9,7 +9,6 @@ use std::sync::Arc;
 use bytes::Bytes;
 use redb::{ReadableTable, WriteTransaction};
 
-use super::redo::Change;
 use crate::engine::model::cell::{
     now_ms, write_timestamp, Cell, CellType, Condition, Op, RowMutation,
 };
@@ -19,6 +18,7 @@ use crate::engine::model::keys::{
 };
 use crate::engine::model::schema::TableDescriptor;
 use crate::engine::reads::read::{FamilyRead, RawEntry, TimeRange};
+use crate::engine::store::redo::Change;
 
 /// One column a counter or append writes: (family, qualifier, timestamp, new value).
 type Update<'a> = (&'a Vec<u8>, &'a Vec<u8>, i64, Vec<u8>);

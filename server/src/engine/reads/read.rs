@@ -291,7 +291,7 @@ impl RawEntry {
         }
     }
 
-    /// An entry of the write buffer ([`crate::engine::memtable`]): shared, not copied.
+    /// An entry of the write buffer ([`crate::engine::store::memtable`]): shared, not copied.
     pub fn shared(key: bytes::Bytes, value: bytes::Bytes) -> RawEntry {
         RawEntry {
             key: KeySlot::Shared(key),
