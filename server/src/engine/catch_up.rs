@@ -33,7 +33,7 @@ const OPEN_MIN: Duration = Duration::from_millis(1);
 /// Slices at most; past that the switch takes whatever backlog is left.
 const MAX_SLICES: usize = 10_000;
 
-pub(super) use super::recorder::RecordedKey;
+pub(super) use crate::engine::writes::recorder::RecordedKey;
 
 /// One new file of a rewrite and the counters its region table will hold.
 pub(super) struct Target {

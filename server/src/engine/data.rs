@@ -7,14 +7,14 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::commit::TaskTicket;
 use super::scan::Scanner;
-use super::write::{Fail, Job, Output};
 use super::{Engine, MAX_ROW_LEN};
 use crate::engine::model::cell::{self, Cell, Condition, Durability, Op, RowMutation, RowResult};
 use crate::engine::model::error::{MutateError, ReadError};
 use crate::engine::model::schema::TableDescriptor;
 use crate::engine::reads::read::{Get, ReadOptions, Scan};
+use crate::engine::writes::commit::TaskTicket;
+use crate::engine::writes::write::{Fail, Job, Output};
 
 /// What [`Engine::start_mutate_row`] did with a mutation.
 pub enum Started {

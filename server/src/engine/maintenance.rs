@@ -15,7 +15,6 @@ use super::compaction::{keep_flags, CompactStats};
 use super::region::Region;
 use super::rewrite::{middle_row, rewrite};
 use super::tail_split::tail_split;
-use super::write::update_size;
 use super::{Engine, Inner};
 use crate::engine::model::cell::now_ms;
 use crate::engine::model::error::{CompactError, StorageError, TableError};
@@ -23,6 +22,7 @@ use crate::engine::model::keys::{self, family_def, family_table_name};
 use crate::engine::model::region_info::RegionMeta;
 use crate::engine::model::schema::TableName;
 use crate::engine::reads::read::RawEntry;
+use crate::engine::writes::write::update_size;
 
 /// The message that ends the split thread.
 pub(crate) const STOP: u64 = u64::MAX;

@@ -1,5 +1,5 @@
 //! A region: one redb file holding the rows `[start, end)` of one table, one redb table per
-//! column family, and a write queue ([`super::commit`]) that the engine's shared committer
+//! column family, and a write queue ([`crate::engine::writes::commit`]) that the engine's shared committer
 //! threads ([`crate::engine::store::commit_pool`]) turn into shared commits. This file holds the region's
 //! lifecycle (create, open, close, flush) and its row reads.
 
@@ -12,10 +12,6 @@ use std::time::Duration;
 use redb::{Database, ReadableTable};
 use smallvec::SmallVec;
 
-use super::appends::{self, AppendTrack};
-use super::commit::{Committer, OnLarge, QueueShared, Recording, TaskTicket, Ticket};
-use super::recorder::{Busy, RecordLimits, RecordStats, Recorder};
-use super::write::{self, update_size, Job, Output};
 use crate::engine::model::cell::RowResult;
 use crate::engine::model::error::{MutateError, StorageError};
 use crate::engine::model::keys::{family_def, family_table_name, INFO_KEY, REGION_TABLE, SIZE_KEY};
@@ -29,6 +25,12 @@ use crate::engine::store::memtable;
 use crate::engine::store::recovery::{self, FileParts, Health, RegionFile, StorageFaults};
 use crate::engine::store::redo;
 use crate::engine::store::snapshot::Snapshots;
+use crate::engine::writes::appends::{self, AppendTrack};
+use crate::engine::writes::commit::{
+    Committer, OnLarge, QueueShared, Recording, TaskTicket, Ticket,
+};
+use crate::engine::writes::recorder::{Busy, RecordLimits, RecordStats, Recorder};
+use crate::engine::writes::write::{self, update_size, Job, Output};
 
 /// What a region needs from its engine: the threads its commits run on, whom to tell about
 /// its size after each commit, where to report storage failures, and the test fault switch.

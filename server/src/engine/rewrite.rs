@@ -37,8 +37,8 @@ pub(crate) struct Rewritten {
     pub stats: CompactStats,
 }
 
-pub(crate) use super::commit::OnLarge;
 pub(crate) use super::region::RegionHooks;
+pub(crate) use crate::engine::writes::commit::OnLarge;
 
 /// Copies `parent` into `targets` (which must cover its range, sorted by start), purging as a
 /// major compaction when `purge` is given, then calls `install` with writes paused. The parent

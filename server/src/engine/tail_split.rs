@@ -1,4 +1,4 @@
-//! A tail split: a region whose writes append at its end ([`super::appends`]: a sequential
+//! A tail split: a region whose writes append at its end ([`crate::engine::writes::appends`]: a sequential
 //! load, time-ordered or counter row keys) splits just past its greatest row. The lower part
 //! keeps the region's file, id and start, with its write buffer and redo log; the upper part is
 //! a new, empty region that takes the appends from then on. Nothing is copied, so the split
@@ -11,10 +11,10 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::appends;
 use super::region::{Region, RegionHooks};
 use crate::engine::model::error::StorageError;
 use crate::engine::model::region_info::RegionMeta;
+use crate::engine::writes::appends;
 
 /// What a tail split produced.
 pub(crate) struct TailSplit {

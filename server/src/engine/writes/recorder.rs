@@ -20,7 +20,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// A (family, key) pair written to the region during a rewrite.
-pub(super) type RecordedKey = (Vec<u8>, Vec<u8>);
+pub(in crate::engine) type RecordedKey = (Vec<u8>, Vec<u8>);
 
 /// The bound on recorded keys and how long a writer waits at it.
 #[derive(Debug, Clone, Copy)]

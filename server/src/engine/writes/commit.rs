@@ -40,7 +40,7 @@ pub(crate) struct Request {
 pub(crate) enum ReplyTo {
     /// A thread blocked in [`Ticket::wait`].
     Thread(Sender<Result<Output, write::Fail>>),
-    /// A task awaiting it ([`super::data::PendingWrite`]): no thread waits for the commit.
+    /// A task awaiting it ([`crate::engine::data::PendingWrite`]): no thread waits for the commit.
     Task(oneshot::Sender<Result<Output, write::Fail>>),
 }
 
@@ -69,7 +69,7 @@ impl Ticket {
 }
 
 /// Applies batches of jobs, one write transaction and one commit per batch. Shares its parts
-/// with the [`Region`](super::region::Region) that owns it.
+/// with the [`Region`](crate::engine::region::Region) that owns it.
 pub(crate) struct Committer {
     pub path: PathBuf,
     pub snapshots: Arc<Snapshots>,
