@@ -33,8 +33,8 @@ use redb::ReadTransaction;
 
 use super::backup_error::BackupError;
 use super::dump::write_dump;
-use super::region::Region;
 use super::{cell, Engine};
+use crate::engine::regions::region::Region;
 
 /// Buckets from 10 µs (a pause) to 1 h (a whole backup of a large data set).
 const BUCKETS: [f64; 16] = [

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use super::acl::AclScope;
 use super::catalog::{Change, TableRecord};
-use super::region::Region;
 use super::{Engine, TableState};
 use crate::engine::model::error::{NamespaceError, TableError};
 use crate::engine::model::region_info::RegionMeta;
@@ -14,6 +13,7 @@ use crate::engine::model::schema::{
     validate_namespace_name, FamilyDescriptor, NamespaceDescriptor, TableDescriptor, TableName,
     SYSTEM_TABLES,
 };
+use crate::engine::regions::region::Region;
 
 /// The most split keys one `create_table` takes (10,001 regions): each region is a file, so a
 /// client must not be able to ask for millions.

@@ -1,4 +1,4 @@
-//! Splits and compactions: the engine side that picks regions, asks [`super::rewrite`] to copy
+//! Splits and compactions: the engine side that picks regions, asks [`crate::engine::regions::rewrite`] to copy
 //! them, and switches the catalog and the region map.
 
 use prometheus_client::metrics::histogram::Histogram;
@@ -11,10 +11,6 @@ use std::time::Duration;
 use redb::{ReadableTable, TableHandle};
 
 use super::catalog::Change;
-use super::compaction::{keep_flags, CompactStats};
-use super::region::Region;
-use super::rewrite::{middle_row, rewrite};
-use super::tail_split::tail_split;
 use super::{Engine, Inner};
 use crate::engine::model::cell::now_ms;
 use crate::engine::model::error::{CompactError, StorageError, TableError};
@@ -22,6 +18,10 @@ use crate::engine::model::keys::{self, family_def, family_table_name};
 use crate::engine::model::region_info::RegionMeta;
 use crate::engine::model::schema::TableName;
 use crate::engine::reads::read::RawEntry;
+use crate::engine::regions::compaction::{keep_flags, CompactStats};
+use crate::engine::regions::region::Region;
+use crate::engine::regions::rewrite::{middle_row, rewrite};
+use crate::engine::regions::tail_split::tail_split;
 use crate::engine::writes::write::update_size;
 
 /// The message that ends the split thread.
@@ -361,7 +361,7 @@ impl Engine {
         parent: &Arc<Region>,
         children: Vec<RegionMeta>,
         purge: Option<(&super::TableDescriptor, i64)>,
-    ) -> Result<super::rewrite::Rewritten, StorageError> {
+    ) -> Result<crate::engine::regions::rewrite::Rewritten, StorageError> {
         let key = name.to_string();
         let dir = self.table_dir(name);
         let out = rewrite(parent, &dir, children, purge, self.region_hooks(), |new| {

@@ -9,7 +9,6 @@ use std::sync::Arc;
 use bytes::Bytes;
 use smallvec::SmallVec;
 
-use super::region::Region;
 use super::Engine;
 use crate::engine::model::cell::{now_ms, RowBuilder, RowResult, RowSpan};
 use crate::engine::model::error::{ReadError, StorageError};
@@ -18,6 +17,7 @@ use crate::engine::model::region_info::RegionMeta;
 use crate::engine::model::schema::TableDescriptor;
 use crate::engine::reads::read::{FamilyRead, Pending, RawEntry, RowVerdict, Scan};
 use crate::engine::reads::read_plan::{pending_row, ReadCounter, ReadPlan, Visible};
+use crate::engine::regions::region::Region;
 use crate::engine::store::memtable::{FamilyMap, MemKey};
 use crate::engine::store::snapshot::Snapshot;
 

@@ -29,7 +29,7 @@
 //! That makes replay idempotent and safe when a crash lands between a durable commit and the
 //! log's truncation (the records left over are skipped).
 //!
-//! The file catches up with the log in the background ([`crate::engine::region::flush_loop`]): every
+//! The file catches up with the log in the background ([`crate::engine::regions::region::flush_loop`]): every
 //! [`crate::engine::EngineConfig::async_flush`] a region with commits since its last durable
 //! one *rolls* its log ([`RedoLog::roll`], the only moment its writers are held): records go
 //! to the log's other file from then on. A durable commit of the region without the gate then

@@ -1,6 +1,6 @@
 //! Whether a region's writes append at its end: the rows a sequential load writes (time-ordered
 //! or counter keys) each sort after every row the region holds. Such a region splits at its
-//! tail ([`crate::engine::tail_split`]) instead of copying its two halves into new files: the rows it
+//! tail ([`crate::engine::regions::tail_split`]) instead of copying its two halves into new files: the rows it
 //! holds stay where they are, and the new region above them starts empty.
 
 use redb::{ReadTransaction, ReadableTable, TableHandle};

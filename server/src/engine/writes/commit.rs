@@ -69,7 +69,7 @@ impl Ticket {
 }
 
 /// Applies batches of jobs, one write transaction and one commit per batch. Shares its parts
-/// with the [`Region`](crate::engine::region::Region) that owns it.
+/// with the [`Region`](crate::engine::regions::region::Region) that owns it.
 pub(crate) struct Committer {
     pub path: PathBuf,
     pub snapshots: Arc<Snapshots>,

@@ -43,7 +43,7 @@ pub(crate) struct RegionHooks {
     pub health: Arc<Health>,
     pub faults: Option<StorageFaults>,
     pub cache: Arc<CacheBudget>,
-    /// [`super::EngineConfig::catch_up_free_rounds`], for rewrites.
+    /// [`crate::engine::EngineConfig::catch_up_free_rounds`], for rewrites.
     pub catch_up_free_rounds: usize,
     /// Set when the engine closes: a rewrite in progress gives up rather than hold up the exit.
     pub stop: Arc<std::sync::atomic::AtomicBool>,
