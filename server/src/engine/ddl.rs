@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::acl::AclScope;
-use super::catalog::{Change, TableRecord};
 use super::{Engine, TableState};
+use crate::engine::meta::acl::AclScope;
+use crate::engine::meta::catalog::{Change, TableRecord};
 use crate::engine::model::error::{NamespaceError, TableError};
 use crate::engine::model::region_info::RegionMeta;
 use crate::engine::model::schema::{

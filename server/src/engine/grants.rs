@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use super::acl::{Acl, AclError, AclScope, Actions, Grant};
-use super::catalog::Change;
 use super::Engine;
+use crate::engine::meta::acl::{Acl, AclError, AclScope, Actions, Grant};
+use crate::engine::meta::catalog::Change;
 use crate::engine::model::error::{NamespaceError, TableError};
 
 impl Engine {

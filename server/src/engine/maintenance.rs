@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use redb::{ReadableTable, TableHandle};
 
-use super::catalog::Change;
 use super::{Engine, Inner};
+use crate::engine::meta::catalog::Change;
 use crate::engine::model::cell::now_ms;
 use crate::engine::model::error::{CompactError, StorageError, TableError};
 use crate::engine::model::keys::{self, family_def, family_table_name};

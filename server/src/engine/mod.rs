@@ -25,12 +25,12 @@ mod writes;
 use writes::recorder;
 mod regions;
 use regions::rewrite;
+mod meta;
+pub use meta::{acl, catalog};
 pub use regions::{compaction, region};
 
-pub mod acl;
 pub mod backup;
 pub mod backup_error;
-pub mod catalog;
 mod data;
 pub use data::{PendingWrite, Started};
 mod ddl;
