@@ -27,19 +27,17 @@ mod regions;
 use regions::rewrite;
 mod meta;
 pub use meta::{acl, catalog};
+mod admin;
+use admin::{ddl, maintenance};
+pub use admin::{namespace_quota, region_bound};
 pub use regions::{compaction, region};
 
 pub mod backup;
 pub mod backup_error;
 mod data;
 pub use data::{PendingWrite, Started};
-mod ddl;
 pub mod dump;
-mod grants;
-mod maintenance;
 pub use maintenance::{MaintenanceTimes, SplitReport, RECENT_PAUSES};
-pub mod namespace_quota;
-pub mod region_bound;
 pub mod scan;
 
 use std::borrow::Cow;

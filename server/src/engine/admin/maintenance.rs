@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use redb::{ReadableTable, TableHandle};
 
-use super::{Engine, Inner};
 use crate::engine::meta::catalog::Change;
 use crate::engine::model::cell::now_ms;
 use crate::engine::model::error::{CompactError, StorageError, TableError};
@@ -23,6 +22,7 @@ use crate::engine::regions::region::Region;
 use crate::engine::regions::rewrite::{middle_row, rewrite};
 use crate::engine::regions::tail_split::tail_split;
 use crate::engine::writes::write::update_size;
+use crate::engine::{Engine, Inner};
 
 /// The message that ends the split thread.
 pub(crate) const STOP: u64 = u64::MAX;
@@ -295,7 +295,7 @@ impl Engine {
             &parent,
             &dir,
             self.new_region_id(),
-            super::MAX_ROW_LEN,
+            crate::engine::MAX_ROW_LEN,
             self.region_hooks(),
             |new| self.install(&key, &parent, new),
         )?;
@@ -360,7 +360,7 @@ impl Engine {
         name: &TableName,
         parent: &Arc<Region>,
         children: Vec<RegionMeta>,
-        purge: Option<(&super::TableDescriptor, i64)>,
+        purge: Option<(&crate::engine::model::schema::TableDescriptor, i64)>,
     ) -> Result<crate::engine::regions::rewrite::Rewritten, StorageError> {
         let key = name.to_string();
         let dir = self.table_dir(name);
@@ -468,7 +468,7 @@ impl Engine {
     }
 
     /// Size-triggered splits not made because the engine held
-    /// [`EngineConfig::region_split_limit`](super::EngineConfig::region_split_limit) regions.
+    /// [`EngineConfig::region_split_limit`](crate::engine::EngineConfig::region_split_limit) regions.
     pub fn splits_at_limit(&self) -> u64 {
         self.inner.splits_at_limit.load(Ordering::Relaxed)
     }
@@ -497,7 +497,7 @@ impl Engine {
 /// made on a snapshot; an entry is removed only if it is unchanged when writes are paused.
 fn minor_compact(
     region: &Region,
-    desc: &super::TableDescriptor,
+    desc: &crate::engine::model::schema::TableDescriptor,
 ) -> Result<CompactStats, StorageError> {
     let _m = region.maintenance.lock().unwrap_or_else(|p| p.into_inner());
     let now = now_ms();

@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use super::Engine;
 use crate::engine::meta::acl::{Acl, AclError, AclScope, Actions, Grant};
 use crate::engine::meta::catalog::Change;
 use crate::engine::model::error::{NamespaceError, TableError};
+use crate::engine::Engine;
 
 impl Engine {
     /// The grants every access check reads; shared, so checks see changes at once.

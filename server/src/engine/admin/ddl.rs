@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::{Engine, TableState};
 use crate::engine::meta::acl::AclScope;
 use crate::engine::meta::catalog::{Change, TableRecord};
 use crate::engine::model::error::{NamespaceError, TableError};
@@ -14,6 +13,7 @@ use crate::engine::model::schema::{
     SYSTEM_TABLES,
 };
 use crate::engine::regions::region::Region;
+use crate::engine::{Engine, TableState};
 
 /// The most split keys one `create_table` takes (10,001 regions): each region is a file, so a
 /// client must not be able to ask for millions.
@@ -173,7 +173,8 @@ impl Engine {
         let dir = self.table_dir(name);
         // A table made here takes its directory with it if it cannot be made.
         let new_dir = !dir.exists();
-        std::fs::create_dir_all(&dir).map_err(|e| super::StorageError::new(&dir, e))?;
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| crate::engine::model::error::StorageError::new(&dir, e))?;
         let undo = |regions: BTreeMap<Vec<u8>, Arc<Region>>| {
             drop_regions(regions.into_values());
             if new_dir {

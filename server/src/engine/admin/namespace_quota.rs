@@ -7,14 +7,14 @@
 //! table is never refused. The values were checked when the namespace was created or
 //! modified ([`NamespaceDescriptor::validate_quotas`]).
 //!
-//! [`EngineConfig::quota_enabled`]: super::EngineConfig::quota_enabled
+//! [`EngineConfig::quota_enabled`]: crate::engine::EngineConfig::quota_enabled
 //! [`NamespaceDescriptor::validate_quotas`]: crate::engine::model::schema::NamespaceDescriptor::validate_quotas
 
 use std::sync::atomic::Ordering;
 
-use super::{Engine, State};
 use crate::engine::model::error::TableError;
 use crate::engine::model::schema::{NamespaceDescriptor, TableName, NS_MAX_REGIONS, NS_MAX_TABLES};
+use crate::engine::{Engine, State};
 
 /// A quota property's value, when it is set to a whole number above zero.
 fn quota(ns: &NamespaceDescriptor, key: &str) -> Option<i64> {

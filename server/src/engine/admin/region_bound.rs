@@ -1,16 +1,16 @@
 //! The bound on how many regions the server holds. Every region is an open redb file (a file
 //! descriptor, a floor of cache, some tens of KiB of bookkeeping) and, while written, a redo
 //! log or two; clients can ask for many at once (a pre-split table takes up to
-//! [`super::MAX_SPLIT_KEYS`] + 1). So regions come from one budget: a table that would take
-//! the server past [`EngineConfig::max_regions`](super::EngineConfig::max_regions) is refused
+//! [`crate::engine::MAX_SPLIT_KEYS`] + 1). So regions come from one budget: a table that would take
+//! the server past [`EngineConfig::max_regions`](crate::engine::EngineConfig::max_regions) is refused
 //! with [`TableError::TooManyRegions`], as HBase's namespace region quota refuses one
 //! (`QuotaExceededException`), and splits stop there. Regions already on disk always open.
 
 use std::sync::atomic::Ordering;
 
-use super::Engine;
 use crate::engine::model::error::TableError;
 use crate::engine::store::cache::{self, MIN_SHARE};
+use crate::engine::Engine;
 
 /// The default bound when nothing else is tighter: as many regions as a pre-split table may
 /// have, which a process with enough open files and memory holds (tests/many_regions.rs).
