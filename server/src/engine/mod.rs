@@ -29,16 +29,16 @@ mod meta;
 pub use meta::{acl, catalog};
 mod admin;
 use admin::{ddl, maintenance};
+mod data;
 pub use admin::{namespace_quota, region_bound};
+pub use data::operations::{PendingWrite, Started};
+pub use data::scan;
 pub use regions::{compaction, region};
 
 pub mod backup;
 pub mod backup_error;
-mod data;
-pub use data::{PendingWrite, Started};
 pub mod dump;
 pub use maintenance::{MaintenanceTimes, SplitReport, RECENT_PAUSES};
-pub mod scan;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};

@@ -40,7 +40,7 @@ pub(crate) struct Request {
 pub(crate) enum ReplyTo {
     /// A thread blocked in [`Ticket::wait`].
     Thread(Sender<Result<Output, write::Fail>>),
-    /// A task awaiting it ([`crate::engine::data::PendingWrite`]): no thread waits for the commit.
+    /// A task awaiting it ([`crate::engine::data::operations::PendingWrite`]): no thread waits for the commit.
     Task(oneshot::Sender<Result<Output, write::Fail>>),
 }
 

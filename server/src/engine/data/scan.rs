@@ -9,7 +9,6 @@ use std::sync::Arc;
 use bytes::Bytes;
 use smallvec::SmallVec;
 
-use super::Engine;
 use crate::engine::model::cell::{now_ms, RowBuilder, RowResult, RowSpan};
 use crate::engine::model::error::{ReadError, StorageError};
 use crate::engine::model::keys::{self, CellKey};
@@ -20,6 +19,7 @@ use crate::engine::reads::read_plan::{pending_row, ReadCounter, ReadPlan, Visibl
 use crate::engine::regions::region::Region;
 use crate::engine::store::memtable::{FamilyMap, MemKey};
 use crate::engine::store::snapshot::Snapshot;
+use crate::engine::Engine;
 
 /// Rows read from one region per chunk.
 const CHUNK_ROWS: usize = 256;

@@ -8,13 +8,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::scan::Scanner;
-use super::{Engine, MAX_ROW_LEN};
 use crate::engine::model::cell::{self, Cell, Condition, Durability, Op, RowMutation, RowResult};
 use crate::engine::model::error::{MutateError, ReadError};
 use crate::engine::model::schema::TableDescriptor;
 use crate::engine::reads::read::{Get, ReadOptions, Scan};
 use crate::engine::writes::commit::TaskTicket;
 use crate::engine::writes::write::{Fail, Job, Output};
+use crate::engine::{Engine, MAX_ROW_LEN};
 
 /// What [`Engine::start_mutate_row`] did with a mutation.
 pub enum Started {
