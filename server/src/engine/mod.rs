@@ -33,11 +33,10 @@ mod data;
 pub use admin::{namespace_quota, region_bound};
 pub use data::operations::{PendingWrite, Started};
 pub use data::scan;
+mod backups;
+pub use backups::{backup, backup_error, dump};
 pub use regions::{compaction, region};
 
-pub mod backup;
-pub mod backup_error;
-pub mod dump;
 pub use maintenance::{MaintenanceTimes, SplitReport, RECENT_PAUSES};
 
 use std::borrow::Cow;

@@ -160,7 +160,7 @@ impl Catalog {
         Ok((catalog, loaded))
     }
 
-    /// A read transaction on the catalog: a backup's view of it ([`crate::engine::backup`]).
+    /// A read transaction on the catalog: a backup's view of it ([`crate::engine::backups::backup`]).
     pub(crate) fn begin_read(&self) -> Result<redb::ReadTransaction, StorageError> {
         let slot = self.db.lock().unwrap_or_else(|p| p.into_inner());
         let db = slot

@@ -33,8 +33,9 @@ use redb::ReadTransaction;
 
 use super::backup_error::BackupError;
 use super::dump::write_dump;
-use super::{cell, Engine};
+use crate::engine::model::cell;
 use crate::engine::regions::region::Region;
+use crate::engine::Engine;
 
 /// Buckets from 10 µs (a pause) to 1 h (a whole backup of a large data set).
 const BUCKETS: [f64; 16] = [
