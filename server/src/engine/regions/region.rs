@@ -23,8 +23,8 @@ use crate::engine::store::cache::{CacheBudget, CacheShare};
 use crate::engine::store::commit_pool::CommitPool;
 use crate::engine::store::memtable;
 use crate::engine::store::recovery::{self, FileParts, Health, RegionFile, StorageFaults};
-use crate::engine::store::redo;
 use crate::engine::store::snapshot::Snapshots;
+use crate::engine::store::{redo, redo_replay};
 use crate::engine::writes::appends::{self, AppendTrack};
 use crate::engine::writes::commit::{
     Committer, OnLarge, QueueShared, Recording, TaskTicket, Ticket,
@@ -72,7 +72,11 @@ impl RegionHooks {
         let cache = self.cache.share();
         let db = recovery::open_db(path, create, self.faults.as_ref(), cache.bytes())
             .map_err(|e| storage(path, e))?;
-        let redo_seq = if fresh { 0 } else { redo::recover(&db, path)? };
+        let redo_seq = if fresh {
+            0
+        } else {
+            redo_replay::recover(&db, path)?
+        };
         Ok(OpenFile {
             db,
             cache,

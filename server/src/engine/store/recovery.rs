@@ -40,7 +40,8 @@ use redb::{
 use super::cache::CacheShare;
 pub use super::faults::StorageFaults;
 use super::memtable::{BufferCounters, MemTable, MemView, Taken};
-use super::redo::{self, RedoLog};
+use super::redo::RedoLog;
+use super::redo_replay;
 use super::snapshot::Snapshots;
 use crate::engine::model::error::StorageError;
 use crate::engine::model::keys::{family_def, family_table_name, REGION_TABLE, SIZE_KEY};
@@ -502,7 +503,7 @@ impl RegionFile {
         // non-durable batches acknowledged since.
         let opened = open_db(&self.path, false, self.faults.as_ref(), self.cache.bytes())
             .map_err(|e| e.to_string())
-            .and_then(|db| match redo::recover(&db, &self.path) {
+            .and_then(|db| match redo_replay::recover(&db, &self.path) {
                 Ok(seq) => Ok((db, seq)),
                 Err(e) => Err(e.message),
             });
@@ -625,7 +626,7 @@ impl RegionFile {
                 delta += (k.0.len() + v.len()) as i64 - old;
             }
         }
-        redo::stamp(txn, &self.path, delta, taken.last_seq).map_err(|e| self.classify(e))?;
+        redo_replay::stamp(txn, &self.path, delta, taken.last_seq).map_err(|e| self.classify(e))?;
         Ok(Some(Drained {
             taken,
             delta,

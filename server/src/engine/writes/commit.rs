@@ -19,6 +19,7 @@ use crate::engine::store::commit_pool::{self, CommitPool};
 use crate::engine::store::memtable::Pressure;
 use crate::engine::store::recovery::RegionFile;
 use crate::engine::store::redo::{self, Change};
+use crate::engine::store::redo_replay;
 use crate::engine::store::snapshot::Snapshots;
 
 /// Called after each successful commit with the region's size and whether its writes append at
@@ -341,7 +342,7 @@ impl Committer {
             }
             let seq = self.file.redo.next_seq();
             // The buffer's part is stamped in the file already: this stamp adds the batch's.
-            let size = redo::stamp(&mut txn, &self.path, delta, seq)?;
+            let size = redo_replay::stamp(&mut txn, &self.path, delta, seq)?;
             // In the log before redb commits it: no reader sees a write a crash can take back.
             let logged = self.log(seq, size, &changes, durable);
             if logged == Logged::Failed {
