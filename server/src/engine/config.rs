@@ -18,7 +18,7 @@ pub struct EngineConfig {
     /// this is refused, and no split makes more. Regions already on disk always open.
     pub max_regions: usize,
     /// Enforce namespace quotas (HBase's `hbase.quota.enabled`, off by default there too):
-    /// see [`namespace_quota`].
+    /// see [`namespace_quota`](super::namespace_quota).
     pub quota_enabled: bool,
     /// The largest value one cell may hold.
     pub max_value_size: usize,
@@ -30,13 +30,13 @@ pub struct EngineConfig {
     pub cache_size: usize,
     /// How often a region with non-durable (`ASYNC_WAL`, `SKIP_WAL`) commits since its last
     /// durable one gets a durable commit: the most such writes a power loss can take
-    /// ([`redo`]). A process crash loses none of them whatever this is.
+    /// ([`redo`](super::store::redo)). A process crash loses none of them whatever this is.
     pub async_flush: Duration,
     /// Catch-up rounds a split or major compaction runs with writes going freely before it
-    /// holds writers back in short slices ([`catch_up`]); 0 throttles at once (tests).
+    /// holds writers back in short slices (`regions::catch_up`); 0 throttles at once (tests).
     pub catch_up_free_rounds: usize,
     /// Keys written during a split or major compaction that its region may hold for replay
-    /// before writers to the region wait ([`recorder`]): the bound on a rewrite's memory.
+    /// before writers to the region wait ([`recorder`](super::writes::recorder)): the bound on a rewrite's memory.
     pub max_recorded_keys: usize,
     /// How long a writer waits at that bound before its write is refused (retryable).
     pub write_busy_wait: Duration,
@@ -50,7 +50,7 @@ pub struct EngineConfig {
     /// by itself the way HBase's own client does.
     pub region_block_wait: Duration,
     /// Bytes of logged writes all regions may hold in their write buffers before redb takes
-    /// them ([`memtable`]); None: a quarter of `cache_size`, 4 to 128 MiB.
+    /// them ([`memtable`](super::store::memtable)); None: a quarter of `cache_size`, 4 to 128 MiB.
     pub write_buffer_size: Option<usize>,
 }
 

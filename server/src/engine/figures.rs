@@ -109,7 +109,7 @@ impl Engine {
     }
 
     /// Bytes the regions' write buffers hold now (logged writes redb has not taken yet): at
-    /// most [`EngineConfig::write_buffer_bytes`] and one batch per region, as a region's
+    /// most [`EngineConfig::write_buffer_bytes`](super::EngineConfig::write_buffer_bytes) and one batch per region, as a region's
     /// writer drains its buffer at the first batch past that bound (or past 16 MiB of its
     /// own); from half that bound (or 4 MiB) on, buffers drain in the background.
     pub fn write_buffer_bytes(&self) -> u64 {

@@ -56,7 +56,7 @@ pub(crate) struct RegionHooks {
 pub(crate) struct OpenFile {
     pub db: Database,
     pub cache: CacheShare,
-    /// The redo sequence number the file holds ([`redo::recover`]).
+    /// The redo sequence number the file holds ([`recover`](crate::engine::store::redo_replay::recover)).
     pub redo_seq: u64,
 }
 

@@ -270,9 +270,9 @@ pub(crate) struct RegionFile {
     snapshots: Arc<Snapshots>,
     pub(super) gate: Arc<Mutex<()>>,
     stats: Arc<RegionStats>,
-    /// Non-durable batches since the last durable commit ([`redo`]).
+    /// Non-durable batches since the last durable commit ([`redo`](super::redo)).
     pub redo: RedoLog,
-    /// Logged blind writes redb has not taken yet ([`memtable`]).
+    /// Logged blind writes redb has not taken yet ([`memtable`](super::memtable)).
     pub mem: MemTable,
     /// Held by a drain from taking the buffer until it has let go of what it wrote, so two
     /// drains never take the same entries. Taken after redb's write lock (a drain holds a write
@@ -308,7 +308,7 @@ pub(crate) struct FileParts {
     pub snapshots: Arc<Snapshots>,
     pub gate: Arc<Mutex<()>>,
     pub stats: Arc<RegionStats>,
-    /// The redo sequence number the file holds ([`redo::recover`]).
+    /// The redo sequence number the file holds ([`recover`](super::redo_replay::recover)).
     pub redo_seq: u64,
     /// Where the region's background drains run.
     pub drainer: super::commit_pool::CommitPool,
