@@ -1,10 +1,17 @@
-//! The engine's modules depend on each other one way: no `use super::x` cycles among the files
-//! of `server/src/engine`. This test reads those files, collects the sibling modules each one
-//! names (`super::x`, `use super::{x, y::Z}`, `crate::engine::x`), and fails on any cycle,
-//! printing it.
+//! The engine's modules depend on each other one way. The engine is a set of rooms (the
+//! folders of `server/src/engine`, each a concern with its own module doc), and these tests
+//! read the sources and check:
 //!
-//! `mod.rs` is the root that ties the modules together (`Engine` and its impl blocks spread
-//! over the files); references to it (`super::Engine`) are not edges between modules.
+//! - no module (file) is in a cycle: each file's references to other engine modules
+//!   (`super::x`, `crate::engine::room::x`, `use super::{x, y::Z}`) are collected and any
+//!   cycle is printed;
+//! - no room is in a cycle, and each room uses only the rooms [`ROOMS`] allows it: the layers
+//!   from `model` at the bottom to the operations (`admin`, `data`, `backups`) at the top;
+//! - only the operations name the engine's root (`Engine` and its state): the rooms below are
+//!   mechanisms that know nothing of the handle.
+//!
+//! The root (`server/src/engine/*.rs`: `Engine`, its state, opening and closing it) ties the
+//! rooms together; references to it (`crate::engine::Engine`) are not edges between modules.
 //!
 //! It also checks the layers above: the engine names no gateway, and the shared `gateway`
 //! module names neither `thrift1` nor `thrift2`.
@@ -14,41 +21,168 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// The engine's modules (file stems, without `mod`) and, for each, the modules it names.
-fn engine_graph() -> BTreeMap<String, BTreeSet<String>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/engine");
-    let mut sources = BTreeMap::new();
-    for entry in std::fs::read_dir(&dir).expect("read server/src/engine") {
-        let path = entry.expect("directory entry").path();
-        if path.extension().and_then(|e| e.to_str()) != Some("rs") {
-            continue;
+/// Each room of the engine and the rooms it may use, from the ground up. A room not listed
+/// here fails [`each_room_uses_only_the_rooms_below_it`]: a new folder says where it stands.
+const ROOMS: &[(&str, &[&str])] = &[
+    // The vocabulary: cells, keys, descriptors, region identity, errors.
+    ("model", &[]),
+    // What a read asks for and the visibility rules: pure rules over entries, which know
+    // nothing of where the entries are stored or how they are written.
+    ("reads", &["model"]),
+    // A region's files (redb file, redo log, write buffer, read snapshot): below both the
+    // write path and the region, so it knows neither.
+    ("store", &["model", "reads"]),
+    // The write path: group commit and applying mutations, over the store.
+    ("writes", &["model", "reads", "store"]),
+    // A region's lifecycle and row reads, and its rewrites (split, major compaction).
+    ("regions", &["model", "reads", "store", "writes"]),
+    // The catalog file and the access control lists: no region, write or read internals.
+    ("meta", &["model", "store"]),
+    // The operations, `impl Engine` blocks; nothing in the engine but its root uses them.
+    (
+        "admin",
+        &["model", "reads", "store", "writes", "regions", "meta"],
+    ),
+    ("data", &["model", "reads", "store", "writes", "regions"]),
+    ("backups", &["model", "regions"]),
+];
+
+/// The rooms whose modules may name the engine's root (`Engine`, `Inner`, `State`, ...).
+const OPERATIONS: &[&str] = &["admin", "data", "backups"];
+
+/// One engine source file: its room (`""` for the root), its module name and its text without
+/// comments.
+struct Source {
+    room: String,
+    module: String,
+    text: String,
+}
+
+/// Every `.rs` file below `server/src/engine` but the `mod.rs` files (the root's, and each
+/// room's, which only declares its modules).
+fn engine_sources() -> Vec<Source> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/engine");
+    let mut out = Vec::new();
+    let mut todo = vec![root.clone()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read an engine folder") {
+            let path = entry.expect("directory entry").path();
+            if path.is_dir() {
+                todo.push(path);
+                continue;
+            }
+            if path.extension().and_then(|e| e.to_str()) != Some("rs") {
+                continue;
+            }
+            let module = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .expect("file name")
+                .to_string();
+            if module == "mod" {
+                continue;
+            }
+            let rel = path.strip_prefix(&root).expect("below the engine");
+            let room = match rel.components().count() {
+                1 => String::new(),
+                2 => rel
+                    .components()
+                    .next()
+                    .and_then(|c| c.as_os_str().to_str())
+                    .expect("room name")
+                    .to_string(),
+                _ => panic!("{}: rooms hold files, not folders", rel.display()),
+            };
+            let text = std::fs::read_to_string(&path).expect("read engine source");
+            out.push(Source {
+                room,
+                module,
+                text: strip_comments(&text),
+            });
         }
-        let stem = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .expect("file name")
-            .to_string();
-        if stem == "mod" {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).expect("read engine source");
-        sources.insert(stem, strip_comments(&text));
     }
-    let modules: BTreeSet<String> = sources.keys().cloned().collect();
+    out.sort_by(|a, b| (&a.room, &a.module).cmp(&(&b.room, &b.module)));
+    out
+}
+
+/// The room of every module; module names are unique across the engine (the root re-exports
+/// many by their bare name).
+fn rooms_of(sources: &[Source]) -> BTreeMap<String, String> {
+    let mut rooms = BTreeMap::new();
+    for s in sources {
+        if let Some(other) = rooms.insert(s.module.clone(), s.room.clone()) {
+            panic!(
+                "two engine modules named {} (in {other:?} and {:?})",
+                s.module, s.room
+            );
+        }
+    }
+    rooms
+}
+
+/// The engine modules a source names, and whether it names the engine's root (an item of
+/// `crate::engine` that is neither a room nor a module, such as `Engine`).
+fn uses(text: &str, rooms: &BTreeMap<String, String>) -> (BTreeSet<String>, bool) {
+    let room_names: BTreeSet<&str> = rooms.values().map(String::as_str).collect();
+    let mut prefixes = vec![
+        "super::".to_string(),
+        "super::super::".to_string(),
+        "crate::engine::".to_string(),
+    ];
+    for r in room_names.iter().filter(|r| !r.is_empty()) {
+        prefixes.push(format!("crate::engine::{r}::"));
+        prefixes.push(format!("super::super::{r}::"));
+    }
+    let mut modules = BTreeSet::new();
+    let mut root = false;
+    for prefix in &prefixes {
+        for name in references(text, prefix) {
+            if rooms.contains_key(&name) {
+                modules.insert(name);
+            } else if prefix == "crate::engine::"
+                && !room_names.contains(name.as_str())
+                && !name.is_empty()
+            {
+                root = true;
+            }
+        }
+    }
+    (modules, root)
+}
+
+/// The engine's modules and, for each, the modules it names.
+fn engine_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let sources = engine_sources();
+    let rooms = rooms_of(&sources);
     sources
         .iter()
-        .map(|(name, text)| {
-            let mut deps = BTreeSet::new();
-            for prefix in ["super::", "crate::engine::"] {
-                for referenced in references(text, prefix) {
-                    if referenced != *name && modules.contains(&referenced) {
-                        deps.insert(referenced);
-                    }
-                }
-            }
-            (name.clone(), deps)
+        .map(|s| {
+            let (mut deps, _) = uses(&s.text, &rooms);
+            deps.remove(&s.module);
+            (s.module.clone(), deps)
         })
         .collect()
+}
+
+/// The rooms and, for each, the rooms its modules name (each with the module edges that
+/// make it), the root left out.
+fn room_graph() -> BTreeMap<String, BTreeMap<String, Vec<String>>> {
+    let sources = engine_sources();
+    let rooms = rooms_of(&sources);
+    let mut graph: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    for s in sources.iter().filter(|s| !s.room.is_empty()) {
+        let entry = graph.entry(s.room.clone()).or_default();
+        for m in uses(&s.text, &rooms).0 {
+            let to = &rooms[&m];
+            if !to.is_empty() && *to != s.room {
+                entry
+                    .entry(to.clone())
+                    .or_default()
+                    .push(format!("{}/{} -> {to}/{m}", s.room, s.module));
+            }
+        }
+    }
+    graph
 }
 
 /// The text without `//` comments (doc comments and links name modules without using them).
@@ -235,6 +369,108 @@ fn references_are_found() {
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].0, vec!["a", "b", "c", "a"]);
     assert_eq!(found[0].1.len(), 3);
+}
+
+#[test]
+fn room_paths_are_resolved() {
+    let rooms = BTreeMap::from([
+        ("a".to_string(), "low".to_string()),
+        ("b".to_string(), "low".to_string()),
+        ("c".to_string(), "high".to_string()),
+        ("d".to_string(), String::new()),
+    ]);
+    let text = "use crate::engine::low::a::X;\nuse crate::engine::low::{b, a::Y};\n\
+                use super::c;\nuse crate::engine::d;\n";
+    let (found, root) = uses(text, &rooms);
+    assert_eq!(
+        found,
+        BTreeSet::from(["a", "b", "c", "d"].map(String::from))
+    );
+    assert!(!root, "modules and rooms are not the root");
+    let (_, root) = uses("use crate::engine::{Engine, Inner};\n", &rooms);
+    assert!(root, "Engine is the root's");
+    let (_, root) = uses("let e: crate::engine::Engine;\n", &rooms);
+    assert!(root, "Engine is the root's");
+}
+
+/// The rooms form no cycle (a room that uses another that uses it back is one concern split
+/// in two, or two concerns knotted together).
+#[test]
+fn engine_rooms_have_no_cycles() {
+    let graph = room_graph();
+    assert!(
+        graph.len() >= ROOMS.len(),
+        "expected the engine's rooms in server/src/engine, found {graph:?}"
+    );
+    let plain: BTreeMap<String, BTreeSet<String>> = graph
+        .iter()
+        .map(|(r, deps)| (r.clone(), deps.keys().cloned().collect()))
+        .collect();
+    let found = cycles(&plain);
+    assert!(
+        found.is_empty(),
+        "room cycles in server/src/engine: {found:?}\nedges: {graph:#?}"
+    );
+}
+
+/// Each room uses only the rooms [`ROOMS`] lists for it: the read rules no storage or write
+/// path, the store no write path or region, the catalog no region internals, and the
+/// operations (`admin`, `data`, `backups`) nothing in the engine but its root.
+#[test]
+fn each_room_uses_only_the_rooms_below_it() {
+    let allowed: BTreeMap<&str, &[&str]> = ROOMS.iter().copied().collect();
+    let graph = room_graph();
+    let mut wrong = Vec::new();
+    for (room, deps) in &graph {
+        let Some(may) = allowed.get(room.as_str()) else {
+            wrong.push(format!(
+                "server/src/engine/{room}/ is not in ROOMS (tests/module_graph.rs): say which \
+                 rooms it may use"
+            ));
+            continue;
+        };
+        for (to, edges) in deps {
+            if !may.contains(&to.as_str()) {
+                wrong.push(format!(
+                    "{room} may not use {to} (it may use: {}):\n    {}",
+                    may.join(", "),
+                    edges.join("\n    ")
+                ));
+            }
+        }
+    }
+    for (room, _) in ROOMS {
+        if !graph.contains_key(*room) {
+            wrong.push(format!(
+                "ROOMS names {room}, which has no module in server/src/engine"
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "engine rooms used the wrong way:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// Only the operations name the engine's root (`Engine`, `Inner`, `State`, `MAX_ROW_LEN`,
+/// ...): the rooms below are mechanisms the handle is built from, and know nothing of it.
+#[test]
+fn only_the_operations_name_the_engine_root() {
+    let sources = engine_sources();
+    let rooms = rooms_of(&sources);
+    let wrong: Vec<String> = sources
+        .iter()
+        .filter(|s| !s.room.is_empty() && !OPERATIONS.contains(&s.room.as_str()))
+        .filter(|s| uses(&s.text, &rooms).1)
+        .map(|s| format!("{}/{}.rs names crate::engine's own items", s.room, s.module))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "only {} may name the engine root:\n{}",
+        OPERATIONS.join(", "),
+        wrong.join("\n")
+    );
 }
 
 /// The `.rs` files below `server/src/<dir>`, without comments, by path.

@@ -1,4 +1,4 @@
-//! The write buffer (engine/memtable.rs) against the file alone: two engines take the same
+//! The write buffer (engine/store/memtable.rs) against the file alone: two engines take the same
 //! random writes, one keeping them in its write buffer (drained only now and then), the other
 //! draining after every batch (a buffer bound of one byte), so its reads come from the region
 //! file. Every get and scan must agree while the first engine's buffer holds cells on top of
