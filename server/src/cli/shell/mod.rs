@@ -51,7 +51,7 @@ pub struct ShellArgs {
     pub protocol: Protocol,
     /// TLS and credentials (with --user the transport is SASL's, framed).
     #[command(flatten)]
-    pub auth: crate::connect::AuthArgs,
+    pub auth: crate::cli::connect::AuthArgs,
     /// Run these commands and exit.
     #[arg(short = 'e', long = "execute")]
     pub execute: Option<String>,
@@ -80,7 +80,7 @@ pub struct Session {
     addr: String,
     transport: Transport,
     protocol: Protocol,
-    security: crate::connect::ClientSecurity,
+    security: crate::cli::connect::ClientSecurity,
     client: Option<Client>,
     pub out: Output,
     pub interrupted: Arc<AtomicBool>,
