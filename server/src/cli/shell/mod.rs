@@ -3,6 +3,9 @@
 //! literal subset HBase's shell commands are written in (`lexer`, `parser`); each command
 //! group has its file (`general`, `ddl`, `namespace`, `dml`, `scan`, `regions`); `format`
 //! prints as HBase's shell does; `repl` reads from a terminal, `-e`, a script or stdin.
+//! `commands` is the command table with its help, `args` reads a command's arguments,
+//! `describe` and `splits` serve `ddl`, and `client` is the generated Thrift2 client over
+//! [`crate::cli::connect`].
 
 pub mod args;
 pub mod client;
