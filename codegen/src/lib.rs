@@ -6,6 +6,11 @@
 //! naming provider and one template folder per language). `keys` (row keys) and `cells` (cell
 //! values, pattern qualifiers) are the reference encodings every SDK must match, over the
 //! `typed_value::Value`s SDKs hold; `vectors` turns them into the shared test vectors.
+//! `filters` renders the SDKs' typed filters into HBase's filter language, `bounds` gives the
+//! start and stop rows of key bounds by component, `merge` orders salted scans by the key
+//! without its salt, `drift` holds the schema-drift rules and `shape` the whole-file shape check
+//! of schemas: all references the SDKs are tested against. `vectors` writes `keys.json`,
+//! `values.json`, `filters.json`, `bounds.json` and `merge.json`.
 #![forbid(unsafe_code)]
 
 pub mod bounds;

@@ -1,11 +1,9 @@
 //! The `redbase` binary: parses flags, sets up logging, opens the engine, binds the listeners
-//! and calls `server::run` until SIGINT or SIGTERM. `redbase healthcheck` probes a running
-//! server's `/healthz` (the container's HEALTHCHECK).
+//! and calls `server::run` until SIGINT or SIGTERM. The client tools' subcommands (`shell`,
+//! `copy`, `backup`, `healthcheck`, ...) dispatch to [`redbase::cli`].
 
-mod codegen_cmd;
 mod http_flags;
 mod listen;
-mod schema_cmd;
 mod security_flags;
 
 use std::path::PathBuf;
@@ -62,40 +60,30 @@ enum Command {
     #[command(after_help = redbase::flag_values::SIZE_HELP)]
     Serve(Box<ServeArgs>),
     /// Generate typed client SDKs with row-key helpers from table schema files.
-    Codegen(codegen_cmd::CodegenArgs),
+    Codegen(redbase::cli::codegen::CodegenArgs),
     /// Compare (diff) or reconcile (apply) live tables with their schema files over Thrift2.
-    Schema(schema_cmd::SchemaArgs),
+    Schema(redbase::cli::schema::SchemaArgs),
     /// Exit 0 if the server's HTTP listener answers /healthz with 200, 1 otherwise.
-    Healthcheck(HealthcheckArgs),
+    Healthcheck(redbase::cli::healthcheck::HealthcheckArgs),
     /// Read a password (or, with --token, a bearer token) from stdin and print the hash the
     /// auth file (--auth-file) stores for it.
     HashPassword(security_flags::HashPasswordArgs),
     /// Take an online backup of a running server (every table, at one point) into a directory.
-    Backup(redbase::backup::BackupArgs),
+    Backup(redbase::cli::backup::BackupArgs),
     /// Rebuild a data directory from a backup, checking every file's checksum.
-    Restore(redbase::backup::RestoreArgs),
+    Restore(redbase::cli::backup::RestoreArgs),
     /// The HBase shell's commands over Thrift2, against redbase or any HBase Thrift2 gateway.
-    Shell(redbase::shell::ShellArgs),
+    Shell(redbase::cli::shell::ShellArgs),
     /// Write tables (descriptors, split points, every cell with its timestamp) to an export
     /// file over Thrift2.
-    Export(Box<redbase::data_move::ExportArgs>),
+    Export(Box<redbase::cli::data_move::ExportArgs>),
     /// Load an export file or a CSV/TSV file into tables, over Thrift2 or into an offline
     /// data directory.
-    Import(Box<redbase::data_move::ImportArgs>),
+    Import(Box<redbase::cli::data_move::ImportArgs>),
     /// Copy a table between two Thrift2 servers (redbase or HBase), or to a new name on one:
     /// descriptor and split points, every cell with its timestamp, per region in parallel,
     /// resumable with --checkpoint, checked with --verify.
-    Copy(Box<redbase::data_move::CopyArgs>),
-}
-
-#[derive(clap::Args, Debug)]
-struct HealthcheckArgs {
-    /// The server's `--http-addr`; a wildcard address (0.0.0.0) is probed on loopback.
-    #[arg(long, env = "REDBASE_HTTP_ADDR", default_value = "127.0.0.1:8080", value_name = "HOST:PORT", value_parser = redbase::flag_values::address)]
-    http_addr: String,
-    /// Give up after this many seconds.
-    #[arg(long, default_value_t = 3)]
-    timeout_secs: u64,
+    Copy(Box<redbase::cli::data_move::CopyArgs>),
 }
 
 #[derive(clap::Args, Debug)]
@@ -237,16 +225,16 @@ fn main() -> std::process::ExitCode {
     init_logging(cli.log_format);
     match cli.command {
         Command::Serve(args) => serve(*args),
-        Command::Codegen(args) => codegen_cmd::run(args),
-        Command::Schema(args) => schema_cmd::run(args),
-        Command::Healthcheck(args) => healthcheck(args),
+        Command::Codegen(args) => redbase::cli::codegen::run(args),
+        Command::Schema(args) => redbase::cli::schema::run(args),
+        Command::Healthcheck(args) => redbase::cli::healthcheck::run(args),
         Command::HashPassword(args) => security_flags::hash_password(args),
-        Command::Backup(args) => redbase::backup::backup(args),
-        Command::Restore(args) => redbase::backup::restore(args),
-        Command::Shell(args) => redbase::shell::run(args),
-        Command::Export(args) => redbase::data_move::export(*args),
-        Command::Import(args) => redbase::data_move::import(*args),
-        Command::Copy(args) => redbase::data_move::copy(*args),
+        Command::Backup(args) => redbase::cli::backup::backup(args),
+        Command::Restore(args) => redbase::cli::backup::restore(args),
+        Command::Shell(args) => redbase::cli::shell::run(args),
+        Command::Export(args) => redbase::cli::data_move::export(*args),
+        Command::Import(args) => redbase::cli::data_move::import(*args),
+        Command::Copy(args) => redbase::cli::data_move::copy(*args),
     }
 }
 
@@ -259,29 +247,6 @@ fn init_logging(format: LogFormat) {
     match format {
         LogFormat::Json => builder.json().flatten_event(true).init(),
         LogFormat::Text => builder.with_ansi(std::io::stdout().is_terminal()).init(),
-    }
-}
-
-fn healthcheck(args: HealthcheckArgs) -> std::process::ExitCode {
-    let result = redbase::healthcheck::probe_address(&args.http_addr).and_then(|addr| {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| redbase::healthcheck::HealthError::Http {
-                addr,
-                message: format!("cannot start the runtime: {e}"),
-            })?;
-        rt.block_on(redbase::healthcheck::check(
-            addr,
-            Duration::from_secs(args.timeout_secs),
-        ))
-    });
-    match result {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("unhealthy: {e}");
-            std::process::ExitCode::FAILURE
-        }
     }
 }
 

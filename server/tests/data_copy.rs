@@ -13,9 +13,9 @@ use std::time::Duration;
 use move_support::{
     compare_across, compare_tables, fails, ok, p, redbase, region_starts, run, seed, Server,
 };
+use redbase::cli::shell::client::{connect, Protocol, Transport};
 use redbase::engine::{Engine, EngineConfig, Scan};
 use redbase::generated::hbase2::{TScan, TTHBaseServiceSyncClient};
-use redbase::shell::client::{connect, Protocol, Transport};
 
 fn copy(from: &Server, to: &Server, extra: &[&str]) -> std::process::Output {
     let mut args = vec!["copy", "--from", &from.addr, "--to", &to.addr];
@@ -386,7 +386,7 @@ fn an_import_killed_with_sigkill_completes_when_run_again() {
     let child = spawn_slow(&import);
     let mut client = connect(
         &server.addr,
-        &redbase::connect::ClientSecurity::none(),
+        &redbase::cli::connect::ClientSecurity::none(),
         Transport::Buffered,
         Protocol::Binary,
     )

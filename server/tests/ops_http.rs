@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use redbase::cli::healthcheck::{self, HealthError};
 use redbase::engine::{Engine, EngineConfig};
-use redbase::healthcheck::{self, HealthError};
 use redbase::metrics::Metrics;
 use redbase::server::{self, Config, Listeners};
 

@@ -531,7 +531,7 @@ fn require_tls_covers_the_rest_api_and_leaves_loopback_the_health_probes() {
     // Plaintext from loopback: the health probes answer (the container's health check)...
     assert_eq!(get_status(ops, "/healthz", None).0, 200);
     assert_eq!(get_status(ops, "/readyz", None).0, 200);
-    let probe = redbase::healthcheck::check(ops, Duration::from_secs(5));
+    let probe = redbase::cli::healthcheck::check(ops, Duration::from_secs(5));
     let rt = tokio::runtime::Runtime::new().unwrap();
     assert!(rt.block_on(probe).is_ok());
     // ...and nothing else: not the REST API, the metrics or the status page.

@@ -19,6 +19,24 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("lib", include_str!("../../templates/rust/lib.rs.hbs")),
     ("readme", include_str!("../../templates/rust/README.md.hbs")),
     ("table", include_str!("../../templates/rust/table.rs.hbs")),
+    // Partials of `table` (`{{> table_key}}` ...): the key types, the decoded key, the values,
+    // the typed table.
+    (
+        "table_key",
+        include_str!("../../templates/rust/table_key.rs.hbs"),
+    ),
+    (
+        "table_key_parts",
+        include_str!("../../templates/rust/table_key_parts.rs.hbs"),
+    ),
+    (
+        "table_values",
+        include_str!("../../templates/rust/table_values.rs.hbs"),
+    ),
+    (
+        "table_access",
+        include_str!("../../templates/rust/table_access.rs.hbs"),
+    ),
 ];
 
 /// Runtime modules: templates without holes, the same in every Rust SDK.

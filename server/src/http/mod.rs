@@ -11,6 +11,13 @@
 //! | `/api/status` | tables, families, regions and their rates as JSON |
 //! | `POST /api/backup` | an online backup, streamed ([`backup`]; superusers only with an auth file) |
 //! | anything else, and `/` for clients that do not prefer HTML | HBase's REST API ([`crate::rest`], docs/rest.md) |
+//!
+//! Map: [`serve`] is the listener's own accept loop with its bounds ([`limits`]): connection
+//! [`slots`] that evict connections waiting for a request and keep a pool for the probes, the
+//! body deadline, minimum rate and lifetime cap ([`deadlines`]; docs/reliability.md). [`guard`]
+//! is the middleware (Origin rule, credentials, the proved caller); [`status`] answers
+//! `/api/status` with rates from counter deltas sampled each second ([`rates`]); the page's
+//! HTML, CSS and JS are in `page/`, embedded with `include_str!`.
 
 mod backup;
 pub mod deadlines;

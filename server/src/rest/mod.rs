@@ -11,6 +11,9 @@
 //!
 //! Representations ([`media`]): JSON and XML ([`model`], [`meta`], [`xml`]), protobuf
 //! ([`protobuf`]), plain text where HBase has one, and raw bytes for one cell.
+//! Request bodies: [`admit`] checks a request before its body is read, [`cell_body`] decodes a
+//! cell set straight into rows, [`encoding`] handles gzip bodies and answers; [`check`] is
+//! `check=put|delete|increment|append`, [`stream`] the answers streamed in chunks.
 
 pub mod admit;
 pub mod cell_body;

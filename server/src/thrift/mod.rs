@@ -1,5 +1,15 @@
 //! The Thrift server shared by both gateways: listener, connection limits, shutdown, and the
 //! glue between whole messages and a generated Thrift processor.
+//!
+//! Map: [`frame`] finds whole messages (buffered, framed, HTTP; binary strict or not, compact)
+//! and checks every length and count before decoding; [`connection`] serves one connection
+//! (an error reply before a close); [`handshake`] tells TLS from plaintext by the first byte and
+//! [`gate`] applies the security rules before each call (SASL PLAIN included); [`budget`] is the
+//! server-wide in-flight byte budget, [`slots`] a gateway's connections (the idle-longest one is
+//! evicted at the cap), [`inline`] the short reads answered on the connection's own worker, and
+//! [`outcome`] reads a call's method and outcome back from its reply for the metrics. This file
+//! holds the accept loop (eviction at the cap, shutdown) and `process_message`, which gives every
+//! call a reply.
 
 pub mod budget;
 pub mod connection;

@@ -2,6 +2,9 @@
 //!
 //! Each method is a handler function here (or in [`data`] / [`scan`]); the generated processor
 //! decodes the arguments and encodes the reply or the declared exception.
+//! [`methods`] says what each method needs from the caller (the access check), [`convert`] turns
+//! column specs and results into Thrift1's types and each engine `ErrorKind` into `IOError`,
+//! `IllegalArgument` or `AlreadyExists`. DDL is here; gets, mutations and counters are in `data`.
 
 pub mod convert;
 mod data;

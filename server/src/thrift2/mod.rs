@@ -2,6 +2,9 @@
 //!
 //! Data methods live in [`data`], administration in [`admin`]; this file holds the handler,
 //! the service glue (slow log timing) and the method table.
+//! [`methods`] says what each method needs from the caller (the access check); [`convert`] turns
+//! descriptors, requests and results into Thrift2's types and each engine `ErrorKind` into
+//! `TIOError` or a `TApplicationException`.
 
 mod admin;
 pub mod convert;

@@ -17,7 +17,7 @@ use super::progress;
 use super::scan::{self, Selection};
 use super::sink::{Mark, Sink, Writer};
 use super::workers::{self, Stop};
-use crate::connect::ClientSecurity;
+use crate::cli::connect::ClientSecurity;
 use crate::generated::hbase2::{TDurability, TPut};
 
 /// One side of a copy: where its server is, how it speaks, and what its connections present.
@@ -123,7 +123,7 @@ pub fn run(
 }
 
 fn show(key: &[u8]) -> String {
-    format!("\"{}\"", crate::shell::format::to_string_binary(key))
+    format!("\"{}\"", crate::cli::shell::format::to_string_binary(key))
 }
 
 /// One region, from its resume row (or start) to its stop row.

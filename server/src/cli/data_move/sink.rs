@@ -7,10 +7,10 @@ use std::path::Path;
 
 use super::client::Connection;
 use super::descriptor::table_name;
+use crate::cli::shell::client::describe_error;
 use crate::engine::{Engine, EngineConfig};
 use crate::generated::hbase2::TTHBaseServiceSyncClient;
 use crate::generated::hbase2::{TPut, TTableDescriptor};
-use crate::shell::client::describe_error;
 use crate::thrift2::convert;
 
 pub enum Sink {

@@ -4,6 +4,14 @@
 //! key design) through Thrift2 or straight into an offline data directory, and `redbase copy`
 //! moves a table between two Thrift2 servers region by region, resumably. Over Thrift2 so the
 //! other side can be redbase or a real HBase gateway.
+//!
+//! Map: [`format`] and [`descriptor`] are the export file (header with descriptors and split
+//! points, row lines, a trailer with counts and CRC-32); [`scan`] is what export, copy and
+//! verification read; [`export`], [`import`] (with [`csv`] through a schema's key design) and
+//! [`sink`] (Thrift2 `putMultiple` or the engine offline, on a writer thread) move the rows;
+//! [`copy`] runs a copy with [`copy_region`] workers on a [`workers`] pool, resumable from a
+//! [`checkpoint`] and checked by [`verify`]; [`client`] and [`progress`] are the connection
+//! and the progress bar.
 
 mod checkpoint;
 mod client;

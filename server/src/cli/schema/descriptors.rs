@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use redbase::generated::hbase2::{
+use crate::generated::hbase2::{
     TBloomFilterType, TColumnFamilyDescriptor, TCompressionAlgorithm, TDataBlockEncoding,
     TKeepDeletedCells, TTableDescriptor, TTableName,
 };
@@ -108,7 +108,7 @@ pub fn family_descriptor(
     let s = &f.settings;
     let mut d = base
         .cloned()
-        .unwrap_or_else(|| redbase::shell::empty_family(f.name.as_bytes().to_vec()));
+        .unwrap_or_else(|| crate::cli::shell::empty_family(f.name.as_bytes().to_vec()));
     // The attribute map duplicates the typed fields on redbase and HBase alike; the typed
     // fields are what this sets, so the stale copy is not sent back.
     d.attributes = None;

@@ -3,9 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::connect::{AuthArgs, ClientSecurity};
-use crate::shell::client::{connect, describe_error, Client};
-pub use crate::shell::client::{Protocol, Transport};
+use crate::cli::connect::{AuthArgs, ClientSecurity};
+use crate::cli::shell::client::{connect, describe_error, Client};
+pub use crate::cli::shell::client::{Protocol, Transport};
 
 /// Where the Thrift2 server is and how it speaks.
 #[derive(clap::Args, Debug, Clone)]

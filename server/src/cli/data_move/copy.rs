@@ -19,9 +19,9 @@ use super::import::WriteDurability;
 use super::progress;
 use super::scan::{self, Selection};
 use super::verify;
-use crate::connect::{AuthArgs, FromAuthArgs, ToAuthArgs};
+use crate::cli::connect::{AuthArgs, FromAuthArgs, ToAuthArgs};
+use crate::cli::shell::format::to_string_binary;
 use crate::generated::hbase2::TTHBaseServiceSyncClient;
-use crate::shell::format::to_string_binary;
 
 #[derive(clap::Args, Debug)]
 pub struct CopyArgs {
@@ -135,7 +135,7 @@ pub fn run(args: &CopyArgs) -> Result<bool, String> {
         caching: args.caching,
         batch: args.batch,
     };
-    let (from_security, to_security) = crate::connect::resolve_pair(
+    let (from_security, to_security) = crate::cli::connect::resolve_pair(
         &args.from_auth.over(&args.auth),
         &args.from,
         &args.to_auth.over(&args.auth),

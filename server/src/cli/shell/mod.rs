@@ -3,6 +3,9 @@
 //! literal subset HBase's shell commands are written in (`lexer`, `parser`); each command
 //! group has its file (`general`, `ddl`, `namespace`, `dml`, `scan`, `regions`); `format`
 //! prints as HBase's shell does; `repl` reads from a terminal, `-e`, a script or stdin.
+//! `commands` is the command table with its help, `args` reads a command's arguments,
+//! `describe` and `splits` serve `ddl`, and `client` is the generated Thrift2 client over
+//! [`crate::cli::connect`].
 
 pub mod args;
 pub mod client;
@@ -51,7 +54,7 @@ pub struct ShellArgs {
     pub protocol: Protocol,
     /// TLS and credentials (with --user the transport is SASL's, framed).
     #[command(flatten)]
-    pub auth: crate::connect::AuthArgs,
+    pub auth: crate::cli::connect::AuthArgs,
     /// Run these commands and exit.
     #[arg(short = 'e', long = "execute")]
     pub execute: Option<String>,
@@ -80,7 +83,7 @@ pub struct Session {
     addr: String,
     transport: Transport,
     protocol: Protocol,
-    security: crate::connect::ClientSecurity,
+    security: crate::cli::connect::ClientSecurity,
     client: Option<Client>,
     pub out: Output,
     pub interrupted: Arc<AtomicBool>,

@@ -13,8 +13,8 @@ mod descriptors;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use redbase::connect::AuthArgs;
-use redbase::shell::client::{Protocol, Transport};
+use crate::cli::connect::AuthArgs;
+use crate::cli::shell::client::{Protocol, Transport};
 
 #[derive(clap::Args, Debug)]
 // Without the generator nothing reads the flags.
@@ -95,8 +95,8 @@ pub fn run(args: SchemaArgs) -> ExitCode {
 /// Diffs (and with `apply`, fixes) every selected table; true when they all match at the end.
 #[cfg(feature = "codegen")]
 fn run_on(target: &Target, apply: bool, allow_drop: bool) -> Result<bool, String> {
-    use redbase::generated::hbase2::TTHBaseServiceSyncClient;
-    use redbase::shell::client::{connect, describe_error};
+    use crate::cli::shell::client::{connect, describe_error};
+    use crate::generated::hbase2::TTHBaseServiceSyncClient;
     use redbase_codegen::drift::{self, Fix};
 
     let model = redbase_codegen::load(&target.schemas, None).map_err(|e| e.to_string())?;
@@ -232,15 +232,15 @@ fn run_on(target: &Target, apply: bool, allow_drop: bool) -> Result<bool, String
 /// The live table (and its descriptor) or `None` when the gateway has no such table.
 #[cfg(feature = "codegen")]
 fn read_live(
-    c: &mut redbase::shell::client::Client,
-    name: &redbase::generated::hbase2::TTableName,
+    c: &mut crate::cli::shell::client::Client,
+    name: &crate::generated::hbase2::TTableName,
 ) -> thrift::Result<
     Option<(
         redbase_codegen::drift::LiveTable,
-        redbase::generated::hbase2::TTableDescriptor,
+        crate::generated::hbase2::TTableDescriptor,
     )>,
 > {
-    use redbase::generated::hbase2::TTHBaseServiceSyncClient;
+    use crate::generated::hbase2::TTHBaseServiceSyncClient;
     if !c.table_exists(name.clone())? {
         return Ok(None);
     }
@@ -259,8 +259,8 @@ fn read_live(
 
 /// Creates namespace `ns` unless it is `default` or exists.
 #[cfg(feature = "codegen")]
-fn create_namespace(c: &mut redbase::shell::client::Client, ns: &str) -> thrift::Result<()> {
-    use redbase::generated::hbase2::{TNamespaceDescriptor, TTHBaseServiceSyncClient};
+fn create_namespace(c: &mut crate::cli::shell::client::Client, ns: &str) -> thrift::Result<()> {
+    use crate::generated::hbase2::{TNamespaceDescriptor, TTHBaseServiceSyncClient};
     if ns == "default" || c.get_namespace_descriptor(ns.to_string()).is_ok() {
         return Ok(());
     }

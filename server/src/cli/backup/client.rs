@@ -14,9 +14,11 @@ use http_body_util::{BodyExt, Empty};
 use hyper::body::Bytes;
 use sha2::{Digest, Sha256};
 
-use super::manifest::{hex, safe_join, Manifest, MANIFEST};
-use super::stream::{Decoder, FileEnd, TAG_DATA, TAG_END, TAG_ERROR, TAG_FILE, TAG_MANIFEST};
 use super::BackupArgs;
+use crate::backup::manifest::{hex, safe_join, Manifest, MANIFEST};
+use crate::backup::stream::{
+    Decoder, FileEnd, TAG_DATA, TAG_END, TAG_ERROR, TAG_FILE, TAG_MANIFEST,
+};
 use crate::engine::BackupError;
 
 /// Present in DIR while a backup is being written into it.
@@ -129,13 +131,13 @@ async fn fetch(
         message: e.to_string(),
     };
     let security = args.auth.resolve(&addr).map_err(|e| connect(&e))?;
-    let (mut sender, driver) = crate::connect::http::connect(&addr, &security)
+    let (mut sender, driver) = crate::cli::connect::http::connect(&addr, &security)
         .await
         .map_err(|e| connect(&e))?;
     let mut req = hyper::Request::post("/api/backup")
         .header(hyper::header::HOST, addr.as_str())
         .header(hyper::header::USER_AGENT, "redbase-backup");
-    if let Some(value) = crate::connect::http::authorization(&security) {
+    if let Some(value) = crate::cli::connect::http::authorization(&security) {
         req = req.header(hyper::header::AUTHORIZATION, value);
     }
     let req = req.body(Empty::<Bytes>::new()).map_err(|e| connect(&e))?;
@@ -155,7 +157,7 @@ async fn fetch(
         driver.abort();
         return Err(BackupError::Refused {
             status: status.as_u16(),
-            message: crate::connect::with_hint(String::from_utf8_lossy(&text).trim()),
+            message: crate::cli::connect::with_hint(String::from_utf8_lossy(&text).trim()),
         });
     }
     // DIR changes only once the server has begun the backup: a refusal leaves it as it was.

@@ -106,3 +106,34 @@ mod tests {
         ));
     }
 }
+
+#[derive(clap::Args, Debug)]
+pub struct HealthcheckArgs {
+    /// The server's `--http-addr`; a wildcard address (0.0.0.0) is probed on loopback.
+    #[arg(long, env = "REDBASE_HTTP_ADDR", default_value = "127.0.0.1:8080", value_name = "HOST:PORT", value_parser = crate::flag_values::address)]
+    http_addr: String,
+    /// Give up after this many seconds.
+    #[arg(long, default_value_t = 3)]
+    timeout_secs: u64,
+}
+
+/// `redbase healthcheck`: exit 0 when `/healthz` answered 200, else 1 with the reason.
+pub fn run(args: HealthcheckArgs) -> std::process::ExitCode {
+    let result = probe_address(&args.http_addr).and_then(|addr| {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| HealthError::Http {
+                addr,
+                message: format!("cannot start the runtime: {e}"),
+            })?;
+        rt.block_on(check(addr, Duration::from_secs(args.timeout_secs)))
+    });
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("unhealthy: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

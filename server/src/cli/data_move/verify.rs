@@ -11,7 +11,7 @@ use super::copy_region::Plan;
 use super::progress;
 use super::scan::{self, Selection};
 use super::workers::{self, Stop};
-use crate::shell::format::to_string_binary;
+use crate::cli::shell::format::to_string_binary;
 
 /// One side of one region.
 #[derive(Debug, PartialEq, Eq)]

@@ -2,19 +2,19 @@
 //! the transport and protocol the server expects. HBase's Thrift2 server defaults to buffered
 //! transport and the binary protocol (`hbase.regionserver.thrift.framed` and `.compact` are
 //! false unless set), which redbase also accepts, so those are the defaults here. TLS and
-//! SASL PLAIN come from `crate::connect`, which every client tool shares.
+//! SASL PLAIN come from `crate::cli::connect`, which every client tool shares.
 
-use crate::connect::{self, ClientSecurity};
+use crate::cli::connect::{self, ClientSecurity};
 use crate::generated::hbase2::{THBaseServiceSyncClient, TIOError, TIllegalArgument};
 use thrift::protocol::{TInputProtocol, TOutputProtocol};
 
-pub use crate::connect::thrift::{Protocol, Transport};
+pub use crate::cli::connect::thrift::{Protocol, Transport};
 
 pub type Client =
     THBaseServiceSyncClient<Box<dyn TInputProtocol + Send>, Box<dyn TOutputProtocol + Send>>;
 
 /// Opens a connection to `addr` (`host:port`), with TLS and SASL PLAIN as `security` says
-/// (crate::connect).
+/// (crate::cli::connect).
 pub fn connect(
     addr: &str,
     security: &ClientSecurity,

@@ -11,7 +11,7 @@ use std::io::BufReader;
 use std::path::Path;
 use std::time::Instant;
 
-use super::manifest::{safe_join, Manifest};
+use crate::backup::manifest::{safe_join, Manifest};
 use crate::engine::dump::load_dump;
 use crate::engine::{BackupError, Engine, EngineConfig};
 
