@@ -112,6 +112,11 @@ impl Service {
         };
         known
             .iter()
+            .chain(if self == Service::Master {
+                &super::acl::METHODS[..]
+            } else {
+                &[]
+            })
             .find(|m| **m == method)
             .copied()
             .unwrap_or("other")

@@ -8,12 +8,13 @@
 //! (one connection: concurrent calls, limits, budget), [`dispatch`] (service and method to a
 //! handler), [`registry`] (bootstrap without ZooKeeper), [`meta`] (hbase:meta made from the
 //! catalog), [`regions`] (region names and ids), [`client`] and [`scan`] (ClientService),
-//! [`scanners`] (open scanners and leases), [`master`] and [`cluster`] (MasterService),
+//! [`scanners`] (open scanners and leases), [`master`], [`cluster`] and [`acl`] (MasterService),
 //! [`region_admin`] (AdminService), [`schema`]
 //! (descriptors), [`convert`] (results, reads, mutations), [`cellblock`] (KeyValueCodec),
 //! [`errors`] (HBase's exception classes), [`pb`] (the generated protobufs), [`zookeeper`] (the
 //! read-only ZooKeeper a default-configured client bootstraps through).
 
+pub mod acl;
 pub mod cellblock;
 pub mod client;
 pub mod cluster;
