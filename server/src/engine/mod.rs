@@ -49,6 +49,7 @@ mod redo_record;
 pub mod region;
 pub mod region_bound;
 pub mod region_info;
+mod region_lookup;
 mod rewrite;
 pub mod scan;
 pub mod schema;
@@ -757,32 +758,6 @@ impl Engine {
                 ServeError::Offline(table.to_string(), "no region covers the row".into())
             })?;
         Ok((t.desc.clone(), region))
-    }
-
-    /// The table's regions in key order, with their counters.
-    pub fn regions(&self, table: &str) -> Result<Vec<RegionInfo>, TableError> {
-        let key = TableName::parse(table)?.to_string();
-        let state = self.inner.state.read().unwrap_or_else(|p| p.into_inner());
-        let t = state
-            .tables
-            .get(&key)
-            .ok_or_else(|| TableError::NotFound(key.clone()))?;
-        if let Some(r) = &t.offline {
-            return Err(TableError::Offline {
-                table: key,
-                reason: r.clone(),
-            });
-        }
-        Ok(t.regions.values().map(|r| r.info()).collect())
-    }
-
-    /// The region serving `row`.
-    pub fn region_of(&self, table: &str, row: &[u8]) -> Result<RegionInfo, TableError> {
-        self.regions(table)?
-            .into_iter()
-            .rev()
-            .find(|r| r.meta.start.as_slice() <= row)
-            .ok_or_else(|| TableError::NotFound(table.to_string()))
     }
 
     /// Successful region commits since the engine opened, across every region there has been.
