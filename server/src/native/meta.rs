@@ -347,7 +347,7 @@ impl MetaRows {
             (None, _) => (lo, hi),
         };
         let window = match (lo, hi) {
-            (_, Bound::Excluded(h)) if h.is_empty() => Vec::new(),
+            (_, Bound::Excluded(b"")) => Vec::new(),
             _ => self
                 .engine
                 .regions_within(&cur.table, lo, hi, reversed, WINDOW)
