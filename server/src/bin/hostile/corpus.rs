@@ -117,6 +117,13 @@ const INTERESTING_I32: [i32; 14] = [
 ];
 
 pub fn mutate(rng: &mut Rng, base: &[u8], others: &[Seed]) -> Vec<u8> {
+    let others: Vec<&[u8]> = others.iter().map(|s| s.message.as_slice()).collect();
+    mutate_bytes(rng, base, &others)
+}
+
+/// One to five random changes to `base`: bit flips, interesting bytes and lengths, inserts,
+/// deletes, duplicates, a cut, or a splice of another seed's tail.
+pub fn mutate_bytes(rng: &mut Rng, base: &[u8], others: &[&[u8]]) -> Vec<u8> {
     let mut m = base.to_vec();
     for _ in 0..1 + rng.below(5) {
         let len = m.len();
@@ -150,7 +157,10 @@ pub fn mutate(rng: &mut Rng, base: &[u8], others: &[Seed]) -> Vec<u8> {
             }
             7 => m.truncate(at),
             8 => {
-                let other = &others[rng.below(others.len())].message;
+                let other = others
+                    .get(rng.below(others.len().max(1)))
+                    .copied()
+                    .unwrap_or(&[]);
                 if !other.is_empty() {
                     let from = at.min(other.len() - 1);
                     m.truncate(at);

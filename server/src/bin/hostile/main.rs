@@ -1,7 +1,8 @@
 //! `hostile`: a long hostile run against a running redbase on loopback.
 //!
-//! It starts no server. It opens many connections to the Thrift1 and Thrift2 ports it is
-//! given (loopback addresses only; anything else is refused) and sends messages over every
+//! It starts no server. It opens many connections to the ports of the `--targets` it is
+//! given (loopback addresses only; anything else is refused). The Thrift target (`thrift.rs`,
+//! Thrift1 and Thrift2) sends messages over every
 //! transport (buffered, framed, HTTP) and protocol (binary, compact): valid calls from the seed
 //! corpus (`server/tests/fuzz_corpus/`), mutated calls, the known crashers and random bytes.
 //! For each message it predicts, with the server's own frame walker, what the server must do:
@@ -11,6 +12,12 @@
 //! answer was due is an unanswered message, a reply that is not one whole message is a bad
 //! reply, a refused connection is a connect error (the server died: the run stops).
 //!
+//! The native target (`native.rs`, `--native`) speaks HBase's native RPC and the
+//! ZooKeeper target (`zookeeper.rs`, `--zookeeper`) the ZooKeeper responder's protocol, each
+//! with its own seeds, mutations, lying lengths and rule (answered or closed, never a hang).
+//! With `--http`, the run ends by reading the server's /metrics until every targeted
+//! gateway's open-connections gauge is back to zero (a slot still held is a finding).
+//!
 //! The run stops by itself after `--messages` messages or `--time-limit-secs`, whichever comes
 //! first, and prints the counts (and, with `--pid`, the server's RSS) every
 //! `--report-every-secs` and at the end. Every hang, unanswered message and bad reply is
@@ -19,11 +26,15 @@
 //! ```sh
 //! target/release/hostile --thrift1 127.0.0.1:39090 --thrift2 127.0.0.1:39091 \
 //!     --messages 10000000 --time-limit-secs 1800 --connections 48 --pid "$(pidof redbase)"
+//! target/release/hostile --targets native,zookeeper --native 127.0.0.1:16020 \
+//!     --zookeeper 127.0.0.1:2181 --http 127.0.0.1:8080 --messages 200000
 //! ```
 
 mod corpus;
+mod native;
 mod net;
 mod thrift;
+mod zookeeper;
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -37,6 +48,13 @@ use clap::Parser;
 
 use corpus::{hex, load_corpus, Seed};
 
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    Thrift,
+    Native,
+    Zookeeper,
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "hostile",
@@ -49,6 +67,23 @@ struct Cli {
     /// The Thrift2 (THBaseService) port of the server under test (a loopback address).
     #[arg(long, default_value = "127.0.0.1:9091")]
     thrift2: SocketAddr,
+    /// What to send to: thrift (Thrift1 and Thrift2), native, zookeeper (comma-separated);
+    /// the connections are shared out among them.
+    #[arg(long, value_delimiter = ',', default_value = "thrift")]
+    targets: Vec<Target>,
+    /// The native RPC port of the server under test (a loopback address).
+    #[arg(long, default_value = "127.0.0.1:16020")]
+    native: SocketAddr,
+    /// The ZooKeeper responder's port of the server under test (a loopback address).
+    #[arg(long, default_value = "127.0.0.1:2181")]
+    zookeeper: SocketAddr,
+    /// The server's HTTP listener: at the end, its /metrics must show no connection of a
+    /// targeted gateway still open.
+    #[arg(long)]
+    http: Option<SocketAddr>,
+    /// The native seed corpus: whole connection openings, one `.hex` file each.
+    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fuzz_corpus/native"))]
+    native_corpus: PathBuf,
     /// Messages to send in all.
     #[arg(long, default_value_t = 1_000_000)]
     messages: u64,
@@ -107,6 +142,22 @@ struct Counts {
     connect_errors: AtomicU64,
 }
 
+/// Takes one message from the run's budget: false (and the run stopping) once the budget or
+/// the time is spent.
+pub fn take_message(run: &Run) -> bool {
+    if run.stop.load(Ordering::Relaxed) {
+        return false;
+    }
+    if run.counts.sent.fetch_add(1, Ordering::Relaxed) >= run.cli.messages
+        || Instant::now() >= run.deadline
+    {
+        run.stop.store(true, Ordering::Relaxed);
+        run.counts.sent.fetch_sub(1, Ordering::Relaxed);
+        return false;
+    }
+    true
+}
+
 pub fn add(c: &AtomicU64) {
     c.fetch_add(1, Ordering::Relaxed);
 }
@@ -120,6 +171,7 @@ pub struct Run {
     /// The server process last seen through --pid-file, and how often it changed.
     server: Mutex<(Option<u32>, u64)>,
     seeds: Vec<Seed>,
+    native: Vec<native::Opening>,
     counts: Counts,
     stop: AtomicBool,
     deadline: Instant,
@@ -140,6 +192,54 @@ impl Run {
         }
     }
 }
+/// The gateways' label in `redbase_open_connections` for each target.
+fn gateways(targets: &[Target]) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for t in targets {
+        match t {
+            Target::Thrift => out.extend(["thrift1", "thrift2"]),
+            Target::Native => out.push("native"),
+            Target::Zookeeper => out.push("zookeeper"),
+        }
+    }
+    out
+}
+
+/// Reads the server's /metrics (for up to 15 s) until no targeted gateway has a connection
+/// open; returns how many still do.
+fn slots_held(http: SocketAddr, targets: &[Target]) -> u64 {
+    let wanted = gateways(targets);
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let open = net::open_connections(http);
+        let held: Vec<(&str, f64)> = wanted
+            .iter()
+            .map(|g| {
+                (
+                    *g,
+                    open.iter().find(|(n, _)| n == g).map_or(0.0, |(_, v)| *v),
+                )
+            })
+            .filter(|(_, v)| *v > 0.0)
+            .collect();
+        match open.is_empty() {
+            true if Instant::now() >= deadline => {
+                println!("slots: cannot read {http}/metrics");
+                return 1;
+            }
+            false if held.is_empty() => {
+                println!("slots: no connection of {wanted:?} open after the run");
+                return 0;
+            }
+            _ if Instant::now() >= deadline => {
+                println!("slots: still open after the run: {held:?}");
+                return held.len() as u64;
+            }
+            _ => std::thread::sleep(Duration::from_millis(200)),
+        }
+    }
+}
+
 fn rss_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status
@@ -200,7 +300,14 @@ fn report(run: &Run, started: Instant, label: &str) {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    for (name, a) in [("--thrift1", cli.thrift1), ("--thrift2", cli.thrift2)] {
+    let http = cli.http.map(|h| ("--http", h));
+    let addrs = [
+        ("--thrift1", cli.thrift1),
+        ("--thrift2", cli.thrift2),
+        ("--native", cli.native),
+        ("--zookeeper", cli.zookeeper),
+    ];
+    for (name, a) in addrs.into_iter().chain(http) {
         if !a.ip().is_loopback() {
             eprintln!("{name} {a}: hostile only sends to loopback addresses");
             return ExitCode::from(2);
@@ -218,6 +325,17 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let native = if cli.targets.contains(&Target::Native) {
+        match native::load(&cli.native_corpus) {
+            Ok(n) => n,
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        Vec::new()
+    };
     let findings = match std::fs::File::create(&cli.findings) {
         Ok(f) => f,
         Err(e) => {
@@ -226,20 +344,29 @@ fn main() -> ExitCode {
         }
     };
     println!(
-        "hostile: {} seeds, {} messages or {} s, {} connections, thrift1 {} thrift2 {}",
+        "hostile: {:?}, {} seeds ({} native), {} messages or {} s, {} connections, thrift1 {} \
+         thrift2 {} native {} zookeeper {}",
+        cli.targets,
         seeds.len(),
+        native.len(),
         cli.messages,
         cli.time_limit_secs,
         cli.connections,
         cli.thrift1,
-        cli.thrift2
+        cli.thrift2,
+        cli.native,
+        cli.zookeeper
     );
-    thrift::setup(cli.thrift1);
+    let thrift_on = cli.targets.contains(&Target::Thrift);
+    if thrift_on {
+        thrift::setup(cli.thrift1);
+    }
     let started = Instant::now();
     let run = Arc::new(Run {
         deadline: started + Duration::from_secs(cli.time_limit_secs),
         cli,
         seeds,
+        native,
         counts: Counts::default(),
         server: Mutex::new((None, 0)),
         stop: AtomicBool::new(false),
@@ -248,10 +375,16 @@ fn main() -> ExitCode {
     if let Some(p) = server_pid(&run) {
         println!("server rss at start: {:?} KiB", rss_kib(p));
     }
-    let workers: Vec<_> = (0..run.cli.connections as u64)
+    let targets = run.cli.targets.clone();
+    let workers: Vec<_> = (0..run.cli.connections.max(targets.len()) as u64)
         .map(|i| {
             let run = run.clone();
-            std::thread::spawn(move || thrift::worker(run, i))
+            let target = targets[i as usize % targets.len()];
+            std::thread::spawn(move || match target {
+                Target::Thrift => thrift::worker(run, i),
+                Target::Native => native::worker(run, i),
+                Target::Zookeeper => zookeeper::worker(run, i),
+            })
         })
         .collect();
     let every = Duration::from_secs(run.cli.report_every_secs.max(1));
@@ -260,7 +393,9 @@ fn main() -> ExitCode {
         std::thread::sleep(Duration::from_millis(100));
         server_pid(&run);
         if Instant::now() >= next {
-            thrift::setup(run.cli.thrift1);
+            if thrift_on {
+                thrift::setup(run.cli.thrift1);
+            }
             report(&run, started, "progress");
             next += every;
         }
@@ -268,9 +403,11 @@ fn main() -> ExitCode {
     for w in workers {
         let _ = w.join();
     }
+    let held = run.cli.http.map_or(0, |h| slots_held(h, &run.cli.targets));
     report(&run, started, "final");
     let c = &run.counts;
-    let bad = get(&c.hangs)
+    let bad = held
+        + get(&c.hangs)
         + get(&c.unanswered)
         + get(&c.bad_replies)
         + get(&c.http_400)

@@ -60,3 +60,26 @@ pub fn connect(run: &Run, addr: SocketAddr) -> Option<TcpStream> {
         }
     }
 }
+
+/// `redbase_open_connections` per gateway, read from the server's /metrics (empty when it
+/// cannot be read).
+pub fn open_connections(http: SocketAddr) -> Vec<(String, f64)> {
+    let Ok(mut s) = TcpStream::connect_timeout(&http, Duration::from_secs(5)) else {
+        return Vec::new();
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(10)));
+    let request = b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    if std::io::Write::write_all(&mut s, request).is_err() {
+        return Vec::new();
+    }
+    let mut text = String::new();
+    let _ = s.read_to_string(&mut text);
+    text.lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("redbase_open_connections{")?;
+            let gateway = rest.split("gateway=\"").nth(1)?.split('"').next()?;
+            let value = l.rsplit(' ').next()?.parse().ok()?;
+            Some((gateway.to_string(), value))
+        })
+        .collect()
+}
