@@ -123,6 +123,18 @@ impl Service {
     }
 }
 
+/// Whether a call is a short read (bounded work, no fsync): a Get (of a user region or of
+/// hbase:meta) and the registry's lookups. Such a call may run on the connection's own task
+/// ([`crate::thrift::inline`]); everything else goes to the blocking threads.
+pub fn is_short(service: Service, method: &str) -> bool {
+    match service {
+        Service::Client => method == "Get",
+        Service::ClientMeta => true,
+        Service::Master => matches!(method, "IsMasterRunning" | "GetTableState"),
+        Service::Admin => false,
+    }
+}
+
 /// A handled call: its response message and cell block.
 pub struct Reply {
     pub message: Vec<u8>,

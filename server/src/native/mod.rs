@@ -48,7 +48,7 @@ use crate::metrics::Metrics;
 use crate::scanners::ScannerLimits;
 use crate::security::Security;
 use crate::thrift::slots::Slots;
-use crate::thrift::{Budget, Observer};
+use crate::thrift::{Budget, InlineCalls, Observer};
 
 pub use meta::ServerAddress;
 
@@ -68,6 +68,9 @@ pub struct NativeLimits {
     pub calls_per_connection: usize,
     /// Shared with the Thrift gateways: bytes of requests and answers in flight.
     pub budget: Budget,
+    /// Short reads answered on the connection's task, under the cap the Thrift gateways
+    /// share (`--max-inline-calls`).
+    pub inline: InlineCalls,
 }
 
 impl Default for NativeLimits {
@@ -79,6 +82,7 @@ impl Default for NativeLimits {
             idle_timeout: Duration::from_secs(60),
             calls_per_connection: 64,
             budget: Budget::default(),
+            inline: InlineCalls::default(),
         }
     }
 }
