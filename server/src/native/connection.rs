@@ -474,8 +474,15 @@ fn answer(
         ),
         Ok(Err(e)) => (frame::error_response(id, &e), "error"),
         Err(_) => {
-            tracing::error!(service = service.name(), method = call.method(), "native call panicked");
-            let e = NativeError::retry(class::IO, "the call failed on the server (a handler panicked)");
+            tracing::error!(
+                service = service.name(),
+                method = call.method(),
+                "native call panicked"
+            );
+            let e = NativeError::retry(
+                class::IO,
+                "the call failed on the server (a handler panicked)",
+            );
             (frame::error_response(id, &e), "exception")
         }
     }
