@@ -16,6 +16,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "proto/native/registry.proto",
         "proto/native/zookeeper.proto",
         "proto/native/cluster.proto",
+        "proto/native/access.proto",
     ];
     let descriptors = protox::compile(files, ["proto"])?;
     // `bytes` fields as `bytes::Bytes`: a nested filter is then a slice of its parent's buffer,

@@ -317,6 +317,7 @@ fn native_service(
         max_connections: config.limits.max_connections,
         idle_timeout: config.limits.idle_timeout,
         budget: config.limits.budget.clone(),
+        inline: config.limits.inline.clone(),
         ..Default::default()
     };
     let native = crate::native::Native::new(

@@ -7,7 +7,9 @@
 //!   both protocols, arbitrary and mutated-valid messages;
 //! - `wire_*`: the same bytes framed and as HTTP bodies through a real server on loopback;
 //! - `filter_*`: the filter-string parser and Thrift2 filterBytes decoding;
-//! - `schema_*`: the SDK generator's schema loader.
+//! - `schema_*`: the SDK generator's schema loader;
+//! - `native_*`: HBase's native RPC through a real server on loopback, mutated connection
+//!   openings from `tests/fuzz_corpus/native/` (fuzz/native.rs).
 //!
 //! Mutations start from the seed corpus in `tests/fuzz_corpus/` (one message per hex file,
 //! the known crashers among them; every file is replayed). Run longer with
@@ -22,6 +24,10 @@ mod corpus;
 mod decode;
 #[path = "fuzz/filters.rs"]
 mod filters;
+#[path = "fuzz/native.rs"]
+mod native;
+#[path = "native_support/mod.rs"]
+mod native_support;
 #[path = "fuzz/runner.rs"]
 mod runner;
 #[path = "fuzz/schema.rs"]
@@ -68,4 +74,16 @@ fn corpus_of_valid_calls_is_current() {
         stale.is_empty(),
         "corpus files differ from what the generated clients write (rerun with FUZZ_WRITE_CORPUS=1): {stale:?}"
     );
+}
+
+/// The native corpus is what `fuzz/native.rs`'s `seeds` writes (`FUZZ_WRITE_CORPUS=1`
+/// rewrites it).
+#[test]
+fn native_corpus_is_current() {
+    native::corpus_is_current();
+}
+
+#[test]
+fn native_mutated_openings_are_answered_or_closed() {
+    native::mutated_openings_are_answered_or_closed();
 }

@@ -10,6 +10,8 @@ stops it with SIGTERM, starts it again on the same /data directory and reads the
 import json
 import os
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import time
@@ -78,13 +80,16 @@ def test_image_config(buildah):
     info = json.loads(buildah("inspect", "--type", "image", IMAGE))
     cfg = info["Docker"]["config"]
     assert cfg["User"] == f"{UID}:{UID}"
-    assert set(cfg["ExposedPorts"]) == {"9090/tcp", "9091/tcp", "8080/tcp"}
+    assert set(cfg["ExposedPorts"]) == {"9090/tcp", "9091/tcp", "8080/tcp", "16020/tcp",
+                                        "2181/tcp"}
     assert set(cfg["Volumes"]) == {"/data"}
     env = dict(e.split("=", 1) for e in cfg["Env"])
     assert env["REDBASE_DATA_DIR"] == "/data"
     assert env["REDBASE_THRIFT1_ADDR"] == "0.0.0.0:9090"
     assert env["REDBASE_THRIFT2_ADDR"] == "0.0.0.0:9091"
     assert env["REDBASE_HTTP_ADDR"] == "0.0.0.0:8080"
+    assert env["REDBASE_HBASE_RPC_ADDR"] == "0.0.0.0:16020"
+    assert env["REDBASE_ZOOKEEPER_ADDR"] == "0.0.0.0:2181"
     # jemalloc needs no settings to give idle memory back (docs/reliability.md).
     assert not any(k.startswith("MIMALLOC_") for k in env)
     assert cfg["Entrypoint"] == ["/redbase"] and cfg["Cmd"] == ["serve"]
@@ -112,12 +117,25 @@ def test_image_size(buildah, tmp_path):
     assert shipped.stat().st_size < unpacked
 
 
+def varint(buf, at):
+    """A protobuf varint at `at`: its value and where the next field starts."""
+    value, shift = 0, 0
+    while True:
+        b = buf[at]
+        at += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return value, at
+
+
 class Container:
     """One `buildah run` of the image's server with /data on a host directory."""
 
     def __init__(self, buildah: Buildah, name: str, data: Path, log: Path):
         self.buildah, self.name, self.data, self.log_path = buildah, name, data, log
         self.p1, self.p2, self.http = free_port(), free_port(), free_port()
+        self.native, self.zk = free_port(), free_port()
         self.proc = None
 
     def env(self):
@@ -125,7 +143,34 @@ class Container:
         # free loopback ports (the host's network is the container's).
         return [f"REDBASE_THRIFT1_ADDR=127.0.0.1:{self.p1}",
                 f"REDBASE_THRIFT2_ADDR=127.0.0.1:{self.p2}",
-                f"REDBASE_HTTP_ADDR=127.0.0.1:{self.http}"]
+                f"REDBASE_HTTP_ADDR=127.0.0.1:{self.http}",
+                f"REDBASE_HBASE_RPC_ADDR=127.0.0.1:{self.native}",
+                f"REDBASE_ZOOKEEPER_ADDR=127.0.0.1:{self.zk}",
+                "REDBASE_ADVERTISED_HOST=127.0.0.1"]
+
+    def cluster_id(self):
+        """The cluster id through HBase's native RPC: the "Regist" preamble, answered with a
+        GetConnectionRegistryResponse as the answer to no call (call id -1), then closed."""
+        with socket.create_connection(("127.0.0.1", self.native), timeout=10) as s:
+            s.sendall(b"Regist")
+            body = b""
+            while len(body) < 4 or len(body) < 4 + struct.unpack(">I", body[:4])[0]:
+                chunk = s.recv(4096)
+                assert chunk, f"closed after {body!r}"
+                body += chunk
+        at = 4
+        n, at = varint(body, at)       # the ResponseHeader, skipped
+        at += n
+        n, at = varint(body, at)       # GetConnectionRegistryResponse
+        message = body[at:at + n]
+        assert message[0] == 0x0A, message  # field 1, cluster_id
+        length, start = varint(message, 1)
+        return message[start:start + length].decode()
+
+    def zookeeper_ruok(self):
+        with socket.create_connection(("127.0.0.1", self.zk), timeout=10) as s:
+            s.sendall(b"ruok")
+            return s.recv(16)
 
     def run_args(self, *command):
         args = ["run", "--isolation", "chroot", "-v", f"{self.data}:/data"]
@@ -220,6 +265,10 @@ def test_serves_stops_cleanly_and_keeps_data_in_the_volume(buildah, tmp_path):
         conn.close()
         code, err = first.healthcheck()
         assert code == 0, err
+        # HBase's native RPC and the ZooKeeper responder answer from the container too.
+        cluster = first.cluster_id()
+        assert len(cluster) == 36, cluster
+        assert first.zookeeper_ruok() == b"imok"
     finally:
         exit_code = first.stop()
     assert exit_code == 0, f"SIGTERM must stop the server cleanly:\n{first.log()}"
@@ -236,6 +285,7 @@ def test_serves_stops_cleanly_and_keeps_data_in_the_volume(buildah, tmp_path):
         conn.close()
         assert len(rows) == 100
         assert rows[b"row042"] == {b"f:v": b"value 42"}
+        assert second.cluster_id() == cluster, "the cluster id lives in the volume"
     finally:
         assert second.stop() == 0, second.log()
     assert second.healthcheck()[0] == 1, "no server, no health"

@@ -31,6 +31,7 @@ mod lifecycle;
 mod meta;
 mod model;
 mod reads;
+mod region_lookup;
 mod regions;
 mod routing;
 mod store;

@@ -5,9 +5,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::region::Region;
-use super::{
-    Engine, MutateError, ReadError, RegionInfo, TableDescriptor, TableError, TableName, TableState,
-};
+use super::{Engine, MutateError, ReadError, TableDescriptor, TableName, TableState};
 
 impl Engine {
     /// The table's state if it can serve data, or the reason it cannot.
@@ -51,32 +49,6 @@ impl Engine {
                 ServeError::Offline(table.to_string(), "no region covers the row".into())
             })?;
         Ok((t.desc.clone(), region))
-    }
-
-    /// The table's regions in key order, with their counters.
-    pub fn regions(&self, table: &str) -> Result<Vec<RegionInfo>, TableError> {
-        let key = TableName::parse(table)?.to_string();
-        let state = self.inner.state.read().unwrap_or_else(|p| p.into_inner());
-        let t = state
-            .tables
-            .get(&key)
-            .ok_or_else(|| TableError::NotFound(key.clone()))?;
-        if let Some(r) = &t.offline {
-            return Err(TableError::Offline {
-                table: key,
-                reason: r.clone(),
-            });
-        }
-        Ok(t.regions.values().map(|r| r.info()).collect())
-    }
-
-    /// The region serving `row`.
-    pub fn region_of(&self, table: &str, row: &[u8]) -> Result<RegionInfo, TableError> {
-        self.regions(table)?
-            .into_iter()
-            .rev()
-            .find(|r| r.meta.start.as_slice() <= row)
-            .ok_or_else(|| TableError::NotFound(table.to_string()))
     }
 
     /// Every open region of every table, as of now.

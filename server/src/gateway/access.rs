@@ -285,6 +285,28 @@ impl Access {
         }
     }
 
+    /// Ok when the current caller holds A at `scope` (or a scope covering it), read-only mode
+    /// or not: who may list or ask about other users' grants there (HBase's getUserPermissions
+    /// and hasUserPermissions).
+    pub fn check_admin_at(&self, scope: &AclScope) -> Result<(), Denied> {
+        let Some(sec) = &self.secured else {
+            return Ok(());
+        };
+        let user = current_user();
+        if user.as_deref().is_some_and(|u| sec.is_superuser(u)) {
+            return Ok(());
+        }
+        sec.decide(user.as_deref(), Need::Grant(scope))
+    }
+
+    /// Whether `user` holds `p` at `scope`: a superuser always, anyone without authentication.
+    pub fn user_permits(&self, user: &str, scope: &AclScope, p: Permission) -> bool {
+        match &self.secured {
+            None => true,
+            Some(sec) => sec.is_superuser(user) || sec.acl.permits(user, scope, p),
+        }
+    }
+
     /// Ok when the current caller may use a scanner opened by `owner` (HBase's scanner owner
     /// check; `None` owner: opened with authentication off or anonymously).
     pub fn check_scanner_owner(&self, owner: Option<&str>) -> Result<(), Denied> {

@@ -382,6 +382,28 @@ pub async fn serve(
         if inflight.fetch_add(1, Ordering::AcqRel) == 0 {
             slot.call_started();
         }
+        let service = session.service;
+        let codec = session.codec;
+        // A short read runs here, on the connection's task, while the server-wide inline cap
+        // allows: handing it to a blocking thread and back costs more than the read (as on
+        // the Thrift gateways, `crate::thrift::inline`).
+        let inline = dispatch::is_short(service, call.method())
+            .then(|| ctx.limits.inline.try_start())
+            .flatten();
+        if let Some(running) = inline {
+            let began = Instant::now();
+            let (bytes, outcome) = answer(&ctx, service, codec, caller.clone(), &call);
+            drop(running);
+            ctx.metrics
+                .call(service, call.method(), outcome, began.elapsed());
+            let (bytes, share) = fit(&ctx, call.id(), bytes, share).await;
+            let _ = tx.send((bytes, share)).await;
+            drop(permit);
+            if inflight.fetch_sub(1, Ordering::AcqRel) == 1 {
+                slot.call_finished();
+            }
+            continue;
+        }
         let (ctx, tx, inflight, slot, caller) = (
             ctx.clone(),
             tx.clone(),
@@ -389,53 +411,32 @@ pub async fn serve(
             slot.clone(),
             caller.clone(),
         );
-        let service = session.service;
-        let codec = session.codec;
         tokio::spawn(async move {
             let began = Instant::now();
             let id = call.id();
-            let method = call.method().to_string();
             let task_ctx = ctx.clone();
             let run = tokio::task::spawn_blocking(move || {
-                caller::scope(caller, || {
-                    dispatch::call(
-                        &task_ctx,
-                        service,
-                        codec,
-                        call.method(),
-                        &call.param,
-                        &call.cells,
-                    )
-                })
+                let (bytes, outcome) = answer(&task_ctx, service, codec, caller, &call);
+                (bytes, outcome, call)
             })
             .await;
-            let (bytes, outcome) = match run {
-                Ok(Ok(reply)) => (
-                    frame::response(id, Some(&reply.message), &reply.cells),
-                    "ok",
-                ),
-                Ok(Err(e)) => (frame::error_response(id, &e), "error"),
+            let bytes = match run {
+                Ok((bytes, outcome, call)) => {
+                    ctx.metrics
+                        .call(service, call.method(), outcome, began.elapsed());
+                    bytes
+                }
                 Err(e) => {
-                    tracing::error!(service = service.name(), %method, error = %e, "native call failed");
+                    tracing::error!(service = service.name(), error = %e, "native call failed");
                     let e = NativeError::retry(
                         class::IO,
                         format!("the call failed on the server: {e}"),
                     );
-                    (frame::error_response(id, &e), "exception")
+                    ctx.metrics.call(service, "", "exception", began.elapsed());
+                    frame::error_response(id, &e)
                 }
             };
-            ctx.metrics.call(service, &method, outcome, began.elapsed());
-            let mut share = share;
-            let bytes = if share.grow_to(bytes.len(), BUDGET_WAIT).await.is_err() {
-                ctx.metrics.refused("budget");
-                let e = NativeError::retry(
-                    class::CALL_QUEUE_TOO_BIG,
-                    "the answer does not fit the server's in-flight budget now; retry later",
-                );
-                frame::error_response(id, &e)
-            } else {
-                bytes
-            };
+            let (bytes, share) = fit(&ctx, id, bytes, share).await;
             let _ = tx.send((bytes, share)).await;
             drop(permit);
             if inflight.fetch_sub(1, Ordering::AcqRel) == 1 {
@@ -449,6 +450,56 @@ pub async fn serve(
         Ok(Some(e)) => e,
         _ => end,
     }
+}
+
+/// Runs one call as `caller` and frames its answer; a handler that panics is answered as a
+/// retryable IOException (the connection goes on).
+fn answer(
+    ctx: &Native,
+    service: Service,
+    codec: bool,
+    caller: Caller,
+    call: &frame::Call,
+) -> (Vec<u8>, &'static str) {
+    let id = call.id();
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        caller::scope(caller, || {
+            dispatch::call(ctx, service, codec, call.method(), &call.param, &call.cells)
+        })
+    }));
+    match run {
+        Ok(Ok(reply)) => (
+            frame::response(id, Some(&reply.message), &reply.cells),
+            "ok",
+        ),
+        Ok(Err(e)) => (frame::error_response(id, &e), "error"),
+        Err(_) => {
+            tracing::error!(
+                service = service.name(),
+                method = call.method(),
+                "native call panicked"
+            );
+            let e = NativeError::retry(
+                class::IO,
+                "the call failed on the server (a handler panicked)",
+            );
+            (frame::error_response(id, &e), "exception")
+        }
+    }
+}
+
+/// Holds an answer's bytes in the in-flight budget, or, when the budget cannot hold them in
+/// time, answers CallQueueTooBigException instead.
+async fn fit(ctx: &Native, id: u32, bytes: Vec<u8>, mut share: Share) -> (Vec<u8>, Share) {
+    if share.grow_to(bytes.len(), BUDGET_WAIT).await.is_err() {
+        ctx.metrics.refused("budget");
+        let e = NativeError::retry(
+            class::CALL_QUEUE_TOO_BIG,
+            "the answer does not fit the server's in-flight budget now; retry later",
+        );
+        return (frame::error_response(id, &e), share);
+    }
+    (bytes, share)
 }
 
 /// Sends a fatal error (as the answer to no call) and closes.

@@ -112,9 +112,26 @@ impl Service {
         };
         known
             .iter()
+            .chain(if self == Service::Master {
+                &super::acl::METHODS[..]
+            } else {
+                &[]
+            })
             .find(|m| **m == method)
             .copied()
             .unwrap_or("other")
+    }
+}
+
+/// Whether a call is a short read (bounded work, no fsync): a Get (of a user region or of
+/// hbase:meta) and the registry's lookups. Such a call may run on the connection's own task
+/// ([`crate::thrift::inline`]); everything else goes to the blocking threads.
+pub fn is_short(service: Service, method: &str) -> bool {
+    match service {
+        Service::Client => method == "Get",
+        Service::ClientMeta => true,
+        Service::Master => matches!(method, "IsMasterRunning" | "GetTableState"),
+        Service::Admin => false,
     }
 }
 

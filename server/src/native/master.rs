@@ -3,7 +3,7 @@
 //! namespaces, and the schema alter status Admin polls after a change. DDL runs to its end
 //! before the call answers, so the procedure id each answer carries is already finished:
 //! `getProcedureResult` reports FINISHED for every id handed out. The cluster-level methods
-//! are in [`super::cluster`]; any other method answers a DoNotRetryIOException naming it.
+//! are in [`super::cluster`], grants in [`super::acl`]; any other method answers a DoNotRetryIOException naming it.
 
 use std::sync::atomic::Ordering;
 
@@ -285,7 +285,8 @@ pub fn call(ctx: &Native, method: &str, param: &[u8]) -> Reply {
             snapshot: None,
         }
         .encode_to_vec()),
-        other => super::cluster::call(ctx, other, param)
+        other => super::acl::call(ctx, other, param)
+            .or_else(|| super::cluster::call(ctx, other, param))
             .unwrap_or_else(|| Err(NativeError::unsupported("MasterService", other))),
     }
 }

@@ -8,12 +8,13 @@
 //! (one connection: concurrent calls, limits, budget), [`dispatch`] (service and method to a
 //! handler), [`registry`] (bootstrap without ZooKeeper), [`meta`] (hbase:meta made from the
 //! catalog), [`regions`] (region names and ids), [`client`] and [`scan`] (ClientService),
-//! [`scanners`] (open scanners and leases), [`master`] and [`cluster`] (MasterService),
+//! [`scanners`] (open scanners and leases), [`master`], [`cluster`] and [`acl`] (MasterService),
 //! [`region_admin`] (AdminService), [`schema`]
 //! (descriptors), [`convert`] (results, reads, mutations), [`cellblock`] (KeyValueCodec),
 //! [`errors`] (HBase's exception classes), [`pb`] (the generated protobufs), [`zookeeper`] (the
 //! read-only ZooKeeper a default-configured client bootstraps through).
 
+pub mod acl;
 pub mod cellblock;
 pub mod check;
 pub mod client;
@@ -48,7 +49,7 @@ use crate::metrics::Metrics;
 use crate::scanners::ScannerLimits;
 use crate::security::Security;
 use crate::thrift::slots::Slots;
-use crate::thrift::{Budget, Observer};
+use crate::thrift::{Budget, InlineCalls, Observer};
 
 pub use meta::ServerAddress;
 
@@ -68,6 +69,9 @@ pub struct NativeLimits {
     pub calls_per_connection: usize,
     /// Shared with the Thrift gateways: bytes of requests and answers in flight.
     pub budget: Budget,
+    /// Short reads answered on the connection's task, under the cap the Thrift gateways
+    /// share (`--max-inline-calls`).
+    pub inline: InlineCalls,
 }
 
 impl Default for NativeLimits {
@@ -79,6 +83,7 @@ impl Default for NativeLimits {
             idle_timeout: Duration::from_secs(60),
             calls_per_connection: 64,
             budget: Budget::default(),
+            inline: InlineCalls::default(),
         }
     }
 }

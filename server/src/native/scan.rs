@@ -184,11 +184,11 @@ fn open(
                 reversed,
                 families: s.column.iter().map(|c| c.family.to_vec()).collect(),
             };
-            Source::Rows(VecDeque::from(meta::rows(
+            Source::Meta(Box::new(meta::MetaRows::open(
                 &ctx.engine,
                 &ctx.server,
-                &range,
-            )?))
+                range,
+            )))
         }
         Target::Region(region) => {
             ctx.access

@@ -24,8 +24,10 @@ const CLOSED_REMEMBERED: usize = 4096;
 pub enum Source {
     /// A user region's rows, read by the engine within the region's bounds.
     Table(Box<Scanner>),
-    /// Rows made when the scanner opened (hbase:meta's, or none for an empty range).
+    /// Rows made when the scanner opened (none for an empty range).
     Rows(VecDeque<RowResult>),
+    /// hbase:meta's rows, made as they are read.
+    Meta(Box<super::meta::MetaRows>),
 }
 
 impl Source {
@@ -36,6 +38,7 @@ impl Source {
                 Err(e) => Err(e.into()),
             },
             Source::Rows(rows) => Ok(rows.pop_front()),
+            Source::Meta(rows) => Ok(rows.next_row()),
         }
     }
 }
@@ -90,7 +93,7 @@ impl OpenScan {
     pub fn take_metrics(&mut self) -> (u64, u64) {
         let now = match &self.source {
             Source::Table(s) => s.rows_scanned(),
-            Source::Rows(_) => (0, 0),
+            Source::Rows(_) | Source::Meta(_) => (0, 0),
         };
         let (s, f) = self.reported;
         self.reported = now;

@@ -76,6 +76,23 @@ pub fn open_dir() -> PathBuf {
     dir().join("open")
 }
 
+/// The bytes of each `.hex` file of `dir`, sorted by name (none if `dir` does not exist).
+pub fn load_from_raw(dir: &Path) -> Vec<Vec<u8>> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "hex"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|p| unhex(&std::fs::read_to_string(p).unwrap()))
+        .collect()
+}
+
 /// The `.hex` files of `dir`, sorted by name (none if `dir` does not exist).
 pub fn load_from(dir: &Path) -> Vec<Seed> {
     let Ok(entries) = std::fs::read_dir(dir) else {

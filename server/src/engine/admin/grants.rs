@@ -26,6 +26,17 @@ impl Engine {
         self.change_grant(user, scope, |_| actions)
     }
 
+    /// Adds `actions` to what `user` holds at `scope` (HBase's grant merging existing
+    /// permissions); read and change under the one lock grant changes take.
+    pub fn grant_more(
+        &self,
+        user: &str,
+        scope: AclScope,
+        actions: Actions,
+    ) -> Result<(), AclError> {
+        self.change_grant(user, scope, |held| held.with(actions))
+    }
+
     /// Takes `actions` from what `user` holds at `scope`; the grant goes when nothing remains.
     /// Revoking what was never granted changes nothing and is not an error, as in HBase.
     pub fn revoke(&self, user: &str, scope: AclScope, actions: Actions) -> Result<(), AclError> {

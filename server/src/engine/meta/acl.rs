@@ -105,6 +105,10 @@ impl Actions {
     pub fn without(self, other: Actions) -> Actions {
         Actions(self.0 & !other.0)
     }
+
+    pub fn with(self, other: Actions) -> Actions {
+        Actions(self.0 | other.0)
+    }
 }
 
 impl fmt::Display for Actions {

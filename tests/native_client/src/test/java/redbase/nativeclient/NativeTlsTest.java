@@ -32,6 +32,8 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.security.access.AccessControlClient;
+import org.apache.hadoop.hbase.security.access.Permission;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -202,5 +204,44 @@ class NativeTlsTest {
     String log = Files.readString(dir.resolve("server.log"));
     assertTrue(log.contains("native connection refused") && log.contains("SIMPLE authentication"),
         log);
+  }
+
+  /** alice grants carol R through AccessControlClient; carol then reads, and cannot grant. */
+  @Test
+  void grantsThroughTheAdminAreEnforced() throws Throwable {
+    TableName name = TableName.valueOf("tls_acl");
+    try (Connection a = ConnectionFactory.createConnection(tls("alice"));
+        Connection c = ConnectionFactory.createConnection(tls("carol"))) {
+      try (Admin admin = a.getAdmin()) {
+        admin.createTable(TableDescriptorBuilder.newBuilder(name)
+            .setColumnFamily(ColumnFamilyDescriptorBuilder.of(F)).build());
+      }
+      try (Table t = a.getTable(name)) {
+        t.put(new Put(Bytes.toBytes("r")).addColumn(F, Q, Bytes.toBytes("v")));
+      }
+      Permission read = Permission.newBuilder(name).withActions(Permission.Action.READ).build();
+      Permission write = Permission.newBuilder(name).withActions(Permission.Action.WRITE).build();
+      try (Table t = c.getTable(name)) {
+        Exception e = assertThrows(IOException.class, () -> t.get(new Get(Bytes.toBytes("r"))));
+        assertTrue(denied(e), chain(e));
+        AccessControlClient.grant(a, name, "carol", null, null, Permission.Action.READ);
+        assertArrayEquals(Bytes.toBytes("v"), t.get(new Get(Bytes.toBytes("r"))).getValue(F, Q));
+        // carol asks about herself: R yes, W no
+        try (Admin admin = c.getAdmin()) {
+          assertEquals(List.of(true, false), admin.hasUserPermissions(List.of(read, write)));
+        }
+        // without A on the table she may not grant, nor list its grants
+        Throwable g = assertThrows(Throwable.class,
+            () -> AccessControlClient.grant(c, name, "carol", null, null,
+                Permission.Action.WRITE));
+        assertTrue(denied(g), chain(g));
+        Throwable l = assertThrows(Throwable.class,
+            () -> AccessControlClient.getUserPermissions(c, name.getNameAsString()));
+        assertTrue(denied(l), chain(l));
+        AccessControlClient.revoke(a, name, "carol", null, null, Permission.Action.READ);
+        e = assertThrows(IOException.class, () -> t.get(new Get(Bytes.toBytes("r"))));
+        assertTrue(denied(e), chain(e));
+      }
+    }
   }
 }
