@@ -580,3 +580,46 @@ fn refusals_have_hbase_statuses_and_exceptions() {
     assert_eq!(r.status, 400, "{}", r.text());
     assert_eq!(s.get("/c/x", J).status, 404);
 }
+
+/// `?rr=true` (HBase's returnResult): an append answers the row's new cells; an increment
+/// echoes the request's own row, as HBase 2.6.1's RowResource does (oracle: rest_diff).
+#[test]
+fn return_result_answers_appends_and_echoes_increments() {
+    let s = Server::start(Config::default());
+    s.create_table("rr", &["cf"]);
+    let cells = |row: &[u8], col: &[u8], v: &[u8]| json!({"Row": [{"key": b64(row), "Cell": [{"column": b64(col), "$": b64(v)}]}]});
+    let post = |query: &str, body: &serde_json::Value| {
+        s.call(
+            "POST",
+            &format!("/rr/a?{query}"),
+            &[("Content-Type", J), ("Accept", J)],
+            serde_json::to_vec(body).unwrap(),
+        )
+    };
+    assert_eq!(
+        post("check=append", &cells(b"a", b"cf:s", b"ab")).status,
+        200
+    );
+    let r = post("check=append&rr=TRUE", &cells(b"a", b"cf:s", b"cd"));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+    assert_eq!(v["Row"][0]["key"], b64(b"a"));
+    assert_eq!(v["Row"][0]["Cell"][0]["column"], b64(b"cf:s"));
+    assert_eq!(v["Row"][0]["Cell"][0]["$"], b64(b"abcd"));
+    assert!(v["Row"][0]["Cell"][0]["timestamp"].as_i64().unwrap() > 0);
+
+    let r = post("check=increment&rr=true", &cells(b"a", b"cf:n", b"7"));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+    assert_eq!(
+        v["Row"][0]["Cell"][0]["$"],
+        b64(b"7"),
+        "the request's own amount"
+    );
+    assert_eq!(v["Row"][0]["Cell"][0]["timestamp"], i64::MAX);
+    // anything but "true" is false: no body
+    let r = post("check=increment&rr=1", &cells(b"a", b"cf:n", b"1"));
+    assert_eq!((r.status, r.body.len()), (200, 0));
+    let r = s.get("/rr/a/cf:n", "application/octet-stream");
+    assert_eq!(r.body, 8i64.to_be_bytes());
+}

@@ -138,6 +138,13 @@ STEPS = [
     dict(method="POST", path="/{P}t/n?check=increment", ctype=J, body=rows(("n", [cell("cf:n", "x")])), compare="status"),
     dict(method="POST", path="/{P}t/ap?check=append", ctype=J, body=rows(("ap", [cell("cf:s", "ab")]))),
     dict(method="POST", path="/{P}t/ap?check=append&returnResult=true", ctype=J, body=rows(("ap", [cell("cf:s", "cd")]))),
+    # rr=true (RowResource's returnResult): append answers the new cells, increment echoes the
+    # request's own row (HBase 2.6.1 adds the request's row model to its answer)
+    dict(method="POST", path="/{P}t/ap?check=append&rr=true", ctype=J, accept=J, body=rows(("ap", [cell("cf:s", "ef")]))),
+    dict(method="POST", path="/{P}t/ap?check=append&rr=TRUE", ctype=J, accept=X, body=rows(("ap", [cell("cf:s", "g"), cell("cf:t", "h")]))),
+    dict(method="POST", path="/{P}t/n?check=increment&rr=true", ctype=J, accept=J, body=rows(("n", [cell("cf:n", "3")]))),
+    dict(method="POST", path="/{P}t/n?check=increment&rr=yes", ctype=J, accept=J, body=rows(("n", [cell("cf:n", "1")]))),
+    dict(method="GET", path="/{P}t/n/cf:n", accept=O),
     # deletes
     dict(method="DELETE", path="/{P}t/r1/cg:b"),
     dict(method="GET", path="/{P}t/r1", accept=J),

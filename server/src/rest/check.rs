@@ -4,9 +4,11 @@
 
 use axum::http::StatusCode;
 
-use super::model::{CellSet, RowM, LATEST};
+use super::media::Media;
+use super::model::{CellM, CellSet, RowM, LATEST};
 use super::row::{put_ops, split_column, write_err, RowSpec};
-use super::{empty, Rest, RestError, RestResult};
+use super::schema::cell_set;
+use super::{empty, Req, Rest, RestError, RestResult};
 use crate::engine::{CompareOp, Condition, Durability, Op, RowMutation};
 use crate::gateway::requests::condition;
 use crate::gateway::Need;
@@ -169,11 +171,51 @@ fn counter_columns(spec: &RowSpec, row: &RowM) -> Result<Vec<CounterColumn>, Res
     Ok(out)
 }
 
-/// `check=increment`: each cell's value is a decimal amount. HBase 2.6.1 answers 200 with no
-/// body (its `returnResult` parameter came later), so the new values are not sent back.
-pub(super) fn increment(rest: &Rest, table: &str, spec: &RowSpec, set: &CellSet) -> RestResult {
+/// `?rr=true` (HBase's `returnResult`, read with Java's `Boolean.valueOf`: "true" in any case).
+fn return_result(r: &Req) -> bool {
+    r.param("rr")
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+}
+
+/// The media of a `?rr=true` answer, negotiated before the write so a bad `Accept` changes
+/// nothing.
+fn result_media(r: &Req) -> Result<Option<Media>, RestError> {
+    if !return_result(r) {
+        return Ok(None);
+    }
+    let offers = [
+        Media::Xml,
+        Media::Json,
+        Media::Protobuf,
+        Media::ProtobufIetf,
+    ];
+    r.accept(&offers).map(Some)
+}
+
+/// A `?rr=true` answer: 304 with HBase's text when there is nothing to return, else the row.
+fn result_answer(media: Media, row: Option<RowM>, empty_text: &str) -> RestResult {
+    match row {
+        Some(row) if !row.cells.is_empty() => Ok(cell_set(media, &CellSet { rows: vec![row] })),
+        _ => Err(RestError::new(
+            StatusCode::NOT_MODIFIED,
+            format!("{empty_text}\r\n"),
+        )),
+    }
+}
+
+/// `check=increment`: each cell's value is a decimal amount; 200 with no body. With `?rr=true`
+/// HBase 2.6.1 answers the request's own row (its `RowResource.increment` adds the request's
+/// row model to the answer, not the result's), and redbase does the same.
+pub(super) fn increment(
+    rest: &Rest,
+    r: &Req,
+    table: &str,
+    spec: &RowSpec,
+    set: &CellSet,
+) -> RestResult {
     rest.may(Need::Write(table))?;
     let (row, key) = one_row(set, spec)?;
+    let media = result_media(r)?;
     let mut cols = Vec::new();
     for (f, q, v) in counter_columns(spec, row)? {
         let text = String::from_utf8_lossy(&v).into_owned();
@@ -184,19 +226,56 @@ pub(super) fn increment(rest: &Rest, table: &str, spec: &RowSpec, set: &CellSet)
         })?;
         cols.push((f, q, n));
     }
-    rest.engine
+    let cells = rest
+        .engine
         .increment(table, &key, cols, None, Durability::UseDefault)
         .map_err(write_err)?;
-    Ok(empty(StatusCode::OK))
+    match media {
+        None => Ok(empty(StatusCode::OK)),
+        Some(media) => {
+            let echoed = (!cells.is_empty()).then(|| row.clone());
+            result_answer(media, echoed, "Increment return empty.")
+        }
+    }
 }
 
-/// `check=append`: each cell's value is appended to its column; 200 with no body, as increment.
-pub(super) fn append(rest: &Rest, table: &str, spec: &RowSpec, set: &CellSet) -> RestResult {
+/// `check=append`: each cell's value is appended to its column; 200 with no body, or with
+/// `?rr=true` the row's new cells.
+pub(super) fn append(
+    rest: &Rest,
+    r: &Req,
+    table: &str,
+    spec: &RowSpec,
+    set: &CellSet,
+) -> RestResult {
     rest.may(Need::Write(table))?;
     let (row, key) = one_row(set, spec)?;
+    let media = result_media(r)?;
     let cols = counter_columns(spec, row)?;
-    rest.engine
+    let cells = rest
+        .engine
         .append(table, &key, cols, None, Durability::UseDefault)
         .map_err(write_err)?;
-    Ok(empty(StatusCode::OK))
+    match media {
+        None => Ok(empty(StatusCode::OK)),
+        Some(media) => {
+            let result = RowM {
+                key: Some(key),
+                cells: cells
+                    .iter()
+                    .map(|c| {
+                        let mut column = c.family.to_vec();
+                        column.push(b':');
+                        column.extend_from_slice(&c.qualifier);
+                        CellM {
+                            column: Some(column),
+                            timestamp: c.timestamp,
+                            value: c.value.to_vec(),
+                        }
+                    })
+                    .collect(),
+            };
+            result_answer(media, Some(result), "Append return empty.")
+        }
+    }
 }

@@ -382,8 +382,8 @@ fn update(rest: &Rest, r: &Req, table: &str, spec: &RowSpec) -> RestResult {
         "" => {}
         "put" => return super::check::check_and_put(rest, table, spec, &set),
         "delete" => return super::check::check_and_delete(rest, table, spec, &set),
-        "increment" => return super::check::increment(rest, table, spec, &set),
-        "append" => return super::check::append(rest, table, spec, &set),
+        "increment" => return super::check::increment(rest, r, table, spec, &set),
+        "append" => return super::check::append(rest, r, table, spec, &set),
         other => {
             return Err(RestError::bad_exact(&format!(
                 "Invalid check value '{other}'"
