@@ -346,7 +346,11 @@ fn fingerprint(args: &CopyArgs, to: &str, dest_table: &str) -> BTreeMap<String, 
     ])
 }
 
-/// `--checkpoint DIR` holds one file per source and destination table.
+/// `--checkpoint DIR` holds one file per source and destination table. The name keeps the two
+/// table names readable; when cleaning them lost something (a namespace's `:` or a `.`
+/// becomes `_`, so `ns:t` and `ns_t` would share a file) or the name would pass what a file
+/// system allows (two 255-byte table names), a digest of the exact names is added and each
+/// name is cut short.
 fn checkpoint_file(path: &std::path::Path, table: &str, dest: &str) -> PathBuf {
     if !path.is_dir() {
         return path.to_path_buf();
@@ -362,7 +366,17 @@ fn checkpoint_file(path: &std::path::Path, table: &str, dest: &str) -> PathBuf {
             })
             .collect::<String>()
     };
-    path.join(format!("copy-{}-to-{}.json", clean(table), clean(dest)))
+    let (a, b) = (clean(table), clean(dest));
+    let plain = format!("copy-{a}-to-{b}.json");
+    let lossless = a == table && b == dest;
+    if lossless && plain.len() <= 200 {
+        return path.join(plain);
+    }
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(format!("{table}\0{dest}").as_bytes());
+    let hex: String = digest[..8].iter().map(|x| format!("{x:02x}")).collect();
+    let cut = |s: &str| s.chars().take(80).collect::<String>();
+    path.join(format!("copy-{}-to-{}-{hex}.json", cut(&a), cut(&b)))
 }
 
 /// Creates the destination table from the source's descriptor (families chosen and renamed
@@ -471,7 +485,28 @@ impl Plan {
 
 #[cfg(test)]
 mod tests {
-    use super::{clip, parse_families, row_key};
+    use super::{checkpoint_file, clip, parse_families, row_key};
+
+    #[test]
+    fn checkpoint_files_are_apart_and_short_enough_for_any_table_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = |t: &str, d: &str| {
+            let p = checkpoint_file(dir.path(), t, d);
+            p.file_name().unwrap().to_str().unwrap().to_string()
+        };
+        assert_eq!(name("logs", "logs-copy"), "copy-logs-to-logs-copy.json");
+        // a namespace's colon and an underscore no longer meet in one file
+        assert_ne!(name("ns:t", "x"), name("ns_t", "x"));
+        let long_a = "a".repeat(255);
+        let long_b = format!("ns:{}", "b".repeat(250));
+        let long = name(&long_a, &long_b);
+        assert!(long.len() <= 255, "{} bytes", long.len());
+        assert_ne!(long, name(&long_a, &format!("ns:{}c", "b".repeat(249))));
+        std::fs::write(dir.path().join(&long), b"{}").unwrap();
+        // a file path is used as it is
+        let file = dir.path().join("mine.json");
+        assert_eq!(checkpoint_file(&file, "a", "b"), file);
+    }
 
     #[test]
     fn regions_are_cut_to_the_row_range() {
