@@ -5,8 +5,8 @@
 use axum::http::StatusCode;
 
 use super::media::Media;
-use super::model::{CellM, CellSet, RowM, LATEST};
-use super::row::{put_ops, split_column, write_err, RowSpec};
+use super::model::{CellSet, RowM, LATEST};
+use super::row::{cell_model, put_ops, split_column, write_err, RowSpec};
 use super::schema::cell_set;
 use super::{empty, Req, Rest, RestError, RestResult};
 use crate::engine::{CompareOp, Condition, Durability, Op, RowMutation};
@@ -261,19 +261,7 @@ pub(super) fn append(
         Some(media) => {
             let result = RowM {
                 key: Some(key),
-                cells: cells
-                    .iter()
-                    .map(|c| {
-                        let mut column = c.family.to_vec();
-                        column.push(b':');
-                        column.extend_from_slice(&c.qualifier);
-                        CellM {
-                            column: Some(column),
-                            timestamp: c.timestamp,
-                            value: c.value.to_vec(),
-                        }
-                    })
-                    .collect(),
+                cells: cells.iter().map(|c| cell_model(&c.view())).collect(),
             };
             result_answer(media, Some(result), "Append return empty.")
         }

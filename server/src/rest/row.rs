@@ -9,7 +9,7 @@ use super::media::{Media, MODELS};
 use super::model::{CellM, RowM, LATEST};
 use super::stream::{self, Form, RowSource, ENGINE_BATCH};
 use super::{body, decode, empty, not_allowed, Req, Rest, RestError, RestResult};
-use crate::engine::{Get, Op, ReadOptions, RowMutation, RowResult, Scan, TimeRange};
+use crate::engine::{CellView, Get, Op, ReadOptions, RowMutation, RowResult, Scan, TimeRange};
 use crate::gateway::requests::apply;
 use crate::gateway::Need;
 
@@ -182,19 +182,19 @@ pub fn split_column(c: &[u8]) -> (&[u8], Option<&[u8]>) {
 pub fn row_model(r: &RowResult) -> RowM {
     RowM {
         key: Some(r.row().to_vec()),
-        cells: r
-            .iter()
-            .map(|c| {
-                let mut column = c.family.to_vec();
-                column.push(b':');
-                column.extend_from_slice(c.qualifier);
-                CellM {
-                    column: Some(column),
-                    timestamp: c.timestamp,
-                    value: c.value.to_vec(),
-                }
-            })
-            .collect(),
+        cells: r.iter().map(|c| cell_model(&c)).collect(),
+    }
+}
+
+/// One cell as the REST cell model (`family:qualifier`, timestamp, value).
+pub fn cell_model(c: &CellView<'_>) -> CellM {
+    let mut column = c.family.to_vec();
+    column.push(b':');
+    column.extend_from_slice(c.qualifier);
+    CellM {
+        column: Some(column),
+        timestamp: c.timestamp,
+        value: c.value.to_vec(),
     }
 }
 
