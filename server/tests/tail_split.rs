@@ -42,7 +42,10 @@ fn value(i: u64, round: u32) -> Vec<u8> {
     stamp.bytes().cycle().take(300).collect()
 }
 
-/// Writes rows `from..to` in ascending order, `batch` rows per call.
+/// Writes rows `from..to` in ascending order, `batch` rows per call. Each call waits for the
+/// splits it asked for: on a busy machine the split thread may fall behind a load that never
+/// waits, and a tail split made late leaves a lower part over the split size, which then splits
+/// at its middle (as it must; `a_tail_split_made_late_splits_its_lower_part_again` shows it).
 fn append(e: &Engine, from: u64, to: u64, batch: u64) {
     let mut i = from;
     while i < to {
@@ -52,6 +55,11 @@ fn append(e: &Engine, from: u64, to: u64, batch: u64) {
             .collect();
         for r in e.mutate_rows("t", rows) {
             r.unwrap();
+        }
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while e.splits_queued() > 0 {
+            assert!(Instant::now() < deadline, "a split waited 60 s");
+            std::thread::sleep(Duration::from_millis(2));
         }
         i = end;
     }
@@ -71,7 +79,11 @@ fn settle(e: &Engine) {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    panic!("splits did not settle");
+    let sizes: Vec<u64> = e.regions("t").unwrap().iter().map(|r| r.size).collect();
+    panic!(
+        "splits did not settle in 60 s: {} splits, region sizes {sizes:?}",
+        e.split_count()
+    );
 }
 
 /// Every row `0..n` once, in order, with its value from `round_of`.
@@ -173,6 +185,34 @@ fn a_sequential_load_splits_at_the_tail_copying_nothing() {
     settle(&e);
     assert!(e.split_reports().iter().all(|r| r.at_tail));
     check_rows(&e, n + 2_000, round);
+}
+
+/// One call appends several times the split size: the region splits at its tail once, its
+/// lower part holding everything, and that part, no longer taking writes, must still be split
+/// down to the split size (with no write to come and ask for it).
+#[test]
+fn a_tail_split_made_late_splits_its_lower_part_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = open(dir.path());
+    let n = 3_000; // about 1 MB, four times the split size, in one call
+    let rows: Vec<RowMutation> = (0..n)
+        .map(|j| RowMutation::new(row(j).as_bytes()).with(Op::put(b"f", b"q", &value(j, 0))))
+        .collect();
+    for r in e.mutate_rows("t", rows) {
+        r.unwrap();
+    }
+    settle(&e);
+    let reports = e.split_reports();
+    assert!(reports[0].at_tail, "the first split: {:?}", reports[0]);
+    assert!(
+        reports.iter().skip(1).any(|r| !r.at_tail),
+        "the lower part was never split: {reports:?}"
+    );
+    covers_key_space(&e, "t");
+    for r in e.regions("t").unwrap() {
+        assert!(r.size <= MAX, "{} holds {} bytes", r.name, r.size);
+    }
+    check_rows(&e, n, |_| 0);
 }
 
 #[test]
@@ -360,8 +400,17 @@ fn acknowledged_appends_survive_a_kill_during_tail_splits() {
         child
             .wait_for(Duration::from_secs(60), |l| l.contains(crash_workload::ACK))
             .expect("the child acknowledged nothing");
+        // Killed after a random number of acknowledged rows, not a random time: on a busy
+        // machine a time may see almost no writes, and the load would hardly split.
         rng_state = rng_state.wrapping_mul(6364136223846793005).wrapping_add(1);
-        std::thread::sleep(Duration::from_millis(100 + (rng_state >> 33) % 400));
+        let target = first + 300 + (rng_state >> 33) % 1_500;
+        child
+            .wait_for(Duration::from_secs(90), |l| {
+                l.find(crash_workload::ACK)
+                    .and_then(|at| l[at + crash_workload::ACK.len()..].trim().parse().ok())
+                    .is_some_and(|n: u64| n >= target)
+            })
+            .expect("the child stopped acknowledging");
         let (lines, err) = child.kill(&format!("cycle {cycle}"));
         crash_workload::assert_no_errors(cycle as u32, &lines, &err);
         acked.extend(lines.iter().filter_map(|l| {

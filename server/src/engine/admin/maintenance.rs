@@ -54,9 +54,17 @@ pub(crate) fn split_loop(inner: Weak<Inner>, rx: Receiver<(String, u64)>) {
         }
         let engine = Engine { inner };
         let (table, id) = queue.swap_remove(largest(&engine, &queue));
-        match engine.split_for_size(&table, id) {
+        let split = engine.split_for_size(&table, id);
+        engine
+            .inner
+            .split_pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
+        match split {
             Ok(_) => {
                 refused.remove(&id);
+                engine.recheck_after_split(&table, id);
             }
             Err(e) => {
                 let why = e.to_string();
@@ -68,12 +76,6 @@ pub(crate) fn split_loop(inner: Weak<Inner>, rx: Receiver<(String, u64)>) {
                 }
             }
         }
-        engine
-            .inner
-            .split_pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&id);
     }
 }
 
@@ -314,6 +316,18 @@ impl Engine {
         self.inner.tail_splits.fetch_add(1, Ordering::Relaxed);
         tracing::info!(region = %parent.meta.name(), at = %split.at.escape_ascii(), region_bytes, pause_us = split.pause.as_micros() as u64, upper = split.regions[1].meta.id, "region split at its tail");
         Ok(Some(split.pause))
+    }
+
+    /// A tail split's lower part keeps the parent's id, so a commit that found it too big
+    /// while the split ran was taken for the split in progress and asked for nothing. A load
+    /// that outran a busy split thread leaves that part over the split size with no write
+    /// to come: ask again now, as the middle split does for its halves.
+    fn recheck_after_split(&self, table: &str, id: u64) {
+        let Ok((_, region)) = self.find_region(table, id) else {
+            return;
+        };
+        let size = region.info().size;
+        self.on_large()(&region.meta, size, region.appending());
     }
 
     /// Counts a split in the histograms and the recent reports.
