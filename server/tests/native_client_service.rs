@@ -331,6 +331,95 @@ fn check_and_mutate_compares_as_hbase_does() {
     );
 }
 
+/// The timestamp of the newest f:`qualifier` in `row`.
+fn newest_ts(c: &mut Conn, region_name: &Bytes, row: &str, qualifier: &str) -> Option<u64> {
+    let get = pb::GetRequest {
+        region: region(region_name.clone()),
+        get: pb::Get {
+            row: b(row),
+            column: vec![pb::Column {
+                family: b("f"),
+                qualifier: vec![b(qualifier)],
+            }],
+            ..Default::default()
+        },
+    };
+    let got: pb::GetResponse = c.call("Get", &get);
+    got.result.unwrap().cell.first().and_then(|c| c.timestamp)
+}
+
+/// A checked put without a timestamp, its condition met by a cell in the future (a clock that
+/// went back, or a client's own timestamps), is written at that cell's time, not now, so a
+/// read sees it and not the cell it replaced (HBase's checkAndMutate, HBASE-14054); with a
+/// filter condition, at the time of the filtered row's first cell.
+#[test]
+fn a_checked_put_is_not_hidden_behind_a_future_checked_cell() {
+    use pb::hbase::CompareType as T;
+    let server = Server::start(1 << 20);
+    create_table(server.addr, "t");
+    let mut c = Conn::open(server.addr, "ClientService", false);
+    let rn = locate(&mut c, "t", "future"); // both rows below the split at "m"
+    let future = 4_102_444_800_000u64; // 2100-01-01
+    for q in ["q", "p"] {
+        let req = pb::MutateRequest {
+            region: region(rn.clone()),
+            mutation: put_column("future", q, "old", Some(future)),
+            ..Default::default()
+        };
+        let _: pb::MutateResponse = c.call("Mutate", &req);
+    }
+    let cond = condition("future", T::Equal, binary("BinaryComparator", "old"));
+    assert!(checked(
+        &mut c,
+        &rn,
+        cond,
+        put_column("future", "q", "new", None)
+    ));
+    assert_eq!(
+        value(&mut c, &rn, "future", "q").as_deref(),
+        Some(&b"new"[..])
+    );
+    assert_eq!(newest_ts(&mut c, &rn, "future", "q"), Some(future));
+
+    let by_filter = pb::Condition {
+        row: b("future"),
+        filter: Some(value_equals("f", "p", "old")),
+        ..Default::default()
+    };
+    assert!(checked(
+        &mut c,
+        &rn,
+        by_filter,
+        put_column("future", "p", "new", None)
+    ));
+    assert_eq!(
+        value(&mut c, &rn, "future", "p").as_deref(),
+        Some(&b"new"[..])
+    );
+    assert_eq!(newest_ts(&mut c, &rn, "future", "p"), Some(future));
+
+    // A condition on a cell of the past changes nothing: the put lands at now.
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let req = pb::MutateRequest {
+        region: region(rn.clone()),
+        mutation: put_column("earlier", "q", "old", Some(100)),
+        ..Default::default()
+    };
+    let _: pb::MutateResponse = c.call("Mutate", &req);
+    let cond = condition("earlier", T::Equal, binary("BinaryComparator", "old"));
+    assert!(checked(
+        &mut c,
+        &rn,
+        cond,
+        put_column("earlier", "q", "new", None)
+    ));
+    let ts = newest_ts(&mut c, &rn, "earlier", "q").unwrap();
+    assert!(ts >= before && ts < future, "{ts}");
+}
+
 fn action(i: u32, m: pb::MutationProto) -> pb::Action {
     pb::Action {
         index: Some(i),

@@ -9,7 +9,7 @@ use crate::engine::model::schema::TableDescriptor;
 use crate::engine::reads::read::{ReadOptions, RowVerdict};
 use crate::engine::reads::read_plan::{ReadCounter, ReadPlan};
 use crate::engine::writes::row_batch::{BatchOutcome, RowBatch, RowCheck, RowOp};
-use crate::engine::writes::write::{Apply, Fail, Job, Output};
+use crate::engine::writes::write::{put_time, Apply, Fail, Job, Output};
 
 impl Apply<'_> {
     /// Inside the committer: the check, then (when it passes) every write in order.
@@ -19,14 +19,16 @@ impl Apply<'_> {
         b: &RowBatch,
         now: i64,
     ) -> Result<Output, Fail> {
-        if !self.row_check(desc, &b.row, &b.check, now)? {
+        let (pass, checked_ts) = self.row_check(desc, &b.row, &b.check, now)?;
+        if !pass {
             return Ok(Output::Batch(BatchOutcome::default()));
         }
+        let put_now = put_time(now, checked_ts);
         let mut cells = Vec::new();
         for op in &b.ops {
             let job = match op {
                 RowOp::Mutate(m) => {
-                    self.mutate(desc, m, now)?;
+                    self.mutate_at(desc, m, now, put_now)?;
                     continue;
                 }
                 RowOp::Increment {
@@ -54,15 +56,17 @@ impl Apply<'_> {
         }))
     }
 
+    /// Whether the check passes, and the checked cell's timestamp when the check found one
+    /// (for a filter, the first cell of the filtered row, as in HBase).
     fn row_check(
         &mut self,
         desc: &TableDescriptor,
         row: &[u8],
         check: &RowCheck,
         now: i64,
-    ) -> Result<bool, Fail> {
+    ) -> Result<(bool, Option<i64>), Fail> {
         match check {
-            RowCheck::Always => Ok(true),
+            RowCheck::Always => Ok((true, None)),
             RowCheck::Column {
                 family,
                 qualifier,
@@ -72,7 +76,8 @@ impl Apply<'_> {
             } => {
                 let cur = self.newest_in(desc, family, row, qualifier, *time_range, now)?;
                 let not_equal = *op == Some(CompareOp::NotEqual);
-                Ok(match (cur, op) {
+                let ts = cur.as_ref().map(|(ts, _)| *ts);
+                let pass = match (cur, op) {
                     (None, _) => value.is_empty() && !not_equal,
                     (Some((_, stored)), _) if value.is_empty() => stored.is_empty() != not_equal,
                     (Some((_, stored)), Some(op)) => op.matches(&stored, value),
@@ -83,7 +88,8 @@ impl Apply<'_> {
                                 .into(),
                         )))
                     }
-                })
+                };
+                Ok((pass, ts))
             }
             RowCheck::Filter { filter, time_range } => {
                 let mut slot = filter
@@ -97,25 +103,26 @@ impl Apply<'_> {
                 let mut opts = ReadOptions::default().time_range(*time_range);
                 opts.max_versions = 1;
                 opts.filter = Some(f);
-                let found = if verdict == RowVerdict::Include {
+                let first_ts = if verdict == RowVerdict::Include {
                     self.read_row(desc, row, &mut opts, now)?
                 } else {
-                    false
+                    None
                 };
                 *slot = opts.filter.take();
-                Ok(found)
+                Ok((first_ts.is_some(), first_ts))
             }
         }
     }
 
-    /// Whether a get of `row` with `opts` finds any cell, read inside the write transaction.
+    /// The timestamp of the first cell a get of `row` with `opts` finds (None: no cell), read
+    /// inside the write transaction.
     fn read_row(
         &mut self,
         desc: &TableDescriptor,
         row: &[u8],
         opts: &mut ReadOptions,
         now: i64,
-    ) -> Result<bool, Fail> {
+    ) -> Result<Option<i64>, Fail> {
         let (plan, filter) = ReadPlan::new(desc, opts, now);
         let mut per_family = Vec::with_capacity(plan.families.len());
         for fr in &plan.families {
@@ -126,6 +133,6 @@ impl Apply<'_> {
         let mut counter = ReadCounter::new(&stats);
         Ok(plan
             .assemble(&families, row, &per_family, filter, &mut counter)
-            .is_some_and(|r| !r.is_empty()))
+            .and_then(|r| r.iter().next().map(|c| c.timestamp)))
     }
 }

@@ -207,9 +207,9 @@ impl<'t> Apply<'t> {
                 condition,
                 mutation,
             } => {
-                let pass = self.check(desc, &mutation.row, condition, now)?;
+                let (pass, checked_ts) = self.check(desc, &mutation.row, condition, now)?;
                 if pass {
-                    self.mutate(desc, mutation, now)?;
+                    self.mutate_at(desc, mutation, now, put_time(now, checked_ts))?;
                 }
                 Ok(Output::Checked(pass))
             }
@@ -242,21 +242,24 @@ impl<'t> Apply<'t> {
     }
 
     /// HBase's check: an empty or absent expected value means "must not exist (or be empty)".
+    /// Also the checked cell's timestamp, when there was one (see [`put_time`]).
     fn check(
         &mut self,
         desc: &TableDescriptor,
         row: &[u8],
         c: &Condition,
         now: i64,
-    ) -> Result<bool, Fail> {
+    ) -> Result<(bool, Option<i64>), Fail> {
         let cur = self.newest(desc, &c.family, row, &c.qualifier, now)?;
         let given = c.value.as_deref().unwrap_or(&[]);
         let not_equal = c.op == crate::engine::model::cell::CompareOp::NotEqual;
-        Ok(match cur {
+        let ts = cur.as_ref().map(|(ts, _)| *ts);
+        let pass = match cur {
             None => given.is_empty() && !not_equal,
             Some((_, stored)) if given.is_empty() => stored.is_empty() != not_equal,
             Some((_, stored)) => c.op.matches(&stored, given),
-        })
+        };
+        Ok((pass, ts))
     }
 
     /// The newest visible version of a column: (timestamp, value).
@@ -321,6 +324,18 @@ impl<'t> Apply<'t> {
         m: &RowMutation,
         now: i64,
     ) -> Result<(), Fail> {
+        self.mutate_at(desc, m, now, now)
+    }
+
+    /// As [`Apply::mutate`], its puts without a timestamp written at `put_now` (a checked
+    /// mutation's, see [`put_time`]); everything else at `now`.
+    pub(super) fn mutate_at(
+        &mut self,
+        desc: &TableDescriptor,
+        m: &RowMutation,
+        now: i64,
+        put_now: i64,
+    ) -> Result<(), Fail> {
         let row = &m.row;
         for op in &m.ops {
             match op {
@@ -334,7 +349,7 @@ impl<'t> Apply<'t> {
                         row,
                         KIND_COLUMN,
                         qualifier,
-                        write_timestamp(*timestamp).unwrap_or(now),
+                        write_timestamp(*timestamp).unwrap_or(put_now),
                         CellType::Put,
                     );
                     self.insert(family, &key, &keys::encode_value(value, m.ttl_ms))?;
@@ -515,4 +530,12 @@ impl<'t> TxnTables<'t> {
 
 fn storage(path: &Path, e: impl std::fmt::Display) -> StorageError {
     StorageError::new(path, e)
+}
+
+/// The time a checked mutation's puts without a timestamp are written at: now, or the checked
+/// cell's timestamp when that lies in the future (a clock that went back, or a client's own
+/// timestamps), so the put is not hidden behind the very cell it was checked against. HBase's
+/// checkAndMutate does the same (HBASE-14054).
+pub(super) fn put_time(now: i64, checked: Option<i64>) -> i64 {
+    checked.map_or(now, |ts| now.max(ts))
 }
