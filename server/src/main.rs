@@ -117,6 +117,12 @@ struct ServeArgs {
     /// server starts without it and says so]. Served with the native gateway only.
     #[arg(long, env = "REDBASE_ZOOKEEPER_ADDR", value_name = "HOST:PORT", value_parser = redbase::flag_values::address)]
     zookeeper_addr: Option<String>,
+    /// The znode the ZooKeeper responder serves HBase's nodes under: the clients'
+    /// zookeeper.znode.parent (e.g. /hbase-unsecure or /hbase-secure as Ambari sets it, or a
+    /// nested /apps/hbase, whose ancestors are served too). A ZooKeeper path: starts with /,
+    /// no trailing /, no empty, . or .. names.
+    #[arg(long, env = "REDBASE_ZOOKEEPER_ZNODE_PARENT", value_name = "PATH", default_value = redbase::native::zookeeper::znodes::PARENT, value_parser = redbase::native::zookeeper::ZnodeParent::parse)]
+    zookeeper_znode_parent: redbase::native::zookeeper::ZnodeParent,
     #[command(flatten)]
     security: security_flags::SecurityArgs,
     #[command(flatten)]
@@ -418,6 +424,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
                 time: Duration::from_secs(args.rest_stream_secs),
             },
             http_limits: args.http.limits(),
+            znode_parent: args.zookeeper_znode_parent.clone(),
         };
         server::run_native(
             engine.clone(),

@@ -43,6 +43,8 @@ pub struct Config {
     pub rest_stream: crate::rest::StreamLimits,
     /// The HTTP listener's connection, deadline and lifetime bounds.
     pub http_limits: http::limits::ListenerLimits,
+    /// The ZooKeeper responder's `zookeeper.znode.parent` (`/hbase` unless given).
+    pub znode_parent: crate::native::zookeeper::ZnodeParent,
 }
 
 /// Listeners to serve; each is optional so tests can run one gateway.
@@ -207,9 +209,14 @@ pub async fn run_native(
             let zk = Arc::new(zookeeper_service(
                 &engine, &native, info_port, &config, &metrics,
             ));
+            let parent = config.znode_parent.as_str();
             match z.local_addr() {
-                Ok(addr) => tracing::info!(gateway = "zookeeper", %addr, "gateway listening"),
-                Err(e) => tracing::info!(gateway = "zookeeper", error = %e, "gateway listening"),
+                Ok(addr) => {
+                    tracing::info!(gateway = "zookeeper", %addr, znode_parent = parent, "gateway listening")
+                }
+                Err(e) => {
+                    tracing::info!(gateway = "zookeeper", error = %e, znode_parent = parent, "gateway listening")
+                }
             }
             let mut rx = stop_rx.clone();
             tasks.push(tokio::spawn(crate::native::zookeeper::run(
@@ -347,6 +354,7 @@ fn zookeeper_service(
         ..Default::default()
     };
     crate::native::zookeeper::ZooKeeper::new(
+        &config.znode_parent,
         engine.cluster_id(),
         &native.server,
         info_port,

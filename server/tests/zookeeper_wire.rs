@@ -3,7 +3,9 @@
 //! to the native listener they name), watches accepted, changes refused with NOTREADONLY,
 //! sessions resumed and expired; and hostile input (lying lengths, garbage handshakes, short
 //! packets, unknown operations, mutated packets), each answered or closed, the server serving
-//! after; the connection cap, the idle timeouts, the packet bound and the metrics.
+//! after; the connection cap, the idle timeouts, the packet bound and the metrics; another
+//! `zookeeper.znode.parent` (`--zookeeper-znode-parent`), served in process and through the
+//! binary, and bad parents refused when the command line is read.
 
 mod native_support;
 
@@ -21,7 +23,7 @@ use redbase::native::zookeeper::jute::{Reader, Writer};
 use redbase::native::zookeeper::protocol::{
     err, op, ConnectRequest, ConnectResponse, Stat, PING_XID,
 };
-use redbase::native::zookeeper::{self, ZooKeeper, ZooKeeperLimits, ZooKeeperMetrics};
+use redbase::native::zookeeper::{self, ZnodeParent, ZooKeeper, ZooKeeperLimits, ZooKeeperMetrics};
 use redbase::native::ServerAddress;
 use redbase::server::{self, Config, Listeners, NativeListeners};
 
@@ -119,7 +121,14 @@ impl Responder {
                     port: 16020,
                     start_code: 1,
                 };
-                let zk = ZooKeeper::new("cid", &server, 0, limits, ZooKeeperMetrics::default());
+                let zk = ZooKeeper::new(
+                    &ZnodeParent::default(),
+                    "cid",
+                    &server,
+                    0,
+                    limits,
+                    ZooKeeperMetrics::default(),
+                );
                 zookeeper::run(l, Arc::new(zk), async move {
                     let _ = stop_rx.await;
                 })
@@ -571,4 +580,184 @@ fn metrics_count_requests_connections_and_refusals() {
     ] {
         assert!(text.contains(want), "/metrics lacks {want}:\n{text}");
     }
+}
+
+#[test]
+fn a_nested_parent_serves_every_node_under_it_and_nothing_under_hbase() {
+    let parent = ZnodeParent::parse("/apps/hbase-unsecure").unwrap();
+    let c = Cluster::start(Config {
+        znode_parent: parent.clone(),
+        ..Config::default()
+    });
+    let mut zk = Zk::open(c.zk);
+    // The ancestors lead down to the parent, as a ZooKeeper tree's would.
+    assert_eq!(zk.children("/"), vec!["apps", "zookeeper"]);
+    assert_eq!(zk.children("/apps"), vec!["hbase-unsecure"]);
+    let r = zk.path_op(op::GET_CHILDREN2, "/apps");
+    let mut rd = Reader::new(&r.body);
+    assert_eq!(rd.strings("children").unwrap().len(), 1);
+    assert_eq!(Stat::read(&mut rd).unwrap().num_children, 1);
+    assert_eq!(zk.data("/apps").0, Vec::<u8>::new());
+    let mut base = zk.children("/apps/hbase-unsecure");
+    base.sort();
+    assert_eq!(
+        base,
+        vec![
+            "backup-masters",
+            "hbaseid",
+            "master",
+            "meta-region-server",
+            "rs",
+            "running",
+            "table"
+        ]
+    );
+    let (id, _) = zk.data("/apps/hbase-unsecure/hbaseid");
+    let id = pb::ClusterIdZnode::decode(hbase_payload(&id)).unwrap();
+    assert_eq!(id.cluster_id, c.engine.cluster_id());
+    let (master, stat) = zk.data("/apps/hbase-unsecure/master");
+    let master = pb::MasterZnode::decode(hbase_payload(&master)).unwrap();
+    assert_eq!(master.master.port, Some(u32::from(c.rpc.port())));
+    let r = zk.path_op(op::EXISTS, "/apps/hbase-unsecure/master");
+    assert_eq!(r.err, err::OK);
+    assert_eq!(
+        Stat::read(&mut Reader::new(&r.body)).unwrap().data_length,
+        stat.data_length
+    );
+    let (meta, _) = zk.data("/apps/hbase-unsecure/meta-region-server");
+    let meta = pb::MetaRegionServerZnode::decode(hbase_payload(&meta)).unwrap();
+    assert_eq!(meta.server, master.master);
+    let rs = zk.children("/apps/hbase-unsecure/rs");
+    assert_eq!(rs.len(), 1);
+    let (info, _) = zk.data(&format!("/apps/hbase-unsecure/rs/{}", rs[0]));
+    assert!(pb::RegionServerInfoZnode::decode(hbase_payload(&info)).is_ok());
+    let (up, _) = zk.data("/apps/hbase-unsecure/running");
+    assert!(pb::ClusterUpZnode::decode(hbase_payload(&up)).is_ok());
+    // The default parent is not served beside it.
+    for path in ["/hbase", "/hbase/master", "/hbase/hbaseid", "/hbase/rs"] {
+        for code in [op::EXISTS, op::GET_DATA, op::GET_CHILDREN] {
+            assert_eq!(zk.path_op(code, path).err, err::NO_NODE, "{code} {path}");
+        }
+    }
+    assert_eq!(zk.path_op(op::GET_DATA, "/apps/nope").err, err::NO_NODE);
+}
+
+/// `redbase serve` with the native gateway and every listener on port 0, the environment's
+/// REDBASE_* settings removed; JSON logs, to read the ZooKeeper responder's address from.
+fn serve_native(data: &std::path::Path) -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_redbase"));
+    for (k, _) in std::env::vars() {
+        if k.starts_with("REDBASE_") {
+            c.env_remove(k);
+        }
+    }
+    c.args(["--log-format", "json", "serve", "--gateways", "native"])
+        .arg("--data-dir")
+        .arg(data);
+    for flag in ["--hbase-rpc-addr", "--zookeeper-addr", "--http-addr"] {
+        c.args([flag, "127.0.0.1:0"]);
+    }
+    c
+}
+
+#[test]
+fn a_parent_zookeeper_would_refuse_stops_the_start_and_names_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    for (bad, why) in [
+        ("hbase-unsecure", "did you mean /hbase-unsecure?"),
+        ("/hbase/", "did you mean /hbase?"),
+        ("/", "the root cannot be the parent"),
+        ("/apps//hbase", "empty name"),
+        ("/apps/../hbase", "\"..\" is not allowed"),
+        ("/hb\u{1}ase", "U+0001"),
+    ] {
+        for by_env in [false, true] {
+            let mut c = serve_native(&data);
+            if by_env {
+                c.env("REDBASE_ZOOKEEPER_ZNODE_PARENT", bad);
+            } else {
+                c.args(["--zookeeper-znode-parent", bad]);
+            }
+            let out = c.output().unwrap();
+            let all = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert_eq!(out.status.code(), Some(2), "{bad:?}: {all}");
+            assert!(all.contains("--zookeeper-znode-parent"), "{bad:?}: {all}");
+            assert!(all.contains("expected a ZooKeeper path"), "{bad:?}: {all}");
+            assert!(all.contains(why), "{bad:?}: {all}");
+        }
+    }
+    assert!(
+        !data.exists(),
+        "nothing is created before the flags are checked"
+    );
+}
+
+/// A running `redbase serve`, stopped with SIGTERM and waited for by [`Running::stop`], or
+/// when dropped (a test that failed first).
+struct Running(std::process::Child);
+
+impl Running {
+    fn stop(&mut self) -> std::process::ExitStatus {
+        // Only a child not yet waited for: a reaped one's id may be another process's.
+        if let Ok(None) = self.0.try_wait() {
+            let _ = std::process::Command::new("kill")
+                .args(["-TERM", &self.0.id().to_string()])
+                .status();
+        }
+        self.0.wait().unwrap()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+#[test]
+fn the_binary_serves_the_parent_its_variable_names() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = serve_native(&dir.path().join("data"));
+    c.env("REDBASE_ZOOKEEPER_ZNODE_PARENT", "/hbase-secure")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let mut server = Running(c.spawn().unwrap());
+    let stdout = server.0.stdout.take().unwrap();
+    // The responder's "gateway listening" line says where it is and what parent it serves.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else {
+                continue;
+            };
+            if v["gateway"] == "zookeeper" && v["message"] == "gateway listening" {
+                let _ = tx.send(v);
+            }
+        }
+    });
+    let v = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the responder's listening line");
+    assert_eq!(v["znode_parent"], "/hbase-secure", "{v}");
+    let addr: SocketAddr = v["addr"].as_str().unwrap().parse().unwrap();
+    let mut zk = Zk::open(addr);
+    let base = zk.children("/hbase-secure");
+    assert!(base.iter().any(|c| c == "meta-region-server"), "{base:?}");
+    let (id, _) = zk.data("/hbase-secure/hbaseid");
+    assert!(!pb::ClusterIdZnode::decode(hbase_payload(&id))
+        .unwrap()
+        .cluster_id
+        .is_empty());
+    assert_eq!(zk.path_op(op::EXISTS, "/hbase").err, err::NO_NODE);
+    assert_eq!(zk.children("/"), vec!["hbase-secure", "zookeeper"]);
+    drop(zk);
+    let status = server.stop();
+    assert!(status.success(), "a clean stop: {status:?}");
 }

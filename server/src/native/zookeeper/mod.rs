@@ -5,12 +5,14 @@
 //! accepted and never fire, and every change is answered NOTREADONLY.
 //!
 //! Map: [`jute`] (ZooKeeper's record encoding), [`protocol`] (handshake, headers, Stat, codes),
-//! [`znodes`] (the tree, in HBase's serialization), [`ops`] (a request to its reply),
+//! [`znodes`] (the tree, in HBase's serialization), [`parent`] (`zookeeper.znode.parent`, where
+//! the tree's HBase nodes go), [`ops`] (a request to its reply),
 //! [`session`] (one connection), [`sessions`] (session ids, passwords, timeouts); this module
 //! holds what connections share and the accept loop with the connection cap.
 
 pub mod jute;
 pub mod ops;
+pub mod parent;
 pub mod protocol;
 pub mod session;
 pub mod sessions;
@@ -28,6 +30,7 @@ use crate::thrift::slots::Slots;
 use crate::thrift::{Budget, Observer};
 
 use super::meta::ServerAddress;
+pub use parent::ZnodeParent;
 
 /// Limits a ZooKeeper client cannot raise.
 #[derive(Debug, Clone)]
@@ -104,8 +107,10 @@ pub struct ZooKeeper {
 
 impl ZooKeeper {
     /// A responder describing the cluster whose native RPC listener is `server`, with
-    /// `info_port` as HBase's web UI port (the HTTP listener; 0 for none).
+    /// `info_port` as HBase's web UI port (the HTTP listener; 0 for none), its HBase nodes
+    /// under `parent`.
     pub fn new(
+        parent: &ZnodeParent,
         cluster_id: &str,
         server: &ServerAddress,
         info_port: u16,
@@ -115,6 +120,7 @@ impl ZooKeeper {
         let zxid = crate::engine::cell::now_ms().max(1);
         let sessions = sessions::Sessions::new(zxid);
         let tree = znodes::Tree::hbase(&znodes::ClusterFacts {
+            parent,
             cluster_id,
             server,
             info_port,

@@ -1,14 +1,18 @@
 //! The znodes HBase 2.6's client reads at start, as HBase writes them, made once when the
 //! responder starts (nothing in them changes while the server runs, which is why a watch never
-//! needs to fire). Under `/hbase` (`zookeeper.znode.parent`'s default):
+//! needs to fire). Under the parent (`zookeeper.znode.parent`, `/hbase` by default; see
+//! [`super::parent`]), each path joined as HBase joins it:
 //!
 //! - `hbaseid`: the cluster id (ZKConnectionRegistry.getClusterId),
 //! - `master`: the active master (getActiveMaster, MasterAddressTracker),
-//! - `meta-region-server`: where hbase:meta is served (getMetaRegionLocations lists `/hbase`
-//!   for children starting with that name, then reads each),
+//! - `meta-region-server`: where hbase:meta is served (getMetaRegionLocations lists the
+//!   parent for children starting with that name, then reads each),
 //! - `rs` and `rs/<host,port,startcode>`: the live region servers,
 //! - `backup-masters` (none), `running` (the cluster is up), `table` (empty: table states live
 //!   in hbase:meta since HBase 2).
+//!
+//! The parent's ancestors (`/apps` for `/apps/hbase`) are empty znodes, as ZooKeeper needs
+//! every ancestor of a node to exist.
 //!
 //! Each value is HBase's serialization: the metadata header RecoverableZooKeeper prepends
 //! (0xff, a 4-byte id length, the writer's id), then "PBUF" and the protobuf.
@@ -20,12 +24,13 @@ use prost::Message;
 
 use super::super::meta::ServerAddress;
 use super::super::pb;
+use super::parent::ZnodeParent;
 use super::protocol::Stat;
 
 /// The HBase version the region server node reports (the version redbase answers as).
 const VERSION: &str = crate::rest::meta::HBASE_VERSION;
 
-/// `zookeeper.znode.parent`'s default; the only parent served.
+/// `zookeeper.znode.parent`'s default, served unless `--zookeeper-znode-parent` names another.
 pub const PARENT: &str = "/hbase";
 
 /// RegionState.State OPEN.
@@ -48,6 +53,8 @@ pub struct Tree {
 
 /// What the tree describes.
 pub struct ClusterFacts<'a> {
+    /// Where HBase's nodes go.
+    pub parent: &'a ZnodeParent,
     pub cluster_id: &'a str,
     /// The native RPC listener as clients reach it: master, hbase:meta and every region.
     pub server: &'a ServerAddress,
@@ -107,12 +114,13 @@ impl Tree {
         let id = format!("{}@{}", std::process::id(), f.server.host).into_bytes();
         let sn = f.server.pb();
         let rs = server_name(f.server);
+        let at = |name: &str| f.parent.join(name);
         let mut values: Vec<(String, Bytes, bool)> = vec![
             ("/".into(), Bytes::new(), false),
             ("/zookeeper".into(), Bytes::new(), false),
-            (PARENT.into(), Bytes::new(), false),
+            (f.parent.to_string(), Bytes::new(), false),
             (
-                format!("{PARENT}/hbaseid"),
+                at("hbaseid"),
                 hbase_value(
                     &id,
                     &pb::ClusterIdZnode {
@@ -122,7 +130,7 @@ impl Tree {
                 false,
             ),
             (
-                format!("{PARENT}/master"),
+                at("master"),
                 hbase_value(
                     &id,
                     &pb::MasterZnode {
@@ -134,7 +142,7 @@ impl Tree {
                 true,
             ),
             (
-                format!("{PARENT}/meta-region-server"),
+                at("meta-region-server"),
                 hbase_value(
                     &id,
                     &pb::MetaRegionServerZnode {
@@ -145,10 +153,10 @@ impl Tree {
                 ),
                 false,
             ),
-            (format!("{PARENT}/backup-masters"), Bytes::new(), false),
-            (format!("{PARENT}/rs"), Bytes::new(), false),
+            (at("backup-masters"), Bytes::new(), false),
+            (at("rs"), Bytes::new(), false),
             (
-                format!("{PARENT}/rs/{rs}"),
+                at(&format!("rs/{rs}")),
                 hbase_value(
                     &id,
                     &pb::RegionServerInfoZnode {
@@ -168,7 +176,7 @@ impl Tree {
                 true,
             ),
             (
-                format!("{PARENT}/running"),
+                at("running"),
                 hbase_value(
                     &id,
                     &pb::ClusterUpZnode {
@@ -177,8 +185,13 @@ impl Tree {
                 ),
                 false,
             ),
-            (format!("{PARENT}/table"), Bytes::new(), false),
+            (at("table"), Bytes::new(), false),
         ];
+        values.extend(
+            f.parent
+                .ancestors()
+                .map(|a| (a.to_string(), Bytes::new(), false)),
+        );
         values.sort_by(|a, b| a.0.cmp(&b.0));
         let mut nodes: BTreeMap<String, Znode> = BTreeMap::new();
         for (path, data, ephemeral) in values {
@@ -261,6 +274,7 @@ mod tests {
             start_code: 42,
         };
         let t = Tree::hbase(&ClusterFacts {
+            parent: &ZnodeParent::default(),
             cluster_id: "abc",
             server: &server,
             info_port: 8080,
@@ -286,5 +300,49 @@ mod tests {
         assert!(t.get("/hbase/nope").is_none());
         assert_eq!(iso_time(0), "1970-01-01T00:00:00Z");
         assert_eq!(iso_time(951_782_400_000), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn a_nested_parent_holds_every_node_and_its_ancestors_lead_to_it() {
+        let server = ServerAddress {
+            host: "h".into(),
+            port: 1,
+            start_code: 2,
+        };
+        let parent = ZnodeParent::parse("/apps/hbase-unsecure").unwrap();
+        let t = Tree::hbase(&ClusterFacts {
+            parent: &parent,
+            cluster_id: "abc",
+            server: &server,
+            info_port: 0,
+            zxid: 1,
+            owner: 7,
+        });
+        assert_eq!(t.get("/").unwrap().children, vec!["apps", "zookeeper"]);
+        let apps = t.get("/apps").unwrap();
+        assert_eq!(apps.children, vec!["hbase-unsecure"]);
+        assert_eq!(apps.stat.num_children, 1);
+        assert!(apps.data.is_empty());
+        let base = t.get("/apps/hbase-unsecure").unwrap();
+        for name in [
+            "backup-masters",
+            "hbaseid",
+            "master",
+            "meta-region-server",
+            "rs",
+            "running",
+            "table",
+        ] {
+            assert!(base.children.iter().any(|c| c == name), "{name}");
+            assert!(t.get(&parent.join(name)).is_some(), "{name}");
+        }
+        assert_eq!(
+            t.get("/apps/hbase-unsecure/rs").unwrap().children,
+            vec!["h,1,2"]
+        );
+        assert!(t.get("/apps/hbase-unsecure/rs/h,1,2").is_some());
+        assert!(t.get("/hbase").is_none());
+        assert!(t.get("/hbase/master").is_none());
+        assert_eq!(t.descendants("/apps"), 9);
     }
 }
