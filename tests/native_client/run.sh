@@ -25,7 +25,8 @@
 #   NATIVE_CLIENT_LOG        the client's log level (WARN; DEBUG shows every RPC it makes)
 #   REDBASE_BIN              server binary, whose `shell` seed_gateways.py runs too
 #                            [target/debug/redbase, built by `cargo build`]; NativeTlsTest
-#                            starts one of its own with TLS and an auth file
+#                            starts one of its own with TLS and an auth file, ZnodeParentTest
+#                            one with --zookeeper-znode-parent
 #   PYTHON                   the interpreter of seed_gateways.py (happybase, thriftpy2 from
 #                            tests/requirements.txt) [python3]
 # A JDK 17 and Maven come from apt when missing; Maven fetches hbase-client and JUnit from
