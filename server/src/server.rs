@@ -43,6 +43,8 @@ pub struct Config {
     pub rest_stream: crate::rest::StreamLimits,
     /// The HTTP listener's connection, deadline and lifetime bounds.
     pub http_limits: http::limits::ListenerLimits,
+    /// How long a native scan call runs before it answers a heartbeat.
+    pub scan_time: crate::native::ScanTimeLimit,
 }
 
 /// Listeners to serve; each is optional so tests can run one gateway.
@@ -318,6 +320,7 @@ fn native_service(
         idle_timeout: config.limits.idle_timeout,
         budget: config.limits.budget.clone(),
         inline: config.limits.inline.clone(),
+        scan_time: config.scan_time.clone(),
         ..Default::default()
     };
     let native = crate::native::Native::new(
