@@ -214,6 +214,15 @@ struct ServeArgs {
     /// Close a scanner unused for this many seconds (HBase's scanner lease).
     #[arg(long, env = "REDBASE_SCANNER_LEASE_SECS", default_value_t = 60)]
     scanner_lease_secs: u64,
+    /// A native scan call's timeout, in milliseconds, when its client names none (HBase's
+    /// hbase.rpc.timeout; 0 = none). A scan call whose client takes heartbeats answers after
+    /// half the shorter of its timeout and the scanner lease, with what it has so far.
+    #[arg(long, env = "REDBASE_SCAN_RPC_TIMEOUT_MS", default_value_t = 60_000)]
+    scan_rpc_timeout_ms: u64,
+    /// The shortest time limit of a native scan call, in milliseconds (HBase's
+    /// hbase.region.server.rpc.minimum.scan.time.limit.delta).
+    #[arg(long, env = "REDBASE_SCAN_MIN_TIME_LIMIT_MS", default_value_t = 10)]
+    scan_min_time_limit_ms: u64,
     /// Open scanners allowed per gateway.
     #[arg(long, env = "REDBASE_MAX_SCANNERS", default_value_t = 10_000)]
     max_scanners: usize,
@@ -425,6 +434,10 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
             },
             http_limits: args.http.limits(),
             znode_parent: args.zookeeper_znode_parent.clone(),
+            scan_time: redbase::native::ScanTimeLimit {
+                rpc_timeout: Duration::from_millis(args.scan_rpc_timeout_ms),
+                min: Duration::from_millis(args.scan_min_time_limit_ms),
+            },
         };
         server::run_native(
             engine.clone(),

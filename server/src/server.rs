@@ -45,6 +45,8 @@ pub struct Config {
     pub http_limits: http::limits::ListenerLimits,
     /// The ZooKeeper responder's `zookeeper.znode.parent` (`/hbase` unless given).
     pub znode_parent: crate::native::zookeeper::ZnodeParent,
+    /// How long a native scan call runs before it answers a heartbeat.
+    pub scan_time: crate::native::ScanTimeLimit,
 }
 
 /// Listeners to serve; each is optional so tests can run one gateway.
@@ -325,6 +327,7 @@ fn native_service(
         idle_timeout: config.limits.idle_timeout,
         budget: config.limits.budget.clone(),
         inline: config.limits.inline.clone(),
+        scan_time: config.scan_time.clone(),
         ..Default::default()
     };
     let native = crate::native::Native::new(

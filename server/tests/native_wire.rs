@@ -6,7 +6,7 @@
 //! each answered with HBase's exception or the connection closed, the server serving after.
 //!
 //! One test binary, its tests by concern in `native_wire/`: framing and hostile input, client
-//! calls, master and admin calls, callers and grants.
+//! calls, scan heartbeats and cursors, master and admin calls, callers and grants.
 
 mod native_support;
 mod security;
@@ -19,3 +19,5 @@ mod admin;
 mod client;
 #[path = "native_wire/framing.rs"]
 mod framing;
+#[path = "native_wire/heartbeats.rs"]
+mod heartbeats;

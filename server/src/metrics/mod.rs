@@ -81,6 +81,7 @@ pub struct Metrics {
     rest_streams_cut: Counter,
     http_listener: crate::http::limits::ListenerMetrics,
     native_refused: Family<ReasonLabels, Counter>,
+    native_heartbeats: Counter,
     zookeeper_refused: Family<ReasonLabels, Counter>,
 }
 
@@ -119,6 +120,11 @@ impl Metrics {
         self.native_refused
             .get_or_create(&ReasonLabels { reason })
             .inc();
+    }
+
+    /// Counts one native scan answer sent as a heartbeat (its time limit ran out first).
+    pub fn native_heartbeat(&self) {
+        self.native_heartbeats.inc();
     }
 
     /// Counts one ZooKeeper request (gateway "zookeeper", method = the operation's name).

@@ -174,6 +174,12 @@ impl Metrics {
             "Native RPC calls refused before they ran, by reason (request_too_big: over --max-message-size; budget: the in-flight budget was spent)",
             native_refused.clone(),
         );
+        let native_heartbeats = Counter::default();
+        registry.register(
+            "redbase_native_scan_heartbeats",
+            "Native scan answers sent as heartbeats: the call's time limit (half the shorter of the scanner lease and the call's timeout) ran out before the answer filled, so it carried what it had",
+            native_heartbeats.clone(),
+        );
         let zookeeper_refused = Family::<ReasonLabels, Counter>::default();
         registry.register(
             "redbase_zookeeper_refused",
@@ -202,6 +208,7 @@ impl Metrics {
             rest_streams_cut,
             http_listener,
             native_refused,
+            native_heartbeats,
             zookeeper_refused,
         }
     }

@@ -463,9 +463,7 @@ fn answer(
 ) -> (Vec<u8>, &'static str) {
     let id = call.id();
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        caller::scope(caller, || {
-            dispatch::call(ctx, service, codec, call.method(), &call.param, &call.cells)
-        })
+        caller::scope(caller, || dispatch::call(ctx, service, codec, call))
     }));
     match run {
         Ok(Ok(reply)) => (

@@ -7,6 +7,7 @@ use prost::Message;
 
 use super::convert::CellOut;
 use super::errors::NativeError;
+use super::frame::Call;
 use super::{client, master, region_admin, registry, scan, Native};
 
 /// The services a connection can name in its header.
@@ -151,10 +152,9 @@ pub fn call(
     ctx: &Native,
     service: Service,
     codec: bool,
-    method: &str,
-    param: &Bytes,
-    cells: &Bytes,
+    call: &Call,
 ) -> Result<Reply, NativeError> {
+    let (method, param, cells) = (call.method(), &call.param, &call.cells);
     let mut out = CellOut::new(codec);
     let message = match service {
         Service::ClientMeta => registry::call(ctx, method)?,
@@ -167,7 +167,8 @@ pub fn call(
             "Multi" => {
                 client::multi(ctx, decode(param, "MultiRequest")?, cells, &mut out)?.encode_to_vec()
             }
-            "Scan" => scan::scan(ctx, decode(param, "ScanRequest")?, &mut out)?.encode_to_vec(),
+            "Scan" => scan::scan(ctx, decode(param, "ScanRequest")?, call.into(), &mut out)?
+                .encode_to_vec(),
             other => return Err(NativeError::unsupported("ClientService", other)),
         },
     };

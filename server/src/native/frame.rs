@@ -4,6 +4,8 @@
 //! Every length is checked against the bytes that hold it before anything is decoded, so a
 //! lying length is an error here, never an allocation or a panic.
 
+use std::time::{Duration, Instant};
+
 use bytes::Bytes;
 use prost::Message;
 
@@ -73,15 +75,29 @@ pub fn preamble(b: &[u8; 6]) -> Preamble {
     Preamble::Rpc
 }
 
+/// HBase's server takes a call timeout below this as this much
+/// (`hbase.ipc.min.client.request.timeout`).
+const MIN_CALL_TIMEOUT: Duration = Duration::from_millis(20);
+
 /// A decoded call: its header, its parameter message's bytes and its cell block.
 #[derive(Debug)]
 pub struct Call {
     pub header: pb::RequestHeader,
     pub param: Bytes,
     pub cells: Bytes,
+    /// When the call was read (its time in the queue counts against its timeout).
+    pub received: Instant,
 }
 
 impl Call {
+    /// The timeout the client gave the call (its header's `timeout`, milliseconds), if any.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.header
+            .timeout
+            .filter(|&t| t > 0)
+            .map(|t| Duration::from_millis(t.into()).max(MIN_CALL_TIMEOUT))
+    }
+
     pub fn id(&self) -> u32 {
         self.header.call_id.unwrap_or(0)
     }
@@ -177,6 +193,7 @@ pub fn parse_call(mut frame: Bytes) -> Result<Call, BadCall> {
         header,
         param,
         cells,
+        received: Instant::now(),
     })
 }
 

@@ -52,6 +52,7 @@ use crate::thrift::slots::Slots;
 use crate::thrift::{Budget, InlineCalls, Observer};
 
 pub use meta::ServerAddress;
+pub use scan::ScanTimeLimit;
 
 /// Limits a native client cannot raise.
 #[derive(Debug, Clone)]
@@ -72,6 +73,8 @@ pub struct NativeLimits {
     /// Short reads answered on the connection's task, under the cap the Thrift gateways
     /// share (`--max-inline-calls`).
     pub inline: InlineCalls,
+    /// How long a scan call may run before it answers a heartbeat.
+    pub scan_time: ScanTimeLimit,
 }
 
 impl Default for NativeLimits {
@@ -84,6 +87,7 @@ impl Default for NativeLimits {
             calls_per_connection: 64,
             budget: Budget::default(),
             inline: InlineCalls::default(),
+            scan_time: ScanTimeLimit::default(),
         }
     }
 }
@@ -117,6 +121,12 @@ impl NativeMetrics {
     pub fn refused(&self, reason: &'static str) {
         if let Some(m) = &self.metrics {
             m.native_refused(reason);
+        }
+    }
+
+    pub fn heartbeat(&self) {
+        if let Some(m) = &self.metrics {
+            m.native_heartbeat();
         }
     }
 

@@ -4,8 +4,16 @@
 //! closes then, as HBase's does. `next_call_seq` must count up from 0 call by call: a client
 //! that lost a response and sends the same call again hears OutOfOrderScannerNextException
 //! and reopens its scanner where its last good row was.
+//!
+//! Heartbeats: a call whose client handles heartbeats and partial results (HBase's client
+//! always does) has a time limit, half the shorter of the scanner lease and the call's
+//! timeout, as RSRpcServices computes it. Past it the scanner stops between rows and the call
+//! answers what it has, maybe nothing, flagged `heartbeat_message`, with the region not done;
+//! the next call goes on after the last row read. With `need_cursor_result` such an answer
+//! carries that row as its cursor, filtered or not, so the client can show progress.
 
 use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
 use crate::engine::{Engine, RegionMeta, Scan};
 
@@ -20,9 +28,68 @@ use super::Native;
 /// Bytes of cells per response when the client sets no bound (HBase's default).
 const DEFAULT_MAX_RESULT_SIZE: usize = 2 * 1024 * 1024;
 
+/// What a scan call's time limit is made of, besides the scanner lease.
+#[derive(Debug, Clone)]
+pub struct ScanTimeLimit {
+    /// A call's timeout when its client names none (HBase's `hbase.rpc.timeout`; zero: none).
+    pub rpc_timeout: Duration,
+    /// The shortest time limit (HBase's
+    /// `hbase.region.server.rpc.minimum.scan.time.limit.delta`).
+    pub min: Duration,
+}
+
+impl Default for ScanTimeLimit {
+    fn default() -> Self {
+        ScanTimeLimit {
+            rpc_timeout: Duration::from_secs(60),
+            min: Duration::from_millis(10),
+        }
+    }
+}
+
+impl ScanTimeLimit {
+    /// When a call that began at `now` must answer: half the shorter of the scanner lease and
+    /// what is left of the call's timeout, and no less than the minimum (None: neither bound
+    /// is set).
+    fn deadline(&self, lease: Duration, call: CallTime, now: Instant) -> Option<Instant> {
+        let timeout = call
+            .timeout
+            .or((!self.rpc_timeout.is_zero()).then_some(self.rpc_timeout));
+        // Time in the queue counts; a call left with less than the minimum gets the minimum.
+        let left = timeout.map(|t| {
+            t.saturating_sub(now.saturating_duration_since(call.received))
+                .max(self.min)
+        });
+        let shorter = match (lease.is_zero(), left) {
+            (false, Some(l)) => lease.min(l),
+            (false, None) => lease,
+            (true, Some(l)) => l,
+            (true, None) => return None,
+        };
+        Some(now + (shorter / 2).max(self.min))
+    }
+}
+
+/// When a call was read and the timeout its client gave it.
+#[derive(Debug, Clone, Copy)]
+pub struct CallTime {
+    pub received: Instant,
+    pub timeout: Option<Duration>,
+}
+
+impl From<&super::frame::Call> for CallTime {
+    fn from(call: &super::frame::Call) -> CallTime {
+        CallTime {
+            received: call.received,
+            timeout: call.timeout(),
+        }
+    }
+}
+
 pub fn scan(
     ctx: &Native,
     req: pb::ScanRequest,
+    call: CallTime,
     out: &mut CellOut,
 ) -> Result<pb::ScanResponse, NativeError> {
     let (id, opened) = match (req.scanner_id, req.scan.as_ref()) {
@@ -95,6 +162,17 @@ pub fn scan(
         ttl,
         ..Default::default()
     };
+    // As RSRpcServices: heartbeats only to a client that takes partial results too.
+    let heartbeats =
+        req.client_handles_heartbeats == Some(true) && req.client_handles_partials == Some(true);
+    let deadline = heartbeats
+        .then(|| {
+            ctx.limits
+                .scan_time
+                .deadline(ctx.scanners.lease(), call, Instant::now())
+        })
+        .flatten();
+    open.start_call(deadline);
     let budget = open.max_result_size;
     let mut rows = 0usize;
     let mut limit_hit = false;
@@ -128,6 +206,16 @@ pub fn scan(
         limit_hit = true;
     }
     let more_in_region = !limit_hit && open.has_more()?;
+    // Stopped at the time limit with the region not done: a heartbeat.
+    if more_in_region && open.paused() {
+        resp.heartbeat_message = Some(true);
+        if open.need_cursor {
+            resp.cursor = open.cursor().map(|row| pb::Cursor {
+                row: Some(row.to_vec().into()),
+            });
+        }
+        ctx.metrics.heartbeat();
+    }
     // RSRpcServices' rule: a round trip that found no row because the filter is done ends
     // the whole scan, so the client opens no further region.
     let filter_done = rows == 0 && open.filter_done();
@@ -211,7 +299,9 @@ fn open(
             table_source(&ctx.engine, &region, bounds, s, options)?
         }
     };
-    ctx.scanners.add(OpenScan::new(source, remaining, max_size))
+    let mut scan = OpenScan::new(source, remaining, max_size);
+    scan.need_cursor = s.need_cursor_result == Some(true);
+    ctx.scanners.add(scan)
 }
 
 /// A scan's bounds cut to one region: `start` is where it begins (the high end when reversed).
@@ -300,6 +390,9 @@ fn table_source(
     if b.include_stop {
         scanner = scanner.include_stop();
     }
+    if s.need_cursor_result == Some(true) {
+        scanner = scanner.track_cursor();
+    }
     Ok(Source::Table(Box::new(scanner)))
 }
 
@@ -315,6 +408,51 @@ mod tests {
             end: end.to_vec(),
             file: String::new(),
         }
+    }
+
+    #[test]
+    fn the_time_limit_is_half_the_shorter_of_lease_and_call_timeout() {
+        let limit = ScanTimeLimit::default();
+        let now = Instant::now();
+        let ms = Duration::from_millis;
+        let call = |timeout: Option<u64>, queued: u64| CallTime {
+            received: now - ms(queued),
+            timeout: timeout.map(ms),
+        };
+        let lease = Duration::from_secs(60);
+        // The client's timeout, less its time in the queue.
+        assert_eq!(
+            limit.deadline(lease, call(Some(400), 0), now),
+            Some(now + ms(200))
+        );
+        assert_eq!(
+            limit.deadline(lease, call(Some(400), 100), now),
+            Some(now + ms(150))
+        );
+        // None named: the server's (HBase's hbase.rpc.timeout), or the lease when shorter.
+        assert_eq!(
+            limit.deadline(lease, call(None, 0), now),
+            Some(now + ms(30_000))
+        );
+        assert_eq!(
+            limit.deadline(ms(1000), call(None, 0), now),
+            Some(now + ms(500))
+        );
+        // Never under the minimum, even when the queue took the whole timeout.
+        assert_eq!(
+            limit.deadline(lease, call(Some(30), 50), now),
+            Some(now + ms(10))
+        );
+        // No timeout and no lease: no limit.
+        let none = ScanTimeLimit {
+            rpc_timeout: Duration::ZERO,
+            ..ScanTimeLimit::default()
+        };
+        assert_eq!(none.deadline(Duration::ZERO, call(None, 0), now), None);
+        assert_eq!(
+            none.deadline(lease, call(None, 0), now),
+            Some(now + ms(30_000))
+        );
     }
 
     #[test]

@@ -59,6 +59,8 @@ pub struct OpenScan {
     owner: Option<String>,
     /// The scan metrics already reported: (rows scanned, rows filtered).
     reported: (u64, u64),
+    /// The client asked for cursors in heartbeats (`Scan.need_cursor_result`).
+    pub need_cursor: bool,
 }
 
 impl OpenScan {
@@ -72,6 +74,29 @@ impl OpenScan {
             last_used: Instant::now(),
             owner: crate::gateway::caller::current().and_then(|c| c.user),
             reported: (0, 0),
+            need_cursor: false,
+        }
+    }
+
+    /// Starts a call that must answer by `deadline` (None: no time limit): past it, reads stop
+    /// between rows ([`OpenScan::paused`]).
+    pub fn start_call(&mut self, deadline: Option<Instant>) {
+        if let Source::Table(s) = &mut self.source {
+            s.pace(deadline);
+        }
+    }
+
+    /// Whether reads stopped at the call's deadline with no row read ahead: the region is not
+    /// done, and the next call goes on after the last row read.
+    pub fn paused(&self) -> bool {
+        self.ahead.is_none() && matches!(&self.source, Source::Table(s) if s.paused())
+    }
+
+    /// The last row read, filtered or not (HBase's scan cursor), when asked for at the open.
+    pub fn cursor(&self) -> Option<&[u8]> {
+        match &self.source {
+            Source::Table(s) => s.cursor(),
+            Source::Rows(_) | Source::Meta(_) => None,
         }
     }
 
@@ -105,12 +130,13 @@ impl OpenScan {
         matches!(&self.source, Source::Table(s) if s.filter_done())
     }
 
-    /// Whether another row follows (reads it ahead).
+    /// Whether another row follows (reads it ahead), or the call's time limit stopped the
+    /// reads before the region's end.
     pub fn has_more(&mut self) -> Result<bool, NativeError> {
         if self.ahead.is_none() {
             self.ahead = self.source.next_row()?;
         }
-        Ok(self.ahead.is_some())
+        Ok(self.ahead.is_some() || self.paused())
     }
 }
 

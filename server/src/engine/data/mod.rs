@@ -8,4 +8,5 @@
 
 mod checked_batch;
 pub(in crate::engine) mod operations;
+mod pace;
 pub mod scan;

@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
+use std::time::Instant;
 
 use bytes::Bytes;
 use smallvec::SmallVec;
@@ -20,6 +21,8 @@ use crate::engine::regions::region::Region;
 use crate::engine::store::memtable::{FamilyMap, MemKey};
 use crate::engine::store::snapshot::Snapshot;
 use crate::engine::Engine;
+
+use super::pace::Pace;
 
 /// Rows read from one region per chunk.
 const CHUNK_ROWS: usize = 256;
@@ -56,6 +59,8 @@ pub struct Scanner {
     /// ROWS_SCANNED and ROWS_FILTERED scan metrics; rows read ahead count when read).
     rows_scanned: u64,
     rows_filtered: u64,
+    /// The caller's round trip time limit and the last row read ([`Scanner::pace`]).
+    pace: Pace,
 }
 
 impl std::fmt::Debug for Scanner {
@@ -102,7 +107,33 @@ impl Scanner {
             include_stop: false,
             rows_scanned: 0,
             rows_filtered: 0,
+            pace: Pace::default(),
         }
+    }
+
+    /// Starts a round trip of the caller that must end by `deadline` (None: no limit). Past
+    /// it, the scanner stops between rows after reading at least one: it then yields nothing
+    /// more ([`Scanner::paused`]) until the next call of this, and goes on after the last row
+    /// it read. Rows it already buffered come first.
+    pub fn pace(&mut self, deadline: Option<Instant>) {
+        self.pace.start(deadline);
+    }
+
+    /// Whether the round trip stopped at its deadline (the scan is not over).
+    pub fn paused(&self) -> bool {
+        self.pace.paused() && self.buffer.is_empty()
+    }
+
+    /// Keeps the last row read, filtered or not ([`Scanner::cursor`]).
+    pub fn track_cursor(mut self) -> Scanner {
+        self.pace.track_cursor();
+        self
+    }
+
+    /// The last row read, filtered or not, when tracked (HBase's scan cursor): every row up to
+    /// it was yielded or left out by the scan.
+    pub fn cursor(&self) -> Option<&[u8]> {
+        self.pace.cursor()
     }
 
     /// Rows read so far and, of those, the ones the filter removed.
@@ -174,6 +205,9 @@ impl Scanner {
 
     fn fill(&mut self) -> Result<(), ReadError> {
         while self.buffer.is_empty() && !matches!(self.pos, Position::Done) {
+            if self.pace.time_up() {
+                break;
+            }
             let t = self.engine.serving(&self.table)?;
             let desc = t.desc.clone();
             let region = match &self.pos {
@@ -290,7 +324,7 @@ impl Scanner {
                     stop: false,
                 });
             };
-            if seen >= CHUNK_ROWS {
+            if seen >= CHUNK_ROWS || self.pace.time_up() {
                 // Resume at this row next time.
                 return Ok(Chunk {
                     next: resume_at(row, reversed),
@@ -299,6 +333,7 @@ impl Scanner {
             }
             seen += 1;
             self.rows_scanned += 1;
+            self.pace.read(row);
             // The common case, a table read through one family with rows of one plain put,
             // skips the general per-row assembly (same result, a fraction of the work).
             if let ([c], [fr], None, true) = (&cursors[..], &families[..], &filter, all_cells) {
@@ -747,7 +782,7 @@ impl Iterator for Scanner {
             return Some(Err(e));
         }
         if self.buffer.is_empty() {
-            if self.limit_reached() {
+            if self.limit_reached() || self.pace.paused() {
                 return None;
             }
             if let Err(e) = self.fill() {
