@@ -7,6 +7,8 @@
 //! (`tests/module_graph.rs` checks).
 
 mod checked_batch;
+mod chunk_rows;
 pub(in crate::engine) mod operations;
 mod pace;
 pub mod scan;
+mod scan_cursor;
