@@ -29,9 +29,8 @@ import org.junit.jupiter.api.Test;
  * timeout and answers a heartbeat, so no call times out however long the whole scan takes;
  * with Scan.setNeedCursorResult the scanner hands out each heartbeat's cursor (the last row the
  * server read) as a Result whose isCursor() is true. The kept rows come once each, in order.
- * When the scan's calls together take longer than one call may, the scan cannot have finished
- * without heartbeats, so cursors must have come (a debug build of redbase takes about a second
- * here; a fast server may answer the whole scan in one call, and then only the rows count).
+ * Against redbase cursors must come (its debug build takes about a second here); HBase may
+ * answer the whole scan in one call, and then only the rows count.
  */
 class ScanHeartbeatTest {
   private static final byte[] F = Bytes.toBytes("f");
@@ -89,9 +88,11 @@ class ScanHeartbeatTest {
       tookMs = (System.nanoTime() - began) / 1_000_000;
     }
     assertEquals(kept, got);
-    if (tookMs > CALL_TIMEOUT_MS) {
-      assertTrue(!cursors.isEmpty(),
-          "the scan took " + tookMs + " ms, longer than a call may, yet no cursor came");
+    if (!Boolean.getBoolean("nc.hbase")) {
+      // redbase's debug build (what run.sh starts) reads this region in about a second, far
+      // past the 150 ms a call may run, so its calls must have stopped with cursors. HBase
+      // may read it in one call; there only the rows and their order are checked.
+      assertTrue(!cursors.isEmpty(), "the scan took " + tookMs + " ms, yet no cursor came");
     }
     System.out.println("ScanHeartbeatTest: " + tookMs + " ms, " + cursors.size() + " cursors");
   }
