@@ -101,8 +101,8 @@ fn append(row: &str, qualifier: &str, suffix: &str) -> pb::MutationProto {
     }
 }
 
-/// The newest value of f:`qualifier` in `row`, read with a get.
-fn value(c: &mut Conn, region_name: &Bytes, row: &str, qualifier: &str) -> Option<Bytes> {
+/// The newest f:`qualifier` in `row`, read with a get.
+fn newest(c: &mut Conn, region_name: &Bytes, row: &str, qualifier: &str) -> Option<pb::Cell> {
     let get = pb::GetRequest {
         region: region(region_name.clone()),
         get: pb::Get {
@@ -115,11 +115,12 @@ fn value(c: &mut Conn, region_name: &Bytes, row: &str, qualifier: &str) -> Optio
         },
     };
     let got: pb::GetResponse = c.call("Get", &get);
-    got.result
-        .unwrap()
-        .cell
-        .first()
-        .and_then(|c| c.value.clone())
+    got.result.unwrap().cell.into_iter().next()
+}
+
+/// The newest value of f:`qualifier` in `row`.
+fn value(c: &mut Conn, region_name: &Bytes, row: &str, qualifier: &str) -> Option<Bytes> {
+    newest(c, region_name, row, qualifier).and_then(|c| c.value)
 }
 
 fn checked(c: &mut Conn, rn: &Bytes, cond: pb::Condition, m: pb::MutationProto) -> bool {
@@ -333,19 +334,7 @@ fn check_and_mutate_compares_as_hbase_does() {
 
 /// The timestamp of the newest f:`qualifier` in `row`.
 fn newest_ts(c: &mut Conn, region_name: &Bytes, row: &str, qualifier: &str) -> Option<u64> {
-    let get = pb::GetRequest {
-        region: region(region_name.clone()),
-        get: pb::Get {
-            row: b(row),
-            column: vec![pb::Column {
-                family: b("f"),
-                qualifier: vec![b(qualifier)],
-            }],
-            ..Default::default()
-        },
-    };
-    let got: pb::GetResponse = c.call("Get", &get);
-    got.result.unwrap().cell.first().and_then(|c| c.timestamp)
+    newest(c, region_name, row, qualifier).and_then(|c| c.timestamp)
 }
 
 /// A checked put without a timestamp, its condition met by a cell in the future (a clock that
