@@ -8,9 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,16 +68,8 @@ class NativeTlsTest {
         + Files.readString(dir.resolve(name + ".crt")));
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
-
   @BeforeAll
   static void start() throws Exception {
-    String bin = System.getProperty("nc.redbase");
-    assertNotNull(bin, "-Dnc.redbase names the redbase binary");
     dir = Files.createTempDirectory("redbase-native-tls");
     run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
         "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-subj", "/CN=redbase test CA",
@@ -91,40 +80,14 @@ class NativeTlsTest {
     leaf("alice", "alice", "extendedKeyUsage=clientAuth\n");
     leaf("carol", "carol", "extendedKeyUsage=clientAuth\n");
     Files.writeString(dir.resolve("users.toml"), "[users.alice]\nsuperuser = true\n");
-    for (int attempt = 0; attempt < 5 && server == null; attempt++) {
-      port = freePort();
-      int zk = freePort();
-      int http = freePort();
-      Process p = new ProcessBuilder(bin, "serve", "--data-dir", dir.resolve("data").toString(),
-          "--gateways", "native", "--hbase-rpc-addr", "127.0.0.1:" + port,
-          "--zookeeper-addr", "127.0.0.1:" + zk, "--http-addr", "127.0.0.1:" + http,
-          "--advertised-host", "localhost", "--tls-cert", "server.crt", "--tls-key", "server.key",
-          "--tls-client-ca", "ca.crt", "--auth-file", "users.toml")
-          .directory(dir.toFile()).redirectErrorStream(true)
-          .redirectOutput(dir.resolve("server.log").toFile()).start();
-      long deadline = System.currentTimeMillis() + 30_000;
-      while (p.isAlive() && System.currentTimeMillis() < deadline) {
-        try (Socket s = new Socket()) {
-          s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-          server = p;
-          break;
-        } catch (IOException notYet) {
-          Thread.sleep(50);
-        }
-      }
-      if (server == null) {
-        p.destroy();
-      }
-    }
-    assertNotNull(server, "redbase did not start: " + Files.readString(dir.resolve("server.log")));
+    server = OwnRedbase.start(dir, ports -> List.of("--advertised-host", "localhost",
+        "--tls-cert", "server.crt", "--tls-key", "server.key", "--tls-client-ca", "ca.crt",
+        "--auth-file", "users.toml"), ports -> (port = ports.rpc()));
   }
 
   @AfterAll
   static void stop() throws Exception {
-    if (server != null) {
-      server.destroy();
-      server.waitFor(30, TimeUnit.SECONDS);
-    }
+    OwnRedbase.stop(server);
   }
 
   /** A client over TLS presenting `who`'s certificate (null: none). */

@@ -6,10 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -50,49 +46,17 @@ class ZnodeParentTest {
   private static Process server;
   private static int zk;
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
-
   @BeforeAll
   static void start() throws Exception {
-    String bin = System.getProperty("nc.redbase");
-    assertNotNull(bin, "-Dnc.redbase names the redbase binary");
     dir = Files.createTempDirectory("redbase-znode-parent");
-    for (int attempt = 0; attempt < 5 && server == null; attempt++) {
-      int rpc = freePort();
-      zk = freePort();
-      int http = freePort();
-      Process p = new ProcessBuilder(bin, "serve", "--data-dir", dir.resolve("data").toString(),
-          "--gateways", "native", "--hbase-rpc-addr", "127.0.0.1:" + rpc,
-          "--zookeeper-addr", "127.0.0.1:" + zk, "--http-addr", "127.0.0.1:" + http,
-          "--advertised-host", "127.0.0.1", "--zookeeper-znode-parent", PARENT)
-          .redirectErrorStream(true).redirectOutput(dir.resolve("server.log").toFile()).start();
-      long deadline = System.currentTimeMillis() + 30_000;
-      while (p.isAlive() && System.currentTimeMillis() < deadline) {
-        try (Socket s = new Socket()) {
-          s.connect(new InetSocketAddress("127.0.0.1", zk), 200);
-          server = p;
-          break;
-        } catch (IOException notYet) {
-          Thread.sleep(50);
-        }
-      }
-      if (server == null) {
-        p.destroy();
-      }
-    }
-    assertNotNull(server, "redbase did not start: " + Files.readString(dir.resolve("server.log")));
+    server = OwnRedbase.start(dir,
+        ports -> List.of("--advertised-host", "127.0.0.1", "--zookeeper-znode-parent", PARENT),
+        ports -> (zk = ports.zk()));
   }
 
   @AfterAll
   static void stop() throws Exception {
-    if (server != null) {
-      server.destroy();
-      server.waitFor(30, TimeUnit.SECONDS);
-    }
+    OwnRedbase.stop(server);
     if (dir != null) {
       try (Stream<Path> files = Files.walk(dir)) {
         files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
